@@ -1,0 +1,356 @@
+/*
+ * libggmlviz: reading GGMLVIZ traces, for analysis tools.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_READER_H
+#define GGMLVIZ_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ggmlviz/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @file reader.h
+ * @brief Iterate the records of a GGMLVIZ v1 trace, and pair begins with ends.
+ *
+ * The reader maps the file (or borrows a buffer) and decodes records in
+ * place: labels point into the data, nothing is copied. Its memory does not
+ * grow with the trace: only the ops open at one time and the names seen
+ * (ops, backends, threads) are kept.
+ *
+ * @code
+ * struct ggmlviz_reader *r;
+ * struct ggmlviz_event ev;
+ * int rc = ggmlviz_reader_open("run.ggmlviz", &r);
+ * if (rc < 0) { fprintf(stderr, "%s\n", ggmlviz_strerror(rc)); return 1; }
+ * while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+ *         printf("%s at %llu\n", ggmlviz_event_type_name(ev.type),
+ *                (unsigned long long)ev.timestamp_ns);
+ * if (rc < 0)
+ *         fprintf(stderr, "%s at byte %llu\n", ggmlviz_strerror(rc),
+ *                 (unsigned long long)ggmlviz_reader_offset(r));
+ * ggmlviz_reader_close(r);
+ * @endcode
+ */
+
+/** @brief An open trace (opaque). Create it with ggmlviz_reader_open(). */
+struct ggmlviz_reader;
+
+/**
+ * @brief One decoded record.
+ *
+ * Which member of @c data is meaningful depends on @c type; records of a
+ * type this library does not know are still delivered, with their raw
+ * payload bytes in @c payload.
+ */
+struct ggmlviz_event {
+	uint8_t type;          /**< a value of enum ggmlviz_event_type, or an unknown type */
+	uint64_t timestamp_ns; /**< nanoseconds since the Unix epoch */
+	uint32_t thread_id;    /**< the OS thread id of the emitter */
+	/** The decoded payload. */
+	union {
+		/** GGMLVIZ_EVENT_OP_COMPUTE_BEGIN and _END. */
+		struct {
+			uint64_t tensor_ptr;  /**< the node's tensor address */
+			uint32_t op_type;     /**< the producer's enum ggml_op value */
+			uint64_t op_size;     /**< bytes of the output */
+			uint64_t backend_ptr; /**< 0 = CPU / unknown */
+		} op;
+		/** GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN and _END. */
+		struct {
+			uint64_t graph_ptr;   /**< the graph address */
+			uint32_t n_nodes;     /**< nodes of the graph */
+			uint32_t n_threads;   /**< threads computing it */
+			uint64_t backend_ptr; /**< 0 = CPU / unknown */
+		} graph;
+		/** GGMLVIZ_EVENT_TENSOR_ALLOC, _FREE, BARRIER_WAIT, THREAD_BEGIN, THREAD_FREE. */
+		struct {
+			uint64_t ptr;  /**< address (barrier id for BARRIER_WAIT) */
+			uint64_t size; /**< bytes (ns waited for BARRIER_WAIT) */
+		} memory;
+		/** GGMLVIZ_EVENT_META. */
+		struct {
+			uint32_t kind;   /**< a value of enum ggmlviz_meta_kind */
+			uint64_t key;    /**< what the record is about */
+			uint64_t value;  /**< first value */
+			uint64_t value2; /**< second value */
+		} meta;
+		/** GGMLVIZ_EVENT_MARK, SCOPE_BEGIN, SCOPE_END (value) and COUNTER (as signed). */
+		struct {
+			uint64_t value;  /**< the application's number */
+			int64_t svalue;  /**< the same 8 bytes as a signed counter value */
+		} user;
+		/** GGMLVIZ_EVENT_OP_INFO. */
+		struct {
+			uint64_t tensor_ptr; /**< the op's tensor address */
+			int64_t ne[4];       /**< dimensions of the output */
+			uint64_t flops;      /**< estimated floating-point operations, 0 if unknown */
+		} op_info;
+		uint64_t reserved_[8]; /**< room to grow */
+	} data;
+	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */
+	uint32_t label_len;     /**< bytes of label */
+	uint32_t size;          /**< bytes of the whole record */
+	uint64_t offset;        /**< byte offset of the record in the file */
+	const uint8_t *payload; /**< the 32 payload bytes as stored (borrowed, like label) */
+	uint64_t reserved[4];   /**< room to grow */
+};
+
+/**
+ * @brief Opens a trace file for reading (it is mapped, not copied).
+ *
+ * The file may still be being written: see ggmlviz_reader_refresh().
+ *
+ * @param path the file to read.
+ * @param out receives the new reader; the caller frees it with
+ *        ggmlviz_reader_close(). Set to NULL on failure.
+ * @return 0 on success; GGMLVIZ_EMAGIC if the file is shorter than a
+ *         header or does not start with "GGMLVIZ1"; GGMLVIZ_EVERSION if
+ *         its version is not 1; -EINVAL if an argument is NULL; -ENOMEM;
+ *         or the negative errno of open(), fstat() or mmap() (-ENOENT,
+ *         -EACCES, -EISDIR, ...).
+ */
+int ggmlviz_reader_open(const char *path, struct ggmlviz_reader **out);
+
+/**
+ * @brief Opens a trace held in memory.
+ *
+ * @param data the trace bytes (borrowed: they must outlive the reader).
+ * @param size how many bytes @p data holds.
+ * @param out receives the new reader; the caller frees it with
+ *        ggmlviz_reader_close(). Set to NULL on failure.
+ * @return 0 on success; GGMLVIZ_EMAGIC; GGMLVIZ_EVERSION; -EINVAL if
+ *         @p data or @p out is NULL; -ENOMEM.
+ */
+int ggmlviz_reader_open_memory(const void *data, size_t size, struct ggmlviz_reader **out);
+
+/**
+ * @brief Decodes the next record.
+ *
+ * @param r the reader.
+ * @param ev filled with the record when 1 is returned; says nothing otherwise.
+ * @return 1 when @p ev holds a record; 0 at a clean end of the data (a
+ *         record boundary); GGMLVIZ_ETRUNCATED when the data ends inside a
+ *         record, after every complete record before it was delivered (the
+ *         next call returns it again until ggmlviz_reader_refresh() finds
+ *         more data); GGMLVIZ_ECORRUPT when the record at
+ *         ggmlviz_reader_offset() cannot be valid (every call returns it
+ *         again).
+ */
+int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev);
+
+/**
+ * @brief Looks again at the size of a file still being written.
+ *
+ * After it, ggmlviz_reader_next() goes on from the record that was cut,
+ * if the file has grown. Pointers handed out before stay valid.
+ *
+ * @param r the reader.
+ * @return the number of new bytes seen (0 if none); -ENOTSUP for a reader
+ *         opened from memory; -ESTALE if the file shrank (it was replaced
+ *         or truncated: reopen it); or the negative errno of fstat() or
+ *         mmap().
+ */
+int ggmlviz_reader_refresh(struct ggmlviz_reader *r);
+
+/**
+ * @brief Starts reading again from the first record.
+ *
+ * The names seen are kept; the pairing state of ggmlviz_timings_next() is
+ * reset.
+ *
+ * @param r the reader.
+ */
+void ggmlviz_reader_rewind(struct ggmlviz_reader *r);
+
+/**
+ * @brief Closes a reader and releases everything it holds.
+ *
+ * Every label pointer it handed out becomes invalid.
+ *
+ * @param r the reader, or NULL (nothing happens).
+ */
+void ggmlviz_reader_close(struct ggmlviz_reader *r);
+
+/**
+ * @brief Where the reader is.
+ *
+ * @param r the reader.
+ * @return the byte offset of the next record to read; after an error, the
+ *         offset of the record that was cut or corrupt.
+ */
+uint64_t ggmlviz_reader_offset(const struct ggmlviz_reader *r);
+
+/**
+ * @brief How many bytes of data the reader knows of.
+ *
+ * @param r the reader.
+ * @return the size of the data, header included, as of the open or the
+ *         last ggmlviz_reader_refresh().
+ */
+uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r);
+
+/**
+ * @brief Name of an op type, from the trace's OP_NAME records read so far.
+ *
+ * @param r the reader.
+ * @param op_type an op_type value of the trace.
+ * @return a NUL-terminated name owned by the reader (valid until it
+ *         closes), or NULL if no OP_NAME record for it was read yet.
+ */
+const char *ggmlviz_reader_op_name(const struct ggmlviz_reader *r, uint32_t op_type);
+
+/**
+ * @brief Name of a backend, from the BACKEND_NAME records read so far.
+ *
+ * @param r the reader.
+ * @param backend_ptr a backend_ptr value of the trace.
+ * @return a NUL-terminated name owned by the reader, or NULL if unknown.
+ */
+const char *ggmlviz_reader_backend_name(const struct ggmlviz_reader *r, uint64_t backend_ptr);
+
+/**
+ * @brief Name of a thread, from the THREAD_NAME records read so far.
+ *
+ * @param r the reader.
+ * @param thread_id a thread_id value of the trace.
+ * @return a NUL-terminated name owned by the reader, or NULL if unknown.
+ */
+const char *ggmlviz_reader_thread_name(const struct ggmlviz_reader *r, uint32_t thread_id);
+
+/** @brief What a ggmlviz_timing measures. */
+enum ggmlviz_timing_kind {
+	GGMLVIZ_TIMING_OP = 1,    /**< an OP_COMPUTE_BEGIN/END pair */
+	GGMLVIZ_TIMING_GRAPH = 2, /**< a GRAPH_COMPUTE_BEGIN/END pair */
+	GGMLVIZ_TIMING_SCOPE = 3  /**< a SCOPE_BEGIN/END pair */
+};
+
+/** @brief One begin paired with its end. */
+struct ggmlviz_timing {
+	int kind;             /**< a value of enum ggmlviz_timing_kind */
+	uint64_t ptr;         /**< tensor_ptr or graph_ptr (0 for a scope) */
+	uint32_t op_type;     /**< the op's type (0 for graphs and scopes) */
+	uint32_t thread_id;   /**< the thread of both records */
+	uint64_t begin_ns;    /**< timestamp of the begin */
+	uint64_t end_ns;      /**< timestamp of the end */
+	uint64_t duration_ns; /**< end_ns - begin_ns (0 if the clock went backwards) */
+	const char *label;    /**< the begin's label, not NUL-terminated, or NULL */
+	uint32_t label_len;   /**< bytes of label */
+	uint64_t graph_seq;   /**< 1, 2, ... for each graph begun; an op's enclosing graph; 0 = none */
+	uint64_t op_size;     /**< op: bytes of the output */
+	uint64_t backend_ptr; /**< op and graph: the backend (0 = CPU / unknown) */
+	uint32_t n_nodes;     /**< graph: nodes */
+	uint32_t n_threads;   /**< graph: threads */
+	uint32_t depth;       /**< open timings of the same thread around this one */
+	uint64_t value;       /**< scope: the begin's value */
+	int64_t ne[4];        /**< op: output dimensions, from OP_INFO (zeros if none) */
+	uint64_t flops;       /**< op: estimated work from OP_INFO, 0 if unknown */
+	const char *type_name;  /**< op: element type from OP_INFO, not NUL-terminated, or NULL */
+	uint32_t type_name_len; /**< bytes of type_name */
+	uint64_t begin_offset;  /**< byte offset of the begin record */
+	uint64_t end_offset;    /**< byte offset of the end record */
+	uint64_t reserved[8];   /**< room to grow */
+};
+
+/** @brief How pairing went so far. */
+struct ggmlviz_pairing_counts {
+	uint64_t paired;          /**< timings completed */
+	uint64_t unmatched_ends;  /**< ends with no open begin (not invented) */
+	uint64_t unclosed_begins; /**< begins that never got their end: abandoned by their graph's end, or open at the end */
+	uint64_t open;            /**< begins open right now */
+	uint64_t reserved[4];     /**< room to grow */
+};
+
+/**
+ * @brief Reads on until a begin/end pair completes, and reports it.
+ *
+ * An end pairs with the most recent open begin of the same kind, thread and
+ * address (tensor_ptr, graph_ptr, or scope label), not by position: begin
+ * A, begin B, end A, end B gives A and B. An address reused later pairs
+ * with its own begin. Ends without a begin and begins never ended are
+ * counted (ggmlviz_timings_counts()), never invented. When a graph ends,
+ * the ops still open inside it on its thread are abandoned (counted as
+ * unclosed), so memory stays bounded by what is open at one time.
+ * It consumes records through ggmlviz_reader_next(): do not mix the two on
+ * one reader, or use a ggmlviz_pairing of your own.
+ *
+ * @param r the reader.
+ * @param t filled with the timing when 1 is returned.
+ * @return 1 when @p t holds a timing; 0 at the clean end of the data (the
+ *         begins still open are then counted as unclosed); -ENOMEM; or
+ *         what ggmlviz_reader_next() returned (GGMLVIZ_ETRUNCATED,
+ *         GGMLVIZ_ECORRUPT).
+ */
+int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t);
+
+/**
+ * @brief The pairing counts of ggmlviz_timings_next() on this reader.
+ *
+ * @param r the reader.
+ * @param out filled in; must not be NULL.
+ */
+void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out);
+
+/** @brief A pairing engine fed with events by the caller (opaque). */
+struct ggmlviz_pairing;
+
+/**
+ * @brief Creates a pairing engine, for events from any source.
+ *
+ * Use it to pair events while also looking at each one, or events of
+ * several readers.
+ *
+ * @param out receives the new engine; the caller frees it with
+ *        ggmlviz_pairing_free(). Set to NULL on failure.
+ * @return 0 on success; -EINVAL if @p out is NULL; -ENOMEM.
+ */
+int ggmlviz_pairing_new(struct ggmlviz_pairing **out);
+
+/**
+ * @brief Feeds one event, in the order of its thread.
+ *
+ * The labels of begin events are kept by address, not copied: they must
+ * stay valid while their begin is open (true of a reader's events until it
+ * closes).
+ *
+ * @param p the engine.
+ * @param ev the event; events that begin, end or describe nothing are ignored.
+ * @param t filled with a timing when 1 is returned.
+ * @return 1 when @p ev completed a pair, now in @p t; 0 otherwise; -ENOMEM
+ *         (the event is then counted as if never seen).
+ */
+int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+			struct ggmlviz_timing *t);
+
+/**
+ * @brief Ends the input: every begin still open is counted as unclosed and forgotten.
+ *
+ * @param p the engine.
+ */
+void ggmlviz_pairing_finish(struct ggmlviz_pairing *p);
+
+/**
+ * @brief Copies the engine's counts.
+ *
+ * @param p the engine.
+ * @param out filled in; must not be NULL.
+ */
+void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pairing_counts *out);
+
+/**
+ * @brief Frees a pairing engine.
+ *
+ * @param p the engine, or NULL (nothing happens).
+ */
+void ggmlviz_pairing_free(struct ggmlviz_pairing *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GGMLVIZ_READER_H */

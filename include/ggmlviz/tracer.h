@@ -1,0 +1,406 @@
+/*
+ * libggmlviz: recording GGMLVIZ traces in-process.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_TRACER_H
+#define GGMLVIZ_TRACER_H
+
+#include <stdint.h>
+#include <ggmlviz/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @file tracer.h
+ * @brief Start, stop and emit events into a GGMLVIZ v1 trace file.
+ *
+ * Every thread that emits gets its own lock-free single-producer ring on
+ * its first event; one writer thread drains all rings into the file. After
+ * a thread's first event, an emit call takes no lock, makes no system call,
+ * allocates nothing and never blocks (unless the caller chose
+ * GGMLVIZ_OVERFLOW_BLOCK). When tracing is not active, each emit macro
+ * costs one load and one predictable branch at the call site.
+ *
+ * @code
+ * struct ggmlviz_config cfg;
+ * ggmlviz_config_init(&cfg);
+ * cfg.output = "run-%p.ggmlviz";
+ * if (ggmlviz_start(&cfg) < 0) ...;
+ * ggmlviz_op_begin(t, op, bytes, NULL, "Qcur-0");
+ * ...
+ * ggmlviz_op_end(t, op, bytes, NULL, "Qcur-0");
+ * ggmlviz_stop();
+ * @endcode
+ */
+
+/** @brief What a full ring does with a new event. */
+enum ggmlviz_overflow {
+	/** Drop the event and count it (the default: never slow the application). */
+	GGMLVIZ_OVERFLOW_DROP = 0,
+	/** Wait for the writer to make room: lossless, but the emitting thread may block. */
+	GGMLVIZ_OVERFLOW_BLOCK = 1
+};
+
+/** @brief Severity of a message passed to a ggmlviz_log_fn. */
+enum ggmlviz_log_level {
+	GGMLVIZ_LOG_ERROR = 0, /**< recording stopped or could not start */
+	GGMLVIZ_LOG_WARN = 1,  /**< a bad setting was replaced by its default */
+	GGMLVIZ_LOG_INFO = 2   /**< what the tracer is doing (verbose) */
+};
+
+/**
+ * @brief Receives the tracer's messages.
+ *
+ * @param user the config's log_user, passed back as it was.
+ * @param level a value of enum ggmlviz_log_level.
+ * @param msg one line without a trailing newline (borrowed, valid during
+ *        the call only).
+ */
+typedef void (*ggmlviz_log_fn)(void *user, int level, const char *msg);
+
+/**
+ * @brief Tracing settings. Fill it with ggmlviz_config_init() first, then
+ * change the members you care about: later versions add members in the
+ * reserved room, which ggmlviz_config_init() sets.
+ */
+struct ggmlviz_config {
+	/**
+	 * Output file path (borrowed: ggmlviz_start() copies it). Every "%p"
+	 * becomes the process id, so each process writes its own file.
+	 * Default "ggmlviz-%p.ggmlviz". GGML_VIZ_OUTPUT.
+	 */
+	const char *output;
+	/** Stop recording after this many events; 0 = no limit. Default 10000000. GGML_VIZ_MAX_EVENTS. */
+	uint64_t max_events;
+	/**
+	 * Size of each thread's ring in events of 64 bytes (an event with a
+	 * label of up to 14 bytes); a power of two from 16 to 16777216.
+	 * Default 65536 (4 MiB per thread). GGML_VIZ_BUFFER_SIZE.
+	 */
+	uint32_t buffer_events;
+	/** Longest time between two drains of the rings, in ms, 1 to 60000. Default 100. GGML_VIZ_FLUSH_INTERVAL. */
+	uint32_t flush_interval_ms;
+	/** Record op begin/end events. Default 1. GGML_VIZ_OP_TIMING. */
+	int op_timing;
+	/** Keep the labels (tensor names) of op events. Default 1. GGML_VIZ_TENSOR_NAMES. */
+	int tensor_names;
+	/** Record TENSOR_ALLOC/TENSOR_FREE events. Default 0. GGML_VIZ_MEMORY_TRACKING. */
+	int memory_tracking;
+	/** Record THREAD_BEGIN/THREAD_FREE for each emitting thread. Default 0. GGML_VIZ_THREAD_TRACKING. */
+	int thread_tracking;
+	/** A value of enum ggmlviz_overflow. Default GGMLVIZ_OVERFLOW_DROP. */
+	int overflow;
+	/** Print what the tracer does on stderr (or to log_fn). Default 0. GGML_VIZ_VERBOSE. */
+	int verbose;
+	/** Make ggmlviz_start() a no-op that returns 0. Default 0. GGML_VIZ_DISABLE. */
+	int disable;
+	/**
+	 * Where messages go; NULL: warnings and errors to stderr, info only when
+	 * verbose. Default NULL.
+	 */
+	ggmlviz_log_fn log_fn;
+	/** Passed back to log_fn. Default NULL. */
+	void *log_user;
+	/** Room to grow; ggmlviz_config_init() zeroes it. */
+	uint64_t reserved[8];
+};
+
+/**
+ * @brief Counters of the current (or last) tracing session.
+ *
+ * emitted == written + dropped + queued at every moment, and queued is 0
+ * once ggmlviz_stop() has returned. Records the tracer adds on its own
+ * (PROCESS, THREAD_NAME, DROPPED and TRACE_END metadata) are not events and
+ * are counted in meta_written only.
+ */
+struct ggmlviz_stats {
+	uint64_t emitted;          /**< events accepted by emit calls while tracing */
+	uint64_t written;          /**< events written to the file */
+	uint64_t dropped;          /**< events lost: full ring, max_events reached, or I/O error */
+	uint64_t queued;           /**< events in rings, not yet written */
+	uint64_t meta_written;     /**< metadata records the tracer added itself */
+	uint64_t bytes_written;    /**< bytes of the file, header included */
+	uint64_t labels_truncated; /**< labels cut to GGMLVIZ_LABEL_MAX bytes */
+	uint32_t threads;          /**< threads that emitted in this session */
+	int32_t error;             /**< 0, or the negative errno that stopped recording (e.g. -ENOSPC) */
+	uint64_t reserved[8];      /**< room to grow; zero */
+};
+
+/**
+ * @brief Fills @p cfg with the defaults (no environment variable is read).
+ *
+ * @param cfg the config to fill; must not be NULL.
+ */
+void ggmlviz_config_init(struct ggmlviz_config *cfg);
+
+/**
+ * @brief Overrides @p cfg with the GGML_VIZ_* environment variables that are set.
+ *
+ * Reads GGML_VIZ_OUTPUT, GGML_VIZ_DISABLE, GGML_VIZ_VERBOSE,
+ * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_FLUSH_INTERVAL,
+ * GGML_VIZ_OP_TIMING, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING
+ * and GGML_VIZ_TENSOR_NAMES. Booleans accept 0/1, true/false, yes/no,
+ * on/off. A variable with a bad value leaves its member unchanged and
+ * gets a warning naming the variable, the value and the value kept.
+ * The output string is borrowed from the environment.
+ *
+ * @param cfg the config to update (already initialized); must not be NULL.
+ * @return 0 when every variable set was valid; -EINVAL when at least one
+ *         was not (the others are still applied).
+ */
+int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
+
+/**
+ * @brief Starts tracing into a new file.
+ *
+ * Opens (truncates) the output file, writes the header and a PROCESS
+ * record, and starts the writer thread. The first call also registers an
+ * atexit() handler, so a program that never calls ggmlviz_stop() still
+ * gets a complete file, and a fork handler, so a child process never
+ * writes into its parent's file (tracing is off in the child until it
+ * calls ggmlviz_start() itself).
+ *
+ * @param cfg the settings (copied; borrowed during the call), or NULL for
+ *        the defaults overridden by the environment.
+ * @return 0 on success (also when cfg->disable is set: nothing starts);
+ *         -EALREADY if tracing is already active; -EINVAL if a setting is
+ *         out of range; -ENOMEM; or the negative errno of opening or
+ *         writing the file (-ENOENT, -EACCES, -ENOSPC, ...) or of
+ *         starting the writer thread (-EAGAIN).
+ */
+int ggmlviz_start(const struct ggmlviz_config *cfg);
+
+/**
+ * @brief Stops tracing: drains every thread's ring, writes TRACE_END, closes the file.
+ *
+ * Safe to call while other threads are emitting: each event either reaches
+ * the file or is counted as dropped. Tracing can be started again afterwards.
+ *
+ * @return 0 on success or when tracing was not active; the negative errno
+ *         of an I/O error that stopped recording during the session (the
+ *         file then holds every record written before it).
+ */
+int ggmlviz_stop(void);
+
+/**
+ * @brief Tells whether events are being recorded.
+ *
+ * @return 1 between a successful ggmlviz_start() and ggmlviz_stop() while
+ *         recording goes on; 0 otherwise (including after max_events was
+ *         reached or an I/O error stopped recording).
+ */
+int ggmlviz_is_active(void);
+
+/**
+ * @brief Identifies the tracing session, so that code recording one-time
+ * records (names of ops, backends) knows when a new file has begun.
+ *
+ * @return 0 before the first successful ggmlviz_start(); afterwards the
+ *         number of that start (1, 2, ...), which stays after
+ *         ggmlviz_stop() until the next start.
+ */
+uint64_t ggmlviz_session(void);
+
+/**
+ * @brief Copies the counters of the current, or last, session.
+ *
+ * @param out filled in; must not be NULL. All zero before the first start.
+ */
+void ggmlviz_get_stats(struct ggmlviz_stats *out);
+
+/**
+ * @brief Records GRAPH_COMPUTE_BEGIN: a graph computation starts.
+ *
+ * @param graph identifies the graph (stored as an address, never read).
+ * @param n_nodes the number of nodes of the graph.
+ * @param n_threads the number of threads computing it.
+ * @param backend the backend computing it, or NULL for CPU / unknown.
+ */
+void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
+			 const void *backend);
+
+/**
+ * @brief Records GRAPH_COMPUTE_END: the graph computation begun with the
+ * same @p graph on this thread ends. Same parameters as ggmlviz_graph_begin().
+ *
+ * @param graph as given to ggmlviz_graph_begin().
+ * @param n_nodes the number of nodes of the graph.
+ * @param n_threads the number of threads computing it.
+ * @param backend the backend computing it, or NULL.
+ */
+void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
+		       const void *backend);
+
+/**
+ * @brief Records OP_COMPUTE_BEGIN: one node starts computing.
+ *
+ * Recorded only when op_timing is on.
+ *
+ * @param tensor the node's output tensor (stored as an address, never read).
+ * @param op_type the producer's `enum ggml_op` value.
+ * @param op_size the size of the output in bytes.
+ * @param backend the backend computing it, or NULL for CPU / unknown.
+ * @param label the tensor name, or NULL (copied before the call returns;
+ *        dropped when tensor_names is off; cut to GGMLVIZ_LABEL_MAX bytes).
+ */
+void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
+		      const void *backend, const char *label);
+
+/**
+ * @brief Records OP_COMPUTE_END: the node begun with the same @p tensor on
+ * this thread ends. Same parameters as ggmlviz_op_begin().
+ *
+ * @param tensor as given to ggmlviz_op_begin().
+ * @param op_type the producer's `enum ggml_op` value.
+ * @param op_size the size of the output in bytes.
+ * @param backend the backend, or NULL.
+ * @param label the tensor name, or NULL (copied).
+ */
+void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
+		    const void *backend, const char *label);
+
+/**
+ * @brief Records OP_INFO: the shape, element type and work of an op.
+ *
+ * Emit it between the op's begin and end on the same thread; readers
+ * attach it to that op. Recorded only when op_timing is on.
+ *
+ * @param tensor the node's output tensor, as given to ggmlviz_op_begin().
+ * @param ne the four dimensions of the output (each cut to UINT32_MAX on
+ *        disk); NULL records zeros.
+ * @param flops an estimate of the floating-point operations, 0 if unknown.
+ * @param type_name the element type ("f32", "q4_0"), or NULL (copied).
+ */
+void ggmlviz_op_info(const void *tensor, const int64_t ne[4], uint64_t flops,
+		     const char *type_name);
+
+/**
+ * @brief Records TENSOR_ALLOC. Recorded only when memory_tracking is on.
+ *
+ * @param ptr the allocated address.
+ * @param size its size in bytes.
+ * @param label the tensor or buffer name, or NULL (copied).
+ */
+void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label);
+
+/**
+ * @brief Records TENSOR_FREE. Recorded only when memory_tracking is on.
+ *
+ * @param ptr the freed address.
+ * @param size its size in bytes, or 0 if unknown.
+ * @param label a name, or NULL (copied).
+ */
+void ggmlviz_tensor_free(const void *ptr, uint64_t size, const char *label);
+
+/**
+ * @brief Records BARRIER_WAIT: this thread waited at a barrier.
+ *
+ * @param barrier identifies the barrier.
+ * @param waited_ns how long the thread waited, 0 if unknown.
+ */
+void ggmlviz_barrier_wait(const void *barrier, uint64_t waited_ns);
+
+/**
+ * @brief Records a META THREAD_NAME record naming the calling thread.
+ *
+ * The tracer already names each thread from its OS name on its first
+ * event; call this to give a better one.
+ *
+ * @param name the thread's name (copied); NULL records nothing.
+ */
+void ggmlviz_thread_name(const char *name);
+
+/**
+ * @brief Records a META record of any kind (OP_NAME, BACKEND_NAME, ...).
+ *
+ * @param kind a value of enum ggmlviz_meta_kind.
+ * @param key the key (op_type, backend address, thread id, ...).
+ * @param value first value, 0 if unused.
+ * @param value2 second value, 0 if unused.
+ * @param label the string, or NULL (copied).
+ */
+void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
+		  const char *label);
+
+/**
+ * @brief Records a MARK: an instant in the application ("token 12").
+ *
+ * @param name what happened (copied); may be NULL.
+ * @param value any number the application attaches to it.
+ */
+void ggmlviz_mark(const char *name, uint64_t value);
+
+/**
+ * @brief Records a COUNTER sample ("kv_cache_used" = 1834).
+ *
+ * @param name the counter (copied); may be NULL.
+ * @param value its value now.
+ */
+void ggmlviz_counter(const char *name, int64_t value);
+
+/**
+ * @brief Records SCOPE_BEGIN: an application phase ("prefill") starts on this thread.
+ *
+ * @param name the phase (copied); may be NULL.
+ * @param value any number the application attaches to it.
+ */
+void ggmlviz_scope_begin(const char *name, uint64_t value);
+
+/**
+ * @brief Records SCOPE_END: the innermost open phase of that name on this thread ends.
+ *
+ * @param name as given to ggmlviz_scope_begin() (copied); may be NULL.
+ * @param value any number the application attaches to it.
+ */
+void ggmlviz_scope_end(const char *name, uint64_t value);
+
+/** @cond GGMLVIZ_INTERNAL */
+/*
+ * The call-site check. Each emit function above is also a function-like
+ * macro that tests the tracer's mask inline and calls the function only when
+ * that kind of event is being recorded, so a program that never starts
+ * tracing pays one load and one predictable branch per call. The functions
+ * exist too (take their address, or #define GGMLVIZ_NO_INLINE_CHECK).
+ */
+extern unsigned int ggmlviz__mask;
+#define GGMLVIZ__ACTIVE 1u
+#define GGMLVIZ__OPS 2u
+#define GGMLVIZ__MEMORY 4u
+#if defined(__GNUC__) || defined(__clang__)
+#define GGMLVIZ__ON(bits) \
+	(__builtin_expect((__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & (bits)) != 0, 0))
+#else
+#define GGMLVIZ__ON(bits) ((*(volatile unsigned int *)&ggmlviz__mask & (bits)) != 0)
+#endif
+#if !defined(GGMLVIZ_NO_INLINE_CHECK) && !defined(GGMLVIZ__BUILDING)
+#define ggmlviz_graph_begin(g, n, t, b) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_graph_begin(g, n, t, b) : (void)0)
+#define ggmlviz_graph_end(g, n, t, b) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_graph_end(g, n, t, b) : (void)0)
+#define ggmlviz_op_begin(x, o, s, b, l) \
+	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_begin(x, o, s, b, l) : (void)0)
+#define ggmlviz_op_end(x, o, s, b, l) \
+	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_end(x, o, s, b, l) : (void)0)
+#define ggmlviz_op_info(x, ne, f, n) \
+	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_info(x, ne, f, n) : (void)0)
+#define ggmlviz_tensor_alloc(p, s, l) \
+	(GGMLVIZ__ON(GGMLVIZ__MEMORY) ? ggmlviz_tensor_alloc(p, s, l) : (void)0)
+#define ggmlviz_tensor_free(p, s, l) \
+	(GGMLVIZ__ON(GGMLVIZ__MEMORY) ? ggmlviz_tensor_free(p, s, l) : (void)0)
+#define ggmlviz_mark(n, v) (GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_mark(n, v) : (void)0)
+#define ggmlviz_counter(n, v) (GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_counter(n, v) : (void)0)
+#define ggmlviz_scope_begin(n, v) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_scope_begin(n, v) : (void)0)
+#define ggmlviz_scope_end(n, v) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_scope_end(n, v) : (void)0)
+#endif
+/** @endcond */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GGMLVIZ_TRACER_H */

@@ -1,0 +1,2 @@
+/* placeholder until implemented */
+extern int ggmlviz__placeholder_reader;
