@@ -98,7 +98,9 @@ struct ggmlviz_config {
 	/** Make ggmlviz_start() a no-op that returns 0. Default 0. GGML_VIZ_DISABLE. */
 	int disable;
 	/**
-	 * Where messages go; NULL: warnings and errors to stderr, info only when
+	 * Where messages go. NULL: to stderr, where unasked the tracer prints
+	 * only warnings about refused settings, and everything else only when
+	 * verbose. A function gets warnings and errors always, info when
 	 * verbose. Default NULL.
 	 */
 	ggmlviz_log_fn log_fn;

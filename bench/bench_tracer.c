@@ -1,0 +1,183 @@
+/*
+ * bench_tracer: what recording costs the application, in one run.
+ *
+ * Prints the cost of one clock_gettime measured alongside, ns per recorded
+ * event (op begin + end with a 13-byte label) on 1 and 2 threads, ns per
+ * call when tracing is not started, and sustained events per second into a
+ * file, with what was dropped. Usage: bench_tracer [DIR] (default $TMPDIR
+ * or /tmp); the trace files are deleted afterwards.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ggmlviz/tracer.h>
+
+#include "bench.h"
+
+#define RUNS 9
+#define PAIRS 200000 /* per run: 400k events, well inside a 2^20-event ring */
+
+static char path[4096];
+static double clock_ns;
+
+static int start(uint32_t buffer_events, uint64_t max_events)
+{
+	struct ggmlviz_config cfg;
+
+	ggmlviz_config_init(&cfg);
+	cfg.output = path;
+	cfg.buffer_events = buffer_events;
+	cfg.max_events = max_events;
+	return ggmlviz_start(&cfg);
+}
+
+/* One run of op begin/end pairs; returns ns per event. */
+static double emit_pairs(int pairs)
+{
+	static const char label[] = "attn_output-1"; /* 13 bytes */
+	uint64_t t0 = bench_now_ns();
+
+	for (int i = 0; i < pairs; i++) {
+		const void *t = (const void *)(uintptr_t)(0x1000 + 64 * (i & 255));
+		ggmlviz_op_begin(t, 23, 4096, NULL, label);
+		ggmlviz_op_end(t, 23, 4096, NULL, label);
+	}
+	return (double)(bench_now_ns() - t0) / (2.0 * pairs);
+}
+
+/* Runs separated by a pause that lets the writer drain: no run measures drops. */
+static void *thread_runs(void *arg)
+{
+	double *samples = arg;
+
+	for (int r = 0; r < RUNS; r++) {
+		samples[r] = emit_pairs(PAIRS);
+		usleep(50000);
+	}
+	return NULL;
+}
+
+/* Median ns per event over RUNS runs on each of n threads. */
+static double per_event(int n)
+{
+	double samples[2][RUNS], all[2 * RUNS];
+	pthread_t th[2];
+	struct ggmlviz_stats st;
+
+	start(1u << 20, 0);
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, thread_runs, samples[i]);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	ggmlviz_stop();
+	ggmlviz_get_stats(&st);
+	if (st.dropped)
+		printf("  (warning: %" PRIu64 " events dropped during the measurement)\n", st.dropped);
+	for (int i = 0; i < n; i++)
+		memcpy(all + i * RUNS, samples[i], sizeof samples[i]);
+	return bench_median(all, (size_t)(n * RUNS));
+}
+
+static double not_started(void)
+{
+	double s[RUNS];
+
+	for (int r = 0; r < RUNS; r++)
+		s[r] = emit_pairs(10 * PAIRS);
+	return bench_median(s, RUNS);
+}
+
+/* One run emitting as fast as possible for `seconds`. */
+static void offer(uint32_t buffer_events, double seconds, struct ggmlviz_stats *st, double *secs)
+{
+	uint64_t t0, elapsed;
+
+	start(buffer_events, 0);
+	t0 = bench_now_ns();
+	do
+		emit_pairs(1000);
+	while ((elapsed = bench_now_ns() - t0) < (uint64_t)(seconds * 1e9));
+	ggmlviz_stop();
+	ggmlviz_get_stats(st);
+	*secs = (double)elapsed / 1e9;
+	unlink(path);
+}
+
+/* Emits at `rate` events per second for `seconds` (paced in bursts of 2000). */
+static void paced(uint32_t buffer_events, double rate, double seconds, struct ggmlviz_stats *st)
+{
+	uint64_t t0, sent = 0, total = (uint64_t)(rate * seconds);
+
+	start(buffer_events, 0);
+	t0 = bench_now_ns();
+	while (sent < total) {
+		while ((double)(bench_now_ns() - t0) * rate / 1e9 < (double)sent)
+			;
+		emit_pairs(1000);
+		sent += 2000;
+	}
+	ggmlviz_stop();
+	ggmlviz_get_stats(st);
+	unlink(path);
+}
+
+/*
+ * Sustained rate into a file: the median of 3 runs, after one untimed run
+ * of the same volume (a fresh VM pays a first touch for every new page of
+ * page cache, which is the machine's cost, not the tracer's).
+ */
+static void sustained(const char *what, uint32_t buffer_events, double seconds)
+{
+	struct ggmlviz_stats st[3];
+	double secs, offered[3], written[3], lost[3], mbps[3];
+
+	offer(buffer_events, seconds, &st[0], &secs);
+	for (int i = 0; i < 3; i++) {
+		offer(buffer_events, seconds, &st[i], &secs);
+		offered[i] = (double)st[i].emitted / secs / 1e6;
+		written[i] = (double)st[i].written / secs / 1e6;
+		lost[i] = 100.0 * (double)st[i].dropped / (double)st[i].emitted;
+		mbps[i] = (double)st[i].bytes_written / secs / 1e6;
+	}
+	printf("sustained, %s: %.1f M events/s offered, %.1f M/s written, %.2f%% dropped, "
+	       "%.0f MB/s to the file (medians of 3 runs of %.1f s)\n", what,
+	       bench_median(offered, 3), bench_median(written, 3), bench_median(lost, 3),
+	       bench_median(mbps, 3), seconds);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
+	double one, two, off;
+
+	snprintf(path, sizeof path, "%s/bench-tracer-%ld.ggmlviz", dir ? dir : "/tmp", (long)getpid());
+	clock_ns = bench_clock_cost_ns();
+	printf("clock_gettime(CLOCK_MONOTONIC): %.1f ns\n", clock_ns);
+	one = per_event(1);
+	printf("recorded event (op begin/end, 13-byte label), 1 thread: %.1f ns = %.2fx clock_gettime\n",
+	       one, one / clock_ns);
+	two = per_event(2);
+	printf("recorded event, 2 threads at once: %.1f ns per event per thread = %.2fx clock_gettime\n",
+	       two, two / clock_ns);
+	off = not_started();
+	printf("not started: %.2f ns per call\n", off);
+	sustained("default ring (65536 events)", 65536, 1.0);
+	sustained("ring of 2^20 events", 1u << 20, 1.0);
+	for (int shift = 16; shift <= 20; shift += 2) {
+		for (int i = 0; i < 3; i++) {
+			struct ggmlviz_stats st;
+			paced(1u << shift, 20e6, 1.0, &st);
+			printf("paced at 20 M events/s for 1 s, ring of 2^%d events: %" PRIu64
+			       " written, %" PRIu64 " dropped\n", shift, st.written, st.dropped);
+		}
+	}
+	unlink(path);
+	return 0;
+}
