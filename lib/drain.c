@@ -26,6 +26,13 @@
 #define IOV_PER_RING 4
 #define MIN_SLEEP_NS 100000u
 /*
+ * The writer looks at every ring this often (a load of head and tail each,
+ * no system call but its own sleep), so a ring filling after an idle spell
+ * is drained long before it is full. Producers never wake the writer: that
+ * would put a system call on the emit path.
+ */
+#define POLL_NS GGMLVIZ__POLL_NS
+/*
  * Drain when a ring holds about this much, whatever its size: the bytes
  * are then still in the CPU's caches, and the copy to the page cache runs
  * several times faster than from memory (measured: bench/bench_tracer).
@@ -96,26 +103,35 @@ static int is_drop_note(const uint8_t *rec)
 }
 
 /*
- * Walks the records in [from, to), counting events (DROPPED notes are not
- * events) and stopping before the event that would pass `limit`; returns
- * where it stopped. A record that runs past the buffer's end is whole in
- * the slack after it.
+ * Walks the records in [from, to), counting events and DROPPED notes (which
+ * are not events), and stopping before the event that would pass `limit`;
+ * returns where it stopped. A record that runs past the buffer's end is
+ * whole in the slack after it.
  */
-static uint64_t scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to, uint64_t limit,
-		     uint64_t *events)
-{
-	uint64_t pos = from, n = 0;
+struct scan {
+	uint64_t events; /* events passed */
+	uint64_t notes;  /* DROPPED notes passed */
+	uint64_t noted;  /* the losses those notes report */
+};
 
+static uint64_t scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to, uint64_t limit,
+		     struct scan *sc)
+{
+	uint64_t pos = from;
+
+	memset(sc, 0, sizeof *sc);
 	while (pos < to) {
 		const uint8_t *rec = r->buf + (pos & r->mask);
-		int event = !is_drop_note(rec);
-		if (event && n == limit)
+		int note = is_drop_note(rec);
+		if (!note && sc->events == limit)
 			break;
-		n += (uint64_t)event;
+		sc->events += (uint64_t)!note;
+		sc->notes += (uint64_t)note;
+		if (note)
+			sc->noted += get_u64(rec + REC_PAYLOAD + META_VALUE);
 		pos += rec[REC_HAS_LABEL] ? record_size_labeled(get_u32(rec + REC_LABEL_LEN))
 					  : GGMLVIZ_RECORD_SIZE;
 	}
-	*events = n;
 	return pos;
 }
 
@@ -198,10 +214,11 @@ static void add_drop_note(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	uint64_t dropped = atomic_load_explicit(&r->dropped, memory_order_acquire);
 	uint64_t noted = atomic_load_explicit(&r->dropped_noted, memory_order_relaxed);
 	uint64_t discarded = atomic_load_explicit(&r->discarded, memory_order_relaxed) + p->discarded;
-	uint64_t lost = (dropped - noted) + (discarded - r->discarded_noted);
+	uint64_t lost = (dropped - noted) + (discarded - r->discarded_noted) + r->unnoted;
 
 	if (lost == 0)
 		return;
+	r->unnoted = 0;
 	meta_commit(w, put_meta(meta_slot(w), ggmlviz__now_ns(), r->tid, GGMLVIZ_META_DROPPED,
 				r->tid, lost, 0, NULL, 0));
 	atomic_store_explicit(&r->dropped_noted, dropped, memory_order_relaxed);
@@ -232,9 +249,14 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 {
 	struct ggmlviz__ring *r = p->ring;
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	uint64_t cut = scan(r, tail, p->head, allowance(w, planned), &p->events);
+	struct scan kept, thrown;
+	uint64_t cut = scan(r, tail, p->head, allowance(w, planned), &kept);
 
-	scan(r, cut, p->head, UINT64_MAX, &p->discarded);
+	scan(r, cut, p->head, UINT64_MAX, &thrown);
+	p->events = kept.events;
+	p->notes = kept.notes;
+	p->discarded = thrown.events;
+	r->unnoted += thrown.noted; /* their DROPPED records are thrown away too */
 	if (p->discarded && !w->capped && !atomic_load(&w->error))
 		reach_cap(w);
 	r->drained_bytes += p->head - tail;
@@ -266,6 +288,7 @@ static void settle(struct ggmlviz__writer *w, int ok)
 
 		if (ok) {
 			atomic_fetch_add_explicit(&r->written, p->events, memory_order_release);
+			atomic_fetch_add_explicit(&w->meta_written, p->notes, memory_order_relaxed);
 			w->events += p->events;
 		}
 		if (lost)
@@ -294,20 +317,37 @@ static void release_exited(struct ggmlviz__writer *w)
 	ggmlviz__registry_unlock();
 }
 
-/* Sleeps until the fastest-filling ring holds DRAIN_TARGET_BYTES or a quarter of it. */
+/* Bytes a ring may hold before a pass is due: DRAIN_TARGET_BYTES, or a quarter of it. */
+static uint64_t drain_target(const struct ggmlviz__ring *r)
+{
+	uint64_t quarter = (r->mask + 1) / 4;
+
+	return quarter < DRAIN_TARGET_BYTES ? quarter : DRAIN_TARGET_BYTES;
+}
+
+int ggmlviz__writer_due(const struct ggmlviz__writer *w)
+{
+	int due = ggmlviz__monotonic_ns() - w->last_pass_ns >= w->flush_ns;
+
+	ggmlviz__registry_lock();
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && !due; r = r->next)
+		due = atomic_load_explicit(&r->head, memory_order_relaxed) -
+			      atomic_load_explicit(&r->tail, memory_order_relaxed) >= drain_target(r) ||
+		      atomic_load_explicit(&r->exited, memory_order_relaxed);
+	ggmlviz__registry_unlock();
+	return due;
+}
+
+/* Sleeps until the fastest-filling ring should reach its drain target, POLL_NS at most. */
 static void plan_sleep(struct ggmlviz__writer *w)
 {
 	uint64_t now = ggmlviz__monotonic_ns();
-	double elapsed = (double)(now - w->last_pass_ns), sleep = (double)w->flush_ns;
+	double elapsed = (double)(now - w->last_pass_ns), sleep = POLL_NS;
 
 	for (size_t i = 0; i < w->n_pass; i++) {
 		struct ggmlviz__ring *r = w->pass[i].ring;
 		if (r->drained_bytes && !w->pass[i].exited) {
-			double target = (double)(r->mask + 1) / 4.0;
-			double t;
-			if (target > DRAIN_TARGET_BYTES)
-				target = DRAIN_TARGET_BYTES;
-			t = target * elapsed / (double)r->drained_bytes;
+			double t = (double)drain_target(r) * elapsed / (double)r->drained_bytes;
 			if (t < sleep)
 				sleep = t;
 		}

@@ -53,7 +53,7 @@ static inline uint8_t *ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits
 	if (GGMLVIZ__UNLIKELY(!r))
 		return NULL;
 	ggmlviz__ring_enter(r);
-	mask = ggmlviz__mask_now();
+	mask = ggmlviz__mask_now(); /* after in_emit: see ggmlviz__ring_enter */
 	if (GGMLVIZ__UNLIKELY((mask & bits) != bits))
 		goto out;
 	if (label && (mask & label_bits) != label_bits)

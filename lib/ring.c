@@ -103,6 +103,7 @@ void ggmlviz__ring_reset(struct ggmlviz__ring *r)
 	atomic_store_explicit(&r->written, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->discarded, 0, memory_order_relaxed);
 	r->discarded_noted = 0;
+	r->unnoted = 0;
 	r->drained_bytes = 0;
 	r->named = 0;
 }

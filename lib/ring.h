@@ -63,6 +63,7 @@ struct ggmlviz__ring {
 	_Atomic uint64_t written;  /* events of this ring in the file */
 	_Atomic uint64_t discarded; /* events the writer threw away (max_events, I/O error) */
 	uint64_t discarded_noted;  /* of those, reported by DROPPED records */
+	uint64_t unnoted;          /* losses whose DROPPED record the writer threw away */
 	uint64_t drained_bytes;    /* since the writer last estimated the fill rate */
 	int named;                 /* THREAD_NAME written this session */
 
@@ -84,14 +85,21 @@ void ggmlviz__ring_free(struct ggmlviz__ring *r);
 /* Set when membarrier(2) is unavailable: the emit path then needs a real fence. */
 extern int ggmlviz__heavy_fence;
 
-/* Marks the producer as inside an emit call, before it looks at the mask. */
+/*
+ * Marks the producer as inside an emit call, before it loads the mask
+ * (seq_cst: a plain load on x86). Against ggmlviz_stop()'s seq_cst store of
+ * the mask and load of in_emit, either the producer sees the mask cleared or
+ * stop sees in_emit set. membarrier(2) on stop's side makes a relaxed store
+ * enough here; without it, this store must be seq_cst too.
+ */
 static inline void ggmlviz__ring_enter(struct ggmlviz__ring *r)
 {
-	atomic_store_explicit(&r->in_emit, 1, memory_order_relaxed);
-	if (GGMLVIZ__UNLIKELY(ggmlviz__heavy_fence))
-		atomic_thread_fence(memory_order_seq_cst);
-	else
-		atomic_signal_fence(memory_order_seq_cst); /* membarrier does the rest */
+	if (GGMLVIZ__UNLIKELY(ggmlviz__heavy_fence)) {
+		atomic_store_explicit(&r->in_emit, 1, memory_order_seq_cst);
+	} else {
+		atomic_store_explicit(&r->in_emit, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	}
 }
 
 static inline void ggmlviz__ring_leave(struct ggmlviz__ring *r)

@@ -75,7 +75,8 @@ static void register_membarrier(void)
 /*
  * After the mask is cleared: every emitter either saw it cleared, or its
  * in_emit is visible here (membarrier runs a full barrier on every thread of
- * the process); wait for those to finish their record.
+ * the process, standing in for the fence the emit path does not have);
+ * wait for those to finish their record.
  */
 static void quiesce(void)
 {
@@ -83,10 +84,9 @@ static void quiesce(void)
 	if (!ggmlviz__heavy_fence)
 		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
 #endif
-	atomic_thread_fence(memory_order_seq_cst);
 	ggmlviz__registry_lock();
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
-		while (atomic_load_explicit(&r->in_emit, memory_order_acquire))
+		while (atomic_load_explicit(&r->in_emit, memory_order_seq_cst))
 			sched_yield();
 	ggmlviz__registry_unlock();
 }

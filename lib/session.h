@@ -22,14 +22,15 @@
 #define GGMLVIZ__NAMES 8u    /* keep op labels (tensor_names) */
 #define GGMLVIZ__THREADS 16u /* THREAD_BEGIN / THREAD_FREE (thread_tracking) */
 
+/* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */
 static inline unsigned ggmlviz__mask_now(void)
 {
-	return __atomic_load_n(&ggmlviz__mask, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST);
 }
 
 static inline void ggmlviz__mask_set(unsigned m)
 {
-	__atomic_store_n(&ggmlviz__mask, m, __ATOMIC_RELEASE);
+	__atomic_store_n(&ggmlviz__mask, m, __ATOMIC_SEQ_CST);
 }
 
 /* config.c */

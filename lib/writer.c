@@ -67,7 +67,8 @@ static void *writer_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
 	while (!atomic_load(&w->stop)) {
-		ggmlviz__writer_pass(w, 0);
+		if (ggmlviz__writer_due(w))
+			ggmlviz__writer_pass(w, 0);
 		sleep_until_woken(w, w->next_sleep_ns);
 	}
 	return NULL;
@@ -161,7 +162,7 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	pthread_once(&wake_once, init_wake_cond);
 	w->max_events = o->max_events;
 	w->flush_ns = (uint64_t)o->flush_interval_ms * 1000000u;
-	w->next_sleep_ns = w->flush_ns;
+	w->next_sleep_ns = w->flush_ns < GGMLVIZ__POLL_NS ? w->flush_ns : GGMLVIZ__POLL_NS;
 	w->sink = o->sink;
 	w->last_pass_ns = ggmlviz__monotonic_ns();
 	w->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

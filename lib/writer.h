@@ -22,12 +22,16 @@
 #include "log.h"
 #include "ring.h"
 
+/* How often the writer looks at the rings' fill levels (drain.c). */
+#define GGMLVIZ__POLL_NS 1000000u
+
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
 	struct ggmlviz__ring *ring;
 	uint64_t head;      /* drained up to here */
 	uint64_t events;    /* events to write */
 	uint64_t discarded; /* events thrown away */
+	uint64_t notes;     /* the producer's DROPPED records to write */
 	int exited;         /* its thread was gone before head was read */
 };
 
@@ -91,6 +95,8 @@ int ggmlviz__writer_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 
 /* drain.c: one pass over every ring; `final` when the rings are quiescent. */
 void ggmlviz__writer_pass(struct ggmlviz__writer *w, int final);
+/* drain.c: is a pass due (flush interval passed, or a ring filling up)? */
+int ggmlviz__writer_due(const struct ggmlviz__writer *w);
 /* drain.c: TRACE_END, after the final pass (unless recording failed). */
 void ggmlviz__writer_end(struct ggmlviz__writer *w, uint32_t tid);
 

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Every public header compiles on its own and twice over (include guards),
+# as C99 and C11 with every warning an error, and as C++11; and the emit
+# macros expand to valid expressions both ways (inline check on and off).
+# Prints TAP.
+top_srcdir=${top_srcdir:-.}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+headers="format.h tracer.h reader.h"
+n=0
+fail=0
+
+result() { # status description
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; sed 's/^/# /' "$tmp/log"; fi
+}
+
+echo "1..11"
+for h in $headers; do
+	printf '#include <ggmlviz/%s>\n#include <ggmlviz/%s>\nint main(void) { return 0; }\n' "$h" "$h" >"$tmp/h.c"
+	$CC -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror \
+		-I"$top_srcdir/include" -c "$tmp/h.c" -o "$tmp/h.o" >"$tmp/log" 2>&1
+	result $? "$h alone as C99, pedantic, warnings as errors"
+	$CC -std=c11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wstrict-prototypes -Werror \
+		-I"$top_srcdir/include" -c "$tmp/h.c" -o "$tmp/h.o" >"$tmp/log" 2>&1
+	result $? "$h alone as C11, pedantic, warnings as errors"
+	cp "$tmp/h.c" "$tmp/h.cc"
+	$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$top_srcdir/include" \
+		-c "$tmp/h.cc" -o "$tmp/h.o" >"$tmp/log" 2>&1
+	result $? "$h alone as C++11, pedantic, warnings as errors"
+done
+
+cat >"$tmp/use.c" <<'SRC'
+#include <ggmlviz/tracer.h>
+#include <stddef.h>
+void use(void);
+void use(void)
+{
+	const int64_t ne[4] = { 1, 2, 3, 4 };
+	void (*fn)(const void *, uint32_t, uint64_t, const void *, const char *) = ggmlviz_op_begin;
+	ggmlviz_graph_begin(NULL, 1, 1, NULL);
+	ggmlviz_op_begin(NULL, 1, 2, NULL, "x");
+	ggmlviz_op_info(NULL, ne, 3, "f32");
+	ggmlviz_op_end(NULL, 1, 2, NULL, "x");
+	ggmlviz_graph_end(NULL, 1, 1, NULL);
+	ggmlviz_tensor_alloc(NULL, 1, "a");
+	ggmlviz_tensor_free(NULL, 1, NULL);
+	ggmlviz_mark("m", 1);
+	ggmlviz_counter("c", -1);
+	ggmlviz_scope_begin("s", 0);
+	ggmlviz_scope_end("s", 0);
+	fn(NULL, 1, 2, NULL, NULL);
+}
+SRC
+for opt in "" "-DGGMLVIZ_NO_INLINE_CHECK"; do
+	$CC -std=c11 -Wall -Wextra -Wpedantic -Wconversion -Werror $opt -I"$top_srcdir/include" \
+		-c "$tmp/use.c" -o "$tmp/use.o" >"$tmp/log" 2>&1
+	result $? "emit calls compile as C11 ${opt:-with the inline check}"
+done
+exit $fail

@@ -1,0 +1,238 @@
+/*
+ * Sessions over a process's life: repeated start/stop, fork() while
+ * tracing, and a program that exits without ggmlviz_stop().
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check-compat.h"
+#include "trace-util.h"
+
+static char path[4096];
+
+START_TEST(repeated_start_stop)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	uint64_t first = ggmlviz_session();
+
+	for (int i = 0; i < 100; i++) {
+		tu_path(path, sizeof path, "repeat");
+		tu_config(&cfg, path);
+		cfg.buffer_events = 16u << (i % 8);
+		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+		ck_assert_uint_eq(ggmlviz_session(), first + (uint64_t)i + 1);
+		for (int k = 0; k <= i; k++)
+			ggmlviz_mark("round", (uint64_t)k);
+		ck_assert_int_eq(ggmlviz_stop(), 0);
+		ck_assert_uint_eq(ggmlviz_session(), first + (uint64_t)i + 1);
+		ck_assert_int_eq(tu_summarize(path, &s), 0);
+		ck_assert_int_eq(s.end_rc, 0);
+		ck_assert_int_eq(s.trace_end_last, 1);
+		ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, (uint64_t)i + 1);
+		ck_assert_uint_eq(s.by_meta[GGMLVIZ_META_PROCESS], 1);
+		unlink(path);
+	}
+}
+END_TEST
+
+struct tid_count {
+	uint32_t tid;
+	uint64_t n;
+};
+
+static int count_tid(const struct ggmlviz_event *ev, void *arg)
+{
+	struct tid_count *c = arg;
+
+	c->n += ev->thread_id == c->tid && ev->type == GGMLVIZ_EVENT_MARK;
+	return 0;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The child of a tracing process emits and exits normally (its atexit
+ * handler runs ggmlviz_stop): the parent's file gets nothing of it, and
+ * stays whole.
+ */
+START_TEST(fork_child_leaves_parent_file_alone)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	struct tid_count c = { 0, 0 };
+	pid_t pid;
+
+	tu_path(path, sizeof path, "fork-parent");
+	tu_config(&cfg, path);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_mark("parent", 0);
+	pid = fork();
+	if (pid == 0) {
+		int active = ggmlviz_is_active();
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("child", (uint64_t)i);
+		exit(active ? 3 : 0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(wait_child(pid), 0);
+	c.tid = (uint32_t)pid; /* the child's only thread */
+	ggmlviz_mark("parent", 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 2);
+	ck_assert_uint_eq(s.by_meta[GGMLVIZ_META_TRACE_END], 1);
+	ck_assert_int_eq(tu_each(path, count_tid, &c), 0);
+	ck_assert_uint_eq(c.n, 0);
+	unlink(path);
+}
+END_TEST
+
+#ifndef __SANITIZE_THREAD__
+/* A child may trace on its own, into its own file, while the parent still traces. */
+START_TEST(fork_child_traces_its_own_file)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	char child_path[4096];
+	pid_t pid;
+
+	tu_path(path, sizeof path, "fork-parent2");
+	tu_path(child_path, sizeof child_path, "fork-child");
+	tu_config(&cfg, path);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct ggmlviz_config child;
+		tu_config(&child, child_path);
+		if (ggmlviz_start(&child) != 0)
+			_exit(4);
+		for (int i = 0; i < 5000; i++)
+			ggmlviz_mark("child", (uint64_t)i);
+		_exit(ggmlviz_stop() == 0 ? 0 : 5);
+	}
+	for (int i = 0; i < 5000; i++)
+		ggmlviz_mark("parent", (uint64_t)i);
+	ck_assert_int_eq(wait_child(pid), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_summarize(child_path, &s), 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, 5000);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, 5000);
+	unlink(path);
+	unlink(child_path);
+}
+END_TEST
+#endif
+
+/* fork() from a thread while another thread emits: the child neither hangs nor crashes. */
+static atomic_int spinning;
+
+static void *spin_emit(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&spinning))
+		ggmlviz_mark("spin", 0);
+	return NULL;
+}
+
+START_TEST(fork_while_threads_emit)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	pthread_t th;
+
+	tu_path(path, sizeof path, "fork-busy");
+	tu_config(&cfg, path);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	atomic_store(&spinning, 1);
+	ck_assert_int_eq(pthread_create(&th, NULL, spin_emit, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			/* _exit: stop is called here; atexit in a child is covered above */
+			ggmlviz_mark("child", 0);
+			_exit(ggmlviz_stop() == 0 && !ggmlviz_is_active() ? 0 : 6);
+		}
+		ck_assert_int_eq(wait_child(pid), 0);
+	}
+	atomic_store(&spinning, 0);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.by_meta[GGMLVIZ_META_TRACE_END], 1);
+	unlink(path);
+}
+END_TEST
+
+/* A program that forgets ggmlviz_stop() still leaves a complete file. */
+START_TEST(exit_without_stop_completes_the_file)
+{
+	struct tu_summary s;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "atexit");
+	pid = fork();
+	if (pid == 0) {
+		struct ggmlviz_config cfg;
+		tu_config(&cfg, path);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("forgotten", (uint64_t)i);
+		exit(0); /* no ggmlviz_stop() */
+	}
+	ck_assert_int_eq(wait_child(pid), 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, 1000);
+	unlink(path);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("lifecycle");
+	TCase *tc = tcase_create("sessions");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, repeated_start_stop);
+	tcase_add_test(tc, fork_child_leaves_parent_file_alone);
+#ifndef __SANITIZE_THREAD__
+	/*
+	 * ThreadSanitizer cannot start a thread in the child of a threaded
+	 * process ("dup thread with used id", exit 66); the plain and ASan
+	 * builds run this test.
+	 */
+	tcase_add_test(tc, fork_child_traces_its_own_file);
+#endif
+	tcase_add_test(tc, fork_while_threads_emit);
+	tcase_add_test(tc, exit_without_stop_completes_the_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}

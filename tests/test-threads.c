@@ -1,0 +1,255 @@
+/*
+ * The tracer under several threads: exact accounting, each thread's order
+ * kept, losses reported where they happened, threads coming and going,
+ * and sessions stopped and started while threads keep emitting.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check-compat.h"
+#include "trace-util.h"
+
+#define THREADS 4
+#define PER_THREAD 1000000u
+
+static char path[4096];
+
+/* Each thread emits MARKs whose value is its sequence number 0, 1, 2, ... */
+struct producer {
+	pthread_t th;
+	uint32_t tid;
+	uint64_t count;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+
+	p->tid = tu_gettid();
+	for (uint64_t i = 0; i < p->count; i++)
+		ggmlviz_mark(NULL, i);
+	return NULL;
+}
+
+static void run_producers(struct producer *p, int n, uint64_t count)
+{
+	for (int i = 0; i < n; i++) {
+		p[i].count = count;
+		ck_assert_int_eq(pthread_create(&p[i].th, NULL, produce, &p[i]), 0);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(p[i].th, NULL);
+}
+
+/*
+ * Walks a thread's records in file order: each MARK must carry the next
+ * sequence number, skipping exactly the losses the DROPPED records since
+ * the previous MARK announced. Gaps that no DROPPED record explains, and
+ * repeats, are errors.
+ */
+struct order {
+	struct producer *p;
+	int n;
+	uint64_t next[THREADS];
+	uint64_t announced[THREADS];
+	uint64_t marks[THREADS];
+	uint64_t errors;
+};
+
+static int thread_index(const struct order *o, uint32_t tid)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->p[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static int check_order(const struct ggmlviz_event *ev, void *arg)
+{
+	struct order *o = arg;
+	int i = thread_index(o, ev->thread_id);
+
+	if (i < 0)
+		return 0;
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_DROPPED) {
+		o->announced[i] += ev->data.meta.value;
+	} else if (ev->type == GGMLVIZ_EVENT_MARK) {
+		if (ev->data.user.value != o->next[i] + o->announced[i])
+			o->errors++;
+		o->next[i] = ev->data.user.value + 1;
+		o->announced[i] = 0;
+		o->marks[i]++;
+	}
+	return 0;
+}
+
+START_TEST(four_threads_lossless)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct producer p[THREADS];
+	struct order o = { .p = p, .n = THREADS };
+
+	tu_path(path, sizeof path, "lossless");
+	tu_config(&cfg, path);
+	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	run_producers(p, THREADS, PER_THREAD);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, THREADS * (uint64_t)PER_THREAD);
+	ck_assert_uint_eq(st.written, THREADS * (uint64_t)PER_THREAD);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_eq(st.threads, THREADS);
+	ck_assert_int_eq(tu_each(path, check_order, &o), 0);
+	ck_assert_uint_eq(o.errors, 0);
+	for (int i = 0; i < THREADS; i++) {
+		ck_assert_uint_eq(o.marks[i], PER_THREAD);
+		ck_assert_uint_eq(o.next[i], PER_THREAD);
+	}
+	unlink(path);
+}
+END_TEST
+
+START_TEST(four_threads_with_drops)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	struct producer p[THREADS];
+	struct order o = { .p = p, .n = THREADS };
+	uint64_t marks = 0;
+
+	tu_path(path, sizeof path, "drops");
+	tu_config(&cfg, path);
+	cfg.buffer_events = 256; /* 16 KiB rings: they overflow */
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	run_producers(p, THREADS, PER_THREAD);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, THREADS * (uint64_t)PER_THREAD);
+	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
+	ck_assert_uint_gt(st.dropped, 0);
+	ck_assert_int_eq(tu_each(path, check_order, &o), 0);
+	ck_assert_uint_eq(o.errors, 0);
+	for (int i = 0; i < THREADS; i++) {
+		/* what follows the last MARK was announced by the final DROPPED record */
+		ck_assert_uint_eq(o.next[i] + o.announced[i], PER_THREAD);
+		marks += o.marks[i];
+	}
+	ck_assert_uint_eq(marks, st.written);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_uint_eq(s.dropped_noted, st.dropped);
+	ck_assert_uint_eq(s.end_written, st.written);
+	ck_assert_uint_eq(s.end_dropped, st.dropped);
+	unlink(path);
+}
+END_TEST
+
+/* 64 threads that live briefly, 8 at a time: every event arrives, every ring is freed. */
+START_TEST(threads_come_and_go)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	struct producer p[8];
+
+	tu_path(path, sizeof path, "comings");
+	tu_config(&cfg, path);
+	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	cfg.thread_tracking = 1;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	for (int round = 0; round < 8; round++)
+		run_producers(p, 8, 5000);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.threads, 64);
+	ck_assert_uint_eq(st.dropped, 0);
+	/* each thread: THREAD_BEGIN, 5000 marks, THREAD_FREE */
+	ck_assert_uint_eq(st.emitted, 64 * 5002);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 64 * 5000);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_THREAD_BEGIN], 64);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_THREAD_FREE], 64);
+	ck_assert_uint_eq(s.by_meta[GGMLVIZ_META_THREAD_NAME], 64);
+	unlink(path);
+}
+END_TEST
+
+/* Producers that never pause while the main thread stops and starts sessions. */
+static atomic_int keep_going;
+
+static void *produce_forever(void *arg)
+{
+	uint64_t i = 0;
+
+	(void)arg;
+	while (atomic_load_explicit(&keep_going, memory_order_relaxed)) {
+		ggmlviz_mark("busy", i++);
+		ggmlviz_op_begin((void *)(uintptr_t)i, 1, 2, NULL, "op");
+		ggmlviz_op_end((void *)(uintptr_t)i, 1, 2, NULL, "op");
+	}
+	return NULL;
+}
+
+START_TEST(stop_and_start_under_load)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	pthread_t th[THREADS];
+
+	atomic_store(&keep_going, 1);
+	for (int i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, produce_forever, NULL), 0);
+	for (int round = 0; round < 20; round++) {
+		tu_path(path, sizeof path, "restart");
+		tu_config(&cfg, path);
+		cfg.buffer_events = round % 2 ? 1024 : 4096; /* rings resized while their threads run */
+		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+		usleep(5000);
+		ck_assert_int_eq(ggmlviz_stop(), 0);
+		ggmlviz_get_stats(&st);
+		ck_assert_uint_eq(st.emitted, st.written + st.dropped);
+		ck_assert_uint_eq(st.queued, 0);
+		ck_assert_int_eq(tu_summarize(path, &s), 0);
+		ck_assert_int_eq(s.end_rc, 0);
+		ck_assert_int_eq(s.trace_end_last, 1);
+		ck_assert_uint_eq(s.end_written, st.written);
+		ck_assert_uint_eq(s.dropped_noted, st.dropped);
+		ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.by_type[GGMLVIZ_EVENT_OP_COMPUTE_BEGIN] +
+					  s.by_type[GGMLVIZ_EVENT_OP_COMPUTE_END],
+				  st.written);
+		unlink(path);
+	}
+	atomic_store(&keep_going, 0);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("threads");
+	TCase *tc = tcase_create("concurrent");
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, four_threads_lossless);
+	tcase_add_test(tc, four_threads_with_drops);
+	tcase_add_test(tc, threads_come_and_go);
+	tcase_add_test(tc, stop_and_start_under_load);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}

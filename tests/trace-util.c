@@ -1,0 +1,96 @@
+/*
+ * Helpers of the tracer tests.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trace-util.h"
+
+void tu_path(char *buf, size_t size, const char *tag)
+{
+	static unsigned n;
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/ggmlviz-test-%ld-%u-%s.ggmlviz", dir ? dir : "/tmp", (long)getpid(),
+		 n++, tag);
+	unlink(buf);
+}
+
+void tu_config(struct ggmlviz_config *cfg, const char *path)
+{
+	ggmlviz_config_init(cfg);
+	cfg->output = path;
+	cfg->flush_interval_ms = 5;
+}
+
+uint32_t tu_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static int is_accounting(const struct ggmlviz_event *ev)
+{
+	return ev->type == GGMLVIZ_EVENT_META &&
+	       (ev->data.meta.kind == GGMLVIZ_META_PROCESS ||
+		ev->data.meta.kind == GGMLVIZ_META_DROPPED ||
+		ev->data.meta.kind == GGMLVIZ_META_TRACE_END);
+}
+
+static void count(struct tu_summary *s, const struct ggmlviz_event *ev)
+{
+	int end = ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
+
+	s->records++;
+	s->by_type[ev->type]++;
+	s->events += !is_accounting(ev);
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind < 16)
+		s->by_meta[ev->data.meta.kind]++;
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_DROPPED)
+		s->dropped_noted += ev->data.meta.value;
+	s->trace_end_last = end;
+	if (end) {
+		s->end_written = ev->data.meta.value;
+		s->end_dropped = ev->data.meta.value2;
+	}
+}
+
+int tu_summarize(const char *path, struct tu_summary *s)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	rc = ggmlviz_reader_open(path, &r);
+	if (rc < 0)
+		return rc;
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+		count(s, &ev);
+	s->end_rc = rc;
+	s->size = ggmlviz_reader_size(r);
+	ggmlviz_reader_close(r);
+	return 0;
+}
+
+int tu_each(const char *path, int (*fn)(const struct ggmlviz_event *ev, void *arg), void *arg)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	int rc = ggmlviz_reader_open(path, &r);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+		if (fn(&ev, arg)) {
+			rc = 0;
+			break;
+		}
+	ggmlviz_reader_close(r);
+	return rc;
+}

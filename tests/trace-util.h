@@ -1,0 +1,44 @@
+/*
+ * Helpers of the tracer tests: temporary trace paths, a test config, and a
+ * summary of a trace read back through the public reader API.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_TRACE_UTIL_H
+#define GGMLVIZ_TRACE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+/* A fresh path for a trace in $TMPDIR (or /tmp), unique to process and tag. */
+void tu_path(char *buf, size_t size, const char *tag);
+
+/* Defaults, output = path, a short flush interval so tests run fast. */
+void tu_config(struct ggmlviz_config *cfg, const char *path);
+
+/* What a trace holds. */
+struct tu_summary {
+	int end_rc;                /* what ggmlviz_reader_next returned last (0 = clean end) */
+	uint64_t records;          /* every record */
+	uint64_t events;           /* records that are events (not PROCESS/DROPPED/TRACE_END) */
+	uint64_t by_type[256];
+	uint64_t by_meta[16];
+	uint64_t dropped_noted;    /* sum of DROPPED values */
+	int trace_end_last;        /* the last record is TRACE_END */
+	uint64_t end_written, end_dropped; /* its values */
+	uint64_t size;             /* bytes */
+};
+
+/* Reads path whole; 0, or the open error. */
+int tu_summarize(const char *path, struct tu_summary *s);
+
+/* Calls fn for every event until it returns nonzero; 0, or the reader's error. */
+int tu_each(const char *path, int (*fn)(const struct ggmlviz_event *ev, void *arg), void *arg);
+
+/* The calling thread's OS id. */
+uint32_t tu_gettid(void);
+
+#endif
