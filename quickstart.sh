@@ -1,0 +1,57 @@
+#!/bin/sh
+# libggmlviz quick start, on a fresh Debian 12 machine (as root):
+#   installs what is missing, fetches a real GGML, builds everything, traces
+#   a small transformer computed by GGML, and shows where the time went.
+#
+#   ./quickstart.sh
+#
+# The trace is left in demo.ggmlviz for later: build/tools/ggmlviz --help.
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+trace="$top/demo.ggmlviz"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "installing what is missing"
+scripts/install-deps.sh
+
+step "fetching GGML (prebuilt, from the npm registry) into third_party/ggml"
+ggml=yes
+scripts/fetch-ggml.sh || {
+	ggml=no
+	echo "quickstart: GGML could not be fetched; the demo falls back to the GGML-free example"
+}
+
+step "building (out of tree, in build/)"
+[ -x configure ] || ./autogen.sh >/dev/null
+mkdir -p build
+cd build
+../configure --enable-werror >configure.out 2>&1 || { tail -30 configure.out; exit 1; }
+sed -n '/libggmlviz [0-9]/,$p' configure.out
+make -j2 >make.out 2>&1 || { tail -40 make.out; exit 1; }
+echo "built: lib/libggmlviz.a, tools/ggmlviz, examples/"
+
+if [ "$ggml" = yes ] && [ -x examples/ggml_transformer ]; then
+	step "tracing a 4-layer transformer, 8 graph computations, on GGML's CPU backend"
+	examples/ggml_transformer --layers 4 --steps 8 --output "$trace"
+	step "where the time went, by op"
+	tools/ggmlviz stats "$trace" --by op --top 10
+	step "the same, by layer"
+	tools/ggmlviz stats "$trace" --by layer
+else
+	step "tracing a small multi-threaded workload"
+	examples/threads "$trace"
+fi
+
+step "next"
+cat <<TXT
+The trace is $trace. Try:
+  build/tools/ggmlviz info $trace
+  build/tools/ggmlviz stats $trace --by name --top 20
+  build/tools/ggmlviz export $trace -o demo.json   (open it in https://ui.perfetto.dev)
+Run every test with: tests/run-all.sh
+TXT

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs what libggmlviz needs to build, test and document itself on
+# Debian 12 (run as root; apt-get is only called for packages missing).
+#
+#   scripts/install-deps.sh
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+# build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
+# checks), groff (man page checks); docs: doxygen; GGML fetch: git, npm.
+PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base groff
+python3 git ca-certificates xz-utils npm time"
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+# A machine that already has Node.js and npm from elsewhere needs no Debian npm.
+case " $missing " in *" npm "*) command -v npm >/dev/null 2>&1 && missing=$(echo "$missing" | sed 's/ npm//') ;; esac
+
+if [ -z "$missing" ]; then
+	echo "install-deps: everything needed is installed"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing:$missing; run this as root (or install them)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,138 @@
+#!/bin/sh
+# Runs every test of libggmlviz, the way CI does:
+#
+#   1. a plain build (warnings are errors): make check, every test;
+#   2. an installed copy: a threaded program built with nothing but
+#      `cc app.c $(pkg-config --cflags --libs ggmlviz)`, and run;
+#   3. AddressSanitizer + UndefinedBehaviorSanitizer: make check, every test;
+#   4. ThreadSanitizer: the tests that run threads (make check-threaded);
+#   5. make distcheck (the release tarball builds and passes on its own).
+#
+# The GGML tests run when GGML is there (./quickstart.sh fetches it).
+# Ends with one line "N passed, N failed", counted from the tests' own TAP
+# results; exits 0 only if nothing failed.
+#
+#   tests/run-all.sh            (JOBS=n for parallel make, default 2)
+#
+# SPDX-License-Identifier: MIT
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${JOBS:-2}
+passed=0
+failed=0
+failures=""
+
+note() { printf '\n== %s\n' "$*"; }
+
+# One result that is not a TAP test point (a build, the install check, distcheck).
+result() { # status name
+	if [ "$1" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS: $2"
+	else
+		failed=$((failed + 1))
+		failures="$failures
+  $2"
+		echo "FAIL: $2"
+	fi
+}
+
+# Adds the TAP results of a build's last make check (its .trs files).
+count_trs() { # build-dir label
+	p=$(find "$1" -name '*.trs' -exec cat {} + 2>/dev/null | grep -c '^:test-result: \(PASS\|XFAIL\)')
+	f=$(find "$1" -name '*.trs' -exec cat {} + 2>/dev/null | grep -c '^:test-result: \(FAIL\|XPASS\|ERROR\)')
+	s=$(find "$1" -name '*.trs' -exec cat {} + 2>/dev/null | grep -c '^:test-result: SKIP')
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "$2: $p passed, $f failed, $s skipped"
+	if [ "$f" -gt 0 ]; then
+		failures="$failures
+$(find "$1" -name '*.log' ! -name 'test-suite.log' ! -name config.log -exec grep -H '^not ok' {} + |
+	sed "s|^$1/||; s|^|  $2: |")"
+		grep -h '^ERROR:' "$1/test-suite.log" 2>/dev/null | sed "s|^|  $2: |" >>"$1/.errors"
+		[ -s "$1/.errors" ] && failures="$failures
+$(cat "$1/.errors")"
+		rm -f "$1/.errors"
+	fi
+}
+
+# Configures (once) and builds a tree; 0 on success.
+build() { # dir configure-args...
+	dir=$1
+	shift
+	mkdir -p "$top/$dir"
+	(
+		cd "$top/$dir" || exit 1
+		[ -f Makefile ] || "$top/configure" --enable-werror "$@" >configure.out 2>&1 ||
+			{ tail -20 configure.out; exit 1; }
+		make -j"$jobs" >make.out 2>&1 || { tail -40 make.out; exit 1; }
+	)
+}
+
+check() { # dir label make-target [env...]
+	dir=$1 label=$2 target=$3
+	shift 3
+	find "$top/$dir" -name '*.trs' -delete 2>/dev/null
+	(cd "$top/$dir" && env "$@" make -j"$jobs" "$target" >check.out 2>&1)
+	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS):' "$top/$dir/check.out" | grep -v '^PASS' | head -40
+	count_trs "$top/$dir" "$label"
+}
+
+cd "$top" || exit 1
+[ -x configure ] || ./autogen.sh >/dev/null 2>&1 || { echo "autogen.sh failed"; exit 1; }
+
+note "plain build: make check"
+build build
+rc=$?
+result $rc "plain build"
+[ $rc -eq 0 ] && check build "plain" check
+
+note "installed copy: cc app.c \$(pkg-config --cflags --libs ggmlviz)"
+if [ $rc -eq 0 ]; then
+	dest=$(mktemp -d)
+	(
+		set -e
+		cd "$top/build"
+		make install DESTDIR="$dest" >install.out 2>&1
+		pcdir=$(dirname "$(find "$dest" -name ggmlviz.pc | head -n 1)")
+		export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest"
+		# shellcheck disable=SC2046
+		cc -o "$dest/threads" "$top/examples/threads.c" $(pkg-config --cflags --libs ggmlviz) -lm
+		"$dest/threads" "$dest/threads.ggmlviz" >"$dest/out.txt"
+		grep -q "graph runs on 4 threads" "$dest/out.txt"
+		test -f "$dest/usr/local/include/ggmlviz/tracer.h"
+		test -f "$dest/usr/local/share/man/man3/ggmlviz_start.3"
+	)
+	result $? "make install DESTDIR=...; build and run a threaded program with pkg-config alone"
+	rm -rf "$dest"
+fi
+
+note "AddressSanitizer + UndefinedBehaviorSanitizer: make check"
+build build-asan --enable-sanitizers=address,undefined
+rc=$?
+result $rc "ASan+UBSan build"
+[ $rc -eq 0 ] && check build-asan "asan+ubsan" check \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	GGMLVIZ_TEST_SANITIZED=1
+
+note "ThreadSanitizer: make check-threaded"
+build build-tsan --enable-sanitizers=thread
+rc=$?
+result $rc "TSan build"
+[ $rc -eq 0 ] && check build-tsan "tsan" check-threaded \
+	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1" \
+	GGMLVIZ_TEST_SANITIZED=1
+
+note "make distcheck"
+(cd "$top/build" && make -j"$jobs" distcheck >distcheck.out 2>&1) ||
+	tail -30 "$top/build/distcheck.out"
+result $? "make distcheck"
+
+if [ -n "$failures" ]; then
+	note "failures"
+	echo "$failures" | sed '/^$/d'
+fi
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
