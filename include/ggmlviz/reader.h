@@ -105,12 +105,16 @@ struct ggmlviz_event {
  * @brief Opens a trace file for reading (it is mapped, not copied).
  *
  * The file may still be being written: see ggmlviz_reader_refresh().
+ * A file that cannot be mapped (a pipe, a character device) is read to
+ * its end into memory instead; ggmlviz_reader_refresh() then returns
+ * -ENOTSUP.
  *
  * @param path the file to read.
  * @param out receives the new reader; the caller frees it with
  *        ggmlviz_reader_close(). Set to NULL on failure.
  * @return 0 on success; GGMLVIZ_EMAGIC if the file is shorter than a
- *         header or does not start with "GGMLVIZ1"; GGMLVIZ_EVERSION if
+ *         header (an empty file too, even one a tracer has just created)
+ *         or does not start with "GGMLVIZ1"; GGMLVIZ_EVERSION if
  *         its version is not 1; -EINVAL if an argument is NULL; -ENOMEM;
  *         or the negative errno of open(), fstat() or mmap() (-ENOENT,
  *         -EACCES, -EISDIR, ...).
@@ -140,7 +144,10 @@ int ggmlviz_reader_open_memory(const void *data, size_t size, struct ggmlviz_rea
  *         next call returns it again until ggmlviz_reader_refresh() finds
  *         more data); GGMLVIZ_ECORRUPT when the record at
  *         ggmlviz_reader_offset() cannot be valid (every call returns it
- *         again).
+ *         again); -ESTALE once ggmlviz_reader_refresh() has found the file
+ *         shrunk (every call returns it again); -ENOMEM if the name carried
+ *         by a META record could not be stored (that record is not
+ *         consumed: the next call tries it again).
  */
 int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev);
 
@@ -151,10 +158,11 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev);
  * if the file has grown. Pointers handed out before stay valid.
  *
  * @param r the reader.
- * @return the number of new bytes seen (0 if none); -ENOTSUP for a reader
- *         opened from memory; -ESTALE if the file shrank (it was replaced
- *         or truncated: reopen it); or the negative errno of fstat() or
- *         mmap().
+ * @return the number of new bytes seen (0 if none; INT_MAX if more);
+ *         -ENOTSUP for a reader opened from memory or from a pipe; -ESTALE
+ *         if the file shrank (it was replaced or truncated: reopen it;
+ *         ggmlviz_reader_next() then returns -ESTALE too); or the negative
+ *         errno of fstat() or mmap().
  */
 int ggmlviz_reader_refresh(struct ggmlviz_reader *r);
 
@@ -162,7 +170,9 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r);
  * @brief Starts reading again from the first record.
  *
  * The names seen are kept; the pairing state of ggmlviz_timings_next() is
- * reset.
+ * reset (its counts start from zero, graphs are numbered from 1 again).
+ * An error of ggmlviz_reader_next() is forgotten, except -ESTALE: a
+ * corrupt record is found again when the reading reaches it.
  *
  * @param r the reader.
  */
@@ -197,6 +207,11 @@ uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r);
 
 /**
  * @brief Name of an op type, from the trace's OP_NAME records read so far.
+ *
+ * A later OP_NAME record for the same op_type replaces the name; a string
+ * returned before stays valid, with its old text, until the reader closes.
+ * META records without a label name nothing. The same holds for
+ * ggmlviz_reader_backend_name() and ggmlviz_reader_thread_name().
  *
  * @param r the reader.
  * @param op_type an op_type value of the trace.
@@ -277,7 +292,10 @@ struct ggmlviz_pairing_counts {
  * the ops still open inside it on its thread are abandoned (counted as
  * unclosed), so memory stays bounded by what is open at one time.
  * It consumes records through ggmlviz_reader_next(): do not mix the two on
- * one reader, or use a ggmlviz_pairing of your own.
+ * one reader, or use a ggmlviz_pairing of your own. To follow a file still
+ * being written, use a ggmlviz_pairing of your own too, and call
+ * ggmlviz_pairing_finish() only when the trace is complete: at every clean
+ * end of the data, this function counts what is open as unclosed.
  *
  * @param r the reader.
  * @param t filled with the timing when 1 is returned.
