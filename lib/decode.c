@@ -155,7 +155,7 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 	if (size < 0)
 		return record_error(r, (int)size);
 	decode_record(ev, p, size, r->pos);
-	if (ev->type == GGMLVIZ_EVENT_META) {
+	if (ev->type == GGMLVIZ_EVENT_META || ev->type == GGMLVIZ_EVENT_THREAD_BEGIN) {
 		int rc = ggmlviz__names_update(r, ev);
 		if (rc < 0)
 			return rc; /* not consumed: a later call tries again */

@@ -41,14 +41,16 @@ static int same_name(const struct ggmlviz__name *n, const char *label, uint32_t 
 
 int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *ev)
 {
-	int table = table_of(ev->data.meta.kind);
+	int thread_begin = ev->type == GGMLVIZ_EVENT_THREAD_BEGIN;
+	int table = thread_begin ? GGMLVIZ__NAMES_THREAD : table_of(ev->data.meta.kind);
+	uint64_t key = thread_begin ? ev->thread_id : ev->data.meta.key;
 	struct ggmlviz__name *name, *old;
 	uint64_t *slot;
 	bool created;
 
-	if (table < 0 || !ev->label)
+	if (table < 0 || !ev->label || (thread_begin && ev->label_len == 0))
 		return 0;
-	slot = ggmlviz__map_insert(&r->names[table], ev->data.meta.key, &created);
+	slot = ggmlviz__map_insert(&r->names[table], key, &created);
 	if (!slot)
 		return -ENOMEM;
 	old = created ? NULL : name_from(*slot);
@@ -57,7 +59,7 @@ int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *
 	name = malloc(sizeof *name + ev->label_len + 1);
 	if (!name) {
 		if (created)
-			ggmlviz__map_remove(&r->names[table], ev->data.meta.key);
+			ggmlviz__map_remove(&r->names[table], key);
 		return -ENOMEM;
 	}
 	memcpy(name->text, ev->label, ev->label_len);

@@ -59,7 +59,10 @@ struct ggmlviz_reader {
  */
 void ggmlviz__reader_release(struct ggmlviz_reader *r);
 
-/* Records the name carried by a META OP_NAME, BACKEND_NAME or THREAD_NAME record. */
+/*
+ * Records the name carried by a META OP_NAME, BACKEND_NAME or THREAD_NAME
+ * record, or by a THREAD_BEGIN's label (how the original writer named threads).
+ */
 int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *ev);
 
 /* Looks a name up; NULL if unknown. */

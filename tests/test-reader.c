@@ -519,6 +519,36 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* The original writer named threads by THREAD_BEGIN's label; a later THREAD_NAME wins. */
+START_TEST(test_thread_begin_names)
+{
+	struct vbuf b = { 0 };
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	uint8_t pl[32];
+
+	vec_header(&b, 1);
+	vec_memory(pl, 0, 0, 0);
+	vec_record_s(&b, GGMLVIZ_EVENT_THREAD_BEGIN, 5, 777, pl, "worker");
+	vec_record_s(&b, GGMLVIZ_EVENT_THREAD_BEGIN, 5, 778, pl, "");   /* empty: no name */
+	vec_record_s(&b, GGMLVIZ_EVENT_THREAD_BEGIN, 5, 779, pl, NULL); /* none */
+	r = open_mem(b.bytes, b.len);
+	while (ggmlviz_reader_next(r, &ev) == 1)
+		;
+	ck_assert_str_eq(ggmlviz_reader_thread_name(r, 777), "worker");
+	ck_assert_ptr_null(ggmlviz_reader_thread_name(r, 778));
+	ck_assert_ptr_null(ggmlviz_reader_thread_name(r, 779));
+	ggmlviz_reader_close(r);
+	add_name(&b, GGMLVIZ_META_THREAD_NAME, 777, "decoder");
+	r = open_mem(b.bytes, b.len);
+	while (ggmlviz_reader_next(r, &ev) == 1)
+		;
+	ck_assert_str_eq(ggmlviz_reader_thread_name(r, 777), "decoder");
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+}
+END_TEST
+
 /* Many names, repeated: each key keeps one name, lookups stay right. */
 START_TEST(test_many_names)
 {
@@ -649,6 +679,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_rewind);
 	tcase_add_test(tc, test_rewind_after_corruption);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_thread_begin_names);
 	tcase_add_test(tc, test_many_names);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_random_records);

@@ -230,7 +230,8 @@ const char *ggmlviz_reader_op_name(const struct ggmlviz_reader *r, uint32_t op_t
 const char *ggmlviz_reader_backend_name(const struct ggmlviz_reader *r, uint64_t backend_ptr);
 
 /**
- * @brief Name of a thread, from the THREAD_NAME records read so far.
+ * @brief Name of a thread, from the THREAD_NAME records read so far, or
+ * the label of its THREAD_BEGIN (how the original ggml-viz named threads).
  *
  * @param r the reader.
  * @param thread_id a thread_id value of the trace.
