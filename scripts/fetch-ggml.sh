@@ -1,0 +1,138 @@
+#!/bin/sh
+# Fetches a prebuilt GGML (the one inside llama.cpp) and its headers into a
+# git-ignored folder, for the GGML examples, tests and benchmark:
+#
+#     scripts/fetch-ggml.sh [--force] [DIR]      (DIR: third_party/ggml)
+#     ./configure --with-ggml="$PWD/third_party/ggml"
+#
+# Debian has no GGML package; the npm registry has one, prebuilt:
+#   @node-llama-cpp/linux-x64  bins/linux-x64/libggml*.so (x86-64 Linux only)
+#   node-llama-cpp             llama/gitRelease.bundle, the matching
+#                              llama.cpp source, whose ggml/include/ holds
+#                              the headers.
+# DIR gets lib/ (the shared libraries, with the libggml-cpu-<arch>.so
+# variants that ggml_backend_load_all_from_path() picks from), include/
+# (ggml*.h, gguf.h), LICENSE, and VERSION, written last: a folder with a
+# VERSION naming the wanted release is complete, and is left alone unless
+# --force is given. Nothing of GGML is ever committed.
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+NLC_VERSION=3.22.1
+BINS_PACKAGE="@node-llama-cpp/linux-x64@$NLC_VERSION"
+SOURCE_PACKAGE="node-llama-cpp@$NLC_VERSION"
+
+die() {
+	printf 'fetch-ggml: error: %s\n' "$*" >&2
+	exit 1
+}
+
+say() {
+	printf 'fetch-ggml: %s\n' "$*"
+}
+
+usage() {
+	printf 'usage: %s [--force] [DIR]\n' "$0"
+	printf '  fetches GGML (node-llama-cpp %s) into DIR (default: third_party/ggml)\n' \
+		"$NLC_VERSION"
+}
+
+force=no
+dest=
+for arg in "$@"; do
+	case "$arg" in
+	--force) force=yes ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage >&2; die "unknown option '$arg'" ;;
+	*) [ -z "$dest" ] || die "more than one DIR given ('$dest', '$arg')"; dest=$arg ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ -n "$dest" ] || dest="$top/third_party/ggml"
+
+# A complete folder for this release: nothing to do.
+is_complete() {
+	[ -f "$dest/VERSION" ] &&
+		grep -qxF "package=$SOURCE_PACKAGE" "$dest/VERSION" &&
+		[ -f "$dest/include/ggml.h" ] && [ -f "$dest/include/ggml-backend.h" ] &&
+		ls "$dest"/lib/libggml.v*.so >/dev/null 2>&1 &&
+		[ -f "$dest/lib/libggml-base.so" ]
+}
+if [ "$force" = no ] && is_complete; then
+	say "GGML is already in $dest ($(sed -n 's/^ggml=//p' "$dest/VERSION"))"
+	exit 0
+fi
+
+# The prebuilt libraries exist for x86-64 Linux only.
+os=$(uname -s)
+arch=$(uname -m)
+[ "$os" = Linux ] || die "the prebuilt GGML is for Linux only, this is $os;" \
+	"build GGML yourself and use configure --with-ggml=PREFIX"
+[ "$arch" = x86_64 ] || die "the prebuilt GGML is for x86-64 only, this is $arch;" \
+	"build GGML yourself and use configure --with-ggml=PREFIX"
+for tool in npm git tar; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "'$tool' is needed and was not found (apt-get install npm git tar)"
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetch-ggml.XXXXXX") || die "cannot make a temporary folder"
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# npm pack downloads NAME@VERSION's tarball into the current folder.
+npm_pack() {
+	say "downloading $1 from $(npm config get registry 2>/dev/null || echo 'the npm registry')"
+	if ! (cd "$tmp" && npm pack --loglevel=error "$1" >"$tmp/pack.out" 2>"$tmp/pack.err"); then
+		grep -m 3 . "$tmp/pack.err" | sed 's/^/  /' >&2
+		die "could not download $1 (no network, or the registry cannot be reached?)"
+	fi
+	tarball="$tmp/$(tail -n 1 "$tmp/pack.out")"
+	[ -f "$tarball" ] || die "npm pack $1 made no tarball"
+	mkdir -p "$tmp/$2"
+	tar -xzf "$tarball" -C "$tmp/$2" || die "cannot unpack $tarball"
+	rm -f "$tarball"
+}
+npm_pack "$BINS_PACKAGE" bins
+npm_pack "$SOURCE_PACKAGE" source
+
+bins="$tmp/bins/package/bins/linux-x64"
+bundle="$tmp/source/package/llama/gitRelease.bundle"
+ls "$bins"/libggml.v*.so >/dev/null 2>&1 || die "$BINS_PACKAGE holds no libggml.v*.so"
+[ -f "$bundle" ] || die "$SOURCE_PACKAGE holds no llama/gitRelease.bundle"
+
+# Only the headers and the license are needed from the source: fetch the
+# bundle into an empty repository and export those paths, no checkout.
+stage="$tmp/ggml"
+mkdir -p "$stage/lib" "$stage/include"
+git init -q "$tmp/src" || die "git init failed"
+git -C "$tmp/src" fetch -q "$bundle" HEAD 2>"$tmp/git.err" ||
+	{ cat "$tmp/git.err" >&2; die "cannot read $bundle"; }
+commit=$(git -C "$tmp/src" rev-parse FETCH_HEAD)
+git -C "$tmp/src" archive FETCH_HEAD ggml/include LICENSE ggml/CMakeLists.txt |
+	tar -x -C "$tmp/src" || die "cannot extract ggml/include from $bundle"
+cp "$tmp/src"/ggml/include/*.h "$stage/include/"
+cp "$tmp/src/LICENSE" "$stage/LICENSE"
+cp "$bins"/libggml*.so "$stage/lib/"
+
+ggml_version=$(sed -n 's/^set(GGML_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\))$/\2/p' \
+	"$tmp/src/ggml/CMakeLists.txt" | paste -sd. -)
+release=$(sed -n 's/.*"release": *"\([^"]*\)".*/\1/p' \
+	"$tmp/source/package/llama/binariesGithubRelease.json" 2>/dev/null || true)
+{
+	echo "package=$SOURCE_PACKAGE"
+	echo "ggml=${ggml_version:-unknown}"
+	echo "llama.cpp=${release:-unknown}"
+	echo "commit=$commit"
+} >"$stage/VERSION.new"
+
+# Replace the folder in one step, VERSION last, so a cut run leaves no
+# folder that looks complete.
+mkdir -p "$(dirname "$dest")"
+rm -rf "$dest.old"
+[ ! -e "$dest" ] || mv "$dest" "$dest.old"
+mv "$stage" "$dest"
+mv "$dest/VERSION.new" "$dest/VERSION"
+rm -rf "$dest.old"
+say "GGML ${ggml_version:-unknown} (llama.cpp ${release:-unknown}) is in $dest"
+say "next: ./configure --with-ggml=$dest"

@@ -1,0 +1,63 @@
+#!/bin/sh
+# scripts/fetch-ggml.sh without the network: its options, its errors, and
+# that a complete folder is left alone (no download). Prints TAP.
+top_srcdir=${top_srcdir:-.}
+script="$top_srcdir/scripts/fetch-ggml.sh"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+
+result() { # status description
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fail=1
+		sed 's/^/# /' "$tmp/out"
+	fi
+}
+
+# run EXPECTED-STATUS PATTERN [ARG]...: the script exits so and says PATTERN
+run() {
+	want=$1 pattern=$2
+	shift 2
+	sh "$script" "$@" >"$tmp/out" 2>&1
+	got=$?
+	[ "$got" -eq "$want" ] && grep -q -- "$pattern" "$tmp/out"
+}
+
+# A PATH with the tools the script uses, but no npm.
+mkdir "$tmp/bin"
+for tool in sh dirname uname sed grep ls rm mkdir mktemp cat git tar paste tail mv cp; do
+	p=$(command -v "$tool") && ln -s "$p" "$tmp/bin/$tool"
+done
+
+# A folder that looks complete for the wanted release.
+fake="$tmp/ggml"
+mkdir -p "$fake/include" "$fake/lib"
+touch "$fake/include/ggml.h" "$fake/include/ggml-backend.h" "$fake/lib/libggml.v0.5.0.so" \
+	"$fake/lib/libggml-base.so"
+printf 'package=node-llama-cpp@3.22.1\nggml=0.25.1\n' >"$fake/VERSION"
+
+echo "1..6"
+run 0 "usage:" --help
+result $? "--help prints the usage"
+run 1 "unknown option '--bogus'" --bogus
+result $? "an unknown option is named"
+run 1 "more than one DIR" a b
+result $? "two folders are refused"
+PATH="$tmp/bin" run 0 "already in $fake (0.25.1)" "$fake"
+result $? "a complete folder is left alone, without npm or network"
+sed -i 's/3.22.1/3.0.0/' "$fake/VERSION"
+if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
+	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" "$fake"
+	result $? "a folder of another release is fetched again: without npm, a clear error"
+else
+	PATH="$tmp/bin" run 1 "the prebuilt GGML is for" "$fake"
+	result $? "another system than x86-64 Linux gets a clear error"
+fi
+test -f "$fake/include/ggml.h" && grep -q 3.0.0 "$fake/VERSION"
+result $? "a failed fetch leaves the folder as it was"
+exit $fail
