@@ -32,14 +32,41 @@ static inline uint32_t ggmlviz__label_len(struct ggmlviz__ring *r, const char *l
 }
 
 /*
+ * Copies a label with a few overlapping fixed-size moves: tensor names are
+ * short, and a variable-length memcpy expands to `rep movs`, whose startup
+ * costs more than the copy itself.
+ */
+static inline void ggmlviz__label_copy(uint8_t *dst, const char *src, uint32_t n)
+{
+	if (n >= 16 && n <= 64) {
+		for (uint32_t i = 0; i + 16 < n; i += 16)
+			memcpy(dst + i, src + i, 16);
+		memcpy(dst + n - 16, src + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else if (n > 0 && n < 4) {
+		dst[0] = (uint8_t)src[0];
+		dst[n / 2] = (uint8_t)src[n / 2];
+		dst[n - 1] = (uint8_t)src[n - 1];
+	} else if (n > 64) {
+		memcpy(dst, src, n);
+	}
+}
+
+/*
  * Starts a record of `type` if the mask has all of `bits`: writes type,
  * timestamp, thread and label, and returns where its 32-byte payload goes
  * (the caller writes every payload byte, then calls ggmlviz__emit_close).
  * NULL: nothing to record (not active, or dropped and counted).
  * The label is kept only if the mask also has `label_bits` (0 = always).
  */
-static inline uint8_t *ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type,
-					  const char *label, unsigned label_bits)
+__attribute__((always_inline)) static inline uint8_t *
+ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type, const char *label,
+		   unsigned label_bits)
 {
 	struct ggmlviz__ring *r;
 	unsigned mask;
@@ -71,7 +98,7 @@ static inline uint8_t *ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits
 	p[REC_HAS_LABEL] = label != NULL;
 	if (label) {
 		put_u32(p + REC_LABEL_LEN, len);
-		memcpy(p + REC_LABEL, label, len);
+		ggmlviz__label_copy(p + REC_LABEL, label, len);
 	}
 	e->ring = r;
 	return p + REC_PAYLOAD;
@@ -80,7 +107,7 @@ out:
 	return NULL;
 }
 
-static inline void ggmlviz__emit_close(struct ggmlviz__emit *e)
+__attribute__((always_inline)) static inline void ggmlviz__emit_close(struct ggmlviz__emit *e)
 {
 	ggmlviz__ring_commit(e->ring, e->need);
 	ggmlviz__ring_leave(e->ring);
