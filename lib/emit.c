@@ -8,6 +8,7 @@
 
 #include "emit.h"
 
+/* The address only: the tracer never reads through the pointers it records. */
 static inline uint64_t addr(const void *p)
 {
 	return (uint64_t)(uintptr_t)p;
@@ -24,23 +25,23 @@ uint32_t ggmlviz__label_cut(struct ggmlviz__ring *r, const char *label)
 	return n;
 }
 
-static inline void put_op(uint8_t *pl, const void *tensor, uint32_t op_type, uint64_t op_size,
-			  const void *backend)
+static inline void put_op(uint8_t *pl, uint64_t tensor, uint32_t op_type, uint64_t op_size,
+			  uint64_t backend)
 {
-	put_u64(pl + OP_TENSOR, addr(tensor));
+	put_u64(pl + OP_TENSOR, tensor);
 	put_u32(pl + OP_TYPE, op_type);
 	put_u32(pl + OP_HOLE, 0);
 	put_u64(pl + OP_SIZE, op_size);
-	put_u64(pl + OP_BACKEND, addr(backend));
+	put_u64(pl + OP_BACKEND, backend);
 }
 
-static inline void put_graph(uint8_t *pl, const void *graph, uint32_t n_nodes, uint32_t n_threads,
-			     const void *backend)
+static inline void put_graph(uint8_t *pl, uint64_t graph, uint32_t n_nodes, uint32_t n_threads,
+			     uint64_t backend)
 {
-	put_u64(pl + GRAPH_PTR, addr(graph));
+	put_u64(pl + GRAPH_PTR, graph);
 	put_u32(pl + GRAPH_NODES, n_nodes);
 	put_u32(pl + GRAPH_THREADS, n_threads);
-	put_u64(pl + GRAPH_BACKEND, addr(backend));
+	put_u64(pl + GRAPH_BACKEND, backend);
 	put_u64(pl + GRAPH_ZERO, 0);
 }
 
@@ -58,8 +59,8 @@ static inline void put_user(uint8_t *pl, uint64_t value)
 	memset(pl + USER_ZERO, 0, GGMLVIZ_PAYLOAD_SIZE - USER_ZERO);
 }
 
-static inline void emit_op(uint8_t type, const void *tensor, uint32_t op_type, uint64_t op_size,
-			   const void *backend, const char *label)
+static inline void emit_op(uint8_t type, uint64_t tensor, uint32_t op_type, uint64_t op_size,
+			   uint64_t backend, const char *label)
 {
 	struct ggmlviz__emit e;
 	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, type, label, GGMLVIZ__NAMES);
@@ -70,8 +71,8 @@ static inline void emit_op(uint8_t type, const void *tensor, uint32_t op_type, u
 	ggmlviz__emit_close(&e);
 }
 
-static inline void emit_graph(uint8_t type, const void *graph, uint32_t n_nodes,
-			      uint32_t n_threads, const void *backend)
+static inline void emit_graph(uint8_t type, uint64_t graph, uint32_t n_nodes,
+			      uint32_t n_threads, uint64_t backend)
 {
 	struct ggmlviz__emit e;
 	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, NULL, 0);
@@ -108,25 +109,25 @@ static inline void emit_user(uint8_t type, const char *name, uint64_t value)
 void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
 			 const void *backend)
 {
-	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, graph, n_nodes, n_threads, backend);
+	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, addr(graph), n_nodes, n_threads, addr(backend));
 }
 
 void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
 		       const void *backend)
 {
-	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_END, graph, n_nodes, n_threads, backend);
+	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_END, addr(graph), n_nodes, n_threads, addr(backend));
 }
 
 void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
 		      const void *backend, const char *label)
 {
-	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, op_size, backend, label);
+	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, addr(tensor), op_type, op_size, addr(backend), label);
 }
 
 void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
 		    const void *backend, const char *label)
 {
-	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, op_size, backend, label);
+	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, addr(tensor), op_type, op_size, addr(backend), label);
 }
 
 static inline uint32_t dim(const int64_t *ne, int i)

@@ -129,6 +129,8 @@ static void once_per_process(void)
 	atexit(at_exit);
 }
 
+static int stop_locked(void);
+
 /* ---- start ---- */
 
 /* The output path with each "%p" replaced by the pid; the caller frees it. */
@@ -218,8 +220,10 @@ static int start_locked(const struct ggmlviz_config *cfg)
 	char *path;
 	int rc;
 
-	if (writer)
+	if (writer && ggmlviz_is_active())
 		return -EALREADY;
+	if (writer)
+		stop_locked(); /* recording ended on its own (max_events, I/O error): close it */
 	pthread_once(&process_once, once_per_process);
 	path = expand_path(cfg->output);
 	if (!path)
@@ -308,19 +312,16 @@ void ggmlviz_get_stats(struct ggmlviz_stats *out)
 
 /* ---- stop ---- */
 
-int ggmlviz_stop(void)
+static int stop_locked(void)
 {
 	int rc;
 
-	pthread_mutex_lock(&session_lock);
-	if (!writer) {
-		pthread_mutex_unlock(&session_lock);
-		return 0;
-	}
 	ggmlviz__mask_set(0);
 	quiesce();
 	rc = ggmlviz__writer_close(writer, ggmlviz__gettid());
 	collect(writer, &last_stats);
+	if (rc < 0 && last_stats.error == 0)
+		last_stats.error = rc; /* closing the file failed */
 	ggmlviz__writer_free(writer);
 	writer = NULL;
 	ggmlviz__registry_lock();
@@ -331,6 +332,16 @@ int ggmlviz_stop(void)
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
 		     " dropped, %" PRIu64 " bytes", last_stats.emitted, last_stats.written,
 		     last_stats.dropped, last_stats.bytes_written);
+	return rc;
+}
+
+int ggmlviz_stop(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&session_lock);
+	if (writer)
+		rc = stop_locked();
 	pthread_mutex_unlock(&session_lock);
 	return rc;
 }

@@ -464,6 +464,37 @@ START_TEST(max_events_is_exact)
 }
 END_TEST
 
+/* Once recording ended on its own, start closes that session and opens a new one. */
+START_TEST(start_after_recording_ended_on_its_own)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	char second[4096];
+
+	tu_path(path, sizeof path, "ended");
+	tu_path(second, sizeof second, "after-ended");
+	tu_config(&cfg, path);
+	cfg.max_events = 10;
+	start_with(&cfg);
+	for (int i = 0; i < 100; i++)
+		ggmlviz_mark(NULL, (uint64_t)i);
+	for (int i = 0; i < 200 && ggmlviz_is_active(); i++)
+		usleep(5000);
+	ck_assert_int_eq(ggmlviz_is_active(), 0);
+	tu_config(&cfg, second);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0); /* not -EALREADY */
+	ggmlviz_mark(NULL, 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.trace_end_last, 1); /* the first file was closed properly */
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 10);
+	ck_assert_int_eq(tu_summarize(second, &s), 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 1);
+	unlink(path);
+	unlink(second);
+}
+END_TEST
+
 START_TEST(start_errors)
 {
 	struct ggmlviz_config cfg;
@@ -626,6 +657,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, ring_wraps_with_labels_across_the_end);
 	tcase_add_test(tc, overflow_drops_and_says_so);
 	tcase_add_test(tc, max_events_is_exact);
+	tcase_add_test(tc, start_after_recording_ended_on_its_own);
 	tcase_add_test(tc, start_errors);
 	tcase_add_test(tc, disable_starts_nothing);
 	tcase_add_test(tc, pid_in_path);

@@ -36,6 +36,21 @@ extern "C" {
  * @endcode
  */
 
+/** @cond GGMLVIZ_INTERNAL */
+/*
+ * The tracer records addresses, it never reads through them: tell GCC, or
+ * it warns "may be used uninitialized" when a program passes the address of
+ * memory it has just allocated (GCC 10 and later).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 10
+#define GGMLVIZ__ADDRESS_ONLY(...) __attribute__((__VA_ARGS__))
+#define GGMLVIZ__NONE(n) access(none, n)
+#else
+#define GGMLVIZ__ADDRESS_ONLY(...)
+#define GGMLVIZ__NONE(n)
+#endif
+/** @endcond */
+
 /** @brief What a full ring does with a new event. */
 enum ggmlviz_overflow {
 	/** Drop the event and count it (the default: never slow the application). */
@@ -167,6 +182,9 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  *
  * @param cfg the settings (copied; borrowed during the call), or NULL for
  *        the defaults overridden by the environment.
+ * A session whose recording ended on its own (max_events reached, or an
+ * I/O error) is first closed as by ggmlviz_stop().
+ *
  * @return 0 on success (also when cfg->disable is set: nothing starts);
  *         -EALREADY if tracing is already active; -EINVAL if a setting is
  *         out of range; -ENOMEM; or the negative errno of opening or
@@ -222,7 +240,7 @@ void ggmlviz_get_stats(struct ggmlviz_stats *out);
  * @param backend the backend computing it, or NULL for CPU / unknown.
  */
 void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
-			 const void *backend);
+			 const void *backend) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(4));
 
 /**
  * @brief Records GRAPH_COMPUTE_END: the graph computation begun with the
@@ -234,7 +252,7 @@ void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads
  * @param backend the backend computing it, or NULL.
  */
 void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
-		       const void *backend);
+		       const void *backend) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(4));
 
 /**
  * @brief Records OP_COMPUTE_BEGIN: one node starts computing.
@@ -249,7 +267,8 @@ void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
  *        dropped when tensor_names is off; cut to GGMLVIZ_LABEL_MAX bytes).
  */
 void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
-		      const void *backend, const char *label);
+		      const void *backend, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(4));
 
 /**
  * @brief Records OP_COMPUTE_END: the node begun with the same @p tensor on
@@ -262,7 +281,8 @@ void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
  * @param label the tensor name, or NULL (copied).
  */
 void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
-		    const void *backend, const char *label);
+		    const void *backend, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(4));
 
 /**
  * @brief Records OP_INFO: the shape, element type and work of an op.
@@ -277,7 +297,7 @@ void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
  * @param type_name the element type ("f32", "q4_0"), or NULL (copied).
  */
 void ggmlviz_op_info(const void *tensor, const int64_t ne[4], uint64_t flops,
-		     const char *type_name);
+		     const char *type_name) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
  * @brief Records TENSOR_ALLOC. Recorded only when memory_tracking is on.
@@ -286,7 +306,8 @@ void ggmlviz_op_info(const void *tensor, const int64_t ne[4], uint64_t flops,
  * @param size its size in bytes.
  * @param label the tensor or buffer name, or NULL (copied).
  */
-void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label);
+void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
  * @brief Records TENSOR_FREE. Recorded only when memory_tracking is on.
@@ -295,7 +316,8 @@ void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label);
  * @param size its size in bytes, or 0 if unknown.
  * @param label a name, or NULL (copied).
  */
-void ggmlviz_tensor_free(const void *ptr, uint64_t size, const char *label);
+void ggmlviz_tensor_free(const void *ptr, uint64_t size, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
  * @brief Records BARRIER_WAIT: this thread waited at a barrier.
@@ -303,7 +325,8 @@ void ggmlviz_tensor_free(const void *ptr, uint64_t size, const char *label);
  * @param barrier identifies the barrier.
  * @param waited_ns how long the thread waited, 0 if unknown.
  */
-void ggmlviz_barrier_wait(const void *barrier, uint64_t waited_ns);
+void ggmlviz_barrier_wait(const void *barrier, uint64_t waited_ns)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
  * @brief Records a META THREAD_NAME record naming the calling thread.
