@@ -1,0 +1,430 @@
+/*
+ * gen-trace: writes a synthetic GGMLVIZ v1 trace whose every record is
+ * known, so that the tests of the ggmlviz command can reason their
+ * expected output from the model below. It writes the bytes itself, from
+ * FORMAT.md, with no code of the library or of the command.
+ *
+ * The model (all times in ns; f(g) = g % 10 + 1; M = main thread =
+ * --tid-base, W = worker = M + 1):
+ *
+ *   prologue at T0 on M: PROCESS(pid, name) unless --no-process,
+ *     THREAD_NAME M "main", THREAD_NAME W "worker-1", OP_NAME x4,
+ *     BACKEND_NAME 0xB1 "CUDA0", THREAD_BEGIN on W, then TENSOR_ALLOC
+ *     "blk.l.weight" of (l+1) MiB at T0+100+l for each layer l.
+ *   graph g (g = 0..G-1) on thread M when g is even, W when odd, from t:
+ *     SCOPE_BEGIN "decode" (value g), MARK "token" (g), COUNTER "kv_used"
+ *     (10g - 5) at t; GRAPH_BEGIN at t+10 (ptr 0x6000, nodes 4L+1, 1
+ *     thread); TENSOR_ALLOC "scratch" 0x900000 of 4096 f(g) at t+20; from
+ *     t+30 the ops, one after another, 10 ns apart; each layer l runs
+ *     RMS_NORM "attn_norm-l" 2000 f(g), MUL_MAT "Qcur-l" 10000 f(g) on
+ *     CUDA0 with OP_INFO (ne 4096x32x1x1, f32, 2e6 f(g) flops, right after
+ *     its begin), SOFT_MAX "kq_soft_max-l" 3000 f(g), ADD "ffn_out-l"
+ *     1000 f(g); graph 0 then runs op type 99 (no OP_NAME) with a label
+ *     full of bytes to escape, 500 ns, and op type 31 (no OP_NAME) as
+ *     "Kcur-3 (view)", 700 ns, then as "-7", 300 ns; every graph ends
+ *     with MUL_MAT "result_output" 10000 f(g) on CUDA0 (no OP_INFO) (the
+ *     tensor addresses and output sizes: layer_ops() and one_graph()).
+ *     Then TENSOR_FREE scratch (size 0: unknown) at c, GRAPH_END at c+10,
+ *     SCOPE_END at c+20;
+ *     the next graph starts at c+1000. After graph 1, on W: DROPPED 7.
+ *   epilogue at t: BARRIER_WAIT on W (500 ns), TENSOR_FREE of the weights
+ *     of layers 1.. at t+l (layer 0 stays allocated), THREAD_FREE on W at
+ *     t+100, with --unknown a record of type 200 at t+200, and unless
+ *     --no-end TRACE_END at t+300 (written = records before it, dropped).
+ *
+ * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
+ * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
+ * to 7. On stdout: records=, bytes=, last_record_offset=, graphs=, and
+ * corrupt_offset= when --corrupt is given.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { T_GB, T_GE, T_OB, T_OE, T_ALLOC, T_FREE, T_BARRIER, T_TBEGIN, T_TFREE, T_META,
+       T_MARK, T_COUNTER, T_SB, T_SE, T_INFO };
+enum { M_OP_NAME = 1, M_THREAD_NAME, M_BACKEND_NAME, M_PROCESS, M_DROPPED, M_TRACE_END };
+
+struct gen {
+	FILE *f;
+	uint64_t bytes, records, last_offset;
+	uint64_t corrupt_index, corrupt_offset; /* UINT64_MAX: none */
+	uint64_t t0, pid;
+	uint32_t main_tid, layers;
+	uint64_t graphs, size_limit; /* size_limit: bytes, 0 = use graphs */
+	const char *process, *magic;
+	uint32_t version;
+	int no_end, unknown, no_process;
+	uint64_t cut, dropped;
+};
+
+struct op_kind {
+	uint32_t type;
+	const char *name, *label;
+	uint64_t base;
+	int on_gpu, has_info;
+};
+
+static const struct op_kind kinds[] = {
+	{ 20, "RMS_NORM", "attn_norm", 2000, 0, 0 },
+	{ 26, "MUL_MAT", "Qcur", 10000, 1, 1 },
+	{ 40, "SOFT_MAX", "kq_soft_max", 3000, 0, 0 },
+	{ 2, "ADD", "ffn_out", 1000, 0, 0 },
+};
+
+#define GPU 0xB1u
+/* quotes, controls, valid UTF-8 (2, 3, 4 bytes) and invalid: a stray byte, an
+ * overlong form, a surrogate, past U+10FFFF, a sequence cut by the end */
+static const char weird[] = "we\"ird\\\n\t\x01\x7f\xff\xc3\xa9 \xe2\x82\xac/\xc0\xaf"
+			    "\xe0\x80\xaf\xed\xa0\x80\xf4\x90\x80\x80\xf0\x9f\x98\x80\xe2\x82";
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void out(struct gen *g, const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, g->f) != n) {
+		perror("gen-trace: write");
+		exit(1);
+	}
+	g->bytes += n;
+}
+
+/* One record: the 46-byte fixed part, then the label if any. */
+static void record(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, const uint8_t pl[32],
+		   const char *label, size_t label_len)
+{
+	uint8_t rec[50];
+
+	if (g->records == g->corrupt_index)
+		g->corrupt_offset = g->bytes;
+	g->last_offset = g->bytes;
+	g->records++;
+	rec[0] = type;
+	put64(rec + 1, ts);
+	put32(rec + 9, tid);
+	memcpy(rec + 13, pl, 32);
+	rec[45] = label ? 1 : 0;
+	put32(rec + 46, (uint32_t)label_len);
+	out(g, rec, label ? 50 : 46);
+	if (label)
+		out(g, label, label_len);
+}
+
+static void rec_str(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, const uint8_t pl[32],
+		    const char *label)
+{
+	record(g, type, ts, tid, pl, label, label ? strlen(label) : 0);
+}
+
+static void meta(struct gen *g, uint64_t ts, uint32_t tid, uint32_t kind, uint64_t key,
+		 uint64_t v1, uint64_t v2, const char *label)
+{
+	uint8_t pl[32] = { 0 };
+
+	put32(pl, kind);
+	put64(pl + 8, key);
+	put64(pl + 16, v1);
+	put64(pl + 24, v2);
+	rec_str(g, T_META, ts, tid, pl, label);
+}
+
+static void mem(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, uint64_t ptr,
+		uint64_t size, const char *label)
+{
+	uint8_t pl[32] = { 0 };
+
+	put64(pl, ptr);
+	put64(pl + 8, size);
+	rec_str(g, type, ts, tid, pl, label);
+}
+
+static void user(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, uint64_t value,
+		 const char *label)
+{
+	uint8_t pl[32] = { 0 };
+
+	put64(pl, value);
+	rec_str(g, type, ts, tid, pl, label);
+}
+
+static void graph(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
+{
+	uint8_t pl[32] = { 0 };
+
+	put64(pl, 0x6000);
+	put32(pl + 8, 4 * g->layers + 1);
+	put32(pl + 12, 1);
+	rec_str(g, type, ts, tid, pl, NULL);
+}
+
+static void op_info(struct gen *g, uint64_t ts, uint32_t tid, uint64_t tensor, uint64_t flops)
+{
+	uint8_t pl[32] = { 0 };
+
+	put64(pl, tensor);
+	put32(pl + 8, 4096);
+	put32(pl + 12, 32);
+	put32(pl + 16, 1);
+	put32(pl + 20, 1);
+	put64(pl + 24, flops);
+	rec_str(g, T_INFO, ts, tid, pl, "f32");
+}
+
+struct op {
+	uint64_t tensor, size, backend, dur, flops;
+	uint32_t type;
+	const char *label;
+	size_t label_len;
+};
+
+/* Begin, OP_INFO when flops is set, end; returns the end time. */
+static uint64_t op(struct gen *g, uint64_t ts, uint32_t tid, const struct op *o)
+{
+	uint8_t pl[32] = { 0 };
+
+	put64(pl, o->tensor);
+	put32(pl + 8, o->type);
+	put64(pl + 16, o->size);
+	put64(pl + 24, o->backend);
+	record(g, T_OB, ts, tid, pl, o->label, o->label_len);
+	if (o->flops)
+		op_info(g, ts + 1, tid, o->tensor, o->flops);
+	record(g, T_OE, ts + o->dur, tid, pl, o->label, o->label_len);
+	return ts + o->dur;
+}
+
+static uint64_t layer_ops(struct gen *g, uint64_t c, uint32_t tid, uint32_t l, uint64_t f)
+{
+	char label[64];
+
+	for (uint32_t k = 0; k < 4; k++) {
+		const struct op_kind *kd = &kinds[k];
+		struct op o = { 0x100000u + (l * 8u + k) * 0x100u, 4096u * (k + 1),
+				kd->on_gpu ? GPU : 0, kd->base * f, kd->has_info ? 2000000u * f : 0,
+				kd->type, label, 0 };
+
+		o.label_len = (size_t)snprintf(label, sizeof label, "%s-%u", kd->label, l);
+		c = op(g, c, tid, &o) + 10;
+	}
+	return c;
+}
+
+/* Graph gi from time t; returns the start of the next graph. */
+static uint64_t one_graph(struct gen *g, uint64_t gi, uint64_t t)
+{
+	uint32_t tid = g->main_tid + (uint32_t)(gi % 2);
+	uint64_t f = gi % 10 + 1, c = t + 30;
+	struct op weird_op = { 0x1E0000, 1, 0, 500, 0, 99, weird, sizeof weird - 1 };
+	struct op view = { 0x1E0100, 2, 0, 700, 0, 31, "Kcur-3 (view)", 13 };
+	struct op dash = { 0x1E0200, 3, 0, 300, 0, 31, "-7", 2 };
+	struct op result = { 0x1F0000, 65536, GPU, 10000 * f, 0, 26, "result_output", 13 };
+
+	user(g, T_SB, t, tid, gi, "decode");
+	user(g, T_MARK, t, tid, gi, "token");
+	user(g, T_COUNTER, t, tid, (uint64_t)((int64_t)gi * 10 - 5), "kv_used");
+	graph(g, T_GB, t + 10, tid);
+	mem(g, T_ALLOC, t + 20, tid, 0x900000, 4096 * f, "scratch");
+	for (uint32_t l = 0; l < g->layers; l++)
+		c = layer_ops(g, c, tid, l, f);
+	if (gi == 0) {
+		c = op(g, c, tid, &weird_op) + 10;
+		c = op(g, c, tid, &view) + 10;
+		c = op(g, c, tid, &dash) + 10;
+	}
+	c = op(g, c, tid, &result) + 10;
+	mem(g, T_FREE, c, tid, 0x900000, 0, NULL);
+	graph(g, T_GE, c + 10, tid);
+	user(g, T_SE, c + 20, tid, gi, "decode");
+	if (gi == 1) {
+		meta(g, c + 30, g->main_tid + 1, M_DROPPED, g->main_tid + 1, 7, 0, NULL);
+		g->dropped = 7;
+	}
+	return c + 1000;
+}
+
+static void prologue(struct gen *g)
+{
+	uint32_t m = g->main_tid, w = m + 1;
+	char label[64];
+
+	if (!g->no_process)
+		meta(g, g->t0, m, M_PROCESS, g->pid, 0, 0, g->process);
+	meta(g, g->t0, m, M_THREAD_NAME, m, 0, 0, "main");
+	meta(g, g->t0, m, M_THREAD_NAME, w, 0, 0, "worker-1");
+	for (size_t k = 0; k < 4; k++)
+		meta(g, g->t0, m, M_OP_NAME, kinds[k].type, 0, 0, kinds[k].name);
+	meta(g, g->t0, m, M_BACKEND_NAME, GPU, 0, 0, "CUDA0");
+	mem(g, T_TBEGIN, g->t0, w, 0, 0, NULL);
+	for (uint32_t l = 0; l < g->layers; l++) {
+		snprintf(label, sizeof label, "blk.%u.weight", l);
+		mem(g, T_ALLOC, g->t0 + 100 + l, m, 0x200000u + l * 0x1000u,
+		    (uint64_t)(l + 1) << 20, label);
+	}
+}
+
+static void epilogue(struct gen *g, uint64_t t)
+{
+	uint32_t m = g->main_tid, w = m + 1;
+	uint8_t pl[32] = { 0 };
+
+	mem(g, T_BARRIER, t, w, 0xBA, 500, NULL);
+	for (uint32_t l = 1; l < g->layers; l++)
+		mem(g, T_FREE, t + l, m, 0x200000u + l * 0x1000u, (uint64_t)(l + 1) << 20, NULL);
+	mem(g, T_TFREE, t + 100, w, 0, 0, NULL);
+	if (g->unknown)
+		rec_str(g, 200, t + 200, m, pl, "future");
+	if (!g->no_end)
+		meta(g, t + 300, m, M_TRACE_END, 0, g->records, g->dropped, NULL);
+}
+
+static void header(struct gen *g)
+{
+	uint8_t h[12];
+
+	memcpy(h, g->magic, 8);
+	put32(h + 8, g->version);
+	out(g, h, sizeof h);
+}
+
+static uint64_t number(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end) {
+		fprintf(stderr, "gen-trace: %s: bad number '%s'\n", opt, s);
+		exit(2);
+	}
+	return (uint64_t)v;
+}
+
+static int option(struct gen *g, const char *opt, const char *val)
+{
+	if (!strcmp(opt, "--graphs"))
+		g->graphs = number(opt, val);
+	else if (!strcmp(opt, "--layers"))
+		g->layers = (uint32_t)number(opt, val);
+	else if (!strcmp(opt, "--size-mb"))
+		g->size_limit = number(opt, val) << 20;
+	else if (!strcmp(opt, "--pid"))
+		g->pid = number(opt, val);
+	else if (!strcmp(opt, "--tid-base"))
+		g->main_tid = (uint32_t)number(opt, val);
+	else if (!strcmp(opt, "--t0"))
+		g->t0 = number(opt, val);
+	else if (!strcmp(opt, "--process"))
+		g->process = val;
+	else if (!strcmp(opt, "--cut-bytes"))
+		g->cut = number(opt, val);
+	else if (!strcmp(opt, "--corrupt"))
+		g->corrupt_index = number(opt, val);
+	else if (!strcmp(opt, "--magic") && strlen(val) == 8)
+		g->magic = val;
+	else if (!strcmp(opt, "--version"))
+		g->version = (uint32_t)number(opt, val);
+	else
+		return -1;
+	return 0;
+}
+
+static void usage(void)
+{
+	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
+	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--unknown]\n"
+	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
+	      stderr);
+	exit(2);
+}
+
+static const char *parse(struct gen *g, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		if (!strcmp(argv[i], "--no-end"))
+			g->no_end = 1;
+		else if (!strcmp(argv[i], "--unknown"))
+			g->unknown = 1;
+		else if (!strcmp(argv[i], "--no-process"))
+			g->no_process = 1;
+		else if (i + 1 >= argc || option(g, argv[i], argv[i + 1]) < 0)
+			usage();
+		else
+			i++;
+	}
+	if (i != argc - 1)
+		usage();
+	return argv[i];
+}
+
+/* Sets has_label of the record at off to 7, and cuts the file if asked. */
+static void damage(struct gen *g, const char *path)
+{
+	FILE *f = fopen(path, "r+b");
+
+	if (!f || (g->corrupt_offset != UINT64_MAX &&
+		   (fseeko(f, (off_t)(g->corrupt_offset + 45), SEEK_SET) || fputc(7, f) == EOF)) ||
+	    (g->cut && ftruncate(fileno(f), (off_t)(g->bytes - g->cut)) < 0) || fclose(f)) {
+		perror("gen-trace: damage");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g = { .t0 = 1700000000000000000ull, .pid = 4242, .main_tid = 1001,
+			 .layers = 2, .graphs = 4, .process = "gen-trace", .magic = "GGMLVIZ1",
+			 .version = 1, .corrupt_index = UINT64_MAX, .corrupt_offset = UINT64_MAX };
+	static char buf[1 << 20];
+	const char *path;
+	uint64_t t, gi;
+
+	if (argc == 1) {
+		/* run by make check as a test: it is a helper of tests/test-tool*.sh */
+		puts("1..0 # SKIP helper of tests/test-tool.sh, not a test by itself");
+		return 0;
+	}
+	path = parse(&g, argc, argv);
+	g.f = fopen(path, "wb");
+	if (!g.f) {
+		perror(path);
+		return 1;
+	}
+	setvbuf(g.f, buf, _IOFBF, sizeof buf);
+	header(&g);
+	prologue(&g);
+	t = g.t0 + 1000;
+	for (gi = 0; g.size_limit ? g.bytes < g.size_limit : gi < g.graphs; gi++)
+		t = one_graph(&g, gi, t);
+	epilogue(&g, t);
+	if (fclose(g.f)) {
+		perror(path);
+		return 1;
+	}
+	damage(&g, path);
+	printf("records=%" PRIu64 "\nbytes=%" PRIu64 "\nlast_record_offset=%" PRIu64
+	       "\ngraphs=%" PRIu64 "\n", g.records, g.bytes, g.last_offset, gi);
+	if (g.corrupt_offset != UINT64_MAX)
+		printf("corrupt_offset=%" PRIu64 "\n", g.corrupt_offset);
+	return 0;
+}

@@ -1,0 +1,295 @@
+/*
+ * Unit tests of the pieces of the ggmlviz command that its end-to-end
+ * tests (tests/test-tool.sh) reach only in part: the hash table under many
+ * removals, the quantile error bound on random durations, strict UTF-8,
+ * JSON and CSV escaping, and the parsing of durations and counts.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-compat.h"
+
+#include "../tools/agg.h"
+#include "../tools/cli.h"
+#include "../tools/htab.h"
+
+struct item {
+	uint64_t key;
+};
+
+static bool item_eq(const void *item, const void *key)
+{
+	return ((const struct item *)item)->key == *(const uint64_t *)key;
+}
+
+/*
+ * A poor hash on purpose: every key wants one of the last 7 slots, so runs
+ * of collisions are long and wrap around the end of the table, the hard
+ * cases of backward-shift deletion.
+ */
+static uint64_t bad_hash(uint64_t key)
+{
+	return ~(key % 7);
+}
+
+START_TEST(htab_survives_removals)
+{
+	enum { N = 2000 };
+	static struct item items[N];
+	struct ggmlviz__htab t = { 0 };
+	uint64_t state = 12345;
+
+	for (uint64_t i = 0; i < N; i++) {
+		items[i].key = i;
+		ck_assert_int_eq(ggmlviz__htab_add(&t, bad_hash(i), &items[i]), 0);
+	}
+	for (int round = 0; round < 3 * N; round++) {
+		uint64_t k;
+
+		state = state * 6364136223846793005ull + 1442695040888963407ull;
+		k = (state >> 33) % N;
+		if (ggmlviz__htab_find(&t, bad_hash(k), item_eq, &k)) {
+			ck_assert_ptr_eq(ggmlviz__htab_remove(&t, bad_hash(k), item_eq, &k), &items[k]);
+			ck_assert_ptr_null(ggmlviz__htab_find(&t, bad_hash(k), item_eq, &k));
+		} else {
+			ck_assert_int_eq(ggmlviz__htab_add(&t, bad_hash(k), &items[k]), 0);
+		}
+	}
+	/* every key still in is found, and the count agrees with a walk */
+	size_t cursor = 0, walked = 0;
+	struct item *it;
+	while ((it = ggmlviz__htab_next(&t, &cursor))) {
+		ck_assert_ptr_eq(ggmlviz__htab_find(&t, bad_hash(it->key), item_eq, &it->key), it);
+		walked++;
+	}
+	ck_assert_uint_eq(walked, t.count);
+	ggmlviz__htab_free(&t);
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* p50 and p95 of random durations over 9 decades: within 1/64 of nearest rank. */
+START_TEST(quantiles_within_bound)
+{
+	enum { N = 5001 };
+	static uint64_t v[N];
+	struct ggmlviz__dist d = { 0 };
+	uint64_t state = 42 + (uint64_t)_i, total = 0;
+	static const double qs[] = { 0.01, 0.5, 0.9, 0.95, 0.99, 1.0 };
+
+	for (int i = 0; i < N; i++) {
+		state = state * 6364136223846793005ull + 1442695040888963407ull;
+		v[i] = (uint64_t)pow(10.0, (double)(state >> 11) / 9007199254740992.0 * 9.0);
+		total += v[i];
+		ck_assert_int_eq(ggmlviz__dist_add(&d, v[i]), 0);
+	}
+	qsort(v, N, sizeof v[0], cmp_u64);
+	ck_assert_uint_eq(d.count, N);
+	ck_assert_uint_eq(d.total, total);
+	ck_assert_uint_eq(d.min, v[0]);
+	ck_assert_uint_eq(d.max, v[N - 1]);
+	for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+		uint64_t exact = v[(size_t)ceil(qs[i] * N) - 1], got = ggmlviz__dist_quantile(&d, qs[i]);
+		double err = fabs((double)got - (double)exact);
+		ck_assert_msg(err < (double)exact / 64 || (exact < 64 && err == 0),
+			      "q%.2f: %llu for %llu", qs[i], (unsigned long long)got,
+			      (unsigned long long)exact);
+	}
+	ggmlviz__dist_free(&d);
+}
+END_TEST
+
+START_TEST(quantile_of_nothing)
+{
+	struct ggmlviz__dist d = { 0 };
+
+	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 0.5), 0);
+	ck_assert_int_eq(ggmlviz__dist_add(&d, UINT64_MAX), 0);
+	ck_assert_int_eq(ggmlviz__dist_add(&d, 0), 0);
+	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 1.0), UINT64_MAX);
+	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 0.5), 0);
+	ggmlviz__dist_free(&d);
+}
+END_TEST
+
+/* Writes through f into memory and returns the NUL-terminated text (freed by the caller). */
+static char *render(void (*f)(struct ggmlviz__out *, const char *, size_t), const char *s,
+		    size_t len)
+{
+	struct ggmlviz__out o;
+
+	ggmlviz__out_memory(&o);
+	f(&o, s, len);
+	ggmlviz__out_char(&o, '\0');
+	ck_assert_int_eq(o.error, 0);
+	return o.buf;
+}
+
+static const struct {
+	const char *in, *json, *text, *csv;
+} escapes[] = {
+	{ "plain", "\"plain\"", "plain", "plain" },
+	{ "q\"b\\", "\"q\\\"b\\\\\"", "q\\\"b\\\\", "\"q\"\"b\\\"" },
+	{ "\n\t\r\b\f\x01\x1f\x7f", "\"\\n\\t\\r\\b\\f\\u0001\\u001f\x7f\"",
+	  "\\n\\t\\r\\x08\\x0c\\x01\\x1f\\x7f", "\"\n\t\r\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+	{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
+	  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" },
+	/* overlong, surrogate, past U+10FFFF, lone continuation, cut sequence */
+	{ "\xc0\xaf", "\"\\ufffd\\ufffd\"", "\\xc0\\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"", "\\xe0\\x80\\xaf",
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"", "\\xed\\xa0\\x80",
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "\\xf4\\x90\\x80\\x80",
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "\x80x", "\"\\ufffdx\"", "\\x80x", "\xef\xbf\xbdx" },
+	{ "\xe2\x82x\xe2\x82", "\"\\ufffdx\\ufffd\"", "\\xe2\\x82x\\xe2\\x82",
+	  "\xef\xbf\xbdx\xef\xbf\xbd" },
+	{ "a,b", "\"a,b\"", "a,b", "\"a,b\"" },
+	{ " pad", "\" pad\"", " pad", "\" pad\"" },
+};
+
+START_TEST(escaping)
+{
+	const char *in = escapes[_i].in;
+	char *json = render(ggmlviz__json_str, in, strlen(in));
+	char *text = render(ggmlviz__text_str, in, strlen(in));
+	char *csv = render(ggmlviz__csv_str, in, strlen(in));
+
+	ck_assert_str_eq(json, escapes[_i].json);
+	ck_assert_str_eq(text, escapes[_i].text);
+	ck_assert_str_eq(csv, escapes[_i].csv);
+	free(json);
+	free(text);
+	free(csv);
+}
+END_TEST
+
+START_TEST(json_null_and_numbers)
+{
+	struct ggmlviz__out o;
+
+	ggmlviz__out_memory(&o);
+	ggmlviz__json_str(&o, NULL, 0);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__json_double(&o, (double)NAN);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__json_double(&o, (double)INFINITY);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__json_double(&o, 200.0);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__json_us(&o, 1234567);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__json_us(&o, 5);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__out_i64(&o, INT64_MIN);
+	ggmlviz__out_char(&o, ' ');
+	ggmlviz__out_hex(&o, UINT64_MAX);
+	ggmlviz__out_char(&o, '\0');
+	ck_assert_str_eq(o.buf, "null null null 200 1234.567 0.005 -9223372036854775808 "
+				"0xffffffffffffffff");
+	free(o.buf);
+}
+END_TEST
+
+START_TEST(durations)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns;
+	} good[] = {
+		{ "0", 0 },		 { "15", 15 },		 { "15ns", 15 },
+		{ "1.5us", 1500 },	 { "2ms", 2000000 },	 { "1.25s", 1250000000 },
+		{ ".5ms", 500000 },	 { "3.", 3 },		 { "1.0000000009s", 1000000000 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = { "", "ms", ".", "1x", "-1", "1 ms", "1.2.3",
+					   "18446744073709551616", "18446744074s" };
+	uint64_t ns;
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		ck_assert_int_eq(ggmlviz__parse_duration("t", "--from", good[i].in, &ns), 0);
+		ck_assert_uint_eq(ns, good[i].ns);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(ggmlviz__parse_duration("t", "--from", bad[i], &ns) ==
+			      GGMLVIZ__EXIT_USAGE, "'%s' taken", bad[i]);
+}
+END_TEST
+
+START_TEST(counts_and_choices)
+{
+	static const char *const choices[] = { "op", "name", NULL };
+	uint64_t v;
+	int c;
+
+	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "18446744073709551615", &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "18446744073709551616", &v),
+			 GGMLVIZ__EXIT_USAGE);
+	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "", &v), GGMLVIZ__EXIT_USAGE);
+	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "+3", &v), GGMLVIZ__EXIT_USAGE);
+	ck_assert_int_eq(ggmlviz__parse_choice("t", "--by", "name", choices, &c), 0);
+	ck_assert_int_eq(c, 1);
+	ck_assert_int_eq(ggmlviz__parse_choice("t", "--by", "Name", choices, &c),
+			 GGMLVIZ__EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(layers)
+{
+	static const struct {
+		const char *label, *layer;
+	} cases[] = {
+		{ "attn_norm-0", "0" },	  { "ffn_out-12", "12" },   { "Kcur-3 (view)", "3" },
+		{ "v-7 (view) (permuted)", "7" }, { "-7", NULL }, { "result_output", NULL },
+		{ "blk.3.weight", NULL }, { "x-", NULL },	    { "x-1a", NULL },
+		{ "(view)", NULL },	  { "", NULL },
+	};
+	const char *digits;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t n = ggmlviz__layer(cases[i].label, strlen(cases[i].label), &digits);
+		if (!cases[i].layer) {
+			ck_assert_msg(n == 0, "'%s' has a layer", cases[i].label);
+			continue;
+		}
+		ck_assert_uint_eq(n, strlen(cases[i].layer));
+		ck_assert_int_eq(memcmp(digits, cases[i].layer, n), 0);
+	}
+	ck_assert_uint_eq(ggmlviz__layer(NULL, 0, &digits), 0);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("ggmlviz command units");
+	TCase *tc = tcase_create("units");
+
+	tcase_add_test(tc, htab_survives_removals);
+	tcase_add_loop_test(tc, quantiles_within_bound, 0, 8);
+	tcase_add_test(tc, quantile_of_nothing);
+	tcase_add_loop_test(tc, escaping, 0, (int)(sizeof escapes / sizeof escapes[0]));
+	tcase_add_test(tc, json_null_and_numbers);
+	tcase_add_test(tc, durations);
+	tcase_add_test(tc, counts_and_choices);
+	tcase_add_test(tc, layers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}

@@ -1,0 +1,343 @@
+#!/bin/sh
+# Tests of the ggmlviz command (TAP): every subcommand on traces of known
+# contents written by tests/gen-trace, on damaged and truncated traces, and
+# on bad command lines. tests/tool-model.py computes what the outputs must
+# hold from the same model as gen-trace, and parses every JSON output
+# strictly.
+#
+# SPDX-License-Identifier: MIT
+
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+G=$top_builddir/tools/ggmlviz
+GEN=$top_builddir/tests/gen-trace
+MODEL=$top_srcdir/tests/tool-model.py
+T=$(mktemp -d "${TMPDIR:-/tmp}/ggmlviz-test.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
+n=0
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP python3 is needed to check the outputs"
+	exit 0
+fi
+
+# ok STATUS DESCRIPTION: one TAP result (STATUS 0 passes).
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# run EXPECTED_STATUS NAME COMMAND...: runs it with stdout in $T/NAME.out and
+# stderr in $T/NAME.err, and checks its exit status.
+run() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$T/$name.out" 2>"$T/$name.err"
+	got=$?
+	[ "$got" -eq "$want" ]
+	ok $? "$name: exit status $want"
+	[ "$got" -eq "$want" ] || { echo "# got $got"; sed 's/^/# /' "$T/$name.err" | head -5; }
+}
+
+# has NAME.STREAM TEXT DESCRIPTION: the output holds TEXT (fixed string).
+has() {
+	grep -qF -- "$2" "$T/$1"
+	ok $? "$3"
+	grep -qF -- "$2" "$T/$1" || { echo "# no '$2' in $1:"; head -5 "$T/$1" | sed 's/^/# /'; }
+}
+
+# empty NAME.STREAM DESCRIPTION
+empty() {
+	[ ! -s "$T/$1" ]
+	ok $? "$2"
+	[ ! -s "$T/$1" ] || head -3 "$T/$1" | sed 's/^/# /'
+}
+
+# model CHECK [OPTIONS] FILE: the model's checks, numbered here.
+model() {
+	python3 "$MODEL" "$@" >"$T/model.txt" 2>&1
+	status=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok 0 "${line#ok - }" ;;
+		"not ok - "*) ok 1 "${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$T/model.txt"
+	[ "$status" -le 1 ] || ok 1 "tool-model.py $1 ran (status $status)"
+}
+
+# json FILE DESCRIPTION: FILE is strict JSON (or JSON Lines with --lines).
+json() {
+	python3 - "$@" <<'EOF'
+import json, sys
+def bad(name): raise ValueError(name)
+raw = open(sys.argv[1], 'rb').read().decode('utf-8')
+docs = raw.splitlines() if sys.argv[2:] == ['--lines'] else [raw]
+for d in docs:
+    json.loads(d, parse_constant=bad)
+EOF
+}
+
+gen() {
+	"$GEN" "$@" >"$T/gen.txt" || echo "# gen-trace $* failed"
+}
+
+value() { sed -n "s/^$1=//p" "$T/gen.txt"; }
+
+BASIC="--unknown"
+gen $BASIC "$T/basic.ggmlviz"
+BASIC_RECORDS=$(value records)
+BASIC_END=$(value last_record_offset)
+
+# ---- the command line ----
+run 0 help "$G" --help
+has help.out "Usage: ggmlviz COMMAND" "--help shows the usage"
+run 0 version "$G" --version
+has version.out "ggmlviz 0.1.0" "--version shows the version"
+run 2 no-command "$G"
+run 2 bad-command "$G" frob
+has bad-command.err "'frob' is not a command" "an unknown command is named"
+for cmd in info dump stats export diff mem merge validate; do
+	run 0 "help-$cmd" "$G" "$cmd" --help
+	has "help-$cmd.out" "Usage: ggmlviz $cmd" "$cmd --help shows its usage"
+	run 2 "bad-option-$cmd" "$G" "$cmd" --bogus "$T/basic.ggmlviz"
+	has "bad-option-$cmd.err" "unknown or ambiguous option '--bogus'" \
+		"$cmd names a bad option"
+done
+run 2 no-file "$G" stats
+has no-file.err "no FILE given" "a missing FILE is reported"
+run 2 extra-file "$G" info "$T/basic.ggmlviz" "$T/basic.ggmlviz"
+run 2 bad-by "$G" stats --by colour "$T/basic.ggmlviz"
+has bad-by.err "--by: 'colour' is not one of op, name, layer, thread, backend" \
+	"a bad --by value is named with the choices"
+run 2 bad-top "$G" stats --top -3 "$T/basic.ggmlviz"
+run 2 bad-format "$G" dump --format xml "$T/basic.ggmlviz"
+run 2 bad-duration "$G" dump --from 3parsecs "$T/basic.ggmlviz"
+has bad-duration.err "--from: '3parsecs' is not a duration" "a bad duration is named"
+run 2 from-after-to "$G" dump --from 2ms --to 1ms "$T/basic.ggmlviz"
+run 2 bad-type "$G" dump --type frob "$T/basic.ggmlviz"
+run 2 bad-points "$G" mem --points 0 "$T/basic.ggmlviz"
+run 2 export-no-output "$G" export "$T/basic.ggmlviz"
+run 2 export-onto-input "$G" export "$T/basic.ggmlviz" -o "$T/basic.ggmlviz"
+run 0 input-intact "$G" validate -q "$T/basic.ggmlviz"
+
+# ---- info ----
+run 0 info "$G" info "$T/basic.ggmlviz"
+empty info.err "info: nothing on stderr"
+model info --trace="$BASIC" "$T/info.out"
+
+# ---- dump ----
+run 0 dump-jsonl "$G" dump -f jsonl "$T/basic.ggmlviz"
+model dump --trace="$BASIC" "$T/dump-jsonl.out"
+run 0 dump-text "$G" dump "$T/basic.ggmlviz"
+[ "$(wc -l <"$T/dump-text.out")" -eq "$BASIC_RECORDS" ]
+ok $? "dump: one line per record"
+has dump-text.out 'label="we\"ird\\\n\t\x01\x7f\xff' \
+	"dump: a label's quotes, controls and invalid bytes are escaped in text"
+run 0 dump-ops "$G" dump -f jsonl --type op "$T/basic.ggmlviz"
+model dump --trace="$BASIC" --types 2,3 "$T/dump-ops.out"
+run 0 dump-types "$G" dump -f jsonl -t OP_INFO,mark -t 200 "$T/basic.ggmlviz"
+model dump --trace="$BASIC" --types 14,10,200 "$T/dump-types.out"
+run 0 dump-thread "$G" dump -f jsonl --thread worker-1 "$T/basic.ggmlviz"
+model dump --trace="$BASIC" --tids 1002 "$T/dump-thread.out"
+run 0 dump-window "$G" dump -f jsonl --from 44.66us --to 0.1ms -T 1001,1002 "$T/basic.ggmlviz"
+model dump --trace="$BASIC" --window 44660,100000 "$T/dump-window.out"
+
+# ---- stats ----
+for by in op name layer thread backend; do
+	run 0 "stats-$by" "$G" stats -f json --by "$by" "$T/basic.ggmlviz"
+	model stats --trace="$BASIC" --by "$by" "$T/stats-$by.out"
+done
+run 0 stats-csv "$G" stats -f csv --by name "$T/basic.ggmlviz"
+model stats-csv --trace="$BASIC" --by name "$T/stats-csv.out"
+run 0 stats-text "$G" stats "$T/basic.ggmlviz"
+has stats-text.out "OP        COUNT" "stats: a text table"
+grep -qE '^MUL_MAT +12 +300\.000 us +25\.000 us +10\.000 us .* 71\.2% +200\.0$' \
+	"$T/stats-text.out"
+ok $? "stats: the MUL_MAT row (12 ops, 300 of 421.5 us, mean 25 us, 200 GFLOP/s)"
+run 0 stats-top "$G" stats -f json --top 2 --sort count "$T/basic.ggmlviz"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not ([g['name'] for g in d['groups']] == ['MUL_MAT', 'ADD'] and
+              d['groups_not_shown'] == 4))" "$T/stats-top.out"
+ok $? "stats: --sort count --top 2 keeps the 2 biggest counts (ties by name)"
+run 0 stats-name "$G" stats -f json --by layer --sort name "$T/basic.ggmlviz"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit([g['name'] for g in d['groups']] != ['(none)', '0', '1', '3'])" "$T/stats-name.out"
+ok $? "stats: --sort name"
+
+# ---- export ----
+run 0 export "$G" export "$T/basic.ggmlviz" -o "$T/basic.json"
+empty export.err "export: nothing on stderr for a small trace"
+model export --trace="$BASIC" "$T/basic.json"
+run 0 export-window "$G" export --from 44.66us --to 100us "$T/basic.ggmlviz" -o "$T/window.json"
+model export --trace="$BASIC" --window 44660,100000 "$T/window.json"
+run 0 export-stdout "$G" export --no-args "$T/basic.ggmlviz" -o -
+json "$T/export-stdout.out"
+ok $? "export -o -: strict JSON on standard output"
+! grep -q '"cat":"op","args"' "$T/export-stdout.out"
+ok $? "export --no-args: ops without args"
+
+# ---- mem ----
+run 0 mem "$G" mem -f json "$T/basic.ggmlviz"
+model mem --trace="$BASIC" "$T/mem.out"
+run 0 mem-small "$G" mem -f json --top 3 --points 7 "$T/basic.ggmlviz"
+model mem --trace="$BASIC" --top 3 --points 7 "$T/mem-small.out"
+run 0 mem-text "$G" mem "$T/basic.ggmlviz"
+has mem-text.out "peak:       3.016 MiB (3162112 bytes) live, allocations: 3" \
+	"mem: the peak in text"
+has mem-text.out '1.000 MiB  at +100 ns' "mem: what is still allocated in text"
+
+# ---- diff ----
+gen --graphs 6 "$T/six.ggmlviz"
+for by in op layer; do
+	run 0 "diff-$by" "$G" diff -f json --by "$by" "$T/basic.ggmlviz" "$T/six.ggmlviz"
+	model diff --trace="$BASIC" --trace-b="--graphs 6" --by "$by" "$T/diff-$by.out"
+done
+run 0 diff-csv "$G" diff -f csv "$T/basic.ggmlviz" "$T/six.ggmlviz"
+has diff-csv.out "MUL_MAT,12,18,300000,630000,330000,110.000," "diff csv: the MUL_MAT row"
+run 0 diff-text "$G" diff "$T/six.ggmlviz" "$T/six.ggmlviz"
+grep -qE '^TOTAL +57 +57 .* \+0 ns +\+0\.0%' "$T/diff-text.out"
+ok $? "diff: a trace against itself changes nothing"
+
+# ---- merge ----
+P1="--pid 100 --tid-base 2001 --process p100"
+P2="--pid 200 --tid-base 3001 --process p200 --graphs 2"
+gen $P1 "$T/p1.ggmlviz"
+P1_RECORDS=$(value records)
+gen $P2 "$T/p2.ggmlviz"
+run 0 merge "$G" merge "$T/p1.ggmlviz" "$T/p2.ggmlviz" -o "$T/merged.ggmlviz"
+run 0 merge-valid "$G" validate "$T/merged.ggmlviz"
+run 0 merge-dump "$G" dump -f jsonl "$T/merged.ggmlviz"
+model merge --input="$P1" --input="$P2" "$T/merge-dump.out"
+run 0 merge-export "$G" export "$T/merged.ggmlviz" -o "$T/merged.json"
+python3 -c "
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+want = {2001: 100, 2002: 100, 3001: 200, 3002: 200}
+sys.exit(not all(want[e['tid']] == e['pid'] for e in ev if e['tid']) or
+         {e['args']['name'] for e in ev if e['name'] == 'process_name'} != {'p100', 'p200'})
+" "$T/merged.json"
+ok $? "merge then export: each process its own pid and name"
+gen --no-process --tid-base 4001 "$T/anon.ggmlviz"
+run 0 merge-made-up "$G" merge "$T/p1.ggmlviz" "$T/anon.ggmlviz" -o "$T/m2.ggmlviz"
+run 0 merge-made-up-dump "$G" dump -f jsonl "$T/m2.ggmlviz"
+model merge --input="$P1" --input="--no-process --tid-base 4001" --name p1.ggmlviz \
+	--name anon.ggmlviz "$T/merge-made-up-dump.out"
+gen --no-end "$T/noend.ggmlviz"
+run 0 merge-incomplete "$G" merge "$T/p1.ggmlviz" "$T/noend.ggmlviz" -o "$T/m3.ggmlviz"
+has merge-incomplete.err "no TRACE_END" "merge: says why the output has no TRACE_END"
+run 1 merge-incomplete-valid "$G" validate "$T/m3.ggmlviz"
+run 2 merge-onto-input "$G" merge "$T/p1.ggmlviz" "$T/p2.ggmlviz" -o "$T/p2.ggmlviz"
+run 0 merge-input-intact "$G" validate -q "$T/p2.ggmlviz"
+run 1 merge-missing "$G" merge "$T/p1.ggmlviz" "$T/nothere.ggmlviz" -o "$T/m4.ggmlviz"
+[ ! -e "$T/m4.ggmlviz" ]
+ok $? "merge: nothing is written when an input cannot be opened"
+
+# ---- validate ----
+run 0 validate "$G" validate "$T/basic.ggmlviz"
+has validate.out "valid and complete ($BASIC_RECORDS records, TRACE_END at byte $BASIC_END)" \
+	"validate: complete, with its TRACE_END offset"
+has validate.out "1 records of types unknown to this version" "validate: notes unknown types"
+run 1 validate-noend "$G" validate "$T/noend.ggmlviz"
+has validate-noend.out "valid but incomplete: no TRACE_END record at the end" \
+	"validate: no TRACE_END"
+run 1 validate-worst "$G" validate -q "$T/basic.ggmlviz" "$T/noend.ggmlviz"
+empty validate-worst.out "validate -q prints nothing"
+# the trace, then its first record (PROCESS, 59 bytes) again after its TRACE_END
+{ cat "$T/basic.ggmlviz"; tail -c +13 "$T/basic.ggmlviz" | head -c 59; } >"$T/after-end.ggmlviz"
+run 1 validate-after-end "$G" validate "$T/after-end.ggmlviz"
+has validate-after-end.out "the TRACE_END record at byte $BASIC_END is not the last record" \
+	"validate: a TRACE_END followed by more records is incomplete"
+
+# ---- a trace with no record at all ----
+printf 'GGMLVIZ1\001\000\000\000' >"$T/header.ggmlviz"
+run 1 header-validate "$G" validate "$T/header.ggmlviz"
+run 0 header-info "$G" info "$T/header.ggmlviz"
+has header-info.out "records:    0" "info: a trace of no record"
+for cmd in "stats -f json" "mem -f json" "export -o -" "diff -f json $T/header.ggmlviz"; do
+	run 0 "header-${cmd%% *}" "$G" $cmd "$T/header.ggmlviz"
+	json "$T/header-${cmd%% *}.out"
+	ok $? "${cmd%% *} of no record: strict JSON"
+done
+
+# ---- damaged and truncated traces, for every subcommand ----
+gen $BASIC --corrupt 40 "$T/corrupt.ggmlviz"
+BAD=$(value corrupt_offset)
+gen $BASIC --cut-bytes 20 "$T/cut.ggmlviz"
+CUT=$(value last_record_offset)
+RECORDS=$(value records)
+gen --no-end --unknown --cut-bytes 3 "$T/cutlabel.ggmlviz"
+CUTLABEL=$(value last_record_offset)
+
+run 2 validate-corrupt "$G" validate "$T/corrupt.ggmlviz"
+has validate-corrupt.out "damaged: corrupt record at byte $BAD: has_label is 7 (must be 0 or 1)\
+ (the 40 records before it are valid)" "validate: the corrupt record, its offset and why"
+run 1 validate-cut "$G" validate "$T/cut.ggmlviz"
+has validate-cut.out "valid but incomplete: truncated at byte $CUT: the data ends 26 bytes into" \
+	"validate: a cut final record is incomplete, with its offset"
+run 1 validate-cutlabel "$G" validate "$T/cutlabel.ggmlviz"
+has validate-cutlabel.out "truncated at byte $CUTLABEL: the data ends 53 bytes into the last\
+ record, which holds 56 bytes" "validate: a record cut inside its label"
+
+for kind in corrupt cut; do
+	if [ $kind = corrupt ]; then
+		upto=40 what="corrupt record at byte $BAD: has_label is 7"
+	else
+		upto=$((RECORDS - 1)) what="truncated at byte $CUT"
+	fi
+	run 1 "info-$kind" "$G" info "$T/$kind.ggmlviz"
+	has "info-$kind.err" "$kind.ggmlviz: $what" "info: names the $kind file, offset, problem"
+	has "info-$kind.out" "records:    $upto" "info: counts the $upto records before the damage"
+	run 1 "dump-$kind" "$G" dump -f jsonl "$T/$kind.ggmlviz"
+	has "dump-$kind.err" "$what" "dump: reports the $kind record"
+	model dump --trace="$BASIC" --upto "$upto" "$T/dump-$kind.out"
+	run 1 "stats-$kind" "$G" stats -f json "$T/$kind.ggmlviz"
+	has "stats-$kind.err" "$what" "stats: reports the $kind record"
+	model stats --trace="$BASIC" --upto "$upto" "$T/stats-$kind.out"
+	run 1 "export-$kind" "$G" export "$T/$kind.ggmlviz" -o "$T/$kind.json"
+	has "export-$kind.err" "$what" "export: reports the $kind record"
+	model export --trace="$BASIC" --upto "$upto" "$T/$kind.json"
+	run 1 "mem-$kind" "$G" mem -f json "$T/$kind.ggmlviz"
+	has "mem-$kind.err" "$what" "mem: reports the $kind record"
+	model mem --trace="$BASIC" --upto "$upto" "$T/mem-$kind.out"
+	run 1 "diff-$kind" "$G" diff -f json "$T/basic.ggmlviz" "$T/$kind.ggmlviz"
+	has "diff-$kind.err" "$what" "diff: reports the $kind record"
+	json "$T/diff-$kind.out"
+	ok $? "diff: strict JSON from a $kind trace"
+	run 1 "merge-$kind" "$G" merge "$T/p1.ggmlviz" "$T/$kind.ggmlviz" -o "$T/m-$kind.ggmlviz"
+	has "merge-$kind.err" "$what" "merge: reports the $kind record"
+	run 1 "merge-$kind-valid" "$G" validate "$T/m-$kind.ggmlviz"
+	"$G" info "$T/m-$kind.ggmlviz" >"$T/m-$kind.info"
+	has "m-$kind.info" "records:    $((P1_RECORDS - 1 + upto))" \
+		"merge: keeps the records before the damage"
+done
+
+printf 'GGMLVIZ2\001\000\000\000' >"$T/magic.ggmlviz"
+printf 'GGMLVIZ1\002\000\000\000' >"$T/version.ggmlviz"
+: >"$T/empty.ggmlviz"
+for f in magic version empty; do
+	for cmd in info dump stats mem "export -o $T/x.json"; do
+		run 1 "$f-${cmd%% *}" "$G" $cmd "$T/$f.ggmlviz"
+	done
+	run 2 "validate-$f" "$G" validate "$T/$f.ggmlviz"
+done
+has magic-stats.err "magic.ggmlviz: cannot read it: not a GGMLVIZ trace" "a bad magic is named"
+has version-info.err "unsupported GGMLVIZ version" "a bad version is named"
+has validate-magic.out "damaged at byte 0" "validate: a bad magic at byte 0"
+has validate-version.out "damaged at byte 8" "validate: a bad version at byte 8"
+run 1 missing "$G" info "$T/nothere.ggmlviz"
+has missing.err "nothere.ggmlviz: cannot read it: No such file or directory" \
+	"a missing file is named"
+run 2 validate-missing "$G" validate "$T/nothere.ggmlviz"
+run 1 directory "$G" stats "$T"
+run 1 diff-missing "$G" diff "$T/basic.ggmlviz" "$T/nothere.ggmlviz"
+empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
+
+echo "1..$n"

@@ -1,0 +1,243 @@
+/*
+ * Grouping op timings (stats, diff): one group per op, tensor name,
+ * layer, thread or backend, found by hash. Groups are keyed by number
+ * while reading (names may come later in the file) and named at the end.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "cli.h"
+
+const char *const ggmlviz__by_names[] = { "op", "name", "layer", "thread", "backend", NULL };
+const char *const ggmlviz__sort_names[] = { "total", "count", "mean", "min", "max", "p50",
+					    "p95", "gflops", "name", NULL };
+
+struct key {
+	uint64_t id;
+	const char *s;
+	size_t len;
+};
+
+static bool group_eq(const void *item, const void *k)
+{
+	const struct ggmlviz__group *g = item;
+	const struct key *key = k;
+
+	return g->id == key->id && g->key_len == key->len &&
+	       (!key->len || !memcmp(g->key, key->s, key->len));
+}
+
+/* Layer N as N + 1, 0 for none (or for a number too long to be a layer). */
+static uint64_t layer_id(const struct ggmlviz_timing *t)
+{
+	const char *digits;
+	size_t n = ggmlviz__layer(t->label, t->label_len, &digits);
+	uint64_t v = 0;
+
+	if (!n || n > 18)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(digits[i] - '0');
+	return v + 1;
+}
+
+static struct key key_of(int by, const struct ggmlviz_timing *t)
+{
+	struct key k = { 0, NULL, 0 };
+
+	if (by == GGMLVIZ__BY_OP)
+		k.id = t->op_type;
+	else if (by == GGMLVIZ__BY_NAME && t->label_len)
+		k.s = t->label, k.len = t->label_len;
+	else if (by == GGMLVIZ__BY_LAYER)
+		k.id = layer_id(t);
+	else if (by == GGMLVIZ__BY_THREAD)
+		k.id = t->thread_id;
+	else if (by == GGMLVIZ__BY_BACKEND)
+		k.id = t->backend_ptr;
+	return k;
+}
+
+static struct ggmlviz__group *group_new(struct ggmlviz__agg *a, const struct key *k,
+					uint64_t hash)
+{
+	struct ggmlviz__group *g = calloc(1, sizeof *g);
+
+	if (!g || (k->len && !(g->key = malloc(k->len)))) {
+		free(g);
+		return NULL;
+	}
+	g->id = k->id;
+	g->key_len = k->len;
+	if (k->len)
+		memcpy(g->key, k->s, k->len);
+	if (ggmlviz__htab_add(&a->groups, hash, g) < 0) {
+		free(g->key);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void ggmlviz__agg_init(struct ggmlviz__agg *a, int by)
+{
+	memset(a, 0, sizeof *a);
+	a->by = by;
+	a->t_first = UINT64_MAX;
+}
+
+static void add_span(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
+{
+	a->t_first = t->begin_ns < a->t_first ? t->begin_ns : a->t_first;
+	a->t_last = t->end_ns > a->t_last ? t->end_ns : a->t_last;
+}
+
+int ggmlviz__agg_add(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k;
+	uint64_t hash;
+	struct ggmlviz__group *g;
+
+	add_span(a, t);
+	if (t->kind == GGMLVIZ_TIMING_GRAPH)
+		a->graphs++, a->graph_ns += t->duration_ns;
+	if (t->kind != GGMLVIZ_TIMING_OP)
+		return 0;
+	k = key_of(a->by, t);
+	hash = ggmlviz__hash_bytes(k.s, k.len, k.id);
+	g = ggmlviz__htab_find(&a->groups, hash, group_eq, &k);
+	if (!g && !(g = group_new(a, &k, hash)))
+		return -ENOMEM;
+	if (ggmlviz__dist_add(&g->d, t->duration_ns) < 0)
+		return -ENOMEM;
+	if (t->flops)
+		g->flops += t->flops, g->flops_ns += t->duration_ns;
+	a->ops++;
+	a->op_ns += t->duration_ns;
+	return 0;
+}
+
+double ggmlviz__group_gflops(const struct ggmlviz__group *g)
+{
+	return g->flops_ns ? (double)g->flops / (double)g->flops_ns : -1;
+}
+
+/* A NUL-terminated copy of n bytes that may hold NULs themselves. */
+static char *dup_bytes(const char *s, size_t n)
+{
+	char *copy = malloc(n + 1);
+
+	if (copy) {
+		memcpy(copy, s, n);
+		copy[n] = '\0';
+	}
+	return copy;
+}
+
+/* The display name of g: the op's, the thread's, ... */
+static char *group_name(const struct ggmlviz__agg *a, const struct ggmlviz__group *g,
+			const struct ggmlviz_reader *r)
+{
+	char buf[320];
+	const char *name = buf;
+
+	if (a->by == GGMLVIZ__BY_OP)
+		name = ggmlviz__op_name(r, (uint32_t)g->id, buf);
+	else if (a->by == GGMLVIZ__BY_NAME)
+		name = g->key_len ? NULL : "(no name)";
+	else if (a->by == GGMLVIZ__BY_LAYER && g->id)
+		snprintf(buf, sizeof buf, "%" PRIu64, g->id - 1);
+	else if (a->by == GGMLVIZ__BY_LAYER)
+		name = "(none)";
+	else if (a->by == GGMLVIZ__BY_THREAD)
+		name = ggmlviz__thread_label(r, (uint32_t)g->id, buf, sizeof buf);
+	else
+		name = ggmlviz__backend_name(r, g->id, buf);
+	return name ? strdup(name) : dup_bytes(g->key, g->key_len);
+}
+
+int ggmlviz__agg_finish(struct ggmlviz__agg *a, const struct ggmlviz_reader *r)
+{
+	struct ggmlviz__group *g;
+	size_t cursor = 0;
+
+	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
+	if (!a->sorted)
+		return -ENOMEM;
+	while ((g = ggmlviz__htab_next(&a->groups, &cursor))) {
+		g->name = group_name(a, g, r);
+		if (!g->name)
+			return -ENOMEM;
+		g->name_len = a->by == GGMLVIZ__BY_NAME && g->key_len ? g->key_len
+									: strlen(g->name);
+		g->p50 = ggmlviz__dist_quantile(&g->d, 0.50);
+		g->p95 = ggmlviz__dist_quantile(&g->d, 0.95);
+		a->sorted[a->n++] = g;
+	}
+	return 0;
+}
+
+static double sort_value(const struct ggmlviz__group *g, int sort)
+{
+	switch (sort) {
+	case GGMLVIZ__SORT_COUNT: return (double)g->d.count;
+	case GGMLVIZ__SORT_MEAN: return (double)g->d.total / (double)g->d.count;
+	case GGMLVIZ__SORT_MIN: return (double)g->d.min;
+	case GGMLVIZ__SORT_MAX: return (double)g->d.max;
+	case GGMLVIZ__SORT_P50: return (double)g->p50;
+	case GGMLVIZ__SORT_P95: return (double)g->p95;
+	case GGMLVIZ__SORT_GFLOPS: return ggmlviz__group_gflops(g);
+	default: return (double)g->d.total;
+	}
+}
+
+static int by_name(const void *pa, const void *pb)
+{
+	const struct ggmlviz__group *a = *(const struct ggmlviz__group *const *)pa;
+	const struct ggmlviz__group *b = *(const struct ggmlviz__group *const *)pb;
+
+	return strverscmp(a->name, b->name);
+}
+
+/* Biggest first; ties by name, so the order never depends on the hash. */
+static int by_value(const void *pa, const void *pb)
+{
+	const struct ggmlviz__group *a = *(const struct ggmlviz__group *const *)pa;
+	const struct ggmlviz__group *b = *(const struct ggmlviz__group *const *)pb;
+
+	if (a->sort_value != b->sort_value)
+		return a->sort_value < b->sort_value ? 1 : -1;
+	return by_name(pa, pb);
+}
+
+void ggmlviz__agg_sort(struct ggmlviz__agg *a, int sort)
+{
+	for (size_t i = 0; i < a->n; i++)
+		a->sorted[i]->sort_value = sort_value(a->sorted[i], sort);
+	qsort(a->sorted, a->n, sizeof *a->sorted, sort == GGMLVIZ__SORT_NAME ? by_name : by_value);
+}
+
+void ggmlviz__agg_free(struct ggmlviz__agg *a)
+{
+	struct ggmlviz__group *g;
+	size_t cursor = 0;
+
+	while ((g = ggmlviz__htab_next(&a->groups, &cursor))) {
+		ggmlviz__dist_free(&g->d);
+		free(g->key);
+		free(g->name);
+		free(g);
+	}
+	ggmlviz__htab_free(&a->groups);
+	free(a->sorted);
+	a->sorted = NULL;
+	a->n = 0;
+}

@@ -1,0 +1,363 @@
+/*
+ * ggmlviz info: what a trace holds, in one read: events by type, threads
+ * and processes, time span, pairing, dropped events and where, and
+ * whether the trace is complete.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "htab.h"
+
+static const char help[] =
+	"Usage: ggmlviz info FILE\n"
+	"\n"
+	"What a trace holds: its format version, records by type (and META records\n"
+	"by kind), processes, threads with their names and event counts, the time\n"
+	"span, how many begins and ends pair up, dropped events and where they were\n"
+	"lost, and whether the trace is complete (it ends with a TRACE_END record),\n"
+	"incomplete, cut short inside a record, or damaged (with the byte offset).\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Exit status: 0 the trace was read to its end (complete or not), 1 it is\n"
+	"damaged or cut inside a record (what came before is described), or cannot\n"
+	"be read, 2 bad command line.\n";
+
+static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+					  { NULL, 0, NULL, 0 } };
+
+static const struct ggmlviz__cmd cmd = { "info", help, "", longopts, 1, 1, ggmlviz__no_option };
+
+#define META_KINDS 8 /* the kinds known, and 7 for all others */
+#define DROPS_SHOWN 10
+
+struct thread {
+	uint32_t tid;
+	uint64_t events, dropped;
+	const char *begin_label; /* THREAD_BEGIN's, borrowed from the reader */
+	uint32_t begin_label_len;
+};
+
+struct process {
+	uint64_t pid;
+	const char *name;
+	uint32_t name_len;
+};
+
+struct drop {
+	uint32_t tid;
+	uint64_t count, offset, ts;
+};
+
+struct info {
+	uint64_t types[256], meta_kinds[META_KINDS];
+	uint64_t t_min, t_max, pairs[4], drops_total;
+	struct ggmlviz__htab threads;
+	struct process *procs;
+	size_t nprocs;
+	struct drop drops[DROPS_SHOWN];
+	size_t ndrops;
+	struct ggmlviz_pairing *pairing;
+	int error; /* -ENOMEM */
+};
+
+static bool thread_eq(const void *item, const void *key)
+{
+	return ((const struct thread *)item)->tid == *(const uint32_t *)key;
+}
+
+static struct thread *thread_of(struct info *info, uint32_t tid)
+{
+	uint64_t hash = ggmlviz__hash_u64(tid);
+	struct thread *t = ggmlviz__htab_find(&info->threads, hash, thread_eq, &tid);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof *t);
+	if (!t || ggmlviz__htab_add(&info->threads, hash, t) < 0) {
+		free(t);
+		info->error = -ENOMEM;
+		return NULL;
+	}
+	t->tid = tid;
+	return t;
+}
+
+static void add_process(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct process *p = realloc(info->procs, (info->nprocs + 1) * sizeof *p);
+
+	if (!p) {
+		info->error = -ENOMEM;
+		return;
+	}
+	info->procs = p;
+	p[info->nprocs++] = (struct process){ ev->data.meta.key, ev->label, ev->label_len };
+}
+
+static void add_drop(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct thread *t = thread_of(info, (uint32_t)ev->data.meta.key);
+
+	if (t)
+		t->dropped += ev->data.meta.value;
+	info->drops_total += ev->data.meta.value;
+	if (info->ndrops < DROPS_SHOWN)
+		info->drops[info->ndrops++] = (struct drop){ (uint32_t)ev->data.meta.key,
+							     ev->data.meta.value, ev->offset,
+							     ev->timestamp_ns };
+}
+
+static void add_meta(struct info *info, const struct ggmlviz_event *ev)
+{
+	uint32_t kind = ev->data.meta.kind;
+
+	info->meta_kinds[kind < META_KINDS ? kind : META_KINDS - 1]++;
+	if (kind == GGMLVIZ_META_PROCESS)
+		add_process(info, ev);
+	else if (kind == GGMLVIZ_META_DROPPED)
+		add_drop(info, ev);
+}
+
+static void add_event(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct thread *t = thread_of(info, ev->thread_id);
+	struct ggmlviz_timing timing;
+	int rc;
+
+	info->types[ev->type]++;
+	if (t && ev->type == GGMLVIZ_EVENT_THREAD_BEGIN && ev->label_len)
+		t->begin_label = ev->label, t->begin_label_len = ev->label_len;
+	if (t)
+		t->events++;
+	if (ev->type == GGMLVIZ_EVENT_META) {
+		add_meta(info, ev);
+		return;
+	}
+	info->t_min = ev->timestamp_ns < info->t_min ? ev->timestamp_ns : info->t_min;
+	info->t_max = ev->timestamp_ns > info->t_max ? ev->timestamp_ns : info->t_max;
+	rc = ggmlviz_pairing_add(info->pairing, ev, &timing);
+	if (rc == 1 && timing.kind > 0 && timing.kind < 4)
+		info->pairs[timing.kind]++;
+	else if (rc < 0)
+		info->error = rc;
+}
+
+static void print_status(struct ggmlviz__out *o, const struct ggmlviz__input *in)
+{
+	char what[256];
+
+	if (in->error) {
+		ggmlviz__input_describe(in, what, sizeof what);
+		ggmlviz__out_printf(o, "status:     %s: %s\n",
+				    in->error == GGMLVIZ_ETRUNCATED ? "cut short" : "damaged",
+				    what);
+	} else if (in->ended) {
+		ggmlviz__out_printf(o, "status:     complete (TRACE_END at byte %" PRIu64
+				    ": %" PRIu64 " events written, %" PRIu64 " dropped)\n",
+				    in->end_offset, in->end_written, in->end_dropped);
+	} else {
+		ggmlviz__out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
+				 " program was stopped before it ended tracing, or is still"
+				 " writing)\n");
+	}
+}
+
+static void print_span(struct ggmlviz__out *o, const struct info *info)
+{
+	char a[40], b[40], d[32];
+
+	if (info->t_min > info->t_max) {
+		ggmlviz__out_str(o, "time span:  none (no timed records)\n");
+		return;
+	}
+	ggmlviz__out_printf(o, "time span:  %s to %s (%s)\n", ggmlviz__fmt_epoch(info->t_min, a),
+			    ggmlviz__fmt_epoch(info->t_max, b),
+			    ggmlviz__fmt_ns((double)(info->t_max - info->t_min), d));
+}
+
+static void print_meta_kinds(struct ggmlviz__out *o, const struct info *info)
+{
+	const char *sep = "  (";
+
+	for (uint32_t k = 1; k < META_KINDS; k++) {
+		if (!info->meta_kinds[k])
+			continue;
+		ggmlviz__out_printf(o, "%s%s %" PRIu64, sep,
+				    k < META_KINDS - 1 ? ggmlviz_meta_kind_name(k) : "other",
+				    info->meta_kinds[k]);
+		sep = ", ";
+	}
+	if (info->meta_kinds[0])
+		ggmlviz__out_printf(o, "%skind 0 %" PRIu64, sep, info->meta_kinds[0]);
+	if (sep[0] == ',' || info->meta_kinds[0])
+		ggmlviz__out_char(o, ')');
+}
+
+static void print_types(struct ggmlviz__out *o, const struct info *info)
+{
+	ggmlviz__out_str(o, "records by type:\n");
+	for (unsigned type = 0; type < 256; type++) {
+		if (!info->types[type])
+			continue;
+		const char *name = ggmlviz_event_type_name((uint8_t)type);
+
+		if (type < GGMLVIZ_EVENT_TYPE_COUNT)
+			ggmlviz__out_printf(o, "  %-20s %10" PRIu64, name, info->types[type]);
+		else
+			ggmlviz__out_printf(o, "  type %-15u %10" PRIu64 "  (unknown: skipped)",
+					    type, info->types[type]);
+		if (type == GGMLVIZ_EVENT_META)
+			print_meta_kinds(o, info);
+		ggmlviz__out_char(o, '\n');
+	}
+}
+
+static void print_processes(struct ggmlviz__out *o, const struct info *info)
+{
+	ggmlviz__out_printf(o, "processes:  %zu\n", info->nprocs);
+	for (size_t i = 0; i < info->nprocs; i++) {
+		ggmlviz__out_printf(o, "  pid %" PRIu64 "  ", info->procs[i].pid);
+		ggmlviz__text_str(o, info->procs[i].name, info->procs[i].name_len);
+		ggmlviz__out_char(o, '\n');
+	}
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct thread *const *)a)->tid;
+	uint32_t y = (*(const struct thread *const *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_thread(struct ggmlviz__out *o, const struct thread *t, const char *name)
+{
+	ggmlviz__out_printf(o, "  %-10" PRIu32 " %10" PRIu64 "  ", t->tid, t->events);
+	if (name)
+		ggmlviz__text_str(o, name, strlen(name));
+	else if (t->begin_label)
+		ggmlviz__text_str(o, t->begin_label, t->begin_label_len);
+	ggmlviz__out_char(o, '\n');
+}
+
+static void print_threads(struct ggmlviz__out *o, const struct info *info,
+			  const struct ggmlviz_reader *r)
+{
+	struct thread **list = calloc(info->threads.count + 1, sizeof *list), *t;
+	size_t n = 0, cursor = 0;
+
+	ggmlviz__out_printf(o, "threads:    %zu\n", info->threads.count);
+	if (!list || !info->threads.count) {
+		free(list);
+		return;
+	}
+	while ((t = ggmlviz__htab_next(&info->threads, &cursor)))
+		list[n++] = t;
+	qsort(list, n, sizeof *list, by_tid);
+	ggmlviz__out_str(o, "  TID            RECORDS  NAME\n");
+	for (size_t i = 0; i < n; i++)
+		print_thread(o, list[i], ggmlviz_reader_thread_name(r, list[i]->tid));
+	free(list);
+}
+
+static void print_pairs(struct ggmlviz__out *o, const struct info *info)
+{
+	struct ggmlviz_pairing_counts c;
+
+	ggmlviz_pairing_counts(info->pairing, &c);
+	ggmlviz__out_printf(o, "paired:     %" PRIu64 " ops, %" PRIu64 " graphs, %" PRIu64
+			    " scopes; %" PRIu64 " ends without a begin, %" PRIu64
+			    " begins never ended\n", info->pairs[GGMLVIZ_TIMING_OP],
+			    info->pairs[GGMLVIZ_TIMING_GRAPH], info->pairs[GGMLVIZ_TIMING_SCOPE],
+			    c.unmatched_ends, c.unclosed_begins);
+}
+
+static void print_drops(struct ggmlviz__out *o, const struct info *info,
+			const struct ggmlviz__input *in)
+{
+	char rel[32];
+
+	ggmlviz__out_printf(o, "dropped:    %" PRIu64 " events in %" PRIu64 " DROPPED records",
+			    info->drops_total, info->meta_kinds[GGMLVIZ_META_DROPPED]);
+	if (in->ended)
+		ggmlviz__out_printf(o, " (TRACE_END counts %" PRIu64 ")", in->end_dropped);
+	ggmlviz__out_char(o, '\n');
+	for (size_t i = 0; i < info->ndrops; i++) {
+		const struct drop *d = &info->drops[i];
+		uint64_t t = d->ts > info->t_min ? d->ts - info->t_min : 0;
+
+		ggmlviz__out_printf(o, "  thread %" PRIu32 ": %" PRIu64 " lost before byte %" PRIu64
+				    " (at +%s)\n", d->tid, d->count, d->offset,
+				    ggmlviz__fmt_ns((double)t, rel));
+	}
+	if (info->meta_kinds[GGMLVIZ_META_DROPPED] > info->ndrops)
+		ggmlviz__out_printf(o, "  (%" PRIu64 " more DROPPED records)\n",
+				    info->meta_kinds[GGMLVIZ_META_DROPPED] - info->ndrops);
+}
+
+static void print_info(struct ggmlviz__out *o, const struct info *info,
+		       const struct ggmlviz__input *in)
+{
+	ggmlviz__out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
+			    ggmlviz_reader_size(in->r));
+	ggmlviz__out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
+	print_status(o, in);
+	ggmlviz__out_printf(o, "records:    %" PRIu64 "\n", in->records);
+	print_span(o, info);
+	print_types(o, info);
+	print_processes(o, info);
+	print_threads(o, info, in->r);
+	print_pairs(o, info);
+	print_drops(o, info, in);
+}
+
+static void info_free(struct info *info)
+{
+	struct thread *t;
+	size_t cursor = 0;
+
+	while ((t = ggmlviz__htab_next(&info->threads, &cursor)))
+		free(t);
+	ggmlviz__htab_free(&info->threads);
+	free(info->procs);
+	ggmlviz_pairing_free(info->pairing);
+}
+
+int ggmlviz__cmd_info(int argc, char **argv)
+{
+	struct info info = { .t_min = UINT64_MAX };
+	struct ggmlviz__input in;
+	struct ggmlviz_event ev;
+	struct ggmlviz__out o;
+	int first, status = ggmlviz__parse(&cmd, argc, argv, NULL, &first);
+
+	if (status >= 0)
+		return status;
+	if (ggmlviz__input_open(&in, "info", argv[first]) < 0)
+		return GGMLVIZ__EXIT_DAMAGED;
+	if (ggmlviz_pairing_new(&info.pairing) < 0 || ggmlviz__out_open(&o, "info", NULL) < 0) {
+		ggmlviz__input_close(&in);
+		info_free(&info);
+		return GGMLVIZ__EXIT_DAMAGED;
+	}
+	while (!info.error && ggmlviz__input_next(&in, &ev) == 1)
+		add_event(&info, &ev);
+	ggmlviz_pairing_finish(info.pairing);
+	print_info(&o, &info, &in);
+	status = ggmlviz__input_report(&in);
+	if (info.error)
+		ggmlviz__error("%s: %s", in.path, ggmlviz_strerror(info.error));
+	ggmlviz__input_close(&in);
+	info_free(&info);
+	status = info.error ? GGMLVIZ__EXIT_DAMAGED : status;
+	return ggmlviz__out_close(&o, "info") ? GGMLVIZ__EXIT_DAMAGED : status;
+}

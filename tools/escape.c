@@ -1,0 +1,100 @@
+/*
+ * Labels in text and CSV output. A label is whatever bytes the traced
+ * program gave: text output shows control characters and invalid UTF-8
+ * as C escapes (so a line stays a line), CSV quotes per RFC 4180 and
+ * replaces invalid UTF-8 with U+FFFD.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static void text_escape(struct ggmlviz__out *o, unsigned char c)
+{
+	char buf[5];
+
+	switch (c) {
+	case '\n': ggmlviz__out_write(o, "\\n", 2); return;
+	case '\t': ggmlviz__out_write(o, "\\t", 2); return;
+	case '\r': ggmlviz__out_write(o, "\\r", 2); return;
+	case '\\': ggmlviz__out_write(o, "\\\\", 2); return;
+	case '"': ggmlviz__out_write(o, "\\\"", 2); return;
+	default: break;
+	}
+	snprintf(buf, sizeof buf, "\\x%02x", c);
+	ggmlviz__out_write(o, buf, 4);
+}
+
+void ggmlviz__text_str(struct ggmlviz__out *o, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		bool valid;
+		size_t n = ggmlviz__utf8_char(p, (size_t)(end - p), &valid);
+
+		if (valid && *p >= 0x20 && *p != 0x7f && *p != '\\' && *p != '"')
+			ggmlviz__out_write(o, p, n);
+		else
+			for (size_t i = 0; i < n; i++)
+				text_escape(o, p[i]);
+		p += n;
+	}
+}
+
+/* Control characters RFC 4180 has no room for (tabs and line ends are kept, quoted). */
+static bool csv_control(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+}
+
+static bool csv_needs_quotes(const char *s, size_t len)
+{
+	if (len && (s[0] == ' ' || s[len - 1] == ' '))
+		return true;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+			return true;
+	return false;
+}
+
+void ggmlviz__csv_str(struct ggmlviz__out *o, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	bool quote = csv_needs_quotes(s, len);
+
+	if (quote)
+		ggmlviz__out_char(o, '"');
+	while (p < end) {
+		bool valid;
+		size_t n = ggmlviz__utf8_char(p, (size_t)(end - p), &valid);
+
+		if (!valid || csv_control(*p))
+			ggmlviz__out_write(o, "\xef\xbf\xbd", 3);
+		else if (*p == '"')
+			ggmlviz__out_write(o, "\"\"", 2);
+		else
+			ggmlviz__out_write(o, p, n);
+		p += n;
+	}
+	if (quote)
+		ggmlviz__out_char(o, '"');
+}
+
+char *ggmlviz__text_dup(const char *s, size_t len)
+{
+	struct ggmlviz__out o;
+
+	ggmlviz__out_memory(&o);
+	ggmlviz__text_str(&o, s, len);
+	ggmlviz__out_char(&o, '\0');
+	if (o.error) {
+		free(o.buf);
+		return NULL;
+	}
+	return o.buf;
+}

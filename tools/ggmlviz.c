@@ -1,0 +1,84 @@
+/*
+ * ggmlviz: analyse GGMLVIZ traces. This file dispatches to the
+ * subcommands (one file each) and answers --help and --version.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+	"Usage: ggmlviz COMMAND [OPTIONS] FILE...\n"
+	"       ggmlviz --help | --version\n"
+	"\n"
+	"Analyse GGMLVIZ traces written by libggmlviz (or by the original ggml-viz).\n"
+	"\n"
+	"Commands:\n"
+	"  info      what a trace holds: events by type, threads, processes, time span,\n"
+	"            dropped events, and whether it is complete\n"
+	"  dump      one event per line, as text or JSON Lines (--format jsonl)\n"
+	"  stats     per-op timing table: count, total, mean, min, p50, p95, max, share\n"
+	"  export    Chrome Trace Event JSON for Perfetto and chrome://tracing\n"
+	"  diff      stats of two traces side by side, with the change per op\n"
+	"  mem       tensor memory: peak, live bytes over time, largest allocations\n"
+	"  merge     several traces (processes) into one\n"
+	"  validate  check a trace: exit 0 complete, 1 incomplete, 2 damaged\n"
+	"\n"
+	"Run 'ggmlviz COMMAND --help' for the options of a command.\n"
+	"\n"
+	"Every command streams: its memory does not grow with the size of the trace.\n"
+	"Exit status (but validate): 0 success, 1 damaged or unreadable input (what\n"
+	"came before the damage is still used), 2 bad command line.\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "info", ggmlviz__cmd_info },	       { "dump", ggmlviz__cmd_dump },
+	{ "stats", ggmlviz__cmd_stats },       { "export", ggmlviz__cmd_export },
+	{ "diff", ggmlviz__cmd_diff },	       { "mem", ggmlviz__cmd_mem },
+	{ "merge", ggmlviz__cmd_merge },       { "validate", ggmlviz__cmd_validate },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+	int status;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return GGMLVIZ__EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return fflush(stdout) ? GGMLVIZ__EXIT_DAMAGED : GGMLVIZ__EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ggmlviz %s (libggmlviz, GGMLVIZ format version %u)\n",
+		       GGMLVIZ_VERSION_STRING, GGMLVIZ_FORMAT_VERSION);
+		return fflush(stdout) ? GGMLVIZ__EXIT_DAMAGED : GGMLVIZ__EXIT_OK;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		ggmlviz__error("'%s' is not a command (run 'ggmlviz --help' for the list)",
+			       argv[1]);
+		return GGMLVIZ__EXIT_USAGE;
+	}
+	status = cmd->run(argc - 1, argv + 1);
+	ggmlviz__names_forget();
+	return status;
+}

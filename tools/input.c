@@ -1,0 +1,114 @@
+/*
+ * Reading one trace for a subcommand: open it with a clear error, hand
+ * out its records (or timings) with a progress line, stop at damage and
+ * remember where, and say so in one sentence naming the file and the byte.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int ggmlviz__input_start(struct ggmlviz__input *in, const char *cmd, const char *path)
+{
+	int rc;
+
+	memset(in, 0, sizeof *in);
+	in->cmd = cmd;
+	in->path = path;
+	rc = ggmlviz_reader_open(path, &in->r);
+	if (rc == 0)
+		ggmlviz__progress_init(&in->progress, path, ggmlviz_reader_size(in->r));
+	return rc;
+}
+
+int ggmlviz__input_open(struct ggmlviz__input *in, const char *cmd, const char *path)
+{
+	int rc = ggmlviz__input_start(in, cmd, path);
+
+	if (rc < 0)
+		ggmlviz__error("%s: cannot read it: %s", path, ggmlviz_strerror(rc));
+	return rc < 0 ? -1 : 0;
+}
+
+/* Ends the reading with rc (0 at a clean end). */
+static int stop(struct ggmlviz__input *in, int rc)
+{
+	if (rc < 0 && !in->error) {
+		in->error = rc;
+		in->error_offset = ggmlviz_reader_offset(in->r);
+		if (rc == GGMLVIZ_ECORRUPT || rc == GGMLVIZ_ETRUNCATED || rc == -ESTALE)
+			ggmlviz_reader_describe(in->r, in->what, sizeof in->what);
+		else
+			snprintf(in->what, sizeof in->what, "reading stopped at byte %" PRIu64 ": %s",
+				 in->error_offset, ggmlviz_strerror(rc));
+	}
+	ggmlviz__progress_done(&in->progress);
+	return 0;
+}
+
+static void note_trace_end(struct ggmlviz__input *in, const struct ggmlviz_event *ev)
+{
+	in->ended = ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
+	if (in->ended) {
+		in->end_written = ev->data.meta.value;
+		in->end_dropped = ev->data.meta.value2;
+		in->end_offset = ev->offset;
+	}
+}
+
+int ggmlviz__input_next(struct ggmlviz__input *in, struct ggmlviz_event *ev)
+{
+	int rc = in->error ? in->error : ggmlviz_reader_next(in->r, ev);
+
+	if (rc != 1)
+		return stop(in, rc);
+	in->records++;
+	note_trace_end(in, ev);
+	ggmlviz__progress_update(&in->progress, ev->offset);
+	return 1;
+}
+
+int ggmlviz__input_timing(struct ggmlviz__input *in, struct ggmlviz_timing *t)
+{
+	int rc = in->error ? in->error : ggmlviz_timings_next(in->r, t);
+
+	if (rc != 1)
+		return stop(in, rc);
+	ggmlviz__progress_update(&in->progress, t->end_offset);
+	return 1;
+}
+
+void ggmlviz__input_describe(const struct ggmlviz__input *in, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", in->what);
+}
+
+int ggmlviz__input_report(const struct ggmlviz__input *in)
+{
+	char what[256];
+
+	if (!in->error)
+		return GGMLVIZ__EXIT_OK;
+	ggmlviz__input_describe(in, what, sizeof what);
+	if (in->records)
+		ggmlviz__error("%s: %s; the %" PRIu64 " records before it were used", in->path,
+			       what, in->records);
+	else
+		ggmlviz__error("%s: %s; what came before it was used", in->path, what);
+	return GGMLVIZ__EXIT_DAMAGED;
+}
+
+void ggmlviz__input_close(struct ggmlviz__input *in)
+{
+	ggmlviz__progress_done(&in->progress);
+	ggmlviz_reader_close(in->r);
+	in->r = NULL;
+}

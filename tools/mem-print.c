@@ -1,0 +1,217 @@
+/*
+ * The output of ggmlviz mem, as text or JSON.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mem.h"
+
+#define BAR_WIDTH 40
+
+static uint64_t rel(const struct ggmlviz__mem *m, uint64_t ts)
+{
+	return ts > m->t0 ? ts - m->t0 : 0;
+}
+
+/* The most live bytes of interval i; carry holds what the intervals before left. */
+static uint64_t point_max(const struct ggmlviz__mem *m, size_t i, uint64_t *carry)
+{
+	const struct ggmlviz__mem_point *p = &m->timeline[i];
+
+	if (!p->seen)
+		return *carry;
+	*carry = p->last;
+	return p->max;
+}
+
+static void text_summary(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	char b[4][40];
+
+	ggmlviz__out_printf(o, "%s: %" PRIu64 " allocations (%s), %" PRIu64 " frees (%s)\n",
+			    m->path, m->allocs, ggmlviz__fmt_bytes(m->alloc_bytes, b[0]), m->frees,
+			    ggmlviz__fmt_bytes(m->freed_bytes, b[1]));
+	if (m->live.unknown_frees || m->live.reallocs)
+		ggmlviz__out_printf(o, "  (%" PRIu64 " frees of pointers not allocated in the"
+				    " trace, %" PRIu64 " allocations of a pointer still live)\n",
+				    m->live.unknown_frees, m->live.reallocs);
+	if (!m->allocs)
+		return;
+	ggmlviz__out_printf(o, "peak:       %s (%" PRIu64 " bytes) live, allocations: %" PRIu64
+			    ", at +%s (%s), reached by \"",
+			    ggmlviz__fmt_bytes(m->peak_bytes, b[0]), m->peak_bytes, m->peak_count,
+			    ggmlviz__fmt_ns((double)rel(m, m->peak.ts), b[1]),
+			    ggmlviz__fmt_epoch(m->peak.ts, b[2]));
+	ggmlviz__text_str(o, m->peak.label, m->peak.label_len);
+	ggmlviz__out_printf(o, "\" (%s)\n", ggmlviz__fmt_bytes(m->peak.size, b[3]));
+	ggmlviz__out_printf(o, "at the end: %s (%" PRIu64 " bytes) still allocated, allocations:"
+			    " %" PRIu64 "\n", ggmlviz__fmt_bytes(m->end_bytes, b[0]), m->end_bytes,
+			    m->end_count);
+}
+
+static void text_timeline(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	struct ggmlviz__table t;
+	uint64_t carry = 0;
+	char b[2][40];
+
+	ggmlviz__out_printf(o, "live bytes over time (the most in each interval of %s):\n",
+			    ggmlviz__fmt_ns((double)m->width, b[0]));
+	ggmlviz__table_init(&t, 3);
+	for (size_t i = 0; i < m->points; i++) {
+		uint64_t v = point_max(m, i, &carry);
+		size_t bar = m->peak_bytes ? (size_t)((double)v / (double)m->peak_bytes * BAR_WIDTH)
+					   : 0;
+		ggmlviz__table_add(&t, "+%s", ggmlviz__fmt_ns((double)i * (double)m->width, b[0]));
+		ggmlviz__table_add(&t, "%s", ggmlviz__fmt_bytes(v, b[1]));
+		ggmlviz__table_add(&t, "%-*.*s", BAR_WIDTH, (int)bar,
+				   "########################################");
+	}
+	ggmlviz__table_print(&t, o, "  ");
+	ggmlviz__table_free(&t);
+}
+
+static void text_allocs(struct ggmlviz__out *o, const struct ggmlviz__mem *m,
+			const struct ggmlviz__top *top, const char *title)
+{
+	char b[2][40];
+
+	ggmlviz__out_printf(o, "%s:\n", title);
+	for (size_t i = 0; i < top->n; i++) {
+		const struct ggmlviz__alloc *a = &top->items[i];
+
+		ggmlviz__out_printf(o, "  %12s  at +%-12s  0x%-14" PRIx64 " \"",
+				    ggmlviz__fmt_bytes(a->size, b[0]),
+				    ggmlviz__fmt_ns((double)rel(m, a->ts), b[1]), a->ptr);
+		ggmlviz__text_str(o, a->label, a->label_len);
+		ggmlviz__out_str(o, "\"\n");
+	}
+}
+
+/* 2^k bytes, exactly: "512 B", "1 KiB", "64 MiB". */
+static const char *pow2(unsigned k, char buf[40])
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+
+	snprintf(buf, 40, "%u %s", 1u << (k % 10), units[k / 10]);
+	return buf;
+}
+
+static void text_sizes(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	struct ggmlviz__table t;
+	char b[3][40];
+
+	ggmlviz__out_str(o, "allocation sizes:\n");
+	ggmlviz__table_init(&t, 3);
+	ggmlviz__table_add(&t, "SIZE");
+	ggmlviz__table_add(&t, "COUNT");
+	ggmlviz__table_add(&t, "BYTES");
+	for (unsigned c = 0; c < GGMLVIZ__SIZE_CLASSES; c++) {
+		if (!m->class_count[c])
+			continue;
+		if (c == 0)
+			ggmlviz__table_add(&t, "0 B");
+		else
+			ggmlviz__table_add(&t, "[%s, %s)", pow2(c - 1, b[0]), pow2(c, b[1]));
+		ggmlviz__table_add(&t, "%" PRIu64, m->class_count[c]);
+		ggmlviz__table_add(&t, "%s", ggmlviz__fmt_bytes(m->class_bytes[c], b[2]));
+	}
+	ggmlviz__table_print(&t, o, "  ");
+	ggmlviz__table_free(&t);
+}
+
+void ggmlviz__mem_print_text(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	text_summary(o, m);
+	if (!m->allocs)
+		return;
+	text_timeline(o, m);
+	text_allocs(o, m, &m->largest, "largest allocations");
+	text_sizes(o, m);
+	text_allocs(o, m, &m->still, "still allocated at the end (largest first)");
+}
+
+static void json_alloc(struct ggmlviz__out *o, const struct ggmlviz__mem *m,
+		       const struct ggmlviz__alloc *a)
+{
+	ggmlviz__out_printf(o, "{\"size\":%" PRIu64 ",\"ptr\":\"0x%" PRIx64 "\",\"pid\":%" PRIu64
+			    ",\"ts\":%" PRIu64 ",\"t_ns\":%" PRIu64 ",\"offset\":%" PRIu64
+			    ",\"label\":", a->size, a->ptr, a->pid, a->ts, rel(m, a->ts),
+			    a->offset);
+	ggmlviz__json_str(o, a->label, a->label_len);
+	ggmlviz__out_char(o, '}');
+}
+
+static void json_allocs(struct ggmlviz__out *o, const struct ggmlviz__mem *m, const char *key,
+			const struct ggmlviz__top *top)
+{
+	ggmlviz__out_printf(o, ",\"%s\":[", key);
+	for (size_t i = 0; i < top->n; i++) {
+		if (i)
+			ggmlviz__out_char(o, ',');
+		json_alloc(o, m, &top->items[i]);
+	}
+	ggmlviz__out_char(o, ']');
+}
+
+static void json_timeline(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	uint64_t carry = 0;
+
+	ggmlviz__out_printf(o, ",\"timeline\":{\"start_ts\":%" PRIu64 ",\"interval_ns\":%" PRIu64
+			    ",\"max_bytes\":[", m->t0, m->width);
+	for (size_t i = 0; i < m->points; i++) {
+		if (i)
+			ggmlviz__out_char(o, ',');
+		ggmlviz__out_u64(o, point_max(m, i, &carry));
+	}
+	ggmlviz__out_str(o, "]}");
+}
+
+static void json_sizes(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	const char *sep = "";
+
+	ggmlviz__out_str(o, ",\"sizes\":[");
+	for (unsigned c = 0; c < GGMLVIZ__SIZE_CLASSES; c++) {
+		if (!m->class_count[c])
+			continue;
+		uint64_t lo = c ? (uint64_t)1 << (c - 1) : 0;
+		uint64_t hi = c ? (c < 64 ? ((uint64_t)1 << c) - 1 : UINT64_MAX) : 0;
+
+		ggmlviz__out_printf(o, "%s{\"min\":%" PRIu64 ",\"max\":%" PRIu64
+				    ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sep, lo, hi,
+				    m->class_count[c], m->class_bytes[c]);
+		sep = ",";
+	}
+	ggmlviz__out_char(o, ']');
+}
+
+void ggmlviz__mem_print_json(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+{
+	ggmlviz__out_str(o, "{\"file\":");
+	ggmlviz__json_cstr(o, m->path);
+	ggmlviz__out_printf(o, ",\"allocations\":%" PRIu64 ",\"allocated_bytes\":%" PRIu64
+			    ",\"frees\":%" PRIu64 ",\"freed_bytes\":%" PRIu64 ",\"unknown_frees\":%"
+			    PRIu64 ",\"reallocations\":%" PRIu64 ",\"peak\":{\"bytes\":%" PRIu64
+			    ",\"allocations\":%" PRIu64 ",\"by\":", m->allocs, m->alloc_bytes,
+			    m->frees, m->freed_bytes, m->live.unknown_frees, m->live.reallocs,
+			    m->peak_bytes, m->peak_count);
+	if (m->allocs)
+		json_alloc(o, m, &m->peak);
+	else
+		ggmlviz__out_str(o, "null");
+	ggmlviz__out_printf(o, "},\"end\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 "}",
+			    m->end_bytes, m->end_count);
+	json_timeline(o, m);
+	json_allocs(o, m, "largest", &m->largest);
+	json_sizes(o, m);
+	json_allocs(o, m, "still_allocated", &m->still);
+	ggmlviz__out_str(o, "}\n");
+}

@@ -1,0 +1,186 @@
+/*
+ * Buffered output to a file or stdout: one write(2) per 256 KiB, a count
+ * of the bytes written (export warns about sizes), and the first error
+ * kept and reported once, at the end.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define OUT_BUFFER (256u << 10)
+
+int ggmlviz__out_open(struct ggmlviz__out *o, const char *cmd, const char *path)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = STDOUT_FILENO;
+	o->path = "standard output";
+	if (path && strcmp(path, "-")) {
+		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		o->owned = true;
+		o->path = path;
+	}
+	o->buf = o->fd >= 0 ? malloc(OUT_BUFFER) : NULL;
+	if (!o->buf) {
+		ggmlviz__error("%s: %s: %s", cmd, o->path, strerror(o->fd < 0 ? errno : ENOMEM));
+		if (o->owned && o->fd >= 0)
+			close(o->fd);
+		return -1;
+	}
+	o->cap = OUT_BUFFER;
+	return 0;
+}
+
+void ggmlviz__out_memory(struct ggmlviz__out *o)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	o->path = "memory";
+}
+
+/* A memory output grows instead of writing; a failure drops the bytes. */
+static void grow(struct ggmlviz__out *o)
+{
+	size_t cap = o->cap ? o->cap * 2 : 256;
+	char *buf = o->error ? NULL : realloc(o->buf, cap);
+
+	if (!buf) {
+		o->error = -ENOMEM;
+		o->len = 0;
+		return;
+	}
+	o->buf = buf;
+	o->cap = cap;
+}
+
+static void flush(struct ggmlviz__out *o)
+{
+	size_t done = 0;
+
+	if (o->fd < 0) {
+		grow(o);
+		return;
+	}
+
+	while (done < o->len && !o->error) {
+		ssize_t n = write(o->fd, o->buf + done, o->len - done);
+		if (n < 0 && errno != EINTR)
+			o->error = -errno;
+		else if (n > 0)
+			done += (size_t)n;
+	}
+	o->len = 0;
+}
+
+void ggmlviz__out_write(struct ggmlviz__out *o, const void *p, size_t n)
+{
+	const char *s = p;
+
+	o->bytes += n;
+	while (n) {
+		size_t room, k;
+
+		if (o->len == o->cap)
+			flush(o);
+		if (o->len == o->cap)
+			return; /* a memory output that could not grow */
+		room = o->cap - o->len;
+		k = n < room ? n : room;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void ggmlviz__out_str(struct ggmlviz__out *o, const char *s)
+{
+	ggmlviz__out_write(o, s, strlen(s));
+}
+
+void ggmlviz__out_u64(struct ggmlviz__out *o, uint64_t v)
+{
+	char digits[20];
+	size_t n = sizeof digits;
+
+	do
+		digits[--n] = (char)('0' + v % 10);
+	while (v /= 10);
+	ggmlviz__out_write(o, digits + n, sizeof digits - n);
+}
+
+void ggmlviz__out_i64(struct ggmlviz__out *o, int64_t v)
+{
+	if (v < 0)
+		ggmlviz__out_char(o, '-');
+	ggmlviz__out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+void ggmlviz__out_hex(struct ggmlviz__out *o, uint64_t v)
+{
+	char digits[18];
+	size_t n = sizeof digits;
+
+	do
+		digits[--n] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	digits[--n] = 'x';
+	digits[--n] = '0';
+	ggmlviz__out_write(o, digits + n, sizeof digits - n);
+}
+
+void ggmlviz__out_printf(struct ggmlviz__out *o, const char *fmt, ...)
+{
+	char small[512], *big = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small && (big = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (big || (size_t)n < sizeof small)
+		ggmlviz__out_write(o, big ? big : small, (size_t)n);
+	else
+		o->error = o->error ? o->error : -ENOMEM;
+	free(big);
+}
+
+int ggmlviz__out_close(struct ggmlviz__out *o, const char *cmd)
+{
+	if (o->fd >= 0)
+		flush(o);
+	if (o->owned && close(o->fd) < 0 && !o->error)
+		o->error = -errno;
+	free(o->buf);
+	o->buf = NULL;
+	if (!o->error)
+		return GGMLVIZ__EXIT_OK;
+	ggmlviz__error("%s: writing %s: %s", cmd, o->path, strerror(-o->error));
+	return GGMLVIZ__EXIT_DAMAGED;
+}
+
+bool ggmlviz__same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
