@@ -5,6 +5,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <ggmlviz/reader.h>
@@ -96,25 +99,39 @@ static int record_error(struct ggmlviz_reader *r, int code)
 	return code;
 }
 
+/* What is wrong with a record that cannot be decoded (yet). */
+struct fault {
+	enum { CUT_FIXED, CUT_LENGTH, CUT_LABEL, BAD_HAS_LABEL, LABEL_TOO_LONG } why;
+	uint64_t value; /* has_label, or label_length */
+};
+
 /*
  * Size of the record at p, of which left bytes are known; or
- * GGMLVIZ_ETRUNCATED / GGMLVIZ_ECORRUPT. Reads nothing past left.
+ * GGMLVIZ_ETRUNCATED / GGMLVIZ_ECORRUPT, saying why in f. Reads nothing
+ * past left.
  */
-static int64_t record_size(const uint8_t *p, uint64_t left)
+static int64_t record_size(const uint8_t *p, uint64_t left, struct fault *f)
 {
 	uint32_t label_len;
 
+	f->why = CUT_FIXED;
 	if (left < GGMLVIZ_RECORD_SIZE)
 		return GGMLVIZ_ETRUNCATED;
 	if (p[REC_HAS_LABEL] == 0)
 		return GGMLVIZ_RECORD_SIZE;
+	f->value = p[REC_HAS_LABEL];
+	f->why = BAD_HAS_LABEL;
 	if (p[REC_HAS_LABEL] != 1)
 		return GGMLVIZ_ECORRUPT;
+	f->why = CUT_LENGTH;
 	if (left < GGMLVIZ_LABELED_RECORD_SIZE)
 		return GGMLVIZ_ETRUNCATED;
 	label_len = get_u32(p + REC_LABEL_LEN);
+	f->value = label_len;
+	f->why = LABEL_TOO_LONG;
 	if (label_len > GGMLVIZ_LABEL_LIMIT)
 		return GGMLVIZ_ECORRUPT;
+	f->why = CUT_LABEL;
 	if (left - GGMLVIZ_LABELED_RECORD_SIZE < label_len)
 		return GGMLVIZ_ETRUNCATED;
 	return (int64_t)record_size_labeled(label_len);
@@ -145,13 +162,14 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 {
 	const uint8_t *p = r->data + r->pos;
 	uint64_t left = r->size - r->pos;
+	struct fault f;
 	int64_t size;
 
 	if (r->error)
 		return r->error;
 	if (left == 0)
 		return 0;
-	size = record_size(p, left);
+	size = record_size(p, left, &f);
 	if (size < 0)
 		return record_error(r, (int)size);
 	decode_record(ev, p, size, r->pos);
@@ -162,6 +180,49 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 	}
 	r->pos += (uint64_t)size;
 	if (r->pos >= r->release_at)
-		ggmlviz__reader_release(r);
+		ggmlviz__reader_release(r, ev->offset);
 	return 1;
+}
+
+/* The sentence for a fault at offset, with left bytes of data there. */
+static int say_fault(char *buf, size_t size, uint64_t offset, uint64_t left,
+		     const struct fault *f)
+{
+	switch (f->why) {
+	case BAD_HAS_LABEL:
+		return snprintf(buf, size, "corrupt record at byte %" PRIu64 ": has_label is %" PRIu64
+				" (must be 0 or 1)", offset, f->value);
+	case LABEL_TOO_LONG:
+		return snprintf(buf, size, "corrupt record at byte %" PRIu64 ": label_length is %"
+				PRIu64 ", more than the %u-byte limit", offset, f->value,
+				GGMLVIZ_LABEL_LIMIT);
+	case CUT_LABEL:
+		return snprintf(buf, size, "truncated at byte %" PRIu64 ": the data ends %" PRIu64
+				" bytes into the last record, which holds %" PRIu64 " bytes", offset,
+				left, record_size_labeled((uint32_t)f->value));
+	case CUT_FIXED:
+	case CUT_LENGTH:
+		break;
+	}
+	return snprintf(buf, size, "truncated at byte %" PRIu64 ": the data ends %" PRIu64
+			" bytes into the last record (its fixed part is %u bytes%s)", offset, left,
+			GGMLVIZ_RECORD_SIZE, f->why == CUT_LENGTH ? ", 50 with a label length" : "");
+}
+
+int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t size)
+{
+	uint64_t left = r->size - r->pos;
+	struct fault f;
+
+	if (!buf && size)
+		return -EINVAL;
+	if (r->error == -ESTALE)
+		return snprintf(buf, size, "the file shrank under the reader at byte %" PRIu64
+				" (it was replaced or truncated)", r->pos);
+	if (left == 0)
+		return snprintf(buf, size, "no error: the data ends at byte %" PRIu64
+				", after a whole record", r->pos);
+	if (record_size(r->data + r->pos, left, &f) >= 0)
+		return snprintf(buf, size, "no error at byte %" PRIu64, r->pos);
+	return say_fault(buf, size, r->pos, left, &f);
 }

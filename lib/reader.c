@@ -162,15 +162,20 @@ static int window_map_for(struct ggmlviz_reader *r, uint64_t size)
  * file pages fault in again if an old label is read, so memory stays flat
  * however long the trace.
  */
-void ggmlviz__reader_release(struct ggmlviz_reader *r)
+/*
+ * Gives back the pages below the record being returned (its label is read
+ * next), from the start of the window every time: pages of old labels read
+ * since the last time were faulted in again and go back too. Walking page
+ * tables already empty costs next to nothing.
+ */
+void ggmlviz__reader_release(struct ggmlviz_reader *r, uint64_t keep_from)
 {
-	uint64_t end = page_floor(r->pos);
+	uint64_t end = page_floor(keep_from);
 
-	if (end > r->release_from)
-		(void)madvise((uint8_t *)r->window->base + r->release_from,
-			      (size_t)(end - r->release_from), MADV_DONTNEED);
+	if (end > 0)
+		(void)madvise(r->window->base, (size_t)end, MADV_DONTNEED);
 	r->release_from = end;
-	r->release_at = end + RELEASE_STEP;
+	r->release_at = r->pos + RELEASE_STEP;
 }
 
 /* Reads a pipe or device to its end, into a buffer the reader owns. */
@@ -285,6 +290,8 @@ void ggmlviz_reader_rewind(struct ggmlviz_reader *r)
 	if (r->error == GGMLVIZ_ECORRUPT)
 		r->error = 0; /* it is found again at the same place */
 	if (r->window) {
+		/* reading starts over: what was read so far is given back */
+		(void)madvise(r->window->base, (size_t)page_floor(r->size), MADV_DONTNEED);
 		r->release_from = 0;
 		r->release_at = RELEASE_STEP;
 	}

@@ -54,10 +54,11 @@ struct ggmlviz_reader {
 };
 
 /*
- * Gives back to the kernel the pages of the file read so far; called by
- * ggmlviz_reader_next() when r->pos reaches r->release_at.
+ * Gives back to the kernel the pages of the file below keep_from (the
+ * record being returned); called by ggmlviz_reader_next() when r->pos
+ * reaches r->release_at.
  */
-void ggmlviz__reader_release(struct ggmlviz_reader *r);
+void ggmlviz__reader_release(struct ggmlviz_reader *r, uint64_t keep_from);
 
 /*
  * Records the name carried by a META OP_NAME, BACKEND_NAME or THREAD_NAME

@@ -334,6 +334,76 @@ START_TEST(test_corrupt_label_length)
 }
 END_TEST
 
+/* The sentence for the record at the reader's offset, for a test to compare. */
+static const char *described(struct ggmlviz_reader *r)
+{
+	static char buf[256];
+
+	ck_assert_int_gt(ggmlviz_reader_describe(r, buf, sizeof buf), 0);
+	return buf;
+}
+
+/* What stopped the reader, in words, with the offset and the faulty bytes. */
+START_TEST(test_describe)
+{
+	static const uint8_t seven[] = { 7 };
+	uint8_t huge[5] = { 1 }, pl[32];
+	struct vbuf b = { 0 };
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	char want[160], small[8];
+	size_t at;
+
+	at = corrupt_trace(&b, seven, sizeof seven);
+	r = open_mem(b.bytes, b.len);
+	while (ggmlviz_reader_next(r, &ev) == 1)
+		;
+	snprintf(want, sizeof want, "corrupt record at byte %zu: has_label is 7 (must be 0 or 1)", at);
+	ck_assert_str_eq(described(r), want);
+	ck_assert_int_eq(ggmlviz_reader_describe(r, NULL, 0), (int)strlen(want));
+	ck_assert_int_eq(ggmlviz_reader_describe(r, NULL, 4), -EINVAL);
+	ck_assert_int_eq(ggmlviz_reader_describe(r, small, sizeof small), (int)strlen(want));
+	ck_assert_str_eq(small, "corrupt"); /* cut to fit, NUL-terminated */
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+
+	le32(huge + 1, 0xffffffffu);
+	at = corrupt_trace(&b, huge, sizeof huge);
+	r = open_mem(b.bytes, b.len);
+	while (ggmlviz_reader_next(r, &ev) == 1)
+		;
+	snprintf(want, sizeof want, "corrupt record at byte %zu: label_length is 4294967295, "
+		 "more than the 1048576-byte limit", at);
+	ck_assert_str_eq(described(r), want);
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+
+	vec_header(&b, 1);
+	vec_user(pl, 1, 0);
+	at = vec_record_s(&b, 10, 1, 1, pl, "sixteen-byte-lab"); /* 66 bytes */
+	r = open_mem(b.bytes, b.len - 46);                       /* 20 of them */
+	ck_assert_int_eq(ggmlviz_reader_next(r, &ev), GGMLVIZ_ETRUNCATED);
+	snprintf(want, sizeof want, "truncated at byte %zu: the data ends 20 bytes into the last "
+		 "record (its fixed part is 46 bytes)", at);
+	ck_assert_str_eq(described(r), want);
+	ggmlviz_reader_close(r);
+	r = open_mem(b.bytes, b.len - 6); /* 60 of 66: inside the label */
+	ck_assert_int_eq(ggmlviz_reader_next(r, &ev), GGMLVIZ_ETRUNCATED);
+	snprintf(want, sizeof want, "truncated at byte %zu: the data ends 60 bytes into the last "
+		 "record, which holds 66 bytes", at);
+	ck_assert_str_eq(described(r), want);
+	ggmlviz_reader_close(r);
+	r = open_mem(b.bytes, b.len);
+	ck_assert_int_eq(ggmlviz_reader_next(r, &ev), 1);
+	ck_assert_int_eq(ggmlviz_reader_next(r, &ev), 0);
+	snprintf(want, sizeof want, "no error: the data ends at byte %zu, after a whole record",
+		 b.len);
+	ck_assert_str_eq(described(r), want);
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+}
+END_TEST
+
 /* A label of the limit is legal: cut, it is truncation; whole, a record. */
 START_TEST(test_label_at_limit)
 {
@@ -672,6 +742,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_every_cut_point);
 	tcase_add_test(tc, test_corrupt_has_label);
 	tcase_add_test(tc, test_corrupt_label_length);
+	tcase_add_test(tc, test_describe);
 	tcase_add_test(tc, test_label_at_limit);
 	tcase_add_test(tc, test_headers);
 	tcase_add_test(tc, test_short_and_bad_arguments);

@@ -197,6 +197,26 @@ void ggmlviz_reader_close(struct ggmlviz_reader *r);
 uint64_t ggmlviz_reader_offset(const struct ggmlviz_reader *r);
 
 /**
+ * @brief Says in one sentence what stops ggmlviz_reader_next() at
+ * ggmlviz_reader_offset(): the byte offset and the bytes at fault.
+ *
+ * For example "corrupt record at byte 1234: has_label is 7 (must be 0 or
+ * 1)", "corrupt record at byte 1234: label_length is 4294967295, more than
+ * the 1048576-byte limit", or "truncated at byte 1234: the data ends 20
+ * bytes into the last record, which holds 66 bytes". When nothing is wrong
+ * it says so ("no error ...").
+ *
+ * @param r the reader.
+ * @param buf receives the NUL-terminated sentence, cut to fit; may be NULL
+ *        when @p size is 0.
+ * @param size bytes of @p buf.
+ * @return the length of the whole sentence, as snprintf() counts it (it
+ *         was cut if that is @p size or more); -EINVAL if @p buf is NULL
+ *         and @p size is not 0.
+ */
+int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t size);
+
+/**
  * @brief How many bytes of data the reader knows of.
  *
  * @param r the reader.
