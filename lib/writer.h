@@ -95,8 +95,10 @@ int ggmlviz__writer_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 
 /* drain.c: one pass over every ring; `final` when the rings are quiescent. */
 void ggmlviz__writer_pass(struct ggmlviz__writer *w, int final);
-/* drain.c: is a pass due (flush interval passed, or a ring filling up)? */
+/* pace.c: is a pass due (flush interval passed, or a ring filling up)? */
 int ggmlviz__writer_due(const struct ggmlviz__writer *w);
+/* pace.c: after a pass, how long to sleep before looking again. */
+void ggmlviz__writer_plan_sleep(struct ggmlviz__writer *w);
 /* drain.c: TRACE_END, after the final pass (unless recording failed). */
 void ggmlviz__writer_end(struct ggmlviz__writer *w, uint32_t tid);
 

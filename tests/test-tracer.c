@@ -435,6 +435,14 @@ START_TEST(overflow_drops_and_says_so)
 }
 END_TEST
 
+/* Waits (up to a second) for the writer to end recording by itself. */
+static void wait_until_recording_ends(void)
+{
+	for (int i = 0; i < 200 && ggmlviz_is_active(); i++)
+		usleep(5000);
+	ck_assert_int_eq(ggmlviz_is_active(), 0);
+}
+
 START_TEST(max_events_is_exact)
 {
 	struct ggmlviz_config cfg;
@@ -447,9 +455,7 @@ START_TEST(max_events_is_exact)
 	start_with(&cfg);
 	for (int i = 0; i < 1000; i++)
 		ggmlviz_mark(NULL, (uint64_t)i);
-	for (int i = 0; i < 200 && ggmlviz_is_active(); i++)
-		usleep(5000); /* the writer closes the mask once it counts 100 */
-	ck_assert_int_eq(ggmlviz_is_active(), 0);
+	wait_until_recording_ends(); /* the writer stops it once it counts 100 */
 	ggmlviz_mark(NULL, 1000); /* not even counted now */
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	ggmlviz_get_stats(&st);
@@ -478,9 +484,7 @@ START_TEST(start_after_recording_ended_on_its_own)
 	start_with(&cfg);
 	for (int i = 0; i < 100; i++)
 		ggmlviz_mark(NULL, (uint64_t)i);
-	for (int i = 0; i < 200 && ggmlviz_is_active(); i++)
-		usleep(5000);
-	ck_assert_int_eq(ggmlviz_is_active(), 0);
+	wait_until_recording_ends();
 	tu_config(&cfg, second);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0); /* not -EALREADY */
 	ggmlviz_mark(NULL, 1);
