@@ -9,8 +9,8 @@ set -eu
 
 # build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
 # checks), groff (man page checks); docs: doxygen; GGML fetch: git, npm.
-PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base groff
-python3 git ca-certificates xz-utils npm time"
+PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
+python3 git ca-certificates xz-utils npm"
 
 missing=""
 for p in $PACKAGES; do
