@@ -72,20 +72,37 @@ struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
 	return r;
 }
 
+static void unmap_buffer(struct ggmlviz__ring *r)
+{
+	if (r->buf)
+		munmap(r->buf, mapping_size(r->size));
+	r->buf = NULL;
+	r->size = 0;
+	r->mask = 0;
+}
+
 int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size)
 {
 	uint8_t *buf;
 
-	if (size == r->size)
+	if (size == r->size && r->buf)
 		return 0;
 	buf = map_buffer(size);
 	if (!buf)
 		return -ENOMEM;
-	munmap(r->buf, mapping_size(r->size));
+	unmap_buffer(r);
 	r->buf = buf;
 	r->size = size;
 	r->mask = size - 1;
 	return 0;
+}
+
+/* Between sessions the producer never reaches its buffer: give it back. */
+void ggmlviz__ring_release_buffer(struct ggmlviz__ring *r)
+{
+	unmap_buffer(r);
+	r->pos = 0;
+	r->limit = 0;
 }
 
 /* For a new session; the producer is quiescent (see ggmlviz_start). */
@@ -112,7 +129,7 @@ void ggmlviz__ring_free(struct ggmlviz__ring *r)
 {
 	if (!r)
 		return;
-	munmap(r->buf, mapping_size(r->size));
+	unmap_buffer(r);
 	free(r);
 }
 

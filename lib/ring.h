@@ -79,6 +79,7 @@ uint8_t *ggmlviz__ring_reserve_slow(struct ggmlviz__ring *r, uint32_t need, uint
 void ggmlviz__ring_wrap(struct ggmlviz__ring *r, uint64_t overflow);
 struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid);
 int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size);
+void ggmlviz__ring_release_buffer(struct ggmlviz__ring *r);
 void ggmlviz__ring_reset(struct ggmlviz__ring *r);
 void ggmlviz__ring_free(struct ggmlviz__ring *r);
 

@@ -327,6 +327,9 @@ static int stop_locked(void)
 	ggmlviz__registry_lock();
 	ggmlviz__registry_set_draining(0);
 	ggmlviz__registry_reap();
+	/* live threads keep their ring, but not its memory: the next start maps it again */
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
+		ggmlviz__ring_release_buffer(r);
 	ggmlviz__registry_unlock();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64

@@ -44,6 +44,47 @@ START_TEST(repeated_start_stop)
 }
 END_TEST
 
+/* Resident memory of this process, in KiB (VmRSS). */
+static long rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* A stopped session gives its rings' memory back; the next start maps them again. */
+START_TEST(stop_gives_ring_memory_back)
+{
+	struct ggmlviz_config cfg;
+	struct tu_summary s;
+	long during, after;
+
+	tu_path(path, sizeof path, "ring-memory");
+	tu_config(&cfg, path);
+	cfg.buffer_events = 1u << 20; /* 64 MiB, resident from the first event */
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_mark("first", 0);
+	during = rss_kib();
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	after = rss_kib();
+	ck_assert_msg(after < during - 48 * 1024, "RSS %ld KiB while tracing, %ld after stop",
+		      during, after);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_mark("again", 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 1);
+	unlink(path);
+}
+END_TEST
+
 struct tid_count {
 	uint32_t tid;
 	uint64_t n;
@@ -217,6 +258,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, repeated_start_stop);
+	tcase_add_test(tc, stop_gives_ring_memory_back);
 	tcase_add_test(tc, fork_child_leaves_parent_file_alone);
 #ifndef __SANITIZE_THREAD__
 	/*
