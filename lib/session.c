@@ -166,7 +166,12 @@ static unsigned mask_for(const struct ggmlviz_config *cfg)
 	       (cfg->thread_tracking ? GGMLVIZ__THREADS : 0);
 }
 
-/* Existing rings, emptied and sized for the new session; emitters are quiescent. */
+/*
+ * Existing rings, emptied and sized for the new session (emitters are
+ * quiescent), and handed to the writer-to-be: from now on an exiting
+ * thread leaves its ring for the writer to free, which must hold before
+ * the writer's first look at the list.
+ */
 static int prepare_rings(const struct ggmlviz_config *cfg)
 {
 	uint64_t bytes = (uint64_t)cfg->buffer_events * GGMLVIZ__EVENT_BYTES;
@@ -179,14 +184,17 @@ static int prepare_rings(const struct ggmlviz_config *cfg)
 		rc = ggmlviz__ring_resize(r, bytes);
 		ggmlviz__ring_reset(r);
 	}
+	ggmlviz__registry_set_draining(1);
 	ggmlviz__registry_unlock();
 	return rc;
 }
 
-static void set_draining(int on)
+/* No writer after all: threads free their rings themselves again. */
+static void unprepare_rings(void)
 {
 	ggmlviz__registry_lock();
-	ggmlviz__registry_set_draining(on);
+	ggmlviz__registry_set_draining(0);
+	ggmlviz__registry_reap();
 	ggmlviz__registry_unlock();
 }
 
@@ -199,11 +207,11 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
 	if (rc < 0) {
+		unprepare_rings();
 		ggmlviz__log(&sink, GGMLVIZ_LOG_ERROR, "cannot start tracing to %s: %s", path,
 			     ggmlviz_strerror(rc));
 		return rc;
 	}
-	set_draining(1);
 	atomic_store(&ggmlviz__lost, 0);
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&session_number, 1);
