@@ -210,8 +210,12 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
 
 void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 {
-	/* The writer thread does not exist here; the locks it may have held are reset. */
+	/*
+	 * The writer thread does not exist here: the lock it may have held and
+	 * the condition it may have waited on start over.
+	 */
 	pthread_mutex_init(&wake_lock, NULL);
+	init_wake_cond();
 	if (!w)
 		return;
 	close(w->fd);
