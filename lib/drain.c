@@ -153,7 +153,7 @@ static void meta_commit(struct ggmlviz__writer *w, uint32_t n)
 {
 	add_iov(w, meta_slot(w), n);
 	w->meta_len += n;
-	atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
+	w->meta_records++; /* counted as written once the batch is */
 }
 
 /* The thread's current name, from /proc; the name at its first event otherwise. */
@@ -266,6 +266,8 @@ static void fail(struct ggmlviz__writer *w, int rc)
 /* Moves tails and counters once the batch is written (ok) or lost. */
 static void settle(struct ggmlviz__writer *w, int ok)
 {
+	if (ok)
+		atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
 	for (size_t i = 0; i < w->n_pass; i++) {
 		struct ggmlviz__pass_ring *p = &w->pass[i];
 		struct ggmlviz__ring *r = p->ring;
@@ -310,6 +312,7 @@ void ggmlviz__writer_pass(struct ggmlviz__writer *w, int final)
 	snapshot(w);
 	w->n_iov = 0;
 	w->meta_len = 0;
+	w->meta_records = 0;
 	for (size_t i = 0; i < w->n_pass; i++)
 		planned += plan_ring(w, &w->pass[i], final, planned);
 	if (w->n_iov > 0 && (rc = ggmlviz__writer_append(w, w->iov, w->n_iov)) < 0) {

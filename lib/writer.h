@@ -64,6 +64,7 @@ struct ggmlviz__writer {
 	size_t n_iov, iov_cap;
 	uint8_t *meta;
 	size_t meta_len, meta_cap;
+	uint64_t meta_records; /* writer records in this pass's batch */
 	uint64_t last_pass_ns;
 	uint64_t next_sleep_ns;
 };

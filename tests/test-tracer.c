@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -609,6 +610,54 @@ START_TEST(io_error_stops_cleanly)
 }
 END_TEST
 
+/*
+ * The first batch fails: the stats count no record that is not in the file.
+ * The tiny file size limit would stop Check's own result file too, so the
+ * tracing runs in a child that sends its stats back through a pipe.
+ */
+static void trace_under_tiny_limit(int out)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct rlimit lim = { 200, 200 }; /* the header and PROCESS fit, nothing more */
+	int rc;
+
+	signal(SIGXFSZ, SIG_IGN);
+	tu_config(&cfg, path);
+	if (setrlimit(RLIMIT_FSIZE, &lim) < 0 || ggmlviz_start(&cfg) < 0)
+		_exit(3);
+	for (int i = 0; i < 1000; i++)
+		ggmlviz_mark("never-written", (uint64_t)i);
+	rc = ggmlviz_stop();
+	ggmlviz_get_stats(&st);
+	_exit(write(out, &st, sizeof st) == (ssize_t)sizeof st && rc == -EFBIG ? 0 : 4);
+}
+
+START_TEST(io_error_in_first_batch)
+{
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	int fds[2], status;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "efbig-first");
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0)
+		trace_under_tiny_limit(fds[1]);
+	ck_assert_int_eq(read(fds[0], &st, sizeof st), (ssize_t)sizeof st);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_uint_eq(s.events, 0);
+	ck_assert_uint_eq(st.written, 0);
+	ck_assert_uint_eq(st.dropped, st.emitted);
+	ck_assert_uint_eq(st.meta_written, s.records); /* PROCESS only */
+	ck_assert_uint_eq(st.bytes_written, s.size);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(stats_match_the_file)
 {
 	struct ggmlviz_config cfg;
@@ -676,6 +725,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, disable_starts_nothing);
 	tcase_add_test(tc, pid_in_path);
 	tcase_add_test(tc, io_error_stops_cleanly);
+	tcase_add_test(tc, io_error_in_first_batch);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
 	suite_add_tcase(s, tc);

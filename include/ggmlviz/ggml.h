@@ -178,7 +178,7 @@ static inline int ggmlviz_ggml__names_slot(struct ggmlviz_ggml__names *names, ui
 	unsigned int i = (unsigned int)((key * 0x9e3779b97f4a7c15u) >> 56);
 
 	for (unsigned int probe = 0; probe < GGMLVIZ_GGML__NAME_SLOTS; probe++) {
-		unsigned int at = (i + probe) % GGMLVIZ_GGML__NAME_SLOTS;
+		unsigned int at = (i + probe) & (GGMLVIZ_GGML__NAME_SLOTS - 1u); /* a power of two */
 		uint64_t seen = GGMLVIZ_GGML__LOAD(&names->key[at]);
 
 		if (seen == 0 && GGMLVIZ_GGML__CAS(&names->key[at], &seen, key))
