@@ -21,7 +21,6 @@
 #include <ggmlviz/reader.h>
 
 #include "bench.h"
-#include "record.h"
 
 #define PASSES 5
 #define OPS_PER_GRAPH 1000u
@@ -51,27 +50,40 @@ static void emit(struct out *o, uint32_t n)
 	o->bytes += n;
 }
 
+/* Encodes ev with the library's encoder and writes it. */
+static void emit_event(struct out *o, const struct ggmlviz_event *ev)
+{
+	int n = ggmlviz_encode_record(ev, o->buf, sizeof o->buf);
+
+	if (n < 0) {
+		fprintf(stderr, "bench_reader: encode: %s\n", ggmlviz_strerror(n));
+		exit(1);
+	}
+	emit(o, (uint32_t)n);
+}
+
 static void emit_graph(struct out *o, uint8_t type, uint64_t ts, uint64_t graph)
 {
-	uint32_t n = put_record(o->buf, type, ts, 1000, NULL, 0);
+	struct ggmlviz_event ev = { .type = type, .timestamp_ns = ts, .thread_id = 1000 };
 
-	put_u64(o->buf + REC_PAYLOAD + GRAPH_PTR, graph);
-	put_u32(o->buf + REC_PAYLOAD + GRAPH_NODES, OPS_PER_GRAPH);
-	put_u32(o->buf + REC_PAYLOAD + GRAPH_THREADS, 8);
-	emit(o, n);
+	ev.data.graph.graph_ptr = graph;
+	ev.data.graph.n_nodes = OPS_PER_GRAPH;
+	ev.data.graph.n_threads = 8;
+	emit_event(o, &ev);
 }
 
 static void emit_op(struct out *o, uint8_t type, uint64_t ts, uint32_t i)
 {
 	char label[16];
-	uint32_t n;
+	struct ggmlviz_event ev = { .type = type, .timestamp_ns = ts, .thread_id = 1000 };
 
 	snprintf(label, sizeof label, "blk.%02u.attn_q", i % 100); /* 13 bytes */
-	n = put_record(o->buf, type, ts, 1000, label, 13);
-	put_u64(o->buf + REC_PAYLOAD + OP_TENSOR, 0x7f0000100000ull + (uint64_t)i * 512);
-	put_u32(o->buf + REC_PAYLOAD + OP_TYPE, 29);
-	put_u64(o->buf + REC_PAYLOAD + OP_SIZE, 4096);
-	emit(o, n);
+	ev.label = label;
+	ev.label_len = 13;
+	ev.data.op.tensor_ptr = 0x7f0000100000ull + (uint64_t)i * 512;
+	ev.data.op.op_type = 29;
+	ev.data.op.op_size = 4096;
+	emit_event(o, &ev);
 }
 
 /* Writes about `records` records into a new file; returns its path. */
@@ -90,7 +102,7 @@ static const char *make_trace(uint64_t records, struct out *o)
 		fprintf(stderr, "bench_reader: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
-	put_header(header);
+	ggmlviz_encode_header(header, sizeof header);
 	fwrite(header, 1, sizeof header, o->f);
 	o->bytes = sizeof header;
 	for (uint64_t g = 0; o->records < records; g++) {

@@ -24,6 +24,7 @@
 
 #include <ggml.h>
 #include <ggml-backend.h>
+#define GGMLVIZ_GGML_IMPLEMENTATION /* this file holds the adapter's state */
 #include <ggmlviz/ggml.h>
 
 #include "transformer.h"

@@ -1,8 +1,10 @@
 /*
  * gen-trace: writes a synthetic GGMLVIZ v1 trace whose every record is
  * known, so that the tests of the ggmlviz command can reason their
- * expected output from the model below. It writes the bytes itself, from
- * FORMAT.md, with no code of the library or of the command.
+ * expected output from the model below. Records are written by the
+ * library's encoder (ggmlviz_encode_record), whose bytes the reader's tests
+ * check against vectors typed by hand from ggmlviz(5); the header is
+ * written here, so that a bad magic or version can be made.
  *
  * The model (all times in ns; f(g) = g % 10 + 1; M = main thread =
  * --tid-base, W = worker = M + 1):
@@ -49,6 +51,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ggmlviz/format.h>
+
 enum { T_GB, T_GE, T_OB, T_OE, T_ALLOC, T_FREE, T_BARRIER, T_TBEGIN, T_TFREE, T_META,
        T_MARK, T_COUNTER, T_SB, T_SE, T_INFO };
 enum { M_OP_NAME = 1, M_THREAD_NAME, M_BACKEND_NAME, M_PROCESS, M_DROPPED, M_TRACE_END };
@@ -92,12 +96,6 @@ static void put32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void out(struct gen *g, const void *p, size_t n)
 {
 	if (fwrite(p, 1, n, g->f) != n) {
@@ -107,85 +105,90 @@ static void out(struct gen *g, const void *p, size_t n)
 	g->bytes += n;
 }
 
-/* One record: the 46-byte fixed part, then the label if any. */
-static void record(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, const uint8_t pl[32],
-		   const char *label, size_t label_len)
+/* One record, through the library's encoder (ggmlviz_encode_record). */
+static void record(struct gen *g, const struct ggmlviz_event *ev)
 {
-	uint8_t rec[50];
+	static uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE + 4096];
+	int n = ggmlviz_encode_record(ev, rec, sizeof rec);
 
+	if (n < 0) {
+		fprintf(stderr, "gen-trace: encode: %s\n", ggmlviz_strerror(n));
+		exit(1);
+	}
 	if (g->records == g->corrupt_index)
 		g->corrupt_offset = g->bytes;
 	g->last_offset = g->bytes;
 	g->records++;
-	rec[0] = type;
-	put64(rec + 1, ts);
-	put32(rec + 9, tid);
-	memcpy(rec + 13, pl, 32);
-	rec[45] = label ? 1 : 0;
-	put32(rec + 46, (uint32_t)label_len);
-	out(g, rec, label ? 50 : 46);
-	if (label)
-		out(g, label, label_len);
+	out(g, rec, (size_t)n);
 }
 
-static void rec_str(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, const uint8_t pl[32],
-		    const char *label)
+/* A record of type at ts on tid, its label a C string or NULL. */
+static struct ggmlviz_event event(uint8_t type, uint64_t ts, uint32_t tid, const char *label)
 {
-	record(g, type, ts, tid, pl, label, label ? strlen(label) : 0);
+	struct ggmlviz_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = type;
+	ev.timestamp_ns = ts;
+	ev.thread_id = tid;
+	ev.label = label;
+	ev.label_len = label ? (uint32_t)strlen(label) : 0;
+	return ev;
 }
 
 static void meta(struct gen *g, uint64_t ts, uint32_t tid, uint32_t kind, uint64_t key,
 		 uint64_t v1, uint64_t v2, const char *label)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(T_META, ts, tid, label);
 
-	put32(pl, kind);
-	put64(pl + 8, key);
-	put64(pl + 16, v1);
-	put64(pl + 24, v2);
-	rec_str(g, T_META, ts, tid, pl, label);
+	ev.data.meta.kind = kind;
+	ev.data.meta.key = key;
+	ev.data.meta.value = v1;
+	ev.data.meta.value2 = v2;
+	record(g, &ev);
 }
 
 static void mem(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, uint64_t ptr,
 		uint64_t size, const char *label)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(type, ts, tid, label);
 
-	put64(pl, ptr);
-	put64(pl + 8, size);
-	rec_str(g, type, ts, tid, pl, label);
+	ev.data.memory.ptr = ptr;
+	ev.data.memory.size = size;
+	record(g, &ev);
 }
 
 static void user(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, uint64_t value,
 		 const char *label)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(type, ts, tid, label);
 
-	put64(pl, value);
-	rec_str(g, type, ts, tid, pl, label);
+	ev.data.user.value = value;
+	ev.data.user.svalue = (int64_t)value;
+	record(g, &ev);
 }
 
 static void graph(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(type, ts, tid, NULL);
 
-	put64(pl, 0x6000);
-	put32(pl + 8, 4 * g->layers + 1);
-	put32(pl + 12, 1);
-	rec_str(g, type, ts, tid, pl, NULL);
+	ev.data.graph.graph_ptr = 0x6000;
+	ev.data.graph.n_nodes = 4 * g->layers + 1;
+	ev.data.graph.n_threads = 1;
+	record(g, &ev);
 }
 
 static void op_info(struct gen *g, uint64_t ts, uint32_t tid, uint64_t tensor, uint64_t flops)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(T_INFO, ts, tid, "f32");
 
-	put64(pl, tensor);
-	put32(pl + 8, 4096);
-	put32(pl + 12, 32);
-	put32(pl + 16, 1);
-	put32(pl + 20, 1);
-	put64(pl + 24, flops);
-	rec_str(g, T_INFO, ts, tid, pl, "f32");
+	ev.data.op_info.tensor_ptr = tensor;
+	ev.data.op_info.ne[0] = 4096;
+	ev.data.op_info.ne[1] = 32;
+	ev.data.op_info.ne[2] = 1;
+	ev.data.op_info.ne[3] = 1;
+	ev.data.op_info.flops = flops;
+	record(g, &ev);
 }
 
 struct op {
@@ -198,16 +201,20 @@ struct op {
 /* Begin, OP_INFO when flops is set, end; returns the end time. */
 static uint64_t op(struct gen *g, uint64_t ts, uint32_t tid, const struct op *o)
 {
-	uint8_t pl[32] = { 0 };
+	struct ggmlviz_event ev = event(T_OB, ts, tid, NULL);
 
-	put64(pl, o->tensor);
-	put32(pl + 8, o->type);
-	put64(pl + 16, o->size);
-	put64(pl + 24, o->backend);
-	record(g, T_OB, ts, tid, pl, o->label, o->label_len);
+	ev.label = o->label;
+	ev.label_len = (uint32_t)o->label_len;
+	ev.data.op.tensor_ptr = o->tensor;
+	ev.data.op.op_type = o->type;
+	ev.data.op.op_size = o->size;
+	ev.data.op.backend_ptr = o->backend;
+	record(g, &ev);
 	if (o->flops)
 		op_info(g, ts + 1, tid, o->tensor, o->flops);
-	record(g, T_OE, ts + o->dur, tid, pl, o->label, o->label_len);
+	ev.type = T_OE;
+	ev.timestamp_ns = ts + o->dur;
+	record(g, &ev);
 	return ts + o->dur;
 }
 
@@ -283,14 +290,15 @@ static void prologue(struct gen *g)
 static void epilogue(struct gen *g, uint64_t t)
 {
 	uint32_t m = g->main_tid, w = m + 1;
-	uint8_t pl[32] = { 0 };
+	uint8_t pl[GGMLVIZ_PAYLOAD_SIZE] = { 0 };
+	struct ggmlviz_event future = event(200, t + 200, m, "future");
 
 	mem(g, T_BARRIER, t, w, 0xBA, 500, NULL);
 	for (uint32_t l = 1; l < g->layers; l++)
 		mem(g, T_FREE, t + l, m, 0x200000u + l * 0x1000u, (uint64_t)(l + 1) << 20, NULL);
 	mem(g, T_TFREE, t + 100, w, 0, 0, NULL);
 	if (g->unknown)
-		rec_str(g, 200, t + 200, m, pl, "future");
+		future.payload = pl, record(g, &future);
 	if (!g->no_end)
 		meta(g, t + 300, m, M_TRACE_END, 0, g->records, g->dropped, NULL);
 }

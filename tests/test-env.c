@@ -19,7 +19,7 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_OUTPUT",	    "GGML_VIZ_DISABLE",	     "GGML_VIZ_VERBOSE",
 	"GGML_VIZ_MAX_EVENTS",	    "GGML_VIZ_BUFFER_SIZE",  "GGML_VIZ_FLUSH_INTERVAL",
 	"GGML_VIZ_OP_TIMING",	    "GGML_VIZ_MEMORY_TRACKING", "GGML_VIZ_THREAD_TRACKING",
-	"GGML_VIZ_TENSOR_NAMES",
+	"GGML_VIZ_TENSOR_NAMES",   "GGML_VIZ_OP_SAMPLE",    "GGML_VIZ_CRASH_HANDLER",
 };
 
 static char messages[8192];
@@ -65,6 +65,10 @@ START_TEST(defaults)
 	ck_assert_int_eq(cfg.verbose, 0);
 	ck_assert_int_eq(cfg.disable, 0);
 	ck_assert_int_eq(cfg.overflow, GGMLVIZ_OVERFLOW_DROP);
+	ck_assert_uint_eq(cfg.op_sample, 1);
+	ck_assert_int_eq(cfg.crash_handler, 1);
+	for (size_t i = 0; i < sizeof cfg.reserved / sizeof cfg.reserved[0]; i++)
+		ck_assert_uint_eq(cfg.reserved[i], 0);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0); /* nothing set: nothing changes */
 	ck_assert_uint_eq(cfg.buffer_events, 65536);
 	ck_assert_int_eq(n_messages, 0);
@@ -86,6 +90,8 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_MEMORY_TRACKING", "on", 1);
 	setenv("GGML_VIZ_THREAD_TRACKING", "1", 1);
 	setenv("GGML_VIZ_TENSOR_NAMES", "No", 1);
+	setenv("GGML_VIZ_OP_SAMPLE", "16", 1);
+	setenv("GGML_VIZ_CRASH_HANDLER", "off", 1);
 	init(&cfg);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_str_eq(cfg.output, "/tmp/x-%p.ggmlviz");
@@ -98,7 +104,15 @@ START_TEST(good_values)
 	ck_assert_int_eq(cfg.memory_tracking, 1);
 	ck_assert_int_eq(cfg.thread_tracking, 1);
 	ck_assert_int_eq(cfg.tensor_names, 0);
+	ck_assert_uint_eq(cfg.op_sample, 16);
+	ck_assert_int_eq(cfg.crash_handler, 0);
 	ck_assert_int_eq(n_messages, 0);
+	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
+	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
+	ck_assert_int_eq(cfg.op_timing, GGMLVIZ_OP_TIMING_SYNC);
+	setenv("GGML_VIZ_OP_TIMING", "Auto", 1);
+	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
+	ck_assert_int_eq(cfg.op_timing, GGMLVIZ_OP_TIMING_AUTO);
 	setenv("GGML_VIZ_MAX_EVENTS", "18446744073709551615", 1); /* UINT64_MAX */
 	setenv("GGML_VIZ_BUFFER_SIZE", "16777216", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
@@ -127,8 +141,13 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_FLUSH_INTERVAL", "0", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "60001", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "1.5", "keeping 100" },
-	{ "GGML_VIZ_OP_TIMING", "2", "keeping 1" },
-	{ "GGML_VIZ_OP_TIMING", "enabled", "keeping 1" },
+	{ "GGML_VIZ_OP_TIMING", "2", "keeping auto" },
+	{ "GGML_VIZ_OP_TIMING", "enabled", "keeping auto" },
+	{ "GGML_VIZ_OP_TIMING", "synced", "keeping auto" },
+	{ "GGML_VIZ_OP_SAMPLE", "-1", "keeping 1" },
+	{ "GGML_VIZ_OP_SAMPLE", "4294967296", "keeping 1" },
+	{ "GGML_VIZ_OP_SAMPLE", "1 in 8", "keeping 1" },
+	{ "GGML_VIZ_CRASH_HANDLER", "maybe", "keeping 1" },
 	{ "GGML_VIZ_MEMORY_TRACKING", "", "keeping 0" },
 	{ "GGML_VIZ_THREAD_TRACKING", "y", "keeping 0" },
 	{ "GGML_VIZ_TENSOR_NAMES", "-1", "keeping 1" },

@@ -14,6 +14,7 @@
 #include <ggml.h>
 #include <ggml-cpu.h>
 #include <ggml-backend.h>
+#define GGMLVIZ_GGML_IMPLEMENTATION /* this file holds the adapter's state */
 #include <ggmlviz/ggml.h>
 #include <ggmlviz/reader.h>
 

@@ -1,7 +1,8 @@
 /*
- * Shared by tests/test-ggml.c and tests/test-ggml-views.c: the adapter's
- * state is per translation unit, so the build that also times views
- * (GGMLVIZ_GGML_TRACE_VIEWS) lives in a file of its own.
+ * Shared by tests/test-ggml.c, which holds the adapter's state
+ * (GGMLVIZ_GGML_IMPLEMENTATION), and tests/test-ggml-other.c, which only
+ * includes the adapter: a scheduler traced in one file is known in the
+ * other.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -11,8 +12,7 @@
 #include <ggml.h>
 #include <ggml-backend.h>
 
-/* ggmlviz_ggml_trace_sched() / _untrace_sched() of the views build. */
-int views_trace_sched(ggml_backend_sched_t sched, int n_threads);
-void views_untrace_sched(ggml_backend_sched_t sched);
+/* ggmlviz_ggml_sched_graph_compute(), called from test-ggml-other.c. */
+enum ggml_status other_sched_graph_compute(ggml_backend_sched_t sched, struct ggml_cgraph *g);
 
 #endif

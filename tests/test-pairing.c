@@ -17,7 +17,7 @@
 #include <ggmlviz/reader.h>
 
 #include "check-compat.h"
-#include "reader.h" /* lib/reader.h: ggmlviz__pairing_pool_size */
+#include "reader/pairing-open.h" /* ggmlviz__pairing_pool_size */
 #include "vectors.h"
 
 static struct ggmlviz_pairing *p;

@@ -19,7 +19,7 @@
 #include <ggmlviz/reader.h>
 
 #include "check-compat.h"
-#include "reader.h" /* lib/reader.h: the windows */
+#include "reader/reader.h" /* the windows */
 #include "vectors.h"
 
 static char dir[PATH_MAX];

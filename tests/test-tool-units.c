@@ -14,9 +14,12 @@
 
 #include "check-compat.h"
 
-#include "../tools/agg.h"
-#include "../tools/cli.h"
-#include "../tools/htab.h"
+#include "agg.h"
+#include "htab.h"
+#include "names.h"
+#include "opts.h"
+#include "out.h"
+#include "text.h"
 
 struct item {
 	uint64_t key;
@@ -41,34 +44,34 @@ START_TEST(htab_survives_removals)
 {
 	enum { N = 2000 };
 	static struct item items[N];
-	struct ggmlviz__htab t = { 0 };
+	struct cli_htab t = { 0 };
 	uint64_t state = 12345;
 
 	for (uint64_t i = 0; i < N; i++) {
 		items[i].key = i;
-		ck_assert_int_eq(ggmlviz__htab_add(&t, bad_hash(i), &items[i]), 0);
+		ck_assert_int_eq(cli_htab_add(&t, bad_hash(i), &items[i]), 0);
 	}
 	for (int round = 0; round < 3 * N; round++) {
 		uint64_t k;
 
 		state = state * 6364136223846793005ull + 1442695040888963407ull;
 		k = (state >> 33) % N;
-		if (ggmlviz__htab_find(&t, bad_hash(k), item_eq, &k)) {
-			ck_assert_ptr_eq(ggmlviz__htab_remove(&t, bad_hash(k), item_eq, &k), &items[k]);
-			ck_assert_ptr_null(ggmlviz__htab_find(&t, bad_hash(k), item_eq, &k));
+		if (cli_htab_find(&t, bad_hash(k), item_eq, &k)) {
+			ck_assert_ptr_eq(cli_htab_remove(&t, bad_hash(k), item_eq, &k), &items[k]);
+			ck_assert_ptr_null(cli_htab_find(&t, bad_hash(k), item_eq, &k));
 		} else {
-			ck_assert_int_eq(ggmlviz__htab_add(&t, bad_hash(k), &items[k]), 0);
+			ck_assert_int_eq(cli_htab_add(&t, bad_hash(k), &items[k]), 0);
 		}
 	}
 	/* every key still in is found, and the count agrees with a walk */
 	size_t cursor = 0, walked = 0;
 	struct item *it;
-	while ((it = ggmlviz__htab_next(&t, &cursor))) {
-		ck_assert_ptr_eq(ggmlviz__htab_find(&t, bad_hash(it->key), item_eq, &it->key), it);
+	while ((it = cli_htab_next(&t, &cursor))) {
+		ck_assert_ptr_eq(cli_htab_find(&t, bad_hash(it->key), item_eq, &it->key), it);
 		walked++;
 	}
 	ck_assert_uint_eq(walked, t.count);
-	ggmlviz__htab_free(&t);
+	cli_htab_free(&t);
 }
 END_TEST
 
@@ -84,7 +87,7 @@ START_TEST(quantiles_within_bound)
 {
 	enum { N = 5001 };
 	static uint64_t v[N];
-	struct ggmlviz__dist d = { 0 };
+	struct cli_dist d = { 0 };
 	uint64_t state = 42 + (uint64_t)_i, total = 0;
 	static const double qs[] = { 0.01, 0.5, 0.9, 0.95, 0.99, 1.0 };
 
@@ -92,7 +95,7 @@ START_TEST(quantiles_within_bound)
 		state = state * 6364136223846793005ull + 1442695040888963407ull;
 		v[i] = (uint64_t)pow(10.0, (double)(state >> 11) / 9007199254740992.0 * 9.0);
 		total += v[i];
-		ck_assert_int_eq(ggmlviz__dist_add(&d, v[i]), 0);
+		ck_assert_int_eq(cli_dist_add(&d, v[i]), 0);
 	}
 	qsort(v, N, sizeof v[0], cmp_u64);
 	ck_assert_uint_eq(d.count, N);
@@ -100,38 +103,38 @@ START_TEST(quantiles_within_bound)
 	ck_assert_uint_eq(d.min, v[0]);
 	ck_assert_uint_eq(d.max, v[N - 1]);
 	for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
-		uint64_t exact = v[(size_t)ceil(qs[i] * N) - 1], got = ggmlviz__dist_quantile(&d, qs[i]);
+		uint64_t exact = v[(size_t)ceil(qs[i] * N) - 1], got = cli_dist_quantile(&d, qs[i]);
 		double err = fabs((double)got - (double)exact);
 		ck_assert_msg(err < (double)exact / 64 || (exact < 64 && err == 0),
 			      "q%.2f: %llu for %llu", qs[i], (unsigned long long)got,
 			      (unsigned long long)exact);
 	}
-	ggmlviz__dist_free(&d);
+	cli_dist_free(&d);
 }
 END_TEST
 
 START_TEST(quantile_of_nothing)
 {
-	struct ggmlviz__dist d = { 0 };
+	struct cli_dist d = { 0 };
 
-	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 0.5), 0);
-	ck_assert_int_eq(ggmlviz__dist_add(&d, UINT64_MAX), 0);
-	ck_assert_int_eq(ggmlviz__dist_add(&d, 0), 0);
-	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 1.0), UINT64_MAX);
-	ck_assert_uint_eq(ggmlviz__dist_quantile(&d, 0.5), 0);
-	ggmlviz__dist_free(&d);
+	ck_assert_uint_eq(cli_dist_quantile(&d, 0.5), 0);
+	ck_assert_int_eq(cli_dist_add(&d, UINT64_MAX), 0);
+	ck_assert_int_eq(cli_dist_add(&d, 0), 0);
+	ck_assert_uint_eq(cli_dist_quantile(&d, 1.0), UINT64_MAX);
+	ck_assert_uint_eq(cli_dist_quantile(&d, 0.5), 0);
+	cli_dist_free(&d);
 }
 END_TEST
 
 /* Writes through f into memory and returns the NUL-terminated text (freed by the caller). */
-static char *render(void (*f)(struct ggmlviz__out *, const char *, size_t), const char *s,
+static char *render(void (*f)(struct cli_out *, const char *, size_t), const char *s,
 		    size_t len)
 {
-	struct ggmlviz__out o;
+	struct cli_out o;
 
-	ggmlviz__out_memory(&o);
+	cli_out_memory(&o);
 	f(&o, s, len);
-	ggmlviz__out_char(&o, '\0');
+	cli_out_char(&o, '\0');
 	ck_assert_int_eq(o.error, 0);
 	return o.buf;
 }
@@ -163,9 +166,9 @@ static const struct {
 START_TEST(escaping)
 {
 	const char *in = escapes[_i].in;
-	char *json = render(ggmlviz__json_str, in, strlen(in));
-	char *text = render(ggmlviz__text_str, in, strlen(in));
-	char *csv = render(ggmlviz__csv_str, in, strlen(in));
+	char *json = render(cli_json_str, in, strlen(in));
+	char *text = render(cli_text_str, in, strlen(in));
+	char *csv = render(cli_csv_str, in, strlen(in));
 
 	ck_assert_str_eq(json, escapes[_i].json);
 	ck_assert_str_eq(text, escapes[_i].text);
@@ -178,25 +181,25 @@ END_TEST
 
 START_TEST(json_null_and_numbers)
 {
-	struct ggmlviz__out o;
+	struct cli_out o;
 
-	ggmlviz__out_memory(&o);
-	ggmlviz__json_str(&o, NULL, 0);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__json_double(&o, (double)NAN);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__json_double(&o, (double)INFINITY);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__json_double(&o, 200.0);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__json_us(&o, 1234567);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__json_us(&o, 5);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__out_i64(&o, INT64_MIN);
-	ggmlviz__out_char(&o, ' ');
-	ggmlviz__out_hex(&o, UINT64_MAX);
-	ggmlviz__out_char(&o, '\0');
+	cli_out_memory(&o);
+	cli_json_str(&o, NULL, 0);
+	cli_out_char(&o, ' ');
+	cli_json_double(&o, (double)NAN);
+	cli_out_char(&o, ' ');
+	cli_json_double(&o, (double)INFINITY);
+	cli_out_char(&o, ' ');
+	cli_json_double(&o, 200.0);
+	cli_out_char(&o, ' ');
+	cli_json_us(&o, 1234567);
+	cli_out_char(&o, ' ');
+	cli_json_us(&o, 5);
+	cli_out_char(&o, ' ');
+	cli_out_i64(&o, INT64_MIN);
+	cli_out_char(&o, ' ');
+	cli_out_hex(&o, UINT64_MAX);
+	cli_out_char(&o, '\0');
 	ck_assert_str_eq(o.buf, "null null null 200 1234.567 0.005 -9223372036854775808 "
 				"0xffffffffffffffff");
 	free(o.buf);
@@ -219,12 +222,12 @@ START_TEST(durations)
 	uint64_t ns;
 
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-		ck_assert_int_eq(ggmlviz__parse_duration("t", "--from", good[i].in, &ns), 0);
+		ck_assert_int_eq(cli_parse_duration("t", "--from", good[i].in, &ns), 0);
 		ck_assert_uint_eq(ns, good[i].ns);
 	}
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(ggmlviz__parse_duration("t", "--from", bad[i], &ns) ==
-			      GGMLVIZ__EXIT_USAGE, "'%s' taken", bad[i]);
+		ck_assert_msg(cli_parse_duration("t", "--from", bad[i], &ns) ==
+			      CLI_EXIT_USAGE, "'%s' taken", bad[i]);
 }
 END_TEST
 
@@ -234,16 +237,16 @@ START_TEST(counts_and_choices)
 	uint64_t v;
 	int c;
 
-	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "18446744073709551615", &v), 0);
+	ck_assert_int_eq(cli_parse_count("t", "--top", "18446744073709551615", &v), 0);
 	ck_assert_uint_eq(v, UINT64_MAX);
-	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "18446744073709551616", &v),
-			 GGMLVIZ__EXIT_USAGE);
-	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "", &v), GGMLVIZ__EXIT_USAGE);
-	ck_assert_int_eq(ggmlviz__parse_count("t", "--top", "+3", &v), GGMLVIZ__EXIT_USAGE);
-	ck_assert_int_eq(ggmlviz__parse_choice("t", "--by", "name", choices, &c), 0);
+	ck_assert_int_eq(cli_parse_count("t", "--top", "18446744073709551616", &v),
+			 CLI_EXIT_USAGE);
+	ck_assert_int_eq(cli_parse_count("t", "--top", "", &v), CLI_EXIT_USAGE);
+	ck_assert_int_eq(cli_parse_count("t", "--top", "+3", &v), CLI_EXIT_USAGE);
+	ck_assert_int_eq(cli_parse_choice("t", "--by", "name", choices, &c), 0);
 	ck_assert_int_eq(c, 1);
-	ck_assert_int_eq(ggmlviz__parse_choice("t", "--by", "Name", choices, &c),
-			 GGMLVIZ__EXIT_USAGE);
+	ck_assert_int_eq(cli_parse_choice("t", "--by", "Name", choices, &c),
+			 CLI_EXIT_USAGE);
 }
 END_TEST
 
@@ -260,7 +263,7 @@ START_TEST(layers)
 	const char *digits;
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		size_t n = ggmlviz__layer(cases[i].label, strlen(cases[i].label), &digits);
+		size_t n = cli_layer(cases[i].label, strlen(cases[i].label), &digits);
 		if (!cases[i].layer) {
 			ck_assert_msg(n == 0, "'%s' has a layer", cases[i].label);
 			continue;
@@ -268,7 +271,7 @@ START_TEST(layers)
 		ck_assert_uint_eq(n, strlen(cases[i].layer));
 		ck_assert_int_eq(memcmp(digits, cases[i].layer, n), 0);
 	}
-	ck_assert_uint_eq(ggmlviz__layer(NULL, 0, &digits), 0);
+	ck_assert_uint_eq(cli_layer(NULL, 0, &digits), 0);
 }
 END_TEST
 

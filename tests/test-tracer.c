@@ -528,6 +528,15 @@ START_TEST(start_errors)
 	tu_config(&cfg, path);
 	cfg.overflow = 7;
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	tu_config(&cfg, path);
+	cfg.op_timing = 3;
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	for (size_t i = 0; i < sizeof cfg.reserved / sizeof cfg.reserved[0]; i++) {
+		/* room to grow must be zero: a later member is never read from garbage */
+		tu_config(&cfg, path);
+		cfg.reserved[i] = 1;
+		ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	}
 	tu_config(&cfg, NULL);
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	ck_assert_int_eq(ggmlviz_is_active(), 0);

@@ -1,5 +1,5 @@
 /*
- * Test vectors for the reader, encoded by hand from FORMAT.md (see vectors.h).
+ * Test vectors for the reader, encoded by hand from ggmlviz(5), man/ggmlviz.5 (see vectors.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -77,7 +77,7 @@ void vec_header(struct vbuf *b, uint32_t version)
 	vbuf_u32(b, version);
 }
 
-/* FORMAT.md, "Event record": offsets 0, 1, 9, 13, 45, 46, 50. */
+/* ggmlviz(5), "Record": offsets 0, 1, 9, 13, 45, 46, 50. */
 size_t vec_record(struct vbuf *b, uint8_t type, uint64_t ts, uint32_t tid,
 		  const uint8_t payload[32], const char *label, uint32_t label_len)
 {
@@ -295,7 +295,7 @@ static void build_unknown(struct vbuf *b, struct vector *v)
 	memset(x->payload, 0xe7, 32);
 	add(b, x, long_label, (uint32_t)strlen(long_label));
 
-	x = start(&v[1], "unknown 15 without label", 15, 16);
+	x = start(&v[1], "unknown 99 without label", 99, 16);
 	for (int i = 0; i < 32; i++)
 		x->payload[i] = (uint8_t)(0x40 + i);
 	add(b, x, NULL, 0);

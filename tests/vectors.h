@@ -1,6 +1,6 @@
 /*
  * Test vectors for the reader: GGMLVIZ v1 bytes written by hand from the
- * tables of FORMAT.md, with a little-endian writer of their own (shifts,
+ * tables of ggmlviz(5) (man/ggmlviz.5), with a little-endian writer of their own (shifts,
  * never lib/record.h nor the tracer), so that the reader is checked
  * against an independent encoding.
  *
@@ -46,7 +46,7 @@ size_t vec_record_s(struct vbuf *b, uint8_t type, uint64_t ts, uint32_t tid,
 		    const uint8_t payload[32], const char *label);
 
 /*
- * Payloads, per the layouts of FORMAT.md; every "zero" byte is set to
+ * Payloads, per the layouts of ggmlviz(5); every "zero" byte is set to
  * hole (pass non-zero garbage: readers must ignore it).
  */
 void vec_op(uint8_t p[32], uint64_t tensor, uint32_t op_type, uint64_t op_size,
@@ -77,7 +77,7 @@ struct vector {
 size_t vectors_build(struct vbuf *b, struct vector v[VECTORS_MAX]);
 
 /*
- * An OP_COMPUTE_BEGIN record typed byte by byte from the FORMAT.md tables
+ * An OP_COMPUTE_BEGIN record typed byte by byte from the ggmlviz(5) tables
  * (no writer involved at all), and its size.
  */
 extern const uint8_t vec_literal_op[];

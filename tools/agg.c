@@ -14,10 +14,11 @@
 #include <string.h>
 
 #include "agg.h"
-#include "cli.h"
+#include "htab.h"
+#include "names.h"
 
-const char *const ggmlviz__by_names[] = { "op", "name", "layer", "thread", "backend", NULL };
-const char *const ggmlviz__sort_names[] = { "total", "count", "mean", "min", "max", "p50",
+const char *const cli_by_names[] = { "op", "name", "layer", "thread", "backend", NULL };
+const char *const cli_sort_names[] = { "total", "count", "mean", "min", "max", "p50",
 					    "p95", "gflops", "name", NULL };
 
 struct key {
@@ -28,7 +29,7 @@ struct key {
 
 static bool group_eq(const void *item, const void *k)
 {
-	const struct ggmlviz__group *g = item;
+	const struct cli_group *g = item;
 	const struct key *key = k;
 
 	return g->id == key->id && g->key_len == key->len &&
@@ -39,7 +40,7 @@ static bool group_eq(const void *item, const void *k)
 static uint64_t layer_id(const struct ggmlviz_timing *t)
 {
 	const char *digits;
-	size_t n = ggmlviz__layer(t->label, t->label_len, &digits);
+	size_t n = cli_layer(t->label, t->label_len, &digits);
 	uint64_t v = 0;
 
 	if (!n || n > 18)
@@ -53,23 +54,23 @@ static struct key key_of(int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
 
-	if (by == GGMLVIZ__BY_OP)
+	if (by == CLI_BY_OP)
 		k.id = t->op_type;
-	else if (by == GGMLVIZ__BY_NAME && t->label_len)
+	else if (by == CLI_BY_NAME && t->label_len)
 		k.s = t->label, k.len = t->label_len;
-	else if (by == GGMLVIZ__BY_LAYER)
+	else if (by == CLI_BY_LAYER)
 		k.id = layer_id(t);
-	else if (by == GGMLVIZ__BY_THREAD)
+	else if (by == CLI_BY_THREAD)
 		k.id = t->thread_id;
-	else if (by == GGMLVIZ__BY_BACKEND)
+	else if (by == CLI_BY_BACKEND)
 		k.id = t->backend_ptr;
 	return k;
 }
 
-static struct ggmlviz__group *group_new(struct ggmlviz__agg *a, const struct key *k,
+static struct cli_group *group_new(struct cli_agg *a, const struct key *k,
 					uint64_t hash)
 {
-	struct ggmlviz__group *g = calloc(1, sizeof *g);
+	struct cli_group *g = calloc(1, sizeof *g);
 
 	if (!g || (k->len && !(g->key = malloc(k->len)))) {
 		free(g);
@@ -79,7 +80,7 @@ static struct ggmlviz__group *group_new(struct ggmlviz__agg *a, const struct key
 	g->key_len = k->len;
 	if (k->len)
 		memcpy(g->key, k->s, k->len);
-	if (ggmlviz__htab_add(&a->groups, hash, g) < 0) {
+	if (cli_htab_add(&a->groups, hash, g) < 0) {
 		free(g->key);
 		free(g);
 		return NULL;
@@ -87,24 +88,24 @@ static struct ggmlviz__group *group_new(struct ggmlviz__agg *a, const struct key
 	return g;
 }
 
-void ggmlviz__agg_init(struct ggmlviz__agg *a, int by)
+void cli_agg_init(struct cli_agg *a, int by)
 {
 	memset(a, 0, sizeof *a);
 	a->by = by;
 	a->t_first = UINT64_MAX;
 }
 
-static void add_span(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
+static void add_span(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	a->t_first = t->begin_ns < a->t_first ? t->begin_ns : a->t_first;
 	a->t_last = t->end_ns > a->t_last ? t->end_ns : a->t_last;
 }
 
-int ggmlviz__agg_add(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
+int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	struct key k;
 	uint64_t hash;
-	struct ggmlviz__group *g;
+	struct cli_group *g;
 
 	add_span(a, t);
 	if (t->kind == GGMLVIZ_TIMING_GRAPH)
@@ -112,11 +113,11 @@ int ggmlviz__agg_add(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
 	if (t->kind != GGMLVIZ_TIMING_OP)
 		return 0;
 	k = key_of(a->by, t);
-	hash = ggmlviz__hash_bytes(k.s, k.len, k.id);
-	g = ggmlviz__htab_find(&a->groups, hash, group_eq, &k);
+	hash = cli_hash_bytes(k.s, k.len, k.id);
+	g = cli_htab_find(&a->groups, hash, group_eq, &k);
 	if (!g && !(g = group_new(a, &k, hash)))
 		return -ENOMEM;
-	if (ggmlviz__dist_add(&g->d, t->duration_ns) < 0)
+	if (cli_dist_add(&g->d, t->duration_ns) < 0)
 		return -ENOMEM;
 	if (t->flops)
 		g->flops += t->flops, g->flops_ns += t->duration_ns;
@@ -125,7 +126,7 @@ int ggmlviz__agg_add(struct ggmlviz__agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
-double ggmlviz__group_gflops(const struct ggmlviz__group *g)
+double cli_group_gflops(const struct cli_group *g)
 {
 	return g->flops_ns ? (double)g->flops / (double)g->flops_ns : -1;
 }
@@ -143,66 +144,66 @@ static char *dup_bytes(const char *s, size_t n)
 }
 
 /* The display name of g: the op's, the thread's, ... */
-static char *group_name(const struct ggmlviz__agg *a, const struct ggmlviz__group *g,
+static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 			const struct ggmlviz_reader *r)
 {
 	char buf[320];
 	const char *name = buf;
 
-	if (a->by == GGMLVIZ__BY_OP)
-		name = ggmlviz__op_name(r, (uint32_t)g->id, buf);
-	else if (a->by == GGMLVIZ__BY_NAME)
+	if (a->by == CLI_BY_OP)
+		name = cli_op_name(r, (uint32_t)g->id, buf);
+	else if (a->by == CLI_BY_NAME)
 		name = g->key_len ? NULL : "(no name)";
-	else if (a->by == GGMLVIZ__BY_LAYER && g->id)
+	else if (a->by == CLI_BY_LAYER && g->id)
 		snprintf(buf, sizeof buf, "%" PRIu64, g->id - 1);
-	else if (a->by == GGMLVIZ__BY_LAYER)
+	else if (a->by == CLI_BY_LAYER)
 		name = "(none)";
-	else if (a->by == GGMLVIZ__BY_THREAD)
-		name = ggmlviz__thread_label(r, (uint32_t)g->id, buf, sizeof buf);
+	else if (a->by == CLI_BY_THREAD)
+		name = cli_thread_label(r, (uint32_t)g->id, buf, sizeof buf);
 	else
-		name = ggmlviz__backend_name(r, g->id, buf);
+		name = cli_backend_name(r, g->id, buf);
 	return name ? strdup(name) : dup_bytes(g->key, g->key_len);
 }
 
-int ggmlviz__agg_finish(struct ggmlviz__agg *a, const struct ggmlviz_reader *r)
+int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 {
-	struct ggmlviz__group *g;
+	struct cli_group *g;
 	size_t cursor = 0;
 
 	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
 	if (!a->sorted)
 		return -ENOMEM;
-	while ((g = ggmlviz__htab_next(&a->groups, &cursor))) {
+	while ((g = cli_htab_next(&a->groups, &cursor))) {
 		g->name = group_name(a, g, r);
 		if (!g->name)
 			return -ENOMEM;
-		g->name_len = a->by == GGMLVIZ__BY_NAME && g->key_len ? g->key_len
+		g->name_len = a->by == CLI_BY_NAME && g->key_len ? g->key_len
 									: strlen(g->name);
-		g->p50 = ggmlviz__dist_quantile(&g->d, 0.50);
-		g->p95 = ggmlviz__dist_quantile(&g->d, 0.95);
+		g->p50 = cli_dist_quantile(&g->d, 0.50);
+		g->p95 = cli_dist_quantile(&g->d, 0.95);
 		a->sorted[a->n++] = g;
 	}
 	return 0;
 }
 
-static double sort_value(const struct ggmlviz__group *g, int sort)
+static double sort_value(const struct cli_group *g, int sort)
 {
 	switch (sort) {
-	case GGMLVIZ__SORT_COUNT: return (double)g->d.count;
-	case GGMLVIZ__SORT_MEAN: return (double)g->d.total / (double)g->d.count;
-	case GGMLVIZ__SORT_MIN: return (double)g->d.min;
-	case GGMLVIZ__SORT_MAX: return (double)g->d.max;
-	case GGMLVIZ__SORT_P50: return (double)g->p50;
-	case GGMLVIZ__SORT_P95: return (double)g->p95;
-	case GGMLVIZ__SORT_GFLOPS: return ggmlviz__group_gflops(g);
+	case CLI_SORT_COUNT: return (double)g->d.count;
+	case CLI_SORT_MEAN: return (double)g->d.total / (double)g->d.count;
+	case CLI_SORT_MIN: return (double)g->d.min;
+	case CLI_SORT_MAX: return (double)g->d.max;
+	case CLI_SORT_P50: return (double)g->p50;
+	case CLI_SORT_P95: return (double)g->p95;
+	case CLI_SORT_GFLOPS: return cli_group_gflops(g);
 	default: return (double)g->d.total;
 	}
 }
 
 static int by_name(const void *pa, const void *pb)
 {
-	const struct ggmlviz__group *a = *(const struct ggmlviz__group *const *)pa;
-	const struct ggmlviz__group *b = *(const struct ggmlviz__group *const *)pb;
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
 
 	return strverscmp(a->name, b->name);
 }
@@ -210,33 +211,33 @@ static int by_name(const void *pa, const void *pb)
 /* Biggest first; ties by name, so the order never depends on the hash. */
 static int by_value(const void *pa, const void *pb)
 {
-	const struct ggmlviz__group *a = *(const struct ggmlviz__group *const *)pa;
-	const struct ggmlviz__group *b = *(const struct ggmlviz__group *const *)pb;
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
 
 	if (a->sort_value != b->sort_value)
 		return a->sort_value < b->sort_value ? 1 : -1;
 	return by_name(pa, pb);
 }
 
-void ggmlviz__agg_sort(struct ggmlviz__agg *a, int sort)
+void cli_agg_sort(struct cli_agg *a, int sort)
 {
 	for (size_t i = 0; i < a->n; i++)
 		a->sorted[i]->sort_value = sort_value(a->sorted[i], sort);
-	qsort(a->sorted, a->n, sizeof *a->sorted, sort == GGMLVIZ__SORT_NAME ? by_name : by_value);
+	qsort(a->sorted, a->n, sizeof *a->sorted, sort == CLI_SORT_NAME ? by_name : by_value);
 }
 
-void ggmlviz__agg_free(struct ggmlviz__agg *a)
+void cli_agg_free(struct cli_agg *a)
 {
-	struct ggmlviz__group *g;
+	struct cli_group *g;
 	size_t cursor = 0;
 
-	while ((g = ggmlviz__htab_next(&a->groups, &cursor))) {
-		ggmlviz__dist_free(&g->d);
+	while ((g = cli_htab_next(&a->groups, &cursor))) {
+		cli_dist_free(&g->d);
 		free(g->key);
 		free(g->name);
 		free(g);
 	}
-	ggmlviz__htab_free(&a->groups);
+	cli_htab_free(&a->groups);
 	free(a->sorted);
 	a->sorted = NULL;
 	a->n = 0;

@@ -14,7 +14,13 @@
 #include <string.h>
 
 #include "agg.h"
-#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+#include "htab.h"
+#include "opts.h"
+#include "out.h"
+#include "table.h"
+#include "text.h"
 
 static const char help[] =
 	"Usage: ggmlviz diff [OPTIONS] A B\n"
@@ -43,29 +49,29 @@ static const char *const sorts[] = { "total", "mean", "count", "name", NULL };
 
 static int option(void *ctx, int c, char *arg)
 {
-	return ggmlviz__group_option("diff", ctx, c, arg, sorts);
+	return cli_group_option("diff", ctx, c, arg, sorts);
 }
 
-static const struct option longopts[] = { GGMLVIZ__GROUP_LONGOPTS, { NULL, 0, NULL, 0 } };
+static const struct option longopts[] = { CLI_GROUP_LONGOPTS, { NULL, 0, NULL, 0 } };
 
-static const struct ggmlviz__cmd cmd = { "diff", help, GGMLVIZ__GROUP_SHORTOPTS, longopts, 2, 2,
+static const struct cli_cmd cmd = { "diff", help, CLI_GROUP_SHORTOPTS, longopts, 2, 2,
 					 option };
 
 struct row {
-	const struct ggmlviz__group *a, *b; /* either may be NULL */
+	const struct cli_group *a, *b; /* either may be NULL */
 	const char *name;
 	size_t name_len;
 	double key;
 };
 
-static const struct ggmlviz__dist none;
+static const struct cli_dist none;
 
-static const struct ggmlviz__dist *dist(const struct ggmlviz__group *g)
+static const struct cli_dist *dist(const struct cli_group *g)
 {
 	return g ? &g->d : &none;
 }
 
-static double mean_of(const struct ggmlviz__dist *d)
+static double mean_of(const struct cli_dist *d)
 {
 	return d->count ? (double)d->total / (double)d->count : (double)NAN;
 }
@@ -78,7 +84,7 @@ static double pct(double a, double b)
 
 static bool name_eq(const void *item, const void *key)
 {
-	const struct ggmlviz__group *g = item;
+	const struct cli_group *g = item;
 	const struct row *r = key;
 
 	return g->name_len == r->name_len && !memcmp(g->name, r->name, r->name_len);
@@ -86,39 +92,39 @@ static bool name_eq(const void *item, const void *key)
 
 static uint64_t name_hash(const struct row *r)
 {
-	return ggmlviz__hash_bytes(r->name, r->name_len, 0);
+	return cli_hash_bytes(r->name, r->name_len, 0);
 }
 
-static struct row row_of(const struct ggmlviz__group *a, const struct ggmlviz__group *b)
+static struct row row_of(const struct cli_group *a, const struct cli_group *b)
 {
-	const struct ggmlviz__group *g = a ? a : b;
+	const struct cli_group *g = a ? a : b;
 
 	return (struct row){ a, b, g->name, g->name_len, 0 };
 }
 
 /* The groups of a and b joined by name; NULL when out of memory. */
-static struct row *join(const struct ggmlviz__agg *a, const struct ggmlviz__agg *b, size_t *n)
+static struct row *join(const struct cli_agg *a, const struct cli_agg *b, size_t *n)
 {
 	struct row *rows = calloc(a->n + b->n + 1, sizeof *rows);
-	struct ggmlviz__htab by_name = { 0 };
+	struct cli_htab by_name = { 0 };
 	bool ok = rows != NULL;
 
 	*n = 0;
 	for (size_t i = 0; ok && i < b->n; i++) {
 		struct row key = row_of(NULL, b->sorted[i]);
-		ok = ggmlviz__htab_add(&by_name, name_hash(&key), b->sorted[i]) == 0;
+		ok = cli_htab_add(&by_name, name_hash(&key), b->sorted[i]) == 0;
 	}
 	for (size_t i = 0; ok && i < a->n; i++) {
 		struct row *r = &rows[(*n)++];
 		*r = row_of(a->sorted[i], NULL);
-		r->b = ggmlviz__htab_remove(&by_name, name_hash(r), name_eq, r);
+		r->b = cli_htab_remove(&by_name, name_hash(r), name_eq, r);
 	}
 	for (size_t i = 0; ok && i < b->n; i++) {
 		struct row key = row_of(NULL, b->sorted[i]);
-		if (ggmlviz__htab_find(&by_name, name_hash(&key), name_eq, &key))
+		if (cli_htab_find(&by_name, name_hash(&key), name_eq, &key))
 			rows[(*n)++] = key; /* in B only */
 	}
-	ggmlviz__htab_free(&by_name);
+	cli_htab_free(&by_name);
 	if (!ok)
 		free(rows), rows = NULL;
 	return rows;
@@ -126,7 +132,7 @@ static struct row *join(const struct ggmlviz__agg *a, const struct ggmlviz__agg 
 
 static double sort_key(const struct row *r, int sort)
 {
-	const struct ggmlviz__dist *a = dist(r->a), *b = dist(r->b);
+	const struct cli_dist *a = dist(r->a), *b = dist(r->b);
 	double ma = a->count ? mean_of(a) : 0, mb = b->count ? mean_of(b) : 0;
 
 	if (sort == SORT_MEAN)
@@ -158,189 +164,189 @@ static void sort_rows(struct row *rows, size_t n, int sort)
 }
 
 /* The totals of a trace as a distribution (count and total only). */
-static struct ggmlviz__dist totals(const struct ggmlviz__agg *a)
+static struct cli_dist totals(const struct cli_agg *a)
 {
-	return (struct ggmlviz__dist){ .count = a->ops, .total = a->op_ns };
+	return (struct cli_dist){ .count = a->ops, .total = a->op_ns };
 }
 
 static const char *const columns[] = { "COUNT A", "COUNT B", "TOTAL A", "TOTAL B", "CHANGE",
 				       "CHANGE%", "MEAN A", "MEAN B", "MEAN CHANGE%", NULL };
 
-static void text_pct(struct ggmlviz__table *t, double v)
+static void text_pct(struct cli_table *t, double v)
 {
 	if (isnan(v))
-		ggmlviz__table_add(t, "-");
+		cli_table_add(t, "-");
 	else
-		ggmlviz__table_add(t, "%+.1f%%", v);
+		cli_table_add(t, "%+.1f%%", v);
 }
 
-static void text_row(struct ggmlviz__table *t, const char *name, const struct ggmlviz__dist *a,
-		     const struct ggmlviz__dist *b)
+static void text_row(struct cli_table *t, const char *name, const struct cli_dist *a,
+		     const struct cli_dist *b)
 {
 	char buf[5][32];
 	double change = (double)b->total - (double)a->total;
 
-	ggmlviz__table_add(t, "%s", name);
-	ggmlviz__table_add(t, "%llu", (unsigned long long)a->count);
-	ggmlviz__table_add(t, "%llu", (unsigned long long)b->count);
-	ggmlviz__table_add(t, "%s", ggmlviz__fmt_ns((double)a->total, buf[0]));
-	ggmlviz__table_add(t, "%s", ggmlviz__fmt_ns((double)b->total, buf[1]));
-	ggmlviz__table_add(t, "%s%s", change < 0 ? "-" : "+",
-			   ggmlviz__fmt_ns(fabs(change), buf[2]));
+	cli_table_add(t, "%s", name);
+	cli_table_add(t, "%llu", (unsigned long long)a->count);
+	cli_table_add(t, "%llu", (unsigned long long)b->count);
+	cli_table_add(t, "%s", cli_fmt_ns((double)a->total, buf[0]));
+	cli_table_add(t, "%s", cli_fmt_ns((double)b->total, buf[1]));
+	cli_table_add(t, "%s%s", change < 0 ? "-" : "+",
+			   cli_fmt_ns(fabs(change), buf[2]));
 	text_pct(t, pct((double)a->total, (double)b->total));
-	ggmlviz__table_add(t, "%s", a->count ? ggmlviz__fmt_ns(mean_of(a), buf[3]) : "-");
-	ggmlviz__table_add(t, "%s", b->count ? ggmlviz__fmt_ns(mean_of(b), buf[4]) : "-");
+	cli_table_add(t, "%s", a->count ? cli_fmt_ns(mean_of(a), buf[3]) : "-");
+	cli_table_add(t, "%s", b->count ? cli_fmt_ns(mean_of(b), buf[4]) : "-");
 	text_pct(t, pct(mean_of(a), mean_of(b)));
 }
 
-static void print_text(struct ggmlviz__out *o, const struct ggmlviz__agg *agg[2],
+static void print_text(struct cli_out *o, const struct cli_agg *agg[2],
 		       const char *paths[2], const struct row *rows, size_t n, size_t shown)
 {
-	struct ggmlviz__table t;
-	struct ggmlviz__dist ta = totals(agg[0]), tb = totals(agg[1]);
+	struct cli_table t;
+	struct cli_dist ta = totals(agg[0]), tb = totals(agg[1]);
 	char title[16], buf[32];
 	size_t i;
 
 	for (int k = 0; k < 2; k++)
-		ggmlviz__out_printf(o, "%c: %s (%llu ops, %s of op time)\n", 'A' + k, paths[k],
+		cli_out_printf(o, "%c: %s (%llu ops, %s of op time)\n", 'A' + k, paths[k],
 				    (unsigned long long)agg[k]->ops,
-				    ggmlviz__fmt_ns((double)agg[k]->op_ns, buf));
-	for (i = 0; ggmlviz__by_names[agg[0]->by][i] && i + 1 < sizeof title; i++)
-		title[i] = (char)toupper((unsigned char)ggmlviz__by_names[agg[0]->by][i]);
+				    cli_fmt_ns((double)agg[k]->op_ns, buf));
+	for (i = 0; cli_by_names[agg[0]->by][i] && i + 1 < sizeof title; i++)
+		title[i] = (char)toupper((unsigned char)cli_by_names[agg[0]->by][i]);
 	title[i] = '\0';
-	ggmlviz__table_init(&t, 10);
-	ggmlviz__table_add(&t, "%s", title);
+	cli_table_init(&t, 10);
+	cli_table_add(&t, "%s", title);
 	for (const char *const *c = columns; *c; c++)
-		ggmlviz__table_add(&t, "%s", *c);
+		cli_table_add(&t, "%s", *c);
 	for (i = 0; i < shown; i++) {
-		char *name = ggmlviz__text_dup(rows[i].name, rows[i].name_len);
+		char *name = cli_text_dup(rows[i].name, rows[i].name_len);
 		text_row(&t, name ? name : "?", dist(rows[i].a), dist(rows[i].b));
 		free(name);
 	}
 	text_row(&t, "TOTAL", &ta, &tb);
-	ggmlviz__table_print(&t, o, "");
-	ggmlviz__table_free(&t);
+	cli_table_print(&t, o, "");
+	cli_table_free(&t);
 	if (shown < n)
-		ggmlviz__out_printf(o, "(%zu more groups not shown: --top)\n", n - shown);
+		cli_out_printf(o, "(%zu more groups not shown: --top)\n", n - shown);
 }
 
-static void csv_row(struct ggmlviz__out *o, const char *name, size_t len,
-		    const struct ggmlviz__dist *a, const struct ggmlviz__dist *b)
+static void csv_row(struct cli_out *o, const char *name, size_t len,
+		    const struct cli_dist *a, const struct cli_dist *b)
 {
-	ggmlviz__csv_str(o, name, len);
-	ggmlviz__out_printf(o, ",%llu,%llu,%llu,%llu,%lld,", (unsigned long long)a->count,
+	cli_csv_str(o, name, len);
+	cli_out_printf(o, ",%llu,%llu,%llu,%llu,%lld,", (unsigned long long)a->count,
 			    (unsigned long long)b->count, (unsigned long long)a->total,
 			    (unsigned long long)b->total,
 			    (long long)((int64_t)b->total - (int64_t)a->total));
 	if (a->total)
-		ggmlviz__out_printf(o, "%.3f", pct((double)a->total, (double)b->total));
-	ggmlviz__out_char(o, ',');
+		cli_out_printf(o, "%.3f", pct((double)a->total, (double)b->total));
+	cli_out_char(o, ',');
 	if (a->count)
-		ggmlviz__out_printf(o, "%.3f", mean_of(a));
-	ggmlviz__out_char(o, ',');
+		cli_out_printf(o, "%.3f", mean_of(a));
+	cli_out_char(o, ',');
 	if (b->count)
-		ggmlviz__out_printf(o, "%.3f", mean_of(b));
-	ggmlviz__out_char(o, ',');
+		cli_out_printf(o, "%.3f", mean_of(b));
+	cli_out_char(o, ',');
 	if (a->count && b->count)
-		ggmlviz__out_printf(o, "%.3f", pct(mean_of(a), mean_of(b)));
-	ggmlviz__out_char(o, '\n');
+		cli_out_printf(o, "%.3f", pct(mean_of(a), mean_of(b)));
+	cli_out_char(o, '\n');
 }
 
-static void print_csv(struct ggmlviz__out *o, const struct ggmlviz__agg *agg[2],
+static void print_csv(struct cli_out *o, const struct cli_agg *agg[2],
 		      const struct row *rows, size_t shown)
 {
-	struct ggmlviz__dist ta = totals(agg[0]), tb = totals(agg[1]);
+	struct cli_dist ta = totals(agg[0]), tb = totals(agg[1]);
 
-	ggmlviz__out_str(o, "group,count_a,count_b,total_a_ns,total_b_ns,total_change_ns,"
+	cli_out_str(o, "group,count_a,count_b,total_a_ns,total_b_ns,total_change_ns,"
 			 "total_change_pct,mean_a_ns,mean_b_ns,mean_change_pct\n");
 	for (size_t i = 0; i < shown; i++)
 		csv_row(o, rows[i].name, rows[i].name_len, dist(rows[i].a), dist(rows[i].b));
 	csv_row(o, "TOTAL", 5, &ta, &tb);
 }
 
-static void json_row(struct ggmlviz__out *o, const char *name, size_t len,
-		     const struct ggmlviz__dist *a, const struct ggmlviz__dist *b)
+static void json_row(struct cli_out *o, const char *name, size_t len,
+		     const struct cli_dist *a, const struct cli_dist *b)
 {
-	ggmlviz__out_str(o, "{\"name\":");
-	ggmlviz__json_str(o, name, len);
-	ggmlviz__out_printf(o, ",\"count_a\":%llu,\"count_b\":%llu,\"total_a_ns\":%llu,"
+	cli_out_str(o, "{\"name\":");
+	cli_json_str(o, name, len);
+	cli_out_printf(o, ",\"count_a\":%llu,\"count_b\":%llu,\"total_a_ns\":%llu,"
 			    "\"total_b_ns\":%llu,\"total_change_ns\":%lld,\"total_change_pct\":",
 			    (unsigned long long)a->count, (unsigned long long)b->count,
 			    (unsigned long long)a->total, (unsigned long long)b->total,
 			    (long long)((int64_t)b->total - (int64_t)a->total));
-	ggmlviz__json_double(o, pct((double)a->total, (double)b->total));
-	ggmlviz__out_str(o, ",\"mean_a_ns\":");
-	ggmlviz__json_double(o, mean_of(a));
-	ggmlviz__out_str(o, ",\"mean_b_ns\":");
-	ggmlviz__json_double(o, mean_of(b));
-	ggmlviz__out_str(o, ",\"mean_change_pct\":");
-	ggmlviz__json_double(o, pct(mean_of(a), mean_of(b)));
-	ggmlviz__out_char(o, '}');
+	cli_json_double(o, pct((double)a->total, (double)b->total));
+	cli_out_str(o, ",\"mean_a_ns\":");
+	cli_json_double(o, mean_of(a));
+	cli_out_str(o, ",\"mean_b_ns\":");
+	cli_json_double(o, mean_of(b));
+	cli_out_str(o, ",\"mean_change_pct\":");
+	cli_json_double(o, pct(mean_of(a), mean_of(b)));
+	cli_out_char(o, '}');
 }
 
-static void print_json(struct ggmlviz__out *o, const struct ggmlviz__agg *agg[2],
+static void print_json(struct cli_out *o, const struct cli_agg *agg[2],
 		       const char *paths[2], const struct row *rows, size_t n, size_t shown)
 {
-	struct ggmlviz__dist ta = totals(agg[0]), tb = totals(agg[1]);
+	struct cli_dist ta = totals(agg[0]), tb = totals(agg[1]);
 
-	ggmlviz__out_str(o, "{\"a\":");
-	ggmlviz__json_cstr(o, paths[0]);
-	ggmlviz__out_str(o, ",\"b\":");
-	ggmlviz__json_cstr(o, paths[1]);
-	ggmlviz__out_printf(o, ",\"by\":\"%s\",\"total\":", ggmlviz__by_names[agg[0]->by]);
+	cli_out_str(o, "{\"a\":");
+	cli_json_cstr(o, paths[0]);
+	cli_out_str(o, ",\"b\":");
+	cli_json_cstr(o, paths[1]);
+	cli_out_printf(o, ",\"by\":\"%s\",\"total\":", cli_by_names[agg[0]->by]);
 	json_row(o, "TOTAL", 5, &ta, &tb);
-	ggmlviz__out_str(o, ",\"groups\":[");
+	cli_out_str(o, ",\"groups\":[");
 	for (size_t i = 0; i < shown; i++) {
 		if (i)
-			ggmlviz__out_char(o, ',');
+			cli_out_char(o, ',');
 		json_row(o, rows[i].name, rows[i].name_len, dist(rows[i].a), dist(rows[i].b));
 	}
-	ggmlviz__out_printf(o, "],\"groups_not_shown\":%zu}\n", n - shown);
+	cli_out_printf(o, "],\"groups_not_shown\":%zu}\n", n - shown);
 }
 
-static int print(const struct ggmlviz__group_opts *opts, const struct ggmlviz__agg *agg[2],
+static int print(const struct cli_group_opts *opts, const struct cli_agg *agg[2],
 		 const char *paths[2])
 {
-	struct ggmlviz__out o;
+	struct cli_out o;
 	size_t n, shown;
 	struct row *rows = join(agg[0], agg[1], &n);
 
-	if (!rows || ggmlviz__out_open(&o, "diff", NULL) < 0) {
-		ggmlviz__error("diff: %s", ggmlviz_strerror(-ENOMEM));
+	if (!rows || cli_out_open(&o, "diff", NULL) < 0) {
+		cli_error("diff: %s", ggmlviz_strerror(-ENOMEM));
 		free(rows);
-		return GGMLVIZ__EXIT_DAMAGED;
+		return CLI_EXIT_DAMAGED;
 	}
 	sort_rows(rows, n, opts->sort);
 	shown = opts->top < n ? (size_t)opts->top : n;
-	if (opts->format == GGMLVIZ__FORMAT_TEXT)
+	if (opts->format == CLI_FORMAT_TEXT)
 		print_text(&o, agg, paths, rows, n, shown);
-	else if (opts->format == GGMLVIZ__FORMAT_CSV)
+	else if (opts->format == CLI_FORMAT_CSV)
 		print_csv(&o, agg, rows, shown);
 	else
 		print_json(&o, agg, paths, rows, n, shown);
 	free(rows);
-	return ggmlviz__out_close(&o, "diff");
+	return cli_out_close(&o, "diff");
 }
 
-int ggmlviz__cmd_diff(int argc, char **argv)
+int cli_cmd_diff(int argc, char **argv)
 {
-	struct ggmlviz__group_opts opts = { GGMLVIZ__BY_OP, SORT_TOTAL, GGMLVIZ__FORMAT_TEXT,
+	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT,
 					    UINT64_MAX };
-	struct ggmlviz__agg a, b;
-	const struct ggmlviz__agg *both[2] = { &a, &b };
-	int first, sa, sb, status = ggmlviz__parse(&cmd, argc, argv, &opts, &first);
+	struct cli_agg a, b;
+	const struct cli_agg *both[2] = { &a, &b };
+	int first, sa, sb, status = cli_parse(&cmd, argc, argv, &opts, &first);
 	const char *paths[2];
 
 	if (status >= 0)
 		return status;
 	paths[0] = argv[first];
 	paths[1] = argv[first + 1];
-	ggmlviz__agg_init(&a, opts.by);
-	ggmlviz__agg_init(&b, opts.by);
-	sa = ggmlviz__collect("diff", paths[0], &a);
-	sb = sa < 0 ? -1 : ggmlviz__collect("diff", paths[1], &b);
-	status = sa < 0 || sb < 0 ? GGMLVIZ__EXIT_DAMAGED : print(&opts, both, paths);
-	ggmlviz__agg_free(&a);
-	ggmlviz__agg_free(&b);
+	cli_agg_init(&a, opts.by);
+	cli_agg_init(&b, opts.by);
+	sa = cli_collect("diff", paths[0], &a);
+	sb = sa < 0 ? -1 : cli_collect("diff", paths[1], &b);
+	status = sa < 0 || sb < 0 ? CLI_EXIT_DAMAGED : print(&opts, both, paths);
+	cli_agg_free(&a);
+	cli_agg_free(&b);
 	return status ? status : sa > sb ? sa : sb;
 }

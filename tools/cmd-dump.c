@@ -10,7 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "event.h"
+#include "input.h"
+#include "opts.h"
+#include "out.h"
+#include "scan.h"
 
 static const char help[] =
 	"Usage: ggmlviz dump [OPTIONS] FILE\n"
@@ -45,7 +50,7 @@ struct dump {
 	bool types[256];
 	const char *threads[MAX_THREADS];
 	size_t nthreads;
-	struct ggmlviz__window window;
+	struct cli_window window;
 };
 
 static const struct {
@@ -85,7 +90,7 @@ static int parse_types(struct dump *d, char *list)
 	d->types_set = true;
 	for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save))
 		if (!add_type(d, item))
-			return ggmlviz__usage("dump", "--type: '%s' is not a record type (try"
+			return cli_usage("dump", "--type: '%s' is not a record type (try"
 					      " op, graph, mem, or OP_COMPUTE_BEGIN)", item);
 	return 0;
 }
@@ -96,7 +101,7 @@ static int parse_threads(struct dump *d, char *list)
 
 	for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		if (d->nthreads == MAX_THREADS)
-			return ggmlviz__usage("dump", "--thread: more than %d threads",
+			return cli_usage("dump", "--thread: more than %d threads",
 					      MAX_THREADS);
 		d->threads[d->nthreads++] = item;
 	}
@@ -115,14 +120,14 @@ static int option(void *ctx, int c, char *arg)
 		return parse_threads(d, arg);
 	case 'F':
 	case 'U':
-		return ggmlviz__window_option("dump", &d->window, c, arg);
+		return cli_window_option("dump", &d->window, c, arg);
 	case 'f':
-		rc = ggmlviz__parse_choice("dump", "--format", arg,
+		rc = cli_parse_choice("dump", "--format", arg,
 					   (const char *const[]){ "text", "jsonl", NULL }, &format);
 		d->json = format == 1;
 		return rc;
 	default:
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 }
 
@@ -133,7 +138,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static const struct ggmlviz__cmd cmd = { "dump", help, "t:T:f:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "dump", help, "t:T:f:", longopts, 1, 1, option };
 
 static bool thread_wanted(const struct dump *d, const struct ggmlviz_reader *r, uint32_t tid)
 {
@@ -160,33 +165,33 @@ static bool wanted(const struct dump *d, const struct ggmlviz_reader *r, uint64_
 		   const struct ggmlviz_event *ev)
 {
 	return (!d->types_set || d->types[ev->type]) &&
-	       ggmlviz__in_window(&d->window, t0, ev->timestamp_ns) &&
+	       cli_in_window(&d->window, t0, ev->timestamp_ns) &&
 	       thread_wanted(d, r, ev->thread_id);
 }
 
-int ggmlviz__cmd_dump(int argc, char **argv)
+int cli_cmd_dump(int argc, char **argv)
 {
 	struct dump d = { .window = { 0, UINT64_MAX, false } };
-	struct ggmlviz__scan scan = { 0 };
-	struct ggmlviz__input in;
+	struct cli_scan scan = { 0 };
+	struct cli_input in;
 	struct ggmlviz_event ev;
-	struct ggmlviz__out o;
-	int first, status = ggmlviz__parse(&cmd, argc, argv, &d, &first);
+	struct cli_out o;
+	int first, status = cli_parse(&cmd, argc, argv, &d, &first);
 
-	if (status >= 0 || (status = ggmlviz__window_check("dump", &d.window)) >= 0)
+	if (status >= 0 || (status = cli_window_check("dump", &d.window)) >= 0)
 		return status;
-	if (ggmlviz__input_open(&in, "dump", argv[first]) < 0)
-		return GGMLVIZ__EXIT_DAMAGED;
-	if (ggmlviz__out_open(&o, "dump", NULL) < 0) {
-		ggmlviz__input_close(&in);
-		return GGMLVIZ__EXIT_DAMAGED;
+	if (cli_input_open(&in, "dump", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
+	if (cli_out_open(&o, "dump", NULL) < 0) {
+		cli_input_close(&in);
+		return CLI_EXIT_DAMAGED;
 	}
 	if (d.window.set)
-		ggmlviz__scan(&in, &scan);
-	while (ggmlviz__input_next(&in, &ev) == 1)
+		cli_scan(&in, &scan);
+	while (cli_input_next(&in, &ev) == 1)
 		if (wanted(&d, in.r, scan.t_min, &ev))
-			ggmlviz__event_print(&o, in.r, &ev, d.json);
-	status = ggmlviz__input_report(&in);
-	ggmlviz__input_close(&in);
-	return ggmlviz__out_close(&o, "dump") ? GGMLVIZ__EXIT_DAMAGED : status;
+			cli_event_print(&o, in.r, &ev, d.json);
+	status = cli_input_report(&in);
+	cli_input_close(&in);
+	return cli_out_close(&o, "dump") ? CLI_EXIT_DAMAGED : status;
 }

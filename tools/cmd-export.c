@@ -12,8 +12,15 @@
 #include <string.h>
 
 #include "chrome.h"
-#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
+#include "input.h"
 #include "live.h"
+#include "names.h"
+#include "opts.h"
+#include "out.h"
+#include "scan.h"
+#include "text.h"
 
 /*
  * chrome://tracing reads the whole file into one JavaScript string and
@@ -53,9 +60,9 @@ static const char help[] =
 struct export {
 	const char *output;
 	bool no_args;
-	struct ggmlviz__window window;
-	struct ggmlviz__chrome chrome;
-	struct ggmlviz__live live;
+	struct cli_window window;
+	struct cli_chrome chrome;
+	struct cli_live live;
 	const struct ggmlviz_reader *r;
 	uint64_t pid;
 	int error;
@@ -74,9 +81,9 @@ static int option(void *ctx, int c, char *arg)
 		return 0;
 	case 'F':
 	case 'U':
-		return ggmlviz__window_option("export", &x->window, c, arg);
+		return cli_window_option("export", &x->window, c, arg);
 	default:
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 }
 
@@ -86,7 +93,7 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 }
 };
 
-static const struct ggmlviz__cmd cmd = { "export", help, "o:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "export", help, "o:", longopts, 1, 1, option };
 
 /* Whether [begin, end] meets the --from/--to window. */
 static bool in_window(const struct export *x, uint64_t begin, uint64_t end)
@@ -98,50 +105,50 @@ static bool in_window(const struct export *x, uint64_t begin, uint64_t end)
 		(end > t0 ? end - t0 : 0) >= x->window.from);
 }
 
-static void shape_arg(struct ggmlviz__chrome *c, const int64_t ne[4])
+static void shape_arg(struct cli_chrome *c, const int64_t ne[4])
 {
-	ggmlviz__out_str(c->o, ",\"shape\":[");
+	cli_out_str(c->o, ",\"shape\":[");
 	for (int i = 0; i < 4; i++) {
-		ggmlviz__out_str(c->o, i ? "," : "");
-		ggmlviz__out_i64(c->o, ne[i]);
+		cli_out_str(c->o, i ? "," : "");
+		cli_out_i64(c->o, ne[i]);
 	}
-	ggmlviz__out_char(c->o, ']');
+	cli_out_char(c->o, ']');
 }
 
 static void op_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct ggmlviz__chrome *c = &x->chrome;
+	struct cli_chrome *c = &x->chrome;
 	char buf[24];
 
-	ggmlviz__chrome_args(c);
-	ggmlviz__chrome_arg_str(c, "tensor", t->label, t->label_len, true);
-	ggmlviz__chrome_arg_u64(c, "op_type", t->op_type, false);
-	ggmlviz__chrome_arg_u64(c, "size", t->op_size, false);
-	ggmlviz__chrome_arg_cstr(c, "backend", ggmlviz__backend_name(x->r, t->backend_ptr, buf),
+	cli_chrome_args(c);
+	cli_chrome_arg_str(c, "tensor", t->label, t->label_len, true);
+	cli_chrome_arg_u64(c, "op_type", t->op_type, false);
+	cli_chrome_arg_u64(c, "size", t->op_size, false);
+	cli_chrome_arg_cstr(c, "backend", cli_backend_name(x->r, t->backend_ptr, buf),
 				 false);
 	if (t->type_name)
-		ggmlviz__chrome_arg_str(c, "type", t->type_name, t->type_name_len, false);
+		cli_chrome_arg_str(c, "type", t->type_name, t->type_name_len, false);
 	if (t->ne[0] || t->ne[1] || t->ne[2] || t->ne[3])
 		shape_arg(c, t->ne);
 	if (t->flops)
-		ggmlviz__chrome_arg_u64(c, "flops", t->flops, false);
-	ggmlviz__chrome_arg_u64(c, "graph", t->graph_seq, false);
-	ggmlviz__chrome_args_end(c);
+		cli_chrome_arg_u64(c, "flops", t->flops, false);
+	cli_chrome_arg_u64(c, "graph", t->graph_seq, false);
+	cli_chrome_args_end(c);
 }
 
 static void graph_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct ggmlviz__chrome *c = &x->chrome;
+	struct cli_chrome *c = &x->chrome;
 	char buf[24];
 
-	ggmlviz__chrome_args(c);
-	ggmlviz__chrome_arg_hex(c, "graph_ptr", t->ptr, true);
-	ggmlviz__chrome_arg_u64(c, "n_nodes", t->n_nodes, false);
-	ggmlviz__chrome_arg_u64(c, "n_threads", t->n_threads, false);
-	ggmlviz__chrome_arg_cstr(c, "backend", ggmlviz__backend_name(x->r, t->backend_ptr, buf),
+	cli_chrome_args(c);
+	cli_chrome_arg_hex(c, "graph_ptr", t->ptr, true);
+	cli_chrome_arg_u64(c, "n_nodes", t->n_nodes, false);
+	cli_chrome_arg_u64(c, "n_threads", t->n_threads, false);
+	cli_chrome_arg_cstr(c, "backend", cli_backend_name(x->r, t->backend_ptr, buf),
 				 false);
-	ggmlviz__chrome_arg_u64(c, "seq", t->graph_seq, false);
-	ggmlviz__chrome_args_end(c);
+	cli_chrome_arg_u64(c, "seq", t->graph_seq, false);
+	cli_chrome_args_end(c);
 }
 
 /* A pair, as a complete event: an op (named by its op), a graph, a scope. */
@@ -149,42 +156,42 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 {
 	static const char *const cats[] = { "", "op", "graph", "scope" };
 	char buf[24];
-	const char *name = t->kind == GGMLVIZ_TIMING_OP ? ggmlviz__op_name(x->r, t->op_type, buf)
+	const char *name = t->kind == GGMLVIZ_TIMING_OP ? cli_op_name(x->r, t->op_type, buf)
 			   : t->kind == GGMLVIZ_TIMING_GRAPH ? "graph" : NULL;
 
 	if (t->kind < 1 || t->kind > 3 || !in_window(x, t->begin_ns, t->end_ns))
 		return;
-	ggmlviz__chrome_event(&x->chrome, 'X', x->pid, t->thread_id, name ? name : t->label,
+	cli_chrome_event(&x->chrome, 'X', x->pid, t->thread_id, name ? name : t->label,
 			      name ? strlen(name) : t->label_len, t->begin_ns);
-	ggmlviz__chrome_dur(&x->chrome, t->duration_ns);
-	ggmlviz__chrome_cat(&x->chrome, cats[t->kind]);
+	cli_chrome_dur(&x->chrome, t->duration_ns);
+	cli_chrome_cat(&x->chrome, cats[t->kind]);
 	if (t->kind == GGMLVIZ_TIMING_OP && !x->no_args)
 		op_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_GRAPH && !x->no_args)
 		graph_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_SCOPE) {
-		ggmlviz__chrome_args(&x->chrome);
-		ggmlviz__chrome_arg_u64(&x->chrome, "value", t->value, true);
-		ggmlviz__chrome_args_end(&x->chrome);
+		cli_chrome_args(&x->chrome);
+		cli_chrome_arg_u64(&x->chrome, "value", t->value, true);
+		cli_chrome_args_end(&x->chrome);
 	}
-	ggmlviz__chrome_end_event(&x->chrome);
+	cli_chrome_end_event(&x->chrome);
 }
 
 /* An instant or counter event named name, with one numeric arg. */
 static void point(struct export *x, const struct ggmlviz_event *ev, char ph, const char *name,
 		  size_t len, const char *key, int64_t v)
 {
-	struct ggmlviz__chrome *c = &x->chrome;
+	struct cli_chrome *c = &x->chrome;
 
 	if (!in_window(x, ev->timestamp_ns, ev->timestamp_ns))
 		return;
-	ggmlviz__chrome_event(c, ph, x->pid, ev->thread_id, name, len, ev->timestamp_ns);
+	cli_chrome_event(c, ph, x->pid, ev->thread_id, name, len, ev->timestamp_ns);
 	if (ph == 'i')
-		ggmlviz__out_str(c->o, ",\"s\":\"t\"");
-	ggmlviz__chrome_args(c);
-	ggmlviz__chrome_arg_i64(c, key, v, true);
-	ggmlviz__chrome_args_end(c);
-	ggmlviz__chrome_end_event(c);
+		cli_out_str(c->o, ",\"s\":\"t\"");
+	cli_chrome_args(c);
+	cli_chrome_arg_i64(c, key, v, true);
+	cli_chrome_args_end(c);
+	cli_chrome_end_event(c);
 }
 
 static void live_counter(struct export *x, const struct ggmlviz_event *ev)
@@ -193,14 +200,14 @@ static void live_counter(struct export *x, const struct ggmlviz_event *ev)
 	uint64_t size, bytes;
 
 	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
-		ggmlviz__live_free(&x->live, x->pid, ev->data.memory.ptr, &size);
+		cli_live_free(&x->live, x->pid, ev->data.memory.ptr, &size);
 	} else {
-		struct ggmlviz__alloc a = { x->pid, ev->data.memory.ptr, ev->data.memory.size,
+		struct cli_alloc a = { x->pid, ev->data.memory.ptr, ev->data.memory.size,
 					    ev->timestamp_ns, ev->offset, NULL, 0 };
-		if (ggmlviz__live_alloc(&x->live, &a) < 0)
+		if (cli_live_alloc(&x->live, &a) < 0)
 			x->error = -ENOMEM;
 	}
-	bytes = ggmlviz__live_bytes(&x->live, x->pid);
+	bytes = cli_live_bytes(&x->live, x->pid);
 	point(x, ev, 'C', name, sizeof name - 1, "bytes", bytes > INT64_MAX ? INT64_MAX
 									 : (int64_t)bytes);
 }
@@ -210,14 +217,14 @@ static void meta(struct export *x, const struct ggmlviz_event *ev)
 	static const char dropped[] = "dropped events";
 	uint64_t v = ev->data.meta.value;
 
-	ggmlviz__track_pid(&x->pid, ev);
+	cli_track_pid(&x->pid, ev);
 	switch (ev->data.meta.kind) {
 	case GGMLVIZ_META_PROCESS:
-		ggmlviz__chrome_name(&x->chrome, "process_name", x->pid, 0, ev->label,
+		cli_chrome_name(&x->chrome, "process_name", x->pid, 0, ev->label,
 				     ev->label_len);
 		break;
 	case GGMLVIZ_META_THREAD_NAME:
-		ggmlviz__chrome_name(&x->chrome, "thread_name", x->pid, (uint32_t)ev->data.meta.key,
+		cli_chrome_name(&x->chrome, "thread_name", x->pid, (uint32_t)ev->data.meta.key,
 				     ev->label, ev->label_len);
 		break;
 	case GGMLVIZ_META_DROPPED:
@@ -254,7 +261,7 @@ static void record(struct export *x, const struct ggmlviz_event *ev)
 		break;
 	case GGMLVIZ_EVENT_THREAD_BEGIN:
 		if (ev->label_len && !ggmlviz_reader_thread_name(x->r, ev->thread_id))
-			ggmlviz__chrome_name(&x->chrome, "thread_name", x->pid, ev->thread_id,
+			cli_chrome_name(&x->chrome, "thread_name", x->pid, ev->thread_id,
 					     ev->label, ev->label_len);
 		break;
 	default:
@@ -262,14 +269,14 @@ static void record(struct export *x, const struct ggmlviz_event *ev)
 	}
 }
 
-static int write_events(struct export *x, struct ggmlviz__input *in)
+static int write_events(struct export *x, struct cli_input *in)
 {
 	struct ggmlviz_pairing *pairing;
 	struct ggmlviz_timing t;
 	struct ggmlviz_event ev;
 	int rc = ggmlviz_pairing_new(&pairing);
 
-	while (rc == 0 && !x->error && ggmlviz__input_next(in, &ev) == 1) {
+	while (rc == 0 && !x->error && cli_input_next(in, &ev) == 1) {
 		record(x, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
 		if (rc == 1)
@@ -280,82 +287,82 @@ static int write_events(struct export *x, struct ggmlviz__input *in)
 	return rc < 0 ? rc : x->error;
 }
 
-static void other_data(struct export *x, const struct ggmlviz__input *in)
+static void other_data(struct export *x, const struct cli_input *in)
 {
-	struct ggmlviz__out *o = x->chrome.o;
+	struct cli_out *o = x->chrome.o;
 	char what[256];
 
-	ggmlviz__out_str(o, ",\"otherData\":{\"source\":");
-	ggmlviz__json_cstr(o, in->path);
-	ggmlviz__out_str(o, ",\"exporter\":\"ggmlviz " GGMLVIZ_VERSION_STRING "\"");
-	ggmlviz__out_str(o, ",\"start_ts_ns\":");
-	ggmlviz__out_u64(o, x->chrome.t0);
-	ggmlviz__out_str(o, ",\"complete\":");
-	ggmlviz__out_str(o, in->ended && !in->error ? "true" : "false");
+	cli_out_str(o, ",\"otherData\":{\"source\":");
+	cli_json_cstr(o, in->path);
+	cli_out_str(o, ",\"exporter\":\"ggmlviz " GGMLVIZ_VERSION_STRING "\"");
+	cli_out_str(o, ",\"start_ts_ns\":");
+	cli_out_u64(o, x->chrome.t0);
+	cli_out_str(o, ",\"complete\":");
+	cli_out_str(o, in->ended && !in->error ? "true" : "false");
 	if (in->error) {
-		ggmlviz__input_describe(in, what, sizeof what);
-		ggmlviz__out_str(o, ",\"damage\":");
-		ggmlviz__json_cstr(o, what);
+		cli_input_describe(in, what, sizeof what);
+		cli_out_str(o, ",\"damage\":");
+		cli_json_cstr(o, what);
 	}
-	ggmlviz__out_str(o, "}}\n");
+	cli_out_str(o, "}}\n");
 }
 
-static int export_to(struct export *x, struct ggmlviz__input *in, struct ggmlviz__out *o)
+static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 {
-	struct ggmlviz__scan scan;
+	struct cli_scan scan;
 	int rc;
 
-	ggmlviz__scan(in, &scan);
+	cli_scan(in, &scan);
 	x->pid = scan.first_pid;
 	x->r = in->r;
-	ggmlviz__chrome_begin(&x->chrome, o, scan.t_min);
+	cli_chrome_begin(&x->chrome, o, scan.t_min);
 	rc = write_events(x, in);
-	ggmlviz__chrome_end(&x->chrome);
+	cli_chrome_end(&x->chrome);
 	other_data(x, in);
 	if (rc < 0)
-		ggmlviz__error("%s: %s", in->path, ggmlviz_strerror(rc));
+		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
 	return rc;
 }
 
-static void warn_size(const struct ggmlviz__out *o)
+static void warn_size(const struct cli_out *o)
 {
 	char size[32];
 
 	if (o->bytes <= BROWSER_LIMIT || o->error)
 		return;
-	ggmlviz__error("export: %s holds %s of JSON: chrome://tracing cannot load more than"
+	cli_error("export: %s holds %s of JSON: chrome://tracing cannot load more than"
 		       " 256 MiB, and the Perfetto UI may run out of memory in the browser; cut it"
 		       " with --from/--to, or open it with 'trace_processor --httpd FILE' and"
-		       " ui.perfetto.dev", o->path, ggmlviz__fmt_bytes(o->bytes, size));
+		       " ui.perfetto.dev", o->path, cli_fmt_bytes(o->bytes, size));
 }
 
-int ggmlviz__cmd_export(int argc, char **argv)
+int cli_cmd_export(int argc, char **argv)
 {
 	struct export x = { .window = { 0, UINT64_MAX, false } };
-	struct ggmlviz__input in;
-	struct ggmlviz__out o;
-	int first, rc, status = ggmlviz__parse(&cmd, argc, argv, &x, &first);
+	struct cli_input in;
+	struct cli_out o;
+	int first, rc, status = cli_parse(&cmd, argc, argv, &x, &first);
 
 	if (status >= 0)
 		return status;
 	if (!x.output)
-		return ggmlviz__usage("export", "no output: give -o OUT.json (or -o - for standard"
+		return cli_usage("export", "no output: give -o OUT.json (or -o - for standard"
 				      " output)");
-	if ((status = ggmlviz__window_check("export", &x.window)) >= 0)
+	if ((status = cli_window_check("export", &x.window)) >= 0)
 		return status;
-	if (ggmlviz__same_file(argv[first], x.output))
-		return ggmlviz__usage("export", "the output %s is the input", x.output);
-	if (ggmlviz__input_open(&in, "export", argv[first]) < 0)
-		return GGMLVIZ__EXIT_DAMAGED;
-	if (ggmlviz__out_open(&o, "export", x.output) < 0) {
-		ggmlviz__input_close(&in);
-		return GGMLVIZ__EXIT_DAMAGED;
+	if (cli_same_file(argv[first], x.output))
+		return cli_usage("export", "the output %s is the input", x.output);
+	if (cli_input_open(&in, "export", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
+	if (cli_out_open(&o, "export", x.output) < 0) {
+		cli_input_close(&in);
+		return CLI_EXIT_DAMAGED;
 	}
 	rc = export_to(&x, &in, &o);
-	status = ggmlviz__input_report(&in);
+	status = cli_input_report(&in);
 	warn_size(&o);
-	ggmlviz__input_close(&in);
-	ggmlviz__live_release(&x.live);
-	status = ggmlviz__out_close(&o, "export") || rc < 0 ? GGMLVIZ__EXIT_DAMAGED : status;
+	cli_input_close(&in);
+	cli_live_release(&x.live);
+	status = cli_out_close(&o, "export") || rc < 0 ? CLI_EXIT_DAMAGED : status;
 	return status;
 }

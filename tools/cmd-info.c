@@ -12,8 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "fmt.h"
 #include "htab.h"
+#include "input.h"
+#include "opts.h"
+#include "out.h"
+#include "text.h"
 
 static const char help[] =
 	"Usage: ggmlviz info FILE\n"
@@ -34,7 +39,7 @@ static const char help[] =
 static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
 					  { NULL, 0, NULL, 0 } };
 
-static const struct ggmlviz__cmd cmd = { "info", help, "", longopts, 1, 1, ggmlviz__no_option };
+static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_option };
 
 #define META_KINDS 8 /* the kinds known, and 7 for all others */
 #define DROPS_SHOWN 10
@@ -60,7 +65,7 @@ struct drop {
 struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
 	uint64_t t_min, t_max, pairs[4], drops_total;
-	struct ggmlviz__htab threads;
+	struct cli_htab threads;
 	struct process *procs;
 	size_t nprocs;
 	struct drop drops[DROPS_SHOWN];
@@ -76,13 +81,13 @@ static bool thread_eq(const void *item, const void *key)
 
 static struct thread *thread_of(struct info *info, uint32_t tid)
 {
-	uint64_t hash = ggmlviz__hash_u64(tid);
-	struct thread *t = ggmlviz__htab_find(&info->threads, hash, thread_eq, &tid);
+	uint64_t hash = cli_hash_u64(tid);
+	struct thread *t = cli_htab_find(&info->threads, hash, thread_eq, &tid);
 
 	if (t)
 		return t;
 	t = calloc(1, sizeof *t);
-	if (!t || ggmlviz__htab_add(&info->threads, hash, t) < 0) {
+	if (!t || cli_htab_add(&info->threads, hash, t) < 0) {
 		free(t);
 		info->error = -ENOMEM;
 		return NULL;
@@ -151,83 +156,83 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		info->error = rc;
 }
 
-static void print_status(struct ggmlviz__out *o, const struct ggmlviz__input *in)
+static void print_status(struct cli_out *o, const struct cli_input *in)
 {
 	char what[256];
 
 	if (in->error) {
-		ggmlviz__input_describe(in, what, sizeof what);
-		ggmlviz__out_printf(o, "status:     %s: %s\n",
+		cli_input_describe(in, what, sizeof what);
+		cli_out_printf(o, "status:     %s: %s\n",
 				    in->error == GGMLVIZ_ETRUNCATED ? "cut short" : "damaged",
 				    what);
 	} else if (in->ended) {
-		ggmlviz__out_printf(o, "status:     complete (TRACE_END at byte %" PRIu64
+		cli_out_printf(o, "status:     complete (TRACE_END at byte %" PRIu64
 				    ": %" PRIu64 " events written, %" PRIu64 " dropped)\n",
 				    in->end_offset, in->end_written, in->end_dropped);
 	} else {
-		ggmlviz__out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
+		cli_out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
 				 " program was stopped before it ended tracing, or is still"
 				 " writing)\n");
 	}
 }
 
-static void print_span(struct ggmlviz__out *o, const struct info *info)
+static void print_span(struct cli_out *o, const struct info *info)
 {
 	char a[40], b[40], d[32];
 
 	if (info->t_min > info->t_max) {
-		ggmlviz__out_str(o, "time span:  none (no timed records)\n");
+		cli_out_str(o, "time span:  none (no timed records)\n");
 		return;
 	}
-	ggmlviz__out_printf(o, "time span:  %s to %s (%s)\n", ggmlviz__fmt_epoch(info->t_min, a),
-			    ggmlviz__fmt_epoch(info->t_max, b),
-			    ggmlviz__fmt_ns((double)(info->t_max - info->t_min), d));
+	cli_out_printf(o, "time span:  %s to %s (%s)\n", cli_fmt_epoch(info->t_min, a),
+			    cli_fmt_epoch(info->t_max, b),
+			    cli_fmt_ns((double)(info->t_max - info->t_min), d));
 }
 
-static void print_meta_kinds(struct ggmlviz__out *o, const struct info *info)
+static void print_meta_kinds(struct cli_out *o, const struct info *info)
 {
 	const char *sep = "  (";
 
 	for (uint32_t k = 1; k < META_KINDS; k++) {
 		if (!info->meta_kinds[k])
 			continue;
-		ggmlviz__out_printf(o, "%s%s %" PRIu64, sep,
+		cli_out_printf(o, "%s%s %" PRIu64, sep,
 				    k < META_KINDS - 1 ? ggmlviz_meta_kind_name(k) : "other",
 				    info->meta_kinds[k]);
 		sep = ", ";
 	}
 	if (info->meta_kinds[0])
-		ggmlviz__out_printf(o, "%skind 0 %" PRIu64, sep, info->meta_kinds[0]);
+		cli_out_printf(o, "%skind 0 %" PRIu64, sep, info->meta_kinds[0]);
 	if (sep[0] == ',' || info->meta_kinds[0])
-		ggmlviz__out_char(o, ')');
+		cli_out_char(o, ')');
 }
 
-static void print_types(struct ggmlviz__out *o, const struct info *info)
+static void print_types(struct cli_out *o, const struct info *info)
 {
-	ggmlviz__out_str(o, "records by type:\n");
+	cli_out_str(o, "records by type:\n");
 	for (unsigned type = 0; type < 256; type++) {
 		if (!info->types[type])
 			continue;
 		const char *name = ggmlviz_event_type_name((uint8_t)type);
 
 		if (type < GGMLVIZ_EVENT_TYPE_COUNT)
-			ggmlviz__out_printf(o, "  %-20s %10" PRIu64, name, info->types[type]);
+			cli_out_printf(o, "  %-20s %10" PRIu64, name, info->types[type]);
 		else
-			ggmlviz__out_printf(o, "  type %-15u %10" PRIu64 "  (unknown: skipped)",
+			cli_out_printf(o, "  type %-15u %10" PRIu64 "  (unknown: skipped)",
 					    type, info->types[type]);
 		if (type == GGMLVIZ_EVENT_META)
 			print_meta_kinds(o, info);
-		ggmlviz__out_char(o, '\n');
+		cli_out_char(o, '\n');
 	}
 }
 
-static void print_processes(struct ggmlviz__out *o, const struct info *info)
+static void print_processes(struct cli_out *o, const struct info *info)
 {
-	ggmlviz__out_printf(o, "processes:  %zu\n", info->nprocs);
+	cli_out_printf(o, "processes:  %zu\n", info->nprocs);
 	for (size_t i = 0; i < info->nprocs; i++) {
-		ggmlviz__out_printf(o, "  pid %" PRIu64 "  ", info->procs[i].pid);
-		ggmlviz__text_str(o, info->procs[i].name, info->procs[i].name_len);
-		ggmlviz__out_char(o, '\n');
+		cli_out_printf(o, "  pid %" PRIu64 "  ", info->procs[i].pid);
+		cli_text_str(o, info->procs[i].name, info->procs[i].name_len);
+		cli_out_char(o, '\n');
 	}
 }
 
@@ -239,79 +244,79 @@ static int by_tid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_thread(struct ggmlviz__out *o, const struct thread *t, const char *name)
+static void print_thread(struct cli_out *o, const struct thread *t, const char *name)
 {
-	ggmlviz__out_printf(o, "  %-10" PRIu32 " %10" PRIu64 "  ", t->tid, t->events);
+	cli_out_printf(o, "  %-10" PRIu32 " %10" PRIu64 "  ", t->tid, t->events);
 	if (name)
-		ggmlviz__text_str(o, name, strlen(name));
+		cli_text_str(o, name, strlen(name));
 	else if (t->begin_label)
-		ggmlviz__text_str(o, t->begin_label, t->begin_label_len);
-	ggmlviz__out_char(o, '\n');
+		cli_text_str(o, t->begin_label, t->begin_label_len);
+	cli_out_char(o, '\n');
 }
 
-static void print_threads(struct ggmlviz__out *o, const struct info *info,
+static void print_threads(struct cli_out *o, const struct info *info,
 			  const struct ggmlviz_reader *r)
 {
 	struct thread **list = calloc(info->threads.count + 1, sizeof *list), *t;
 	size_t n = 0, cursor = 0;
 
-	ggmlviz__out_printf(o, "threads:    %zu\n", info->threads.count);
+	cli_out_printf(o, "threads:    %zu\n", info->threads.count);
 	if (!list || !info->threads.count) {
 		free(list);
 		return;
 	}
-	while ((t = ggmlviz__htab_next(&info->threads, &cursor)))
+	while ((t = cli_htab_next(&info->threads, &cursor)))
 		list[n++] = t;
 	qsort(list, n, sizeof *list, by_tid);
-	ggmlviz__out_str(o, "  TID            RECORDS  NAME\n");
+	cli_out_str(o, "  TID            RECORDS  NAME\n");
 	for (size_t i = 0; i < n; i++)
 		print_thread(o, list[i], ggmlviz_reader_thread_name(r, list[i]->tid));
 	free(list);
 }
 
-static void print_pairs(struct ggmlviz__out *o, const struct info *info)
+static void print_pairs(struct cli_out *o, const struct info *info)
 {
 	struct ggmlviz_pairing_counts c;
 
 	ggmlviz_pairing_counts(info->pairing, &c);
-	ggmlviz__out_printf(o, "paired:     %" PRIu64 " ops, %" PRIu64 " graphs, %" PRIu64
+	cli_out_printf(o, "paired:     %" PRIu64 " ops, %" PRIu64 " graphs, %" PRIu64
 			    " scopes; %" PRIu64 " ends without a begin, %" PRIu64
 			    " begins never ended\n", info->pairs[GGMLVIZ_TIMING_OP],
 			    info->pairs[GGMLVIZ_TIMING_GRAPH], info->pairs[GGMLVIZ_TIMING_SCOPE],
 			    c.unmatched_ends, c.unclosed_begins);
 }
 
-static void print_drops(struct ggmlviz__out *o, const struct info *info,
-			const struct ggmlviz__input *in)
+static void print_drops(struct cli_out *o, const struct info *info,
+			const struct cli_input *in)
 {
 	char rel[32];
 
-	ggmlviz__out_printf(o, "dropped:    %" PRIu64 " events in %" PRIu64 " DROPPED records",
+	cli_out_printf(o, "dropped:    %" PRIu64 " events in %" PRIu64 " DROPPED records",
 			    info->drops_total, info->meta_kinds[GGMLVIZ_META_DROPPED]);
 	if (in->ended)
-		ggmlviz__out_printf(o, " (TRACE_END counts %" PRIu64 ")", in->end_dropped);
-	ggmlviz__out_char(o, '\n');
+		cli_out_printf(o, " (TRACE_END counts %" PRIu64 ")", in->end_dropped);
+	cli_out_char(o, '\n');
 	for (size_t i = 0; i < info->ndrops; i++) {
 		const struct drop *d = &info->drops[i];
 		uint64_t t = d->ts > info->t_min ? d->ts - info->t_min : 0;
 
-		ggmlviz__out_printf(o, "  thread %" PRIu32 ": %" PRIu64 " lost before byte %" PRIu64
+		cli_out_printf(o, "  thread %" PRIu32 ": %" PRIu64 " lost before byte %" PRIu64
 				    " (at +%s)\n", d->tid, d->count, d->offset,
-				    ggmlviz__fmt_ns((double)t, rel));
+				    cli_fmt_ns((double)t, rel));
 	}
 	if (info->meta_kinds[GGMLVIZ_META_DROPPED] > info->ndrops)
-		ggmlviz__out_printf(o, "  (%" PRIu64 " more DROPPED records)\n",
+		cli_out_printf(o, "  (%" PRIu64 " more DROPPED records)\n",
 				    info->meta_kinds[GGMLVIZ_META_DROPPED] - info->ndrops);
 }
 
-static void print_info(struct ggmlviz__out *o, const struct info *info,
-		       const struct ggmlviz__input *in)
+static void print_info(struct cli_out *o, const struct info *info,
+		       const struct cli_input *in)
 {
-	ggmlviz__out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
+	cli_out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
 			    ggmlviz_reader_size(in->r));
-	ggmlviz__out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
+	cli_out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
 	print_status(o, in);
-	ggmlviz__out_printf(o, "records:    %" PRIu64 "\n", in->records);
+	cli_out_printf(o, "records:    %" PRIu64 "\n", in->records);
 	print_span(o, info);
 	print_types(o, info);
 	print_processes(o, info);
@@ -325,39 +330,39 @@ static void info_free(struct info *info)
 	struct thread *t;
 	size_t cursor = 0;
 
-	while ((t = ggmlviz__htab_next(&info->threads, &cursor)))
+	while ((t = cli_htab_next(&info->threads, &cursor)))
 		free(t);
-	ggmlviz__htab_free(&info->threads);
+	cli_htab_free(&info->threads);
 	free(info->procs);
 	ggmlviz_pairing_free(info->pairing);
 }
 
-int ggmlviz__cmd_info(int argc, char **argv)
+int cli_cmd_info(int argc, char **argv)
 {
 	struct info info = { .t_min = UINT64_MAX };
-	struct ggmlviz__input in;
+	struct cli_input in;
 	struct ggmlviz_event ev;
-	struct ggmlviz__out o;
-	int first, status = ggmlviz__parse(&cmd, argc, argv, NULL, &first);
+	struct cli_out o;
+	int first, status = cli_parse(&cmd, argc, argv, NULL, &first);
 
 	if (status >= 0)
 		return status;
-	if (ggmlviz__input_open(&in, "info", argv[first]) < 0)
-		return GGMLVIZ__EXIT_DAMAGED;
-	if (ggmlviz_pairing_new(&info.pairing) < 0 || ggmlviz__out_open(&o, "info", NULL) < 0) {
-		ggmlviz__input_close(&in);
+	if (cli_input_open(&in, "info", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
+	if (ggmlviz_pairing_new(&info.pairing) < 0 || cli_out_open(&o, "info", NULL) < 0) {
+		cli_input_close(&in);
 		info_free(&info);
-		return GGMLVIZ__EXIT_DAMAGED;
+		return CLI_EXIT_DAMAGED;
 	}
-	while (!info.error && ggmlviz__input_next(&in, &ev) == 1)
+	while (!info.error && cli_input_next(&in, &ev) == 1)
 		add_event(&info, &ev);
 	ggmlviz_pairing_finish(info.pairing);
 	print_info(&o, &info, &in);
-	status = ggmlviz__input_report(&in);
+	status = cli_input_report(&in);
 	if (info.error)
-		ggmlviz__error("%s: %s", in.path, ggmlviz_strerror(info.error));
-	ggmlviz__input_close(&in);
+		cli_error("%s: %s", in.path, ggmlviz_strerror(info.error));
+	cli_input_close(&in);
 	info_free(&info);
-	status = info.error ? GGMLVIZ__EXIT_DAMAGED : status;
-	return ggmlviz__out_close(&o, "info") ? GGMLVIZ__EXIT_DAMAGED : status;
+	status = info.error ? CLI_EXIT_DAMAGED : status;
+	return cli_out_close(&o, "info") ? CLI_EXIT_DAMAGED : status;
 }

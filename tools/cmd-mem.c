@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "input.h"
+#include "live.h"
 #include "mem.h"
+#include "opts.h"
+#include "out.h"
+#include "scan.h"
 
 static const char help[] =
 	"Usage: ggmlviz mem [OPTIONS] FILE\n"
@@ -46,15 +52,15 @@ static int option(void *ctx, int c, char *arg)
 	int json = 0, rc;
 
 	if (c == 'n')
-		return ggmlviz__parse_count("mem", "--top", arg, &m->top);
+		return cli_parse_count("mem", "--top", arg, &m->top);
 	if (c == 'p') {
-		rc = ggmlviz__parse_count("mem", "--points", arg, &m->points);
+		rc = cli_parse_count("mem", "--points", arg, &m->points);
 		if (!rc && (m->points < 1 || m->points > 10000))
-			return ggmlviz__usage("mem", "--points: %s is not between 1 and 10000",
+			return cli_usage("mem", "--points: %s is not between 1 and 10000",
 					      arg);
 		return rc;
 	}
-	rc = ggmlviz__parse_choice("mem", "--format", arg, (const char *const[]){ "text", "json",
+	rc = cli_parse_choice("mem", "--format", arg, (const char *const[]){ "text", "json",
 										 NULL }, &json);
 	m->json = json == 1;
 	return rc;
@@ -66,7 +72,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static const struct ggmlviz__cmd cmd = { "mem", help, "n:p:f:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "mem", help, "n:p:f:", longopts, 1, 1, option };
 
 static unsigned size_class(uint64_t size)
 {
@@ -74,29 +80,29 @@ static unsigned size_class(uint64_t size)
 }
 
 /* Records the live bytes after an event at ts in its interval of the timeline. */
-static void timeline_note(struct ggmlviz__mem *m, uint64_t ts)
+static void timeline_note(struct cli_mem *m, uint64_t ts)
 {
 	uint64_t i = ts > m->t0 ? (ts - m->t0) / m->width : 0;
-	struct ggmlviz__mem_point *p = &m->timeline[i < m->points ? i : m->points - 1];
+	struct cli_mem_point *p = &m->timeline[i < m->points ? i : m->points - 1];
 
 	p->max = p->seen && p->max > m->live.bytes ? p->max : m->live.bytes;
 	p->last = m->live.bytes;
 	p->seen = true;
 }
 
-static int on_alloc(struct ggmlviz__mem *m, const struct ggmlviz_event *ev, uint64_t pid)
+static int on_alloc(struct cli_mem *m, const struct ggmlviz_event *ev, uint64_t pid)
 {
-	struct ggmlviz__alloc a = { pid, ev->data.memory.ptr, ev->data.memory.size,
+	struct cli_alloc a = { pid, ev->data.memory.ptr, ev->data.memory.size,
 				    ev->timestamp_ns, ev->offset, ev->label, ev->label_len };
 	unsigned c = size_class(a.size);
 
-	if (ggmlviz__live_alloc(&m->live, &a) < 0)
+	if (cli_live_alloc(&m->live, &a) < 0)
 		return -ENOMEM;
 	m->allocs++;
 	m->alloc_bytes += a.size;
 	m->class_count[c]++;
 	m->class_bytes[c] += a.size;
-	ggmlviz__top_offer(&m->largest, &a);
+	cli_top_offer(&m->largest, &a);
 	if (m->live.bytes > m->peak_bytes || m->allocs == 1) {
 		m->peak_bytes = m->live.bytes;
 		m->peak_count = m->live.count;
@@ -105,21 +111,21 @@ static int on_alloc(struct ggmlviz__mem *m, const struct ggmlviz_event *ev, uint
 	return 0;
 }
 
-static void on_free(struct ggmlviz__mem *m, const struct ggmlviz_event *ev, uint64_t pid)
+static void on_free(struct cli_mem *m, const struct ggmlviz_event *ev, uint64_t pid)
 {
 	uint64_t size;
 
-	if (ggmlviz__live_free(&m->live, pid, ev->data.memory.ptr, &size))
+	if (cli_live_free(&m->live, pid, ev->data.memory.ptr, &size))
 		m->frees++, m->freed_bytes += size;
 }
 
-static int follow(struct ggmlviz__mem *m, struct ggmlviz__input *in, uint64_t pid)
+static int follow(struct cli_mem *m, struct cli_input *in, uint64_t pid)
 {
 	struct ggmlviz_event ev;
 	int rc = 0;
 
-	while (rc == 0 && ggmlviz__input_next(in, &ev) == 1) {
-		ggmlviz__track_pid(&pid, &ev);
+	while (rc == 0 && cli_input_next(in, &ev) == 1) {
+		cli_track_pid(&pid, &ev);
 		if (ev.type == GGMLVIZ_EVENT_TENSOR_ALLOC)
 			rc = on_alloc(m, &ev, pid);
 		else if (ev.type == GGMLVIZ_EVENT_TENSOR_FREE)
@@ -131,21 +137,21 @@ static int follow(struct ggmlviz__mem *m, struct ggmlviz__input *in, uint64_t pi
 	return rc;
 }
 
-static void still_live(struct ggmlviz__mem *m)
+static void still_live(struct cli_mem *m)
 {
-	const struct ggmlviz__alloc *a;
+	const struct cli_alloc *a;
 	size_t cursor = 0;
 
 	m->end_bytes = m->live.bytes;
 	m->end_count = m->live.count;
-	while ((a = ggmlviz__live_next(&m->live, &cursor)))
-		ggmlviz__top_offer(&m->still, a);
-	ggmlviz__top_sort(&m->still);
-	ggmlviz__top_sort(&m->largest);
+	while ((a = cli_live_next(&m->live, &cursor)))
+		cli_top_offer(&m->still, a);
+	cli_top_sort(&m->still);
+	cli_top_sort(&m->largest);
 }
 
-static int setup(struct ggmlviz__mem *m, const struct mem_opts *opts,
-		 const struct ggmlviz__scan *scan)
+static int setup(struct cli_mem *m, const struct mem_opts *opts,
+		 const struct cli_scan *scan)
 {
 	uint64_t span = scan->t_max - scan->t_min;
 
@@ -154,48 +160,48 @@ static int setup(struct ggmlviz__mem *m, const struct mem_opts *opts,
 	m->points = (size_t)opts->points;
 	m->width = span / opts->points + 1; /* so (t - t0) / width < points */
 	m->timeline = calloc(m->points, sizeof *m->timeline);
-	if (!m->timeline || ggmlviz__top_init(&m->largest, (size_t)opts->top) < 0 ||
-	    ggmlviz__top_init(&m->still, (size_t)opts->top) < 0)
+	if (!m->timeline || cli_top_init(&m->largest, (size_t)opts->top) < 0 ||
+	    cli_top_init(&m->still, (size_t)opts->top) < 0)
 		return -ENOMEM;
 	return 0;
 }
 
-static void mem_release(struct ggmlviz__mem *m)
+static void mem_release(struct cli_mem *m)
 {
-	ggmlviz__live_release(&m->live);
-	ggmlviz__top_release(&m->largest);
-	ggmlviz__top_release(&m->still);
+	cli_live_release(&m->live);
+	cli_top_release(&m->largest);
+	cli_top_release(&m->still);
 	free(m->timeline);
 }
 
-int ggmlviz__cmd_mem(int argc, char **argv)
+int cli_cmd_mem(int argc, char **argv)
 {
 	struct mem_opts opts = { 10, 20, false };
-	struct ggmlviz__mem m;
-	struct ggmlviz__scan scan;
-	struct ggmlviz__input in;
-	struct ggmlviz__out o;
-	int first, rc, status = ggmlviz__parse(&cmd, argc, argv, &opts, &first);
+	struct cli_mem m;
+	struct cli_scan scan;
+	struct cli_input in;
+	struct cli_out o;
+	int first, rc, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
 		return status;
-	if (ggmlviz__input_open(&in, "mem", argv[first]) < 0)
-		return GGMLVIZ__EXIT_DAMAGED;
+	if (cli_input_open(&in, "mem", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
 	memset(&m, 0, sizeof m);
 	m.path = argv[first];
-	ggmlviz__scan(&in, &scan);
+	cli_scan(&in, &scan);
 	rc = setup(&m, &opts, &scan);
 	if (rc == 0)
 		rc = follow(&m, &in, scan.first_pid);
 	still_live(&m);
-	status = ggmlviz__input_report(&in);
+	status = cli_input_report(&in);
 	if (rc < 0)
-		ggmlviz__error("%s: %s", m.path, ggmlviz_strerror(rc));
-	else if (ggmlviz__out_open(&o, "mem", NULL) == 0) {
-		(opts.json ? ggmlviz__mem_print_json : ggmlviz__mem_print_text)(&o, &m);
-		status = ggmlviz__out_close(&o, "mem") ? GGMLVIZ__EXIT_DAMAGED : status;
+		cli_error("%s: %s", m.path, ggmlviz_strerror(rc));
+	else if (cli_out_open(&o, "mem", NULL) == 0) {
+		(opts.json ? cli_mem_print_json : cli_mem_print_text)(&o, &m);
+		status = cli_out_close(&o, "mem") ? CLI_EXIT_DAMAGED : status;
 	}
-	ggmlviz__input_close(&in);
+	cli_input_close(&in);
 	mem_release(&m);
-	return rc < 0 ? GGMLVIZ__EXIT_DAMAGED : status;
+	return rc < 0 ? CLI_EXIT_DAMAGED : status;
 }

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "input.h"
+#include "opts.h"
+#include "out.h"
+#include "trace-out.h"
 
 /* Linux pids are below 2^22 (PID_MAX_LIMIT): a made-up pid above never collides. */
 #define MADE_UP_PID ((uint64_t)1 << 22)
@@ -51,7 +55,7 @@ struct merge {
 static int option(void *ctx, int c, char *arg)
 {
 	if (c != 'o')
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	((struct merge *)ctx)->output = arg;
 	return 0;
 }
@@ -60,7 +64,7 @@ static const struct option longopts[] = { { "output", required_argument, NULL, '
 					  { "help", no_argument, NULL, 'h' },
 					  { NULL, 0, NULL, 0 } };
 
-static const struct ggmlviz__cmd cmd = { "merge", help, "o:", longopts, 1, -1, option };
+static const struct cli_cmd cmd = { "merge", help, "o:", longopts, 1, -1, option };
 
 static bool is_meta(const struct ggmlviz_event *ev, uint32_t kind)
 {
@@ -72,46 +76,46 @@ static bool is_meta(const struct ggmlviz_event *ev, uint32_t kind)
  * offset in the input (0 when made up). Looks for it on a reader of its
  * own, which reads no further than that record.
  */
-static uint64_t write_process(struct ggmlviz__out *o, const struct ggmlviz__input *in,
+static uint64_t write_process(struct cli_out *o, const struct cli_input *in,
 			      size_t index)
 {
-	struct ggmlviz__input look;
+	struct cli_input look;
 	struct ggmlviz_event ev, first = { 0 };
 	const char *base = strrchr(in->path, '/');
 	uint64_t kv[3] = { MADE_UP_PID + index, 0, 0 }, offset = 0;
 	bool any = false;
 
-	if (ggmlviz__input_start(&look, in->cmd, in->path) == 0) {
-		while (!offset && ggmlviz__input_next(&look, &ev) == 1) {
+	if (cli_input_start(&look, in->cmd, in->path) == 0) {
+		while (!offset && cli_input_next(&look, &ev) == 1) {
 			if (is_meta(&ev, GGMLVIZ_META_PROCESS))
-				ggmlviz__trace_record(o, &ev), offset = ev.offset;
+				cli_trace_record(o, &ev), offset = ev.offset;
 			first = any ? first : ev;
 			any = true;
 		}
-		ggmlviz__input_close(&look);
+		cli_input_close(&look);
 	}
 	if (!offset) {
 		base = base ? base + 1 : in->path;
-		ggmlviz__trace_meta(o, first.timestamp_ns, first.thread_id, GGMLVIZ_META_PROCESS,
+		cli_trace_meta(o, first.timestamp_ns, first.thread_id, GGMLVIZ_META_PROCESS,
 				    kv, base, (uint32_t)strlen(base));
 	}
 	return offset;
 }
 
 /* Copies every record of in but its TRACE_END records and the PROCESS one written. */
-static void copy(struct merge *m, struct ggmlviz__out *o, struct ggmlviz__input *in,
+static void copy(struct merge *m, struct cli_out *o, struct cli_input *in,
 		 uint64_t process_offset)
 {
 	struct ggmlviz_event ev;
 
-	while (ggmlviz__input_next(in, &ev) == 1) {
+	while (cli_input_next(in, &ev) == 1) {
 		if (is_meta(&ev, GGMLVIZ_META_TRACE_END)) {
 			m->end_ts = ev.timestamp_ns > m->end_ts ? ev.timestamp_ns : m->end_ts;
 			m->end_tid = ev.thread_id;
 			continue;
 		}
 		if (ev.offset != process_offset)
-			ggmlviz__trace_record(o, &ev);
+			cli_trace_record(o, &ev);
 	}
 	if (in->ended && !in->error) {
 		m->written += in->end_written;
@@ -121,26 +125,26 @@ static void copy(struct merge *m, struct ggmlviz__out *o, struct ggmlviz__input 
 	}
 }
 
-static int merge_all(struct merge *m, struct ggmlviz__input *ins, int n, struct ggmlviz__out *o)
+static int merge_all(struct merge *m, struct cli_input *ins, int n, struct cli_out *o)
 {
-	int status = GGMLVIZ__EXIT_OK;
+	int status = CLI_EXIT_OK;
 	uint64_t kv[3];
 
-	ggmlviz__trace_header(o);
+	cli_trace_header(o);
 	m->complete = true;
 	for (int i = 0; i < n; i++) {
 		copy(m, o, &ins[i], write_process(o, &ins[i], (size_t)i));
-		if (ggmlviz__input_report(&ins[i]))
-			status = GGMLVIZ__EXIT_DAMAGED;
+		if (cli_input_report(&ins[i]))
+			status = CLI_EXIT_DAMAGED;
 		else if (!ins[i].ended)
-			ggmlviz__error("merge: %s has no TRACE_END at its end (incomplete)",
+			cli_error("merge: %s has no TRACE_END at its end (incomplete)",
 				       ins[i].path);
 	}
 	if (m->complete) {
 		kv[0] = 0, kv[1] = m->written, kv[2] = m->dropped;
-		ggmlviz__trace_meta(o, m->end_ts, m->end_tid, GGMLVIZ_META_TRACE_END, kv, NULL, 0);
+		cli_trace_meta(o, m->end_ts, m->end_tid, GGMLVIZ_META_TRACE_END, kv, NULL, 0);
 	} else {
-		ggmlviz__error("merge: %s holds every record read, but no TRACE_END: an input was"
+		cli_error("merge: %s holds every record read, but no TRACE_END: an input was"
 			       " incomplete or damaged", o->path);
 	}
 	return status;
@@ -149,35 +153,35 @@ static int merge_all(struct merge *m, struct ggmlviz__input *ins, int n, struct 
 static int check_paths(const struct merge *m, int argc, char **argv, int first)
 {
 	if (!m->output)
-		return ggmlviz__usage("merge", "no output: give -o OUT");
+		return cli_usage("merge", "no output: give -o OUT");
 	for (int i = first; i < argc; i++)
-		if (ggmlviz__same_file(argv[i], m->output))
-			return ggmlviz__usage("merge", "the output %s is the input %s", m->output,
+		if (cli_same_file(argv[i], m->output))
+			return cli_usage("merge", "the output %s is the input %s", m->output,
 					      argv[i]);
 	return -1;
 }
 
-int ggmlviz__cmd_merge(int argc, char **argv)
+int cli_cmd_merge(int argc, char **argv)
 {
 	struct merge m = { 0 };
-	struct ggmlviz__input *ins;
-	struct ggmlviz__out o;
-	int first, n = 0, status = ggmlviz__parse(&cmd, argc, argv, &m, &first);
+	struct cli_input *ins;
+	struct cli_out o;
+	int first, n = 0, status = cli_parse(&cmd, argc, argv, &m, &first);
 
 	if (status >= 0 || (status = check_paths(&m, argc, argv, first)) >= 0)
 		return status;
 	ins = calloc((size_t)(argc - first), sizeof *ins);
 	if (!ins)
-		return GGMLVIZ__EXIT_DAMAGED;
-	while (n < argc - first && ggmlviz__input_open(&ins[n], "merge", argv[first + n]) == 0)
+		return CLI_EXIT_DAMAGED;
+	while (n < argc - first && cli_input_open(&ins[n], "merge", argv[first + n]) == 0)
 		n++;
-	status = GGMLVIZ__EXIT_DAMAGED;
-	if (n == argc - first && ggmlviz__out_open(&o, "merge", m.output) == 0) {
+	status = CLI_EXIT_DAMAGED;
+	if (n == argc - first && cli_out_open(&o, "merge", m.output) == 0) {
 		status = merge_all(&m, ins, n, &o);
-		status = ggmlviz__out_close(&o, "merge") ? GGMLVIZ__EXIT_DAMAGED : status;
+		status = cli_out_close(&o, "merge") ? CLI_EXIT_DAMAGED : status;
 	}
 	while (n--)
-		ggmlviz__input_close(&ins[n]);
+		cli_input_close(&ins[n]);
 	free(ins);
 	return status;
 }

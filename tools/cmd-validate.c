@@ -9,7 +9,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "input.h"
+#include "opts.h"
 
 static const char help[] =
 	"Usage: ggmlviz validate [OPTIONS] FILE...\n"
@@ -36,7 +38,7 @@ static int option(void *ctx, int c, char *arg)
 {
 	(void)arg;
 	if (c != 'q')
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	*(bool *)ctx = true;
 	return 0;
 }
@@ -45,14 +47,14 @@ static const struct option longopts[] = { { "quiet", no_argument, NULL, 'q' },
 					  { "help", no_argument, NULL, 'h' },
 					  { NULL, 0, NULL, 0 } };
 
-static const struct ggmlviz__cmd cmd = { "validate", help, "q", longopts, 1, -1, option };
+static const struct cli_cmd cmd = { "validate", help, "q", longopts, 1, -1, option };
 
 struct verdict {
 	uint64_t unknown;         /* records of unknown types */
 	uint64_t trace_end_at;    /* offset of the first TRACE_END not last, or UINT64_MAX */
 };
 
-static void note(struct verdict *v, const struct ggmlviz__input *in,
+static void note(struct verdict *v, const struct cli_input *in,
 		 const struct ggmlviz_event *ev)
 {
 	if (ev->type >= GGMLVIZ_EVENT_TYPE_COUNT)
@@ -61,7 +63,7 @@ static void note(struct verdict *v, const struct ggmlviz__input *in,
 		v->trace_end_at = in->end_offset; /* a TRACE_END was followed by this record */
 }
 
-static int judge(const struct ggmlviz__input *in, const struct verdict *v, bool quiet)
+static int judge(const struct cli_input *in, const struct verdict *v, bool quiet)
 {
 	char what[256];
 	int rc = in->error == GGMLVIZ_ETRUNCATED ? INCOMPLETE
@@ -72,7 +74,7 @@ static int judge(const struct ggmlviz__input *in, const struct verdict *v, bool 
 		return rc;
 	printf("%s: ", in->path);
 	if (in->error) {
-		ggmlviz__input_describe(in, what, sizeof what);
+		cli_input_describe(in, what, sizeof what);
 		printf("%s: %s (the %" PRIu64 " records before it are valid)\n",
 		       rc == DAMAGED ? "damaged" : "valid but incomplete", what, in->records);
 	} else if (v->trace_end_at != UINT64_MAX) {
@@ -95,9 +97,9 @@ static int judge(const struct ggmlviz__input *in, const struct verdict *v, bool 
 static int validate(const char *path, bool quiet)
 {
 	struct verdict v = { 0, UINT64_MAX };
-	struct ggmlviz__input in;
+	struct cli_input in;
 	struct ggmlviz_event ev;
-	int rc = ggmlviz__input_start(&in, "validate", path);
+	int rc = cli_input_start(&in, "validate", path);
 
 	if (rc < 0) {
 		if (!quiet && (rc == GGMLVIZ_EMAGIC || rc == GGMLVIZ_EVERSION))
@@ -107,17 +109,17 @@ static int validate(const char *path, bool quiet)
 			printf("%s: cannot be read: %s\n", path, ggmlviz_strerror(rc));
 		return DAMAGED;
 	}
-	while (ggmlviz__input_next(&in, &ev) == 1)
+	while (cli_input_next(&in, &ev) == 1)
 		note(&v, &in, &ev);
 	rc = judge(&in, &v, quiet);
-	ggmlviz__input_close(&in);
+	cli_input_close(&in);
 	return rc;
 }
 
-int ggmlviz__cmd_validate(int argc, char **argv)
+int cli_cmd_validate(int argc, char **argv)
 {
 	bool quiet = false;
-	int first, worst = VALID, status = ggmlviz__parse(&cmd, argc, argv, &quiet, &first);
+	int first, worst = VALID, status = cli_parse(&cmd, argc, argv, &quiet, &first);
 
 	if (status >= 0)
 		return status;

@@ -43,7 +43,7 @@ static uint64_t bucket_middle(uint32_t b)
 }
 
 /* Makes the counters cover bucket b. */
-static int cover(struct ggmlviz__dist *d, uint32_t b)
+static int cover(struct cli_dist *d, uint32_t b)
 {
 	uint32_t lo = d->n && d->lo < b ? d->lo : b;
 	uint32_t hi = d->n && d->lo + d->n > b + 1 ? d->lo + d->n : b + 1;
@@ -63,7 +63,7 @@ static int cover(struct ggmlviz__dist *d, uint32_t b)
 	return 0;
 }
 
-int ggmlviz__dist_add(struct ggmlviz__dist *d, uint64_t v)
+int cli_dist_add(struct cli_dist *d, uint64_t v)
 {
 	uint32_t b = bucket_of(v);
 
@@ -77,7 +77,7 @@ int ggmlviz__dist_add(struct ggmlviz__dist *d, uint64_t v)
 	return 0;
 }
 
-uint64_t ggmlviz__dist_quantile(const struct ggmlviz__dist *d, double q)
+uint64_t cli_dist_quantile(const struct cli_dist *d, double q)
 {
 	uint64_t rank = (uint64_t)ceil(q * (double)d->count), seen = 0, mid;
 	uint32_t i;
@@ -93,7 +93,7 @@ uint64_t ggmlviz__dist_quantile(const struct ggmlviz__dist *d, double q)
 	return mid < d->min ? d->min : mid > d->max ? d->max : mid;
 }
 
-void ggmlviz__dist_free(struct ggmlviz__dist *d)
+void cli_dist_free(struct cli_dist *d)
 {
 	free(d->buckets);
 	memset(d, 0, sizeof *d);

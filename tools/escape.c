@@ -11,34 +11,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "out.h"
+#include "text.h"
 
-static void text_escape(struct ggmlviz__out *o, unsigned char c)
+static void text_escape(struct cli_out *o, unsigned char c)
 {
 	char buf[5];
 
 	switch (c) {
-	case '\n': ggmlviz__out_write(o, "\\n", 2); return;
-	case '\t': ggmlviz__out_write(o, "\\t", 2); return;
-	case '\r': ggmlviz__out_write(o, "\\r", 2); return;
-	case '\\': ggmlviz__out_write(o, "\\\\", 2); return;
-	case '"': ggmlviz__out_write(o, "\\\"", 2); return;
+	case '\n': cli_out_write(o, "\\n", 2); return;
+	case '\t': cli_out_write(o, "\\t", 2); return;
+	case '\r': cli_out_write(o, "\\r", 2); return;
+	case '\\': cli_out_write(o, "\\\\", 2); return;
+	case '"': cli_out_write(o, "\\\"", 2); return;
 	default: break;
 	}
 	snprintf(buf, sizeof buf, "\\x%02x", c);
-	ggmlviz__out_write(o, buf, 4);
+	cli_out_write(o, buf, 4);
 }
 
-void ggmlviz__text_str(struct ggmlviz__out *o, const char *s, size_t len)
+void cli_text_str(struct cli_out *o, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	while (p < end) {
 		bool valid;
-		size_t n = ggmlviz__utf8_char(p, (size_t)(end - p), &valid);
+		size_t n = cli_utf8_char(p, (size_t)(end - p), &valid);
 
 		if (valid && *p >= 0x20 && *p != 0x7f && *p != '\\' && *p != '"')
-			ggmlviz__out_write(o, p, n);
+			cli_out_write(o, p, n);
 		else
 			for (size_t i = 0; i < n; i++)
 				text_escape(o, p[i]);
@@ -62,36 +63,36 @@ static bool csv_needs_quotes(const char *s, size_t len)
 	return false;
 }
 
-void ggmlviz__csv_str(struct ggmlviz__out *o, const char *s, size_t len)
+void cli_csv_str(struct cli_out *o, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	bool quote = csv_needs_quotes(s, len);
 
 	if (quote)
-		ggmlviz__out_char(o, '"');
+		cli_out_char(o, '"');
 	while (p < end) {
 		bool valid;
-		size_t n = ggmlviz__utf8_char(p, (size_t)(end - p), &valid);
+		size_t n = cli_utf8_char(p, (size_t)(end - p), &valid);
 
 		if (!valid || csv_control(*p))
-			ggmlviz__out_write(o, "\xef\xbf\xbd", 3);
+			cli_out_write(o, "\xef\xbf\xbd", 3);
 		else if (*p == '"')
-			ggmlviz__out_write(o, "\"\"", 2);
+			cli_out_write(o, "\"\"", 2);
 		else
-			ggmlviz__out_write(o, p, n);
+			cli_out_write(o, p, n);
 		p += n;
 	}
 	if (quote)
-		ggmlviz__out_char(o, '"');
+		cli_out_char(o, '"');
 }
 
-char *ggmlviz__text_dup(const char *s, size_t len)
+char *cli_text_dup(const char *s, size_t len)
 {
-	struct ggmlviz__out o;
+	struct cli_out o;
 
-	ggmlviz__out_memory(&o);
-	ggmlviz__text_str(&o, s, len);
-	ggmlviz__out_char(&o, '\0');
+	cli_out_memory(&o);
+	cli_text_str(&o, s, len);
+	cli_out_char(&o, '\0');
 	if (o.error) {
 		free(o.buf);
 		return NULL;

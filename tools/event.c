@@ -7,35 +7,39 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "event.h"
+#include "names.h"
+#include "out.h"
+#include "text.h"
 
 struct fields {
-	struct ggmlviz__out *o;
+	struct cli_out *o;
 	const struct ggmlviz_reader *r;
 	bool json;
 };
 
 static void key(struct fields *f, const char *name)
 {
-	ggmlviz__out_char(f->o, f->json ? ',' : ' ');
+	cli_out_char(f->o, f->json ? ',' : ' ');
 	if (f->json)
-		ggmlviz__out_char(f->o, '"');
-	ggmlviz__out_str(f->o, name);
-	ggmlviz__out_str(f->o, f->json ? "\":" : "=");
+		cli_out_char(f->o, '"');
+	cli_out_str(f->o, name);
+	cli_out_str(f->o, f->json ? "\":" : "=");
 }
 
 static void field_u64(struct fields *f, const char *name, uint64_t v)
 {
 	key(f, name);
-	ggmlviz__out_u64(f->o, v);
+	cli_out_u64(f->o, v);
 }
 
 static void field_i64(struct fields *f, const char *name, int64_t v)
 {
 	key(f, name);
-	ggmlviz__out_i64(f->o, v);
+	cli_out_i64(f->o, v);
 }
 
 /* Pointers: "0x..." strings in JSON (a double cannot hold every u64). */
@@ -43,22 +47,22 @@ static void field_hex(struct fields *f, const char *name, uint64_t v)
 {
 	key(f, name);
 	if (f->json)
-		ggmlviz__out_char(f->o, '"');
-	ggmlviz__out_hex(f->o, v);
+		cli_out_char(f->o, '"');
+	cli_out_hex(f->o, v);
 	if (f->json)
-		ggmlviz__out_char(f->o, '"');
+		cli_out_char(f->o, '"');
 }
 
 static void field_str(struct fields *f, const char *name, const char *s, size_t len)
 {
 	key(f, name);
 	if (f->json) {
-		ggmlviz__json_str(f->o, s, len);
+		cli_json_str(f->o, s, len);
 		return;
 	}
-	ggmlviz__out_char(f->o, '"');
-	ggmlviz__text_str(f->o, s, len);
-	ggmlviz__out_char(f->o, '"');
+	cli_out_char(f->o, '"');
+	cli_text_str(f->o, s, len);
+	cli_out_char(f->o, '"');
 }
 
 static void field_cstr(struct fields *f, const char *name, const char *s)
@@ -66,53 +70,60 @@ static void field_cstr(struct fields *f, const char *name, const char *s)
 	field_str(f, name, s, strlen(s));
 }
 
-static void backend_fields(struct fields *f, uint64_t backend)
+static void backend_fields(struct fields *f, const char *name, uint64_t backend)
 {
 	char buf[24];
 
-	field_hex(f, "backend", backend);
-	field_cstr(f, "backend_name", ggmlviz__backend_name(f->r, backend, buf));
+	field_hex(f, name, backend);
+	field_cstr(f, "backend_name", cli_backend_name(f->r, backend, buf));
 }
 
-static void op_fields(struct fields *f, const struct ggmlviz_event *ev)
+static void dims_field(struct fields *f, const struct ggmlviz_event *ev,
+		       const struct ggmlviz_field *d)
 {
-	char buf[24];
-
-	field_hex(f, "tensor", ev->data.op.tensor_ptr);
-	field_u64(f, "op_type", ev->data.op.op_type);
-	field_cstr(f, "op", ggmlviz__op_name(f->r, ev->data.op.op_type, buf));
-	field_u64(f, "size", ev->data.op.op_size);
-	backend_fields(f, ev->data.op.backend_ptr);
-}
-
-static void graph_fields(struct fields *f, const struct ggmlviz_event *ev)
-{
-	field_hex(f, "graph", ev->data.graph.graph_ptr);
-	field_u64(f, "n_nodes", ev->data.graph.n_nodes);
-	field_u64(f, "n_threads", ev->data.graph.n_threads);
-	backend_fields(f, ev->data.graph.backend_ptr);
-}
-
-static void meta_fields(struct fields *f, const struct ggmlviz_event *ev)
-{
-	field_cstr(f, "kind", ggmlviz_meta_kind_name(ev->data.meta.kind));
-	field_u64(f, "kind_id", ev->data.meta.kind);
-	field_u64(f, "key", ev->data.meta.key);
-	field_u64(f, "value", ev->data.meta.value);
-	field_u64(f, "value2", ev->data.meta.value2);
-}
-
-static void info_fields(struct fields *f, const struct ggmlviz_event *ev)
-{
-	field_hex(f, "tensor", ev->data.op_info.tensor_ptr);
-	key(f, "ne");
-	for (int i = 0; i < 4; i++) {
-		ggmlviz__out_str(f->o, i ? "," : f->json ? "[" : "");
-		ggmlviz__out_i64(f->o, ev->data.op_info.ne[i]);
+	key(f, d->name);
+	for (unsigned i = 0; i < 4; i++) {
+		cli_out_str(f->o, i ? "," : f->json ? "[" : "");
+		cli_out_u64(f->o, ggmlviz_field_get(ev->payload, d, i));
 	}
 	if (f->json)
-		ggmlviz__out_char(f->o, ']');
-	field_u64(f, "flops", ev->data.op_info.flops);
+		cli_out_char(f->o, ']');
+}
+
+/* One field of the format's table, with the name of what it numbers. */
+static void table_field(struct fields *f, const struct ggmlviz_event *ev,
+			const struct ggmlviz_field *d)
+{
+	uint64_t v = ggmlviz_field_get(ev->payload, d, 0);
+	char buf[24], id[64];
+
+	switch (d->kind) {
+	case GGMLVIZ_FIELD_ADDRESS:
+		field_hex(f, d->name, v);
+		break;
+	case GGMLVIZ_FIELD_BACKEND:
+		backend_fields(f, d->name, v);
+		break;
+	case GGMLVIZ_FIELD_OP_TYPE:
+		field_u64(f, d->name, v);
+		field_cstr(f, "op", cli_op_name(f->r, (uint32_t)v, buf));
+		break;
+	case GGMLVIZ_FIELD_META_KIND:
+		field_cstr(f, d->name, ggmlviz_meta_kind_name((uint32_t)v));
+		snprintf(id, sizeof id, "%s_id", d->name);
+		field_u64(f, id, v);
+		break;
+	case GGMLVIZ_FIELD_DIMS:
+		dims_field(f, ev, d);
+		break;
+	case GGMLVIZ_FIELD_I32:
+	case GGMLVIZ_FIELD_I64:
+		field_i64(f, d->name, (int64_t)v);
+		break;
+	default:
+		field_u64(f, d->name, v);
+		break;
+	}
 }
 
 static void raw_fields(struct fields *f, const struct ggmlviz_event *ev)
@@ -128,59 +139,31 @@ static void raw_fields(struct fields *f, const struct ggmlviz_event *ev)
 
 static void payload_fields(struct fields *f, const struct ggmlviz_event *ev)
 {
-	switch (ev->type) {
-	case GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN:
-	case GGMLVIZ_EVENT_GRAPH_COMPUTE_END:
-		graph_fields(f, ev);
-		break;
-	case GGMLVIZ_EVENT_OP_COMPUTE_BEGIN:
-	case GGMLVIZ_EVENT_OP_COMPUTE_END:
-		op_fields(f, ev);
-		break;
-	case GGMLVIZ_EVENT_BARRIER_WAIT:
-		field_hex(f, "barrier", ev->data.memory.ptr);
-		field_u64(f, "wait_ns", ev->data.memory.size);
-		break;
-	case GGMLVIZ_EVENT_TENSOR_ALLOC:
-	case GGMLVIZ_EVENT_TENSOR_FREE:
-	case GGMLVIZ_EVENT_THREAD_BEGIN:
-	case GGMLVIZ_EVENT_THREAD_FREE:
-		field_hex(f, "ptr", ev->data.memory.ptr);
-		field_u64(f, "size", ev->data.memory.size);
-		break;
-	case GGMLVIZ_EVENT_META:
-		meta_fields(f, ev);
-		break;
-	case GGMLVIZ_EVENT_COUNTER:
-		field_i64(f, "value", ev->data.user.svalue);
-		break;
-	case GGMLVIZ_EVENT_MARK:
-	case GGMLVIZ_EVENT_SCOPE_BEGIN:
-	case GGMLVIZ_EVENT_SCOPE_END:
-		field_u64(f, "value", ev->data.user.value);
-		break;
-	case GGMLVIZ_EVENT_OP_INFO:
-		info_fields(f, ev);
-		break;
-	default:
-		raw_fields(f, ev);
-		break;
+	size_t n;
+	const struct ggmlviz_field *table = ggmlviz_event_fields(ev->type, &n);
+
+	if (!table) {
+		raw_fields(f, ev); /* a type from the future */
+		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (!(table[i].flags & GGMLVIZ_FIELD_ALIAS))
+			table_field(f, ev, &table[i]);
 }
 
-void ggmlviz__event_print(struct ggmlviz__out *o, const struct ggmlviz_reader *r,
+void cli_event_print(struct cli_out *o, const struct ggmlviz_reader *r,
 			  const struct ggmlviz_event *ev, bool json)
 {
 	struct fields f = { o, r, json };
 
-	ggmlviz__out_str(o, json ? "{\"offset\":" : "@");
-	ggmlviz__out_u64(o, ev->offset);
+	cli_out_str(o, json ? "{\"offset\":" : "@");
+	cli_out_u64(o, ev->offset);
 	if (json) {
 		field_cstr(&f, "type", ggmlviz_event_type_name(ev->type));
 		field_u64(&f, "type_id", ev->type);
 	} else {
-		ggmlviz__out_char(o, ' ');
-		ggmlviz__out_str(o, ggmlviz_event_type_name(ev->type));
+		cli_out_char(o, ' ');
+		cli_out_str(o, ggmlviz_event_type_name(ev->type));
 		if (ev->type >= GGMLVIZ_EVENT_TYPE_COUNT)
 			field_u64(&f, "type_id", ev->type);
 	}
@@ -190,6 +173,6 @@ void ggmlviz__event_print(struct ggmlviz__out *o, const struct ggmlviz_reader *r
 	if (ev->label)
 		field_str(&f, "label", ev->label, ev->label_len);
 	else if (json)
-		ggmlviz__out_str(o, ",\"label\":null");
-	ggmlviz__out_str(o, json ? "}\n" : "\n");
+		cli_out_str(o, ",\"label\":null");
+	cli_out_str(o, json ? "}\n" : "\n");
 }

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "cli.h"
+#include "fmt.h"
 
-const char *ggmlviz__fmt_ns(double ns, char buf[32])
+const char *cli_fmt_ns(double ns, char buf[32])
 {
 	if (ns < 1e3)
 		snprintf(buf, 32, "%.0f ns", ns);
@@ -25,7 +25,7 @@ const char *ggmlviz__fmt_ns(double ns, char buf[32])
 	return buf;
 }
 
-const char *ggmlviz__fmt_bytes(uint64_t bytes, char buf[32])
+const char *cli_fmt_bytes(uint64_t bytes, char buf[32])
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
@@ -41,7 +41,7 @@ const char *ggmlviz__fmt_bytes(uint64_t bytes, char buf[32])
 	return buf;
 }
 
-const char *ggmlviz__fmt_epoch(uint64_t ns, char buf[40])
+const char *cli_fmt_epoch(uint64_t ns, char buf[40])
 {
 	time_t secs = (time_t)(ns / 1000000000u);
 	struct tm tm;

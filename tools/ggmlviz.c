@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "names.h"
+#include "opts.h"
 
 static const char usage_text[] =
 	"Usage: ggmlviz COMMAND [OPTIONS] FILE...\n"
@@ -40,10 +42,10 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "info", ggmlviz__cmd_info },	       { "dump", ggmlviz__cmd_dump },
-	{ "stats", ggmlviz__cmd_stats },       { "export", ggmlviz__cmd_export },
-	{ "diff", ggmlviz__cmd_diff },	       { "mem", ggmlviz__cmd_mem },
-	{ "merge", ggmlviz__cmd_merge },       { "validate", ggmlviz__cmd_validate },
+	{ "info", cli_cmd_info },	       { "dump", cli_cmd_dump },
+	{ "stats", cli_cmd_stats },       { "export", cli_cmd_export },
+	{ "diff", cli_cmd_diff },	       { "mem", cli_cmd_mem },
+	{ "merge", cli_cmd_merge },       { "validate", cli_cmd_validate },
 };
 
 static const struct command *find_command(const char *name)
@@ -61,24 +63,24 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fputs(usage_text, stderr);
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage_text, stdout);
-		return fflush(stdout) ? GGMLVIZ__EXIT_DAMAGED : GGMLVIZ__EXIT_OK;
+		return fflush(stdout) ? CLI_EXIT_DAMAGED : CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("ggmlviz %s (libggmlviz, GGMLVIZ format version %u)\n",
 		       GGMLVIZ_VERSION_STRING, GGMLVIZ_FORMAT_VERSION);
-		return fflush(stdout) ? GGMLVIZ__EXIT_DAMAGED : GGMLVIZ__EXIT_OK;
+		return fflush(stdout) ? CLI_EXIT_DAMAGED : CLI_EXIT_OK;
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		ggmlviz__error("'%s' is not a command (run 'ggmlviz --help' for the list)",
+		cli_error("'%s' is not a command (run 'ggmlviz --help' for the list)",
 			       argv[1]);
-		return GGMLVIZ__EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	status = cmd->run(argc - 1, argv + 1);
-	ggmlviz__names_forget();
+	cli_names_forget();
 	return status;
 }

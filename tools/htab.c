@@ -10,7 +10,7 @@
 
 #include "htab.h"
 
-uint64_t ggmlviz__hash_u64(uint64_t x)
+uint64_t cli_hash_u64(uint64_t x)
 {
 	/* splitmix64's finalizer: every input bit moves every output bit */
 	x ^= x >> 30;
@@ -20,17 +20,17 @@ uint64_t ggmlviz__hash_u64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-uint64_t ggmlviz__hash_bytes(const void *p, size_t n, uint64_t seed)
+uint64_t cli_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0xcbf29ce484222325ull ^ seed; /* FNV-1a */
 
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 0x100000001b3ull;
-	return ggmlviz__hash_u64(h);
+	return cli_hash_u64(h);
 }
 
-static size_t find_slot(const struct ggmlviz__htab *t, uint64_t hash, ggmlviz__htab_eq eq,
+static size_t find_slot(const struct cli_htab *t, uint64_t hash, cli_htab_eq eq,
 			const void *key)
 {
 	size_t i = (size_t)hash & t->mask;
@@ -41,7 +41,7 @@ static size_t find_slot(const struct ggmlviz__htab *t, uint64_t hash, ggmlviz__h
 	return SIZE_MAX;
 }
 
-void *ggmlviz__htab_find(const struct ggmlviz__htab *t, uint64_t hash, ggmlviz__htab_eq eq,
+void *cli_htab_find(const struct cli_htab *t, uint64_t hash, cli_htab_eq eq,
 			 const void *key)
 {
 	size_t i = t->slots ? find_slot(t, hash, eq, key) : SIZE_MAX;
@@ -49,7 +49,7 @@ void *ggmlviz__htab_find(const struct ggmlviz__htab *t, uint64_t hash, ggmlviz__
 	return i == SIZE_MAX ? NULL : t->slots[i].item;
 }
 
-static void place(struct ggmlviz__hslot *slots, size_t mask, uint64_t hash, void *item)
+static void place(struct cli_hslot *slots, size_t mask, uint64_t hash, void *item)
 {
 	size_t i = (size_t)hash & mask;
 
@@ -59,10 +59,10 @@ static void place(struct ggmlviz__hslot *slots, size_t mask, uint64_t hash, void
 	slots[i].item = item;
 }
 
-static int grow(struct ggmlviz__htab *t)
+static int grow(struct cli_htab *t)
 {
 	size_t n = t->slots ? (t->mask + 1) * 2 : 16;
-	struct ggmlviz__hslot *slots = calloc(n, sizeof *slots);
+	struct cli_hslot *slots = calloc(n, sizeof *slots);
 
 	if (!slots)
 		return -ENOMEM;
@@ -75,7 +75,7 @@ static int grow(struct ggmlviz__htab *t)
 	return 0;
 }
 
-int ggmlviz__htab_add(struct ggmlviz__htab *t, uint64_t hash, void *item)
+int cli_htab_add(struct cli_htab *t, uint64_t hash, void *item)
 {
 	if ((!t->slots || (t->count + 1) * 2 > t->mask + 1) && grow(t) < 0)
 		return -ENOMEM;
@@ -90,7 +90,7 @@ static bool may_fill(size_t home, size_t hole, size_t j)
 	return hole <= j ? home <= hole || home > j : home <= hole && home > j;
 }
 
-void *ggmlviz__htab_remove(struct ggmlviz__htab *t, uint64_t hash, ggmlviz__htab_eq eq,
+void *cli_htab_remove(struct cli_htab *t, uint64_t hash, cli_htab_eq eq,
 			   const void *key)
 {
 	size_t hole = t->slots ? find_slot(t, hash, eq, key) : SIZE_MAX, j;
@@ -110,7 +110,7 @@ void *ggmlviz__htab_remove(struct ggmlviz__htab *t, uint64_t hash, ggmlviz__htab
 	return item;
 }
 
-void *ggmlviz__htab_next(const struct ggmlviz__htab *t, size_t *cursor)
+void *cli_htab_next(const struct cli_htab *t, size_t *cursor)
 {
 	for (; t->slots && *cursor <= t->mask; (*cursor)++)
 		if (t->slots[*cursor].item)
@@ -118,7 +118,7 @@ void *ggmlviz__htab_next(const struct ggmlviz__htab *t, size_t *cursor)
 	return NULL;
 }
 
-void ggmlviz__htab_free(struct ggmlviz__htab *t)
+void cli_htab_free(struct cli_htab *t)
 {
 	free(t->slots);
 	t->slots = NULL;

@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "input.h"
+#include "opts.h"
+#include "progress.h"
 
-int ggmlviz__input_start(struct ggmlviz__input *in, const char *cmd, const char *path)
+int cli_input_start(struct cli_input *in, const char *cmd, const char *path)
 {
 	int rc;
 
@@ -25,21 +27,21 @@ int ggmlviz__input_start(struct ggmlviz__input *in, const char *cmd, const char 
 	in->path = path;
 	rc = ggmlviz_reader_open(path, &in->r);
 	if (rc == 0)
-		ggmlviz__progress_init(&in->progress, path, ggmlviz_reader_size(in->r));
+		cli_progress_init(&in->progress, path, ggmlviz_reader_size(in->r));
 	return rc;
 }
 
-int ggmlviz__input_open(struct ggmlviz__input *in, const char *cmd, const char *path)
+int cli_input_open(struct cli_input *in, const char *cmd, const char *path)
 {
-	int rc = ggmlviz__input_start(in, cmd, path);
+	int rc = cli_input_start(in, cmd, path);
 
 	if (rc < 0)
-		ggmlviz__error("%s: cannot read it: %s", path, ggmlviz_strerror(rc));
+		cli_error("%s: cannot read it: %s", path, ggmlviz_strerror(rc));
 	return rc < 0 ? -1 : 0;
 }
 
 /* Ends the reading with rc (0 at a clean end). */
-static int stop(struct ggmlviz__input *in, int rc)
+static int stop(struct cli_input *in, int rc)
 {
 	if (rc < 0 && !in->error) {
 		in->error = rc;
@@ -50,11 +52,11 @@ static int stop(struct ggmlviz__input *in, int rc)
 			snprintf(in->what, sizeof in->what, "reading stopped at byte %" PRIu64 ": %s",
 				 in->error_offset, ggmlviz_strerror(rc));
 	}
-	ggmlviz__progress_done(&in->progress);
+	cli_progress_done(&in->progress);
 	return 0;
 }
 
-static void note_trace_end(struct ggmlviz__input *in, const struct ggmlviz_event *ev)
+static void note_trace_end(struct cli_input *in, const struct ggmlviz_event *ev)
 {
 	in->ended = ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
 	if (in->ended) {
@@ -64,7 +66,7 @@ static void note_trace_end(struct ggmlviz__input *in, const struct ggmlviz_event
 	}
 }
 
-int ggmlviz__input_next(struct ggmlviz__input *in, struct ggmlviz_event *ev)
+int cli_input_next(struct cli_input *in, struct ggmlviz_event *ev)
 {
 	int rc = in->error ? in->error : ggmlviz_reader_next(in->r, ev);
 
@@ -72,43 +74,43 @@ int ggmlviz__input_next(struct ggmlviz__input *in, struct ggmlviz_event *ev)
 		return stop(in, rc);
 	in->records++;
 	note_trace_end(in, ev);
-	ggmlviz__progress_update(&in->progress, ev->offset);
+	cli_progress_update(&in->progress, ev->offset);
 	return 1;
 }
 
-int ggmlviz__input_timing(struct ggmlviz__input *in, struct ggmlviz_timing *t)
+int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t)
 {
 	int rc = in->error ? in->error : ggmlviz_timings_next(in->r, t);
 
 	if (rc != 1)
 		return stop(in, rc);
-	ggmlviz__progress_update(&in->progress, t->end_offset);
+	cli_progress_update(&in->progress, t->end_offset);
 	return 1;
 }
 
-void ggmlviz__input_describe(const struct ggmlviz__input *in, char *buf, size_t size)
+void cli_input_describe(const struct cli_input *in, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", in->what);
 }
 
-int ggmlviz__input_report(const struct ggmlviz__input *in)
+int cli_input_report(const struct cli_input *in)
 {
 	char what[256];
 
 	if (!in->error)
-		return GGMLVIZ__EXIT_OK;
-	ggmlviz__input_describe(in, what, sizeof what);
+		return CLI_EXIT_OK;
+	cli_input_describe(in, what, sizeof what);
 	if (in->records)
-		ggmlviz__error("%s: %s; the %" PRIu64 " records before it were used", in->path,
+		cli_error("%s: %s; the %" PRIu64 " records before it were used", in->path,
 			       what, in->records);
 	else
-		ggmlviz__error("%s: %s; what came before it was used", in->path, what);
-	return GGMLVIZ__EXIT_DAMAGED;
+		cli_error("%s: %s; what came before it was used", in->path, what);
+	return CLI_EXIT_DAMAGED;
 }
 
-void ggmlviz__input_close(struct ggmlviz__input *in)
+void cli_input_close(struct cli_input *in)
 {
-	ggmlviz__progress_done(&in->progress);
+	cli_progress_done(&in->progress);
 	ggmlviz_reader_close(in->r);
 	in->r = NULL;
 }

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "out.h"
+#include "text.h"
 
 /* Bytes written as they are: printable ASCII but the quote and the backslash. */
 static bool plain(unsigned char c)
@@ -19,7 +20,7 @@ static bool plain(unsigned char c)
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-static void escape_char(struct ggmlviz__out *o, unsigned char c)
+static void escape_char(struct cli_out *o, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
 	const char *short_form = NULL;
@@ -36,20 +37,20 @@ static void escape_char(struct ggmlviz__out *o, unsigned char c)
 	default: break;
 	}
 	if (short_form)
-		ggmlviz__out_write(o, short_form, 2);
+		cli_out_write(o, short_form, 2);
 	else
-		ggmlviz__out_write(o, u, sizeof u);
+		cli_out_write(o, u, sizeof u);
 }
 
-void ggmlviz__json_str(struct ggmlviz__out *o, const char *s, size_t len)
+void cli_json_str(struct cli_out *o, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	if (!s) {
-		ggmlviz__out_write(o, "null", 4);
+		cli_out_write(o, "null", 4);
 		return;
 	}
-	ggmlviz__out_char(o, '"');
+	cli_out_char(o, '"');
 	while (p < end) {
 		const unsigned char *run = p;
 		bool valid;
@@ -57,41 +58,41 @@ void ggmlviz__json_str(struct ggmlviz__out *o, const char *s, size_t len)
 
 		while (p < end && plain(*p))
 			p++;
-		ggmlviz__out_write(o, run, (size_t)(p - run));
+		cli_out_write(o, run, (size_t)(p - run));
 		if (p == end)
 			break;
-		n = ggmlviz__utf8_char(p, (size_t)(end - p), &valid);
+		n = cli_utf8_char(p, (size_t)(end - p), &valid);
 		if (*p < 0x80)
 			escape_char(o, *p);
 		else if (valid)
-			ggmlviz__out_write(o, p, n);
+			cli_out_write(o, p, n);
 		else
-			ggmlviz__out_write(o, "\\ufffd", 6);
+			cli_out_write(o, "\\ufffd", 6);
 		p += n;
 	}
-	ggmlviz__out_char(o, '"');
+	cli_out_char(o, '"');
 }
 
-void ggmlviz__json_cstr(struct ggmlviz__out *o, const char *s)
+void cli_json_cstr(struct cli_out *o, const char *s)
 {
-	ggmlviz__json_str(o, s, s ? strlen(s) : 0);
+	cli_json_str(o, s, s ? strlen(s) : 0);
 }
 
-void ggmlviz__json_double(struct ggmlviz__out *o, double v)
+void cli_json_double(struct cli_out *o, double v)
 {
 	if (!isfinite(v))
-		ggmlviz__out_write(o, "null", 4);
+		cli_out_write(o, "null", 4);
 	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		ggmlviz__out_i64(o, (int64_t)v);
+		cli_out_i64(o, (int64_t)v);
 	else
-		ggmlviz__out_printf(o, "%.10g", v);
+		cli_out_printf(o, "%.10g", v);
 }
 
-void ggmlviz__json_us(struct ggmlviz__out *o, uint64_t ns)
+void cli_json_us(struct cli_out *o, uint64_t ns)
 {
 	char frac[4] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
 			 (char)('0' + ns % 10) };
 
-	ggmlviz__out_u64(o, ns / 1000);
-	ggmlviz__out_write(o, frac, sizeof frac);
+	cli_out_u64(o, ns / 1000);
+	cli_out_write(o, frac, sizeof frac);
 }

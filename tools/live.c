@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "live.h"
 
 struct where {
@@ -17,7 +18,7 @@ struct where {
 
 static bool alloc_eq(const void *item, const void *key)
 {
-	const struct ggmlviz__alloc *a = item;
+	const struct cli_alloc *a = item;
 	const struct where *w = key;
 
 	return a->ptr == w->ptr && a->pid == w->pid;
@@ -25,11 +26,11 @@ static bool alloc_eq(const void *item, const void *key)
 
 static uint64_t hash_of(uint64_t pid, uint64_t ptr)
 {
-	return ggmlviz__hash_u64(ptr ^ ggmlviz__hash_u64(pid));
+	return cli_hash_u64(ptr ^ cli_hash_u64(pid));
 }
 
 /* The slot of pid, or the last slot for a process past the table. */
-static size_t pid_slot(const struct ggmlviz__live *l, uint64_t pid)
+static size_t pid_slot(const struct cli_live *l, uint64_t pid)
 {
 	for (size_t i = 0; i < l->npids; i++)
 		if (l->per_pid[i].pid == pid)
@@ -37,11 +38,11 @@ static size_t pid_slot(const struct ggmlviz__live *l, uint64_t pid)
 	return l->npids - 1;
 }
 
-static uint64_t *pid_bytes(struct ggmlviz__live *l, uint64_t pid)
+static uint64_t *pid_bytes(struct cli_live *l, uint64_t pid)
 {
 	size_t i = l->npids ? pid_slot(l, pid) : 0;
 
-	if ((!l->npids || l->per_pid[i].pid != pid) && l->npids < GGMLVIZ__LIVE_PIDS) {
+	if ((!l->npids || l->per_pid[i].pid != pid) && l->npids < CLI_LIVE_PIDS) {
 		i = l->npids++;
 		l->per_pid[i].pid = pid;
 		l->per_pid[i].bytes = 0;
@@ -49,18 +50,18 @@ static uint64_t *pid_bytes(struct ggmlviz__live *l, uint64_t pid)
 	return &l->per_pid[i].bytes;
 }
 
-uint64_t ggmlviz__live_bytes(const struct ggmlviz__live *l, uint64_t pid)
+uint64_t cli_live_bytes(const struct cli_live *l, uint64_t pid)
 {
 	return l->npids ? l->per_pid[pid_slot(l, pid)].bytes : 0;
 }
 
 /* Takes pid's ptr out of the live set; false if it was not live. */
-static bool take(struct ggmlviz__live *l, uint64_t pid, uint64_t ptr, uint64_t *size)
+static bool take(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *size)
 {
 	struct where w = { pid, ptr };
-	struct ggmlviz__alloc *a;
+	struct cli_alloc *a;
 
-	a = ggmlviz__htab_remove(&l->allocs, hash_of(pid, ptr), alloc_eq, &w);
+	a = cli_htab_remove(&l->allocs, hash_of(pid, ptr), alloc_eq, &w);
 
 	if (!a)
 		return false;
@@ -72,9 +73,9 @@ static bool take(struct ggmlviz__live *l, uint64_t pid, uint64_t ptr, uint64_t *
 	return true;
 }
 
-int ggmlviz__live_alloc(struct ggmlviz__live *l, const struct ggmlviz__alloc *a)
+int cli_live_alloc(struct cli_live *l, const struct cli_alloc *a)
 {
-	struct ggmlviz__alloc *copy = malloc(sizeof *copy);
+	struct cli_alloc *copy = malloc(sizeof *copy);
 	uint64_t old;
 
 	if (!copy)
@@ -82,7 +83,7 @@ int ggmlviz__live_alloc(struct ggmlviz__live *l, const struct ggmlviz__alloc *a)
 	if (take(l, a->pid, a->ptr, &old))
 		l->reallocs++;
 	*copy = *a;
-	if (ggmlviz__htab_add(&l->allocs, hash_of(a->pid, a->ptr), copy) < 0) {
+	if (cli_htab_add(&l->allocs, hash_of(a->pid, a->ptr), copy) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -92,7 +93,7 @@ int ggmlviz__live_alloc(struct ggmlviz__live *l, const struct ggmlviz__alloc *a)
 	return 0;
 }
 
-bool ggmlviz__live_free(struct ggmlviz__live *l, uint64_t pid, uint64_t ptr, uint64_t *size)
+bool cli_live_free(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *size)
 {
 	*size = 0;
 	if (take(l, pid, ptr, size))
@@ -101,23 +102,23 @@ bool ggmlviz__live_free(struct ggmlviz__live *l, uint64_t pid, uint64_t ptr, uin
 	return false;
 }
 
-const struct ggmlviz__alloc *ggmlviz__live_next(const struct ggmlviz__live *l, size_t *cursor)
+const struct cli_alloc *cli_live_next(const struct cli_live *l, size_t *cursor)
 {
-	return ggmlviz__htab_next(&l->allocs, cursor);
+	return cli_htab_next(&l->allocs, cursor);
 }
 
-void ggmlviz__live_release(struct ggmlviz__live *l)
+void cli_live_release(struct cli_live *l)
 {
-	struct ggmlviz__alloc *a;
+	struct cli_alloc *a;
 	size_t cursor = 0;
 
-	while ((a = ggmlviz__htab_next(&l->allocs, &cursor)))
+	while ((a = cli_htab_next(&l->allocs, &cursor)))
 		free(a);
-	ggmlviz__htab_free(&l->allocs);
+	cli_htab_free(&l->allocs);
 	memset(l, 0, sizeof *l);
 }
 
-int ggmlviz__top_init(struct ggmlviz__top *t, size_t cap)
+int cli_top_init(struct cli_top *t, size_t cap)
 {
 	t->n = 0;
 	t->cap = cap;
@@ -126,20 +127,20 @@ int ggmlviz__top_init(struct ggmlviz__top *t, size_t cap)
 }
 
 /* Whether a ranks below b: smaller, or as large and later in the file. */
-static bool below(const struct ggmlviz__alloc *a, const struct ggmlviz__alloc *b)
+static bool below(const struct cli_alloc *a, const struct cli_alloc *b)
 {
 	return a->size != b->size ? a->size < b->size : a->offset > b->offset;
 }
 
-static void swap(struct ggmlviz__alloc *a, struct ggmlviz__alloc *b)
+static void swap(struct cli_alloc *a, struct cli_alloc *b)
 {
-	struct ggmlviz__alloc tmp = *a;
+	struct cli_alloc tmp = *a;
 
 	*a = *b;
 	*b = tmp;
 }
 
-static void sift_down(struct ggmlviz__alloc *h, size_t n, size_t i)
+static void sift_down(struct cli_alloc *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t least = i, l = 2 * i + 1, r = l + 1;
@@ -155,7 +156,7 @@ static void sift_down(struct ggmlviz__alloc *h, size_t n, size_t i)
 	}
 }
 
-void ggmlviz__top_offer(struct ggmlviz__top *t, const struct ggmlviz__alloc *a)
+void cli_top_offer(struct cli_top *t, const struct cli_alloc *a)
 {
 	size_t i;
 
@@ -171,7 +172,7 @@ void ggmlviz__top_offer(struct ggmlviz__top *t, const struct ggmlviz__alloc *a)
 		swap(&t->items[i], &t->items[(i - 1) / 2]);
 }
 
-void ggmlviz__top_sort(struct ggmlviz__top *t)
+void cli_top_sort(struct cli_top *t)
 {
 	/* heapsort: the least goes to the end, leaving the largest first */
 	for (size_t n = t->n; n > 1; n--) {
@@ -180,7 +181,7 @@ void ggmlviz__top_sort(struct ggmlviz__top *t)
 	}
 }
 
-void ggmlviz__top_release(struct ggmlviz__top *t)
+void cli_top_release(struct cli_top *t)
 {
 	free(t->items);
 	t->items = NULL;

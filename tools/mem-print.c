@@ -9,19 +9,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
+#include "live.h"
 #include "mem.h"
+#include "out.h"
+#include "table.h"
+#include "text.h"
 
 #define BAR_WIDTH 40
 
-static uint64_t rel(const struct ggmlviz__mem *m, uint64_t ts)
+static uint64_t rel(const struct cli_mem *m, uint64_t ts)
 {
 	return ts > m->t0 ? ts - m->t0 : 0;
 }
 
 /* The most live bytes of interval i; carry holds what the intervals before left. */
-static uint64_t point_max(const struct ggmlviz__mem *m, size_t i, uint64_t *carry)
+static uint64_t point_max(const struct cli_mem *m, size_t i, uint64_t *carry)
 {
-	const struct ggmlviz__mem_point *p = &m->timeline[i];
+	const struct cli_mem_point *p = &m->timeline[i];
 
 	if (!p->seen)
 		return *carry;
@@ -29,67 +34,67 @@ static uint64_t point_max(const struct ggmlviz__mem *m, size_t i, uint64_t *carr
 	return p->max;
 }
 
-static void text_summary(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+static void text_summary(struct cli_out *o, const struct cli_mem *m)
 {
 	char b[4][40];
 
-	ggmlviz__out_printf(o, "%s: %" PRIu64 " allocations (%s), %" PRIu64 " frees (%s)\n",
-			    m->path, m->allocs, ggmlviz__fmt_bytes(m->alloc_bytes, b[0]), m->frees,
-			    ggmlviz__fmt_bytes(m->freed_bytes, b[1]));
+	cli_out_printf(o, "%s: %" PRIu64 " allocations (%s), %" PRIu64 " frees (%s)\n",
+			    m->path, m->allocs, cli_fmt_bytes(m->alloc_bytes, b[0]), m->frees,
+			    cli_fmt_bytes(m->freed_bytes, b[1]));
 	if (m->live.unknown_frees || m->live.reallocs)
-		ggmlviz__out_printf(o, "  (%" PRIu64 " frees of pointers not allocated in the"
+		cli_out_printf(o, "  (%" PRIu64 " frees of pointers not allocated in the"
 				    " trace, %" PRIu64 " allocations of a pointer still live)\n",
 				    m->live.unknown_frees, m->live.reallocs);
 	if (!m->allocs)
 		return;
-	ggmlviz__out_printf(o, "peak:       %s (%" PRIu64 " bytes) live, allocations: %" PRIu64
+	cli_out_printf(o, "peak:       %s (%" PRIu64 " bytes) live, allocations: %" PRIu64
 			    ", at +%s (%s), reached by \"",
-			    ggmlviz__fmt_bytes(m->peak_bytes, b[0]), m->peak_bytes, m->peak_count,
-			    ggmlviz__fmt_ns((double)rel(m, m->peak.ts), b[1]),
-			    ggmlviz__fmt_epoch(m->peak.ts, b[2]));
-	ggmlviz__text_str(o, m->peak.label, m->peak.label_len);
-	ggmlviz__out_printf(o, "\" (%s)\n", ggmlviz__fmt_bytes(m->peak.size, b[3]));
-	ggmlviz__out_printf(o, "at the end: %s (%" PRIu64 " bytes) still allocated, allocations:"
-			    " %" PRIu64 "\n", ggmlviz__fmt_bytes(m->end_bytes, b[0]), m->end_bytes,
+			    cli_fmt_bytes(m->peak_bytes, b[0]), m->peak_bytes, m->peak_count,
+			    cli_fmt_ns((double)rel(m, m->peak.ts), b[1]),
+			    cli_fmt_epoch(m->peak.ts, b[2]));
+	cli_text_str(o, m->peak.label, m->peak.label_len);
+	cli_out_printf(o, "\" (%s)\n", cli_fmt_bytes(m->peak.size, b[3]));
+	cli_out_printf(o, "at the end: %s (%" PRIu64 " bytes) still allocated, allocations:"
+			    " %" PRIu64 "\n", cli_fmt_bytes(m->end_bytes, b[0]), m->end_bytes,
 			    m->end_count);
 }
 
-static void text_timeline(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+static void text_timeline(struct cli_out *o, const struct cli_mem *m)
 {
-	struct ggmlviz__table t;
+	struct cli_table t;
 	uint64_t carry = 0;
 	char b[2][40];
 
-	ggmlviz__out_printf(o, "live bytes over time (the most in each interval of %s):\n",
-			    ggmlviz__fmt_ns((double)m->width, b[0]));
-	ggmlviz__table_init(&t, 3);
+	cli_out_printf(o, "live bytes over time (the most in each interval of %s):\n",
+			    cli_fmt_ns((double)m->width, b[0]));
+	cli_table_init(&t, 3);
 	for (size_t i = 0; i < m->points; i++) {
 		uint64_t v = point_max(m, i, &carry);
 		size_t bar = m->peak_bytes ? (size_t)((double)v / (double)m->peak_bytes * BAR_WIDTH)
 					   : 0;
-		ggmlviz__table_add(&t, "+%s", ggmlviz__fmt_ns((double)i * (double)m->width, b[0]));
-		ggmlviz__table_add(&t, "%s", ggmlviz__fmt_bytes(v, b[1]));
-		ggmlviz__table_add(&t, "%-*.*s", BAR_WIDTH, (int)bar,
+		cli_table_add(&t, "+%s", cli_fmt_ns((double)i * (double)m->width, b[0]));
+		cli_table_add(&t, "%s", cli_fmt_bytes(v, b[1]));
+		cli_table_add(&t, "%-*.*s", BAR_WIDTH, (int)bar,
 				   "########################################");
 	}
-	ggmlviz__table_print(&t, o, "  ");
-	ggmlviz__table_free(&t);
+	cli_table_print(&t, o, "  ");
+	cli_table_free(&t);
 }
 
-static void text_allocs(struct ggmlviz__out *o, const struct ggmlviz__mem *m,
-			const struct ggmlviz__top *top, const char *title)
+static void text_allocs(struct cli_out *o, const struct cli_mem *m,
+			const struct cli_top *top, const char *title)
 {
 	char b[2][40];
 
-	ggmlviz__out_printf(o, "%s:\n", title);
+	cli_out_printf(o, "%s:\n", title);
 	for (size_t i = 0; i < top->n; i++) {
-		const struct ggmlviz__alloc *a = &top->items[i];
+		const struct cli_alloc *a = &top->items[i];
 
-		ggmlviz__out_printf(o, "  %12s  at +%-12s  0x%-14" PRIx64 " \"",
-				    ggmlviz__fmt_bytes(a->size, b[0]),
-				    ggmlviz__fmt_ns((double)rel(m, a->ts), b[1]), a->ptr);
-		ggmlviz__text_str(o, a->label, a->label_len);
-		ggmlviz__out_str(o, "\"\n");
+		cli_out_printf(o, "  %12s  at +%-12s  0x%-14" PRIx64 " \"",
+				    cli_fmt_bytes(a->size, b[0]),
+				    cli_fmt_ns((double)rel(m, a->ts), b[1]), a->ptr);
+		cli_text_str(o, a->label, a->label_len);
+		cli_out_str(o, "\"\n");
 	}
 }
 
@@ -102,31 +107,31 @@ static const char *pow2(unsigned k, char buf[40])
 	return buf;
 }
 
-static void text_sizes(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+static void text_sizes(struct cli_out *o, const struct cli_mem *m)
 {
-	struct ggmlviz__table t;
+	struct cli_table t;
 	char b[3][40];
 
-	ggmlviz__out_str(o, "allocation sizes:\n");
-	ggmlviz__table_init(&t, 3);
-	ggmlviz__table_add(&t, "SIZE");
-	ggmlviz__table_add(&t, "COUNT");
-	ggmlviz__table_add(&t, "BYTES");
-	for (unsigned c = 0; c < GGMLVIZ__SIZE_CLASSES; c++) {
+	cli_out_str(o, "allocation sizes:\n");
+	cli_table_init(&t, 3);
+	cli_table_add(&t, "SIZE");
+	cli_table_add(&t, "COUNT");
+	cli_table_add(&t, "BYTES");
+	for (unsigned c = 0; c < CLI_SIZE_CLASSES; c++) {
 		if (!m->class_count[c])
 			continue;
 		if (c == 0)
-			ggmlviz__table_add(&t, "0 B");
+			cli_table_add(&t, "0 B");
 		else
-			ggmlviz__table_add(&t, "[%s, %s)", pow2(c - 1, b[0]), pow2(c, b[1]));
-		ggmlviz__table_add(&t, "%" PRIu64, m->class_count[c]);
-		ggmlviz__table_add(&t, "%s", ggmlviz__fmt_bytes(m->class_bytes[c], b[2]));
+			cli_table_add(&t, "[%s, %s)", pow2(c - 1, b[0]), pow2(c, b[1]));
+		cli_table_add(&t, "%" PRIu64, m->class_count[c]);
+		cli_table_add(&t, "%s", cli_fmt_bytes(m->class_bytes[c], b[2]));
 	}
-	ggmlviz__table_print(&t, o, "  ");
-	ggmlviz__table_free(&t);
+	cli_table_print(&t, o, "  ");
+	cli_table_free(&t);
 }
 
-void ggmlviz__mem_print_text(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m)
 {
 	text_summary(o, m);
 	if (!m->allocs)
@@ -137,67 +142,67 @@ void ggmlviz__mem_print_text(struct ggmlviz__out *o, const struct ggmlviz__mem *
 	text_allocs(o, m, &m->still, "still allocated at the end (largest first)");
 }
 
-static void json_alloc(struct ggmlviz__out *o, const struct ggmlviz__mem *m,
-		       const struct ggmlviz__alloc *a)
+static void json_alloc(struct cli_out *o, const struct cli_mem *m,
+		       const struct cli_alloc *a)
 {
-	ggmlviz__out_printf(o, "{\"size\":%" PRIu64 ",\"ptr\":\"0x%" PRIx64 "\",\"pid\":%" PRIu64
+	cli_out_printf(o, "{\"size\":%" PRIu64 ",\"ptr\":\"0x%" PRIx64 "\",\"pid\":%" PRIu64
 			    ",\"ts\":%" PRIu64 ",\"t_ns\":%" PRIu64 ",\"offset\":%" PRIu64
 			    ",\"label\":", a->size, a->ptr, a->pid, a->ts, rel(m, a->ts),
 			    a->offset);
-	ggmlviz__json_str(o, a->label, a->label_len);
-	ggmlviz__out_char(o, '}');
+	cli_json_str(o, a->label, a->label_len);
+	cli_out_char(o, '}');
 }
 
-static void json_allocs(struct ggmlviz__out *o, const struct ggmlviz__mem *m, const char *key,
-			const struct ggmlviz__top *top)
+static void json_allocs(struct cli_out *o, const struct cli_mem *m, const char *key,
+			const struct cli_top *top)
 {
-	ggmlviz__out_printf(o, ",\"%s\":[", key);
+	cli_out_printf(o, ",\"%s\":[", key);
 	for (size_t i = 0; i < top->n; i++) {
 		if (i)
-			ggmlviz__out_char(o, ',');
+			cli_out_char(o, ',');
 		json_alloc(o, m, &top->items[i]);
 	}
-	ggmlviz__out_char(o, ']');
+	cli_out_char(o, ']');
 }
 
-static void json_timeline(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+static void json_timeline(struct cli_out *o, const struct cli_mem *m)
 {
 	uint64_t carry = 0;
 
-	ggmlviz__out_printf(o, ",\"timeline\":{\"start_ts\":%" PRIu64 ",\"interval_ns\":%" PRIu64
+	cli_out_printf(o, ",\"timeline\":{\"start_ts\":%" PRIu64 ",\"interval_ns\":%" PRIu64
 			    ",\"max_bytes\":[", m->t0, m->width);
 	for (size_t i = 0; i < m->points; i++) {
 		if (i)
-			ggmlviz__out_char(o, ',');
-		ggmlviz__out_u64(o, point_max(m, i, &carry));
+			cli_out_char(o, ',');
+		cli_out_u64(o, point_max(m, i, &carry));
 	}
-	ggmlviz__out_str(o, "]}");
+	cli_out_str(o, "]}");
 }
 
-static void json_sizes(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+static void json_sizes(struct cli_out *o, const struct cli_mem *m)
 {
 	const char *sep = "";
 
-	ggmlviz__out_str(o, ",\"sizes\":[");
-	for (unsigned c = 0; c < GGMLVIZ__SIZE_CLASSES; c++) {
+	cli_out_str(o, ",\"sizes\":[");
+	for (unsigned c = 0; c < CLI_SIZE_CLASSES; c++) {
 		if (!m->class_count[c])
 			continue;
 		uint64_t lo = c ? (uint64_t)1 << (c - 1) : 0;
 		uint64_t hi = c ? (c < 64 ? ((uint64_t)1 << c) - 1 : UINT64_MAX) : 0;
 
-		ggmlviz__out_printf(o, "%s{\"min\":%" PRIu64 ",\"max\":%" PRIu64
+		cli_out_printf(o, "%s{\"min\":%" PRIu64 ",\"max\":%" PRIu64
 				    ",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sep, lo, hi,
 				    m->class_count[c], m->class_bytes[c]);
 		sep = ",";
 	}
-	ggmlviz__out_char(o, ']');
+	cli_out_char(o, ']');
 }
 
-void ggmlviz__mem_print_json(struct ggmlviz__out *o, const struct ggmlviz__mem *m)
+void cli_mem_print_json(struct cli_out *o, const struct cli_mem *m)
 {
-	ggmlviz__out_str(o, "{\"file\":");
-	ggmlviz__json_cstr(o, m->path);
-	ggmlviz__out_printf(o, ",\"allocations\":%" PRIu64 ",\"allocated_bytes\":%" PRIu64
+	cli_out_str(o, "{\"file\":");
+	cli_json_cstr(o, m->path);
+	cli_out_printf(o, ",\"allocations\":%" PRIu64 ",\"allocated_bytes\":%" PRIu64
 			    ",\"frees\":%" PRIu64 ",\"freed_bytes\":%" PRIu64 ",\"unknown_frees\":%"
 			    PRIu64 ",\"reallocations\":%" PRIu64 ",\"peak\":{\"bytes\":%" PRIu64
 			    ",\"allocations\":%" PRIu64 ",\"by\":", m->allocs, m->alloc_bytes,
@@ -206,12 +211,12 @@ void ggmlviz__mem_print_json(struct ggmlviz__out *o, const struct ggmlviz__mem *
 	if (m->allocs)
 		json_alloc(o, m, &m->peak);
 	else
-		ggmlviz__out_str(o, "null");
-	ggmlviz__out_printf(o, "},\"end\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 "}",
+		cli_out_str(o, "null");
+	cli_out_printf(o, "},\"end\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 "}",
 			    m->end_bytes, m->end_count);
 	json_timeline(o, m);
 	json_allocs(o, m, "largest", &m->largest);
 	json_sizes(o, m);
 	json_allocs(o, m, "still_allocated", &m->still);
-	ggmlviz__out_str(o, "}\n");
+	cli_out_str(o, "}\n");
 }

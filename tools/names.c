@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "htab.h"
+#include "names.h"
 
 enum { NAME_OP, NAME_BACKEND, NAME_THREAD };
 
@@ -29,7 +29,7 @@ struct known {
 	char *name; /* NULL until learnt, or when the trace has none */
 };
 
-static struct ggmlviz__htab known;
+static struct cli_htab known;
 
 static bool known_eq(const void *item, const void *key)
 {
@@ -40,14 +40,14 @@ static bool known_eq(const void *item, const void *key)
 
 static uint64_t known_hash(const struct known *k)
 {
-	return ggmlviz__hash_u64(k->id ^ (uint64_t)k->kind << 62);
+	return cli_hash_u64(k->id ^ (uint64_t)k->kind << 62);
 }
 
 static const char *known_name(int kind, uint64_t id)
 {
 	struct known key = { kind, id, NULL }, *k;
 
-	k = ggmlviz__htab_find(&known, known_hash(&key), known_eq, &key);
+	k = cli_htab_find(&known, known_hash(&key), known_eq, &key);
 	return k ? k->name : NULL;
 }
 
@@ -55,14 +55,14 @@ static void note(int kind, uint64_t id)
 {
 	struct known key = { kind, id, NULL }, *k;
 
-	if (ggmlviz__htab_find(&known, known_hash(&key), known_eq, &key))
+	if (cli_htab_find(&known, known_hash(&key), known_eq, &key))
 		return;
 	k = malloc(sizeof *k);
-	if (k && (*k = key, ggmlviz__htab_add(&known, known_hash(k), k) < 0))
+	if (k && (*k = key, cli_htab_add(&known, known_hash(k), k) < 0))
 		free(k); /* the name is then looked up only in the second reader */
 }
 
-void ggmlviz__names_note(const struct ggmlviz_event *ev)
+void cli_names_note(const struct ggmlviz_event *ev)
 {
 	note(NAME_THREAD, ev->thread_id);
 	if (ev->type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN) {
@@ -76,12 +76,12 @@ void ggmlviz__names_note(const struct ggmlviz_event *ev)
 	}
 }
 
-void ggmlviz__names_learn(const struct ggmlviz_reader *r)
+void cli_names_learn(const struct ggmlviz_reader *r)
 {
 	struct known *k;
 	size_t cursor = 0;
 
-	while ((k = ggmlviz__htab_next(&known, &cursor))) {
+	while ((k = cli_htab_next(&known, &cursor))) {
 		const char *name = k->kind == NAME_OP ? ggmlviz_reader_op_name(r, (uint32_t)k->id)
 				   : k->kind == NAME_BACKEND ? ggmlviz_reader_backend_name(r, k->id)
 				   : ggmlviz_reader_thread_name(r, (uint32_t)k->id);
@@ -90,19 +90,19 @@ void ggmlviz__names_learn(const struct ggmlviz_reader *r)
 	}
 }
 
-void ggmlviz__names_forget(void)
+void cli_names_forget(void)
 {
 	struct known *k;
 	size_t cursor = 0;
 
-	while ((k = ggmlviz__htab_next(&known, &cursor))) {
+	while ((k = cli_htab_next(&known, &cursor))) {
 		free(k->name);
 		free(k);
 	}
-	ggmlviz__htab_free(&known);
+	cli_htab_free(&known);
 }
 
-const char *ggmlviz__op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[24])
+const char *cli_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[24])
 {
 	const char *name = ggmlviz_reader_op_name(r, op_type);
 
@@ -112,7 +112,7 @@ const char *ggmlviz__op_name(const struct ggmlviz_reader *r, uint32_t op_type, c
 	return buf;
 }
 
-const char *ggmlviz__backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char buf[24])
+const char *cli_backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char buf[24])
 {
 	const char *name = ggmlviz_reader_backend_name(r, ptr);
 
@@ -124,7 +124,7 @@ const char *ggmlviz__backend_name(const struct ggmlviz_reader *r, uint64_t ptr, 
 	return buf;
 }
 
-const char *ggmlviz__thread_label(const struct ggmlviz_reader *r, uint32_t tid, char *buf,
+const char *cli_thread_label(const struct ggmlviz_reader *r, uint32_t tid, char *buf,
 				  size_t size)
 {
 	const char *name = ggmlviz_reader_thread_name(r, tid);
@@ -150,7 +150,7 @@ static size_t strip_suffixes(const char *s, size_t len)
 	return len;
 }
 
-size_t ggmlviz__layer(const char *label, size_t len, const char **digits)
+size_t cli_layer(const char *label, size_t len, const char **digits)
 {
 	size_t end, start;
 

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "opts.h"
 
-void ggmlviz__error(const char *fmt, ...)
+void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -25,7 +25,7 @@ void ggmlviz__error(const char *fmt, ...)
 	va_end(ap);
 }
 
-int ggmlviz__usage(const char *cmd, const char *fmt, ...)
+int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,31 +34,31 @@ int ggmlviz__usage(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\nTry 'ggmlviz %s --help'.\n", cmd);
 	va_end(ap);
-	return GGMLVIZ__EXIT_USAGE;
+	return CLI_EXIT_USAGE;
 }
 
-static int bad_option(const struct ggmlviz__cmd *cmd, int c, char **argv)
+static int bad_option(const struct cli_cmd *cmd, int c, char **argv)
 {
 	const char *arg = argv[optind - 1];
 
 	if (c == ':')
-		return ggmlviz__usage(cmd->name, "option '%s' needs a value", arg);
+		return cli_usage(cmd->name, "option '%s' needs a value", arg);
 	if (optopt && optopt != '?')
-		return ggmlviz__usage(cmd->name, "unknown option '-%c'", optopt);
-	return ggmlviz__usage(cmd->name, "unknown or ambiguous option '%s'", arg);
+		return cli_usage(cmd->name, "unknown option '-%c'", optopt);
+	return cli_usage(cmd->name, "unknown or ambiguous option '%s'", arg);
 }
 
-static int check_operands(const struct ggmlviz__cmd *cmd, int n, char **extra)
+static int check_operands(const struct cli_cmd *cmd, int n, char **extra)
 {
 	if (n < cmd->min_args)
-		return ggmlviz__usage(cmd->name, "%s",
+		return cli_usage(cmd->name, "%s",
 				      n ? "too few FILE operands" : "no FILE given");
 	if (cmd->max_args >= 0 && n > cmd->max_args)
-		return ggmlviz__usage(cmd->name, "unexpected operand '%s'", extra[cmd->max_args]);
+		return cli_usage(cmd->name, "unexpected operand '%s'", extra[cmd->max_args]);
 	return -1;
 }
 
-int ggmlviz__parse(const struct ggmlviz__cmd *cmd, int argc, char **argv, void *ctx, int *first)
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *ctx, int *first)
 {
 	char shortopts[64];
 	int c, rc;
@@ -69,7 +69,7 @@ int ggmlviz__parse(const struct ggmlviz__cmd *cmd, int argc, char **argv, void *
 	while ((c = getopt_long(argc, argv, shortopts, cmd->longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(cmd->help, stdout);
-			return fflush(stdout) ? GGMLVIZ__EXIT_DAMAGED : GGMLVIZ__EXIT_OK;
+			return fflush(stdout) ? CLI_EXIT_DAMAGED : CLI_EXIT_OK;
 		}
 		if (c == '?' || c == ':')
 			return bad_option(cmd, c, argv);
@@ -81,23 +81,23 @@ int ggmlviz__parse(const struct ggmlviz__cmd *cmd, int argc, char **argv, void *
 	return check_operands(cmd, argc - optind, argv + optind);
 }
 
-int ggmlviz__no_option(void *ctx, int c, char *arg)
+int cli_no_option(void *ctx, int c, char *arg)
 {
 	(void)ctx, (void)c, (void)arg;
-	return GGMLVIZ__EXIT_USAGE; /* getopt_long only returns the options listed */
+	return CLI_EXIT_USAGE; /* getopt_long only returns the options listed */
 }
 
-int ggmlviz__parse_count(const char *cmd, const char *opt, const char *val, uint64_t *out)
+int cli_parse_count(const char *cmd, const char *opt, const char *val, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *p = val;
 
 	if (!*p)
-		return ggmlviz__usage(cmd, "%s: an empty value is not a number", opt);
+		return cli_usage(cmd, "%s: an empty value is not a number", opt);
 	for (; *p; p++) {
 		unsigned d = (unsigned)(*p - '0');
 		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return ggmlviz__usage(cmd, "%s: '%s' is not a whole number (0 to 2^64-1)",
+			return cli_usage(cmd, "%s: '%s' is not a whole number (0 to 2^64-1)",
 					      opt, val);
 		v = v * 10 + d;
 	}
@@ -129,7 +129,7 @@ static uint64_t fraction_ns(const char *p, const char *end, uint64_t unit)
 	return ns;
 }
 
-int ggmlviz__parse_duration(const char *cmd, const char *opt, const char *val, uint64_t *ns)
+int cli_parse_duration(const char *cmd, const char *opt, const char *val, uint64_t *ns)
 {
 	const char *p = val, *frac = "";
 	uint64_t whole = 0, unit, part;
@@ -138,7 +138,7 @@ int ggmlviz__parse_duration(const char *cmd, const char *opt, const char *val, u
 	for (; isdigit((unsigned char)*p); p++, digits = true) {
 		uint64_t d = (uint64_t)(*p - '0');
 		if (whole > (UINT64_MAX - d) / 10)
-			return ggmlviz__usage(cmd, "%s: '%s' is too long a duration", opt, val);
+			return cli_usage(cmd, "%s: '%s' is too long a duration", opt, val);
 		whole = whole * 10 + d;
 	}
 	if (*p == '.')
@@ -146,29 +146,29 @@ int ggmlviz__parse_duration(const char *cmd, const char *opt, const char *val, u
 			digits = true;
 	unit = unit_ns(p);
 	if (!digits || !unit)
-		return ggmlviz__usage(cmd, "%s: '%s' is not a duration (a number with an optional"
+		return cli_usage(cmd, "%s: '%s' is not a duration (a number with an optional"
 				      " unit: ns, us, ms, s)", opt, val);
 	part = *frac ? fraction_ns(frac, p, unit) : 0;
 	if (whole > (UINT64_MAX - part) / unit)
-		return ggmlviz__usage(cmd, "%s: '%s' is too long a duration", opt, val);
+		return cli_usage(cmd, "%s: '%s' is too long a duration", opt, val);
 	*ns = whole * unit + part;
 	return 0;
 }
 
-int ggmlviz__window_option(const char *cmd, struct ggmlviz__window *w, int c, const char *arg)
+int cli_window_option(const char *cmd, struct cli_window *w, int c, const char *arg)
 {
 	w->set = true;
 	if (c == 'F')
-		return ggmlviz__parse_duration(cmd, "--from", arg, &w->from);
-	return ggmlviz__parse_duration(cmd, "--to", arg, &w->to);
+		return cli_parse_duration(cmd, "--from", arg, &w->from);
+	return cli_parse_duration(cmd, "--to", arg, &w->to);
 }
 
-int ggmlviz__window_check(const char *cmd, const struct ggmlviz__window *w)
+int cli_window_check(const char *cmd, const struct cli_window *w)
 {
-	return w->from > w->to ? ggmlviz__usage(cmd, "--from is after --to") : -1;
+	return w->from > w->to ? cli_usage(cmd, "--from is after --to") : -1;
 }
 
-int ggmlviz__parse_choice(const char *cmd, const char *opt, const char *val,
+int cli_parse_choice(const char *cmd, const char *opt, const char *val,
 			  const char *const *choices, int *out)
 {
 	char list[256] = "";
@@ -181,5 +181,5 @@ int ggmlviz__parse_choice(const char *cmd, const char *opt, const char *val,
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
 			 choices[i]);
 	}
-	return ggmlviz__usage(cmd, "%s: '%s' is not one of %s", opt, val, list);
+	return cli_usage(cmd, "%s: '%s' is not one of %s", opt, val, list);
 }

@@ -17,11 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "opts.h"
+#include "out.h"
 
 #define OUT_BUFFER (256u << 10)
 
-int ggmlviz__out_open(struct ggmlviz__out *o, const char *cmd, const char *path)
+int cli_out_open(struct cli_out *o, const char *cmd, const char *path)
 {
 	memset(o, 0, sizeof *o);
 	o->fd = STDOUT_FILENO;
@@ -33,7 +34,7 @@ int ggmlviz__out_open(struct ggmlviz__out *o, const char *cmd, const char *path)
 	}
 	o->buf = o->fd >= 0 ? malloc(OUT_BUFFER) : NULL;
 	if (!o->buf) {
-		ggmlviz__error("%s: %s: %s", cmd, o->path, strerror(o->fd < 0 ? errno : ENOMEM));
+		cli_error("%s: %s: %s", cmd, o->path, strerror(o->fd < 0 ? errno : ENOMEM));
 		if (o->owned && o->fd >= 0)
 			close(o->fd);
 		return -1;
@@ -42,7 +43,7 @@ int ggmlviz__out_open(struct ggmlviz__out *o, const char *cmd, const char *path)
 	return 0;
 }
 
-void ggmlviz__out_memory(struct ggmlviz__out *o)
+void cli_out_memory(struct cli_out *o)
 {
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
@@ -50,7 +51,7 @@ void ggmlviz__out_memory(struct ggmlviz__out *o)
 }
 
 /* A memory output grows instead of writing; a failure drops the bytes. */
-static void grow(struct ggmlviz__out *o)
+static void grow(struct cli_out *o)
 {
 	size_t cap = o->cap ? o->cap * 2 : 256;
 	char *buf = o->error ? NULL : realloc(o->buf, cap);
@@ -64,7 +65,7 @@ static void grow(struct ggmlviz__out *o)
 	o->cap = cap;
 }
 
-static void flush(struct ggmlviz__out *o)
+static void flush(struct cli_out *o)
 {
 	size_t done = 0;
 
@@ -83,7 +84,7 @@ static void flush(struct ggmlviz__out *o)
 	o->len = 0;
 }
 
-void ggmlviz__out_write(struct ggmlviz__out *o, const void *p, size_t n)
+void cli_out_write(struct cli_out *o, const void *p, size_t n)
 {
 	const char *s = p;
 
@@ -104,12 +105,12 @@ void ggmlviz__out_write(struct ggmlviz__out *o, const void *p, size_t n)
 	}
 }
 
-void ggmlviz__out_str(struct ggmlviz__out *o, const char *s)
+void cli_out_str(struct cli_out *o, const char *s)
 {
-	ggmlviz__out_write(o, s, strlen(s));
+	cli_out_write(o, s, strlen(s));
 }
 
-void ggmlviz__out_u64(struct ggmlviz__out *o, uint64_t v)
+void cli_out_u64(struct cli_out *o, uint64_t v)
 {
 	char digits[20];
 	size_t n = sizeof digits;
@@ -117,17 +118,17 @@ void ggmlviz__out_u64(struct ggmlviz__out *o, uint64_t v)
 	do
 		digits[--n] = (char)('0' + v % 10);
 	while (v /= 10);
-	ggmlviz__out_write(o, digits + n, sizeof digits - n);
+	cli_out_write(o, digits + n, sizeof digits - n);
 }
 
-void ggmlviz__out_i64(struct ggmlviz__out *o, int64_t v)
+void cli_out_i64(struct cli_out *o, int64_t v)
 {
 	if (v < 0)
-		ggmlviz__out_char(o, '-');
-	ggmlviz__out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+		cli_out_char(o, '-');
+	cli_out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
-void ggmlviz__out_hex(struct ggmlviz__out *o, uint64_t v)
+void cli_out_hex(struct cli_out *o, uint64_t v)
 {
 	char digits[18];
 	size_t n = sizeof digits;
@@ -137,10 +138,10 @@ void ggmlviz__out_hex(struct ggmlviz__out *o, uint64_t v)
 	while (v >>= 4);
 	digits[--n] = 'x';
 	digits[--n] = '0';
-	ggmlviz__out_write(o, digits + n, sizeof digits - n);
+	cli_out_write(o, digits + n, sizeof digits - n);
 }
 
-void ggmlviz__out_printf(struct ggmlviz__out *o, const char *fmt, ...)
+void cli_out_printf(struct cli_out *o, const char *fmt, ...)
 {
 	char small[512], *big = NULL;
 	va_list ap;
@@ -157,13 +158,13 @@ void ggmlviz__out_printf(struct ggmlviz__out *o, const char *fmt, ...)
 		va_end(ap);
 	}
 	if (big || (size_t)n < sizeof small)
-		ggmlviz__out_write(o, big ? big : small, (size_t)n);
+		cli_out_write(o, big ? big : small, (size_t)n);
 	else
 		o->error = o->error ? o->error : -ENOMEM;
 	free(big);
 }
 
-int ggmlviz__out_close(struct ggmlviz__out *o, const char *cmd)
+int cli_out_close(struct cli_out *o, const char *cmd)
 {
 	if (o->fd >= 0)
 		flush(o);
@@ -172,12 +173,12 @@ int ggmlviz__out_close(struct ggmlviz__out *o, const char *cmd)
 	free(o->buf);
 	o->buf = NULL;
 	if (!o->error)
-		return GGMLVIZ__EXIT_OK;
-	ggmlviz__error("%s: writing %s: %s", cmd, o->path, strerror(-o->error));
-	return GGMLVIZ__EXIT_DAMAGED;
+		return CLI_EXIT_OK;
+	cli_error("%s: writing %s: %s", cmd, o->path, strerror(-o->error));
+	return CLI_EXIT_DAMAGED;
 }
 
-bool ggmlviz__same_file(const char *a, const char *b)
+bool cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "progress.h"
 
 #define PERIOD_S 0.25
 /* The clock is read once every this many updates (records), not for each. */
@@ -25,7 +25,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void ggmlviz__progress_init(struct ggmlviz__progress *p, const char *what, uint64_t total)
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total)
 {
 	p->on = isatty(STDERR_FILENO) == 1;
 	p->shown = false;
@@ -36,7 +36,7 @@ void ggmlviz__progress_init(struct ggmlviz__progress *p, const char *what, uint6
 	p->start = p->last = p->on ? now_s() : 0;
 }
 
-void ggmlviz__progress_update(struct ggmlviz__progress *p, uint64_t done)
+void cli_progress_update(struct cli_progress *p, uint64_t done)
 {
 	double t;
 
@@ -53,7 +53,7 @@ void ggmlviz__progress_update(struct ggmlviz__progress *p, uint64_t done)
 		(unsigned long long)(p->total >> 20));
 }
 
-void ggmlviz__progress_done(struct ggmlviz__progress *p)
+void cli_progress_done(struct cli_progress *p)
 {
 	if (p->shown)
 		fputs("\r\033[K", stderr);

@@ -8,22 +8,25 @@
  */
 #include "config.h"
 
-#include "cli.h"
+#include "input.h"
+#include "names.h"
+#include "opts.h"
+#include "scan.h"
 
-void ggmlviz__scan(struct ggmlviz__input *in, struct ggmlviz__scan *s)
+void cli_scan(struct cli_input *in, struct cli_scan *s)
 {
-	struct ggmlviz__input first;
+	struct cli_input first;
 	struct ggmlviz_event ev;
 	bool has_pid = false;
 
-	*s = (struct ggmlviz__scan){ 0 };
+	*s = (struct cli_scan){ 0 };
 	in->progress.stage = "pass 2 of 2: ";
-	if (ggmlviz__input_start(&first, in->cmd, in->path) < 0)
+	if (cli_input_start(&first, in->cmd, in->path) < 0)
 		return; /* in is open: the second pass says what is wrong */
 	s->t_min = UINT64_MAX;
 	first.progress.stage = "pass 1 of 2: ";
-	while (ggmlviz__input_next(&first, &ev) == 1) {
-		ggmlviz__names_note(&ev);
+	while (cli_input_next(&first, &ev) == 1) {
+		cli_names_note(&ev);
 		if (ev.type == GGMLVIZ_EVENT_META) {
 			if (!has_pid && ev.data.meta.kind == GGMLVIZ_META_PROCESS)
 				s->first_pid = ev.data.meta.key, has_pid = true;
@@ -35,11 +38,11 @@ void ggmlviz__scan(struct ggmlviz__input *in, struct ggmlviz__scan *s)
 	}
 	if (!s->has_time)
 		s->t_min = s->t_max = 0;
-	ggmlviz__names_learn(first.r);
-	ggmlviz__input_close(&first);
+	cli_names_learn(first.r);
+	cli_input_close(&first);
 }
 
-bool ggmlviz__in_window(const struct ggmlviz__window *w, uint64_t t0, uint64_t ts)
+bool cli_in_window(const struct cli_window *w, uint64_t t0, uint64_t ts)
 {
 	uint64_t rel;
 
@@ -49,7 +52,7 @@ bool ggmlviz__in_window(const struct ggmlviz__window *w, uint64_t t0, uint64_t t
 	return rel >= w->from && rel <= w->to;
 }
 
-void ggmlviz__track_pid(uint64_t *pid, const struct ggmlviz_event *ev)
+void cli_track_pid(uint64_t *pid, const struct ggmlviz_event *ev)
 {
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
 		*pid = ev->data.meta.key;

@@ -12,15 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "out.h"
+#include "table.h"
 
-void ggmlviz__table_init(struct ggmlviz__table *t, size_t ncols)
+void cli_table_init(struct cli_table *t, size_t ncols)
 {
 	memset(t, 0, sizeof *t);
-	t->ncols = ncols < GGMLVIZ__TABLE_MAX_COLS ? ncols : GGMLVIZ__TABLE_MAX_COLS;
+	t->ncols = ncols < CLI_TABLE_MAX_COLS ? ncols : CLI_TABLE_MAX_COLS;
 }
 
-bool ggmlviz__table_add(struct ggmlviz__table *t, const char *fmt, ...)
+bool cli_table_add(struct cli_table *t, const char *fmt, ...)
 {
 	char *cell = NULL;
 	va_list ap;
@@ -56,16 +57,16 @@ static size_t width(const char *s)
 	return w;
 }
 
-static void pad(struct ggmlviz__out *o, size_t n)
+static void pad(struct cli_out *o, size_t n)
 {
 	while (n--)
-		ggmlviz__out_char(o, ' ');
+		cli_out_char(o, ' ');
 }
 
-void ggmlviz__table_print(const struct ggmlviz__table *t, struct ggmlviz__out *o,
+void cli_table_print(const struct cli_table *t, struct cli_out *o,
 			  const char *indent)
 {
-	size_t widths[GGMLVIZ__TABLE_MAX_COLS] = { 0 };
+	size_t widths[CLI_TABLE_MAX_COLS] = { 0 };
 
 	for (size_t i = 0; i < t->ncells; i++) {
 		size_t w = width(t->cells[i]);
@@ -76,18 +77,18 @@ void ggmlviz__table_print(const struct ggmlviz__table *t, struct ggmlviz__out *o
 		size_t col = i % t->ncols, w = width(t->cells[i]);
 		bool last = col + 1 == t->ncols;
 
-		ggmlviz__out_str(o, col ? "  " : indent);
+		cli_out_str(o, col ? "  " : indent);
 		if (col)
 			pad(o, widths[col] - w);
-		ggmlviz__out_str(o, t->cells[i]);
+		cli_out_str(o, t->cells[i]);
 		if (!col && !last)
 			pad(o, widths[0] - w);
 		if (last)
-			ggmlviz__out_char(o, '\n');
+			cli_out_char(o, '\n');
 	}
 }
 
-void ggmlviz__table_free(struct ggmlviz__table *t)
+void cli_table_free(struct cli_table *t)
 {
 	for (size_t i = 0; i < t->ncells; i++)
 		free(t->cells[i]);

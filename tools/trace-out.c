@@ -1,66 +1,71 @@
 /*
- * Writing GGMLVIZ v1 records (merge), byte by byte from FORMAT.md: a
- * record read from a trace is written again with its payload bytes as
- * stored, so a merged file holds the very records of its inputs.
+ * Writing GGMLVIZ v1 records (merge) through the library's encoder: a
+ * record read from a trace is written again as it was read.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "trace-out.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void ggmlviz__trace_header(struct ggmlviz__out *o)
+void cli_trace_header(struct cli_out *o)
 {
 	uint8_t h[GGMLVIZ_HEADER_SIZE];
 
-	memcpy(h, GGMLVIZ_MAGIC, 8);
-	put32(h + 8, GGMLVIZ_FORMAT_VERSION);
-	ggmlviz__out_write(o, h, sizeof h);
+	ggmlviz_encode_header(h, sizeof h);
+	cli_out_write(o, h, sizeof h);
 }
 
-static void record(struct ggmlviz__out *o, uint8_t type, uint64_t ts, uint32_t tid,
-		   const uint8_t payload[GGMLVIZ_PAYLOAD_SIZE], const char *label, uint32_t len)
+/* The encoded record, in a buffer grown to the largest record seen. */
+static uint8_t *encoded(const struct ggmlviz_event *ev, int *size)
 {
-	uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE];
+	static uint8_t *buf;
+	static size_t cap;
+	int n = ggmlviz_record_size(ev);
 
-	rec[0] = type;
-	put64(rec + 1, ts);
-	put32(rec + 9, tid);
-	memcpy(rec + 13, payload, GGMLVIZ_PAYLOAD_SIZE);
-	rec[45] = label != NULL;
-	put32(rec + 46, len);
-	ggmlviz__out_write(o, rec, label ? GGMLVIZ_LABELED_RECORD_SIZE : GGMLVIZ_RECORD_SIZE);
-	if (label)
-		ggmlviz__out_write(o, label, len);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n > cap) {
+		uint8_t *bigger = realloc(buf, (size_t)n);
+		if (!bigger)
+			return NULL;
+		buf = bigger;
+		cap = (size_t)n;
+	}
+	*size = ggmlviz_encode_record(ev, buf, cap);
+	return *size > 0 ? buf : NULL;
 }
 
-void ggmlviz__trace_record(struct ggmlviz__out *o, const struct ggmlviz_event *ev)
+void cli_trace_record(struct cli_out *o, const struct ggmlviz_event *ev)
 {
-	record(o, ev->type, ev->timestamp_ns, ev->thread_id, ev->payload, ev->label, ev->label_len);
+	int n;
+	uint8_t *rec = encoded(ev, &n);
+
+	if (!rec) {
+		o->error = o->error ? o->error : -ENOMEM;
+		return;
+	}
+	cli_out_write(o, rec, (size_t)n);
 }
 
-void ggmlviz__trace_meta(struct ggmlviz__out *o, uint64_t ts, uint32_t tid, uint32_t kind,
-			 const uint64_t kv[3], const char *label, uint32_t len)
+void cli_trace_meta(struct cli_out *o, uint64_t ts, uint32_t tid, uint32_t kind,
+		    const uint64_t kv[3], const char *label, uint32_t len)
 {
-	uint8_t payload[GGMLVIZ_PAYLOAD_SIZE] = { 0 };
+	struct ggmlviz_event ev;
 
-	put32(payload, kind);
-	put64(payload + 8, kv[0]);
-	put64(payload + 16, kv[1]);
-	put64(payload + 24, kv[2]);
-	record(o, GGMLVIZ_EVENT_META, ts, tid, payload, label, len);
+	memset(&ev, 0, sizeof ev);
+	ev.type = GGMLVIZ_EVENT_META;
+	ev.timestamp_ns = ts;
+	ev.thread_id = tid;
+	ev.data.meta.kind = kind;
+	ev.data.meta.key = kv[0];
+	ev.data.meta.value = kv[1];
+	ev.data.meta.value2 = kv[2];
+	ev.label = label;
+	ev.label_len = len;
+	cli_trace_record(o, &ev);
 }

@@ -8,14 +8,14 @@
  */
 #include "config.h"
 
-#include "cli.h"
+#include "text.h"
 
 static bool continuation(unsigned char c)
 {
 	return (c & 0xC0) == 0x80;
 }
 
-size_t ggmlviz__utf8_char(const unsigned char *s, size_t n, bool *valid)
+size_t cli_utf8_char(const unsigned char *s, size_t n, bool *valid)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
 	size_t len, i;

@@ -6,11 +6,29 @@
 #ifndef GGMLVIZ_FORMAT_H
 #define GGMLVIZ_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** @cond GGMLVIZ_INTERNAL */
+/*
+ * The library is built with -fvisibility=hidden where the compiler has it:
+ * only what the public headers declare is exported when libggmlviz.a is
+ * linked into a shared object.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define GGMLVIZ__PUBLIC_BEGIN _Pragma("GCC visibility push(default)")
+#define GGMLVIZ__PUBLIC_END _Pragma("GCC visibility pop")
+#else
+#define GGMLVIZ__PUBLIC_BEGIN
+#define GGMLVIZ__PUBLIC_END
+#endif
+/** @endcond */
+
+GGMLVIZ__PUBLIC_BEGIN
 
 /**
  * @file format.h
@@ -23,14 +41,20 @@ extern "C" {
  * many label bytes. ggmlviz(5) documents every byte.
  */
 
-/** @brief Version of libggmlviz, as a string. */
-#define GGMLVIZ_VERSION_STRING "0.1.0"
+/** @brief Version of libggmlviz these headers belong to, as a string. */
+#define GGMLVIZ_VERSION_STRING "0.2.0"
 /** @brief Major version of libggmlviz. */
 #define GGMLVIZ_VERSION_MAJOR 0
 /** @brief Minor version of libggmlviz. */
-#define GGMLVIZ_VERSION_MINOR 1
+#define GGMLVIZ_VERSION_MINOR 2
 /** @brief Patch version of libggmlviz. */
 #define GGMLVIZ_VERSION_PATCH 0
+/**
+ * @brief The version as one number, MAJOR * 10000 + MINOR * 100 + PATCH
+ * (0.2.0 is 200), to compare with ggmlviz_version_number().
+ */
+#define GGMLVIZ_VERSION_NUMBER \
+	(GGMLVIZ_VERSION_MAJOR * 10000 + GGMLVIZ_VERSION_MINOR * 100 + GGMLVIZ_VERSION_PATCH)
 
 /** @brief The 8 magic bytes that start every GGMLVIZ file. */
 #define GGMLVIZ_MAGIC "GGMLVIZ1"
@@ -65,7 +89,8 @@ extern "C" {
  *
  * 0 to 8 are the original GGMLVIZ v1 types; 9 and up are libggmlviz's
  * extensions, which keep the 46-byte fixed part so that any v1 reader skips
- * them.
+ * them. Every type that begins something is even and its end is the next
+ * odd number.
  */
 enum ggmlviz_event_type {
 	GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN = 0, /**< a graph computation starts; GRAPH payload */
@@ -83,7 +108,12 @@ enum ggmlviz_event_type {
 	GGMLVIZ_EVENT_SCOPE_BEGIN = 12,        /**< a user range starts; +0 u64 value, label = name */
 	GGMLVIZ_EVENT_SCOPE_END = 13,          /**< the innermost open range of that name ends */
 	GGMLVIZ_EVENT_OP_INFO = 14,            /**< shape and work of an op; label = element type name */
-	GGMLVIZ_EVENT_TYPE_COUNT = 15          /**< one past the last type this library knows */
+	GGMLVIZ_EVENT_OP_NODE = 15,            /**< an op's layer, timing method and sources */
+	GGMLVIZ_EVENT_STEP_BEGIN = 16,         /**< an application step starts (a llama_decode() call) */
+	GGMLVIZ_EVENT_STEP_END = 17,           /**< it ends, with its status */
+	GGMLVIZ_EVENT_SPLIT_BEGIN = 18,        /**< a backend's run of nodes starts (a scheduler split) */
+	GGMLVIZ_EVENT_SPLIT_END = 19,          /**< it ends */
+	GGMLVIZ_EVENT_TYPE_COUNT = 20          /**< one past the last type this library knows */
 };
 
 /**
@@ -98,7 +128,41 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_BACKEND_NAME = 3, /**< key = backend_ptr, label = backend name ("CPU") */
 	GGMLVIZ_META_PROCESS = 4,      /**< key = pid, label = program name */
 	GGMLVIZ_META_DROPPED = 5,      /**< key = thread id, value = events lost since its last DROPPED */
-	GGMLVIZ_META_TRACE_END = 6     /**< value = events written, value2 = events dropped; written last */
+	GGMLVIZ_META_TRACE_END = 6,    /**< value = events written, value2 = events dropped; written last */
+	GGMLVIZ_META_CRASH = 7         /**< key = signal number; the program crashed, the rings were saved */
+};
+
+/**
+ * @brief How an op's begin and end were taken (OP_NODE's method byte).
+ */
+enum ggmlviz_timing_method {
+	/** Not recorded: a trace without OP_NODE records (an older writer). */
+	GGMLVIZ_METHOD_UNKNOWN = 0,
+	/**
+	 * The node was computed on its own and its backend synchronized after
+	 * it: exact on any backend, but it changes the run (each node is a
+	 * graph of its own).
+	 */
+	GGMLVIZ_METHOD_SYNC = 1,
+	/**
+	 * The node was computed as part of the whole graph; its end is the CPU
+	 * backend's call after it, its begin the end of the node before it:
+	 * the run is unchanged.
+	 */
+	GGMLVIZ_METHOD_TICK = 2
+};
+
+/** @brief OP_NODE flags. */
+enum ggmlviz_node_flag {
+	/** The backend computed this node and the next in one kernel (e.g. RMS_NORM + MUL). */
+	GGMLVIZ_NODE_FUSED = 1
+};
+
+/** @brief What part of a program's work a step is (STEP_BEGIN's phase). */
+enum ggmlviz_phase {
+	GGMLVIZ_PHASE_UNKNOWN = 0,   /**< not said */
+	GGMLVIZ_PHASE_PROMPT = 1,    /**< processing a prompt: many tokens, one output */
+	GGMLVIZ_PHASE_GENERATION = 2 /**< generating: an output for every token */
 };
 
 /**
@@ -112,6 +176,92 @@ enum ggmlviz_error {
 	GGMLVIZ_EVERSION = -10002,   /**< a GGMLVIZ version this library cannot read */
 	GGMLVIZ_ETRUNCATED = -10003, /**< the data ends inside a record: crash, or still being written */
 	GGMLVIZ_ECORRUPT = -10004    /**< a record that cannot be valid (bad has_label, label too long) */
+};
+
+/**
+ * @brief One record, decoded.
+ *
+ * ggmlviz_reader_next() and ggmlviz_decode_record() fill it;
+ * ggmlviz_encode_record() writes one. Which member of @c data is
+ * meaningful depends on @c type; records of a type this library does not
+ * know keep their raw payload bytes in @c payload.
+ */
+struct ggmlviz_event {
+	uint8_t type;          /**< a value of enum ggmlviz_event_type, or an unknown type */
+	uint64_t timestamp_ns; /**< nanoseconds since the Unix epoch */
+	uint32_t thread_id;    /**< the OS thread id of the emitter */
+	/** The decoded payload. */
+	union {
+		/** GGMLVIZ_EVENT_OP_COMPUTE_BEGIN and _END. */
+		struct {
+			uint64_t tensor_ptr;  /**< the node's tensor address */
+			uint32_t op_type;     /**< the producer's enum ggml_op value */
+			uint64_t op_size;     /**< bytes of the output */
+			uint64_t backend_ptr; /**< 0 = CPU / unknown */
+		} op;
+		/** GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN and _END. */
+		struct {
+			uint64_t graph_ptr;   /**< the graph address */
+			uint32_t n_nodes;     /**< nodes of the graph */
+			uint32_t n_threads;   /**< threads computing it */
+			uint64_t backend_ptr; /**< 0 = CPU / unknown */
+		} graph;
+		/** GGMLVIZ_EVENT_TENSOR_ALLOC, _FREE, BARRIER_WAIT, THREAD_BEGIN, THREAD_FREE. */
+		struct {
+			uint64_t ptr;  /**< address (barrier id for BARRIER_WAIT) */
+			uint64_t size; /**< bytes (ns waited for BARRIER_WAIT) */
+		} memory;
+		/** GGMLVIZ_EVENT_META. */
+		struct {
+			uint32_t kind;   /**< a value of enum ggmlviz_meta_kind */
+			uint64_t key;    /**< what the record is about */
+			uint64_t value;  /**< first value */
+			uint64_t value2; /**< second value */
+		} meta;
+		/** GGMLVIZ_EVENT_MARK, SCOPE_BEGIN, SCOPE_END (value) and COUNTER (as signed). */
+		struct {
+			uint64_t value;  /**< the application's number */
+			int64_t svalue;  /**< the same 8 bytes as a signed counter value */
+		} user;
+		/** GGMLVIZ_EVENT_OP_INFO. */
+		struct {
+			uint64_t tensor_ptr; /**< the op's tensor address */
+			int64_t ne[4];       /**< dimensions of the output */
+			uint64_t flops;      /**< estimated floating-point operations, 0 if unknown */
+		} op_info;
+		/** GGMLVIZ_EVENT_OP_NODE. */
+		struct {
+			uint64_t tensor_ptr; /**< the op's tensor address */
+			int32_t layer;       /**< the model layer it belongs to, -1 for none */
+			uint8_t method;      /**< enum ggmlviz_timing_method */
+			uint8_t flags;       /**< enum ggmlviz_node_flag bits */
+			uint64_t src[2];     /**< its first two sources (the nodes that computed them), 0 = none */
+		} op_node;
+		/** GGMLVIZ_EVENT_STEP_BEGIN and _END. */
+		struct {
+			uint64_t ctx;       /**< what steps (a llama_context address) */
+			uint32_t n_tokens;  /**< tokens of the step's batch */
+			uint32_t n_outputs; /**< of those, how many produce an output (logits) */
+			uint32_t phase;     /**< enum ggmlviz_phase */
+			int32_t status;     /**< END: what the step returned (llama_decode()'s value); BEGIN: 0 */
+		} step;
+		/** GGMLVIZ_EVENT_SPLIT_BEGIN and _END. */
+		struct {
+			uint64_t first_node;     /**< the tensor address of its first node */
+			uint32_t n_nodes;        /**< nodes of the run */
+			uint32_t n_timed;        /**< END: of those, how many got an op timing of their own */
+			uint64_t backend_ptr;    /**< the backend computing it */
+			uint32_t ticks;          /**< END: per-node calls received from the backend */
+			uint32_t ticks_expected; /**< END: per-node calls its nodes should give */
+		} split;
+		uint64_t reserved_[8]; /**< room to grow */
+	} data;
+	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */
+	uint32_t label_len;     /**< bytes of label */
+	uint32_t size;          /**< bytes of the whole record */
+	uint64_t offset;        /**< byte offset of the record in the file */
+	const uint8_t *payload; /**< the 32 payload bytes as stored (borrowed, like label) */
+	uint64_t reserved[4];   /**< room to grow */
 };
 
 /**
@@ -140,6 +290,133 @@ const char *ggmlviz_event_type_name(uint8_t type);
  * @return a static string such as "OP_NAME" (borrowed), or "UNKNOWN".
  */
 const char *ggmlviz_meta_kind_name(uint32_t kind);
+
+/**
+ * @brief The version of the library linked in (which may differ from the
+ * headers a program was compiled with).
+ *
+ * @return MAJOR * 10000 + MINOR * 100 + PATCH; compare with
+ *         #GGMLVIZ_VERSION_NUMBER.
+ */
+unsigned ggmlviz_version_number(void);
+
+/**
+ * @brief The version of the library linked in, as a string.
+ *
+ * @return a static string such as "0.2.0" (borrowed).
+ */
+const char *ggmlviz_version_string(void);
+
+/**
+ * @brief Writes the 12-byte file header (magic and version 1).
+ *
+ * @param out where to write (at least #GGMLVIZ_HEADER_SIZE bytes).
+ * @param size bytes available at @p out.
+ * @return #GGMLVIZ_HEADER_SIZE; -EINVAL if @p out is NULL; -ENOBUFS if
+ *         @p size is too small (nothing written).
+ */
+int ggmlviz_encode_header(void *out, size_t size);
+
+/**
+ * @brief The size of the record that ggmlviz_encode_record() writes for @p ev.
+ *
+ * @param ev the record: its @c label and @c label_len are read.
+ * @return 46 without a label, 50 + label_len with one; -EINVAL if @p ev
+ *         is NULL or its label is longer than #GGMLVIZ_LABEL_LIMIT.
+ */
+int ggmlviz_record_size(const struct ggmlviz_event *ev);
+
+/**
+ * @brief Writes one record: its fixed part, payload and label.
+ *
+ * The payload of a known type is encoded from the member of @c data that
+ * the type uses, every "zero" byte written as zero; that of a type this
+ * library does not know is copied from @c payload (zeros if it is NULL).
+ * A record read by ggmlviz_reader_next() is thus written again byte for
+ * byte, but for garbage an old writer left in zero bytes.
+ *
+ * @param ev the record (borrowed); @c offset, @c size and @c reserved are
+ *        not read. @c label may be NULL (no label).
+ * @param out where to write.
+ * @param size bytes available at @p out.
+ * @return the bytes written (ggmlviz_record_size()); -EINVAL if @p ev or
+ *         @p out is NULL or the label is longer than
+ *         #GGMLVIZ_LABEL_LIMIT; -ENOBUFS if @p size is too small (nothing
+ *         written).
+ */
+int ggmlviz_encode_record(const struct ggmlviz_event *ev, void *out, size_t size);
+
+/**
+ * @brief Decodes the record at the start of @p data, in place.
+ *
+ * @param data the bytes of a record (borrowed: @p ev's @c label and
+ *        @c payload point into them).
+ * @param size bytes at @p data.
+ * @param ev filled when a record is returned; its @c offset is set to 0.
+ * @return the size of the record (46 or more); GGMLVIZ_ETRUNCATED if
+ *         @p data ends inside it; GGMLVIZ_ECORRUPT if it cannot be valid
+ *         (has_label not 0 or 1, label longer than #GGMLVIZ_LABEL_LIMIT);
+ *         -EINVAL if @p data or @p ev is NULL.
+ */
+int ggmlviz_decode_record(const void *data, size_t size, struct ggmlviz_event *ev);
+
+/** @brief How a payload field is stored and what it means. */
+enum ggmlviz_field_kind {
+	GGMLVIZ_FIELD_U8 = 1,    /**< an unsigned byte */
+	GGMLVIZ_FIELD_U32 = 2,   /**< an unsigned 32-bit number */
+	GGMLVIZ_FIELD_I32 = 3,   /**< a signed 32-bit number */
+	GGMLVIZ_FIELD_U64 = 4,   /**< an unsigned 64-bit number */
+	GGMLVIZ_FIELD_I64 = 5,   /**< a signed 64-bit number */
+	GGMLVIZ_FIELD_ADDRESS = 6, /**< a u64 address (best shown in hex) */
+	GGMLVIZ_FIELD_OP_TYPE = 7, /**< a u32 op type, named by META OP_NAME */
+	GGMLVIZ_FIELD_BACKEND = 8, /**< a u64 backend address, named by META BACKEND_NAME */
+	GGMLVIZ_FIELD_META_KIND = 9, /**< a u32 enum ggmlviz_meta_kind */
+	GGMLVIZ_FIELD_DIMS = 10  /**< four u32 dimensions */
+};
+
+/** @brief ggmlviz_field flags. */
+enum ggmlviz_field_flag {
+	/** Another reading of bytes an earlier field of the list already covers. */
+	GGMLVIZ_FIELD_ALIAS = 1
+};
+
+/** @brief One field of a record type's payload. */
+struct ggmlviz_field {
+	const char *name; /**< its name, as ggmlviz dump shows it ("tensor", "op_type") */
+	uint8_t kind;     /**< enum ggmlviz_field_kind */
+	uint8_t offset;   /**< byte offset in the 32-byte payload */
+	uint8_t size;     /**< bytes it takes there */
+	uint8_t flags;    /**< enum ggmlviz_field_flag bits */
+	uint32_t reserved; /**< zero */
+};
+
+/**
+ * @brief The fields of a record type's payload, in payload order.
+ *
+ * The same table decodes records (ggmlviz_decode_record()), encodes them
+ * (ggmlviz_encode_record()) and lets a tool print any type generically.
+ *
+ * @param type a record type.
+ * @param count receives the number of fields; 0 for a type this library
+ *        does not know. Must not be NULL.
+ * @return the fields (a static array, borrowed), or NULL when @p count is 0.
+ */
+const struct ggmlviz_field *ggmlviz_event_fields(uint8_t type, size_t *count);
+
+/**
+ * @brief Reads a field from a payload.
+ *
+ * @param payload the 32 payload bytes of a record (an event's @c payload).
+ * @param field a field of the record's type (ggmlviz_event_fields()).
+ * @param index which dimension of a GGMLVIZ_FIELD_DIMS field (0 to 3); 0
+ *        for the other kinds.
+ * @return the value, signed kinds sign-extended to 64 bits; 0 if an
+ *         argument is NULL or @p index is out of range.
+ */
+uint64_t ggmlviz_field_get(const uint8_t *payload, const struct ggmlviz_field *field,
+			   unsigned index);
+
+GGMLVIZ__PUBLIC_END
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /*
- * libggmlviz: tracing GGML programs (header-only adapter).
+ * libggmlviz: tracing GGML programs (the GGML adapter).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -8,7 +8,10 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ggml.h>
 #include <ggml-backend.h>
@@ -21,22 +24,20 @@
 #else
 #include <ggml-cpu.h>
 #endif
+#include <ggmlviz/nodes.h>
 #include <ggmlviz/tracer.h>
 
 /**
  * @file ggml.h
- * @brief Trace a GGML program: one begin/end pair per computed node, and
- * one per graph computation.
+ * @brief Trace a GGML program: each graph computation, each backend's run
+ * of nodes, and each node, without changing what the program computes.
  *
- * Include it after GGML's own headers. It is header-only: it adds nothing
- * to libggmlviz's dependencies, and a program that includes it links with
- * GGML and libggmlviz as usual. It compiles as C11 and as C++11.
- *
- * Tracing a program that computes through a scheduler takes one line after
- * the scheduler is made, and tracing must be started as usual:
+ * Include it after GGML's own headers, in any number of source files; in
+ * exactly one of them, define #GGMLVIZ_GGML_IMPLEMENTATION first:
  * @code
  * #include <ggml.h>
  * #include <ggml-backend.h>
+ * #define GGMLVIZ_GGML_IMPLEMENTATION   // in one source file only
  * #include <ggmlviz/ggml.h>
  *
  * ggmlviz_start(NULL);                             // GGML_VIZ_OUTPUT, ...
@@ -44,39 +45,47 @@
  * ...
  * ggmlviz_ggml_sched_graph_compute(sched, graph);  // adds GRAPH begin/end
  * @endcode
- * In llama.cpp, set `llama_context_params.cb_eval = ggmlviz_ggml_eval_cb`
- * and `cb_eval_user_data = NULL`.
+ * That file holds the adapter's state (the traced schedulers and the
+ * callbacks they chain), which every other file then shares; the adapter
+ * is compiled against the program's own GGML headers, so libggmlviz itself
+ * never depends on GGML. It compiles as C11 and as C++11. For llama.cpp,
+ * see <ggmlviz/llama.h>.
  *
- * What a trace holds:
- * - For each node that computes something, OP_COMPUTE_BEGIN when the
- *   scheduler asks whether the node is wanted and OP_COMPUTE_END when it
- *   hands the computed node over, with the node's name as label, its op
- *   type (ggmlviz_ggml_op_type()), its output size in bytes and its
- *   backend; between the two, an OP_INFO record with the output's shape,
- *   element type and estimated work (ggmlviz_ggml_flops()). Answering
- *   "wanted" makes the scheduler synchronize after each node: that is what
- *   times the nodes one by one, on any backend. Nodes that compute nothing
- *   (views, reshapes, permutes, transposes, GGML_OP_NONE, empty tensors)
- *   are not split out, unless #GGMLVIZ_GGML_TRACE_VIEWS is 1.
- * - A META OP_NAME record the first time an op type is seen in a tracing
- *   session, named by ggml_op_desc(), so that the trace names its own ops
- *   (`enum ggml_op` numbering differs between GGML versions), and a META
- *   BACKEND_NAME record the first time a backend is seen.
- * - GRAPH_COMPUTE_BEGIN/END around each graph computed through
- *   ggmlviz_ggml_sched_graph_compute(), ggmlviz_ggml_backend_graph_compute()
- *   or ggmlviz_ggml_graph_compute_with_ctx(), with the node and thread
- *   counts. Readers number the graph runs in order (ggmlviz_timing's
- *   graph_seq), so the same tensor in the next run is another op.
+ * What a trace holds, by op timing mode (ggmlviz_config::op_timing):
+ * - GGMLVIZ_OP_TIMING_AUTO (the default): the eval callback answers "not
+ *   wanted" to every ask, so the scheduler computes each split in one go
+ *   as without tracing; the asks and GGML's CPU backend calling its abort
+ *   callback after each node (which ggmlviz_ggml_trace_sched() installs)
+ *   time each node there (<ggmlviz/nodes.h>): OP_COMPUTE_BEGIN/END,
+ *   OP_INFO and OP_NODE (method GGMLVIZ_METHOD_TICK). On other backends
+ *   (a GPU) each run of nodes is timed as a whole (SPLIT_BEGIN/END):
+ *   nothing is synchronized per node.
+ * - GGMLVIZ_OP_TIMING_SYNC: the callback answers "wanted" for each node
+ *   that computes something, so the scheduler computes it on its own and
+ *   synchronizes after it: each node is timed on any backend (method
+ *   GGMLVIZ_METHOD_SYNC), and the run is slower (much slower with many CPU
+ *   threads, or on a GPU: see ggmlviz_ggml_eval_cb(3)).
+ * - in both, SPLIT_BEGIN/END around each backend's run of nodes; a META
+ *   OP_NAME record the first time an op type is seen in a session
+ *   (ggml_op_desc(), since `enum ggml_op` numbering differs between GGML
+ *   versions) and BACKEND_NAME the first time a backend is seen;
+ *   GRAPH_COMPUTE_BEGIN/END around each graph computed through
+ *   ggmlviz_ggml_sched_graph_compute() and the other wrappers.
+ * - with memory tracking on, a TENSOR_ALLOC for each backend buffer the
+ *   graphs use, with its exact size: the model's weights ("weights
+ *   CPU_Mapped"), the KV cache ("kv_cache CPU"), each backend's compute
+ *   buffer ("compute CPU"); a compute buffer the scheduler replaces gets a
+ *   TENSOR_FREE.
  *
- * When tracing is not active (or op timing is off), the callback answers
- * what the chained callback answers, or "not wanted": the scheduler then
- * computes each split in one go, as without a callback.
+ * Each node's layer (OP_NODE) is the one its name says
+ * (ggmlviz_layer_of_name(): "Qcur-3", "cache_k_l3"); a node GGML named
+ * itself ("node_12": flash attention, some row lookups) takes the highest
+ * layer of its sources, following views to what they view. Named nodes
+ * outside every layer ("inp_embd", "result_norm", "result_output") keep
+ * none.
  *
- * The adapter's state (the chained callbacks, which names were recorded,
- * the node in flight on each thread) is per translation unit, as the
- * functions are static: install the callback and configure it from the same
- * source file. It is safe to use from several threads, each computing with
- * its own scheduler. It needs GCC or Clang (atomic builtins, __thread).
+ * When tracing is not active, the callback answers what the chained
+ * callback answers, or "not wanted", and records nothing.
  */
 
 #if !defined(__GNUC__) && !defined(__clang__)
@@ -85,199 +94,50 @@
 
 #ifndef GGMLVIZ_GGML_TRACE_VIEWS
 /**
- * @brief 1 to also time the nodes that compute nothing (views, reshapes,
- * permutes, transposes, GGML_OP_NONE, empty tensors); 0 by default.
+ * @brief 1 to also time, in GGMLVIZ_OP_TIMING_SYNC mode, the nodes that
+ * compute nothing (views, reshapes, permutes, transposes, GGML_OP_NONE,
+ * empty tensors); 0 by default.
  *
- * Define it before including this header. Each such node then costs a
- * scheduler synchronization, for no work.
+ * Define it before including this header in the file that defines
+ * #GGMLVIZ_GGML_IMPLEMENTATION. Each such node then costs a scheduler
+ * synchronization, for no work.
  */
 #define GGMLVIZ_GGML_TRACE_VIEWS 0
 #endif
 
 #ifndef GGMLVIZ_GGML_MAX_SCHEDS
 /**
- * @brief How many schedulers (or user_data values) a translation unit can
- * trace at one time with ggmlviz_ggml_trace_sched() or ggmlviz_ggml_chain();
- * 16 by default. Define it before including this header to change it.
+ * @brief How many schedulers (and chained callbacks) a program can trace at
+ * one time; 16 by default. Define it before including this header in the
+ * file that defines #GGMLVIZ_GGML_IMPLEMENTATION to change it.
  */
 #define GGMLVIZ_GGML_MAX_SCHEDS 16
+#endif
+
+#ifdef GGMLVIZ_DOXYGEN
+/**
+ * @brief Define it before including this header in exactly one source file
+ * of a program: that file holds the adapter's functions and state.
+ */
+#define GGMLVIZ_GGML_IMPLEMENTATION
 #endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** @cond GGMLVIZ_INTERNAL */
-#define GGMLVIZ_GGML__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define GGMLVIZ_GGML__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define GGMLVIZ_GGML__XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
-#define GGMLVIZ_GGML__CAS(p, expected, v) \
-	__atomic_compare_exchange_n((p), (expected), (v), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
-#define GGMLVIZ_GGML__NAME_SLOTS 256u
-#define GGMLVIZ_GGML__SLOT_FREE 0u
-#define GGMLVIZ_GGML__SLOT_BUSY 1u
-#define GGMLVIZ_GGML__SLOT_READY 2u
-
-/* The keys already named in a session: set once, never removed; each with
- * the session it was last named in. */
-struct ggmlviz_ggml__names {
-	uint64_t key[GGMLVIZ_GGML__NAME_SLOTS];
-	uint64_t session[GGMLVIZ_GGML__NAME_SLOTS];
-};
-
-/* What one scheduler (or user_data value) was traced with. */
-struct ggmlviz_ggml__slot {
-	unsigned int state; /* GGMLVIZ_GGML__SLOT_* */
-	void *key;
-	ggml_backend_sched_eval_callback chain;
-	void *chain_user_data;
-	int n_threads;
-};
-
-/* The node a thread answered "wanted" for, until the scheduler observes it. */
-struct ggmlviz_ggml__inflight {
-	const struct ggml_tensor *tensor;
-	bool traced;    /* its OP_COMPUTE_BEGIN was recorded */
-	bool app_wants; /* the chained callback asked to observe it */
-	uint32_t op_type;
-	uint64_t size;
-	const void *backend;
-};
-
-static inline struct ggmlviz_ggml__names *ggmlviz_ggml__op_names(void)
-{
-	static struct ggmlviz_ggml__names names;
-
-	return &names;
-}
-
-static inline struct ggmlviz_ggml__names *ggmlviz_ggml__backend_names(void)
-{
-	static struct ggmlviz_ggml__names names;
-
-	return &names;
-}
-
-static inline struct ggmlviz_ggml__slot *ggmlviz_ggml__slots(void)
-{
-	static struct ggmlviz_ggml__slot slots[GGMLVIZ_GGML_MAX_SCHEDS];
-
-	return slots;
-}
-
-static inline struct ggmlviz_ggml__inflight *ggmlviz_ggml__inflight(void)
-{
-	static __thread struct ggmlviz_ggml__inflight inflight;
-
-	return &inflight;
-}
-
-/* Claims the slot for key in a set that only grows; -1 when it is full. */
-static inline int ggmlviz_ggml__names_slot(struct ggmlviz_ggml__names *names, uint64_t key)
-{
-	unsigned int i = (unsigned int)((key * 0x9e3779b97f4a7c15u) >> 56);
-
-	for (unsigned int probe = 0; probe < GGMLVIZ_GGML__NAME_SLOTS; probe++) {
-		unsigned int at = (i + probe) & (GGMLVIZ_GGML__NAME_SLOTS - 1u); /* a power of two */
-		uint64_t seen = GGMLVIZ_GGML__LOAD(&names->key[at]);
-
-		if (seen == 0 && GGMLVIZ_GGML__CAS(&names->key[at], &seen, key))
-			return (int)at;
-		if (seen == key)
-			return (int)at; /* ours, or another thread's claim of the same key */
-	}
-	return -1;
-}
-
-/* True for the first caller that sees key (never 0) in this session. */
-static inline bool ggmlviz_ggml__first_in_session(struct ggmlviz_ggml__names *names, uint64_t key)
-{
-	uint64_t session = ggmlviz_session();
-	int at = ggmlviz_ggml__names_slot(names, key);
-
-	if (at < 0)
-		return true; /* full: naming again is harmless */
-	return GGMLVIZ_GGML__XCHG(&names->session[at], session) != session;
-}
-
-static inline void ggmlviz_ggml__name_backend(const void *backend, const char *name)
-{
-	if (backend && ggmlviz_ggml__first_in_session(ggmlviz_ggml__backend_names(),
-							(uint64_t)(uintptr_t)backend))
-		ggmlviz_meta(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)backend, 0, 0, name);
-}
-
-static inline struct ggmlviz_ggml__slot *ggmlviz_ggml__find(const void *key)
-{
-	struct ggmlviz_ggml__slot *slots = ggmlviz_ggml__slots();
-
-	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++)
-		if (GGMLVIZ_GGML__LOAD(&slots[i].state) == GGMLVIZ_GGML__SLOT_READY &&
-		    GGMLVIZ_GGML__LOAD(&slots[i].key) == key)
-			return &slots[i];
-	return NULL;
-}
-
-static inline struct ggmlviz_ggml__slot *ggmlviz_ggml__claim(void *key)
-{
-	struct ggmlviz_ggml__slot *slots = ggmlviz_ggml__slots();
-
-	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
-		unsigned int free_state = GGMLVIZ_GGML__SLOT_FREE;
-
-		if (GGMLVIZ_GGML__CAS(&slots[i].state, &free_state, GGMLVIZ_GGML__SLOT_BUSY)) {
-			GGMLVIZ_GGML__STORE(&slots[i].key, key);
-			return &slots[i];
-		}
-	}
-	return NULL;
-}
-
-/* Records what key is traced with: its own slot, a new one, or -ENOSPC. */
-static inline int ggmlviz_ggml__set_slot(void *key, int n_threads,
-					 ggml_backend_sched_eval_callback chain,
-					 void *chain_user_data)
-{
-	struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(key);
-
-	if (!slot && !(slot = ggmlviz_ggml__claim(key)))
-		return -ENOSPC;
-	GGMLVIZ_GGML__STORE(&slot->chain, chain);
-	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
-	GGMLVIZ_GGML__STORE(&slot->n_threads, n_threads);
-	GGMLVIZ_GGML__STORE(&slot->state, GGMLVIZ_GGML__SLOT_READY);
-	return 0;
-}
-
-static inline bool ggmlviz_ggml__tracing_ops(void)
-{
-	return GGMLVIZ__ON(GGMLVIZ__OPS);
-}
-
-static inline bool ggmlviz_ggml__is_view_op(enum ggml_op op)
-{
-	return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE ||
-	       op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
-
-static inline uint64_t ggmlviz_ggml__u64(int64_t v)
-{
-	return v > 0 ? (uint64_t)v : 0;
-}
-/** @endcond */
-
 /**
- * @brief Tells whether a node computes something, and so gets its own
- * begin/end pair.
+ * @brief Tells whether a node computes something.
  *
  * @param t a graph node (borrowed).
  * @return false for the nodes that only describe other tensors' data
  *         (GGML_OP_NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE) and for empty
- *         tensors, which GGML's backends skip; true for every other node.
+ *         tensors; true for every other node.
  */
 static inline bool ggmlviz_ggml_node_computes(const struct ggml_tensor *t)
 {
-	return !ggmlviz_ggml__is_view_op(t->op) && !ggml_is_empty(t);
+	return t->op != GGML_OP_NONE && t->op != GGML_OP_VIEW && t->op != GGML_OP_RESHAPE &&
+	       t->op != GGML_OP_PERMUTE && t->op != GGML_OP_TRANSPOSE && !ggml_is_empty(t);
 }
 
 /**
@@ -303,6 +163,13 @@ static inline uint32_t ggmlviz_ggml_op_type(const struct ggml_tensor *t)
 		return op;
 	return op | (((uint32_t)t->op_params[0] + 1u) & 0xffffu) << 16;
 }
+
+/** @cond GGMLVIZ_INTERNAL */
+static inline uint64_t ggmlviz_ggml__u64(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+/** @endcond */
 
 /**
  * @brief Estimates the floating-point operations a node performs.
@@ -334,17 +201,304 @@ static inline uint64_t ggmlviz_ggml_flops(const struct ggml_tensor *t)
 	return out;
 }
 
+/**
+ * @brief The eval callback: reports each node the scheduler asks about.
+ *
+ * Give it to ggml_backend_sched_set_eval_callback() (ggmlviz_ggml_trace_sched()
+ * does), or as llama.cpp's `cb_eval` (ggmlviz_llama_context_params() does).
+ * On an ask (@p ask true) it passes the node to the calling thread's run
+ * (ggmlviz_nodes_ask()) and, in GGMLVIZ_OP_TIMING_SYNC mode, records
+ * OP_COMPUTE_BEGIN and answers "wanted" for a node that computes
+ * something; when the scheduler hands a wanted node over (@p ask false),
+ * it records OP_COMPUTE_END.
+ *
+ * A callback chained with ggmlviz_ggml_trace_sched() or ggmlviz_ggml_chain()
+ * for this @p user_data gets every call it would get without tracing:
+ * every ask, and the hand-over of each node it answered true for, whose
+ * answer is returned (false stops the graph, as it would have). Otherwise
+ * the answer to a hand-over is always true: the graph goes on.
+ *
+ * @param t the node (borrowed; read, never changed).
+ * @param ask true when the scheduler asks whether @p t is wanted; false
+ *        when it hands over the computed @p t.
+ * @param user_data the ggml_backend_sched_t computing the graph (its backend
+ *        for @p t is recorded), a value given to ggmlviz_ggml_chain(), or
+ *        NULL (then the buffer type holding @p t stands for its backend).
+ * @return on an ask: whether the scheduler should stop after @p t and hand
+ *         it over; on a hand-over: whether the graph goes on.
+ */
+bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data);
+
+/**
+ * @brief The abort callback: GGML's CPU backend calls it after each node it
+ * computed; it ticks the calling thread's run (ggmlviz_nodes_tick()).
+ *
+ * ggmlviz_ggml_trace_sched() installs it on a scheduler's CPU backends,
+ * ggmlviz_llama_context_params() in llama.cpp.
+ *
+ * @param data a value of the adapter's that says which callback it chains
+ *        (the one given to ggmlviz_ggml_chain_abort()), or NULL.
+ * @return what the chained abort callback returns (true aborts the
+ *         graph); false without one.
+ */
+bool ggmlviz_ggml_abort_cb(void *data);
+
+/**
+ * @brief Chains a callback for the calls that ggmlviz_ggml_eval_cb() gets
+ * with a given user_data, without installing anything.
+ *
+ * @param user_data the user_data that ggmlviz_ggml_eval_cb() is called with
+ *        (a scheduler, or NULL).
+ * @param chain the callback to pass calls on to, or NULL to pass nothing on.
+ * @param chain_user_data given to @p chain (borrowed).
+ * @return 0 on success; -EINVAL if @p chain is ggmlviz_ggml_eval_cb itself;
+ *         -ENOSPC if #GGMLVIZ_GGML_MAX_SCHEDS values already have a chain
+ *         or a traced scheduler.
+ */
+int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
+		       void *chain_user_data);
+
+/**
+ * @brief Traces every node a scheduler computes: installs
+ * ggmlviz_ggml_eval_cb() on it, chaining the application's own callback,
+ * and ggmlviz_ggml_abort_cb() on its CPU backends.
+ *
+ * GGML cannot tell which callbacks a scheduler has, so an application that
+ * set an eval callback passes it here, and one that set an abort callback
+ * on the CPU backend passes it to ggmlviz_ggml_chain_abort() afterwards;
+ * each then gets every call it got before. Calling it again for the same
+ * scheduler replaces the thread count and the chained eval callback. Call
+ * ggmlviz_ggml_untrace_sched() before freeing the scheduler.
+ *
+ * @param sched the scheduler (borrowed; its eval callback is replaced).
+ * @param n_threads the threads its CPU backend computes with, recorded in
+ *        GRAPH_COMPUTE_BEGIN/END by ggmlviz_ggml_sched_graph_compute(); 0
+ *        if unknown.
+ * @param chain the eval callback the application had set, or NULL.
+ * @param chain_user_data the user_data it had set with it (borrowed).
+ * @return 0 on success; -EINVAL if @p sched is NULL, @p n_threads is
+ *         negative or @p chain is ggmlviz_ggml_eval_cb itself; -ENOSPC if
+ *         #GGMLVIZ_GGML_MAX_SCHEDS schedulers are already traced. On
+ *         failure the scheduler is left as it was.
+ */
+int ggmlviz_ggml_trace_sched(ggml_backend_sched_t sched, int n_threads,
+			     ggml_backend_sched_eval_callback chain, void *chain_user_data);
+
+/**
+ * @brief Chains the abort callback the application had set on a traced
+ * scheduler's CPU backend: it is called after each node, as before, and
+ * its answer still aborts the graph.
+ *
+ * @param sched a scheduler traced with ggmlviz_ggml_trace_sched().
+ * @param abort_cb the application's abort callback, or NULL for none.
+ * @param abort_data its data (borrowed).
+ * @return 0; -EINVAL if @p sched is not traced or @p abort_cb is
+ *         ggmlviz_ggml_abort_cb itself.
+ */
+int ggmlviz_ggml_chain_abort(ggml_backend_sched_t sched, ggml_abort_callback abort_cb,
+			     void *abort_data);
+
+/**
+ * @brief Stops tracing a scheduler's nodes: puts back the callbacks chained
+ * by ggmlviz_ggml_trace_sched() and ggmlviz_ggml_chain_abort() (or none),
+ * and forgets the scheduler.
+ *
+ * Call it before ggml_backend_sched_free(), so that a later scheduler at
+ * the same address does not inherit its settings. Not while the scheduler
+ * is computing.
+ *
+ * @param sched the scheduler, or NULL (nothing happens). One that was not
+ *        traced gets no eval callback.
+ */
+void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched);
+
+/**
+ * @brief ggml_backend_sched_graph_compute() between GRAPH_COMPUTE_BEGIN and
+ * GRAPH_COMPUTE_END, with the graph's runs and nodes recorded before its end.
+ *
+ * The records carry @p g's address, its node count, the thread count given
+ * to ggmlviz_ggml_trace_sched() (0 if the scheduler was not traced that
+ * way) and the scheduler's backend when it has only one (NULL otherwise).
+ *
+ * @param s the scheduler (borrowed).
+ * @param g the graph (borrowed).
+ * @return what ggml_backend_sched_graph_compute() returned.
+ */
+enum ggml_status ggmlviz_ggml_sched_graph_compute(ggml_backend_sched_t s, struct ggml_cgraph *g);
+
+/**
+ * @brief ggml_backend_graph_compute() between GRAPH_COMPUTE_BEGIN and
+ * GRAPH_COMPUTE_END.
+ *
+ * Only the whole graph is timed: a backend computing a graph by itself
+ * asks no eval callback.
+ *
+ * @param backend the backend (borrowed), named in a BACKEND_NAME record the
+ *        first time it is seen.
+ * @param g the graph (borrowed).
+ * @param n_threads the threads the backend computes with, recorded; 0 if
+ *        unknown or not meaningful (a GPU).
+ * @return what ggml_backend_graph_compute() returned.
+ */
+enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g,
+						    int n_threads);
+
+/**
+ * @brief ggml_graph_compute_with_ctx() between GRAPH_COMPUTE_BEGIN and
+ * GRAPH_COMPUTE_END, for a plain CPU graph.
+ *
+ * A program that calls it links with the CPU backend's library
+ * (libggml-cpu.so, or a variant such as libggml-cpu-x64.so); others do
+ * not, which is why it is inline in every file that uses it. Only the
+ * whole graph is timed, recorded with no backend (CPU).
+ *
+ * @param ctx the context the work buffer is allocated in (borrowed).
+ * @param g the graph (borrowed).
+ * @param n_threads the threads to compute with; recorded.
+ * @return what ggml_graph_compute_with_ctx() returned.
+ */
+static inline enum ggml_status ggmlviz_ggml_graph_compute_with_ctx(struct ggml_context *ctx,
+								    struct ggml_cgraph *g,
+								    int n_threads)
+{
+	uint32_t nodes = (uint32_t)(ggml_graph_n_nodes(g) > 0 ? ggml_graph_n_nodes(g) : 0);
+	uint32_t threads = n_threads > 0 ? (uint32_t)n_threads : 0;
+	enum ggml_status status;
+
+	ggmlviz_graph_begin(g, nodes, threads, NULL);
+	status = ggml_graph_compute_with_ctx(ctx, g, n_threads);
+	ggmlviz_nodes_flush();
+	ggmlviz_graph_end(g, nodes, threads, NULL);
+	return status;
+}
+
+/**
+ * @brief The model layer a node belongs to, as recorded in OP_NODE.
+ *
+ * The layer its name says (ggmlviz_layer_of_name()); for a node without a
+ * name of its own (empty, or GGML's "node_N"), the highest layer of its
+ * sources, following views to the tensors they view, three levels deep.
+ *
+ * @param t a graph node (borrowed).
+ * @return the layer, or -1 for none.
+ */
+int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t);
+
+/**
+ * @brief Describes the nodes of a run for <ggmlviz/nodes.h> (a
+ * ggmlviz_node_describe_fn): names, op types, shapes, work, layers,
+ * sources, and the ticks GGML's CPU backend gives for each (one per node
+ * it computes; RMS_NORM followed by the MUL that uses it, in F32, is one
+ * fused kernel and one tick, unless GGML_CPU_DISABLE_FUSION=1).
+ *
+ * @param user the scheduler the nodes were asked by, or NULL.
+ * @param nodes the run's nodes (struct ggml_tensor pointers).
+ * @param n how many.
+ * @param i which one.
+ * @param out filled.
+ */
+void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
+			   struct ggmlviz_node_desc *out);
+
+#ifdef GGMLVIZ_GGML_IMPLEMENTATION
 /** @cond GGMLVIZ_INTERNAL */
-/* The backend of a node, and its name the first time it is seen: the
- * scheduler's backend for the node, else the buffer type that holds it. */
-static inline const void *ggmlviz_ggml__node_backend(struct ggml_tensor *t, void *user_data)
+#define GGMLVIZ_GGML__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GGMLVIZ_GGML__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define GGMLVIZ_GGML__CAS(p, expected, v) \
+	__atomic_compare_exchange_n((p), (expected), (v), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define GGMLVIZ_GGML__SLOT_FREE 0u
+#define GGMLVIZ_GGML__SLOT_BUSY 1u
+#define GGMLVIZ_GGML__SLOT_READY 2u
+
+/* What one scheduler (or user_data value) is traced with. */
+struct ggmlviz_ggml__slot {
+	unsigned int state; /* GGMLVIZ_GGML__SLOT_* */
+	void *key;
+	bool is_sched;      /* key is a ggml_backend_sched_t */
+	ggml_backend_sched_eval_callback chain;
+	void *chain_user_data;
+	ggml_abort_callback abort_chain;
+	void *abort_data;
+	int n_threads;
+};
+
+static struct ggmlviz_ggml__slot ggmlviz_ggml__slots[GGMLVIZ_GGML_MAX_SCHEDS];
+
+/* The node a thread answered "wanted" for (sync mode), until it is handed over. */
+struct ggmlviz_ggml__inflight {
+	const struct ggml_tensor *tensor;
+	bool traced;    /* its OP_COMPUTE_BEGIN was recorded */
+	bool app_wants; /* the chained callback asked to observe it */
+	uint32_t op_type;
+	uint64_t size;
+	const void *backend;
+};
+
+static __thread struct ggmlviz_ggml__inflight ggmlviz_ggml__flight;
+/* The backend this thread named last, in which session: one compare per ask. */
+static __thread const void *ggmlviz_ggml__named_backend;
+static __thread uint64_t ggmlviz_ggml__named_session;
+
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__find(const void *key)
+{
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		struct ggmlviz_ggml__slot *s = &ggmlviz_ggml__slots[i];
+		if (GGMLVIZ_GGML__LOAD(&s->state) == GGMLVIZ_GGML__SLOT_READY &&
+		    GGMLVIZ_GGML__LOAD(&s->key) == key)
+			return s;
+	}
+	return NULL;
+}
+
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__claim(void *key)
+{
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		struct ggmlviz_ggml__slot *s = &ggmlviz_ggml__slots[i];
+		unsigned int free_state = GGMLVIZ_GGML__SLOT_FREE;
+
+		if (GGMLVIZ_GGML__CAS(&s->state, &free_state, GGMLVIZ_GGML__SLOT_BUSY)) {
+			GGMLVIZ_GGML__STORE(&s->key, key);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* The slot of key, claimed if new and made ready; NULL when all are taken. */
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__slot_for(void *key, bool is_sched)
+{
+	struct ggmlviz_ggml__slot *s = ggmlviz_ggml__find(key);
+
+	if (!s && !(s = ggmlviz_ggml__claim(key)))
+		return NULL;
+	s->is_sched = is_sched;
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	return s;
+}
+
+static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
+{
+	uint64_t session = ggmlviz_session();
+
+	if (!backend || (ggmlviz_ggml__named_backend == backend &&
+			 ggmlviz_ggml__named_session == session))
+		return;
+	ggmlviz_ggml__named_backend = backend;
+	ggmlviz_ggml__named_session = session;
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)backend, name);
+}
+
+/* The backend computing t: the scheduler's, else the buffer type holding t. */
+static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
+					      const struct ggmlviz_ggml__slot *slot)
 {
 	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
 	ggml_backend_buffer_type_t buft;
 	ggml_backend_t backend;
 
-	if (user_data) {
-		backend = ggml_backend_sched_get_tensor_backend((ggml_backend_sched_t)user_data, t);
+	if (slot && slot->is_sched) {
+		backend = ggml_backend_sched_get_tensor_backend((ggml_backend_sched_t)slot->key,
+								(struct ggml_tensor *)t);
 		if (backend)
 			ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
 		return backend;
@@ -356,42 +510,229 @@ static inline const void *ggmlviz_ggml__node_backend(struct ggml_tensor *t, void
 	return buft;
 }
 
-/* OP_COMPUTE_BEGIN and OP_INFO for a node, remembered until it is observed. */
-static inline void ggmlviz_ggml__begin(struct ggmlviz_ggml__inflight *f, struct ggml_tensor *t,
-				       void *user_data)
+/* ---- memory: the backend buffers a graph uses ---- */
+
+static const char *ggmlviz_ggml__buffer_role(ggml_backend_buffer_t buf, const struct ggml_tensor *t)
+{
+	enum ggml_backend_buffer_usage usage = ggml_backend_buffer_get_usage(buf);
+
+	if (usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS)
+		return "weights";
+	if (usage == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
+		return "compute";
+	return strncmp(t->name, "cache_", 6) == 0 ? "kv_cache" : "buffer";
+}
+
+/* The compute buffer this thread saw last for each buffer type, to free the one replaced. */
+static __thread const void *ggmlviz_ggml__compute_buft[8];
+static __thread ggml_backend_buffer_t ggmlviz_ggml__compute_buf[8];
+
+static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
+{
+	const void *buft = ggml_backend_buffer_get_type(buf);
+	int i = 0;
+
+	while (i < 7 && ggmlviz_ggml__compute_buft[i] && ggmlviz_ggml__compute_buft[i] != buft)
+		i++;
+	if (ggmlviz_ggml__compute_buft[i] == buft && ggmlviz_ggml__compute_buf[i] &&
+	    ggmlviz_ggml__compute_buf[i] != buf)
+		ggmlviz_tensor_free(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced");
+	ggmlviz_ggml__compute_buft[i] = buft;
+	ggmlviz_ggml__compute_buf[i] = buf;
+}
+
+/* TENSOR_ALLOC for a buffer, the first time it is seen this session. */
+static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
+{
+	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
+	ggml_backend_buffer_t buf = data->buffer;
+	char label[96];
+
+	if (!buf)
+		return;
+	snprintf(label, sizeof label, "%s %s", ggmlviz_ggml__buffer_role(buf, data),
+		 ggml_backend_buffer_name(buf));
+	if (ggmlviz_tensor_alloc_once(buf, (uint64_t)ggml_backend_buffer_get_size(buf), label) &&
+	    ggml_backend_buffer_get_usage(buf) == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
+		ggmlviz_ggml__replaced(buf);
+}
+
+static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t)
+{
+	ggmlviz_ggml__buffer_seen(t);
+	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
+		ggmlviz_ggml__buffer_seen(t->src[i]);
+}
+
+/* ---- layers and sources ---- */
+
+static bool ggmlviz_ggml__is_view(const struct ggml_tensor *t)
+{
+	return t->op == GGML_OP_NONE || t->op == GGML_OP_VIEW || t->op == GGML_OP_RESHAPE ||
+	       t->op == GGML_OP_PERMUTE || t->op == GGML_OP_TRANSPOSE;
+}
+
+/* The tensor a chain of views shows (the node that computed the data). */
+static const struct ggml_tensor *ggmlviz_ggml__seen_through(const struct ggml_tensor *t)
+{
+	for (int k = 0; t && k < 8 && t->op != GGML_OP_NONE && ggmlviz_ggml__is_view(t); k++)
+		t = t->view_src ? t->view_src : t->src[0];
+	return t;
+}
+
+/* A name GGML gave (empty, "node_N", "leaf_N"), not the program. */
+static bool ggmlviz_ggml__unnamed(const struct ggml_tensor *t)
+{
+	return !t->name[0] || strncmp(t->name, "node_", 5) == 0 ||
+	       strncmp(t->name, "leaf_", 5) == 0;
+}
+
+static int32_t ggmlviz_ggml__layer_at(const struct ggml_tensor *t, int depth)
+{
+	int32_t layer = ggmlviz_layer_of_name(t->name, strlen(t->name));
+
+	if (layer >= 0 || depth == 0 || !ggmlviz_ggml__unnamed(t))
+		return layer;
+	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+		int32_t l = ggmlviz_ggml__layer_at(t->src[i], depth - 1);
+		layer = l > layer ? l : layer;
+	}
+	return layer;
+}
+
+int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t)
+{
+	return ggmlviz_ggml__layer_at(t, 3);
+}
+
+/* ---- the CPU backend's ticks, and its fused kernels ---- */
+
+/* Whether GGML's CPU backend computes t, calling its abort callback after it. */
+static bool ggmlviz_ggml__ticks(const struct ggml_tensor *t)
+{
+	return !ggmlviz_ggml__is_view(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE);
+}
+
+static bool ggmlviz_ggml__fusion_off(void)
+{
+	static int off = -1; /* read once, as GGML does */
+	const char *env;
+
+	if (__atomic_load_n(&off, __ATOMIC_RELAXED) < 0) {
+		env = getenv("GGML_CPU_DISABLE_FUSION");
+		__atomic_store_n(&off, env && atoi(env) == 1, __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&off, __ATOMIC_RELAXED) == 1;
+}
+
+/* How many of the run's nodes read a as a source. */
+static int ggmlviz_ggml__uses(const struct ggml_tensor *a, const void *const *nodes, size_t n)
+{
+	int uses = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[j];
+		for (int i = 0; i < GGML_MAX_SRC; i++)
+			uses += t->src[i] == a;
+	}
+	return uses;
+}
+
+/*
+ * Whether the CPU backend computes nodes[i] and nodes[i + 1] in one kernel
+ * (ggml-cpu.c, ggml_cpu_try_fuse_ops: RMS_NORM + MUL, F32, the norm used
+ * once), and so ticks once for both.
+ */
+static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
+{
+	const struct ggml_tensor *a, *b, *w;
+
+	if (i + 1 >= n || ggmlviz_ggml__fusion_off())
+		return false;
+	a = (const struct ggml_tensor *)nodes[i];
+	b = (const struct ggml_tensor *)nodes[i + 1];
+	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
+	    !ggmlviz_ggml__ticks(b) || a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
+	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b) ||
+	    ggmlviz_ggml__uses(a, nodes, n) != 1)
+		return false;
+	w = b->src[0] == a ? b->src[1] : b->src[0];
+	return a->src[0]->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
+	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
+}
+
+void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
+			   struct ggmlviz_node_desc *d)
+{
+	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+
+	(void)user;
+	d->op_type = ggmlviz_ggml_op_type(t);
+	d->op_name = ggml_op_desc(t);
+	d->size = (uint64_t)ggml_nbytes(t);
+	d->flops = ggmlviz_ggml_flops(t);
+	memcpy(d->ne, t->ne, sizeof d->ne);
+	d->type_name = ggml_type_name(t->type);
+	d->name = t->name[0] ? t->name : NULL;
+	d->layer = ggmlviz_ggml_layer(t);
+	d->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
+	d->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
+	d->ticks = ggmlviz_ggml__ticks(t) && !(i > 0 && ggmlviz_ggml__fused(nodes, n, i - 1));
+	if (d->ticks && ggmlviz_ggml__fused(nodes, n, i)) {
+		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
+		d->flags |= GGMLVIZ_NODE_FUSED;
+		d->op_type2 = ggmlviz_ggml_op_type(b);
+		d->op_name2 = ggml_op_desc(b);
+		d->name2 = b->name[0] ? b->name : NULL;
+	}
+}
+
+/* ---- the callbacks ---- */
+
+/* Sync mode: OP_COMPUTE_BEGIN, OP_INFO and OP_NODE for a node, remembered until handed over. */
+static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct ggml_tensor *t,
+				     const void *backend)
 {
 	const char *label = t->name[0] ? t->name : NULL;
 
 	f->op_type = ggmlviz_ggml_op_type(t);
 	f->size = (uint64_t)ggml_nbytes(t);
-	f->backend = ggmlviz_ggml__node_backend(t, user_data);
-	if (ggmlviz_ggml__first_in_session(ggmlviz_ggml__op_names(), (uint64_t)f->op_type + 1))
-		ggmlviz_meta(GGMLVIZ_META_OP_NAME, f->op_type, 0, 0, ggml_op_desc(t));
+	f->backend = backend;
+	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, f->op_type, ggml_op_desc(t));
 	ggmlviz_op_begin(t, f->op_type, f->size, f->backend, label);
 	ggmlviz_op_info(t, t->ne, ggmlviz_ggml_flops(t), ggml_type_name(t->type));
+	ggmlviz_op_node(t, ggmlviz_ggml_layer(t), GGMLVIZ_METHOD_SYNC, 0,
+			t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL,
+			t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL);
 	f->traced = true;
 }
 
-static inline bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
-				     const struct ggmlviz_ggml__slot *slot)
+static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
+			      const struct ggmlviz_ggml__slot *slot)
 {
-	struct ggmlviz_ggml__inflight *f = ggmlviz_ggml__inflight();
+	struct ggmlviz_ggml__inflight *f = &ggmlviz_ggml__flight;
 	ggml_backend_sched_eval_callback chain =
 		slot ? GGMLVIZ_GGML__LOAD(&slot->chain) : (ggml_backend_sched_eval_callback)NULL;
+	const void *backend;
 
 	f->tensor = t;
 	f->traced = false;
 	f->app_wants = chain && chain(t, true, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
-	if (ggmlviz_ggml__tracing_ops() &&
+	if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
+		ggmlviz_ggml__buffers_seen(t);
+	if (!GGMLVIZ__ON(GGMLVIZ__OPS))
+		return f->app_wants;
+	backend = ggmlviz_ggml__node_backend(t, slot);
+	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
+	if (ggmlviz_ops_timing() == GGMLVIZ_OP_TIMING_SYNC &&
 	    (GGMLVIZ_GGML_TRACE_VIEWS || ggmlviz_ggml_node_computes(t)))
-		ggmlviz_ggml__begin(f, t, user_data);
+		ggmlviz_ggml__sync_begin(f, t, backend);
 	return f->traced || f->app_wants;
 }
 
-static inline bool ggmlviz_ggml__observe(struct ggml_tensor *t,
-					 const struct ggmlviz_ggml__slot *slot)
+static bool ggmlviz_ggml__observe(struct ggml_tensor *t, const struct ggmlviz_ggml__slot *slot)
 {
-	struct ggmlviz_ggml__inflight *f = ggmlviz_ggml__inflight();
+	struct ggmlviz_ggml__inflight *f = &ggmlviz_ggml__flight;
 	struct ggmlviz_ggml__inflight was = *f;
 	ggml_backend_sched_eval_callback chain;
 
@@ -405,61 +746,28 @@ static inline bool ggmlviz_ggml__observe(struct ggml_tensor *t,
 		return chain(t, false, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
 	return true;
 }
-/** @endcond */
 
-/**
- * @brief The eval callback: times each node that computes something.
- *
- * Give it to ggml_backend_sched_set_eval_callback() (ggmlviz_ggml_trace_sched()
- * does), or as llama.cpp's `llama_context_params.cb_eval`. When the
- * scheduler asks about a node (@p ask true) and tracing is active with op
- * timing on, it records OP_COMPUTE_BEGIN (and the OP_NAME, BACKEND_NAME
- * and OP_INFO records described in ggml.h) and answers true for a node
- * that computes something (ggmlviz_ggml_node_computes()); when the
- * scheduler then hands the computed node over (@p ask false), it records
- * OP_COMPUTE_END.
- *
- * A callback chained with ggmlviz_ggml_trace_sched() or ggmlviz_ggml_chain()
- * for this @p user_data gets every call it would get without tracing:
- * every ask, and the hand-over of each node it answered true for, whose
- * answer is returned (false stops the graph, as it would have). Otherwise
- * the answer to a hand-over is always true: the graph goes on.
- *
- * @param t the node (borrowed; read, never changed).
- * @param ask true when the scheduler asks whether @p t is wanted; false
- *        when it hands over the computed @p t.
- * @param user_data the ggml_backend_sched_t computing the graph (its backend
- *        for @p t is recorded), or NULL (the buffer type holding @p t is
- *        recorded as its backend, as in llama.cpp's cb_eval).
- * @return on an ask: whether the scheduler should stop after @p t and hand
- *         it over; on a hand-over: whether the graph goes on.
- */
-static inline bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
+bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
 {
 	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(user_data);
 
 	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
 }
 
-/**
- * @brief Chains a callback for the calls that ggmlviz_ggml_eval_cb() gets
- * with a given user_data, without installing anything.
- *
- * For llama.cpp, whose `cb_eval` slot an application may already use: set
- * `cb_eval = ggmlviz_ggml_eval_cb`, `cb_eval_user_data = NULL`, and chain
- * the application's callback with `ggmlviz_ggml_chain(NULL, its_cb,
- * its_user_data)`, in the same source file.
- *
- * @param user_data the user_data that ggmlviz_ggml_eval_cb() is called with
- *        (a scheduler, or NULL).
- * @param chain the callback to pass calls on to, or NULL to pass nothing on.
- * @param chain_user_data given to @p chain (borrowed).
- * @return 0 on success; -EINVAL if @p chain is ggmlviz_ggml_eval_cb itself;
- *         -ENOSPC if #GGMLVIZ_GGML_MAX_SCHEDS user_data values already have
- *         a chain or a traced scheduler in this translation unit.
- */
-static inline int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
-				     void *chain_user_data)
+bool ggmlviz_ggml_abort_cb(void *data)
+{
+	const struct ggmlviz_ggml__slot *slot = (const struct ggmlviz_ggml__slot *)data;
+	ggml_abort_callback chain;
+
+	ggmlviz_nodes_tick();
+	chain = slot ? GGMLVIZ_GGML__LOAD(&slot->abort_chain) : (ggml_abort_callback)NULL;
+	return chain ? chain(GGMLVIZ_GGML__LOAD(&slot->abort_data)) : false;
+}
+
+/* ---- installing ---- */
+
+int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
+		       void *chain_user_data)
 {
 	struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(user_data);
 
@@ -467,58 +775,64 @@ static inline int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_ca
 		return -EINVAL;
 	if (!slot && !chain)
 		return 0;
-	return ggmlviz_ggml__set_slot(user_data, slot ? GGMLVIZ_GGML__LOAD(&slot->n_threads) : 0,
-				      chain, chain_user_data);
+	if (!slot && !(slot = ggmlviz_ggml__slot_for(user_data, false)))
+		return -ENOSPC;
+	GGMLVIZ_GGML__STORE(&slot->chain, chain);
+	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
+	if (!chain && !slot->is_sched && !GGMLVIZ_GGML__LOAD(&slot->abort_chain))
+		GGMLVIZ_GGML__STORE(&slot->state, GGMLVIZ_GGML__SLOT_FREE); /* nothing left to hold */
+	return 0;
 }
 
-/**
- * @brief Traces every node a scheduler computes: installs
- * ggmlviz_ggml_eval_cb() on it, chaining the application's own callback.
- *
- * GGML cannot tell which eval callback a scheduler has, so an application
- * that set one passes it here; it then gets every call it got before (see
- * ggmlviz_ggml_eval_cb()). Calling it again for the same scheduler replaces
- * the thread count and the chained callback. Call ggmlviz_ggml_untrace_sched()
- * before freeing the scheduler.
- *
- * @param sched the scheduler (borrowed; its eval callback is replaced).
- * @param n_threads the threads its CPU backend computes with (what the
- *        application gave ggml_backend_cpu_set_n_threads()), recorded in
- *        GRAPH_COMPUTE_BEGIN/END by ggmlviz_ggml_sched_graph_compute(); 0
- *        if unknown.
- * @param chain the eval callback the application had set, or NULL.
- * @param chain_user_data the user_data it had set with it (borrowed).
- * @return 0 on success; -EINVAL if @p sched is NULL, @p n_threads is
- *         negative or @p chain is ggmlviz_ggml_eval_cb itself; -ENOSPC if
- *         #GGMLVIZ_GGML_MAX_SCHEDS schedulers are already traced in this
- *         translation unit. On failure the scheduler is left as it was.
- */
-static inline int ggmlviz_ggml_trace_sched(ggml_backend_sched_t sched, int n_threads,
-					   ggml_backend_sched_eval_callback chain,
-					   void *chain_user_data)
+/* Sets the abort callback of every CPU backend of sched. */
+static void ggmlviz_ggml__set_abort(ggml_backend_sched_t sched, ggml_abort_callback cb, void *data)
 {
-	int rc;
+	for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+		ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+		ggml_backend_dev_t dev = ggml_backend_get_device(b);
+		ggml_backend_reg_t reg = dev ? ggml_backend_dev_backend_reg(dev) : NULL;
+		ggml_backend_set_abort_callback_t set = NULL;
+		void *proc;
+
+		if (!dev || ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU || !reg)
+			continue;
+		proc = ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback");
+		memcpy(&set, &proc, sizeof set); /* POSIX: a function's address as a void * */
+		if (set)
+			set(b, cb, data);
+	}
+}
+
+int ggmlviz_ggml_trace_sched(ggml_backend_sched_t sched, int n_threads,
+			     ggml_backend_sched_eval_callback chain, void *chain_user_data)
+{
+	struct ggmlviz_ggml__slot *slot;
 
 	if (!sched || n_threads < 0 || chain == ggmlviz_ggml_eval_cb)
 		return -EINVAL;
-	rc = ggmlviz_ggml__set_slot(sched, n_threads, chain, chain_user_data);
-	if (rc == 0)
-		ggml_backend_sched_set_eval_callback(sched, ggmlviz_ggml_eval_cb, sched);
-	return rc;
+	if (!(slot = ggmlviz_ggml__slot_for(sched, true)))
+		return -ENOSPC;
+	GGMLVIZ_GGML__STORE(&slot->chain, chain);
+	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
+	GGMLVIZ_GGML__STORE(&slot->n_threads, n_threads);
+	ggml_backend_sched_set_eval_callback(sched, ggmlviz_ggml_eval_cb, sched);
+	ggmlviz_ggml__set_abort(sched, ggmlviz_ggml_abort_cb, slot);
+	return 0;
 }
 
-/**
- * @brief Stops tracing a scheduler's nodes: puts back the callback chained
- * by ggmlviz_ggml_trace_sched() (or none), and forgets the scheduler.
- *
- * Call it before ggml_backend_sched_free(), so that a later scheduler at
- * the same address does not inherit its settings. Not while the scheduler
- * is computing.
- *
- * @param sched the scheduler, or NULL (nothing happens). One that was not
- *        traced gets no eval callback.
- */
-static inline void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched)
+int ggmlviz_ggml_chain_abort(ggml_backend_sched_t sched, ggml_abort_callback abort_cb,
+			     void *abort_data)
+{
+	struct ggmlviz_ggml__slot *slot = sched ? ggmlviz_ggml__find(sched) : NULL;
+
+	if (!slot || !slot->is_sched || abort_cb == ggmlviz_ggml_abort_cb)
+		return -EINVAL;
+	GGMLVIZ_GGML__STORE(&slot->abort_data, abort_data);
+	GGMLVIZ_GGML__STORE(&slot->abort_chain, abort_cb);
+	return 0;
+}
+
+void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched)
 {
 	struct ggmlviz_ggml__slot *slot = sched ? ggmlviz_ggml__find(sched) : NULL;
 
@@ -530,63 +844,49 @@ static inline void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched)
 	}
 	ggml_backend_sched_set_eval_callback(sched, GGMLVIZ_GGML__LOAD(&slot->chain),
 					     GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
+	ggmlviz_ggml__set_abort(sched, GGMLVIZ_GGML__LOAD(&slot->abort_chain),
+				GGMLVIZ_GGML__LOAD(&slot->abort_data));
+	GGMLVIZ_GGML__STORE(&slot->chain, (ggml_backend_sched_eval_callback)NULL);
+	GGMLVIZ_GGML__STORE(&slot->abort_chain, (ggml_abort_callback)NULL);
+	GGMLVIZ_GGML__STORE(&slot->n_threads, 0);
 	GGMLVIZ_GGML__STORE(&slot->state, GGMLVIZ_GGML__SLOT_FREE);
 }
 
-/** @cond GGMLVIZ_INTERNAL */
-static inline uint32_t ggmlviz_ggml__n_nodes(struct ggml_cgraph *g)
+/* ---- graph computations ---- */
+
+static uint32_t ggmlviz_ggml__n_nodes(struct ggml_cgraph *g)
 {
 	int n = ggml_graph_n_nodes(g);
 
 	return n > 0 ? (uint32_t)n : 0;
 }
 
-static inline uint32_t ggmlviz_ggml__n_threads(int n)
-{
-	return n > 0 ? (uint32_t)n : 0;
-}
-
 /* A scheduler with one backend computes its graphs there; with several,
  * the graph's backend is unknown (NULL). */
-static inline ggml_backend_t ggmlviz_ggml__sched_backend(ggml_backend_sched_t s)
+static ggml_backend_t ggmlviz_ggml__sched_backend(ggml_backend_sched_t s)
 {
 	return ggml_backend_sched_get_n_backends(s) == 1 ? ggml_backend_sched_get_backend(s, 0)
 							   : NULL;
 }
 
 /* GRAPH_COMPUTE_BEGIN, after naming the backend the first time it is seen. */
-static inline void ggmlviz_ggml__graph_begin(struct ggml_cgraph *g, int n_threads,
-					     ggml_backend_t backend)
+static void ggmlviz_ggml__graph_begin(struct ggml_cgraph *g, int n_threads, ggml_backend_t backend)
 {
 	if (backend && ggmlviz_is_active())
 		ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
-	ggmlviz_graph_begin(g, ggmlviz_ggml__n_nodes(g), ggmlviz_ggml__n_threads(n_threads),
+	ggmlviz_graph_begin(g, ggmlviz_ggml__n_nodes(g), n_threads > 0 ? (uint32_t)n_threads : 0,
 			    backend);
 }
 
-static inline void ggmlviz_ggml__graph_end(struct ggml_cgraph *g, int n_threads,
-					   ggml_backend_t backend)
+/* The graph's last run, then GRAPH_COMPUTE_END. */
+static void ggmlviz_ggml__graph_end(struct ggml_cgraph *g, int n_threads, ggml_backend_t backend)
 {
-	ggmlviz_graph_end(g, ggmlviz_ggml__n_nodes(g), ggmlviz_ggml__n_threads(n_threads), backend);
+	ggmlviz_nodes_flush();
+	ggmlviz_graph_end(g, ggmlviz_ggml__n_nodes(g), n_threads > 0 ? (uint32_t)n_threads : 0,
+			  backend);
 }
-/** @endcond */
 
-/**
- * @brief ggml_backend_sched_graph_compute() between GRAPH_COMPUTE_BEGIN and
- * GRAPH_COMPUTE_END.
- *
- * The records carry @p g's address, its node count, the thread count given
- * to ggmlviz_ggml_trace_sched() (0 if the scheduler was not traced that
- * way) and the scheduler's backend when it has only one (NULL otherwise).
- * The nodes are timed only if the scheduler's eval callback is
- * ggmlviz_ggml_eval_cb().
- *
- * @param s the scheduler (borrowed).
- * @param g the graph (borrowed).
- * @return what ggml_backend_sched_graph_compute() returned.
- */
-static inline enum ggml_status ggmlviz_ggml_sched_graph_compute(ggml_backend_sched_t s,
-								 struct ggml_cgraph *g)
+enum ggml_status ggmlviz_ggml_sched_graph_compute(ggml_backend_sched_t s, struct ggml_cgraph *g)
 {
 	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(s);
 	int n_threads = slot ? GGMLVIZ_GGML__LOAD(&slot->n_threads) : 0;
@@ -599,23 +899,8 @@ static inline enum ggml_status ggmlviz_ggml_sched_graph_compute(ggml_backend_sch
 	return status;
 }
 
-/**
- * @brief ggml_backend_graph_compute() between GRAPH_COMPUTE_BEGIN and
- * GRAPH_COMPUTE_END.
- *
- * Only the whole graph is timed: a backend computing a graph by itself
- * calls no eval callback.
- *
- * @param backend the backend (borrowed), named in a BACKEND_NAME record the
- *        first time it is seen.
- * @param g the graph (borrowed).
- * @param n_threads the threads the backend computes with, recorded; 0 if
- *        unknown or not meaningful (a GPU).
- * @return what ggml_backend_graph_compute() returned.
- */
-static inline enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t backend,
-								   struct ggml_cgraph *g,
-								   int n_threads)
+enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g,
+						    int n_threads)
 {
 	enum ggml_status status;
 
@@ -624,32 +909,8 @@ static inline enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t
 	ggmlviz_ggml__graph_end(g, n_threads, backend);
 	return status;
 }
-
-/**
- * @brief ggml_graph_compute_with_ctx() between GRAPH_COMPUTE_BEGIN and
- * GRAPH_COMPUTE_END, for a plain CPU graph.
- *
- * A program that calls it links with the CPU backend's library
- * (libggml-cpu.so, or a variant such as libggml-cpu-x64.so); others do
- * not. Only the whole graph is timed, recorded with no backend (CPU).
- *
- * @param ctx the context the work buffer is allocated in (borrowed).
- * @param g the graph (borrowed).
- * @param n_threads the threads to compute with, as for
- *        ggml_graph_compute_with_ctx(); recorded.
- * @return what ggml_graph_compute_with_ctx() returned.
- */
-static inline enum ggml_status ggmlviz_ggml_graph_compute_with_ctx(struct ggml_context *ctx,
-								    struct ggml_cgraph *g,
-								    int n_threads)
-{
-	enum ggml_status status;
-
-	ggmlviz_ggml__graph_begin(g, n_threads, NULL);
-	status = ggml_graph_compute_with_ctx(ctx, g, n_threads);
-	ggmlviz_ggml__graph_end(g, n_threads, NULL);
-	return status;
-}
+/** @endcond */
+#endif /* GGMLVIZ_GGML_IMPLEMENTATION */
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 extern "C" {
 #endif
 
+GGMLVIZ__PUBLIC_BEGIN
+
 /**
  * @file reader.h
  * @brief Iterate the records of a GGMLVIZ v1 trace, and pair begins with ends.
@@ -41,65 +43,10 @@ extern "C" {
 /** @brief An open trace (opaque). Create it with ggmlviz_reader_open(). */
 struct ggmlviz_reader;
 
-/**
- * @brief One decoded record.
- *
- * Which member of @c data is meaningful depends on @c type; records of a
- * type this library does not know are still delivered, with their raw
- * payload bytes in @c payload.
+/*
+ * struct ggmlviz_event, one decoded record, is declared in <ggmlviz/format.h>,
+ * which this header includes.
  */
-struct ggmlviz_event {
-	uint8_t type;          /**< a value of enum ggmlviz_event_type, or an unknown type */
-	uint64_t timestamp_ns; /**< nanoseconds since the Unix epoch */
-	uint32_t thread_id;    /**< the OS thread id of the emitter */
-	/** The decoded payload. */
-	union {
-		/** GGMLVIZ_EVENT_OP_COMPUTE_BEGIN and _END. */
-		struct {
-			uint64_t tensor_ptr;  /**< the node's tensor address */
-			uint32_t op_type;     /**< the producer's enum ggml_op value */
-			uint64_t op_size;     /**< bytes of the output */
-			uint64_t backend_ptr; /**< 0 = CPU / unknown */
-		} op;
-		/** GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN and _END. */
-		struct {
-			uint64_t graph_ptr;   /**< the graph address */
-			uint32_t n_nodes;     /**< nodes of the graph */
-			uint32_t n_threads;   /**< threads computing it */
-			uint64_t backend_ptr; /**< 0 = CPU / unknown */
-		} graph;
-		/** GGMLVIZ_EVENT_TENSOR_ALLOC, _FREE, BARRIER_WAIT, THREAD_BEGIN, THREAD_FREE. */
-		struct {
-			uint64_t ptr;  /**< address (barrier id for BARRIER_WAIT) */
-			uint64_t size; /**< bytes (ns waited for BARRIER_WAIT) */
-		} memory;
-		/** GGMLVIZ_EVENT_META. */
-		struct {
-			uint32_t kind;   /**< a value of enum ggmlviz_meta_kind */
-			uint64_t key;    /**< what the record is about */
-			uint64_t value;  /**< first value */
-			uint64_t value2; /**< second value */
-		} meta;
-		/** GGMLVIZ_EVENT_MARK, SCOPE_BEGIN, SCOPE_END (value) and COUNTER (as signed). */
-		struct {
-			uint64_t value;  /**< the application's number */
-			int64_t svalue;  /**< the same 8 bytes as a signed counter value */
-		} user;
-		/** GGMLVIZ_EVENT_OP_INFO. */
-		struct {
-			uint64_t tensor_ptr; /**< the op's tensor address */
-			int64_t ne[4];       /**< dimensions of the output */
-			uint64_t flops;      /**< estimated floating-point operations, 0 if unknown */
-		} op_info;
-		uint64_t reserved_[8]; /**< room to grow */
-	} data;
-	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */
-	uint32_t label_len;     /**< bytes of label */
-	uint32_t size;          /**< bytes of the whole record */
-	uint64_t offset;        /**< byte offset of the record in the file */
-	const uint8_t *payload; /**< the 32 payload bytes as stored (borrowed, like label) */
-	uint64_t reserved[4];   /**< room to grow */
-};
 
 /**
  * @brief Opens a trace file for reading (it is mapped, not copied).
@@ -263,7 +210,9 @@ const char *ggmlviz_reader_thread_name(const struct ggmlviz_reader *r, uint32_t 
 enum ggmlviz_timing_kind {
 	GGMLVIZ_TIMING_OP = 1,    /**< an OP_COMPUTE_BEGIN/END pair */
 	GGMLVIZ_TIMING_GRAPH = 2, /**< a GRAPH_COMPUTE_BEGIN/END pair */
-	GGMLVIZ_TIMING_SCOPE = 3  /**< a SCOPE_BEGIN/END pair */
+	GGMLVIZ_TIMING_SCOPE = 3, /**< a SCOPE_BEGIN/END pair */
+	GGMLVIZ_TIMING_STEP = 4,  /**< a STEP_BEGIN/END pair: one llama_decode() */
+	GGMLVIZ_TIMING_SPLIT = 5  /**< a SPLIT_BEGIN/END pair: one backend's run of nodes */
 };
 
 /** @brief One begin paired with its end. */
@@ -279,8 +228,8 @@ struct ggmlviz_timing {
 	uint32_t label_len;   /**< bytes of label */
 	uint64_t graph_seq;   /**< 1, 2, ... for each graph begun; an op's enclosing graph; 0 = none */
 	uint64_t op_size;     /**< op: bytes of the output */
-	uint64_t backend_ptr; /**< op and graph: the backend (0 = CPU / unknown) */
-	uint32_t n_nodes;     /**< graph: nodes */
+	uint64_t backend_ptr; /**< op, graph, split: the backend (0 = CPU / unknown) */
+	uint32_t n_nodes;     /**< graph, split: nodes */
 	uint32_t n_threads;   /**< graph: threads */
 	uint32_t depth;       /**< open timings of the same thread around this one */
 	uint64_t value;       /**< scope: the begin's value */
@@ -290,7 +239,28 @@ struct ggmlviz_timing {
 	uint32_t type_name_len; /**< bytes of type_name */
 	uint64_t begin_offset;  /**< byte offset of the begin record */
 	uint64_t end_offset;    /**< byte offset of the end record */
-	uint64_t reserved[8];   /**< room to grow */
+	/**
+	 * 1, 2, ... for each step begun; for an op, split or graph, the step
+	 * around it (its thread's innermost, else the newest of any thread);
+	 * 0 = none.
+	 */
+	uint64_t step_seq;
+	/**
+	 * op: the model layer, from OP_NODE, else what its label says
+	 * (ggmlviz_layer_of_name()); -1 = none (also for other kinds).
+	 */
+	int32_t layer;
+	uint8_t method;         /**< op: enum ggmlviz_timing_method, from OP_NODE */
+	uint8_t node_flags;     /**< op: enum ggmlviz_node_flag bits, from OP_NODE */
+	uint16_t reserved16;    /**< zero */
+	uint32_t n_tokens;      /**< step (and what is inside it): tokens of the batch */
+	uint32_t phase;         /**< step (and what is inside it): enum ggmlviz_phase */
+	int32_t status;         /**< step: what it returned (its STEP_END's status) */
+	uint32_t n_timed;       /**< split: its nodes that got an op timing of their own */
+	uint32_t ticks;         /**< split: per-node calls received from the backend */
+	uint32_t ticks_expected; /**< split: per-node calls its nodes should give */
+	uint64_t src[2];        /**< op: the nodes that computed its first two sources, from OP_NODE */
+	uint64_t reserved[1];   /**< room to grow */
 };
 
 /** @brief How pairing went so far. */
@@ -387,6 +357,8 @@ void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pair
  * @param p the engine, or NULL (nothing happens).
  */
 void ggmlviz_pairing_free(struct ggmlviz_pairing *p);
+
+GGMLVIZ__PUBLIC_END
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 extern "C" {
 #endif
 
+GGMLVIZ__PUBLIC_BEGIN
+
 /**
  * @file tracer.h
  * @brief Start, stop and emit events into a GGMLVIZ v1 trace file.
@@ -59,6 +61,24 @@ enum ggmlviz_overflow {
 	GGMLVIZ_OVERFLOW_BLOCK = 1
 };
 
+/** @brief How ops are timed (ggmlviz_config::op_timing, GGML_VIZ_OP_TIMING). */
+enum ggmlviz_op_timing {
+	/** No op begin/end records (steps, splits and graphs still are). */
+	GGMLVIZ_OP_TIMING_OFF = 0,
+	/**
+	 * Time every op without changing the run: on GGML's CPU backend each
+	 * node from the backend's own call after it (GGMLVIZ_METHOD_TICK); on
+	 * other backends each run of nodes (a split) as a whole. The default.
+	 */
+	GGMLVIZ_OP_TIMING_AUTO = 1,
+	/**
+	 * Time every op on any backend by computing it on its own and
+	 * synchronizing after it (GGMLVIZ_METHOD_SYNC): exact per node, but
+	 * the run is slower, much slower with many CPU threads or on a GPU.
+	 */
+	GGMLVIZ_OP_TIMING_SYNC = 2
+};
+
 /** @brief Severity of a message passed to a ggmlviz_log_fn. */
 enum ggmlviz_log_level {
 	GGMLVIZ_LOG_ERROR = 0, /**< recording stopped or could not start */
@@ -98,7 +118,10 @@ struct ggmlviz_config {
 	uint32_t buffer_events;
 	/** Longest time between two drains of the rings, in ms, 1 to 60000. Default 100. GGML_VIZ_FLUSH_INTERVAL. */
 	uint32_t flush_interval_ms;
-	/** Record op begin/end events. Default 1. GGML_VIZ_OP_TIMING. */
+	/**
+	 * How ops are timed: a value of enum ggmlviz_op_timing. Default
+	 * GGMLVIZ_OP_TIMING_AUTO. GGML_VIZ_OP_TIMING (0/off, 1/on/auto, sync).
+	 */
 	int op_timing;
 	/** Keep the labels (tensor names) of op events. Default 1. GGML_VIZ_TENSOR_NAMES. */
 	int tensor_names;
@@ -121,8 +144,24 @@ struct ggmlviz_config {
 	ggmlviz_log_fn log_fn;
 	/** Passed back to log_fn. Default NULL. */
 	void *log_user;
-	/** Room to grow; ggmlviz_config_init() zeroes it. */
-	uint64_t reserved[8];
+	/**
+	 * Time the ops of 1 step (or graph) in op_sample, from the first;
+	 * steps, splits and graphs are always recorded. 0 and 1: every one.
+	 * Default 1. GGML_VIZ_OP_SAMPLE.
+	 */
+	uint32_t op_sample;
+	/**
+	 * On a crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT), save what the
+	 * rings hold to the file and end it with a CRASH record, then let the
+	 * signal go on as before. Default 1. GGML_VIZ_CRASH_HANDLER.
+	 */
+	int32_t crash_handler;
+	/**
+	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
+	 * refuses a config where it is not zero (-EINVAL), so that a later
+	 * member is never read from garbage.
+	 */
+	uint64_t reserved[7];
 };
 
 /**
@@ -143,7 +182,12 @@ struct ggmlviz_stats {
 	uint64_t labels_truncated; /**< labels cut to GGMLVIZ_LABEL_MAX bytes */
 	uint32_t threads;          /**< threads that emitted in this session */
 	int32_t error;             /**< 0, or the negative errno that stopped recording (e.g. -ENOSPC) */
-	uint64_t reserved[8];      /**< room to grow; zero */
+	/**
+	 * Runs of nodes whose per-node ticks did not match their nodes: they
+	 * got a split timing only (see <ggmlviz/nodes.h>).
+	 */
+	uint64_t timing_mismatches;
+	uint64_t reserved[7];      /**< room to grow; zero */
 };
 
 /**
@@ -285,6 +329,95 @@ void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
 	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(4));
 
 /**
+ * @brief Records OP_NODE: an op's layer, how it is timed, and its sources.
+ *
+ * Emit it between the op's begin and end on the same thread; readers
+ * attach it to that op. Recorded only when op_timing is on.
+ *
+ * @param tensor the node's output tensor, as given to ggmlviz_op_begin().
+ * @param layer the model layer it belongs to, -1 for none.
+ * @param method a value of enum ggmlviz_timing_method.
+ * @param flags enum ggmlviz_node_flag bits.
+ * @param src0 the node that computed its first source, or NULL.
+ * @param src1 the node that computed its second source, or NULL.
+ */
+void ggmlviz_op_node(const void *tensor, int32_t layer, uint8_t method, uint8_t flags,
+		     const void *src0, const void *src1)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(5), GGMLVIZ__NONE(6));
+
+/**
+ * @brief Records STEP_BEGIN: a step of the application starts on this
+ * thread (one llama_decode() call: what it computes for one batch).
+ *
+ * The ops recorded on this thread until ggmlviz_step_end() belong to the
+ * step; readers group them by step and by phase (ggmlviz stats --by step,
+ * --by phase). A step is also the unit of op sampling (op_sample).
+ *
+ * @param ctx what steps (a llama_context; stored as an address, never read).
+ * @param n_tokens tokens of the batch.
+ * @param n_outputs of those, how many produce an output.
+ * @param phase a value of enum ggmlviz_phase.
+ * @param label what the step is ("decode"), or NULL (copied).
+ */
+void ggmlviz_step_begin(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
+			const char *label) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
+ * @brief Records STEP_END: the step begun on this thread with @p ctx ends.
+ *
+ * @param ctx as given to ggmlviz_step_begin().
+ * @param n_tokens tokens of the batch.
+ * @param n_outputs of those, how many produced an output.
+ * @param phase a value of enum ggmlviz_phase.
+ * @param status what the step returned (llama_decode()'s value).
+ * @param label as given to ggmlviz_step_begin(), or NULL (copied).
+ */
+void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
+		      int32_t status, const char *label) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
+ * @brief How the calling thread's ops are to be timed now.
+ *
+ * @return GGMLVIZ_OP_TIMING_OFF when tracing is not active, op timing is
+ *         off, or op sampling leaves out the current step (or graph) of
+ *         this thread; otherwise the session's op_timing,
+ *         GGMLVIZ_OP_TIMING_AUTO or GGMLVIZ_OP_TIMING_SYNC.
+ */
+int ggmlviz_ops_timing(void);
+
+/**
+ * @brief Records a META record the first time its kind and key are seen
+ * in this session (the name of an op type, of a backend).
+ *
+ * Safe from any number of threads; no lock. After 4096 different keys in a
+ * session, records are made again each time (harmless: readers keep the
+ * last name).
+ *
+ * @param kind a value of enum ggmlviz_meta_kind (OP_NAME, BACKEND_NAME, ...).
+ * @param key what it names (an op type, a backend address).
+ * @param label the name (copied), or NULL.
+ * @return 1 when the record was made; 0 when this session already has it,
+ *         or tracing is not active.
+ */
+int ggmlviz_meta_once(uint32_t kind, uint64_t key, const char *label);
+
+/**
+ * @brief Records TENSOR_ALLOC the first time @p ptr is seen in this session.
+ *
+ * For memory that a program can see but not watch being allocated (a GGML
+ * backend buffer found in a graph). Recorded only when memory_tracking is
+ * on; same set rules as ggmlviz_meta_once().
+ *
+ * @param ptr the allocated address.
+ * @param size its size in bytes.
+ * @param label what it is, or NULL (copied).
+ * @return 1 when the record was made; 0 when this session already has
+ *         @p ptr, or memory tracking is not on.
+ */
+int ggmlviz_tensor_alloc_once(const void *ptr, uint64_t size, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
  * @brief Records OP_INFO: the shape, element type and work of an op.
  *
  * Emit it between the op's begin and end on the same thread; readers
@@ -411,6 +544,8 @@ extern unsigned int ggmlviz__mask;
 	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_end(x, o, s, b, l) : (void)0)
 #define ggmlviz_op_info(x, ne, f, n) \
 	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_info(x, ne, f, n) : (void)0)
+#define ggmlviz_op_node(x, l, m, f, s0, s1) \
+	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_node(x, l, m, f, s0, s1) : (void)0)
 #define ggmlviz_tensor_alloc(p, s, l) \
 	(GGMLVIZ__ON(GGMLVIZ__MEMORY) ? ggmlviz_tensor_alloc(p, s, l) : (void)0)
 #define ggmlviz_tensor_free(p, s, l) \
@@ -423,6 +558,8 @@ extern unsigned int ggmlviz__mask;
 	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_scope_end(n, v) : (void)0)
 #endif
 /** @endcond */
+
+GGMLVIZ__PUBLIC_END
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,146 @@
+/*
+ * libggmlviz: timing a graph computation node by node without changing it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_NODES_H
+#define GGMLVIZ_NODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ggmlviz/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+GGMLVIZ__PUBLIC_BEGIN
+
+/**
+ * @file nodes.h
+ * @brief The half of the GGML and llama.cpp adapters that needs no GGML:
+ * runs of nodes, per-node ticks, and the records they become.
+ *
+ * A scheduler asks, for each node of a split in order, whether the
+ * application wants to see it (an eval callback); answering "no" to every
+ * ask keeps the graph whole. GGML's CPU backend then calls its abort
+ * callback from its first thread once after each node it computed. The
+ * adapters pass both on here, on the computing thread:
+ * ggmlviz_nodes_ask() for each ask, ggmlviz_nodes_tick() for each call
+ * after a node, ggmlviz_nodes_flush() when a graph or step ends.
+ *
+ * Consecutive asks for nodes of one backend, with no tick between, form a
+ * run (a split). When the run ends (the next run's first ask, or a flush),
+ * the library asks the adapter to describe each node
+ * (ggmlviz_node_describe_fn), and records:
+ * - SPLIT_BEGIN/END around the run, from its first ask to its last tick
+ *   (or, on a backend that gives no ticks, to the next run's first ask:
+ *   its work, its input copies and its synchronization);
+ * - when the ticks received are exactly the ticks the nodes should give,
+ *   for each node that gives one: OP_COMPUTE_BEGIN at the tick before it
+ *   (the run's compute start for the first), OP_INFO, OP_NODE (method
+ *   GGMLVIZ_METHOD_TICK) and OP_COMPUTE_END at its own tick. A pair of
+ *   nodes the backend computed in one kernel (GGMLVIZ_NODE_FUSED) is one
+ *   timing labelled "first + second", its op type 2^31 | first | second
+ *   << 16, named "FIRST+SECOND";
+ * - when they differ, no op timing at all for that run: a mismatch is
+ *   never guessed through. SPLIT_END then carries both counts, and
+ *   ggmlviz_stats::timing_mismatches counts the run.
+ *
+ * Ticks are ignored while op timing is off, in GGMLVIZ_OP_TIMING_SYNC mode
+ * (where the adapter times each node itself) and in steps or graphs that
+ * op sampling leaves out (ggmlviz_ops_sampled()).
+ *
+ * Nothing here blocks or takes a lock; a thread's run memory is allocated
+ * on its first ask and grows only with the largest run seen.
+ */
+
+/** @brief What the adapter tells of a node when its run ends. */
+struct ggmlviz_node_desc {
+	uint32_t op_type;       /**< the op type recorded (the first node's, for a fused pair) */
+	uint32_t op_type2;      /**< fused pair: the second node's op type; 0 otherwise */
+	uint32_t ticks;         /**< ticks this node gives: 1 if the backend computes it, else 0 */
+	uint32_t flags;         /**< GGMLVIZ_NODE_FUSED: this node and the next give one tick together */
+	int32_t layer;          /**< the model layer it belongs to, -1 for none */
+	uint32_t reserved32;    /**< zero */
+	uint64_t size;          /**< bytes of its output */
+	uint64_t flops;         /**< estimated floating-point operations, 0 if unknown */
+	int64_t ne[4];          /**< dimensions of its output */
+	const void *src[2];     /**< the nodes that computed its first two sources, or NULL */
+	const char *name;       /**< its name, or NULL (borrowed until the run is recorded) */
+	const char *name2;      /**< fused pair: the second node's name, or NULL */
+	const char *op_name;    /**< the name of op_type ("MUL_MAT"), or NULL */
+	const char *op_name2;   /**< fused pair: the name of op_type2 */
+	const char *type_name;  /**< its element type ("f32"), or NULL */
+	uint64_t reserved[4];   /**< zero */
+};
+
+/**
+ * @brief Describes node @p i of a run that is being recorded.
+ *
+ * @param user what was given to ggmlviz_nodes_ask() with the run's first node.
+ * @param nodes the run's nodes, in order (borrowed during the call).
+ * @param n how many.
+ * @param i which one to describe.
+ * @param out zeroed, with layer -1; fill what is known. Pointers stored in
+ *        it must stay valid until the whole run is recorded.
+ */
+typedef void (*ggmlviz_node_describe_fn)(void *user, const void *const *nodes, size_t n,
+					 size_t i, struct ggmlviz_node_desc *out);
+
+/**
+ * @brief A scheduler asked about a node: it joins the calling thread's run.
+ *
+ * Ends the current run first (records it) if a tick came since the last
+ * ask, if @p backend differs from the run's, or if @p describe or @p user
+ * differ from the run's. Call it on the thread that computes the graph.
+ *
+ * @param node the node (stored as an address, read only by @p describe).
+ * @param backend the backend that computes it (an address; 0/NULL allowed).
+ * @param describe how to describe the run's nodes when it is recorded.
+ * @param user passed to @p describe (borrowed until the run is recorded).
+ * @return 0; -EINVAL if @p node or @p describe is NULL; -ENOMEM (the node
+ *         is counted in the run but not described: the run gets a split
+ *         timing only). Nothing is done and 0 returned while op timing is
+ *         off.
+ */
+int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_describe_fn describe,
+		      void *user);
+
+/**
+ * @brief The backend finished computing a node (GGML's CPU abort callback).
+ *
+ * Takes the time and counts the tick in the calling thread's run; no lock,
+ * no system call, no allocation. Ignored when the thread has no run, and in
+ * the cases listed in nodes.h.
+ */
+void ggmlviz_nodes_tick(void);
+
+/**
+ * @brief Records the calling thread's run now (a graph or a step ends).
+ *
+ * @return 0 (also when there was no run). Records that a full ring could
+ *         not take are counted as dropped, like any event.
+ */
+int ggmlviz_nodes_flush(void);
+
+/**
+ * @brief The layer a tensor name says it belongs to.
+ *
+ * After dropping trailing " (...)" groups (" (view)", " (permuted)"), a
+ * trailing "-N" (llama.cpp's "Qcur-3"), a trailing "_lN" (its KV cache
+ * "cache_k_l3"), or a "blk.N." anywhere (GGUF weight names) gives N.
+ *
+ * @param name the name (need not be NUL-terminated), or NULL.
+ * @param len its bytes.
+ * @return the layer, 0 to 2^31 - 1; -1 when the name says none.
+ */
+int32_t ggmlviz_layer_of_name(const char *name, size_t len);
+
+GGMLVIZ__PUBLIC_END
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GGMLVIZ_NODES_H */

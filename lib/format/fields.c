@@ -1,0 +1,284 @@
+/*
+ * The payload field table (see fields.h and ggmlviz(5)).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include <ggmlviz/format.h>
+
+#include "fields.h"
+#include "record.h"
+
+/*
+ * Each layout is listed once, as X(name, kind, offset, size, flags, member),
+ * and expanded twice: the public fields, and where each value lives in
+ * struct ggmlviz_event.
+ */
+#define GRAPH(X)                                                    \
+	X("graph", ADDRESS, GRAPH_PTR, 8, 0, graph.graph_ptr)       \
+	X("n_nodes", U32, GRAPH_NODES, 4, 0, graph.n_nodes)         \
+	X("n_threads", U32, GRAPH_THREADS, 4, 0, graph.n_threads)   \
+	X("backend", BACKEND, GRAPH_BACKEND, 8, 0, graph.backend_ptr)
+#define OP(X)                                              \
+	X("tensor", ADDRESS, OP_TENSOR, 8, 0, op.tensor_ptr) \
+	X("op_type", OP_TYPE, OP_TYPE, 4, 0, op.op_type)     \
+	X("size", U64, OP_SIZE, 8, 0, op.op_size)            \
+	X("backend", BACKEND, OP_BACKEND, 8, 0, op.backend_ptr)
+#define MEMORY(X)                                    \
+	X("ptr", ADDRESS, MEM_PTR, 8, 0, memory.ptr) \
+	X("size", U64, MEM_SIZE, 8, 0, memory.size)
+#define BARRIER(X)                                       \
+	X("barrier", ADDRESS, MEM_PTR, 8, 0, memory.ptr) \
+	X("wait_ns", U64, MEM_SIZE, 8, 0, memory.size)
+#define META(X)                                          \
+	X("kind", META_KIND, META_KIND, 4, 0, meta.kind) \
+	X("key", U64, META_KEY, 8, 0, meta.key)          \
+	X("value", U64, META_VALUE, 8, 0, meta.value)    \
+	X("value2", U64, META_VALUE2, 8, 0, meta.value2)
+#define USER(X)                                        \
+	X("value", U64, USER_VALUE, 8, 0, user.value) \
+	X("svalue", I64, USER_VALUE, 8, GGMLVIZ_FIELD_ALIAS, user.svalue)
+#define COUNTER(X)                                      \
+	X("value", I64, USER_VALUE, 8, 0, user.svalue) \
+	X("uvalue", U64, USER_VALUE, 8, GGMLVIZ_FIELD_ALIAS, user.value)
+#define OP_INFO(X)                                               \
+	X("tensor", ADDRESS, INFO_TENSOR, 8, 0, op_info.tensor_ptr) \
+	X("ne", DIMS, INFO_NE, 16, 0, op_info.ne)                   \
+	X("flops", U64, INFO_FLOPS, 8, 0, op_info.flops)
+#define OP_NODE(X)                                               \
+	X("tensor", ADDRESS, NODE_TENSOR, 8, 0, op_node.tensor_ptr) \
+	X("layer", I32, NODE_LAYER, 4, 0, op_node.layer)            \
+	X("method", U8, NODE_METHOD, 1, 0, op_node.method)          \
+	X("flags", U8, NODE_FLAGS, 1, 0, op_node.flags)             \
+	X("src0", ADDRESS, NODE_SRC0, 8, 0, op_node.src[0])         \
+	X("src1", ADDRESS, NODE_SRC1, 8, 0, op_node.src[1])
+#define STEP(X)                                               \
+	X("ctx", ADDRESS, STEP_CTX, 8, 0, step.ctx)               \
+	X("n_tokens", U32, STEP_TOKENS, 4, 0, step.n_tokens)      \
+	X("n_outputs", U32, STEP_OUTPUTS, 4, 0, step.n_outputs)   \
+	X("phase", U32, STEP_PHASE, 4, 0, step.phase)             \
+	X("status", I32, STEP_STATUS, 4, 0, step.status)
+#define SPLIT(X)                                                       \
+	X("first_node", ADDRESS, SPLIT_FIRST, 8, 0, split.first_node)      \
+	X("n_nodes", U32, SPLIT_NODES, 4, 0, split.n_nodes)                \
+	X("n_timed", U32, SPLIT_TIMED, 4, 0, split.n_timed)                \
+	X("backend", BACKEND, SPLIT_BACKEND, 8, 0, split.backend_ptr)      \
+	X("ticks", U32, SPLIT_TICKS, 4, 0, split.ticks)                    \
+	X("ticks_expected", U32, SPLIT_EXPECTED, 4, 0, split.ticks_expected)
+
+#define PUBLIC(name, kind, off, size, flags, member) \
+	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
+#define MEMBER(name, kind, off, size, flags, member) \
+	(uint16_t)offsetof(struct ggmlviz_event, data.member),
+#define DEFINE(id, LIST)                                            \
+	static const struct ggmlviz_field id##_fields[] = { LIST(PUBLIC) }; \
+	static const uint16_t id##_members[] = { LIST(MEMBER) };
+
+DEFINE(graph, GRAPH)
+DEFINE(op, OP)
+DEFINE(memory, MEMORY)
+DEFINE(barrier, BARRIER)
+DEFINE(meta, META)
+DEFINE(user, USER)
+DEFINE(counter, COUNTER)
+DEFINE(op_info, OP_INFO)
+DEFINE(op_node, OP_NODE)
+DEFINE(step, STEP)
+DEFINE(split, SPLIT)
+
+struct layout {
+	const struct ggmlviz_field *fields;
+	const uint16_t *members;
+	size_t n;
+};
+
+#define LAYOUT(id) { id##_fields, id##_members, sizeof id##_fields / sizeof id##_fields[0] }
+static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
+	[GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN] = LAYOUT(graph),
+	[GGMLVIZ_EVENT_GRAPH_COMPUTE_END] = LAYOUT(graph),
+	[GGMLVIZ_EVENT_OP_COMPUTE_BEGIN] = LAYOUT(op),
+	[GGMLVIZ_EVENT_OP_COMPUTE_END] = LAYOUT(op),
+	[GGMLVIZ_EVENT_TENSOR_ALLOC] = LAYOUT(memory),
+	[GGMLVIZ_EVENT_TENSOR_FREE] = LAYOUT(memory),
+	[GGMLVIZ_EVENT_BARRIER_WAIT] = LAYOUT(barrier),
+	[GGMLVIZ_EVENT_THREAD_BEGIN] = LAYOUT(memory),
+	[GGMLVIZ_EVENT_THREAD_FREE] = LAYOUT(memory),
+	[GGMLVIZ_EVENT_META] = LAYOUT(meta),
+	[GGMLVIZ_EVENT_MARK] = LAYOUT(user),
+	[GGMLVIZ_EVENT_COUNTER] = LAYOUT(counter),
+	[GGMLVIZ_EVENT_SCOPE_BEGIN] = LAYOUT(user),
+	[GGMLVIZ_EVENT_SCOPE_END] = LAYOUT(user),
+	[GGMLVIZ_EVENT_OP_INFO] = LAYOUT(op_info),
+	[GGMLVIZ_EVENT_OP_NODE] = LAYOUT(op_node),
+	[GGMLVIZ_EVENT_STEP_BEGIN] = LAYOUT(step),
+	[GGMLVIZ_EVENT_STEP_END] = LAYOUT(step),
+	[GGMLVIZ_EVENT_SPLIT_BEGIN] = LAYOUT(split),
+	[GGMLVIZ_EVENT_SPLIT_END] = LAYOUT(split),
+};
+
+static const struct layout *layout_of(uint8_t type)
+{
+	return type < GGMLVIZ_EVENT_TYPE_COUNT ? &layouts[type] : NULL;
+}
+
+/* The value of one stored field (a dimension: index 0 to 3), sign-extended. */
+static uint64_t load(const uint8_t *pl, const struct ggmlviz_field *f, unsigned index)
+{
+	const uint8_t *p = pl + f->offset;
+
+	switch (f->kind) {
+	case GGMLVIZ_FIELD_U8:
+		return p[0];
+	case GGMLVIZ_FIELD_I32:
+		return (uint64_t)(int64_t)(int32_t)get_u32(p);
+	case GGMLVIZ_FIELD_U32:
+	case GGMLVIZ_FIELD_OP_TYPE:
+	case GGMLVIZ_FIELD_META_KIND:
+		return get_u32(p);
+	case GGMLVIZ_FIELD_DIMS:
+		return get_u32(p + 4 * index);
+	default:
+		return get_u64(p);
+	}
+}
+
+static void store(uint8_t *pl, const struct ggmlviz_field *f, unsigned index, uint64_t v)
+{
+	uint8_t *p = pl + f->offset;
+
+	switch (f->kind) {
+	case GGMLVIZ_FIELD_U8:
+		p[0] = (uint8_t)v;
+		break;
+	case GGMLVIZ_FIELD_I32:
+	case GGMLVIZ_FIELD_U32:
+	case GGMLVIZ_FIELD_OP_TYPE:
+	case GGMLVIZ_FIELD_META_KIND:
+		put_u32(p, (uint32_t)v);
+		break;
+	case GGMLVIZ_FIELD_DIMS:
+		put_u32(p + 4 * index, (uint32_t)v);
+		break;
+	default:
+		put_u64(p, v);
+		break;
+	}
+}
+
+/* Copies between a field's member of the event and a u64, in the member's own type. */
+static void member_set(struct ggmlviz_event *ev, const struct ggmlviz_field *f, uint16_t member,
+		       unsigned index, uint64_t v)
+{
+	char *m = (char *)ev + member;
+	uint32_t u32 = (uint32_t)v;
+	int32_t i32 = (int32_t)u32;
+	int64_t dim = (int64_t)u32;
+	uint8_t u8 = (uint8_t)v;
+
+	switch (f->kind) {
+	case GGMLVIZ_FIELD_U8:
+		memcpy(m, &u8, 1);
+		break;
+	case GGMLVIZ_FIELD_I32:
+		memcpy(m, &i32, 4);
+		break;
+	case GGMLVIZ_FIELD_U32:
+	case GGMLVIZ_FIELD_OP_TYPE:
+	case GGMLVIZ_FIELD_META_KIND:
+		memcpy(m, &u32, 4);
+		break;
+	case GGMLVIZ_FIELD_DIMS:
+		memcpy(m + 8 * index, &dim, 8);
+		break;
+	default:
+		memcpy(m, &v, 8);
+		break;
+	}
+}
+
+static uint64_t member_get(const struct ggmlviz_event *ev, const struct ggmlviz_field *f,
+			   uint16_t member, unsigned index)
+{
+	const char *m = (const char *)ev + member;
+	uint32_t u32;
+	int64_t dim;
+	uint64_t v;
+	uint8_t u8;
+
+	switch (f->kind) {
+	case GGMLVIZ_FIELD_U8:
+		memcpy(&u8, m, 1);
+		return u8;
+	case GGMLVIZ_FIELD_I32:
+	case GGMLVIZ_FIELD_U32:
+	case GGMLVIZ_FIELD_OP_TYPE:
+	case GGMLVIZ_FIELD_META_KIND:
+		memcpy(&u32, m, 4);
+		return u32;
+	case GGMLVIZ_FIELD_DIMS:
+		/* on disk a u32: a negative or larger dimension is cut */
+		memcpy(&dim, m + 8 * index, 8);
+		return dim < 0 ? 0 : dim > (int64_t)UINT32_MAX ? UINT32_MAX : (uint64_t)dim;
+	default:
+		memcpy(&v, m, 8);
+		return v;
+	}
+}
+
+static unsigned values_of(const struct ggmlviz_field *f)
+{
+	return f->kind == GGMLVIZ_FIELD_DIMS ? 4u : 1u;
+}
+
+void ggmlviz__payload_decode(struct ggmlviz_event *ev, const uint8_t *payload)
+{
+	const struct layout *l = layout_of(ev->type);
+
+	memset(&ev->data, 0, sizeof ev->data);
+	if (!l)
+		return; /* a type from the future: its raw payload is all there is */
+	for (size_t i = 0; i < l->n; i++)
+		for (unsigned k = 0; k < values_of(&l->fields[i]); k++)
+			member_set(ev, &l->fields[i], l->members[i], k, load(payload, &l->fields[i], k));
+}
+
+void ggmlviz__payload_encode(const struct ggmlviz_event *ev, uint8_t *payload)
+{
+	const struct layout *l = layout_of(ev->type);
+
+	memset(payload, 0, GGMLVIZ_PAYLOAD_SIZE);
+	if (!l) {
+		if (ev->payload)
+			memcpy(payload, ev->payload, GGMLVIZ_PAYLOAD_SIZE);
+		return;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->fields[i].flags & GGMLVIZ_FIELD_ALIAS)
+			continue;
+		for (unsigned k = 0; k < values_of(&l->fields[i]); k++)
+			store(payload, &l->fields[i], k,
+			      member_get(ev, &l->fields[i], l->members[i], k));
+	}
+}
+
+/* ---- the public view of the table ---- */
+
+const struct ggmlviz_field *ggmlviz_event_fields(uint8_t type, size_t *count)
+{
+	const struct layout *l = layout_of(type);
+
+	*count = l ? l->n : 0;
+	return l ? l->fields : NULL;
+}
+
+uint64_t ggmlviz_field_get(const uint8_t *payload, const struct ggmlviz_field *field,
+			   unsigned index)
+{
+	if (!payload || !field || index >= values_of(field))
+		return 0;
+	return load(payload, field, index);
+}

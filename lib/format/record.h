@@ -1,0 +1,93 @@
+/*
+ * The byte layout of a GGMLVIZ v1 record (man/ggmlviz.5), and little-endian
+ * loads and stores that compile to single moves on little-endian hosts.
+ * The bottom of the library: the reader and the tracer both build on it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_RECORD_H
+#define GGMLVIZ_RECORD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <ggmlviz/format.h>
+
+/* Offsets inside a record (ggmlviz(5), "Record"). */
+enum {
+	REC_TYPE = 0,
+	REC_TIMESTAMP = 1,
+	REC_THREAD = 9,
+	REC_PAYLOAD = 13,
+	REC_HAS_LABEL = 45,
+	REC_LABEL_LEN = 46,
+	REC_LABEL = 50
+};
+
+/* Offsets inside the 32-byte payload, by payload layout. */
+enum {
+	OP_TENSOR = 0, OP_TYPE = 8, OP_HOLE = 12, OP_SIZE = 16, OP_BACKEND = 24,
+	GRAPH_PTR = 0, GRAPH_NODES = 8, GRAPH_THREADS = 12, GRAPH_BACKEND = 16, GRAPH_ZERO = 24,
+	MEM_PTR = 0, MEM_SIZE = 8, MEM_ZERO = 16,
+	META_KIND = 0, META_ZERO = 4, META_KEY = 8, META_VALUE = 16, META_VALUE2 = 24,
+	USER_VALUE = 0, USER_ZERO = 8,
+	INFO_TENSOR = 0, INFO_NE = 8, INFO_FLOPS = 24,
+	NODE_TENSOR = 0, NODE_LAYER = 8, NODE_METHOD = 12, NODE_FLAGS = 13, NODE_ZERO = 14,
+	NODE_SRC0 = 16, NODE_SRC1 = 24,
+	STEP_CTX = 0, STEP_TOKENS = 8, STEP_OUTPUTS = 12, STEP_PHASE = 16, STEP_STATUS = 20,
+	STEP_ZERO = 24,
+	SPLIT_FIRST = 0, SPLIT_NODES = 8, SPLIT_TIMED = 12, SPLIT_BACKEND = 16, SPLIT_TICKS = 24,
+	SPLIT_EXPECTED = 28
+};
+
+#if defined(WORDS_BIGENDIAN) || \
+	(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#define GGMLVIZ__LE16(x) __builtin_bswap16(x)
+#define GGMLVIZ__LE32(x) __builtin_bswap32(x)
+#define GGMLVIZ__LE64(x) __builtin_bswap64(x)
+#else
+#define GGMLVIZ__LE16(x) (x)
+#define GGMLVIZ__LE32(x) (x)
+#define GGMLVIZ__LE64(x) (x)
+#endif
+
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+	v = GGMLVIZ__LE32(v);
+	memcpy(p, &v, sizeof v);
+}
+
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+	v = GGMLVIZ__LE64(v);
+	memcpy(p, &v, sizeof v);
+}
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return GGMLVIZ__LE32(v);
+}
+
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return GGMLVIZ__LE64(v);
+}
+
+/* Bytes a record with a label of label_len bytes takes (has_label = 1). */
+static inline uint64_t record_size_labeled(uint32_t label_len)
+{
+	return (uint64_t)GGMLVIZ_LABELED_RECORD_SIZE + label_len;
+}
+
+/* The 12-byte file header. */
+static inline void put_header(uint8_t out[GGMLVIZ_HEADER_SIZE])
+{
+	memcpy(out, GGMLVIZ_MAGIC, 8);
+	put_u32(out + 8, GGMLVIZ_FORMAT_VERSION);
+}
+
+#endif /* GGMLVIZ_RECORD_H */

@@ -1,0 +1,71 @@
+/*
+ * Error sentences, the names of record types and metadata kinds, and the
+ * library's version.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <ggmlviz/format.h>
+
+const char *ggmlviz_strerror(int code)
+{
+	switch (code) {
+	case 0:
+		return "success";
+	case GGMLVIZ_EMAGIC:
+		return "not a GGMLVIZ trace (the file does not start with the magic \"GGMLVIZ1\")";
+	case GGMLVIZ_EVERSION:
+		return "unsupported GGMLVIZ version (this library reads version 1)";
+	case GGMLVIZ_ETRUNCATED:
+		return "the trace ends inside a record (cut short by a crash, or still being written)";
+	case GGMLVIZ_ECORRUPT:
+		return "corrupt record (has_label is not 0 or 1, or the label length is impossible)";
+	default:
+		break;
+	}
+	if (code < 0 && code > -4096) {
+#ifdef HAVE_STRERRORDESC_NP
+		const char *s = strerrordesc_np(-code);
+		if (s)
+			return s;
+#else
+		return strerror(-code);
+#endif
+	}
+	return "unknown error";
+}
+
+static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
+	"GRAPH_COMPUTE_BEGIN", "GRAPH_COMPUTE_END", "OP_COMPUTE_BEGIN", "OP_COMPUTE_END",
+	"TENSOR_ALLOC",        "TENSOR_FREE",       "BARRIER_WAIT",     "THREAD_BEGIN",
+	"THREAD_FREE",         "META",              "MARK",             "COUNTER",
+	"SCOPE_BEGIN",         "SCOPE_END",         "OP_INFO",          "OP_NODE",
+	"STEP_BEGIN",          "STEP_END",          "SPLIT_BEGIN",      "SPLIT_END",
+};
+
+const char *ggmlviz_event_type_name(uint8_t type)
+{
+	return type < GGMLVIZ_EVENT_TYPE_COUNT ? type_names[type] : "UNKNOWN";
+}
+
+const char *ggmlviz_meta_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		"UNKNOWN", "OP_NAME", "THREAD_NAME", "BACKEND_NAME",
+		"PROCESS", "DROPPED", "TRACE_END",   "CRASH",
+	};
+	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
+}
+
+unsigned ggmlviz_version_number(void)
+{
+	return GGMLVIZ_VERSION_NUMBER;
+}
+
+const char *ggmlviz_version_string(void)
+{
+	return GGMLVIZ_VERSION_STRING;
+}

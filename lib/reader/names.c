@@ -1,0 +1,118 @@
+/*
+ * The reader's name tables: op types, backends and threads named by META
+ * records, kept as NUL-terminated copies until the reader closes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggmlviz/reader.h>
+
+#include "names.h"
+#include "reader.h"
+
+static struct ggmlviz__name *name_from(uint64_t value)
+{
+	return (struct ggmlviz__name *)(uintptr_t)value;
+}
+
+static int table_of(uint32_t kind)
+{
+	switch (kind) {
+	case GGMLVIZ_META_OP_NAME:
+		return GGMLVIZ__NAMES_OP;
+	case GGMLVIZ_META_BACKEND_NAME:
+		return GGMLVIZ__NAMES_BACKEND;
+	case GGMLVIZ_META_THREAD_NAME:
+		return GGMLVIZ__NAMES_THREAD;
+	default:
+		return -1;
+	}
+}
+
+/* Whether the name stored already reads exactly label (traces repeat names). */
+static int same_name(const struct ggmlviz__name *n, const char *label, uint32_t len)
+{
+	return n->length == len && memcmp(n->text, label, len) == 0;
+}
+
+int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *ev)
+{
+	int thread_begin = ev->type == GGMLVIZ_EVENT_THREAD_BEGIN;
+	int table = thread_begin ? GGMLVIZ__NAMES_THREAD : table_of(ev->data.meta.kind);
+	uint64_t key = thread_begin ? ev->thread_id : ev->data.meta.key;
+	struct ggmlviz__name *name, *old;
+	uint64_t *slot;
+	bool created;
+
+	if (table < 0 || !ev->label || (thread_begin && ev->label_len == 0))
+		return 0;
+	slot = ggmlviz__map_insert(&r->names[table], key, &created);
+	if (!slot)
+		return -ENOMEM;
+	old = created ? NULL : name_from(*slot);
+	if (old && same_name(old, ev->label, ev->label_len))
+		return 0;
+	name = malloc(sizeof *name + ev->label_len + 1);
+	if (!name) {
+		if (created)
+			ggmlviz__map_remove(&r->names[table], key);
+		return -ENOMEM;
+	}
+	memcpy(name->text, ev->label, ev->label_len);
+	name->text[ev->label_len] = '\0';
+	name->replaced_next = NULL;
+	name->length = ev->label_len;
+	if (old) {
+		/* callers may still hold the old string: it lives until close */
+		old->replaced_next = r->replaced;
+		r->replaced = old;
+	}
+	*slot = (uint64_t)(uintptr_t)name;
+	return 0;
+}
+
+const char *ggmlviz__names_get(const struct ggmlviz_reader *r, enum ggmlviz__name_table table,
+			       uint64_t key)
+{
+	uint64_t value;
+
+	return ggmlviz__map_get(&r->names[table], key, &value) ? name_from(value)->text : NULL;
+}
+
+void ggmlviz__names_release(struct ggmlviz_reader *r)
+{
+	struct ggmlviz__name *n, *next;
+	uint64_t key, value;
+
+	for (int t = 0; t < GGMLVIZ__NAMES_COUNT; t++) {
+		size_t cursor = 0;
+		while (ggmlviz__map_next(&r->names[t], &cursor, &key, &value))
+			free(name_from(value));
+		ggmlviz__map_release(&r->names[t]);
+	}
+	for (n = r->replaced; n; n = next) {
+		next = n->replaced_next;
+		free(n);
+	}
+	r->replaced = NULL;
+}
+
+const char *ggmlviz_reader_op_name(const struct ggmlviz_reader *r, uint32_t op_type)
+{
+	return ggmlviz__names_get(r, GGMLVIZ__NAMES_OP, op_type);
+}
+
+const char *ggmlviz_reader_backend_name(const struct ggmlviz_reader *r, uint64_t backend_ptr)
+{
+	return ggmlviz__names_get(r, GGMLVIZ__NAMES_BACKEND, backend_ptr);
+}
+
+const char *ggmlviz_reader_thread_name(const struct ggmlviz_reader *r, uint32_t thread_id)
+{
+	return ggmlviz__names_get(r, GGMLVIZ__NAMES_THREAD, thread_id);
+}

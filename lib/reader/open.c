@@ -1,0 +1,219 @@
+/*
+ * Opening a trace: from the caller's memory, from a file mapped in windows
+ * (window.c), or read whole from a pipe; refreshing a file still being
+ * written; rewinding; closing.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ggmlviz/reader.h>
+
+#include "format/record.h"
+#include "names.h"
+#include "pairing-open.h"
+#include "reader.h"
+#include "window.h"
+
+/* Refuses anything but a version-1 GGMLVIZ header. */
+static int check_header(const uint8_t *data, uint64_t size)
+{
+	if (size < GGMLVIZ_HEADER_SIZE || memcmp(data, GGMLVIZ_MAGIC, 8) != 0)
+		return GGMLVIZ_EMAGIC;
+	if (get_u32(data + 8) != GGMLVIZ_FORMAT_VERSION)
+		return GGMLVIZ_EVERSION;
+	return 0;
+}
+
+static struct ggmlviz_reader *reader_new(void)
+{
+	struct ggmlviz_reader *r = calloc(1, sizeof *r);
+
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->pos = GGMLVIZ_HEADER_SIZE;
+	r->release_at = UINT64_MAX;
+	if (ggmlviz_pairing_new(&r->pairing) < 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ggmlviz_reader_close(struct ggmlviz_reader *r)
+{
+	if (!r)
+		return;
+	ggmlviz__window_unmap_all(r);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->owned);
+	ggmlviz__names_release(r);
+	ggmlviz_pairing_free(r->pairing);
+	free(r);
+}
+
+/* Checks the header of data and hands out the reader, or frees it. */
+static int reader_start(struct ggmlviz_reader *r, const uint8_t *data, uint64_t size,
+			struct ggmlviz_reader **out)
+{
+	int rc = check_header(data, size);
+
+	if (rc < 0) {
+		ggmlviz_reader_close(r);
+		return rc;
+	}
+	r->data = data;
+	r->size = size;
+	*out = r;
+	return 0;
+}
+
+int ggmlviz_reader_open_memory(const void *data, size_t size, struct ggmlviz_reader **out)
+{
+	struct ggmlviz_reader *r;
+
+	if (out)
+		*out = NULL;
+	if (!data || !out)
+		return -EINVAL;
+	r = reader_new();
+	if (!r)
+		return -ENOMEM;
+	return reader_start(r, data, size, out);
+}
+
+/* Reads a pipe or device to its end, into a buffer the reader owns. */
+static int read_all(struct ggmlviz_reader *r)
+{
+	size_t cap = 1u << 16, len = 0;
+	uint8_t *buf = NULL, *bigger;
+
+	for (;;) {
+		if (!buf || len == cap) {
+			if (buf && cap > SIZE_MAX / 2)
+				return -ENOMEM;
+			cap = buf ? cap * 2 : cap;
+			bigger = realloc(buf, cap);
+			if (!bigger)
+				return -ENOMEM;
+			r->owned = buf = bigger;
+		}
+		ssize_t n = read(r->fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		/* stop a stream that is not a trace before reading all of it */
+		if (len >= GGMLVIZ_HEADER_SIZE && check_header(buf, len) < 0)
+			break;
+	}
+	r->data = buf;
+	r->size = len;
+	return 0;
+}
+
+/* Maps a regular file, reads anything else that is not a directory. */
+static int open_fd(struct ggmlviz_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode)) {
+		int rc = read_all(r);
+		close(r->fd);
+		r->fd = -1;
+		return rc;
+	}
+	r->size = (uint64_t)st.st_size;
+	if (r->size < GGMLVIZ_HEADER_SIZE)
+		return GGMLVIZ_EMAGIC; /* an empty file cannot be mapped, and is no trace */
+	r->release_at = GGMLVIZ__RELEASE_STEP;
+	return ggmlviz__window_map_for(r, r->size);
+}
+
+int ggmlviz_reader_open(const char *path, struct ggmlviz_reader **out)
+{
+	struct ggmlviz_reader *r;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!path || !out)
+		return -EINVAL;
+	r = reader_new();
+	if (!r)
+		return -ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	rc = r->fd < 0 ? -errno : open_fd(r);
+	if (rc < 0) {
+		ggmlviz_reader_close(r);
+		return rc;
+	}
+	return reader_start(r, r->data, r->size, out);
+}
+
+int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
+{
+	struct ggmlviz__window *old = r->window;
+	struct stat st;
+	uint64_t size, grown;
+
+	if (r->fd < 0)
+		return -ENOTSUP;
+	if (fstat(r->fd, &st) < 0)
+		return -errno;
+	size = (uint64_t)st.st_size;
+	if (size < r->size) {
+		/* the pages past the new end are gone: touching them would fault */
+		r->error = -ESTALE;
+		return -ESTALE;
+	}
+	if (size > old->length) {
+		int rc = ggmlviz__window_map_for(r, size);
+		if (rc < 0)
+			return rc;
+		/* old labels fault their page in again if read */
+		(void)madvise(old->base, old->length, MADV_DONTNEED);
+		r->release_from = ggmlviz__page_floor(r->pos);
+		r->release_at = r->release_from + GGMLVIZ__RELEASE_STEP;
+	}
+	grown = size - r->size;
+	r->size = size;
+	return grown > INT_MAX ? INT_MAX : (int)grown;
+}
+
+void ggmlviz_reader_rewind(struct ggmlviz_reader *r)
+{
+	r->pos = GGMLVIZ_HEADER_SIZE;
+	if (r->error == GGMLVIZ_ECORRUPT)
+		r->error = 0; /* it is found again at the same place */
+	ggmlviz__window_release_all(r); /* reading starts over: what was read goes back */
+	ggmlviz__pairing_reset(r->pairing);
+}
+
+uint64_t ggmlviz_reader_offset(const struct ggmlviz_reader *r)
+{
+	return r->pos;
+}
+
+uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r)
+{
+	return r->size;
+}

@@ -1,0 +1,118 @@
+/*
+ * The inside of a pairing engine and its set of open begins
+ * (pairing-open.c), on which pairing.c (events, timings, the public
+ * functions) builds.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_PAIRING_INTERNAL_H
+#define GGMLVIZ_PAIRING_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ggmlviz/reader.h>
+
+#include "util/map.h"
+
+#define GGMLVIZ__NIL UINT32_MAX /* no entry */
+
+/* Links of an entry in a list kept newest first, whose head is the newest. */
+struct links {
+	uint32_t older, newer;
+};
+
+/* The lists an open entry may be on, besides the chain of its key. */
+enum {
+	LIST_GRAPHS = 0,   /* graph: all open graphs; step: all open steps */
+	LIST_CHILDREN = 0, /* op: the ops of its parent graph (an op is on no graph list) */
+	LIST_THREAD = 1,   /* graph (step): the open graphs (steps) of its thread */
+	LIST_COUNT = 2
+};
+
+struct open_item {
+	uint64_t key;            /* map key of its chain */
+	struct links chain;      /* chain of its key; chain.older also links the free list */
+	struct links list[LIST_COUNT];
+	uint32_t thread;         /* index in ggmlviz_pairing::threads */
+	uint32_t children;       /* graph: the newest op of its thread inside it, or GGMLVIZ__NIL */
+	uint32_t parent;         /* op: the graph it is a child of, or GGMLVIZ__NIL */
+	struct ggmlviz_timing t; /* what is known at the begin */
+};
+
+struct thread_state {
+	uint32_t tid;
+	uint32_t open;   /* open begins of this thread */
+	uint32_t graphs; /* its innermost open graph, or GGMLVIZ__NIL */
+	uint32_t steps;  /* its innermost open step, or GGMLVIZ__NIL */
+};
+
+struct ggmlviz_pairing {
+	struct open_item *items;
+	uint32_t capacity;
+	uint32_t free_head;
+	struct ggmlviz__map open; /* key -> newest item of the key */
+
+	struct thread_state *threads;
+	uint32_t n_threads, threads_capacity;
+	struct ggmlviz__map thread_index; /* tid -> index in threads */
+	uint32_t last_thread;             /* the index found last: events come in runs */
+
+	uint32_t graphs; /* the most recently begun open graph, or GGMLVIZ__NIL */
+	uint64_t graph_seq;
+	uint32_t steps;  /* the most recently begun open step, or GGMLVIZ__NIL */
+	uint64_t step_seq;
+	struct ggmlviz_pairing_counts counts;
+};
+
+/* What an end must match: kind, thread, and address or scope label. */
+struct ggmlviz__identity {
+	int kind;
+	uint32_t tid;
+	uint64_t ptr;      /* tensor or graph address; 0 for scopes */
+	const char *label; /* scopes: the label that names them */
+	uint32_t label_len;
+	uint64_t key; /* ggmlviz__pairing_key() of the above */
+};
+
+/* The identity of a begin or end event of that kind and address. */
+struct ggmlviz__identity ggmlviz__identity_of(int kind, const struct ggmlviz_event *ev,
+					      uint64_t ptr);
+
+/*
+ * A new open entry for a begin of this identity, the newest of its
+ * identity; GGMLVIZ__NIL if out of memory. Its key, chain and thread are
+ * set; the caller fills its timing, then calls ggmlviz__open_place().
+ */
+uint32_t ggmlviz__open_insert(struct ggmlviz_pairing *p, const struct ggmlviz__identity *id);
+
+/*
+ * Counts a new entry as open, at its depth on its thread; numbers a new
+ * graph, or ties an op or scope to the graph around it.
+ */
+void ggmlviz__open_place(struct ggmlviz_pairing *p, uint32_t i);
+
+/* The most recent open begin of this identity, or GGMLVIZ__NIL. */
+uint32_t ggmlviz__open_find(const struct ggmlviz_pairing *p, const struct ggmlviz__identity *id);
+
+/* Forgets an open entry, ended or abandoned (a graph abandons its open ops). */
+void ggmlviz__open_close(struct ggmlviz_pairing *p, uint32_t i);
+
+/* Forgets every open entry, keeping the memory for reuse. */
+void ggmlviz__open_clear(struct ggmlviz_pairing *p);
+
+/*
+ * The map key of an open begin: kind, thread, and address (or, for a
+ * scope, ggmlviz__pairing_label_hash() of its label). Different begins may
+ * share a key: the engine compares them in full. Exposed for tests.
+ */
+uint64_t ggmlviz__pairing_key(int kind, uint32_t tid, uint64_t ptr);
+uint64_t ggmlviz__pairing_label_hash(const char *label, uint32_t len);
+
+/* Entries allocated by the engine's pool (for tests: memory follows what is open). */
+uint32_t ggmlviz__pairing_pool_size(const struct ggmlviz_pairing *p);
+
+/* Forgets every open begin and every count, and numbers graphs from 1 again. */
+void ggmlviz__pairing_reset(struct ggmlviz_pairing *p);
+
+#endif /* GGMLVIZ_PAIRING_INTERNAL_H */

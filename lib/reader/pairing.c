@@ -1,0 +1,221 @@
+/*
+ * Pairing begins with ends (ops, graphs, user scopes) into timings: the
+ * events and the public functions of the engine. The set of open begins is
+ * pairing-open.c; ggmlviz_timings_next over a reader is timings.c.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+
+#include "pairing-open.h"
+
+#define NIL GGMLVIZ__NIL
+
+/* ---- events ---- */
+
+static void timing_begin(struct ggmlviz_timing *t, const struct ggmlviz_event *ev,
+			 const struct ggmlviz__identity *id)
+{
+	memset(t, 0, sizeof *t);
+	t->kind = id->kind;
+	t->ptr = id->ptr;
+	t->thread_id = ev->thread_id;
+	t->begin_ns = ev->timestamp_ns;
+	t->label = ev->label;
+	t->label_len = ev->label ? ev->label_len : 0;
+	t->begin_offset = ev->offset;
+	t->layer = -1;
+	switch (id->kind) {
+	case GGMLVIZ_TIMING_OP:
+		t->op_type = ev->data.op.op_type;
+		t->op_size = ev->data.op.op_size;
+		t->backend_ptr = ev->data.op.backend_ptr;
+		t->layer = ggmlviz_layer_of_name(t->label, t->label_len); /* until an OP_NODE says */
+		break;
+	case GGMLVIZ_TIMING_GRAPH:
+		t->n_nodes = ev->data.graph.n_nodes;
+		t->n_threads = ev->data.graph.n_threads;
+		t->backend_ptr = ev->data.graph.backend_ptr;
+		break;
+	case GGMLVIZ_TIMING_STEP:
+		t->n_tokens = ev->data.step.n_tokens;
+		t->phase = ev->data.step.phase;
+		break;
+	case GGMLVIZ_TIMING_SPLIT:
+		t->n_nodes = ev->data.split.n_nodes;
+		t->backend_ptr = ev->data.split.backend_ptr;
+		break;
+	default:
+		t->value = ev->data.user.value;
+		break;
+	}
+}
+
+/* What only the end record tells. */
+static void timing_end(struct ggmlviz_timing *t, const struct ggmlviz_event *ev)
+{
+	t->end_ns = ev->timestamp_ns;
+	t->duration_ns = t->end_ns >= t->begin_ns ? t->end_ns - t->begin_ns : 0;
+	t->end_offset = ev->offset;
+	if (t->kind == GGMLVIZ_TIMING_STEP) {
+		t->status = ev->data.step.status;
+	} else if (t->kind == GGMLVIZ_TIMING_SPLIT) {
+		t->n_nodes = ev->data.split.n_nodes;
+		t->n_timed = ev->data.split.n_timed;
+		t->ticks = ev->data.split.ticks;
+		t->ticks_expected = ev->data.split.ticks_expected;
+	}
+}
+
+static int on_begin(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+		    const struct ggmlviz__identity *id)
+{
+	uint32_t i = ggmlviz__open_insert(p, id);
+
+	if (i == NIL)
+		return -ENOMEM;
+	timing_begin(&p->items[i].t, ev, id);
+	ggmlviz__open_place(p, i);
+	return 0;
+}
+
+static int on_end(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+		  const struct ggmlviz__identity *id, struct ggmlviz_timing *t)
+{
+	uint32_t i = ggmlviz__open_find(p, id);
+
+	if (i == NIL) {
+		p->counts.unmatched_ends++;
+		return 0;
+	}
+	*t = p->items[i].t;
+	timing_end(t, ev);
+	ggmlviz__open_close(p, i);
+	p->counts.paired++;
+	return 1;
+}
+
+/* The open op of the same tensor on the same thread, which OP_INFO and OP_NODE describe. */
+static struct ggmlviz_timing *open_op(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+				      uint64_t tensor)
+{
+	struct ggmlviz__identity id = ggmlviz__identity_of(GGMLVIZ_TIMING_OP, ev, tensor);
+	uint32_t i = ggmlviz__open_find(p, &id);
+
+	return i == NIL ? NULL : &p->items[i].t;
+}
+
+static void on_op_node(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_node.tensor_ptr);
+
+	if (!t)
+		return;
+	t->layer = ev->data.op_node.layer < 0 ? -1 : ev->data.op_node.layer;
+	t->method = ev->data.op_node.method;
+	t->node_flags = ev->data.op_node.flags;
+	t->src[0] = ev->data.op_node.src[0];
+	t->src[1] = ev->data.op_node.src[1];
+}
+
+static void on_op_info(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_info.tensor_ptr);
+
+	if (!t)
+		return;
+	memcpy(t->ne, ev->data.op_info.ne, sizeof t->ne);
+	t->flops = ev->data.op_info.flops;
+	t->type_name = ev->label;
+	t->type_name_len = ev->label ? ev->label_len : 0;
+}
+
+static int on_pair_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev, int kind,
+			 uint64_t ptr, bool begin, struct ggmlviz_timing *t)
+{
+	struct ggmlviz__identity id = ggmlviz__identity_of(kind, ev, ptr);
+
+	return begin ? on_begin(p, ev, &id) : on_end(p, ev, &id, t);
+}
+
+int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+			struct ggmlviz_timing *t)
+{
+	bool begin = ev->type % 2 == 0; /* every begin type is even, its end the next */
+
+	switch (ev->type) {
+	case GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN:
+	case GGMLVIZ_EVENT_GRAPH_COMPUTE_END:
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_GRAPH, ev->data.graph.graph_ptr, begin,
+				     t);
+	case GGMLVIZ_EVENT_OP_COMPUTE_BEGIN:
+	case GGMLVIZ_EVENT_OP_COMPUTE_END:
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_OP, ev->data.op.tensor_ptr, begin, t);
+	case GGMLVIZ_EVENT_SCOPE_BEGIN:
+	case GGMLVIZ_EVENT_SCOPE_END:
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_SCOPE, 0, begin, t);
+	case GGMLVIZ_EVENT_STEP_BEGIN:
+	case GGMLVIZ_EVENT_STEP_END:
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_STEP, ev->data.step.ctx, begin, t);
+	case GGMLVIZ_EVENT_SPLIT_BEGIN:
+	case GGMLVIZ_EVENT_SPLIT_END:
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_SPLIT, ev->data.split.first_node, begin,
+				     t);
+	case GGMLVIZ_EVENT_OP_INFO:
+		on_op_info(p, ev);
+		return 0;
+	case GGMLVIZ_EVENT_OP_NODE:
+		on_op_node(p, ev);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the engine ---- */
+
+int ggmlviz_pairing_new(struct ggmlviz_pairing **out)
+{
+	struct ggmlviz_pairing *p;
+
+	if (!out)
+		return -EINVAL;
+	*out = p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	p->free_head = NIL;
+	p->last_thread = NIL;
+	p->graphs = NIL;
+	p->steps = NIL;
+	return 0;
+}
+
+void ggmlviz_pairing_finish(struct ggmlviz_pairing *p)
+{
+	p->counts.unclosed_begins += p->counts.open;
+	p->counts.open = 0;
+	ggmlviz__open_clear(p);
+}
+
+void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pairing_counts *out)
+{
+	*out = p->counts;
+}
+
+void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
+{
+	if (!p)
+		return;
+	ggmlviz__map_release(&p->open);
+	ggmlviz__map_release(&p->thread_index);
+	free(p->items);
+	free(p->threads);
+	free(p);
+}

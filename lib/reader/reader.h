@@ -1,0 +1,57 @@
+/*
+ * The inside of a ggmlviz_reader: types only, shared by open.c (opening,
+ * refreshing), window.c (mappings), next.c (records), names.c (name
+ * tables) and timings.c (ggmlviz_timings_next). Each of those files
+ * declares its functions in its own header.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_READER_INTERNAL_H
+#define GGMLVIZ_READER_INTERNAL_H
+
+#include <stdint.h>
+
+#include <ggmlviz/reader.h>
+
+#include "util/map.h"
+
+/* A mapping of the file kept alive until close, so old labels stay valid. */
+struct ggmlviz__window {
+	struct ggmlviz__window *older;
+	void *base;
+	size_t length;
+};
+
+/* A name owned by the reader; replaced ones stay on a list until close. */
+struct ggmlviz__name {
+	struct ggmlviz__name *replaced_next;
+	uint32_t length; /* bytes of text before the added NUL */
+	char text[];
+};
+
+enum ggmlviz__name_table {
+	GGMLVIZ__NAMES_OP,
+	GGMLVIZ__NAMES_BACKEND,
+	GGMLVIZ__NAMES_THREAD,
+	GGMLVIZ__NAMES_COUNT
+};
+
+struct ggmlviz_reader {
+	const uint8_t *data; /* byte 0 of the file, in the newest window or the caller's buffer */
+	uint64_t size;       /* bytes known: file size at open or the last refresh */
+	uint64_t pos;        /* offset of the next record */
+	int error;           /* sticky: GGMLVIZ_ECORRUPT, -ESTALE; 0 if none */
+
+	int fd;                         /* -1 for a reader on memory */
+	struct ggmlviz__window *window; /* newest first; NULL for memory */
+	uint64_t release_from;          /* pages below this offset were given back */
+	uint64_t release_at;            /* give pages back when pos reaches this */
+	void *owned;                    /* a buffer read from a pipe, freed at close */
+
+	struct ggmlviz__map names[GGMLVIZ__NAMES_COUNT]; /* key -> struct ggmlviz__name * */
+	struct ggmlviz__name *replaced;                  /* older names, freed at close */
+
+	struct ggmlviz_pairing *pairing; /* the engine of ggmlviz_timings_next() */
+};
+
+#endif /* GGMLVIZ_READER_INTERNAL_H */

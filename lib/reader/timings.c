@@ -1,0 +1,31 @@
+/*
+ * Timings straight from a reader: its records fed to the reader's own
+ * pairing engine.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <ggmlviz/reader.h>
+
+#include "reader.h"
+
+int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
+{
+	struct ggmlviz_event ev;
+	int rc;
+
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1) {
+		rc = ggmlviz_pairing_add(r->pairing, &ev, t);
+		if (rc != 0)
+			return rc;
+	}
+	if (rc == 0)
+		ggmlviz_pairing_finish(r->pairing);
+	return rc;
+}
+
+void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out)
+{
+	ggmlviz_pairing_counts(r->pairing, out);
+}

@@ -1,0 +1,233 @@
+/*
+ * The ring's slow paths: making and resizing rings, the wrap copy, and
+ * what happens when the fast path cannot simply write (first event of a
+ * session, a loss to report, a full ring).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
+
+#include "clock.h"
+#include "doorbell.h"
+#include "format/codec.h"
+#include "format/record.h"
+#include "ring.h"
+#include "state.h"
+
+static size_t mapping_size(uint64_t size)
+{
+	uint64_t page = 4096;
+
+	return (size_t)((size + GGMLVIZ__SLACK + page - 1) & ~(page - 1));
+}
+
+/* Pre-faulted, so the emit path never takes a page fault on the ring. */
+static uint8_t *map_buffer(uint64_t size)
+{
+	void *p = mmap(NULL, mapping_size(size), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void thread_name(char name[16])
+{
+	memset(name, 0, 16);
+#if defined(HAVE_SYS_PRCTL_H) && defined(PR_GET_NAME)
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) < 0)
+		name[0] = '\0';
+	name[15] = '\0';
+#endif
+}
+
+struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
+{
+	struct ggmlviz__ring *r = aligned_alloc(GGMLVIZ__CACHE_LINE, sizeof *r);
+
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof *r);
+	r->buf = map_buffer(size);
+	if (!r->buf) {
+		free(r);
+		return NULL;
+	}
+	r->size = size;
+	r->mask = size - 1;
+	r->tid = tid;
+	r->announce = 1;
+	r->created_ns = ggmlviz__now_ns();
+	thread_name(r->name);
+	return r;
+}
+
+static void unmap_buffer(struct ggmlviz__ring *r)
+{
+	if (r->buf)
+		munmap(r->buf, mapping_size(r->size));
+	r->buf = NULL;
+	r->size = 0;
+	r->mask = 0;
+}
+
+int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size)
+{
+	uint8_t *buf;
+
+	if (size == r->size && r->buf)
+		return 0;
+	buf = map_buffer(size);
+	if (!buf)
+		return -ENOMEM;
+	unmap_buffer(r);
+	r->buf = buf;
+	r->size = size;
+	r->mask = size - 1;
+	return 0;
+}
+
+/* Between sessions the producer never reaches its buffer: give it back. */
+void ggmlviz__ring_release_buffer(struct ggmlviz__ring *r)
+{
+	unmap_buffer(r);
+	r->pos = 0;
+	r->limit = 0;
+}
+
+/* For a new session; the producer is quiescent (see ggmlviz_start). */
+void ggmlviz__ring_reset(struct ggmlviz__ring *r)
+{
+	r->pos = 0;
+	r->limit = 0;
+	atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->emitted, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->dropped, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->dropped_noted, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->labels_truncated, 0, memory_order_relaxed);
+	r->announce = 1;
+	atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->written, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->discarded, 0, memory_order_relaxed);
+	r->discarded_noted = 0;
+	r->unnoted = 0;
+	r->drained_bytes = 0;
+	r->named = 0;
+}
+
+void ggmlviz__ring_free(struct ggmlviz__ring *r)
+{
+	if (!r)
+		return;
+	unmap_buffer(r);
+	free(r);
+}
+
+/* The part of a record written past the end goes to the start. */
+void ggmlviz__ring_wrap(struct ggmlviz__ring *r, uint64_t overflow)
+{
+	memcpy(r->buf, r->buf + r->mask + 1, (size_t)overflow);
+}
+
+/* Is there room for need bytes now? Refreshes the producer's limit. */
+static int room(struct ggmlviz__ring *r, uint32_t need)
+{
+	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+
+	r->limit = tail + r->mask + 1;
+	return r->pos + need <= r->limit;
+}
+
+/* GGMLVIZ_OVERFLOW_BLOCK: wait for the writer; give up once tracing stops. */
+static int wait_room(struct ggmlviz__ring *r, uint32_t need)
+{
+	const struct timespec pause = { 0, 20000 };
+
+	while (!room(r, need)) {
+		if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
+			return 0;
+		ggmlviz__doorbell_ring();
+		nanosleep(&pause, NULL);
+	}
+	return 1;
+}
+
+static int make_room(struct ggmlviz__ring *r, uint32_t need)
+{
+	if (need > r->mask + 1)
+		return 0; /* larger than the whole ring: can never fit */
+	return room(r, need) || (ggmlviz__state.overflow_block && wait_room(r, need));
+}
+
+static uint8_t *drop(struct ggmlviz__ring *r)
+{
+	ggmlviz__ring_count(r);
+	atomic_store_explicit(&r->dropped, atomic_load_explicit(&r->dropped, memory_order_relaxed) + 1,
+			      memory_order_release);
+	r->limit = 0; /* the next event reports the loss first */
+	return NULL;
+}
+
+/* Copies a record built by the slow path into the ring, if it fits. */
+static int put(struct ggmlviz__ring *r, const uint8_t *rec, uint32_t n)
+{
+	if (!make_room(r, n))
+		return 0;
+	memcpy(r->buf + (r->pos & r->mask), rec, n);
+	return 1;
+}
+
+/* THREAD_BEGIN, as the first event of this thread in the session. */
+static void announce(struct ggmlviz__ring *r, uint64_t ts)
+{
+	uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE + 16];
+	uint32_t n;
+
+	r->announce = 0;
+	if (!(ggmlviz__mask_now() & GGMLVIZ__THREADS))
+		return;
+	n = ggmlviz__encode_plain(rec, sizeof rec, GGMLVIZ_EVENT_THREAD_BEGIN, ts, r->tid, r->name,
+				  (uint32_t)strlen(r->name));
+	if (put(r, rec, n))
+		ggmlviz__ring_commit(r, n);
+	else
+		drop(r);
+}
+
+/* A DROPPED record saying how many events were lost since the last one. */
+static int note_drops(struct ggmlviz__ring *r, uint64_t ts)
+{
+	uint64_t dropped = atomic_load_explicit(&r->dropped, memory_order_relaxed);
+	uint64_t noted = atomic_load_explicit(&r->dropped_noted, memory_order_relaxed);
+	uint8_t rec[GGMLVIZ_RECORD_SIZE];
+	uint32_t n;
+
+	if (dropped == noted)
+		return 1;
+	n = ggmlviz__encode_meta(rec, sizeof rec, ts, r->tid,
+				 &(struct ggmlviz__meta){ GGMLVIZ_META_DROPPED, r->tid, dropped - noted, 0 },
+				 NULL, 0);
+	if (!put(r, rec, n))
+		return 0;
+	ggmlviz__ring_publish(r, n); /* a note, not an event */
+	atomic_store_explicit(&r->dropped_noted, dropped, memory_order_relaxed);
+	return 1;
+}
+
+uint8_t *ggmlviz__ring_reserve_slow(struct ggmlviz__ring *r, uint32_t need, uint64_t ts)
+{
+	if (r->announce)
+		announce(r, ts);
+	if (!note_drops(r, ts) || !make_room(r, need))
+		return drop(r);
+	return r->buf + (r->pos & r->mask);
+}

@@ -1,0 +1,84 @@
+/*
+ * The writer's state, shared by its parts: output.c (the file), drain.c
+ * (one pass over the rings), pace.c (when to drain) and writer.c (the
+ * thread). Types only.
+ *
+ * The writer is one thread that drains every ring into the trace file. It
+ * moves spans of finished records from the rings to the file with
+ * writev(2), adding the records only it can write (THREAD_NAME for each
+ * thread, DROPPED for losses it saw, TRACE_END at a clean stop). It counts
+ * records as it passes them, which is what makes max_events exact and
+ * emitted == written + dropped checkable.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_WRITER_TYPES_H
+#define GGMLVIZ_WRITER_TYPES_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <ggmlviz/tracer.h>
+
+#include "log.h"
+#include "ring.h"
+
+/* How often the writer looks at the rings' fill levels (pace.c). */
+#define GGMLVIZ__POLL_NS 1000000u
+
+/* One ring as seen by one pass. */
+struct ggmlviz__pass_ring {
+	struct ggmlviz__ring *ring;
+	uint64_t head;      /* drained up to here */
+	uint64_t events;    /* events to write */
+	uint64_t discarded; /* events thrown away */
+	uint64_t notes;     /* the producer's DROPPED records to write */
+	int exited;         /* its thread was gone before head was read */
+};
+
+/* Counters of rings freed during the session (registry lock held). */
+struct ggmlviz__retired {
+	uint64_t emitted, written, dropped, labels_truncated;
+	uint32_t threads;
+};
+
+struct ggmlviz__writer {
+	int fd;
+	pthread_t thread;
+	_Atomic int stop;
+	uint64_t flush_ns;
+	uint64_t max_events; /* 0 = no limit */
+	struct ggmlviz__log_sink sink;
+
+	uint64_t file_size;  /* bytes in the file, all whole records */
+	uint64_t events;     /* events in the file */
+	int capped;          /* max_events reached: the rest is discarded */
+	_Atomic int error;   /* the -errno that stopped recording, or 0 */
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t meta_written;
+	struct ggmlviz__retired retired;
+
+	/* Scratch of one pass, grown as rings appear. */
+	struct ggmlviz__pass_ring *pass;
+	size_t n_pass, pass_cap;
+	struct iovec *iov;
+	size_t n_iov, iov_cap;
+	uint8_t *meta;
+	size_t meta_len, meta_cap;
+	uint64_t meta_records; /* writer records in this pass's batch */
+	uint64_t last_pass_ns;
+	uint64_t next_sleep_ns;
+};
+
+/* What ggmlviz_start() hands the writer. */
+struct ggmlviz__writer_opts {
+	const char *path;
+	uint64_t max_events;
+	uint32_t flush_interval_ms;
+	uint32_t tid; /* of the starting thread, for the PROCESS record */
+	struct ggmlviz__log_sink sink;
+};
+
+#endif /* GGMLVIZ_WRITER_TYPES_H */

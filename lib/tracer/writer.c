@@ -1,0 +1,118 @@
+/*
+ * The writer thread's life: the file, the thread, its sleep between passes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "doorbell.h"
+#include "drain.h"
+#include "output.h"
+#include "pace.h"
+#include "writer.h"
+
+static void *writer_main(void *arg)
+{
+	struct ggmlviz__writer *w = arg;
+
+	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
+	while (!atomic_load(&w->stop)) {
+		if (ggmlviz__pace_due(w))
+			ggmlviz__drain_pass(w, 0);
+		ggmlviz__doorbell_wait(&w->stop, w->next_sleep_ns);
+	}
+	return NULL;
+}
+
+/* The writer never runs the application's signal handlers. */
+static int start_thread(struct ggmlviz__writer *w)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
+}
+
+int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out)
+{
+	struct ggmlviz__writer *w = calloc(1, sizeof *w);
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->max_events = o->max_events;
+	w->flush_ns = (uint64_t)o->flush_interval_ms * 1000000u;
+	w->next_sleep_ns = w->flush_ns < GGMLVIZ__POLL_NS ? w->flush_ns : GGMLVIZ__POLL_NS;
+	w->sink = o->sink;
+	w->last_pass_ns = ggmlviz__monotonic_ns();
+	w->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		rc = -errno;
+		free(w);
+		return rc;
+	}
+	rc = ggmlviz__output_preamble(w, o->tid);
+	if (rc == 0)
+		rc = start_thread(w);
+	if (rc < 0) {
+		close(w->fd);
+		free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void ggmlviz__writer_free(struct ggmlviz__writer *w)
+{
+	if (!w)
+		return;
+	free(w->pass);
+	free(w->iov);
+	free(w->meta);
+	free(w);
+}
+
+int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
+{
+	int rc;
+
+	atomic_store(&w->stop, 1);
+	ggmlviz__doorbell_ring();
+	pthread_join(w->thread, NULL);
+	ggmlviz__drain_pass(w, 1);
+	ggmlviz__drain_end(w, tid);
+	rc = atomic_load(&w->error);
+	if (close(w->fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
+{
+	ggmlviz__doorbell_reset();
+	if (!w)
+		return;
+	close(w->fd);
+	ggmlviz__writer_free(w);
+}
+
+void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)
+{
+	f->meta_written = atomic_load(&w->meta_written);
+	f->bytes = atomic_load(&w->bytes);
+	f->error = atomic_load(&w->error);
+	f->retired = w->retired;
+}

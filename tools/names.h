@@ -1,0 +1,39 @@
+/*
+ * Names for what a trace identifies by number (names.c): ops, backends,
+ * threads, and the layer of a tensor name.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef CLI_NAMES_H
+#define CLI_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ggmlviz/reader.h>
+
+/* Remembers what ev names by number (op, backend, thread), during a first pass. */
+void cli_names_note(const struct ggmlviz_event *ev);
+/* Keeps the names r has for what was noted, for the readers that follow. */
+void cli_names_learn(const struct ggmlviz_reader *r);
+/* Frees the names kept. */
+void cli_names_forget(void);
+
+/* The trace's OP_NAME for op_type (or one a first pass kept), or "op#N" in buf. */
+const char *cli_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[24]);
+
+/* The trace's BACKEND_NAME, "CPU" for 0, or "0x..." in buf. */
+const char *cli_backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char buf[24]);
+
+/* "name (tid)" or "tid" in buf. */
+const char *cli_thread_label(const struct ggmlviz_reader *r, uint32_t tid, char *buf,
+				  size_t size);
+
+/*
+ * The layer of a tensor name: the digits of a trailing "-N" (llama.cpp's
+ * "attn_norm-12"), after dropping " (view)"-like suffixes. Returns the
+ * number of digits (their start in *digits), 0 when there is no layer.
+ */
+size_t cli_layer(const char *label, size_t len, const char **digits);
+
+#endif /* CLI_NAMES_H */
