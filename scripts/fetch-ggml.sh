@@ -1,18 +1,20 @@
 #!/bin/sh
-# Fetches a prebuilt GGML (the one inside llama.cpp) and its headers into a
-# git-ignored folder, for the GGML examples, tests and benchmark:
+# Fetches a prebuilt GGML and libllama (llama.cpp) with their headers into a
+# git-ignored folder, for the GGML and llama.cpp examples, tests and benchmarks:
 #
 #     scripts/fetch-ggml.sh [--force] [DIR]      (DIR: third_party/ggml)
 #     ./configure --with-ggml="$PWD/third_party/ggml"
 #
 # Debian has no GGML package; the npm registry has one, prebuilt:
-#   @node-llama-cpp/linux-x64  bins/linux-x64/libggml*.so (x86-64 Linux only)
+#   @node-llama-cpp/linux-x64  bins/linux-x64/libggml*.so and libllama.v*.so
+#                              (x86-64 Linux only)
 #   node-llama-cpp             llama/gitRelease.bundle, the matching
-#                              llama.cpp source, whose ggml/include/ holds
-#                              the headers.
+#                              llama.cpp source, whose ggml/include/ and
+#                              include/ hold the headers.
 # DIR gets lib/ (the shared libraries, with the libggml-cpu-<arch>.so
-# variants that ggml_backend_load_all_from_path() picks from), include/
-# (ggml*.h, gguf.h), LICENSE, and VERSION, written last: a folder with a
+# variants that ggml_backend_load_all_from_path() picks from, and
+# libllama), include/ (ggml*.h, gguf.h, llama.h), LICENSE, and VERSION,
+# written last: a folder with a
 # VERSION naming the wanted release is complete, and is left alone unless
 # --force is given. Nothing of GGML is ever committed.
 #
@@ -57,7 +59,8 @@ is_complete() {
 		grep -qxF "package=$SOURCE_PACKAGE" "$dest/VERSION" &&
 		[ -f "$dest/include/ggml.h" ] && [ -f "$dest/include/ggml-backend.h" ] &&
 		ls "$dest"/lib/libggml.v*.so >/dev/null 2>&1 &&
-		[ -f "$dest/lib/libggml-base.so" ]
+		[ -f "$dest/lib/libggml-base.so" ] &&
+		ls "$dest"/lib/libllama.v*.so >/dev/null 2>&1 && [ -f "$dest/include/llama.h" ]
 }
 if [ "$force" = no ] && is_complete; then
 	say "GGML is already in $dest ($(sed -n 's/^ggml=//p' "$dest/VERSION"))"
@@ -99,6 +102,7 @@ npm_pack "$SOURCE_PACKAGE" source
 bins="$tmp/bins/package/bins/linux-x64"
 bundle="$tmp/source/package/llama/gitRelease.bundle"
 ls "$bins"/libggml.v*.so >/dev/null 2>&1 || die "$BINS_PACKAGE holds no libggml.v*.so"
+ls "$bins"/libllama.v*.so >/dev/null 2>&1 || die "$BINS_PACKAGE holds no libllama.v*.so"
 [ -f "$bundle" ] || die "$SOURCE_PACKAGE holds no llama/gitRelease.bundle"
 
 # Only the headers and the license are needed from the source: fetch the
@@ -109,11 +113,11 @@ git init -q "$tmp/src" || die "git init failed"
 git -C "$tmp/src" fetch -q "$bundle" HEAD 2>"$tmp/git.err" ||
 	{ cat "$tmp/git.err" >&2; die "cannot read $bundle"; }
 commit=$(git -C "$tmp/src" rev-parse FETCH_HEAD)
-git -C "$tmp/src" archive FETCH_HEAD ggml/include LICENSE ggml/CMakeLists.txt |
-	tar -x -C "$tmp/src" || die "cannot extract ggml/include from $bundle"
-cp "$tmp/src"/ggml/include/*.h "$stage/include/"
+git -C "$tmp/src" archive FETCH_HEAD ggml/include include/llama.h LICENSE ggml/CMakeLists.txt |
+	tar -x -C "$tmp/src" || die "cannot extract ggml/include and include/llama.h from $bundle"
+cp "$tmp/src"/ggml/include/*.h "$tmp/src/include/llama.h" "$stage/include/"
 cp "$tmp/src/LICENSE" "$stage/LICENSE"
-cp "$bins"/libggml*.so "$stage/lib/"
+cp "$bins"/libggml*.so "$bins"/libllama.v*.so "$stage/lib/"
 
 ggml_version=$(sed -n 's/^set(GGML_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\))$/\2/p' \
 	"$tmp/src/ggml/CMakeLists.txt" | paste -sd. -)

@@ -38,10 +38,14 @@ done
 fake="$tmp/ggml"
 mkdir -p "$fake/include" "$fake/lib"
 touch "$fake/include/ggml.h" "$fake/include/ggml-backend.h" "$fake/lib/libggml.v0.5.0.so" \
-	"$fake/lib/libggml-base.so"
+	"$fake/lib/libggml-base.so" "$fake/include/llama.h" "$fake/lib/libllama.v0.5.0.so"
 printf 'package=node-llama-cpp@3.22.1\nggml=0.25.1\n' >"$fake/VERSION"
+# The same, fetched by an older script that left libllama out.
+old="$tmp/old"
+cp -r "$fake" "$old"
+rm "$old/include/llama.h" "$old/lib/libllama.v0.5.0.so"
 
-echo "1..6"
+echo "1..7"
 run 0 "usage:" --help
 result $? "--help prints the usage"
 run 1 "unknown option '--bogus'" --bogus
@@ -50,6 +54,12 @@ run 1 "more than one DIR" a b
 result $? "two folders are refused"
 PATH="$tmp/bin" run 0 "already in $fake (0.25.1)" "$fake"
 result $? "a complete folder is left alone, without npm or network"
+if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
+	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" "$old"
+else
+	PATH="$tmp/bin" run 1 "the prebuilt GGML is for" "$old"
+fi
+result $? "a folder without libllama and llama.h is fetched again"
 sed -i 's/3.22.1/3.0.0/' "$fake/VERSION"
 if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
 	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" "$fake"

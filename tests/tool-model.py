@@ -264,8 +264,13 @@ def check_stats(R, a, path):
                 nearest_rank(durs, .95), gf))
     check(not bad, 'stats --by %s: count, total, min, max, mean, share, GFLOP/s exact; p50 and'
           ' p95 within 1/64' % a.by, '\n'.join(bad))
-    totals = [g['total_ns'] for g in d['groups']]
-    check(totals == sorted(totals, reverse=True), 'stats --by %s: sorted by total' % a.by)
+    if a.by == 'layer':
+        # layers in their own order, those of no layer first
+        order = [-1 if g['name'] == '(none)' else int(g['name']) for g in d['groups']]
+        check(order == sorted(order), 'stats --by layer: sorted by layer', order)
+    else:
+        totals = [g['total_ns'] for g in d['groups']]
+        check(totals == sorted(totals, reverse=True), 'stats --by %s: sorted by total' % a.by)
 
 
 def check_stats_csv(R, a, path):
@@ -471,8 +476,9 @@ def check_info(R, a, path):
           all('pid %d  %s' % (r['key'], text(r['label'])) in out for r in procs),
           'info: processes')
     tims = timings(R)
-    pairs = 'paired:     %d ops, %d graphs, %d scopes; 0 ends without a begin, 0 begins never' \
-            ' ended' % tuple(sum(k == x for k, *_ in tims) for x in ('op', 'graph', 'scope'))
+    pairs = 'paired:     %d ops, %d graphs, 0 steps, 0 splits, %d scopes; 0 ends without a' \
+            ' begin, 0 begins never ended' % tuple(sum(k == x for k, *_ in tims)
+                                                   for x in ('op', 'graph', 'scope'))
     check(pairs in out, 'info: begins and ends paired', pairs)
     drops = [r for r in R if is_meta(r, 5)]
     dropped = 'dropped:    %d events in %d DROPPED records' % (sum(r['value'] for r in drops),

@@ -17,9 +17,10 @@
 #include "htab.h"
 #include "names.h"
 
-const char *const cli_by_names[] = { "op", "name", "layer", "thread", "backend", NULL };
-const char *const cli_sort_names[] = { "total", "count", "mean", "min", "max", "p50",
-					    "p95", "gflops", "name", NULL };
+const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
+				     "backend", "step", "phase", "method", NULL };
+const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
+				       "p95",   "gflops", "name", "order", NULL };
 
 struct key {
 	uint64_t id;
@@ -36,34 +37,22 @@ static bool group_eq(const void *item, const void *k)
 	       (!key->len || !memcmp(g->key, key->s, key->len));
 }
 
-/* Layer N as N + 1, 0 for none (or for a number too long to be a layer). */
-static uint64_t layer_id(const struct ggmlviz_timing *t)
-{
-	const char *digits;
-	size_t n = cli_layer(t->label, t->label_len, &digits);
-	uint64_t v = 0;
-
-	if (!n || n > 18)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (uint64_t)(digits[i] - '0');
-	return v + 1;
-}
-
+/* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
 static struct key key_of(int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
 
-	if (by == CLI_BY_OP)
-		k.id = t->op_type;
-	else if (by == CLI_BY_NAME && t->label_len)
-		k.s = t->label, k.len = t->label_len;
-	else if (by == CLI_BY_LAYER)
-		k.id = layer_id(t);
-	else if (by == CLI_BY_THREAD)
-		k.id = t->thread_id;
-	else if (by == CLI_BY_BACKEND)
-		k.id = t->backend_ptr;
+	switch (by) {
+	case CLI_BY_OP: k.id = t->op_type; break;
+	case CLI_BY_NAME: k.s = t->label_len ? t->label : NULL, k.len = t->label_len; break;
+	case CLI_BY_LAYER: k.id = t->layer >= 0 ? (uint64_t)t->layer + 1 : 0; break;
+	case CLI_BY_THREAD: k.id = t->thread_id; break;
+	case CLI_BY_BACKEND: k.id = t->backend_ptr; break;
+	case CLI_BY_STEP: k.id = t->step_seq; break;
+	case CLI_BY_PHASE: k.id = t->step_seq ? t->phase + 1 : 0; break;
+	case CLI_BY_METHOD: k.id = t->method; break;
+	default: break;
+	}
 	return k;
 }
 
@@ -101,21 +90,70 @@ static void add_span(struct cli_agg *a, const struct ggmlviz_timing *t)
 	a->t_last = t->end_ns > a->t_last ? t->end_ns : a->t_last;
 }
 
+/* The group of key k, made if new; NULL when out of memory. */
+static struct cli_group *group_of(struct cli_agg *a, const struct key *k)
+{
+	uint64_t hash = cli_hash_bytes(k->s, k->len, k->id);
+	struct cli_group *g = cli_htab_find(&a->groups, hash, group_eq, k);
+
+	return g ? g : group_new(a, k, hash);
+}
+
+static void add_split(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct cli_split_sum *s = NULL;
+
+	for (size_t i = 0; i < a->n_split_backends && !s; i++)
+		if (a->splits[i].backend == t->backend_ptr)
+			s = &a->splits[i];
+	if (!s && a->n_split_backends == CLI_MAX_BACKENDS)
+		return; /* more backends than any machine has: the rest are left out */
+	if (!s) {
+		s = &a->splits[a->n_split_backends++];
+		s->backend = t->backend_ptr;
+	}
+	s->count++;
+	s->ns += t->duration_ns;
+	s->nodes += t->n_nodes;
+	s->timed += t->n_timed;
+	s->mismatched += t->ticks && t->ticks != t->ticks_expected;
+}
+
+/* A step: to the totals, and to its group by step or by phase. */
+static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k = key_of(a->by, t);
+	struct cli_group *g;
+
+	a->steps++;
+	a->tokens += t->n_tokens;
+	a->step_ns += t->duration_ns;
+	if (!cli_by_steps(a->by))
+		return 0;
+	if (!(g = group_of(a, &k)))
+		return -ENOMEM;
+	g->steps++;
+	g->tokens += t->n_tokens;
+	g->step_ns += t->duration_ns;
+	return 0;
+}
+
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	struct key k;
-	uint64_t hash;
 	struct cli_group *g;
 
 	add_span(a, t);
 	if (t->kind == GGMLVIZ_TIMING_GRAPH)
 		a->graphs++, a->graph_ns += t->duration_ns;
+	if (t->kind == GGMLVIZ_TIMING_SPLIT)
+		add_split(a, t);
+	if (t->kind == GGMLVIZ_TIMING_STEP)
+		return add_step(a, t);
 	if (t->kind != GGMLVIZ_TIMING_OP)
 		return 0;
 	k = key_of(a->by, t);
-	hash = cli_hash_bytes(k.s, k.len, k.id);
-	g = cli_htab_find(&a->groups, hash, group_eq, &k);
-	if (!g && !(g = group_new(a, &k, hash)))
+	if (!(g = group_of(a, &k)))
 		return -ENOMEM;
 	if (cli_dist_add(&g->d, t->duration_ns) < 0)
 		return -ENOMEM;
@@ -150,14 +188,21 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	char buf[320];
 	const char *name = buf;
 
+	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
+	static const char *const methods[] = { "unknown", "sync", "tick" };
+
 	if (a->by == CLI_BY_OP)
 		name = cli_op_name(r, (uint32_t)g->id, buf);
 	else if (a->by == CLI_BY_NAME)
 		name = g->key_len ? NULL : "(no name)";
-	else if (a->by == CLI_BY_LAYER && g->id)
-		snprintf(buf, sizeof buf, "%" PRIu64, g->id - 1);
-	else if (a->by == CLI_BY_LAYER)
+	else if ((a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP) && g->id)
+		snprintf(buf, sizeof buf, "%" PRIu64, a->by == CLI_BY_LAYER ? g->id - 1 : g->id);
+	else if (a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP)
 		name = "(none)";
+	else if (a->by == CLI_BY_PHASE)
+		name = g->id < 4 ? phases[g->id] : "unknown";
+	else if (a->by == CLI_BY_METHOD)
+		name = g->id < 3 ? methods[g->id] : "unknown";
 	else if (a->by == CLI_BY_THREAD)
 		name = cli_thread_label(r, (uint32_t)g->id, buf, sizeof buf);
 	else
@@ -169,7 +214,11 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 {
 	struct cli_group *g;
 	size_t cursor = 0;
+	char buf[24];
 
+	for (size_t i = 0; i < a->n_split_backends; i++)
+		snprintf(a->splits[i].name, sizeof a->splits[i].name, "%s",
+			 cli_backend_name(r, a->splits[i].backend, buf));
 	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
 	if (!a->sorted)
 		return -ENOMEM;
@@ -208,6 +257,17 @@ static int by_name(const void *pa, const void *pb)
 	return strverscmp(a->name, b->name);
 }
 
+/* The natural order of the groups' numbers: layer 0, 1, ...; step 1, 2, ... */
+static int by_id(const void *pa, const void *pb)
+{
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return by_name(pa, pb);
+}
+
 /* Biggest first; ties by name, so the order never depends on the hash. */
 static int by_value(const void *pa, const void *pb)
 {
@@ -223,7 +283,8 @@ void cli_agg_sort(struct cli_agg *a, int sort)
 {
 	for (size_t i = 0; i < a->n; i++)
 		a->sorted[i]->sort_value = sort_value(a->sorted[i], sort);
-	qsort(a->sorted, a->n, sizeof *a->sorted, sort == CLI_SORT_NAME ? by_name : by_value);
+	qsort(a->sorted, a->n, sizeof *a->sorted,
+	      sort == CLI_SORT_NAME ? by_name : sort == CLI_SORT_ORDER ? by_id : by_value);
 }
 
 void cli_agg_free(struct cli_agg *a)

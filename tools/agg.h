@@ -35,18 +35,18 @@ uint64_t cli_dist_quantile(const struct cli_dist *d, double q);
 void cli_dist_free(struct cli_dist *d);
 
 /* What op timings are grouped by (--by). */
-enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD,
-		   CLI_BY_BACKEND };
+enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
+	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD };
 extern const char *const cli_by_names[];
 
 /* How groups are sorted (--sort): by a value, biggest first, or by name. */
 enum cli_sort { CLI_SORT_TOTAL, CLI_SORT_COUNT, CLI_SORT_MEAN,
 		     CLI_SORT_MIN, CLI_SORT_MAX, CLI_SORT_P50, CLI_SORT_P95,
-		     CLI_SORT_GFLOPS, CLI_SORT_NAME };
+		     CLI_SORT_GFLOPS, CLI_SORT_NAME, CLI_SORT_ORDER };
 extern const char *const cli_sort_names[];
 
 struct cli_group {
-	uint64_t id;       /* op type, layer + 1 (0: none), thread id, backend */
+	uint64_t id;       /* op type, layer + 1 (0: none), thread id, backend, step, phase, method */
 	char *key;         /* by name: the tensor name (owned); else NULL */
 	size_t key_len;
 	char *name;        /* display name (owned, NUL-terminated), set by _finish */
@@ -55,7 +55,16 @@ struct cli_group {
 	uint64_t flops, flops_ns; /* work, and time, of the ops whose work is known */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
+	/* by step and by phase: the steps of the group, their tokens and time */
+	uint64_t steps, tokens, step_ns;
 };
+
+/* The runs of nodes (splits) of one backend. */
+struct cli_split_sum {
+	uint64_t backend, count, ns, nodes, timed, mismatched;
+	char name[48]; /* the backend's, set by _finish */
+};
+#define CLI_MAX_BACKENDS 16
 
 /* GFLOP/s of a group (flops per ns), or -1 when no op knows its work. */
 double cli_group_gflops(const struct cli_group *g);
@@ -64,6 +73,9 @@ struct cli_agg {
 	int by;                       /* enum cli_by */
 	struct cli_htab groups;
 	uint64_t ops, op_ns, graphs, graph_ns;
+	uint64_t steps, tokens, step_ns; /* every step */
+	struct cli_split_sum splits[CLI_MAX_BACKENDS]; /* by backend, the first 16 seen */
+	size_t n_split_backends;
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;
 	struct cli_group **sorted; /* n groups, after _finish */
@@ -71,13 +83,20 @@ struct cli_agg {
 };
 
 void cli_agg_init(struct cli_agg *a, int by);
-/* Adds a timing (ops to their group, graphs to the totals); 0 or -ENOMEM. */
+/* Adds a timing (ops to their group; steps to theirs by step or phase;
+ * graphs, steps and splits to the totals); 0 or -ENOMEM. */
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t);
 /* Names the groups (with r's names) and lists them; 0 or -ENOMEM. */
 int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
 /* Sorts the list by enum cli_sort. */
 void cli_agg_sort(struct cli_agg *a, int sort);
 void cli_agg_free(struct cli_agg *a);
+
+/* Whether groups are steps or phases, which carry tokens and step times. */
+static inline int cli_by_steps(int by)
+{
+	return by == CLI_BY_STEP || by == CLI_BY_PHASE;
+}
 
 /* Output formats of stats and diff (--format). */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_CSV, CLI_FORMAT_JSON };

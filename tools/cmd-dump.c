@@ -186,7 +186,9 @@ int cli_cmd_dump(int argc, char **argv)
 		cli_input_close(&in);
 		return CLI_EXIT_DAMAGED;
 	}
-	if (d.window.set)
+	/* a first pass, for the start of --from/--to and for the names of ops whose
+	 * OP_NAME comes later in the file (a file can be read twice, a pipe cannot) */
+	if (d.window.set || cli_input_is_file(&in))
 		cli_scan(&in, &scan);
 	while (cli_input_next(&in, &ev) == 1)
 		if (wanted(&d, in.r, scan.t_min, &ev))

@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chrome.h"
@@ -115,6 +117,12 @@ static void shape_arg(struct cli_chrome *c, const int64_t ne[4])
 	cli_out_char(c->o, ']');
 }
 
+static const char *method_name(uint8_t method)
+{
+	return method == GGMLVIZ_METHOD_TICK ? "tick" : method == GGMLVIZ_METHOD_SYNC ? "sync"
+										: "unknown";
+}
+
 static void op_args(struct export *x, const struct ggmlviz_timing *t)
 {
 	struct cli_chrome *c = &x->chrome;
@@ -133,6 +141,45 @@ static void op_args(struct export *x, const struct ggmlviz_timing *t)
 	if (t->flops)
 		cli_chrome_arg_u64(c, "flops", t->flops, false);
 	cli_chrome_arg_u64(c, "graph", t->graph_seq, false);
+	if (t->step_seq)
+		cli_chrome_arg_u64(c, "step", t->step_seq, false);
+	if (t->layer >= 0)
+		cli_chrome_arg_i64(c, "layer", t->layer, false);
+	cli_chrome_arg_cstr(c, "timed_by", method_name(t->method), false);
+	cli_chrome_args_end(c);
+}
+
+static const char *phase_name(uint32_t phase)
+{
+	return phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
+	       : phase == GGMLVIZ_PHASE_GENERATION ? "generation" : "unknown";
+}
+
+static void step_args(struct export *x, const struct ggmlviz_timing *t)
+{
+	struct cli_chrome *c = &x->chrome;
+
+	cli_chrome_args(c);
+	cli_chrome_arg_u64(c, "step", t->step_seq, true);
+	cli_chrome_arg_u64(c, "tokens", t->n_tokens, false);
+	cli_chrome_arg_cstr(c, "phase", phase_name(t->phase), false);
+	cli_chrome_arg_i64(c, "status", t->status, false);
+	cli_chrome_args_end(c);
+}
+
+static void split_args(struct export *x, const struct ggmlviz_timing *t)
+{
+	struct cli_chrome *c = &x->chrome;
+	char buf[24];
+
+	cli_chrome_args(c);
+	cli_chrome_arg_cstr(c, "backend", cli_backend_name(x->r, t->backend_ptr, buf), true);
+	cli_chrome_arg_u64(c, "n_nodes", t->n_nodes, false);
+	cli_chrome_arg_u64(c, "timed_one_by_one", t->n_timed, false);
+	cli_chrome_arg_u64(c, "ticks", t->ticks, false);
+	cli_chrome_arg_u64(c, "ticks_expected", t->ticks_expected, false);
+	if (t->step_seq)
+		cli_chrome_arg_u64(c, "step", t->step_seq, false);
 	cli_chrome_args_end(c);
 }
 
@@ -151,15 +198,37 @@ static void graph_args(struct export *x, const struct ggmlviz_timing *t)
 	cli_chrome_args_end(c);
 }
 
-/* A pair, as a complete event: an op (named by its op), a graph, a scope. */
+/* What a complete event is named: its op, "graph", "decode 12", "CPU run", a scope's label. */
+static const char *timing_name(struct export *x, const struct ggmlviz_timing *t, char buf[64])
+{
+	char backend[24];
+
+	switch (t->kind) {
+	case GGMLVIZ_TIMING_OP:
+		return cli_op_name(x->r, t->op_type, buf);
+	case GGMLVIZ_TIMING_GRAPH:
+		return "graph";
+	case GGMLVIZ_TIMING_STEP:
+		snprintf(buf, 64, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
+			 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
+			 t->label ? t->label : "step", t->step_seq, t->n_tokens);
+		return buf;
+	case GGMLVIZ_TIMING_SPLIT:
+		snprintf(buf, 64, "%s run", cli_backend_name(x->r, t->backend_ptr, backend));
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+/* A pair, as a complete event: an op, a graph, a step, a split, a scope. */
 static void timing(struct export *x, const struct ggmlviz_timing *t)
 {
-	static const char *const cats[] = { "", "op", "graph", "scope" };
-	char buf[24];
-	const char *name = t->kind == GGMLVIZ_TIMING_OP ? cli_op_name(x->r, t->op_type, buf)
-			   : t->kind == GGMLVIZ_TIMING_GRAPH ? "graph" : NULL;
+	static const char *const cats[] = { "", "op", "graph", "scope", "step", "split" };
+	char buf[64];
+	const char *name = timing_name(x, t, buf);
 
-	if (t->kind < 1 || t->kind > 3 || !in_window(x, t->begin_ns, t->end_ns))
+	if (t->kind < 1 || t->kind > 5 || !in_window(x, t->begin_ns, t->end_ns))
 		return;
 	cli_chrome_event(&x->chrome, 'X', x->pid, t->thread_id, name ? name : t->label,
 			      name ? strlen(name) : t->label_len, t->begin_ns);
@@ -169,6 +238,10 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 		op_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_GRAPH && !x->no_args)
 		graph_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_STEP)
+		step_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_SPLIT && !x->no_args)
+		split_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_SCOPE) {
 		cli_chrome_args(&x->chrome);
 		cli_chrome_arg_u64(&x->chrome, "value", t->value, true);

@@ -25,7 +25,8 @@ static const char help[] =
 	"\n"
 	"What a trace holds: its format version, records by type (and META records\n"
 	"by kind), processes, threads with their names and event counts, the time\n"
-	"span, how many begins and ends pair up, dropped events and where they were\n"
+	"span, steps (llama_decode() calls) with their tokens by phase, how the ops\n"
+	"were timed, how many begins and ends pair up, dropped events and where they were\n"
 	"lost, and whether the trace is complete (it ends with a TRACE_END record),\n"
 	"incomplete, cut short inside a record, or damaged (with the byte offset).\n"
 	"\n"
@@ -62,9 +63,17 @@ struct drop {
 	uint64_t count, offset, ts;
 };
 
+/* Steps of one phase (enum ggmlviz_phase). */
+struct phase_sum {
+	uint64_t steps, tokens, ns;
+};
+
 struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
-	uint64_t t_min, t_max, pairs[4], drops_total;
+	uint64_t t_min, t_max, pairs[6], drops_total;
+	struct phase_sum phases[3];
+	uint64_t methods[3];                 /* op timings by enum ggmlviz_timing_method */
+	uint64_t split_nodes, split_timed, split_mismatched;
 	struct cli_htab threads;
 	struct process *procs;
 	size_t nprocs;
@@ -132,6 +141,25 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 		add_drop(info, ev);
 }
 
+static void add_timing(struct info *info, const struct ggmlviz_timing *t)
+{
+	if (t->kind > 0 && t->kind < 6)
+		info->pairs[t->kind]++;
+	if (t->kind == GGMLVIZ_TIMING_OP)
+		info->methods[t->method < 3 ? t->method : 0]++;
+	if (t->kind == GGMLVIZ_TIMING_STEP) {
+		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
+		p->steps++;
+		p->tokens += t->n_tokens;
+		p->ns += t->duration_ns;
+	}
+	if (t->kind == GGMLVIZ_TIMING_SPLIT) {
+		info->split_nodes += t->n_nodes;
+		info->split_timed += t->n_timed;
+		info->split_mismatched += t->ticks && t->ticks != t->ticks_expected;
+	}
+}
+
 static void add_event(struct info *info, const struct ggmlviz_event *ev)
 {
 	struct thread *t = thread_of(info, ev->thread_id);
@@ -150,8 +178,8 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 	info->t_min = ev->timestamp_ns < info->t_min ? ev->timestamp_ns : info->t_min;
 	info->t_max = ev->timestamp_ns > info->t_max ? ev->timestamp_ns : info->t_max;
 	rc = ggmlviz_pairing_add(info->pairing, ev, &timing);
-	if (rc == 1 && timing.kind > 0 && timing.kind < 4)
-		info->pairs[timing.kind]++;
+	if (rc == 1)
+		add_timing(info, &timing);
 	else if (rc < 0)
 		info->error = rc;
 }
@@ -280,10 +308,49 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 
 	ggmlviz_pairing_counts(info->pairing, &c);
 	cli_out_printf(o, "paired:     %" PRIu64 " ops, %" PRIu64 " graphs, %" PRIu64
-			    " scopes; %" PRIu64 " ends without a begin, %" PRIu64
-			    " begins never ended\n", info->pairs[GGMLVIZ_TIMING_OP],
-			    info->pairs[GGMLVIZ_TIMING_GRAPH], info->pairs[GGMLVIZ_TIMING_SCOPE],
-			    c.unmatched_ends, c.unclosed_begins);
+			    " steps, %" PRIu64 " splits, %" PRIu64 " scopes; %" PRIu64
+			    " ends without a begin, %" PRIu64 " begins never ended\n",
+			    info->pairs[GGMLVIZ_TIMING_OP], info->pairs[GGMLVIZ_TIMING_GRAPH],
+			    info->pairs[GGMLVIZ_TIMING_STEP], info->pairs[GGMLVIZ_TIMING_SPLIT],
+			    info->pairs[GGMLVIZ_TIMING_SCOPE], c.unmatched_ends, c.unclosed_begins);
+}
+
+static void print_steps(struct cli_out *o, const struct info *info)
+{
+	static const char *const names[] = { "unknown", "prompt", "generation" };
+	uint64_t steps = 0, tokens = 0;
+	char d[32];
+
+	for (int p = 0; p < 3; p++)
+		steps += info->phases[p].steps, tokens += info->phases[p].tokens;
+	if (!steps)
+		return;
+	cli_out_printf(o, "steps:      %" PRIu64 " (%" PRIu64 " tokens)\n", steps, tokens);
+	for (int p = 0; p < 3; p++) {
+		const struct phase_sum *s = &info->phases[p];
+		if (!s->steps)
+			continue;
+		cli_out_printf(o, "  %-11s %" PRIu64 " steps, %" PRIu64 " tokens, %s", names[p],
+			       s->steps, s->tokens, cli_fmt_ns((double)s->ns, d));
+		if (s->tokens)
+			cli_out_printf(o, ", %.1f tokens/s", (double)s->tokens * 1e9 / (double)s->ns);
+		cli_out_char(o, '\n');
+	}
+}
+
+static void print_methods(struct cli_out *o, const struct info *info)
+{
+	if (!info->pairs[GGMLVIZ_TIMING_OP] && !info->pairs[GGMLVIZ_TIMING_SPLIT])
+		return;
+	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks (the run unchanged), %"
+		       PRIu64 " synchronized per node, %" PRIu64 " by an unknown method\n",
+		       info->methods[GGMLVIZ_METHOD_TICK], info->methods[GGMLVIZ_METHOD_SYNC],
+		       info->methods[GGMLVIZ_METHOD_UNKNOWN]);
+	if (info->pairs[GGMLVIZ_TIMING_SPLIT])
+		cli_out_printf(o, "  splits: %" PRIu64 " runs of %" PRIu64 " nodes, %" PRIu64
+			       " timed one by one; %" PRIu64 " runs whose ticks did not match their"
+			       " nodes (timed as a whole)\n", info->pairs[GGMLVIZ_TIMING_SPLIT],
+			       info->split_nodes, info->split_timed, info->split_mismatched);
 }
 
 static void print_drops(struct cli_out *o, const struct info *info,
@@ -321,6 +388,8 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_types(o, info);
 	print_processes(o, info);
 	print_threads(o, info, in->r);
+	print_steps(o, info);
+	print_methods(o, info);
 	print_pairs(o, info);
 	print_drops(o, info, in);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "steps.h"
 #include "commands.h"
 #include "fmt.h"
 #include "opts.h"
@@ -26,11 +27,15 @@ static const char help[] =
 	"achieved GFLOP/s of the ops whose work the trace records (OP_INFO).\n"
 	"\n"
 	"Options:\n"
-	"  -b, --by KEY       group by op (default), name (tensor name), layer (the\n"
-	"                     trailing -N of llama.cpp tensor names; others go to\n"
-	"                     \"(none)\"), thread or backend\n"
+	"  -b, --by KEY       group by op (default), name (tensor name), layer (as the\n"
+	"                     trace records it, else the trailing -N of llama.cpp tensor\n"
+	"                     names; others go to \"(none)\"), thread, backend, step\n"
+	"                     (one group per llama_decode(): tokens, time per token),\n"
+	"                     phase (prompt and generation), or method (how the ops\n"
+	"                     were timed: tick, sync, unknown)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops\n"
-	"                     (biggest first) or name\n"
+	"                     (biggest first), name, or order (layer 0, 1, ...; step 1,\n"
+	"                     2, ...: the default by layer, step and phase)\n"
 	"  -n, --top N        show the first N groups only\n"
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
@@ -122,19 +127,34 @@ static struct cli_dist all_groups(const struct cli_agg *a)
 	return d;
 }
 
+static void print_head(struct cli_out *o, const char *path, const struct cli_agg *a)
+{
+	char b[2][32];
+
+	cli_out_printf(o, "%s: %llu ops in ", path, (unsigned long long)a->ops);
+	if (a->steps)
+		cli_out_printf(o, "%llu steps (%llu tokens)%s", (unsigned long long)a->steps,
+			       (unsigned long long)a->tokens, a->graphs ? " and " : "");
+	if (a->graphs || !a->steps)
+		cli_out_printf(o, "%llu graphs", (unsigned long long)a->graphs);
+	cli_out_printf(o, "; op time %s, trace span %s\n", cli_fmt_ns((double)a->op_ns, b[0]),
+		       cli_fmt_ns(a->t_last > a->t_first ? (double)(a->t_last - a->t_first) : 0,
+				  b[1]));
+}
+
 static void print_text(struct cli_out *o, const char *path, const struct cli_agg *a,
 		       uint64_t top)
 {
 	struct cli_table t;
 	struct cli_dist all = all_groups(a);
-	char b[2][32];
 	size_t n = shown(a, top);
 
-	cli_out_printf(o, "%s: %llu ops in %llu graphs; op time %s, trace span %s\n", path,
-			    (unsigned long long)a->ops, (unsigned long long)a->graphs,
-			    cli_fmt_ns((double)a->op_ns, b[0]),
-			    cli_fmt_ns(a->t_last > a->t_first ?
-						    (double)(a->t_last - a->t_first) : 0, b[1]));
+	print_head(o, path, a);
+	if (cli_by_steps(a->by)) {
+		cli_steps_text(o, a, top);
+		cli_splits_text(o, a);
+		return;
+	}
 	cli_table_init(&t, 10);
 	text_header(&t, a->by);
 	for (size_t i = 0; i < n; i++) {
@@ -154,12 +174,14 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%llu ends without a begin, %llu begins never ended: not"
 				    " counted)\n", (unsigned long long)a->counts.unmatched_ends,
 				    (unsigned long long)a->counts.unclosed_begins);
+	cli_splits_text(o, a);
 }
 
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 {
 	cli_out_str(o, "group,count,total_ns,mean_ns,min_ns,p50_ns,p95_ns,max_ns,share,"
-			 "gflops,flops\n");
+			 "gflops,flops");
+	cli_out_str(o, cli_by_steps(a->by) ? ",steps,tokens,step_ns\n" : "\n");
 	for (size_t i = 0; i < shown(a, top); i++) {
 		const struct cli_group *g = a->sorted[i];
 		double gf = cli_group_gflops(g);
@@ -172,7 +194,12 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 				    (unsigned long long)g->d.max, share(a, g));
 		if (gf >= 0)
 			cli_out_printf(o, "%.3f", gf);
-		cli_out_printf(o, ",%llu\n", (unsigned long long)g->flops);
+		cli_out_printf(o, ",%llu", (unsigned long long)g->flops);
+		if (cli_by_steps(a->by))
+			cli_out_printf(o, ",%llu,%llu,%llu", (unsigned long long)g->steps,
+				       (unsigned long long)g->tokens,
+				       (unsigned long long)g->step_ns);
+		cli_out_char(o, '\n');
 	}
 }
 
@@ -207,6 +234,8 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	cli_json_double(o, g->flops_ns ? cli_group_gflops(g) : (double)NAN);
 	cli_out_char(o, ',');
 	json_u64(o, "flops", g->flops);
+	if (cli_by_steps(a->by))
+		cli_steps_json(o, g);
 	cli_out_char(o, '}');
 }
 
@@ -226,6 +255,12 @@ static void print_json(struct cli_out *o, const char *path, const struct cli_agg
 	cli_out_char(o, ',');
 	json_u64(o, "graph_ns", a->graph_ns);
 	cli_out_char(o, ',');
+	json_u64(o, "steps", a->steps);
+	cli_out_char(o, ',');
+	json_u64(o, "tokens", a->tokens);
+	cli_out_char(o, ',');
+	json_u64(o, "step_ns", a->step_ns);
+	cli_out_char(o, ',');
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
 	cli_out_char(o, ',');
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
@@ -239,12 +274,13 @@ static void print_json(struct cli_out *o, const char *path, const struct cli_agg
 	}
 	cli_out_str(o, "],");
 	json_u64(o, "groups_not_shown", a->n - n);
+	cli_splits_json(o, a);
 	cli_out_str(o, "}\n");
 }
 
 int cli_cmd_stats(int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, CLI_SORT_TOTAL,
+	struct cli_group_opts opts = { CLI_BY_OP, -1,
 					    CLI_FORMAT_TEXT, UINT64_MAX };
 	struct cli_agg a;
 	struct cli_out o;
@@ -252,6 +288,9 @@ int cli_cmd_stats(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
+		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
+									   : CLI_SORT_TOTAL;
 	if (cli_out_open(&o, "stats", NULL) < 0)
 		return CLI_EXIT_DAMAGED;
 	cli_agg_init(&a, opts.by);

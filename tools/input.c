@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -91,6 +93,13 @@ int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t)
 void cli_input_describe(const struct cli_input *in, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", in->what);
+}
+
+bool cli_input_is_file(const struct cli_input *in)
+{
+	struct stat st;
+
+	return stat(in->path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int cli_input_report(const struct cli_input *in)

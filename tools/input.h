@@ -44,6 +44,9 @@ int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t);
 /* One sentence on why reading stopped early, with the byte offset. */
 void cli_input_describe(const struct cli_input *in, char *buf, size_t size);
 
+/* Whether the input is a regular file (which a second reader can read again). */
+bool cli_input_is_file(const struct cli_input *in);
+
 /* Prints the damage, if any, on stderr; returns 0 or CLI_EXIT_DAMAGED. */
 int cli_input_report(const struct cli_input *in);
 

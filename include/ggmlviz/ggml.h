@@ -79,10 +79,11 @@
  *
  * Each node's layer (OP_NODE) is the one its name says
  * (ggmlviz_layer_of_name(): "Qcur-3", "cache_k_l3"); a node GGML named
- * itself ("node_12": flash attention, some row lookups) takes the highest
- * layer of its sources, following views to what they view. Named nodes
- * outside every layer ("inp_embd", "result_norm", "result_output") keep
- * none.
+ * itself ("node_12": flash attention, the rows that give logits) takes the
+ * highest layer among its sources (following views to what they view) and
+ * the closest node before it in the graph whose name says a layer: where
+ * the model's code built it. Named nodes outside every layer ("inp_embd",
+ * "result_norm", "result_output") keep none.
  *
  * When tracing is not active, the callback answers what the chained
  * callback answers, or "not wanted", and records nothing.
@@ -373,11 +374,13 @@ static inline enum ggml_status ggmlviz_ggml_graph_compute_with_ctx(struct ggml_c
 }
 
 /**
- * @brief The model layer a node belongs to, as recorded in OP_NODE.
+ * @brief The model layer a node says it belongs to, by itself.
  *
  * The layer its name says (ggmlviz_layer_of_name()); for a node without a
  * name of its own (empty, or GGML's "node_N"), the highest layer of its
  * sources, following views to the tensors they view, three levels deep.
+ * What OP_NODE records also looks at the node before it in the graph (see
+ * <ggmlviz/ggml.h>).
  *
  * @param t a graph node (borrowed).
  * @return the layer, or -1 for none.
@@ -435,6 +438,8 @@ struct ggmlviz_ggml__inflight {
 };
 
 static __thread struct ggmlviz_ggml__inflight ggmlviz_ggml__flight;
+/* Sync mode: the layer of the last node asked about whose name says one. */
+static __thread int32_t ggmlviz_ggml__named_layer = -1;
 /* The backend this thread named last, in which session: one compare per ask. */
 static __thread const void *ggmlviz_ggml__named_backend;
 static __thread uint64_t ggmlviz_ggml__named_session;
@@ -605,6 +610,22 @@ int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t)
 	return ggmlviz_ggml__layer_at(t, 3);
 }
 
+/* The layer of node i of a run: its own, else the highest of its sources'
+ * and of the closest node before it whose name says one. */
+static int32_t ggmlviz_ggml__run_layer(const void *const *nodes, size_t i)
+{
+	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	int32_t layer = ggmlviz_ggml_layer(t), before = -1;
+
+	if (!ggmlviz_ggml__unnamed(t))
+		return layer;
+	for (size_t k = i, seen = 0; k > 0 && seen < 64 && before < 0; k--, seen++) {
+		const struct ggml_tensor *p = (const struct ggml_tensor *)nodes[k - 1];
+		before = ggmlviz_layer_of_name(p->name, strlen(p->name));
+	}
+	return before > layer ? before : layer;
+}
+
 /* ---- the CPU backend's ticks, and its fused kernels ---- */
 
 /* Whether GGML's CPU backend computes t, calling its abort callback after it. */
@@ -674,7 +695,7 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	memcpy(d->ne, t->ne, sizeof d->ne);
 	d->type_name = ggml_type_name(t->type);
 	d->name = t->name[0] ? t->name : NULL;
-	d->layer = ggmlviz_ggml_layer(t);
+	d->layer = ggmlviz_ggml__run_layer(nodes, i);
 	d->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
 	d->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
 	d->ticks = ggmlviz_ggml__ticks(t) && !(i > 0 && ggmlviz_ggml__fused(nodes, n, i - 1));
@@ -694,6 +715,7 @@ static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct gg
 				     const void *backend)
 {
 	const char *label = t->name[0] ? t->name : NULL;
+	int32_t layer = ggmlviz_ggml_layer(t);
 
 	f->op_type = ggmlviz_ggml_op_type(t);
 	f->size = (uint64_t)ggml_nbytes(t);
@@ -701,7 +723,9 @@ static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct gg
 	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, f->op_type, ggml_op_desc(t));
 	ggmlviz_op_begin(t, f->op_type, f->size, f->backend, label);
 	ggmlviz_op_info(t, t->ne, ggmlviz_ggml_flops(t), ggml_type_name(t->type));
-	ggmlviz_op_node(t, ggmlviz_ggml_layer(t), GGMLVIZ_METHOD_SYNC, 0,
+	if (ggmlviz_ggml__unnamed(t) && ggmlviz_ggml__named_layer > layer)
+		layer = ggmlviz_ggml__named_layer; /* as ggmlviz_ggml__run_layer() */
+	ggmlviz_op_node(t, layer, GGMLVIZ_METHOD_SYNC, 0,
 			t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL,
 			t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL);
 	f->traced = true;
@@ -724,8 +748,11 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 		return f->app_wants;
 	backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
-	if (ggmlviz_ops_timing() == GGMLVIZ_OP_TIMING_SYNC &&
-	    (GGMLVIZ_GGML_TRACE_VIEWS || ggmlviz_ggml_node_computes(t)))
+	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
+		return f->app_wants;
+	if (!ggmlviz_ggml__unnamed(t) && ggmlviz_layer_of_name(t->name, strlen(t->name)) >= 0)
+		ggmlviz_ggml__named_layer = ggmlviz_layer_of_name(t->name, strlen(t->name));
+	if (GGMLVIZ_GGML_TRACE_VIEWS || ggmlviz_ggml_node_computes(t))
 		ggmlviz_ggml__sync_begin(f, t, backend);
 	return f->traced || f->app_wants;
 }

@@ -1,0 +1,179 @@
+/*
+ * llama_trace: a llama.cpp program traced by libggmlviz. It loads a GGUF
+ * model with libllama, processes a prompt, generates tokens greedily, and
+ * records every llama_decode() as a step holding its ops:
+ *
+ *   llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]
+ *               [--output TRACE] [--ctx N]
+ *
+ * The tracing takes three lines: ggmlviz_start(), ggmlviz_llama_context_params()
+ * on the context's params, and ggmlviz_llama_decode() instead of
+ * llama_decode(). GGML_VIZ_* variables apply (GGML_VIZ_OP_TIMING=sync,
+ * GGML_VIZ_MEMORY_TRACKING=1, ...). Then: ggmlviz stats TRACE --by phase.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ggml-backend.h>
+#include <llama.h>
+#define GGMLVIZ_LLAMA_IMPLEMENTATION /* this file holds the adapters' state */
+#include <ggmlviz/llama.h>
+#include <ggmlviz/tracer.h>
+
+#ifndef GGMLVIZ_GGML_LIBDIR
+#define GGMLVIZ_GGML_LIBDIR "."
+#endif
+
+struct options {
+	const char *model, *prompt, *output;
+	int generate, threads, n_ctx;
+};
+
+static int usage(void)
+{
+	fputs("usage: llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]\n"
+	      "                   [--output TRACE] [--ctx N]\n", stderr);
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+	*o = (struct options){ NULL, "the model is a tensor graph and each token is a step",
+			       "llama.ggmlviz", 16, 2, 256 };
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];
+		if (!strcmp(a, "--model"))
+			o->model = v;
+		else if (!strcmp(a, "--prompt"))
+			o->prompt = v;
+		else if (!strcmp(a, "--output"))
+			o->output = v;
+		else if (!strcmp(a, "--generate"))
+			o->generate = atoi(v);
+		else if (!strcmp(a, "--threads"))
+			o->threads = atoi(v);
+		else if (!strcmp(a, "--ctx"))
+			o->n_ctx = atoi(v);
+		else
+			return usage();
+	}
+	if (argc % 2 == 0 || !o->model || o->generate < 0 || o->threads < 1 || o->n_ctx < 16)
+		return usage();
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The most likely next token (greedy). */
+static llama_token argmax(struct llama_context *ctx, const struct llama_vocab *vocab)
+{
+	const float *logits = llama_get_logits_ith(ctx, -1);
+	int32_t n = llama_vocab_n_tokens(vocab);
+	llama_token best = 0;
+
+	for (llama_token t = 1; t < n; t++)
+		if (logits[t] > logits[best])
+			best = t;
+	return best;
+}
+
+static void print_piece(const struct llama_vocab *vocab, llama_token t)
+{
+	char buf[64];
+	int n = llama_token_to_piece(vocab, t, buf, sizeof buf, 0, false);
+
+	if (n > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+}
+
+/* Prompt, then generation; 0, or 1 after a message. */
+static int run(struct llama_context *ctx, const struct llama_vocab *vocab, const struct options *o)
+{
+	llama_token tokens[512], next;
+	int n = llama_tokenize(vocab, o->prompt, (int32_t)strlen(o->prompt), tokens, 512, true,
+			       false);
+	double t0, t1, t2;
+	int rc;
+
+	if (n <= 0 || n + o->generate > o->n_ctx) {
+		fprintf(stderr, "llama_trace: the prompt is %d tokens: too long for --ctx %d\n", n,
+			o->n_ctx);
+		return 1;
+	}
+	t0 = now_ms();
+	rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(tokens, n)); /* the prompt: one step */
+	t1 = now_ms();
+	printf("llama_trace: generating:");
+	for (int i = 0; i < o->generate && rc == 0; i++) {
+		next = argmax(ctx, vocab);
+		print_piece(vocab, next);
+		rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(&next, 1)); /* a step per token */
+	}
+	t2 = now_ms();
+	printf("\nllama_trace: prompt: %d tokens in %.2f ms (%.0f tokens/s); generation: %d tokens "
+	       "in %.2f ms (%.0f tokens/s)\n", n, t1 - t0, n / ((t1 - t0) / 1e3), o->generate,
+	       t2 - t1, o->generate / ((t2 - t1) / 1e3));
+	if (rc != 0)
+		fprintf(stderr, "llama_trace: llama_decode() returned %d\n", rc);
+	return rc != 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct llama_model_params mp = llama_model_default_params();
+	struct llama_context_params cp = llama_context_default_params();
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct llama_model *model;
+	struct llama_context *ctx;
+	struct options o;
+	int rc;
+
+	if (parse(argc, argv, &o))
+		return 2;
+	ggmlviz_config_init(&cfg);
+	cfg.output = o.output;
+	ggmlviz_config_from_env(&cfg); /* GGML_VIZ_* override */
+	if ((rc = ggmlviz_start(&cfg)) < 0) {
+		fprintf(stderr, "llama_trace: cannot trace to %s: %s\n", cfg.output,
+			ggmlviz_strerror(rc));
+		return 1;
+	}
+	ggml_backend_load_all_from_path(GGMLVIZ_GGML_LIBDIR); /* before loading: or no backend */
+	llama_backend_init();
+	model = llama_model_load_from_file(o.model, mp);
+	if (!model) {
+		fprintf(stderr, "llama_trace: cannot load the model %s\n", o.model);
+		ggmlviz_stop();
+		return 1;
+	}
+	cp.n_ctx = cp.n_batch = (uint32_t)o.n_ctx;
+	cp.n_threads = cp.n_threads_batch = o.threads;
+	cp.no_perf = true;
+	ggmlviz_llama_context_params(&cp); /* the one line: per-op timing without splitting */
+	ctx = llama_init_from_model(model, cp);
+	rc = ctx ? run(ctx, llama_model_get_vocab(model), &o) : 1;
+	if (!ctx)
+		fprintf(stderr, "llama_trace: cannot make a context\n");
+	llama_free(ctx);
+	llama_model_free(model);
+	llama_backend_free();
+	ggmlviz_stop();
+	ggmlviz_get_stats(&st);
+	printf("llama_trace: trace in %s: %llu events, %llu dropped; next: ggmlviz stats %s "
+	       "--by phase\n", cfg.output, (unsigned long long)st.written,
+	       (unsigned long long)st.dropped, cfg.output);
+	return rc;
+}

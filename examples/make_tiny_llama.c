@@ -1,0 +1,78 @@
+/*
+ * make_tiny_llama: writes a tiny llama model (GGUF) that libllama loads,
+ * for the quick start's demo and for trying the tracer without a download.
+ *
+ *   make_tiny_llama OUT.gguf [--layers N] [--embd N] [--heads N]
+ *                   [--kv-heads N] [--ff N] [--vocab N] [--seed N]
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tiny-llama.h"
+
+static int usage(void)
+{
+	fputs("usage: make_tiny_llama OUT.gguf [--layers N] [--embd N] [--heads N] [--kv-heads N]\n"
+	      "                       [--ff N] [--vocab N] [--seed N]\n", stderr);
+	return 2;
+}
+
+/* A whole number from 1 to 1000000 for option opt; 0 after a message if not. */
+static int number(const char *opt, const char *s)
+{
+	char *end;
+	long v = s ? strtol(s, &end, 10) : 0;
+
+	if (!s || *end || v < 1 || v > 1000000) {
+		fprintf(stderr, "make_tiny_llama: %s wants a number from 1 to 1000000, not '%s'\n",
+			opt, s ? s : "");
+		return 0;
+	}
+	return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+	struct tiny_llama_params p;
+	const char *out = NULL;
+
+	tiny_llama_params_init(&p);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int *field = !strcmp(a, "--layers") ? &p.n_layer : !strcmp(a, "--embd") ? &p.n_embd
+			     : !strcmp(a, "--heads") ? &p.n_head : !strcmp(a, "--kv-heads") ? &p.n_head_kv
+			     : !strcmp(a, "--ff") ? &p.n_ff : !strcmp(a, "--vocab") ? &p.n_vocab : NULL;
+
+		if (field || !strcmp(a, "--seed")) {
+			int n = number(a, v);
+			if (!n)
+				return 2;
+			if (field)
+				*field = n;
+			else
+				p.seed = (uint32_t)n;
+			i++;
+		} else if (a[0] == '-' || out) {
+			return usage();
+		} else {
+			out = a;
+		}
+	}
+	if (!out)
+		return usage();
+	if (p.n_embd % p.n_head || p.n_head % p.n_head_kv) {
+		fprintf(stderr, "make_tiny_llama: --embd must be a multiple of --heads, and --heads "
+			"of --kv-heads\n");
+		return 2;
+	}
+	if (tiny_llama_write(out, &p) < 0)
+		return 1;
+	printf("make_tiny_llama: %s: %d layers, %d wide, %d heads (%d for keys and values), "
+	       "%d tokens\n", out, p.n_layer, p.n_embd, p.n_head, p.n_head_kv, p.n_vocab);
+	return 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * A tiny llama model, written with GGML's gguf API (see tiny-llama.h): the
+ * keys of llama.cpp's "llama" architecture, an SPM vocabulary with byte
+ * fallback, and F32 tensors named as llama.cpp expects them
+ * (src/llama-arch.cpp of llama.cpp).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggml.h>
+#include <gguf.h>
+
+#include "tiny-llama.h"
+
+/* Words of the vocabulary after the bytes, each as SentencePiece writes it ("▁the"). */
+static const char *const words[] = {
+	"the", "of", "and", "to", "in", "is", "was", "that", "for", "on", "with", "as",
+	"it", "by", "at", "from", "this", "be", "are", "an", "or", "which", "one", "all",
+	"time", "where", "went", "token", "each", "graph", "model", "layer", "tensor",
+	"trace", "llama", "ggml", "fast", "slow", "op", "step", "a", "b", "c", "d", "e",
+};
+
+void tiny_llama_params_init(struct tiny_llama_params *p)
+{
+	p->n_layer = 4;
+	p->n_embd = 256;
+	p->n_head = 4;
+	p->n_head_kv = 2;
+	p->n_ff = 688;
+	p->n_vocab = 512;
+	p->n_ctx_train = 2048;
+	p->seed = 42;
+}
+
+/* ---- the vocabulary ---- */
+
+struct vocab {
+	char **tokens;
+	float *scores;
+	int32_t *types;
+	int n;
+};
+
+enum { TOKEN_NORMAL = 1, TOKEN_UNKNOWN = 2, TOKEN_CONTROL = 3, TOKEN_BYTE = 6 };
+
+static int vocab_add(struct vocab *v, const char *text, float score, int32_t type)
+{
+	v->tokens[v->n] = strdup(text);
+	if (!v->tokens[v->n])
+		return -1;
+	v->scores[v->n] = score;
+	v->types[v->n] = type;
+	v->n++;
+	return 0;
+}
+
+static int vocab_fill(struct vocab *v, int n_vocab)
+{
+	char text[32];
+	int rc = 0;
+
+	rc |= vocab_add(v, "<unk>", 0, TOKEN_UNKNOWN);
+	rc |= vocab_add(v, "<s>", 0, TOKEN_CONTROL);
+	rc |= vocab_add(v, "</s>", 0, TOKEN_CONTROL);
+	for (int b = 0; b < 256 && rc == 0; b++) {
+		snprintf(text, sizeof text, "<0x%02X>", b);
+		rc |= vocab_add(v, text, 0, TOKEN_BYTE);
+	}
+	for (size_t w = 0; v->n < n_vocab && rc == 0; w++) {
+		/* "▁the", then "▁the1", "▁of1", ... until the vocabulary is full */
+		size_t k = w % (sizeof words / sizeof words[0]);
+		if (w < sizeof words / sizeof words[0])
+			snprintf(text, sizeof text, "\xe2\x96\x81%s", words[k]);
+		else
+			snprintf(text, sizeof text, "\xe2\x96\x81%s%zu", words[k],
+				 w / (sizeof words / sizeof words[0]));
+		rc |= vocab_add(v, text, -(float)w, TOKEN_NORMAL);
+	}
+	return rc;
+}
+
+static void vocab_free(struct vocab *v)
+{
+	for (int i = 0; i < v->n; i++)
+		free(v->tokens[i]);
+	free(v->tokens);
+	free(v->scores);
+	free(v->types);
+}
+
+static void set_vocab(struct gguf_context *g, const struct vocab *v)
+{
+	gguf_set_val_str(g, "tokenizer.ggml.model", "llama");
+	gguf_set_arr_str(g, "tokenizer.ggml.tokens", (const char **)v->tokens, (size_t)v->n);
+	gguf_set_arr_data(g, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, v->scores, (size_t)v->n);
+	gguf_set_arr_data(g, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, v->types, (size_t)v->n);
+	gguf_set_val_u32(g, "tokenizer.ggml.unknown_token_id", 0);
+	gguf_set_val_u32(g, "tokenizer.ggml.bos_token_id", 1);
+	gguf_set_val_u32(g, "tokenizer.ggml.eos_token_id", 2);
+	gguf_set_val_bool(g, "tokenizer.ggml.add_bos_token", true);
+}
+
+static void set_hparams(struct gguf_context *g, const struct tiny_llama_params *p)
+{
+	gguf_set_val_str(g, "general.architecture", "llama");
+	gguf_set_val_str(g, "general.name", "tiny llama (libggmlviz tests)");
+	gguf_set_val_u32(g, "llama.context_length", (uint32_t)p->n_ctx_train);
+	gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)p->n_embd);
+	gguf_set_val_u32(g, "llama.block_count", (uint32_t)p->n_layer);
+	gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)p->n_ff);
+	gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)p->n_head);
+	gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)p->n_head_kv);
+	gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+	gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)(p->n_embd / p->n_head));
+	gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
+	gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)p->n_vocab);
+	gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
+}
+
+/* ---- the tensors ---- */
+
+static uint32_t next_random(uint32_t *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return *state >> 8;
+}
+
+/* A weight filled from the seed; norms (1 dimension) are all ones. */
+static struct ggml_tensor *weight(struct ggml_context *ctx, struct gguf_context *g,
+				  const char *name, int64_t ne0, int64_t ne1, uint32_t *rng)
+{
+	struct ggml_tensor *t = ne1 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1)
+				    : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
+	float *data = (float *)t->data;
+
+	ggml_set_name(t, name);
+	for (int64_t i = 0; i < ggml_nelements(t); i++)
+		data[i] = ne1 ? ((float)(next_random(rng) % 16001) / 100000.0f - 0.08f) : 1.0f;
+	gguf_add_tensor(g, t);
+	return t;
+}
+
+static void add_tensors(struct ggml_context *ctx, struct gguf_context *g,
+			const struct tiny_llama_params *p)
+{
+	int64_t e = p->n_embd, kv = (int64_t)p->n_embd / p->n_head * p->n_head_kv, f = p->n_ff;
+	uint32_t rng = p->seed;
+	char name[64];
+
+	weight(ctx, g, "token_embd.weight", e, p->n_vocab, &rng);
+	for (int l = 0; l < p->n_layer; l++) {
+		static const char *const parts[] = { "attn_norm", "attn_q", "attn_k", "attn_v",
+						     "attn_output", "ffn_norm", "ffn_gate",
+						     "ffn_down", "ffn_up" };
+		const int64_t shape[9][2] = { { e, 0 }, { e, e }, { e, kv }, { e, kv }, { e, e },
+					      { e, 0 }, { e, f }, { f, e }, { e, f } };
+		for (int k = 0; k < 9; k++) {
+			snprintf(name, sizeof name, "blk.%d.%s.weight", l, parts[k]);
+			weight(ctx, g, name, shape[k][0], shape[k][1], &rng);
+		}
+	}
+	weight(ctx, g, "output_norm.weight", e, 0, &rng);
+	weight(ctx, g, "output.weight", e, p->n_vocab, &rng);
+}
+
+static size_t tensor_bytes(const struct tiny_llama_params *p)
+{
+	size_t e = (size_t)p->n_embd, kv = e / (size_t)p->n_head * (size_t)p->n_head_kv;
+	size_t per_layer = 2 * e + 2 * e * e + 2 * e * kv + 3 * e * (size_t)p->n_ff;
+
+	return 4 * (2 * e * (size_t)p->n_vocab + e + (size_t)p->n_layer * per_layer);
+}
+
+int tiny_llama_write(const char *path, const struct tiny_llama_params *p)
+{
+	struct ggml_init_params ip = { tensor_bytes(p) + (size_t)(9 * p->n_layer + 8) *
+						       ggml_tensor_overhead(), NULL, false };
+	struct vocab v = { calloc((size_t)p->n_vocab, sizeof(char *)),
+			   calloc((size_t)p->n_vocab, sizeof(float)),
+			   calloc((size_t)p->n_vocab, sizeof(int32_t)), 0 };
+	struct gguf_context *g = gguf_init_empty();
+	struct ggml_context *ctx = ggml_init(ip);
+	int rc = -1;
+
+	if (!v.tokens || !v.scores || !v.types || !g || !ctx || p->n_vocab < 300 ||
+	    vocab_fill(&v, p->n_vocab) < 0) {
+		fprintf(stderr, "tiny_llama: out of memory, or fewer than 300 tokens asked\n");
+		goto out;
+	}
+	set_hparams(g, p);
+	set_vocab(g, &v);
+	add_tensors(ctx, g, p);
+	if (!gguf_write_to_file(g, path, false)) {
+		fprintf(stderr, "tiny_llama: cannot write %s\n", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	vocab_free(&v);
+	if (ctx)
+		ggml_free(ctx);
+	if (g)
+		gguf_free(g);
+	return rc;
+}

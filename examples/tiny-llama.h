@@ -1,0 +1,30 @@
+/*
+ * A tiny llama model written with GGML's gguf API, that libllama loads: the
+ * quick start's demo and the llama.cpp tests make one at run time, so that
+ * nothing binary is committed and nothing is downloaded.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef TINY_LLAMA_H
+#define TINY_LLAMA_H
+
+#include <stdint.h>
+
+struct tiny_llama_params {
+	int n_layer;     /* blocks */
+	int n_embd;      /* width */
+	int n_head;      /* attention heads */
+	int n_head_kv;   /* key/value heads (grouped-query attention when fewer) */
+	int n_ff;        /* feed-forward width */
+	int n_vocab;     /* tokens: <unk>, <s>, </s>, 256 bytes, then words */
+	int n_ctx_train; /* the context length the model claims */
+	uint32_t seed;   /* of the weights, drawn uniformly in [-0.08, 0.08] */
+};
+
+/* 4 layers, 256 wide, 4 heads of which 2 for keys and values, 688 feed-forward, 512 tokens. */
+void tiny_llama_params_init(struct tiny_llama_params *p);
+
+/* Writes the model to path; 0, or -1 after a message on stderr. */
+int tiny_llama_write(const char *path, const struct tiny_llama_params *p);
+
+#endif

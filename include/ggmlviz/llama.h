@@ -1,0 +1,233 @@
+/*
+ * libggmlviz: tracing a llama.cpp program (the llama.cpp adapter).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_LLAMA_H
+#define GGMLVIZ_LLAMA_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <llama.h>
+#if defined(GGMLVIZ_LLAMA_IMPLEMENTATION) && !defined(GGMLVIZ_GGML_IMPLEMENTATION)
+#define GGMLVIZ_GGML_IMPLEMENTATION /* the llama.cpp adapter is built on the GGML adapter */
+#endif
+#include <ggmlviz/ggml.h>
+
+/**
+ * @file llama.h
+ * @brief Trace a llama.cpp context: each llama_decode() as a step holding
+ * its ops, each op in its layer, the model's and the context's memory.
+ *
+ * Include it after <llama.h>, in any number of source files; in exactly
+ * one of them, define #GGMLVIZ_LLAMA_IMPLEMENTATION first (it brings the
+ * GGML adapter's implementation with it: that file must not include
+ * <ggmlviz/ggml.h> before):
+ * @code
+ * #include <llama.h>
+ * #define GGMLVIZ_LLAMA_IMPLEMENTATION   // in one source file only
+ * #include <ggmlviz/llama.h>
+ *
+ * ggmlviz_start(NULL);
+ * struct llama_context_params cp = llama_context_default_params();
+ * ggmlviz_llama_context_params(&cp);                  // the one line
+ * struct llama_context *ctx = llama_init_from_model(model, cp);
+ * ...
+ * ggmlviz_llama_decode(ctx, batch);                   // instead of llama_decode()
+ * @endcode
+ *
+ * What a trace then holds, on the thread that decodes:
+ * - STEP_BEGIN/END around each ggmlviz_llama_decode(), labelled "decode",
+ *   with the batch's token count, how many of them produce logits, its
+ *   phase (GGMLVIZ_PHASE_PROMPT when fewer tokens give logits than the
+ *   batch holds, as when a prompt is processed; GGMLVIZ_PHASE_GENERATION
+ *   when every token does, as when one token is generated), and what
+ *   llama_decode() returned;
+ * - inside it, each backend's run of nodes (SPLIT_BEGIN/END) and, on
+ *   GGML's CPU backend, each node: its op, name, shape, work and layer
+ *   (see <ggmlviz/ggml.h>), timed from the backend's own calls after each
+ *   node, without changing the computation;
+ * - with memory tracking on, the backend buffers the graphs use: the
+ *   model's weights, the KV cache, each backend's compute buffer, each
+ *   with its exact size (TENSOR_ALLOC, once per session).
+ */
+
+#ifdef GGMLVIZ_DOXYGEN
+/**
+ * @brief Define it before including this header in exactly one source file
+ * of a program: that file holds the adapter's functions and state.
+ */
+#define GGMLVIZ_LLAMA_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief What a batch is: how many of its tokens produce an output, and so
+ * whether it processes a prompt or generates.
+ *
+ * @param batch the batch (read, never changed).
+ * @param n_outputs receives how many tokens produce logits: those whose
+ *        `logits` flag is set, or 1 (the last) when `logits` is NULL; may
+ *        be NULL.
+ * @return GGMLVIZ_PHASE_PROMPT when fewer tokens produce an output than the
+ *         batch holds, GGMLVIZ_PHASE_GENERATION when all do,
+ *         GGMLVIZ_PHASE_UNKNOWN for an empty batch.
+ */
+static inline uint32_t ggmlviz_llama_batch_phase(struct llama_batch batch, uint32_t *n_outputs)
+{
+	uint32_t n = 0;
+
+	if (batch.n_tokens <= 0) {
+		if (n_outputs)
+			*n_outputs = 0;
+		return GGMLVIZ_PHASE_UNKNOWN;
+	}
+	if (!batch.logits)
+		n = 1;
+	else
+		for (int32_t i = 0; i < batch.n_tokens; i++)
+			n += batch.logits[i] != 0;
+	if (n_outputs)
+		*n_outputs = n;
+	return n < (uint32_t)batch.n_tokens ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION;
+}
+
+/**
+ * @brief Makes a context trace its nodes: sets `cb_eval` and
+ * `abort_callback` in @p params, chaining those the application had set.
+ *
+ * Call it on the params given to llama_init_from_model(). The eval
+ * callback becomes ggmlviz_ggml_eval_cb() and the abort callback
+ * ggmlviz_ggml_abort_cb(): llama.cpp's scheduler asks about each node and
+ * GGML's CPU backend calls the abort callback after each node, which time
+ * the nodes without splitting the graph. A callback the application had
+ * set in either member gets every call it got before, and its answers
+ * count (an abort still aborts). Calling it again on the same params does
+ * nothing. Tracing need not be started yet; without tracing the callbacks
+ * only pass calls on.
+ *
+ * @param params the context parameters to change (borrowed).
+ * @return 0; -EINVAL if @p params is NULL; -ENOSPC if
+ *         #GGMLVIZ_GGML_MAX_SCHEDS different pairs of application
+ *         callbacks are already chained (params are then left unchanged).
+ */
+int ggmlviz_llama_context_params(struct llama_context_params *params);
+
+/**
+ * @brief llama_decode(), recorded as one step holding its ops.
+ *
+ * Records STEP_BEGIN (token count, outputs, phase: see
+ * ggmlviz_llama_batch_phase()), calls llama_decode(), records the ops of
+ * its last run (ggmlviz_nodes_flush()) and STEP_END with its status. When
+ * tracing is not active it only calls llama_decode().
+ *
+ * @param ctx the context (borrowed).
+ * @param batch the batch, as for llama_decode().
+ * @return what llama_decode() returns (0 success; 1 no KV slot; 2 aborted;
+ *         -1 invalid input; < -1 error); or -EINVAL, without calling
+ *         llama_decode() or recording anything, if @p ctx is NULL or
+ *         @p batch holds no token (n_tokens <= 0, or neither `token` nor
+ *         `embd`).
+ */
+int32_t ggmlviz_llama_decode(struct llama_context *ctx, struct llama_batch batch);
+
+/**
+ * @brief llama_encode(), recorded as one step (label "encode"), as
+ * ggmlviz_llama_decode() records llama_decode().
+ *
+ * @param ctx the context (borrowed).
+ * @param batch the batch, as for llama_encode().
+ * @return what llama_encode() returns; or -EINVAL, as for
+ *         ggmlviz_llama_decode().
+ */
+int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch);
+
+#ifdef GGMLVIZ_LLAMA_IMPLEMENTATION
+/** @cond GGMLVIZ_INTERNAL */
+/* A slot chaining the application's two callbacks, keyed by its own address. */
+static struct ggmlviz_ggml__slot *ggmlviz_llama__chain(ggml_backend_sched_eval_callback eval,
+							void *eval_data, ggml_abort_callback abort_cb,
+							void *abort_data)
+{
+	struct ggmlviz_ggml__slot *s;
+
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		s = &ggmlviz_ggml__slots[i];
+		if (GGMLVIZ_GGML__LOAD(&s->state) == GGMLVIZ_GGML__SLOT_READY && !s->is_sched &&
+		    GGMLVIZ_GGML__LOAD(&s->key) == (void *)s && s->chain == eval &&
+		    s->chain_user_data == eval_data && s->abort_chain == abort_cb &&
+		    s->abort_data == abort_data)
+			return s; /* the same callbacks: one slot for every context */
+	}
+	s = ggmlviz_ggml__claim(NULL);
+	if (!s)
+		return NULL;
+	s->chain = eval;
+	s->chain_user_data = eval_data;
+	s->abort_chain = abort_cb;
+	s->abort_data = abort_data;
+	s->is_sched = false;
+	GGMLVIZ_GGML__STORE(&s->key, (void *)s);
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	return s;
+}
+
+int ggmlviz_llama_context_params(struct llama_context_params *params)
+{
+	struct ggmlviz_ggml__slot *slot = NULL;
+
+	if (!params)
+		return -EINVAL;
+	if (params->cb_eval == ggmlviz_ggml_eval_cb)
+		return 0; /* done already */
+	if (params->cb_eval || params->abort_callback) {
+		slot = ggmlviz_llama__chain(params->cb_eval, params->cb_eval_user_data,
+					    params->abort_callback, params->abort_callback_data);
+		if (!slot)
+			return -ENOSPC;
+	}
+	params->cb_eval = ggmlviz_ggml_eval_cb;
+	params->cb_eval_user_data = slot;
+	params->abort_callback = ggmlviz_ggml_abort_cb;
+	params->abort_callback_data = slot;
+	return 0;
+}
+
+static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch batch,
+				   int32_t (*run)(struct llama_context *, struct llama_batch),
+				   const char *label)
+{
+	uint32_t n_outputs, phase, n_tokens;
+	int32_t rc;
+
+	if (!ctx || batch.n_tokens <= 0 || (!batch.token && !batch.embd))
+		return -EINVAL;
+	phase = ggmlviz_llama_batch_phase(batch, &n_outputs);
+	n_tokens = (uint32_t)batch.n_tokens;
+	ggmlviz_step_begin(ctx, n_tokens, n_outputs, phase, label);
+	rc = run(ctx, batch);
+	ggmlviz_nodes_flush();
+	ggmlviz_step_end(ctx, n_tokens, n_outputs, phase, rc, label);
+	return rc;
+}
+
+int32_t ggmlviz_llama_decode(struct llama_context *ctx, struct llama_batch batch)
+{
+	return ggmlviz_llama__step(ctx, batch, llama_decode, "decode");
+}
+
+int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch)
+{
+	return ggmlviz_llama__step(ctx, batch, llama_encode, "encode");
+}
+/** @endcond */
+#endif /* GGMLVIZ_LLAMA_IMPLEMENTATION */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GGMLVIZ_LLAMA_H */
