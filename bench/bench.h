@@ -35,6 +35,34 @@ static inline double bench_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+/* Median, min and max of n samples (sorts them). */
+struct bench_spread {
+	double median, min, max;
+};
+
+static inline struct bench_spread bench_spread(double *v, size_t n)
+{
+	struct bench_spread s;
+
+	s.median = bench_median(v, n);
+	s.min = v[0];
+	s.max = v[n - 1];
+	return s;
+}
+
+/* The thread counts to measure: 1, 2 and every core (without repeats); returns how many. */
+static inline int bench_thread_counts(int out[3], int all)
+{
+	int n = 0;
+
+	out[n++] = 1;
+	if (all >= 2)
+		out[n++] = 2;
+	if (all > 2)
+		out[n++] = all;
+	return n;
+}
+
 /* ns per clock_gettime(CLOCK_MONOTONIC): median of 7 runs of 1M calls. */
 static inline double bench_clock_cost_ns(void)
 {

@@ -695,6 +695,54 @@ START_TEST(stats_match_the_file)
 }
 END_TEST
 
+/* Each MARK's value is its index; its time must lie between the realtime
+ * clock read just before and just after it. */
+#define MARKS 40
+static uint64_t mark_before[MARKS], mark_after[MARKS];
+
+static int check_mark_time(const struct ggmlviz_event *ev, void *arg)
+{
+	int *checked = arg;
+	uint64_t i = ev->data.user.value;
+	const uint64_t slack = 100000; /* 100 us: two clocks read one after the other */
+
+	if (ev->type != GGMLVIZ_EVENT_MARK)
+		return 0;
+	ck_assert_uint_lt(i, MARKS);
+	ck_assert_msg(ev->timestamp_ns + slack >= mark_before[i] &&
+		      ev->timestamp_ns <= mark_after[i] + slack,
+		      "mark %llu at %llu, outside [%llu, %llu]", (unsigned long long)i,
+		      (unsigned long long)ev->timestamp_ns, (unsigned long long)mark_before[i],
+		      (unsigned long long)mark_after[i]);
+	(*checked)++;
+	return 0;
+}
+
+START_TEST(timestamps_follow_the_clock)
+{
+	struct ggmlviz_config cfg;
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int checked = 0;
+
+	/* marks 10 ms apart over many writer passes (2 ms each): every one of
+	 * them converted by the points taken between, against the realtime clock */
+	tu_path(path, sizeof path, "clock");
+	tu_config(&cfg, path);
+	cfg.flush_interval_ms = 2;
+	start_with(&cfg);
+	for (int i = 0; i < MARKS; i++) {
+		mark_before[i] = realtime_ns();
+		ggmlviz_mark("tick", (uint64_t)i);
+		mark_after[i] = realtime_ns();
+		nanosleep(&pause, NULL);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each(path, check_mark_time, &checked), 0);
+	ck_assert_int_eq(checked, MARKS);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(nothing_before_start_or_after_stop)
 {
 	struct ggmlviz_config cfg;
@@ -737,6 +785,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, io_error_in_first_batch);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
+	tcase_add_test(tc, timestamps_follow_the_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

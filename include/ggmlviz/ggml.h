@@ -646,15 +646,17 @@ static bool ggmlviz_ggml__fusion_off(void)
 	return __atomic_load_n(&off, __ATOMIC_RELAXED) == 1;
 }
 
-/* How many of the run's nodes read a as a source. */
-static int ggmlviz_ggml__uses(const struct ggml_tensor *a, const void *const *nodes, size_t n)
+/* How many of the run's nodes after node i read it as a source (only
+ * later nodes can: a graph is in order), counting up to 2. */
+static int ggmlviz_ggml__uses(const void *const *nodes, size_t n, size_t i)
 {
+	const struct ggml_tensor *a = (const struct ggml_tensor *)nodes[i];
 	int uses = 0;
 
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = i + 1; j < n && uses < 2; j++) {
 		const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[j];
-		for (int i = 0; i < GGML_MAX_SRC; i++)
-			uses += t->src[i] == a;
+		for (int k = 0; k < GGML_MAX_SRC && t->src[k]; k++)
+			uses += t->src[k] == a;
 	}
 	return uses;
 }
@@ -675,17 +677,37 @@ static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
 	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
 	    !ggmlviz_ggml__ticks(b) || a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
 	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b) ||
-	    ggmlviz_ggml__uses(a, nodes, n) != 1)
+	    ggmlviz_ggml__uses(nodes, n, i) != 1)
 		return false;
 	w = b->src[0] == a ? b->src[1] : b->src[0];
 	return a->src[0]->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
 	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
 }
 
+/* Whether nodes[i] heads a fused pair. The last answer is remembered, since
+ * describing node i + 1 asks it again; the run's first node forgets it (a
+ * new run may reuse the same array). */
+static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i, size_t asking)
+{
+	static __thread const void *const *memo_nodes;
+	static __thread size_t memo_i;
+	static __thread bool memo_fused;
+
+	if (asking == 0)
+		memo_nodes = NULL;
+	if (memo_nodes == nodes && memo_i == i)
+		return memo_fused;
+	memo_nodes = nodes;
+	memo_i = i;
+	memo_fused = ggmlviz_ggml__fused(nodes, n, i);
+	return memo_fused;
+}
+
 void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
 			   struct ggmlviz_node_desc *d)
 {
 	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	bool tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1, i);
 
 	(void)user;
 	d->op_type = ggmlviz_ggml_op_type(t);
@@ -698,8 +720,8 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	d->layer = ggmlviz_ggml__run_layer(nodes, i);
 	d->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
 	d->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
-	d->ticks = ggmlviz_ggml__ticks(t) && !(i > 0 && ggmlviz_ggml__fused(nodes, n, i - 1));
-	if (d->ticks && ggmlviz_ggml__fused(nodes, n, i)) {
+	d->ticks = ggmlviz_ggml__ticks(t) && !tail;
+	if (d->ticks && ggmlviz_ggml__fused_at(nodes, n, i, i)) {
 		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
 		d->flags |= GGMLVIZ_NODE_FUSED;
 		d->op_type2 = ggmlviz_ggml_op_type(b);

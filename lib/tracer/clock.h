@@ -1,10 +1,15 @@
 /*
- * The tracer's clock: one function, so that a faster clock can replace it.
+ * The tracer's clock.
  *
- * Timestamps are nanoseconds since the Unix epoch, taken from the
- * monotonic clock plus an offset fixed once per process (at the first
- * ggmlviz_start()): they never go backwards within a process, and traces of
- * several processes of one machine line up.
+ * Records are stamped on the emit path with a raw stamp: the CPU's
+ * time-stamp counter where it is invariant (x86-64, cpuid; about a third of
+ * the cost of clock_gettime), else CLOCK_MONOTONIC in nanoseconds; chosen
+ * once per process. The writer turns raw stamps into nanoseconds since the
+ * Unix epoch before the records reach the file (ggmlviz__clock_to_ns), by
+ * calibration points it takes against CLOCK_MONOTONIC at every pass: a
+ * stamp between two points is placed by linear interpolation, so the file
+ * keeps nanoseconds that never go backwards within a thread and line up
+ * with other processes.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,8 +21,18 @@
 
 #include "state.h"
 
-/* Fixes the offset of the monotonic clock from the realtime clock. */
+/* Chooses the clock and fixes the offset of CLOCK_MONOTONIC from the
+ * realtime clock; once per process. */
 void ggmlviz__clock_init(void);
+
+/* A calibration point: the stamp and CLOCK_MONOTONIC now (writer, start, stop). */
+void ggmlviz__clock_calibrate(void);
+
+/* Nanoseconds since the Unix epoch of a raw stamp. */
+uint64_t ggmlviz__clock_to_ns(uint64_t stamp);
+
+/* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
+const char *ggmlviz__clock_name(void);
 
 static inline uint64_t ggmlviz__monotonic_ns(void)
 {
@@ -27,9 +42,20 @@ static inline uint64_t ggmlviz__monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Nanoseconds since the Unix epoch, now (off the emit path). */
 static inline uint64_t ggmlviz__now_ns(void)
 {
 	return ggmlviz__monotonic_ns() + ggmlviz__state.clock_offset;
+}
+
+/* The raw stamp of a record, now: the emit path's clock. */
+static inline uint64_t ggmlviz__stamp(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (__builtin_expect(ggmlviz__state.use_tsc, 1))
+		return __builtin_ia32_rdtsc();
+#endif
+	return ggmlviz__monotonic_ns();
 }
 
 #endif /* GGMLVIZ_CLOCK_H */

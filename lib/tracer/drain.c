@@ -95,7 +95,9 @@ static int is_drop_note(const uint8_t *rec)
  * Walks the records in [from, to), counting events and DROPPED notes (which
  * are not events), and stopping before the event that would pass `limit`;
  * returns where it stopped. A record that runs past the buffer's end is
- * whole in the slack after it.
+ * whole in the slack after it. With convert, each record's raw stamp
+ * becomes nanoseconds (clock.h), where the writer reads it: at its place
+ * in the buffer, and at the start for the part copied there.
  */
 struct scan {
 	uint64_t events; /* events passed */
@@ -103,8 +105,20 @@ struct scan {
 	uint64_t noted;  /* the losses those notes report */
 };
 
+static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos)
+{
+	uint8_t *whole = r->buf + (pos & r->mask) + REC_TIMESTAMP; /* the record as scanned */
+	uint8_t ns[8];
+
+	put_u64(ns, ggmlviz__clock_to_ns(get_u64(whole)));
+	memcpy(whole, ns, 8);
+	if ((pos & r->mask) + REC_TIMESTAMP + 8 > r->mask + 1) /* bytes past the end: sent from the start */
+		for (unsigned k = 0; k < 8; k++)
+			r->buf[(pos + REC_TIMESTAMP + k) & r->mask] = ns[k];
+}
+
 static uint64_t scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to, uint64_t limit,
-		     struct scan *sc)
+		     int convert, struct scan *sc)
 {
 	uint64_t pos = from;
 
@@ -114,6 +128,8 @@ static uint64_t scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to, 
 		int note = is_drop_note(rec);
 		if (!note && sc->events == limit)
 			break;
+		if (convert)
+			convert_stamp(r, pos);
 		sc->events += (uint64_t)!note;
 		sc->notes += (uint64_t)note;
 		if (note)
@@ -240,9 +256,9 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	struct ggmlviz__ring *r = p->ring;
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	struct scan kept, thrown;
-	uint64_t cut = scan(r, tail, p->head, allowance(w, planned), &kept);
+	uint64_t cut = scan(r, tail, p->head, allowance(w, planned), 1, &kept);
 
-	scan(r, cut, p->head, UINT64_MAX, &thrown);
+	scan(r, cut, p->head, UINT64_MAX, 0, &thrown);
 	p->events = kept.events;
 	p->notes = kept.notes;
 	p->discarded = thrown.events;
@@ -315,6 +331,7 @@ void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 	int ok = 1, rc;
 
 	snapshot(w);
+	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
 	w->n_iov = 0;
 	w->meta_len = 0;
 	w->meta_records = 0;

@@ -63,8 +63,8 @@ static inline void ggmlviz__label_copy(uint8_t *dst, const char *src, uint32_t n
  * (the caller writes every payload byte, then calls ggmlviz__emit_close).
  * NULL: nothing to record (not active, or dropped and counted).
  * The label is kept only if the mask also has `label_bits` (0 = always).
- * The timestamp is at, or the clock now when at is 0 (a constant 0 costs
- * nothing: the function is always inlined).
+ * The timestamp is at (a raw stamp, clock.h), or the clock now when at is
+ * 0 (a constant 0 costs nothing: the function is always inlined).
  */
 __attribute__((always_inline)) static inline uint8_t *
 ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type, const char *label,
@@ -90,7 +90,7 @@ ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type, const c
 	if (label)
 		len = ggmlviz__label_len(r, label);
 	e->need = label ? GGMLVIZ_LABELED_RECORD_SIZE + len : GGMLVIZ_RECORD_SIZE;
-	ts = at ? at : ggmlviz__now_ns();
+	ts = at ? at : ggmlviz__stamp();
 	p = ggmlviz__ring_reserve(r, e->need, ts);
 	if (GGMLVIZ__UNLIKELY(!p))
 		goto out;

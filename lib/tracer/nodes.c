@@ -29,7 +29,7 @@
 
 struct run {
 	const void **nodes;              /* the run's nodes, in order */
-	uint64_t *ticks;                 /* the time of each tick (one per node at most) */
+	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	uint32_t n, cap;
 	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
@@ -38,7 +38,7 @@ struct run {
 	ggmlviz_node_describe_fn describe;
 	void *user;
 	uint64_t session;
-	uint64_t first_ns, last_ask_ns;  /* the run's first and last ask */
+	uint64_t first_ns, last_ask_ns;  /* the run's first and last ask (raw stamps) */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 };
@@ -200,7 +200,7 @@ static void run_close(struct run *r)
 		return;
 	}
 	expected = describe_all(r);
-	end = stored ? r->ticks[stored - 1] : ggmlviz__now_ns();
+	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (got && !r->ignore_ticks && got == expected && !r->lost)
 		s.n_timed = record_ops(r);
 	else if (got && !r->ignore_ticks)
@@ -247,7 +247,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	if (r->open && (r->n_ticks || r->backend != backend || r->describe != describe ||
 			r->user != user))
 		run_close(r);
-	now = ggmlviz__now_ns();
+	now = ggmlviz__stamp();
 	if (!r->open)
 		run_open(r, backend, describe, user, now, node);
 	r->last_ask_ns = now;
@@ -266,7 +266,7 @@ void ggmlviz_nodes_tick(void)
 	if (!r || !r->open || r->ignore_ticks)
 		return;
 	if (r->n_ticks < r->n)
-		r->ticks[r->n_ticks] = ggmlviz__now_ns();
+		r->ticks[r->n_ticks] = ggmlviz__stamp();
 	r->n_ticks++;
 }
 

@@ -66,7 +66,6 @@ struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
 	r->mask = size - 1;
 	r->tid = tid;
 	r->announce = 1;
-	r->created_ns = ggmlviz__now_ns();
 	thread_name(r->name);
 	return r;
 }

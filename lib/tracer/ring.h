@@ -72,7 +72,6 @@ struct ggmlviz__ring {
 	/* Registry. */
 	_Atomic int exited;        /* the thread is gone: drain, then free */
 	uint64_t size;             /* bytes, a power of two */
-	uint64_t created_ns;
 	struct ggmlviz__ring *next;
 };
 

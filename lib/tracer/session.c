@@ -201,10 +201,11 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	ggmlviz__state.op_sample = cfg->op_sample;
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
+	ggmlviz__clock_calibrate();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "tracing to %s (ring %" PRIu32 " events per thread, flush every %" PRIu32
-		     " ms, max %" PRIu64 " events)", path, cfg->buffer_events,
-		     cfg->flush_interval_ms, cfg->max_events);
+		     " ms, max %" PRIu64 " events; timestamps from %s)", path, cfg->buffer_events,
+		     cfg->flush_interval_ms, cfg->max_events, ggmlviz__clock_name());
 	ggmlviz__mask_set(mask_for(cfg));
 	return 0;
 }

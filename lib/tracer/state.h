@@ -29,6 +29,7 @@ struct ggmlviz__state {
 	uint64_t ring_bytes;    /* size of each thread's ring, set before the mask opens */
 	int overflow_block;     /* GGMLVIZ_OVERFLOW_BLOCK chosen */
 	int heavy_fence;        /* no membarrier(2): the emit path needs a real fence */
+	int use_tsc;            /* records are stamped with the time-stamp counter (clock.h) */
 	uint32_t op_sample;     /* ops timed in 1 step (or graph) in op_sample */
 	_Atomic uint64_t lost;  /* events lost because no ring could be made */
 	_Atomic uint64_t session; /* ggmlviz_session() */
