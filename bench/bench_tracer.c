@@ -3,13 +3,16 @@
  *
  * Prints the cost of one clock_gettime measured alongside, ns per recorded
  * event (op begin + end with a 13-byte label) on 1 and 2 threads, ns per
- * call when tracing is not started, and sustained events per second into a
- * file, with what was dropped. Usage: bench_tracer [DIR] (default $TMPDIR
+ * call when tracing is not started, how often the tracer's threads wake
+ * in a session where nothing happens, and sustained events per second into
+ * a file, with what was dropped. Usage: bench_tracer [DIR] (default $TMPDIR
  * or /tmp); the trace files are deleted afterwards.
  *
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -183,10 +186,136 @@ static void sustained(const char *what, uint32_t buffer_events, double seconds)
 	       bench_median(mbps, 3), seconds);
 }
 
+/*
+ * The page cache's own write bandwidth, to the same folder: write() of
+ * 1 MiB batches (what the writer hands the kernel per pass, at most) for
+ * `seconds`, after one untimed run; MB/s, median of 3.
+ */
+static double page_cache_mbps(double seconds)
+{
+	static char buf[1u << 20];
+	double mbps[3];
+	char file[4200];
+
+	snprintf(file, sizeof file, "%s.pagecache", path);
+	memset(buf, 0x5a, sizeof buf);
+	for (int i = -1; i < 3; i++) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		uint64_t t0 = bench_now_ns(), bytes = 0;
+
+		if (fd < 0)
+			return -1;
+		while (bench_now_ns() - t0 < (uint64_t)(seconds * 1e9))
+			if (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf)
+				bytes += sizeof buf;
+		close(fd);
+		unlink(file);
+		if (i >= 0)
+			mbps[i] = (double)bytes / ((double)(bench_now_ns() - t0) / 1e9) / 1e6;
+	}
+	return bench_median(mbps, 3);
+}
+
+struct flood_thread {
+	pthread_t thread;
+	double seconds;
+};
+
+static void *flood_main(void *arg)
+{
+	const struct flood_thread *f = arg;
+	uint64_t t0 = bench_now_ns();
+
+	while (bench_now_ns() - t0 < (uint64_t)(f->seconds * 1e9))
+		emit_pairs(1000);
+	return NULL;
+}
+
+/*
+ * n producer threads emitting as fast as they can for 1 s, ring of 2^20
+ * events: events written per second (until stop has drained everything),
+ * dropped, and the writer's bandwidth against the page cache's.
+ */
+static void flood(int n, double cache_mbps)
+{
+	struct flood_thread t[64];
+	struct ggmlviz_stats st;
+	uint64_t t0, ns;
+
+	if (n > 64)
+		n = 64;
+	start(1u << 20, 0);
+	t0 = bench_now_ns();
+	for (int i = 0; i < n; i++) {
+		t[i].seconds = 1.0;
+		pthread_create(&t[i].thread, NULL, flood_main, &t[i]);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i].thread, NULL);
+	ggmlviz_stop();
+	ns = bench_now_ns() - t0;
+	ggmlviz_get_stats(&st);
+	unlink(path);
+	printf("flood, %d producer threads, ring of 2^20 events: %.1f M events/s offered, %.1f M/s "
+	       "written, %.2f%% dropped; the writer %.0f MB/s = %.2fx the page cache's %.0f MB/s\n",
+	       n, (double)st.emitted / ((double)ns / 1e9) / 1e6,
+	       (double)st.written / ((double)ns / 1e9) / 1e6,
+	       100.0 * (double)st.dropped / (double)st.emitted,
+	       (double)st.bytes_written / ((double)ns / 1e9) / 1e6,
+	       (double)st.bytes_written / ((double)ns / 1e9) / 1e6 / cache_mbps, cache_mbps);
+}
+
+/* Context switches (voluntary and not) of the process's threads named name. */
+static uint64_t switches_of(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	uint64_t total = 0;
+
+	while (d && (e = readdir(d))) {
+		char file[300], line[256];
+		FILE *f;
+		int named = 0;
+
+		snprintf(file, sizeof file, "/proc/self/task/%s/status", e->d_name);
+		if (e->d_name[0] == '.' || !(f = fopen(file, "r")))
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long long n;
+			if (!strncmp(line, "Name:", 5))
+				named = strstr(line, name) != NULL;
+			else if (named && (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1 ||
+					   sscanf(line, "nonvoluntary_ctxt_switches: %llu", &n) == 1))
+				total += n;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
+/* Wake-ups per second of the tracer's threads over 2 s in which nothing is emitted. */
+static double idle_wakeups(void)
+{
+	const struct timespec two = { 2, 0 }, settle = { 0, 200 * 1000 * 1000 };
+	uint64_t before;
+
+	if (start(1u << 16, 0) < 0)
+		return -1;
+	ggmlviz_mark("start", 0); /* this thread's ring, as in a program that traced once */
+	nanosleep(&settle, NULL);
+	before = switches_of("ggmlviz-writer");
+	nanosleep(&two, NULL);
+	before = switches_of("ggmlviz-writer") - before;
+	ggmlviz_stop();
+	return (double)before / 2.0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
-	double one, two, off;
+	double one, two, off, cache;
 
 	snprintf(path, sizeof path, "%s/bench-tracer-%ld.ggmlviz", dir ? dir : "/tmp", (long)getpid());
 	clock_ns = bench_clock_cost_ns();
@@ -199,10 +328,19 @@ int main(int argc, char **argv)
 	       two, two / clock_ns);
 	off = not_started();
 	printf("not started: %.2f ns per call\n", off);
+	printf("idle session (nothing emitted, flush interval 100 ms): %.1f wake-ups/s of the "
+	       "tracer's threads\n", idle_wakeups());
 	sustained("default ring (65536 events)", 65536, 1.0);
 	sustained("ring of 2^20 events", 1u << 20, 1.0);
 	paced_series(1u << 16, "default ring (2^16 events)");
 	paced_series(1u << 20, "ring of 2^20 events");
+	cache = page_cache_mbps(1.0);
+	printf("the page cache's own write bandwidth (write() of 1 MiB to the same folder): %.0f "
+	       "MB/s = %.1f M events of 64 bytes/s\n", cache, cache / 64);
+	flood(1, cache);
+	flood(4, cache);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 4)
+		flood((int)sysconf(_SC_NPROCESSORS_ONLN), cache);
 	unlink(path);
 	return 0;
 }

@@ -426,6 +426,8 @@ struct ggmlviz_ggml__slot {
 };
 
 static struct ggmlviz_ggml__slot ggmlviz_ggml__slots[GGMLVIZ_GGML_MAX_SCHEDS];
+/* Bumped whenever a slot is freed or given a key: a thread's cached lookup is then stale. */
+static unsigned int ggmlviz_ggml__slots_epoch;
 
 /* The node a thread answered "wanted" for (sync mode), until it is handed over. */
 struct ggmlviz_ggml__inflight {
@@ -463,10 +465,42 @@ static struct ggmlviz_ggml__slot *ggmlviz_ggml__claim(void *key)
 
 		if (GGMLVIZ_GGML__CAS(&s->state, &free_state, GGMLVIZ_GGML__SLOT_BUSY)) {
 			GGMLVIZ_GGML__STORE(&s->key, key);
+			__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
 			return s;
 		}
 	}
 	return NULL;
+}
+
+/* A slot is ready for its key: lookups cached by the threads are stale. */
+static void ggmlviz_ggml__ready(struct ggmlviz_ggml__slot *s)
+{
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* A slot becomes free: lookups cached by the threads are stale. */
+static void ggmlviz_ggml__release(struct ggmlviz_ggml__slot *s)
+{
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_FREE);
+	__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* ggmlviz_ggml__find(), remembered per thread until a slot changes: the
+ * callback asks it for every node, always with the same user_data. */
+static const struct ggmlviz_ggml__slot *ggmlviz_ggml__find_cached(const void *key)
+{
+	static __thread const void *cached_key;
+	static __thread const struct ggmlviz_ggml__slot *cached_slot;
+	static __thread unsigned int cached_epoch = ~0u;
+	unsigned int epoch = GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__slots_epoch);
+
+	if (cached_epoch != epoch || cached_key != key) {
+		cached_slot = ggmlviz_ggml__find(key);
+		cached_key = key;
+		cached_epoch = epoch;
+	}
+	return cached_slot;
 }
 
 /* The slot of key, claimed if new and made ready; NULL when all are taken. */
@@ -477,7 +511,7 @@ static struct ggmlviz_ggml__slot *ggmlviz_ggml__slot_for(void *key, bool is_sche
 	if (!s && !(s = ggmlviz_ggml__claim(key)))
 		return NULL;
 	s->is_sched = is_sched;
-	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	ggmlviz_ggml__ready(s);
 	return s;
 }
 
@@ -710,6 +744,9 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	bool tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1, i);
 
 	(void)user;
+	d->ticks = ggmlviz_ggml__ticks(t) && !tail;
+	if (!d->ticks)
+		return; /* no op timing of its own: nothing more is asked of it */
 	d->op_type = ggmlviz_ggml_op_type(t);
 	d->op_name = ggml_op_desc(t);
 	d->size = (uint64_t)ggml_nbytes(t);
@@ -720,8 +757,7 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	d->layer = ggmlviz_ggml__run_layer(nodes, i);
 	d->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
 	d->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
-	d->ticks = ggmlviz_ggml__ticks(t) && !tail;
-	if (d->ticks && ggmlviz_ggml__fused_at(nodes, n, i, i)) {
+	if (ggmlviz_ggml__fused_at(nodes, n, i, i)) {
 		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
 		d->flags |= GGMLVIZ_NODE_FUSED;
 		d->op_type2 = ggmlviz_ggml_op_type(b);
@@ -798,7 +834,7 @@ static bool ggmlviz_ggml__observe(struct ggml_tensor *t, const struct ggmlviz_gg
 
 bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
 {
-	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(user_data);
+	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find_cached(user_data);
 
 	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
 }
@@ -829,7 +865,7 @@ int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
 	GGMLVIZ_GGML__STORE(&slot->chain, chain);
 	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
 	if (!chain && !slot->is_sched && !GGMLVIZ_GGML__LOAD(&slot->abort_chain))
-		GGMLVIZ_GGML__STORE(&slot->state, GGMLVIZ_GGML__SLOT_FREE); /* nothing left to hold */
+		ggmlviz_ggml__release(slot); /* nothing left to hold */
 	return 0;
 }
 
@@ -898,7 +934,7 @@ void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched)
 	GGMLVIZ_GGML__STORE(&slot->chain, (ggml_backend_sched_eval_callback)NULL);
 	GGMLVIZ_GGML__STORE(&slot->abort_chain, (ggml_abort_callback)NULL);
 	GGMLVIZ_GGML__STORE(&slot->n_threads, 0);
-	GGMLVIZ_GGML__STORE(&slot->state, GGMLVIZ_GGML__SLOT_FREE);
+	ggmlviz_ggml__release(slot);
 }
 
 /* ---- graph computations ---- */

@@ -171,7 +171,7 @@ static struct ggmlviz_ggml__slot *ggmlviz_llama__chain(ggml_backend_sched_eval_c
 	s->abort_data = abort_data;
 	s->is_sched = false;
 	GGMLVIZ_GGML__STORE(&s->key, (void *)s);
-	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	ggmlviz_ggml__ready(s);
 	return s;
 }
 

@@ -1,62 +1,50 @@
 /*
- * The writer's doorbell (see doorbell.h): a condition variable on the
- * monotonic clock and a sequence number, so a ring between two waits is
- * never lost.
+ * The writer's doorbell (see doorbell.h): a futex word counting rings, and
+ * a flag saying whether the writer sleeps, so that a ring makes a system
+ * call only when there is someone to wake.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "clock.h"
 #include "doorbell.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static unsigned seq;
-
-/* The condition variable times out on the monotonic clock. */
-static void init_cond(void)
-{
-	pthread_condattr_t attr;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&cond, &attr);
-	pthread_condattr_destroy(&attr);
-}
+static _Atomic uint32_t rings;
+static _Atomic int sleeping;
+static _Atomic uint64_t wakeups;
 
 void ggmlviz__doorbell_ring(void)
 {
-	pthread_once(&once, init_cond);
-	pthread_mutex_lock(&lock);
-	seq++;
-	pthread_cond_signal(&cond);
-	pthread_mutex_unlock(&lock);
+	atomic_fetch_add_explicit(&rings, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&sleeping, memory_order_seq_cst))
+		syscall(SYS_futex, &rings, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void ggmlviz__doorbell_wait(const _Atomic int *stop, uint64_t ns)
+uint32_t ggmlviz__doorbell_token(void)
 {
-	uint64_t deadline = ggmlviz__monotonic_ns() + ns;
-	struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
-	unsigned seen;
-
-	pthread_once(&once, init_cond);
-	pthread_mutex_lock(&lock);
-	seen = seq;
-	while (!atomic_load(stop) && seq == seen)
-		if (pthread_cond_timedwait(&cond, &lock, &ts) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&lock);
+	return atomic_load_explicit(&rings, memory_order_seq_cst);
 }
 
-void ggmlviz__doorbell_reset(void)
+void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns)
 {
-	/* the writer thread does not exist in the child: whatever it held starts over */
-	pthread_mutex_init(&lock, NULL);
-	init_cond();
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	atomic_store_explicit(&sleeping, 1, memory_order_seq_cst);
+	/* a ring between the token and here changed the word: the wait returns at once */
+	if (atomic_load_explicit(&rings, memory_order_seq_cst) == token)
+		syscall(SYS_futex, &rings, FUTEX_WAIT_PRIVATE, token, &ts, NULL, 0);
+	atomic_store_explicit(&sleeping, 0, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&wakeups, 1, memory_order_relaxed);
+}
+
+uint64_t ggmlviz__doorbell_wakeups(void)
+{
+	return atomic_load_explicit(&wakeups, memory_order_relaxed);
 }

@@ -1,7 +1,9 @@
 /*
  * The writer's doorbell: the writer sleeps on it between passes, and
- * whoever needs a pass sooner (a producer waiting for room, stop) rings
- * it. It calls nothing of the tracer, so any part may ring it.
+ * whoever needs a pass sooner (a producer whose ring passed its bell, a
+ * producer waiting for room, stop) rings it. Lock-free: ringing is an
+ * atomic increment, and a system call only when the writer sleeps. It
+ * calls nothing of the tracer, so any part may ring it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,10 +16,16 @@
 /* Wakes the writer if it sleeps. */
 void ggmlviz__doorbell_ring(void);
 
-/* Sleeps up to ns, until rung or until *stop is set. */
-void ggmlviz__doorbell_wait(const _Atomic int *stop, uint64_t ns);
+/*
+ * What the doorbell says now: read it, then look whether there is work,
+ * then ggmlviz__doorbell_wait() with it, and no ring in between is missed.
+ */
+uint32_t ggmlviz__doorbell_token(void);
 
-/* In a child after fork(): the lock and condition start over. */
-void ggmlviz__doorbell_reset(void);
+/* Sleeps up to ns unless the doorbell rang since token was read. */
+void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns);
+
+/* Wake-ups of the writer so far (for the counters and the benchmark). */
+uint64_t ggmlviz__doorbell_wakeups(void);
 
 #endif /* GGMLVIZ_DOORBELL_H */

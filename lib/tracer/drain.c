@@ -265,7 +265,6 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	r->unnoted += thrown.noted; /* their DROPPED records are thrown away too */
 	if (p->discarded && !w->capped && !atomic_load(&w->error))
 		reach_cap(w);
-	r->drained_bytes += p->head - tail;
 	if (atomic_load(&w->error))
 		return 0;
 	if (cut > tail && !r->named)
@@ -342,7 +341,7 @@ void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 		ok = 0;
 	}
 	settle(w, ok);
-	ggmlviz__pace_plan_sleep(w);
+	ggmlviz__pace_passed(w);
 	release_exited(w);
 }
 

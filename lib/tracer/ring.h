@@ -17,6 +17,10 @@
  *   producer: head relaxed (its own copy), tail acquire, head release;
  *   consumer: tail relaxed (its own copy), head acquire, tail release.
  *
+ * Every bell_step bytes (a quarter of the ring, 1 MiB at most) the
+ * producer's slow path rings the writer's doorbell, so that the writer
+ * drains a busy ring at once and sleeps while nothing happens.
+ *
  * `in_emit` is set while the producer is inside an emit call; with
  * membarrier(2) on the stopping side, that lets ggmlviz_stop() wait until
  * no event is half-written without any fence on the emit path.
@@ -45,7 +49,9 @@
 struct ggmlviz__ring {
 	/* Producer, hot: read and written by the owning thread on every event. */
 	_Alignas(GGMLVIZ__CACHE_LINE) uint64_t pos; /* producer's copy of head */
-	uint64_t limit;          /* pos may grow up to here without reading tail; 0 = take the slow path */
+	uint64_t limit;          /* pos may grow up to here without the slow path: min(room, bell) */
+	uint64_t bell;           /* at this pos, wake the writer (the slow path rings the doorbell) */
+	uint64_t bell_step;      /* bytes between two bells: a quarter of the ring, 1 MiB at most */
 	uint8_t *buf;
 	uint64_t mask;           /* size - 1 */
 	_Atomic uint64_t head;   /* published end of the committed records */
@@ -66,7 +72,6 @@ struct ggmlviz__ring {
 	_Atomic uint64_t discarded; /* events the writer threw away (max_events, I/O error) */
 	uint64_t discarded_noted;  /* of those, reported by DROPPED records */
 	uint64_t unnoted;          /* losses whose DROPPED record the writer threw away */
-	uint64_t drained_bytes;    /* since the writer last estimated the fill rate */
 	int named;                 /* THREAD_NAME written this session */
 
 	/* Registry. */

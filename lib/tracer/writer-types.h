@@ -25,8 +25,6 @@
 #include "log.h"
 #include "ring.h"
 
-/* How often the writer looks at the rings' fill levels (pace.c). */
-#define GGMLVIZ__POLL_NS 1000000u
 
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
@@ -69,7 +67,6 @@ struct ggmlviz__writer {
 	size_t meta_len, meta_cap;
 	uint64_t meta_records; /* writer records in this pass's batch */
 	uint64_t last_pass_ns;
-	uint64_t next_sleep_ns;
 };
 
 /* What ggmlviz_start() hands the writer. */

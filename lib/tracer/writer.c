@@ -25,9 +25,12 @@ static void *writer_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
 	while (!atomic_load(&w->stop)) {
+		uint32_t token = ggmlviz__doorbell_token();
+
 		if (ggmlviz__pace_due(w))
 			ggmlviz__drain_pass(w, 0);
-		ggmlviz__doorbell_wait(&w->stop, w->next_sleep_ns);
+		else if (!atomic_load(&w->stop))
+			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
 	}
 	return NULL;
 }
@@ -54,7 +57,6 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 		return -ENOMEM;
 	w->max_events = o->max_events;
 	w->flush_ns = (uint64_t)o->flush_interval_ms * 1000000u;
-	w->next_sleep_ns = w->flush_ns < GGMLVIZ__POLL_NS ? w->flush_ns : GGMLVIZ__POLL_NS;
 	w->sink = o->sink;
 	w->last_pass_ns = ggmlviz__monotonic_ns();
 	w->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -102,7 +104,6 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
 
 void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 {
-	ggmlviz__doorbell_reset();
 	if (!w)
 		return;
 	close(w->fd);
