@@ -1,7 +1,8 @@
 #!/bin/sh
 # libggmlviz quick start, on a fresh Debian 12 machine (as root):
-#   installs what is missing, fetches a real GGML, builds everything, traces
-#   a small transformer computed by GGML, and shows where the time went.
+#   installs what is missing, fetches a real GGML and llama.cpp, builds
+#   everything, traces llama.cpp running a small model (a prompt, then token
+#   by token), and shows where the time went.
 #
 #   ./quickstart.sh
 #
@@ -35,7 +36,19 @@ sed -n '/libggmlviz [0-9]/,$p' configure.out
 make -j2 >make.out 2>&1 || { tail -40 make.out; exit 1; }
 echo "built: lib/libggmlviz.a, tools/ggmlviz, examples/"
 
-if [ "$ggml" = yes ] && [ -x examples/ggml_transformer ]; then
+if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
+	step "writing a small llama model (8 layers, 512 wide, random weights) to build/demo.gguf"
+	examples/make_tiny_llama demo.gguf --layers 8 --embd 512 --heads 8 --kv-heads 4 \
+		--ff 1408 --vocab 2048
+	step "tracing llama.cpp: a 64-token prompt, then 32 tokens generated, on 2 CPU threads"
+	examples/llama_trace --model demo.gguf --generate 32 --threads 2 --output "$trace"
+	step "where the time went, by phase: prompt processing and generation, per token"
+	tools/ggmlviz stats "$trace" --by phase
+	step "by op"
+	tools/ggmlviz stats "$trace" --by op --top 8
+	step "by layer"
+	tools/ggmlviz stats "$trace" --by layer
+elif [ "$ggml" = yes ] && [ -x examples/ggml_transformer ]; then
 	step "tracing a 4-layer transformer, 8 graph computations, on GGML's CPU backend"
 	examples/ggml_transformer --layers 4 --steps 8 --output "$trace"
 	step "where the time went, by op"
@@ -51,6 +64,7 @@ step "next"
 cat <<TXT
 The trace is $trace. Try:
   build/tools/ggmlviz info $trace
+  build/tools/ggmlviz stats $trace --by step --top 5
   build/tools/ggmlviz stats $trace --by name --top 20
   build/tools/ggmlviz export $trace -o demo.json   (open it in https://ui.perfetto.dev)
 Run every test with: tests/run-all.sh

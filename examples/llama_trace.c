@@ -4,7 +4,11 @@
  * records every llama_decode() as a step holding its ops:
  *
  *   llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]
- *               [--output TRACE] [--ctx N]
+ *               [--output TRACE] [--ctx N] [--text] [--verbose]
+ *
+ * --text prints the generated text (the demo's model has random weights:
+ * its text means nothing); --verbose lets llama.cpp's own log through
+ * (otherwise only its warnings and errors).
  *
  * The tracing takes three lines: ggmlviz_start(), ggmlviz_llama_context_params()
  * on the context's params, and ggmlviz_llama_decode() instead of
@@ -15,6 +19,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,39 +38,78 @@
 struct options {
 	const char *model, *prompt, *output;
 	int generate, threads, n_ctx;
+	bool text, verbose;
 };
 
 static int usage(void)
 {
 	fputs("usage: llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]\n"
-	      "                   [--output TRACE] [--ctx N]\n", stderr);
+	      "                   [--output TRACE] [--ctx N] [--text] [--verbose]\n", stderr);
 	return 2;
+}
+
+/* A valued option; 1 if a is one, 0 if not, -1 when its value is missing. */
+static int valued(struct options *o, const char *a, const char *v)
+{
+	const char **str = NULL;
+	int *num = NULL;
+
+	if (!strcmp(a, "--model"))
+		str = &o->model;
+	else if (!strcmp(a, "--prompt"))
+		str = &o->prompt;
+	else if (!strcmp(a, "--output"))
+		str = &o->output;
+	else if (!strcmp(a, "--generate"))
+		num = &o->generate;
+	else if (!strcmp(a, "--threads"))
+		num = &o->threads;
+	else if (!strcmp(a, "--ctx"))
+		num = &o->n_ctx;
+	if (!str && !num)
+		return 0;
+	if (!v)
+		return -1;
+	if (str)
+		*str = v;
+	else
+		*num = atoi(v);
+	return 1;
 }
 
 static int parse(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ NULL, "the model is a tensor graph and each token is a step",
-			       "llama.ggmlviz", 16, 2, 256 };
-	for (int i = 1; i + 1 < argc; i += 2) {
-		const char *a = argv[i], *v = argv[i + 1];
-		if (!strcmp(a, "--model"))
-			o->model = v;
-		else if (!strcmp(a, "--prompt"))
-			o->prompt = v;
-		else if (!strcmp(a, "--output"))
-			o->output = v;
-		else if (!strcmp(a, "--generate"))
-			o->generate = atoi(v);
-		else if (!strcmp(a, "--threads"))
-			o->threads = atoi(v);
-		else if (!strcmp(a, "--ctx"))
-			o->n_ctx = atoi(v);
+			       "llama.ggmlviz", 16, 2, 256, false, false };
+	for (int i = 1; i < argc; i++) {
+		int rc = valued(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+
+		if (rc < 0)
+			return usage();
+		if (rc > 0)
+			i++;
+		else if (!strcmp(argv[i], "--text"))
+			o->text = true;
+		else if (!strcmp(argv[i], "--verbose"))
+			o->verbose = true;
 		else
 			return usage();
 	}
-	if (argc % 2 == 0 || !o->model || o->generate < 0 || o->threads < 1 || o->n_ctx < 16)
+	if (!o->model || o->generate < 0 || o->threads < 1 || o->n_ctx < 16)
 		return usage();
 	return 0;
+}
+
+/* llama.cpp's log without its information lines: warnings and errors only. */
+static void quiet_log(enum ggml_log_level level, const char *text, void *user)
+{
+	static enum ggml_log_level last = GGML_LOG_LEVEL_INFO;
+
+	(void)user;
+	if (level != GGML_LOG_LEVEL_CONT)
+		last = level;
+	if (last == GGML_LOG_LEVEL_WARN || last == GGML_LOG_LEVEL_ERROR)
+		fputs(text, stderr);
 }
 
 static double now_ms(void)
@@ -115,14 +159,18 @@ static int run(struct llama_context *ctx, const struct llama_vocab *vocab, const
 	t0 = now_ms();
 	rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(tokens, n)); /* the prompt: one step */
 	t1 = now_ms();
-	printf("llama_trace: generating:");
+	if (o->text)
+		printf("llama_trace: generated:");
 	for (int i = 0; i < o->generate && rc == 0; i++) {
 		next = argmax(ctx, vocab);
-		print_piece(vocab, next);
+		if (o->text)
+			print_piece(vocab, next);
 		rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(&next, 1)); /* a step per token */
 	}
 	t2 = now_ms();
-	printf("\nllama_trace: prompt: %d tokens in %.2f ms (%.0f tokens/s); generation: %d tokens "
+	if (o->text)
+		putchar('\n');
+	printf("llama_trace: prompt: %d tokens in %.2f ms (%.0f tokens/s); generation: %d tokens "
 	       "in %.2f ms (%.0f tokens/s)\n", n, t1 - t0, n / ((t1 - t0) / 1e3), o->generate,
 	       t2 - t1, o->generate / ((t2 - t1) / 1e3));
 	if (rc != 0)
@@ -151,6 +199,8 @@ int main(int argc, char **argv)
 			ggmlviz_strerror(rc));
 		return 1;
 	}
+	if (!o.verbose)
+		llama_log_set(quiet_log, NULL);
 	ggml_backend_load_all_from_path(GGMLVIZ_GGML_LIBDIR); /* before loading: or no backend */
 	llama_backend_init();
 	model = llama_model_load_from_file(o.model, mp);

@@ -8,7 +8,7 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-headers="format.h tracer.h reader.h"
+headers="format.h tracer.h reader.h nodes.h"
 n=0
 fail=0
 
@@ -17,7 +17,7 @@ result() { # status description
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; sed 's/^/# /' "$tmp/log"; fi
 }
 
-echo "1..11"
+echo "1..14"
 for h in $headers; do
 	printf '#include <ggmlviz/%s>\n#include <ggmlviz/%s>\nint main(void) { return 0; }\n' "$h" "$h" >"$tmp/h.c"
 	$CC -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror \
@@ -64,6 +64,7 @@ void use(void)
 	ggmlviz_counter("c", -1);
 	ggmlviz_scope_begin("s", 0);
 	ggmlviz_scope_end("s", 0);
+	ggmlviz_op_node(NULL, 3, GGMLVIZ_METHOD_TICK, GGMLVIZ_NODE_FUSED, NULL, NULL);
 	fn(NULL, 1, 2, NULL, NULL);
 }
 SRC

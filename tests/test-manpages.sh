@@ -18,7 +18,7 @@
 top_srcdir=${top_srcdir:-.}
 man="$top_srcdir/man"
 inc="$top_srcdir/include/ggmlviz"
-HEADERS="format.h tracer.h reader.h ggml.h"
+HEADERS="format.h tracer.h reader.h nodes.h ggml.h llama.h"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 

@@ -26,7 +26,8 @@ static const char help[] =
 	"  -t, --type LIST     only these types (comma-separated, repeatable): names\n"
 	"                      such as OP_COMPUTE_BEGIN (any case), numbers, or groups:\n"
 	"                      op, graph, mem (TENSOR_ALLOC/FREE), thread, scope, meta,\n"
-	"                      mark, counter, info (OP_INFO), barrier\n"
+	"                      mark, counter, info (OP_INFO), barrier, node (OP_NODE),\n"
+	"                      step (STEP_BEGIN/END), split (SPLIT_BEGIN/END)\n"
 	"  -T, --thread LIST   only these threads: ids, or names from THREAD_NAME records\n"
 	"      --from TIME     only records at or after TIME, --to TIME at or before it:\n"
 	"      --to TIME       durations (ns, us, ms, s; ns by default) from the start of\n"
@@ -59,7 +60,8 @@ static const struct {
 } type_groups[] = {
 	{ "graph", 0, 1 }, { "op", 2, 3 },	 { "mem", 4, 5 },     { "barrier", 6, 6 },
 	{ "thread", 7, 8 }, { "meta", 9, 9 },	 { "mark", 10, 10 }, { "counter", 11, 11 },
-	{ "scope", 12, 13 }, { "info", 14, 14 },
+	{ "scope", 12, 13 }, { "info", 14, 14 },   { "node", 15, 15 }, { "step", 16, 17 },
+	{ "split", 18, 19 },
 };
 
 /* Marks the types named by one item of --type; false if it names none. */

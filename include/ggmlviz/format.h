@@ -235,7 +235,7 @@ struct ggmlviz_event {
 			int32_t layer;       /**< the model layer it belongs to, -1 for none */
 			uint8_t method;      /**< enum ggmlviz_timing_method */
 			uint8_t flags;       /**< enum ggmlviz_node_flag bits */
-			uint64_t src[2];     /**< its first two sources (the nodes that computed them), 0 = none */
+			uint64_t src[2];     /**< its first two sources (through views: what they view), 0 = none */
 		} op_node;
 		/** GGMLVIZ_EVENT_STEP_BEGIN and _END. */
 		struct {
@@ -248,7 +248,7 @@ struct ggmlviz_event {
 		/** GGMLVIZ_EVENT_SPLIT_BEGIN and _END. */
 		struct {
 			uint64_t first_node;     /**< the tensor address of its first node */
-			uint32_t n_nodes;        /**< nodes of the run */
+			uint32_t n_nodes;        /**< END: nodes of the run (BEGIN: 0, not known yet) */
 			uint32_t n_timed;        /**< END: of those, how many got an op timing of their own */
 			uint64_t backend_ptr;    /**< the backend computing it */
 			uint32_t ticks;          /**< END: per-node calls received from the backend */

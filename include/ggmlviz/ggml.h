@@ -738,31 +738,31 @@ static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i,
 }
 
 void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
-			   struct ggmlviz_node_desc *d)
+			   struct ggmlviz_node_desc *out)
 {
 	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
 	bool tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1, i);
 
 	(void)user;
-	d->ticks = ggmlviz_ggml__ticks(t) && !tail;
-	if (!d->ticks)
+	out->ticks = ggmlviz_ggml__ticks(t) && !tail;
+	if (!out->ticks)
 		return; /* no op timing of its own: nothing more is asked of it */
-	d->op_type = ggmlviz_ggml_op_type(t);
-	d->op_name = ggml_op_desc(t);
-	d->size = (uint64_t)ggml_nbytes(t);
-	d->flops = ggmlviz_ggml_flops(t);
-	memcpy(d->ne, t->ne, sizeof d->ne);
-	d->type_name = ggml_type_name(t->type);
-	d->name = t->name[0] ? t->name : NULL;
-	d->layer = ggmlviz_ggml__run_layer(nodes, i);
-	d->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
-	d->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
+	out->op_type = ggmlviz_ggml_op_type(t);
+	out->op_name = ggml_op_desc(t);
+	out->size = (uint64_t)ggml_nbytes(t);
+	out->flops = ggmlviz_ggml_flops(t);
+	memcpy(out->ne, t->ne, sizeof out->ne);
+	out->type_name = ggml_type_name(t->type);
+	out->name = t->name[0] ? t->name : NULL;
+	out->layer = ggmlviz_ggml__run_layer(nodes, i);
+	out->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
+	out->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
 	if (ggmlviz_ggml__fused_at(nodes, n, i, i)) {
 		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
-		d->flags |= GGMLVIZ_NODE_FUSED;
-		d->op_type2 = ggmlviz_ggml_op_type(b);
-		d->op_name2 = ggml_op_desc(b);
-		d->name2 = b->name[0] ? b->name : NULL;
+		out->flags |= GGMLVIZ_NODE_FUSED;
+		out->op_type2 = ggmlviz_ggml_op_type(b);
+		out->op_name2 = ggml_op_desc(b);
+		out->name2 = b->name[0] ? b->name : NULL;
 	}
 }
 

@@ -66,7 +66,7 @@ struct ggmlviz_node_desc {
 	uint64_t size;          /**< bytes of its output */
 	uint64_t flops;         /**< estimated floating-point operations, 0 if unknown */
 	int64_t ne[4];          /**< dimensions of its output */
-	const void *src[2];     /**< the nodes that computed its first two sources, or NULL */
+	const void *src[2];     /**< its first two sources (a view: what it views), or NULL */
 	const char *name;       /**< its name, or NULL (borrowed until the run is recorded) */
 	const char *name2;      /**< fused pair: the second node's name, or NULL */
 	const char *op_name;    /**< the name of op_type ("MUL_MAT"), or NULL */

@@ -259,7 +259,7 @@ struct ggmlviz_timing {
 	uint32_t n_timed;       /**< split: its nodes that got an op timing of their own */
 	uint32_t ticks;         /**< split: per-node calls received from the backend */
 	uint32_t ticks_expected; /**< split: per-node calls its nodes should give */
-	uint64_t src[2];        /**< op: the nodes that computed its first two sources, from OP_NODE */
+	uint64_t src[2];        /**< op: its first two sources (a node's tensor_ptr, or a weight or input), from OP_NODE */
 	uint64_t reserved[1];   /**< room to grow */
 };
 

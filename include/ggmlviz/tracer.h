@@ -202,8 +202,9 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  *
  * Reads GGML_VIZ_OUTPUT, GGML_VIZ_DISABLE, GGML_VIZ_VERBOSE,
  * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_FLUSH_INTERVAL,
- * GGML_VIZ_OP_TIMING, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING
- * and GGML_VIZ_TENSOR_NAMES. Booleans accept 0/1, true/false, yes/no,
+ * GGML_VIZ_OP_TIMING (a boolean, auto or sync), GGML_VIZ_OP_SAMPLE,
+ * GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING, GGML_VIZ_TENSOR_NAMES
+ * and GGML_VIZ_CRASH_HANDLER. Booleans accept 0/1, true/false, yes/no,
  * on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
@@ -338,8 +339,8 @@ void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
  * @param layer the model layer it belongs to, -1 for none.
  * @param method a value of enum ggmlviz_timing_method.
  * @param flags enum ggmlviz_node_flag bits.
- * @param src0 the node that computed its first source, or NULL.
- * @param src1 the node that computed its second source, or NULL.
+ * @param src0 its first source (a view: what it views), or NULL.
+ * @param src1 its second source, or NULL.
  */
 void ggmlviz_op_node(const void *tensor, int32_t layer, uint8_t method, uint8_t flags,
 		     const void *src0, const void *src1)

@@ -17,7 +17,7 @@
 /*
  * The latest calibration points, oldest first, each with the rate to the
  * next as a 32.32 fixed-point multiplier; written and read by one thread at
- * a time (start, then the writer, then stop).
+ * a time: start, before the writer's thread exists, then the writer.
  */
 #define POINTS 128
 static struct {

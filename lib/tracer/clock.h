@@ -25,7 +25,7 @@
  * realtime clock; once per process. */
 void ggmlviz__clock_init(void);
 
-/* A calibration point: the stamp and CLOCK_MONOTONIC now (writer, start, stop). */
+/* A calibration point: the stamp and CLOCK_MONOTONIC now (start before the writer runs, then the writer). */
 void ggmlviz__clock_calibrate(void);
 
 /* Nanoseconds since the Unix epoch of a raw stamp. */

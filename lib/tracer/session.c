@@ -186,7 +186,10 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 {
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
 					  ggmlviz__gettid(), sink };
-	int rc = prepare_rings(cfg);
+	int rc;
+
+	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
+	rc = prepare_rings(cfg);
 
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
@@ -201,7 +204,6 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	ggmlviz__state.op_sample = cfg->op_sample;
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
-	ggmlviz__clock_calibrate();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "tracing to %s (ring %" PRIu32 " events per thread, flush every %" PRIu32
 		     " ms, max %" PRIu64 " events; timestamps from %s)", path, cfg->buffer_events,
