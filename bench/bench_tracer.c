@@ -1,23 +1,29 @@
 /*
  * bench_tracer: what recording costs the application, in one run.
  *
- * Prints the cost of one clock_gettime measured alongside, ns per recorded
- * event (op begin + end with a 13-byte label) on 1 and 2 threads, ns per
+ * Prints ns per recorded event (op begin + end with a 13-byte label) on 1
+ * and 2 threads, as ratios to one clock_gettime() and one rdtsc measured in
+ * each round, the instructions per event where perf_event_open allows, ns per
  * call when tracing is not started, how often the tracer's threads wake
  * in a session where nothing happens, and sustained events per second into
  * a file, with what was dropped. Usage: bench_tracer [DIR] (default $TMPDIR
- * or /tmp); the trace files are deleted afterwards.
+ * or /tmp); the trace files are deleted afterwards. bench_tracer
+ * --emit-only N only records 2N pairs, for bench/insns.sh.
  *
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <ggmlviz/tracer.h>
@@ -49,8 +55,8 @@ static int start(uint32_t buffer_events, uint64_t max_events)
 	return ggmlviz_start(&cfg);
 }
 
-/* One run of op begin/end pairs; returns ns per event. */
-static double emit_pairs(int pairs)
+/* One run of op begin/end pairs; returns ns per event. Not inlined: bench/insns.sh counts it. */
+__attribute__((noinline)) static double emit_pairs(int pairs)
 {
 	static const char label[] = "attn_output-1"; /* 13 bytes */
 	uint64_t t0 = bench_now_ns();
@@ -63,28 +69,64 @@ static double emit_pairs(int pairs)
 	return (double)(bench_now_ns() - t0) / (2.0 * pairs);
 }
 
+/* ns per clock_gettime() and per rdtsc, over short loops: measured in each round. */
+static double clock_round(void)
+{
+	volatile uint64_t sink = 0;
+	uint64_t t0 = bench_now_ns();
+
+	for (int i = 0; i < 20000; i++)
+		sink += bench_now_ns();
+	(void)sink;
+	return (double)(bench_now_ns() - t0) / 20000;
+}
+
+static double rdtsc_round(void)
+{
+#if defined(__x86_64__)
+	volatile uint64_t sink = 0;
+	uint64_t t0 = bench_now_ns();
+
+	for (int i = 0; i < 20000; i++)
+		sink += __builtin_ia32_rdtsc();
+	(void)sink;
+	return (double)(bench_now_ns() - t0) / 20000;
+#else
+	return 0;
+#endif
+}
+
+/* One round's figures: ns per event, and the two clocks measured just before. */
+struct round {
+	double event, clock, rdtsc;
+};
+
 /* Runs separated by a pause that lets the writer drain: no run measures drops. */
 static void *thread_runs(void *arg)
 {
-	double *samples = arg;
+	struct round *rounds = arg;
 
 	for (int r = 0; r < RUNS; r++) {
-		samples[r] = emit_pairs(PAIRS);
+		rounds[r].clock = clock_round();
+		rounds[r].rdtsc = rdtsc_round();
+		rounds[r].event = emit_pairs(PAIRS);
 		usleep(50000);
 	}
 	return NULL;
 }
 
-/* Median ns per event over RUNS runs on each of n threads. */
-static double per_event(int n)
+/* Medians over RUNS rounds on each of n threads: ns per event and its ratios to the clocks. */
+static struct round per_event(int n)
 {
-	double samples[2][RUNS], all[2 * RUNS];
+	struct round rounds[2][RUNS], med;
+	double ev[2 * RUNS], vs_clock[2 * RUNS], vs_tsc[2 * RUNS];
 	pthread_t th[2];
 	struct ggmlviz_stats st;
+	size_t k = 0;
 
 	start(MEASURE_RING, 0);
 	for (int i = 0; i < n; i++)
-		pthread_create(&th[i], NULL, thread_runs, samples[i]);
+		pthread_create(&th[i], NULL, thread_runs, rounds[i]);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	ggmlviz_stop();
@@ -92,8 +134,46 @@ static double per_event(int n)
 	if (st.dropped)
 		printf("  (warning: %" PRIu64 " events dropped during the measurement)\n", st.dropped);
 	for (int i = 0; i < n; i++)
-		memcpy(all + i * RUNS, samples[i], sizeof samples[i]);
-	return bench_median(all, (size_t)(n * RUNS));
+		for (int r = 0; r < RUNS; r++, k++) {
+			ev[k] = rounds[i][r].event;
+			vs_clock[k] = rounds[i][r].event / rounds[i][r].clock;
+			vs_tsc[k] = rounds[i][r].rdtsc > 0 ? rounds[i][r].event / rounds[i][r].rdtsc : 0;
+		}
+	med.event = bench_median(ev, k);
+	med.clock = bench_median(vs_clock, k); /* ratios, not times */
+	med.rdtsc = bench_median(vs_tsc, k);
+	return med;
+}
+
+/* User-space instructions per recorded event (perf_event_open), or -1 where not allowed. */
+static double instructions_per_event(void)
+{
+	struct perf_event_attr a;
+	uint64_t count = 0;
+	int fd;
+
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof a;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	start(MEASURE_RING, 0);
+	emit_pairs(PAIRS); /* warm: the ring exists, the labels are known */
+	usleep(50000);
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	emit_pairs(PAIRS);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ggmlviz_stop();
+	if (read(fd, &count, sizeof count) != (ssize_t)sizeof count)
+		count = 0;
+	close(fd);
+	return count ? (double)count / (2.0 * PAIRS) : -1;
 }
 
 static double not_started(void)
@@ -312,20 +392,45 @@ static double idle_wakeups(void)
 	return (double)before / 2.0;
 }
 
+/* --emit-only N: a session, N pairs to warm up, N more, the stop (bench/insns.sh counts). */
+static int emit_only(const char *pairs)
+{
+	int n = atoi(pairs);
+
+	if (n <= 0)
+		return 2;
+	start(MEASURE_RING, 0);
+	emit_pairs(n);
+	emit_pairs(n);
+	ggmlviz_stop();
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
-	double one, two, off, cache;
+	const char *dir = argc > 1 && argv[1][0] != '-' ? argv[1] : getenv("TMPDIR");
+	struct round one, two;
+	double off, cache, insns;
 
 	snprintf(path, sizeof path, "%s/bench-tracer-%ld.ggmlviz", dir ? dir : "/tmp", (long)getpid());
+	if (argc > 2 && !strcmp(argv[1], "--emit-only"))
+		return emit_only(argv[2]);
 	clock_ns = bench_clock_cost_ns();
 	printf("clock_gettime(CLOCK_MONOTONIC): %.1f ns\n", clock_ns);
 	one = per_event(1);
-	printf("recorded event (op begin/end, 13-byte label), 1 thread: %.1f ns = %.2fx clock_gettime\n",
-	       one, one / clock_ns);
+	printf("recorded event (op begin/end, 13-byte label), 1 thread: %.1f ns = %.2fx "
+	       "clock_gettime, %.2fx rdtsc (medians of per-round ratios, both clocks measured "
+	       "in each round)\n", one.event, one.clock, one.rdtsc);
 	two = per_event(2);
-	printf("recorded event, 2 threads at once: %.1f ns per event per thread = %.2fx clock_gettime\n",
-	       two, two / clock_ns);
+	printf("recorded event, 2 threads at once: %.1f ns per event per thread = %.2fx "
+	       "clock_gettime, %.2fx rdtsc\n", two.event, two.clock, two.rdtsc);
+	insns = instructions_per_event();
+	if (insns < 0)
+		printf("instructions per recorded event: not measurable here (perf_event_open: %s; "
+		       "bench/insns.sh counts them with callgrind)\n", strerror(errno));
+	else
+		printf("instructions per recorded event (user space, perf_event_open): %.1f\n", insns);
 	off = not_started();
 	printf("not started: %.2f ns per call\n", off);
 	printf("idle session (nothing emitted, flush interval 100 ms): %.1f wake-ups/s of the "

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Instructions per recorded event, counted by callgrind (where the machine
+# has no hardware counters): bench_tracer --emit-only runs a session that
+# records N op begin/end pairs twice, and callgrind counts only inside its
+# emit loop (the writer's work is elsewhere); the difference between
+# N = 20000 and N = 40000 is 2 x 20000 pairs, 80000 events, with the first
+# event's slow path cancelled out.
+#
+#   bench/insns.sh [BUILD_DIR]    (default: build)
+#
+# SPDX-License-Identifier: MIT
+set -eu
+build=${1:-build}
+bench="$build/bench/bench_tracer"
+command -v valgrind >/dev/null || { echo "insns: valgrind is not installed" >&2; exit 1; }
+[ -x "$bench" ] || { echo "insns: $bench is not built" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Instructions of the thread that emitted (main thread: callgrind's thread 1).
+count() { # pairs
+	valgrind --tool=callgrind --separate-threads=yes --toggle-collect=emit_pairs \
+		--callgrind-out-file="$tmp/cg.%p" "$bench" --emit-only "$1" >/dev/null 2>&1
+	f=$(find "$tmp" -name "cg.*-01" | head -1)
+	total=$(sed -n 's/^totals: *//p; s/^summary: *//p' "$f" | head -1)
+	rm -f "$tmp"/cg.*
+	echo "$total"
+}
+a=$(count 20000)
+b=$(count 40000)
+awk -v a="$a" -v b="$b" 'BEGIN {
+	printf "instructions per recorded event (callgrind, the emitting thread): %.1f\n", (b - a) / 80000
+}'
