@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The ggmlviz command on a real llama.cpp trace (TAP).
+
+examples/make_tiny_llama writes a small model, examples/llama_trace runs
+llama.cpp on it (a prompt, then tokens generated one by one) traced with
+memory tracking; then each answer of the command about steps, phases,
+tokens and methods is checked against what this script computes itself
+from the records (`ggmlviz dump -f jsonl`, whose bytes test-tool.sh checks
+against a model): steps and their tokens, the ops inside each step, the
+phases, the methods; export nests every op inside its step; dump names
+every op; mem shows the model's buffers.
+
+    tool-llama.py BUILDDIR TMPDIR
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import os
+import subprocess
+import sys
+
+BUILD, TMP = sys.argv[1], sys.argv[2]
+G = os.path.join(BUILD, 'tools', 'ggmlviz')
+PROMPT_WORDS = 'the model is a tensor graph and each token is a step'
+GENERATE = 6
+n = 0
+failed = False
+
+
+def ok(cond, what, detail=''):
+    global n, failed
+    n += 1
+    print('%s %d - %s' % ('ok' if cond else 'not ok', n, what))
+    if not cond:
+        failed = True
+        for line in str(detail).splitlines()[:8]:
+            print('# ' + line)
+
+
+def run(*args, env=None):
+    p = subprocess.run(list(args), capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def ggmlviz(*args):
+    return run(G, *args)
+
+
+# ---- the trace ----
+model = os.path.join(TMP, 'tiny.gguf')
+trace = os.path.join(TMP, 'llama.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '3')
+ok(rc == 0, 'make_tiny_llama writes a model', err)
+env = dict(os.environ, GGML_VIZ_MEMORY_TRACKING='1')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', str(GENERATE), '--threads', '2', '--output', trace,
+                   '--prompt', PROMPT_WORDS, env=env)
+ok(rc == 0 and os.path.exists(trace), 'llama_trace traces llama.cpp', err)
+if failed:
+    print('1..%d' % n)
+    sys.exit(1)
+
+# ---- the truth, from the records ----
+rc, out, err = ggmlviz('dump', '-f', 'jsonl', trace)
+records = [json.loads(line) for line in out.splitlines()]
+ok(rc == 0 and records, 'dump -f jsonl reads the trace', err)
+steps = []         # [begin_ts, end_ts, n_tokens, phase]
+ops = []           # [begin_ts, end_ts, index of the step open at its begin, op name, method]
+open_step = None
+open_ops = {}
+ops_outside_steps = 0
+for r in records:
+    t = r['type']
+    if t == 'STEP_BEGIN':
+        open_step = [r['ts'], None, r['n_tokens'], r['phase']]
+    elif t == 'STEP_END':
+        open_step[1] = r['ts']
+        steps.append(open_step)
+        open_step = None
+    elif t == 'OP_COMPUTE_BEGIN':
+        open_ops[(r['tid'], r['tensor'])] = [r['ts'], None, len(steps), r['op'], 0]
+        ops_outside_steps += open_step is None
+    elif t == 'OP_NODE':
+        open_ops[(r['tid'], r['tensor'])][4] = r['method']
+    elif t == 'OP_COMPUTE_END':
+        o = open_ops.pop((r['tid'], r['tensor']))
+        o[1] = r['ts']
+        ops.append(o)
+prompt_steps = [s for s in steps if s[3] == 1]
+gen_steps = [s for s in steps if s[3] == 2]
+ok(len(prompt_steps) == 1 and len(gen_steps) == GENERATE,
+   'the records hold 1 prompt step and %d generation steps' % GENERATE,
+   '%d and %d' % (len(prompt_steps), len(gen_steps)))
+ok(all(s[2] == 1 for s in gen_steps) and prompt_steps and prompt_steps[0][2] > 1,
+   'each generation step is 1 token, the prompt more', steps)
+ok(ops and not open_ops, 'every op begun ends', len(open_ops))
+ok(ops_outside_steps == 0, 'every op begins inside a step', ops_outside_steps)
+
+# ---- stats --by phase ----
+rc, out, err = ggmlviz('stats', '--by', 'phase', '-f', 'json', trace)
+js = json.loads(out) if rc == 0 else {}
+groups = {g['name']: g for g in js.get('groups', [])}
+ok(rc == 0 and set(groups) == {'prompt', 'generation'}, 'stats --by phase: prompt and generation',
+   out[:300])
+for name, ss in (('prompt', prompt_steps), ('generation', gen_steps)):
+    g = groups.get(name, {})
+    tokens = sum(s[2] for s in ss)
+    step_ns = sum(s[1] - s[0] for s in ss)
+    ok(g.get('steps') == len(ss) and g.get('tokens') == tokens,
+       'stats --by phase: %s has %d steps and %d tokens' % (name, len(ss), tokens), g)
+    ok(g.get('step_ns') == step_ns, 'stats --by phase: %s step_ns is the sum of its steps' % name,
+       '%s against %d' % (g.get('step_ns'), step_ns))
+    ok(g and abs(g['ns_per_token'] - step_ns / tokens) < 1e-3 * step_ns / tokens,
+       'stats --by phase: %s ns_per_token is step time over tokens' % name, g)
+    n_ops = sum(1 for o in ops if o[2] < len(steps) and steps[o[2]][3] ==
+                (1 if name == 'prompt' else 2) and steps[o[2]][0] <= o[0] <= steps[o[2]][1])
+    ok(g.get('count') == n_ops, 'stats --by phase: %s counts the ops inside its steps' % name,
+       '%s against %d' % (g.get('count'), n_ops))
+ok(js.get('steps') == len(steps) and js.get('tokens') == sum(s[2] for s in steps),
+   'stats json: steps and tokens of the whole trace', js.get('steps'))
+rc, out, err = ggmlviz('stats', '--by', 'phase', trace)
+ok(rc == 0 and 'PER TOKEN' in out and 'TOKENS/S' in out and 'generation' in out,
+   'stats --by phase text: per token and tokens/s', out[:400])
+
+# ---- stats --by step ----
+rc, out, err = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)
+js = json.loads(out) if rc == 0 else {}
+names = [g['name'] for g in js.get('groups', [])]
+ok(names == [str(i + 1) for i in range(len(steps))], 'stats --by step: one group per step, in order',
+   names)
+ok([g.get('tokens') for g in js.get('groups', [])] == [s[2] for s in steps],
+   'stats --by step: each step\'s tokens')
+ok(all(g['total_ns'] <= g['step_ns'] for g in js.get('groups', [])),
+   'stats --by step: a step\'s ops take no more than the step')
+per_step = [0] * len(steps)
+for o in ops:
+    per_step[o[2]] += 1
+ok([g['count'] for g in js.get('groups', [])] == per_step, 'stats --by step: each step\'s ops',
+   '%s against %s' % ([g['count'] for g in js.get('groups', [])], per_step))
+
+# ---- stats --by method ----
+rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)
+js = json.loads(out) if rc == 0 else {}
+ok([g['name'] for g in js.get('groups', [])] == ['tick'] and all(o[4] == 2 for o in ops),
+   'stats --by method: every op timed from the ticks', out[:300])
+splits = js.get('splits', [])
+ok(len(splits) == 1 and splits[0]['backend'] == 'CPU' and splits[0]['mismatched'] == 0 and
+   splits[0]['timed'] == len(ops), 'stats json: the CPU splits, every op timed, none mismatched',
+   splits)
+
+# ---- info ----
+rc, out, err = ggmlviz('info', trace)
+ok(rc == 0 and ('steps:      %d (%d tokens)' % (len(steps), sum(s[2] for s in steps))) in out,
+   'info: steps and tokens', out[-800:])
+ok('%d from the backend\'s ticks' % len(ops) in out, 'info: how the ops were timed', out[-600:])
+
+# ---- export: ops inside their step ----
+rc, out, err = ggmlviz('export', trace, '-o', '-')
+ex = json.loads(out) if rc == 0 else {'traceEvents': []}
+xs = [e for e in ex['traceEvents'] if e.get('ph') == 'X']
+step_x = {e['args']['step']: e for e in xs if e.get('cat') == 'step'}
+op_x = [e for e in xs if e.get('cat') == 'op']
+ok(len(step_x) == len(steps) and len(op_x) == len(ops), 'export: every step and op is a slice',
+   '%d steps, %d ops' % (len(step_x), len(op_x)))
+outside = [e for e in op_x if e['args'].get('step') not in step_x or
+           e['ts'] < step_x[e['args']['step']]['ts'] - 0.0005 or
+           e['ts'] + e['dur'] > step_x[e['args']['step']]['ts'] + step_x[e['args']['step']]['dur']
+           + 0.0005]
+ok(not outside, 'export: every op slice lies inside its step\'s', outside[:2])
+ok(all(e['args'].get('timed_by') == 'tick' for e in op_x), 'export: ops say how they were timed')
+
+# ---- dump names every op ----
+rc, out, err = ggmlviz('dump', '-t', 'op', trace)
+ok(rc == 0 and out and 'op#' not in out, 'dump: every op has its name',
+   [line for line in out.splitlines() if 'op#' in line][:2])
+
+# ---- mem: the model's buffers ----
+rc, out, err = ggmlviz('mem', '-f', 'json', trace)
+labels = json.dumps(json.loads(out)) if rc == 0 else ''
+ok('weights' in labels and 'kv_cache' in labels and 'compute' in labels,
+   'mem: the weights, the KV cache and the compute buffer', out[:400])
+
+print('1..%d' % n)
+sys.exit(1 if failed else 0)
