@@ -48,25 +48,25 @@ while [ "$i" -le "$n" ]; do
 	src="$tmp/block-$i.c"
 	first=$(grep -m1 '^#include' "$src" | sed 's/^#include //')
 	what="README C example $i ($(grep -c '' "$src") lines, first include $first)"
+	needs=
 	extra_cflags=
 	extra_libs=
 	if grep -q '^#include <llama.h>' "$src"; then
-		if [ -z "${LLAMA_LIBS:-}" ]; then
-			echo "ok $i - $what # SKIP configure found no libllama"
-			i=$((i + 1))
-			continue
-		fi
+		needs=${LLAMA_LIBS:-libllama}
 		extra_cflags=$GGML_CFLAGS
-		extra_libs="$LLAMA_LIBS $GGML_LIBS -lm"
-	elif grep -q '^#include <ggml' "$src"; then
-		if [ -z "${GGML_LIBS:-}" ]; then
-			echo "ok $i - $what # SKIP configure found no GGML"
-			i=$((i + 1))
-			continue
-		fi
+		extra_libs="${LLAMA_LIBS:-} ${GGML_LIBS:-} -lm"
+	elif grep -q '^#include <ggml[.-]' "$src"; then
+		needs=${GGML_LIBS:-GGML}
 		extra_cflags=$GGML_CFLAGS
-		extra_libs="$GGML_LIBS -lm"
+		extra_libs="${GGML_LIBS:-} -lm"
 	fi
+	case $needs in
+	libllama | GGML)
+		echo "ok $i - $what # SKIP configure found no $needs"
+		i=$((i + 1))
+		continue
+		;;
+	esac
 	if build "$src" "$tmp/block-$i" "$extra_cflags" "$extra_libs" >"$tmp/log" 2>&1; then
 		echo "ok $i - $what"
 	else
