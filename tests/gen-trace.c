@@ -32,7 +32,8 @@
  *   epilogue at t: BARRIER_WAIT on W (500 ns), TENSOR_FREE of the weights
  *     of layers 1.. at t+l (layer 0 stays allocated), THREAD_FREE on W at
  *     t+100, with --unknown a record of type 200 at t+200, and unless
- *     --no-end TRACE_END at t+300 (written = records before it, dropped).
+ *     --no-end TRACE_END at t+300 (written = records before it, dropped);
+ *     with --crash, a META CRASH there instead (key 11, label "SIGSEGV").
  *
  * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
  * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
@@ -55,7 +56,7 @@
 
 enum { T_GB, T_GE, T_OB, T_OE, T_ALLOC, T_FREE, T_BARRIER, T_TBEGIN, T_TFREE, T_META,
        T_MARK, T_COUNTER, T_SB, T_SE, T_INFO };
-enum { M_OP_NAME = 1, M_THREAD_NAME, M_BACKEND_NAME, M_PROCESS, M_DROPPED, M_TRACE_END };
+enum { M_OP_NAME = 1, M_THREAD_NAME, M_BACKEND_NAME, M_PROCESS, M_DROPPED, M_TRACE_END, M_CRASH };
 
 struct gen {
 	FILE *f;
@@ -66,7 +67,7 @@ struct gen {
 	uint64_t graphs, size_limit; /* size_limit: bytes, 0 = use graphs */
 	const char *process, *magic;
 	uint32_t version;
-	int no_end, unknown, no_process;
+	int no_end, unknown, no_process, crash;
 	uint64_t cut, dropped;
 };
 
@@ -299,7 +300,9 @@ static void epilogue(struct gen *g, uint64_t t)
 	mem(g, T_TFREE, t + 100, w, 0, 0, NULL);
 	if (g->unknown)
 		future.payload = pl, record(g, &future);
-	if (!g->no_end)
+	if (g->crash)
+		meta(g, t + 300, m, M_CRASH, 11, g->records, g->dropped, "SIGSEGV");
+	else if (!g->no_end)
 		meta(g, t + 300, m, M_TRACE_END, 0, g->records, g->dropped, NULL);
 }
 
@@ -358,7 +361,7 @@ static int option(struct gen *g, const char *opt, const char *val)
 static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
-	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--unknown]\n"
+	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);
@@ -371,6 +374,8 @@ static const char *parse(struct gen *g, int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
 		if (!strcmp(argv[i], "--no-end"))
 			g->no_end = 1;
+		else if (!strcmp(argv[i], "--crash"))
+			g->crash = 1;
 		else if (!strcmp(argv[i], "--unknown"))
 			g->unknown = 1;
 		else if (!strcmp(argv[i], "--no-process"))

@@ -236,6 +236,13 @@ run 0 merge-made-up "$G" merge "$T/p1.ggmlviz" "$T/anon.ggmlviz" -o "$T/m2.ggmlv
 run 0 merge-made-up-dump "$G" dump -f jsonl "$T/m2.ggmlviz"
 model merge --input="$P1" --input="--no-process --tid-base 4001" --name p1.ggmlviz \
 	--name anon.ggmlviz "$T/merge-made-up-dump.out"
+gen --crash "$T/crash.ggmlviz"
+run 1 validate-crash "$G" validate "$T/crash.ggmlviz"
+has validate-crash.out "valid, ended by a crash (SIGSEGV; CRASH at byte" \
+	"validate: a trace ended by a crash says so, and exits 1"
+run 0 info-crash "$G" info "$T/crash.ggmlviz"
+has info-crash.out "status:     ended by a crash (SIGSEGV, signal 11; CRASH at byte" \
+	"info: a trace ended by a crash says so"
 gen --no-end "$T/noend.ggmlviz"
 run 0 merge-incomplete "$G" merge "$T/p1.ggmlviz" "$T/noend.ggmlviz" -o "$T/m3.ggmlviz"
 has merge-incomplete.err "no TRACE_END" "merge: says why the output has no TRACE_END"
@@ -248,8 +255,8 @@ ok $? "merge: nothing is written when an input cannot be opened"
 
 # ---- validate ----
 run 0 validate "$G" validate "$T/basic.ggmlviz"
-has validate.out "valid and complete ($BASIC_RECORDS records, TRACE_END at byte $BASIC_END)" \
-	"validate: complete, with its TRACE_END offset"
+has validate.out "valid and complete, with loss ($BASIC_RECORDS records, TRACE_END at byte $BASIC_END: " \
+	"validate: complete, with its TRACE_END offset and the loss it counts"
 has validate.out "1 records of types unknown to this version" "validate: notes unknown types"
 run 1 validate-noend "$G" validate "$T/noend.ggmlviz"
 has validate-noend.out "valid but incomplete: no TRACE_END record at the end" \

@@ -456,22 +456,20 @@ START_TEST(max_events_is_exact)
 	start_with(&cfg);
 	for (int i = 0; i < 1000; i++)
 		ggmlviz_mark(NULL, (uint64_t)i);
-	wait_until_recording_ends(); /* the writer stops it once it counts 100 */
+	wait_until_recording_ends(); /* the writer ends it once it counts 100 */
 	ggmlviz_get_stats(&st);
-	ggmlviz_mark(NULL, 1000); /* not even accepted now */
+	for (int i = 0; i < 4000; i++)
+		ggmlviz_mark(NULL, 1000); /* accepted still, and counted: as dropped */
 	ggmlviz_get_stats(&later);
-	ck_assert_uint_eq(later.emitted, st.emitted);
+	ck_assert_uint_eq(later.emitted, st.emitted + 4000);
+	ck_assert_int_eq(ggmlviz_is_active(), 0);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	ggmlviz_get_stats(&st);
-	/*
-	 * Calls made before the writer reached the cap were accepted (all 1000
-	 * on a fast machine, fewer on a slow one): exactly 100 are written, the
-	 * others dropped, and the file says so.
-	 */
-	ck_assert_uint_ge(st.emitted, 101);
-	ck_assert_uint_le(st.emitted, 1000);
+	/* Every call is counted: exactly 100 written, the others dropped, and the file says so. */
+	ck_assert_uint_eq(st.emitted, 5000);
 	ck_assert_uint_eq(st.written, 100);
-	ck_assert_uint_eq(st.dropped, st.emitted - 100);
+	ck_assert_uint_eq(st.dropped, 4900);
+	ck_assert_uint_eq(st.queued, 0);
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
 	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 100);
 	ck_assert_uint_eq(s.dropped_noted, st.dropped);
@@ -588,7 +586,12 @@ END_TEST
  * the file holds the whole batches written before the failure, readable
  * to a clean end.
  */
-START_TEST(io_error_stops_cleanly)
+/*
+ * A file size limit (as a full disk): the file keeps every whole record that
+ * fits, keeps room for its end, and ends with DROPPED and TRACE_END saying
+ * what was lost.
+ */
+START_TEST(io_error_keeps_what_fits)
 {
 	struct ggmlviz_config cfg;
 	struct ggmlviz_stats st;
@@ -612,9 +615,57 @@ START_TEST(io_error_stops_cleanly)
 	ck_assert_uint_gt(st.dropped, 0);
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
 	ck_assert_int_eq(s.end_rc, 0); /* whole records only */
-	ck_assert_int_eq(s.trace_end_last, 0); /* and honestly incomplete */
 	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], st.written);
 	ck_assert_uint_le(s.size, 1 << 20);
+	ck_assert_uint_gt(s.size, (1 << 20) - 2 * 4096); /* all but the room kept for the end */
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.end_written, st.written);
+	ck_assert_uint_eq(s.end_dropped, st.dropped);
+	ck_assert_uint_eq(s.dropped_noted, st.dropped);
+	unlink(path);
+}
+END_TEST
+
+/* Once there is room again, writing goes on where it stopped. */
+START_TEST(io_error_then_room_again)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	struct rlimit old, lim;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = (struct rlimit){ 1 << 20, old.rlim_max };
+	tu_path(path, sizeof path, "efbig-again");
+	tu_config(&cfg, path);
+	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	cfg.buffer_events = 1024;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	start_with(&cfg);
+	for (int i = 0; i < 40000; i++) /* 2.6 MB: more than fits */
+		ggmlviz_mark("filling-the-disk", (uint64_t)i);
+	for (int i = 0; i < 400; i++) { /* until the writer has met the limit */
+		ggmlviz_get_stats(&st);
+		if (st.queued == 0)
+			break;
+		usleep(5000);
+	}
+	ck_assert_int_eq(st.error, -EFBIG);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0); /* room again */
+	for (int i = 0; i < 1000; i++)
+		ggmlviz_mark("after", (uint64_t)i);
+	ck_assert_int_eq(ggmlviz_stop(), -EFBIG); /* the last error is still reported */
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, 41000);
+	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], st.written);
+	ck_assert_uint_gt(s.size, 1 << 20); /* went on past the old limit */
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.end_dropped, st.dropped);
+	ck_assert_uint_gt(st.dropped, 0);
 	unlink(path);
 }
 END_TEST
@@ -658,7 +709,7 @@ START_TEST(io_error_in_first_batch)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
-	ck_assert_uint_eq(s.events, 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 0);
 	ck_assert_uint_eq(st.written, 0);
 	ck_assert_uint_eq(st.dropped, st.emitted);
 	ck_assert_uint_eq(st.meta_written, s.records); /* PROCESS only */
@@ -781,7 +832,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, start_errors);
 	tcase_add_test(tc, disable_starts_nothing);
 	tcase_add_test(tc, pid_in_path);
-	tcase_add_test(tc, io_error_stops_cleanly);
+	tcase_add_test(tc, io_error_keeps_what_fits);
+	tcase_add_test(tc, io_error_then_room_again);
 	tcase_add_test(tc, io_error_in_first_batch);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);

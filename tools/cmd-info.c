@@ -42,7 +42,7 @@ static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
 
 static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_option };
 
-#define META_KINDS 8 /* the kinds known, and 7 for all others */
+#define META_KINDS 9 /* the kinds known (1 to 7), and 8 for all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -197,6 +197,11 @@ static void print_status(struct cli_out *o, const struct cli_input *in)
 		cli_out_printf(o, "status:     complete (TRACE_END at byte %" PRIu64
 				    ": %" PRIu64 " events written, %" PRIu64 " dropped)\n",
 				    in->end_offset, in->end_written, in->end_dropped);
+	} else if (in->crashed) {
+		cli_out_printf(o, "status:     ended by a crash (%s, signal %" PRIu64 "; CRASH at byte %"
+				    PRIu64 "): the rings were saved, %" PRIu64 " events written, %"
+				    PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
+				    in->crash_signal, in->end_offset, in->end_written, in->end_dropped);
 	} else {
 		cli_out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
 				 " program was stopped before it ended tracing, or is still"

@@ -26,7 +26,9 @@ static const char help[] =
 	"Exit status (the worst of all the files):\n"
 	"  0  valid and complete: every record is whole and the last is TRACE_END\n"
 	"  1  valid but incomplete: no TRACE_END at the end (the program did not stop\n"
-	"     tracing, or is still writing), or the last record is cut short\n"
+	"     tracing, or is still writing), or the last record is cut short; also\n"
+	"     a trace ended by a crash (a CRASH record: what the program emitted\n"
+	"     before it was saved)\n"
 	"  2  damaged or not a trace: unreadable, bad magic or version, a corrupt\n"
 	"     record (has_label not 0 or 1, a label longer than 1 MiB); also for a bad\n"
 	"     command line\n"
@@ -59,7 +61,7 @@ static void note(struct verdict *v, const struct cli_input *in,
 {
 	if (ev->type >= GGMLVIZ_EVENT_TYPE_COUNT)
 		v->unknown++;
-	if (v->trace_end_at == UINT64_MAX && !in->ended && in->end_offset)
+	if (v->trace_end_at == UINT64_MAX && !in->ended && !in->crashed && in->end_offset)
 		v->trace_end_at = in->end_offset; /* a TRACE_END was followed by this record */
 }
 
@@ -80,9 +82,17 @@ static int judge(const struct cli_input *in, const struct verdict *v, bool quiet
 	} else if (v->trace_end_at != UINT64_MAX) {
 		printf("valid but incomplete: the TRACE_END record at byte %" PRIu64 " is not the"
 		       " last record (%" PRIu64 " records)\n", v->trace_end_at, in->records);
+	} else if (in->ended && in->end_dropped) {
+		printf("valid and complete, with loss (%" PRIu64 " records, TRACE_END at byte %" PRIu64
+		       ": %" PRIu64 " events written, %" PRIu64 " dropped)\n", in->records,
+		       in->end_offset, in->end_written, in->end_dropped);
 	} else if (in->ended) {
 		printf("valid and complete (%" PRIu64 " records, TRACE_END at byte %" PRIu64 ")\n",
 		       in->records, in->end_offset);
+	} else if (in->crashed) {
+		printf("valid, ended by a crash (%s; CRASH at byte %" PRIu64 "): %" PRIu64
+		       " events saved, %" PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
+		       in->end_offset, in->end_written, in->end_dropped);
 	} else {
 		printf("valid but incomplete: no TRACE_END record at the end (%" PRIu64
 		       " records; the file ends at byte %" PRIu64 ")\n", in->records,

@@ -60,11 +60,19 @@ static int stop(struct cli_input *in, int rc)
 
 static void note_trace_end(struct cli_input *in, const struct ggmlviz_event *ev)
 {
-	in->ended = ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
-	if (in->ended) {
-		in->end_written = ev->data.meta.value;
-		in->end_dropped = ev->data.meta.value2;
-		in->end_offset = ev->offset;
+	bool meta = ev->type == GGMLVIZ_EVENT_META;
+
+	in->ended = meta && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
+	in->crashed = meta && ev->data.meta.kind == GGMLVIZ_META_CRASH;
+	if (!in->ended && !in->crashed)
+		return;
+	in->end_written = ev->data.meta.value;
+	in->end_dropped = ev->data.meta.value2;
+	in->end_offset = ev->offset;
+	if (in->crashed) {
+		in->crash_signal = ev->data.meta.key;
+		snprintf(in->crash_name, sizeof in->crash_name, "%.*s",
+			 (int)(ev->label_len < 15 ? ev->label_len : 15), ev->label ? ev->label : "");
 	}
 }
 

@@ -26,7 +26,10 @@ struct cli_input {
 	char what[256];        /* why, in one sentence (ggmlviz_reader_describe) */
 	uint64_t records;      /* delivered so far */
 	bool ended;            /* the last record delivered is a TRACE_END */
-	uint64_t end_written, end_dropped, end_offset; /* of the last TRACE_END */
+	bool crashed;          /* ... or a CRASH: the program died of crash_signal */
+	uint64_t end_written, end_dropped, end_offset; /* of the last TRACE_END or CRASH */
+	uint64_t crash_signal;
+	char crash_name[16];   /* the signal's name, from the CRASH record */
 };
 
 /* Opens path: 0, or the reader's negative code (nothing printed). */

@@ -1,7 +1,8 @@
 /*
  * One pass of the writer: snapshot the rings, count and plan what each
- * holds, write it all with one writev(2) batch, then release the rings of
- * threads that are gone. Also the closing TRACE_END.
+ * holds, write it all with one writev(2) batch (what fits of it, when the
+ * write fails: salvage.c), then release the rings of threads that are
+ * gone. Also the closing TRACE_END.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,6 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,8 @@
 #include "output.h"
 #include "pace.h"
 #include "registry.h"
+#include "salvage.h"
+#include "span.h"
 #include "state.h"
 
 /* Bytes of writer records per ring per pass: THREAD_NAME and DROPPED. */
@@ -64,6 +70,11 @@ static size_t capacity(const struct ggmlviz__writer *w)
 	return n;
 }
 
+int ggmlviz__drain_prepare(struct ggmlviz__writer *w)
+{
+	return grow_scratch(w, 16);
+}
+
 /* Which rings to drain, and how far: exited is read before head. */
 static void snapshot(struct ggmlviz__writer *w)
 {
@@ -72,7 +83,8 @@ static void snapshot(struct ggmlviz__writer *w)
 	ggmlviz__registry_lock();
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
 		n++;
-	if (grow_scratch(w, n) < 0)
+	/* room for threads yet to come: a crash handler's pass cannot grow it */
+	if (grow_scratch(w, n + n / 2 + 8) < 0 && grow_scratch(w, n) < 0)
 		n = capacity(w); /* out of memory: the other rings wait for a later pass */
 	w->n_pass = 0;
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && w->n_pass < n; r = r->next) {
@@ -85,84 +97,6 @@ static void snapshot(struct ggmlviz__writer *w)
 	ggmlviz__registry_unlock();
 }
 
-static int is_drop_note(const uint8_t *rec)
-{
-	return rec[REC_TYPE] == GGMLVIZ_EVENT_META &&
-	       get_u32(rec + REC_PAYLOAD + META_KIND) == GGMLVIZ_META_DROPPED;
-}
-
-/*
- * Walks the records in [from, to), counting events and DROPPED notes (which
- * are not events), and stopping before the event that would pass `limit`;
- * returns where it stopped. A record that runs past the buffer's end is
- * whole in the slack after it. With convert, each record's raw stamp
- * becomes nanoseconds (clock.h), where the writer reads it: at its place
- * in the buffer, and at the start for the part copied there.
- */
-struct scan {
-	uint64_t events; /* events passed */
-	uint64_t notes;  /* DROPPED notes passed */
-	uint64_t noted;  /* the losses those notes report */
-};
-
-static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos)
-{
-	uint8_t *whole = r->buf + (pos & r->mask) + REC_TIMESTAMP; /* the record as scanned */
-	uint8_t ns[8];
-
-	put_u64(ns, ggmlviz__clock_to_ns(get_u64(whole)));
-	memcpy(whole, ns, 8);
-	if ((pos & r->mask) + REC_TIMESTAMP + 8 > r->mask + 1) /* bytes past the end: sent from the start */
-		for (unsigned k = 0; k < 8; k++)
-			r->buf[(pos + REC_TIMESTAMP + k) & r->mask] = ns[k];
-}
-
-static uint64_t scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to, uint64_t limit,
-		     int convert, struct scan *sc)
-{
-	uint64_t pos = from;
-
-	memset(sc, 0, sizeof *sc);
-	while (pos < to) {
-		const uint8_t *rec = r->buf + (pos & r->mask);
-		int note = is_drop_note(rec);
-		if (!note && sc->events == limit)
-			break;
-		if (convert)
-			convert_stamp(r, pos);
-		sc->events += (uint64_t)!note;
-		sc->notes += (uint64_t)note;
-		if (note)
-			sc->noted += get_u64(rec + REC_PAYLOAD + META_VALUE);
-		pos += rec[REC_HAS_LABEL] ? record_size_labeled(get_u32(rec + REC_LABEL_LEN))
-					  : GGMLVIZ_RECORD_SIZE;
-	}
-	return pos;
-}
-
-static void add_iov(struct ggmlviz__writer *w, const void *base, size_t len)
-{
-	if (len == 0)
-		return;
-	w->iov[w->n_iov].iov_base = (void *)(uintptr_t)base;
-	w->iov[w->n_iov].iov_len = len;
-	w->n_iov++;
-}
-
-/* The bytes of [from, to) as one or two spans of the buffer. */
-static void add_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
-		     uint64_t to)
-{
-	uint64_t off = from & r->mask, len = to - from, size = r->mask + 1;
-
-	if (off + len <= size) {
-		add_iov(w, r->buf + off, (size_t)len);
-	} else {
-		add_iov(w, r->buf + off, (size_t)(size - off));
-		add_iov(w, r->buf, (size_t)(len - (size - off)));
-	}
-}
-
 /* Appends a writer record to the pass's meta area and to the batch. */
 static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 		     const struct ggmlviz__meta *m, const char *label, uint32_t len)
@@ -172,9 +106,26 @@ static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 
 	if (n == 0)
 		return; /* cannot happen: the area is sized for every ring's records */
-	add_iov(w, slot, n);
+	ggmlviz__span_add_bytes(w, slot, n);
 	w->meta_len += n;
 	w->meta_records++; /* counted as written once the batch is */
+}
+
+/* "/proc/self/task/TID/comm", without stdio: a crash handler's pass reads it too. */
+static void comm_path(char path[64], uint32_t tid)
+{
+	static const char head[] = "/proc/self/task/", tail[] = "/comm";
+	char digits[12];
+	size_t n = 0, k = 0;
+
+	do
+		digits[k++] = (char)('0' + tid % 10);
+	while ((tid /= 10) != 0);
+	memcpy(path, head, sizeof head - 1);
+	n = sizeof head - 1;
+	while (k > 0)
+		path[n++] = digits[--k];
+	memcpy(path + n, tail, sizeof tail); /* with its NUL */
 }
 
 /* The thread's current name, from /proc; the name at its first event otherwise. */
@@ -184,7 +135,7 @@ static uint32_t read_thread_name(const struct ggmlviz__ring *r, char name[16])
 	ssize_t n = -1;
 	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%" PRIu32 "/comm", r->tid);
+	comm_path(path, r->tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, name, 15);
@@ -213,7 +164,10 @@ static void add_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r, 
 		 name, len);
 }
 
-/* DROPPED for the losses not reported yet; the producer is quiescent. */
+/*
+ * DROPPED for the losses not reported yet (the producer is quiescent); they
+ * count as reported once the record is written (commit_note).
+ */
 static void add_drop_note(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
 {
 	struct ggmlviz__ring *r = p->ring;
@@ -222,29 +176,47 @@ static void add_drop_note(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	uint64_t discarded = atomic_load_explicit(&r->discarded, memory_order_relaxed) + p->discarded;
 	uint64_t lost = (dropped - noted) + (discarded - r->discarded_noted) + r->unnoted;
 
+	p->noting = lost != 0;
 	if (lost == 0)
 		return;
-	r->unnoted = 0;
+	p->note_dropped = dropped;
+	p->note_discarded = discarded;
+	p->note_unnoted = r->unnoted;
 	meta_add(w, ggmlviz__now_ns(), r->tid,
 		 &(struct ggmlviz__meta){ GGMLVIZ_META_DROPPED, r->tid, lost, 0 }, NULL, 0);
-	atomic_store_explicit(&r->dropped_noted, dropped, memory_order_relaxed);
-	r->discarded_noted = discarded;
+}
+
+static void commit_note(struct ggmlviz__pass_ring *p)
+{
+	struct ggmlviz__ring *r = p->ring;
+
+	if (!p->noting)
+		return;
+	atomic_store_explicit(&r->dropped_noted, p->note_dropped, memory_order_relaxed);
+	r->discarded_noted = p->note_discarded;
+	r->unnoted -= p->note_unnoted;
+	p->noting = 0;
 }
 
 /* How many more events the file may take. */
 static uint64_t allowance(const struct ggmlviz__writer *w, uint64_t planned)
 {
-	if (w->capped || atomic_load(&w->error))
+	if (w->capped)
 		return 0;
 	if (w->max_events == 0)
 		return UINT64_MAX;
 	return w->max_events - (w->events + planned);
 }
 
+/*
+ * max_events reached: recording has ended (ggmlviz_is_active() says so at
+ * once), but emit calls go on being accepted, so that every one of them is
+ * counted: the writer discards their events as dropped.
+ */
 static void reach_cap(struct ggmlviz__writer *w)
 {
 	w->capped = 1;
-	ggmlviz__mask_set(0);
+	atomic_store(&ggmlviz__state.ended, 1);
 	ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO,
 		     "max_events (%" PRIu64 ") reached: recording stopped", w->max_events);
 }
@@ -255,49 +227,61 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 {
 	struct ggmlviz__ring *r = p->ring;
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	struct scan kept, thrown;
-	uint64_t cut = scan(r, tail, p->head, allowance(w, planned), 1, &kept);
+	struct ggmlviz__scan kept, thrown;
+	uint64_t cut = ggmlviz__span_scan(r, tail, p->head, allowance(w, planned), UINT64_MAX, 1,
+					  &kept);
 
-	scan(r, cut, p->head, UINT64_MAX, 0, &thrown);
-	p->events = kept.events;
-	p->notes = kept.notes;
+	ggmlviz__span_scan(r, cut, p->head, UINT64_MAX, UINT64_MAX, 0, &thrown);
+	p->cut = cut;
+	p->events = p->written = kept.events;
+	p->notes = p->notes_written = kept.notes;
 	p->discarded = thrown.events;
+	p->noting = 0;
 	r->unnoted += thrown.noted; /* their DROPPED records are thrown away too */
-	if (p->discarded && !w->capped && !atomic_load(&w->error))
+	if (p->discarded && !w->capped)
 		reach_cap(w);
-	if (atomic_load(&w->error))
-		return 0;
 	if (cut > tail && !r->named)
 		add_thread_name(w, r, tail);
-	add_span(w, r, tail, cut);
+	ggmlviz__span_add(w, r, tail, cut);
 	if (p->exited || final)
 		add_drop_note(w, p);
 	return p->events;
 }
 
+/* A write failed: its events are dropped, and the next pass tries again. */
 static void fail(struct ggmlviz__writer *w, int rc)
 {
 	atomic_store(&w->error, rc);
-	ggmlviz__mask_set(0);
-	ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "writing the trace failed (%s): recording "
-		     "stopped; the file keeps every record written before", strerror(-rc));
+	if (w->failing++)
+		return; /* said once per run of failures */
+	ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "writing the trace failed (%s): what cannot be "
+		     "written is counted as dropped, and writing is tried again at each pass",
+		     strerror(-rc));
 }
 
-/* Moves tails and counters once the batch is written (ok) or lost. */
-static void settle(struct ggmlviz__writer *w, int ok)
+static void succeed(struct ggmlviz__writer *w)
 {
-	if (ok)
+	if (!w->failing)
+		return;
+	w->failing = 0;
+	ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO, "writing the trace works again");
+}
+
+/* Moves tails and counters once the batch is written, whole or in part. */
+static void settle(struct ggmlviz__writer *w, int meta_ok)
+{
+	if (meta_ok)
 		atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
 	for (size_t i = 0; i < w->n_pass; i++) {
 		struct ggmlviz__pass_ring *p = &w->pass[i];
 		struct ggmlviz__ring *r = p->ring;
-		uint64_t lost = p->discarded + (ok ? 0 : p->events);
+		uint64_t lost = p->discarded + (p->events - p->written);
 
-		if (ok) {
-			atomic_fetch_add_explicit(&r->written, p->events, memory_order_release);
-			atomic_fetch_add_explicit(&w->meta_written, p->notes, memory_order_relaxed);
-			w->events += p->events;
-		}
+		if (meta_ok)
+			commit_note(p);
+		atomic_fetch_add_explicit(&r->written, p->written, memory_order_release);
+		atomic_fetch_add_explicit(&w->meta_written, p->notes_written, memory_order_relaxed);
+		w->events += p->written;
 		if (lost)
 			atomic_fetch_add_explicit(&r->discarded, lost, memory_order_release);
 		atomic_store_explicit(&r->tail, p->head, memory_order_release);
@@ -324,12 +308,34 @@ static void release_exited(struct ggmlviz__writer *w)
 	ggmlviz__registry_unlock();
 }
 
-void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
+/*
+ * After a failed batch: DROPPED for what it lost, for the rings whose losses
+ * must be said now (their thread is gone, or the session ends), in the room
+ * salvage kept.
+ */
+static void note_losses(struct ggmlviz__writer *w, int final)
+{
+	w->n_iov = 0;
+	w->meta_len = 0;
+	w->meta_records = 0;
+	for (size_t i = 0; i < w->n_pass; i++) {
+		w->pass[i].discarded = 0; /* settled: counted in the ring now */
+		if (w->pass[i].exited || final)
+			add_drop_note(w, &w->pass[i]);
+	}
+	if (w->n_iov == 0 || ggmlviz__output_append(w, w->iov, w->n_iov) < 0)
+		return;
+	atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
+	for (size_t i = 0; i < w->n_pass; i++)
+		commit_note(&w->pass[i]);
+}
+
+/* Plans, writes and settles the rings of w->pass; the pass's core. */
+static void drain_rings(struct ggmlviz__writer *w, int final)
 {
 	uint64_t planned = 0;
-	int ok = 1, rc;
+	int meta_ok = 1, rc;
 
-	snapshot(w);
 	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
 	w->n_iov = 0;
 	w->meta_len = 0;
@@ -338,11 +344,25 @@ void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 		planned += plan_ring(w, &w->pass[i], final, planned);
 	if (w->n_iov > 0 && (rc = ggmlviz__output_append(w, w->iov, w->n_iov)) < 0) {
 		fail(w, rc);
-		ok = 0;
+		meta_ok = ggmlviz__salvage(w);
+		settle(w, meta_ok);
+		note_losses(w, final);
+	} else {
+		if (w->n_iov > 0)
+			succeed(w);
+		settle(w, meta_ok);
 	}
-	settle(w, ok);
+}
+
+void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
+{
+	if (atomic_exchange(&w->busy, 1))
+		return; /* a crash handler has taken the writer over */
+	snapshot(w);
+	drain_rings(w, final);
 	ggmlviz__pace_passed(w);
 	release_exited(w);
+	atomic_store(&w->busy, 0);
 }
 
 static uint64_t dropped_total(const struct ggmlviz__writer *w)
@@ -356,21 +376,85 @@ static uint64_t dropped_total(const struct ggmlviz__writer *w)
 	return n;
 }
 
+/* The rings as they are, without the registry's lock (crash.c), in the room the scratch has. */
+static void snapshot_unlocked(struct ggmlviz__writer *w)
+{
+	size_t n = capacity(w);
+
+	w->n_pass = 0;
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first_unlocked(); r && w->n_pass < n;
+	     r = r->next) {
+		struct ggmlviz__pass_ring *p = &w->pass[w->n_pass++];
+		p->ring = r;
+		p->exited = atomic_load_explicit(&r->exited, memory_order_acquire);
+		p->head = atomic_load_explicit(&r->head, memory_order_acquire);
+		p->events = p->discarded = 0;
+	}
+}
+
+/* What the rings lost, without the registry's lock. */
+static uint64_t dropped_unlocked(const struct ggmlviz__writer *w)
+{
+	uint64_t n = w->retired.dropped + atomic_load(&ggmlviz__state.lost);
+
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first_unlocked(); r; r = r->next)
+		n += atomic_load(&r->dropped) + atomic_load(&r->discarded);
+	return n;
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
+	default: return "signal";
+	}
+}
+
+void ggmlviz__drain_crash(struct ggmlviz__writer *w, int sig)
+{
+	const char *name = signal_name(sig);
+	uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE + 16];
+	struct iovec iov = { rec, 0 };
+	int got = 0;
+
+	if (pthread_equal(pthread_self(), w->thread))
+		return; /* the writer itself crashed: its pass cannot be trusted */
+	for (int i = 0; i < 1000 && !got; i++) {
+		got = !atomic_exchange(&w->busy, 1); /* and never given back */
+		if (!got)
+			nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+	}
+	if (!got)
+		return;
+	w->sink = (struct ggmlviz__log_sink){ NULL, NULL, 0 }; /* not a word from a handler */
+	snapshot_unlocked(w);
+	drain_rings(w, 1);
+	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), ggmlviz__gettid(),
+					   &(struct ggmlviz__meta){ GGMLVIZ_META_CRASH, (uint64_t)sig,
+								    w->events, dropped_unlocked(w) },
+					   name, (uint32_t)strlen(name));
+	if (ggmlviz__output_append(w, &iov, 1) == 0)
+		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
+}
+
 void ggmlviz__drain_end(struct ggmlviz__writer *w, uint32_t tid)
 {
 	uint8_t rec[GGMLVIZ_RECORD_SIZE];
 	struct iovec iov = { rec, 0 };
 	int rc;
 
-	if (atomic_load(&w->error))
-		return; /* the file stays incomplete, as it is */
+	/* After a failed write too: the room salvage kept is for this record. */
 	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), tid,
 					   &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0,
 								    w->events, dropped_total(w) },
 					   NULL, 0);
 	rc = ggmlviz__output_append(w, &iov, 1);
 	if (rc < 0)
-		fail(w, rc);
+		fail(w, rc); /* the file stays incomplete */
 	else
 		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
 }

@@ -17,6 +17,15 @@
  */
 int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t n);
 
+/*
+ * Opens the trace file at path for appending; the fd, or -errno. A device
+ * or a FIFO is opened as it is; otherwise a new file is made next to path
+ * and renamed to it, so that an existing file is never truncated in place
+ * (a reader of it keeps it whole) and a symbolic link at path is replaced,
+ * never followed.
+ */
+int ggmlviz__output_open(const char *path);
+
 /* The header and this process's PROCESS record; 0 or -errno. */
 int ggmlviz__output_preamble(struct ggmlviz__writer *w, uint32_t tid);
 

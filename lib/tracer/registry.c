@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "doorbell.h"
 #include "registry.h"
 #include "state.h"
 
@@ -32,6 +33,11 @@ void ggmlviz__registry_unlock(void)
 struct ggmlviz__ring *ggmlviz__registry_first(void)
 {
 	return rings;
+}
+
+struct ggmlviz__ring *ggmlviz__registry_first_unlocked(void)
+{
+	return __atomic_load_n(&rings, __ATOMIC_ACQUIRE);
 }
 
 void ggmlviz__registry_set_draining(int on)
@@ -104,7 +110,7 @@ struct ggmlviz__ring *ggmlviz__ring_register(void)
 	r = ggmlviz__ring_new(ggmlviz__state.ring_bytes, ggmlviz__gettid());
 	if (r) {
 		r->next = rings;
-		rings = r;
+		__atomic_store_n(&rings, r, __ATOMIC_RELEASE); /* whole, for an unlocked reader */
 	}
 	pthread_mutex_unlock(&lock);
 	if (!r) {
@@ -114,6 +120,7 @@ struct ggmlviz__ring *ggmlviz__ring_register(void)
 	if (exit_key != (pthread_key_t)-1)
 		pthread_setspecific(exit_key, r);
 	ggmlviz__tls_ring = r;
+	ggmlviz__doorbell_ring(); /* a new ring: the writer makes room for it in its pass */
 	return r;
 }
 

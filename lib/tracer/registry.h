@@ -31,6 +31,13 @@ void ggmlviz__registry_unlock(void);
 struct ggmlviz__ring *ggmlviz__registry_first(void);
 
 /*
+ * The list without the lock, for a crash handler (the lock may be held by
+ * the crashed thread): rings are published whole, and freed only by the
+ * writer's pass, which the handler has taken over.
+ */
+struct ggmlviz__ring *ggmlviz__registry_first_unlocked(void);
+
+/*
  * Whether a writer is draining: if so, a thread that exits leaves its ring
  * to the writer (marked exited); if not, the ring is freed at once.
  * Called with the lock held.

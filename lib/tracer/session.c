@@ -20,6 +20,7 @@
 #endif
 
 #include "clock.h"
+#include "crash.h"
 #include "emit.h"
 #include "log.h"
 #include "registry.h"
@@ -96,6 +97,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	ggmlviz__mask_set(0);
+	ggmlviz__crash_forget();
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);
 	writer = NULL;
@@ -201,6 +203,9 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	}
 	atomic_store(&ggmlviz__state.lost, 0);
 	atomic_store(&ggmlviz__state.mismatches, 0);
+	atomic_store(&ggmlviz__state.ended, 0);
+	if (cfg->crash_handler && ggmlviz__crash_arm(writer) < 0)
+		ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "no crash handler: the rings are lost on a crash");
 	ggmlviz__state.op_sample = cfg->op_sample;
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
@@ -318,6 +323,7 @@ static int stop_locked(void)
 
 	ggmlviz__mask_set(0);
 	quiesce();
+	ggmlviz__crash_disarm();
 	rc = ggmlviz__writer_close(writer, ggmlviz__gettid());
 	collect(writer, &last_stats);
 	if (rc < 0 && last_stats.error == 0)
@@ -351,7 +357,7 @@ int ggmlviz_stop(void)
 
 int ggmlviz_is_active(void)
 {
-	return (ggmlviz__mask_now() & GGMLVIZ__ACTIVE) != 0;
+	return (ggmlviz__mask_now() & GGMLVIZ__ACTIVE) != 0 && !atomic_load(&ggmlviz__state.ended);
 }
 
 uint64_t ggmlviz_session(void)

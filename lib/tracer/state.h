@@ -34,6 +34,7 @@ struct ggmlviz__state {
 	_Atomic uint64_t lost;  /* events lost because no ring could be made */
 	_Atomic uint64_t session; /* ggmlviz_session() */
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
+	_Atomic int ended;      /* recording ended on its own (max_events): not active */
 	/* Called on a thread that ends while its ring exists (records THREAD_FREE). */
 	void (*thread_exit)(void);
 };

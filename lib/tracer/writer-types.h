@@ -30,9 +30,14 @@
 struct ggmlviz__pass_ring {
 	struct ggmlviz__ring *ring;
 	uint64_t head;      /* drained up to here */
+	uint64_t cut;       /* written up to here; [cut, head) is thrown away */
 	uint64_t events;    /* events to write */
+	uint64_t written;   /* of those, written (all, unless a write failed) */
 	uint64_t discarded; /* events thrown away */
 	uint64_t notes;     /* the producer's DROPPED records to write */
+	uint64_t notes_written;
+	int noting;         /* a DROPPED record for this ring is in the batch, saying: */
+	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
 };
 
@@ -53,7 +58,10 @@ struct ggmlviz__writer {
 	uint64_t file_size;  /* bytes in the file, all whole records */
 	uint64_t events;     /* events in the file */
 	int capped;          /* max_events reached: the rest is discarded */
-	_Atomic int error;   /* the -errno that stopped recording, or 0 */
+	_Atomic int error;   /* the -errno of the last write that failed, or 0 */
+	int failing;         /* the last write failed */
+	_Atomic int busy;    /* a pass is running (the writer's, or a crash handler's for good) */
+	uint64_t room_end;   /* where the last failed write was stopped (0: none failed) */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t meta_written;
 	struct ggmlviz__retired retired;

@@ -59,18 +59,20 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	w->flush_ns = (uint64_t)o->flush_interval_ms * 1000000u;
 	w->sink = o->sink;
 	w->last_pass_ns = ggmlviz__monotonic_ns();
-	w->fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = ggmlviz__output_open(o->path);
 	if (w->fd < 0) {
-		rc = -errno;
+		rc = w->fd;
 		free(w);
 		return rc;
 	}
-	rc = ggmlviz__output_preamble(w, o->tid);
+	rc = ggmlviz__drain_prepare(w);
+	if (rc == 0)
+		rc = ggmlviz__output_preamble(w, o->tid);
 	if (rc == 0)
 		rc = start_thread(w);
 	if (rc < 0) {
 		close(w->fd);
-		free(w);
+		ggmlviz__writer_free(w);
 		return rc;
 	}
 	*out = w;
