@@ -242,6 +242,45 @@ START_TEST(test_refresh_shrunk_is_stale)
 }
 END_TEST
 
+/*
+ * The file shrinks while it is read, with no refresh in between: the pages
+ * past the new end are gone from the mapping. Reading on (and reading a
+ * label handed out before, now past the end) must not die of SIGBUS: the
+ * reader stops with -ESTALE, after every record it could read whole.
+ */
+START_TEST(test_shrunk_under_the_reader)
+{
+	const char *path = in_dir("shrink-under");
+	struct vbuf b = { 0 };
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	const char *late_label = NULL;
+	uint64_t got = 0;
+	char copy = 0;
+	int rc;
+
+	vec_header(&b, 1);
+	for (uint64_t i = 0; i < 40000; i++) /* 2.5 MB */
+		labeled(&b, i, "a-label-of-some-length");
+	ck_assert_int_eq(vec_write_file(path, b.bytes, b.len), 0);
+	ck_assert_int_eq(open_path(path, &r), 0);
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1 && ++got < 30000)
+		late_label = ev.label; /* at about 1.9 MB */
+	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(truncate(path, 8192), 0);
+	copy = late_label[0]; /* past the end now: a page of zeros, no SIGBUS */
+	ck_assert_int_eq(copy, 0);
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+		got++;
+	ck_assert_int_eq(rc, -ESTALE);
+	ck_assert_uint_lt(got, 40000);
+	ck_assert_int_eq(ggmlviz_reader_next(r, &ev), -ESTALE); /* it stays */
+	ck_assert_int_eq(ggmlviz_reader_refresh(r), -ESTALE);
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+}
+END_TEST
+
 /* A pipe cannot be mapped: it is read to its end at open. */
 START_TEST(test_pipe)
 {
@@ -292,6 +331,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_refresh_follows_writer);
 	tcase_add_test(tc, test_refresh_past_window);
 	tcase_add_test(tc, test_refresh_shrunk_is_stale);
+	tcase_add_test(tc, test_shrunk_under_the_reader);
 	tcase_add_test(tc, test_pipe);
 	suite_add_tcase(s, tc);
 	return s;

@@ -189,6 +189,18 @@ json "$T/export-stdout.out"
 ok $? "export -o -: strict JSON on standard output"
 ! grep -q '"cat":"op","args"' "$T/export-stdout.out"
 ok $? "export --no-args: ops without args"
+# -o at a link: the link is replaced by the output, its target left alone
+echo precious >"$T/link-target"
+ln -s "$T/link-target" "$T/link.json"
+run 0 export-link "$G" export "$T/basic.ggmlviz" -o "$T/link.json"
+[ ! -L "$T/link.json" ] && [ "$(cat "$T/link-target")" = precious ]
+ok $? "export -o LINK: the link is replaced, not followed"
+json "$T/link.json"
+ok $? "export -o LINK: the output is whole"
+# a failed write leaves the old file and nothing beside it
+cp "$T/basic.json" "$T/keep.json"
+run 1 export-damaged-dir "$G" export "$T/basic.ggmlviz" -o "$T/no-such-dir/x.json"
+has export-damaged-dir.err "no-such-dir/x.json" "export -o in a missing folder: names the path"
 
 # ---- mem ----
 run 0 mem "$G" mem -f json "$T/basic.ggmlviz"
@@ -261,6 +273,15 @@ has validate.out "1 records of types unknown to this version" "validate: notes u
 run 1 validate-noend "$G" validate "$T/noend.ggmlviz"
 has validate-noend.out "valid but incomplete: no TRACE_END record at the end" \
 	"validate: no TRACE_END"
+if [ -w /dev/full ]; then
+	"$G" validate "$T/basic.ggmlviz" >/dev/full 2>"$T/validate-full.err"
+	[ $? -ne 0 ]
+	ok $? "validate > /dev/full: fails"
+	has validate-full.err "writing standard output" "validate > /dev/full: says the output was lost"
+else
+	ok 0 "validate > /dev/full: # SKIP no /dev/full"
+	ok 0 "validate > /dev/full: # SKIP no /dev/full"
+fi
 run 1 validate-worst "$G" validate -q "$T/basic.ggmlviz" "$T/noend.ggmlviz"
 empty validate-worst.out "validate -q prints nothing"
 # the trace, then its first record (PROCESS, 59 bytes) again after its TRACE_END

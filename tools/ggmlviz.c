@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,5 +83,11 @@ int main(int argc, char **argv)
 	}
 	status = cmd->run(argc - 1, argv + 1);
 	cli_names_forget();
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* what validate and the help print goes through stdio: say when it was lost */
+		cli_error("%s: writing standard output: %s", argv[1], strerror(errno));
+		if (status == CLI_EXIT_OK)
+			status = CLI_EXIT_DAMAGED;
+	}
 	return status;
 }

@@ -22,13 +22,45 @@
 
 #define OUT_BUFFER (256u << 10)
 
+/* A device or a FIFO, also through a link (/dev/stdout): written as it is. */
+static bool is_special(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* A new file next to path, renamed to it by cli_out_close(); -1 with errno on failure. */
+static int create_beside(struct cli_out *o, const char *path)
+{
+	size_t cap = strlen(path) + 48;
+	int fd = -1;
+
+	o->tmp = malloc(cap);
+	if (!o->tmp)
+		return -1;
+	for (unsigned n = 0; fd < 0 && n < 100; n++) {
+		snprintf(o->tmp, cap, "%s.%ld-%u.tmp", path, (long)getpid(), n);
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		errno = e;
+	}
+	return fd;
+}
+
 int cli_out_open(struct cli_out *o, const char *cmd, const char *path)
 {
 	memset(o, 0, sizeof *o);
 	o->fd = STDOUT_FILENO;
 	o->path = "standard output";
 	if (path && strcmp(path, "-")) {
-		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		o->fd = is_special(path) ? open(path, O_WRONLY | O_CLOEXEC) : create_beside(o, path);
 		o->owned = true;
 		o->path = path;
 	}
@@ -37,6 +69,9 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *path)
 		cli_error("%s: %s: %s", cmd, o->path, strerror(o->fd < 0 ? errno : ENOMEM));
 		if (o->owned && o->fd >= 0)
 			close(o->fd);
+		if (o->tmp)
+			unlink(o->tmp);
+		free(o->tmp);
 		return -1;
 	}
 	o->cap = OUT_BUFFER;
@@ -172,6 +207,15 @@ int cli_out_close(struct cli_out *o, const char *cmd)
 		o->error = -errno;
 	free(o->buf);
 	o->buf = NULL;
+	if (o->tmp) {
+		/* the whole output takes the name at once; after an error the old file stays */
+		if (!o->error && rename(o->tmp, o->path) < 0)
+			o->error = -errno;
+		if (o->error)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
 	if (!o->error)
 		return CLI_EXIT_OK;
 	cli_error("%s: writing %s: %s", cmd, o->path, strerror(-o->error));

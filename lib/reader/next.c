@@ -33,6 +33,10 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 	if (r->pos == r->size)
 		return 0;
 	n = ggmlviz_decode_record(r->data + r->pos, r->size - r->pos, ev);
+	if (atomic_load_explicit(&r->shrunk, memory_order_relaxed)) {
+		r->error = -ESTALE; /* what was decoded may be zeros, not the file */
+		return -ESTALE;
+	}
 	if (n < 0) {
 		if (n == GGMLVIZ_ECORRUPT)
 			r->error = n; /* corruption stays; truncation may end with a refresh */

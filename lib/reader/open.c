@@ -180,7 +180,7 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
 	if (fstat(r->fd, &st) < 0)
 		return -errno;
 	size = (uint64_t)st.st_size;
-	if (size < r->size) {
+	if (size < r->size || atomic_load(&r->shrunk)) {
 		/* the pages past the new end are gone: touching them would fault */
 		r->error = -ESTALE;
 		return -ESTALE;

@@ -9,6 +9,7 @@
 #ifndef GGMLVIZ_READER_INTERNAL_H
 #define GGMLVIZ_READER_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <ggmlviz/reader.h>
@@ -41,6 +42,7 @@ struct ggmlviz_reader {
 	uint64_t size;       /* bytes known: file size at open or the last refresh */
 	uint64_t pos;        /* offset of the next record */
 	int error;           /* sticky: GGMLVIZ_ECORRUPT, -ESTALE; 0 if none */
+	_Atomic int shrunk;  /* a page of the file was gone when read (guard.h) */
 
 	int fd;                         /* -1 for a reader on memory */
 	struct ggmlviz__window *window; /* newest first; NULL for memory */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "window.h"
 
 /* A window maps at least this much, so a growing trace is rarely remapped. */
@@ -56,6 +57,7 @@ static int window_map(struct ggmlviz_reader *r, uint64_t length)
 		return rc;
 	}
 	(void)madvise(w->base, w->length, MADV_SEQUENTIAL);
+	(void)ggmlviz__guard_add(w->base, w->length, &r->shrunk); /* unguarded past 256 windows */
 	w->older = r->window;
 	r->window = w;
 	r->data = w->base;
@@ -103,6 +105,7 @@ void ggmlviz__window_unmap_all(struct ggmlviz_reader *r)
 
 	for (w = r->window; w; w = older) {
 		older = w->older;
+		ggmlviz__guard_remove(w->base);
 		munmap(w->base, w->length);
 		free(w);
 	}

@@ -66,16 +66,25 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 	return 0;
 }
 
-/* A device or a FIFO is written as it is; anything else gets a new file. */
+/*
+ * A device or a FIFO is written as it is, also through a link (/dev/stdout);
+ * a regular file or a link to one gets a new file instead (0).
+ */
 static int open_special(const char *path, int *fd)
 {
 	struct stat st;
+	int follow = 0;
 
-	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode))
 		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+			return 0; /* the link is replaced, its target left alone */
+		follow = 1;
+	}
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	*fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	*fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	return *fd < 0 ? -errno : 1;
 }
 

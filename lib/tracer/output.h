@@ -19,10 +19,10 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 
 /*
  * Opens the trace file at path for appending; the fd, or -errno. A device
- * or a FIFO is opened as it is; otherwise a new file is made next to path
- * and renamed to it, so that an existing file is never truncated in place
- * (a reader of it keeps it whole) and a symbolic link at path is replaced,
- * never followed.
+ * or a FIFO is opened as it is (also through a link, as /dev/stdout);
+ * otherwise a new file is made next to path and renamed to it, so that an
+ * existing file is never truncated in place (a reader of it keeps it whole)
+ * and a symbolic link to a file is replaced, its target left alone.
  */
 int ggmlviz__output_open(const char *path);
 
