@@ -90,13 +90,23 @@ static void add_span(struct cli_agg *a, const struct ggmlviz_timing *t)
 	a->t_last = t->end_ns > a->t_last ? t->end_ns : a->t_last;
 }
 
+/* Past CLI_MAX_GROUPS groups, every new key goes to this one. */
+static const struct key other_key = { UINT64_MAX, "\x01(other groups)", 16 };
+
 /* The group of key k, made if new; NULL when out of memory. */
 static struct cli_group *group_of(struct cli_agg *a, const struct key *k)
 {
 	uint64_t hash = cli_hash_bytes(k->s, k->len, k->id);
 	struct cli_group *g = cli_htab_find(&a->groups, hash, group_eq, k);
 
-	return g ? g : group_new(a, k, hash);
+	if (g)
+		return g;
+	if (a->groups.count < CLI_MAX_GROUPS)
+		return group_new(a, k, hash);
+	a->keys_folded++;
+	hash = cli_hash_bytes(other_key.s, other_key.len, other_key.id);
+	g = cli_htab_find(&a->groups, hash, group_eq, &other_key);
+	return g ? g : group_new(a, &other_key, hash);
 }
 
 static void add_split(struct cli_agg *a, const struct ggmlviz_timing *t)
@@ -191,7 +201,10 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
 	static const char *const methods[] = { "unknown", "sync", "tick" };
 
-	if (a->by == CLI_BY_OP)
+	if (g->id == other_key.id && g->key_len == other_key.len &&
+	    !memcmp(g->key, other_key.s, other_key.len))
+		name = "(other groups)";
+	else if (a->by == CLI_BY_OP)
 		name = cli_op_name(r, (uint32_t)g->id, buf);
 	else if (a->by == CLI_BY_NAME)
 		name = g->key_len ? NULL : "(no name)";

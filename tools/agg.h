@@ -69,9 +69,13 @@ struct cli_split_sum {
 /* GFLOP/s of a group (flops per ns), or -1 when no op knows its work. */
 double cli_group_gflops(const struct cli_group *g);
 
+/* Groups kept apart at most; the keys past it share one "(other groups)". */
+#define CLI_MAX_GROUPS 65536
+
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	struct cli_htab groups;
+	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
 	uint64_t steps, tokens, step_ns; /* every step */
 	struct cli_split_sum splits[CLI_MAX_BACKENDS]; /* by backend, the first 16 seen */

@@ -42,6 +42,8 @@ static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
 
 static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_option };
 
+/* Threads and processes listed at most: a trace naming more is hostile. */
+#define CLI_MAX_THREADS 65536
 #define META_KINDS 9 /* the kinds known (1 to 7), and 8 for all others */
 #define DROPS_SHOWN 10
 
@@ -75,8 +77,10 @@ struct info {
 	uint64_t methods[3];                 /* op timings by enum ggmlviz_timing_method */
 	uint64_t split_nodes, split_timed, split_mismatched;
 	struct cli_htab threads;
+	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
 	struct process *procs;
 	size_t nprocs;
+	uint64_t procs_over;   /* PROCESS records past CLI_MAX_THREADS, not listed */
 	struct drop drops[DROPS_SHOWN];
 	size_t ndrops;
 	struct ggmlviz_pairing *pairing;
@@ -95,6 +99,10 @@ static struct thread *thread_of(struct info *info, uint32_t tid)
 
 	if (t)
 		return t;
+	if (info->threads.count >= CLI_MAX_THREADS) {
+		info->threads_over++; /* hostile input: counted, not listed */
+		return NULL;
+	}
 	t = calloc(1, sizeof *t);
 	if (!t || cli_htab_add(&info->threads, hash, t) < 0) {
 		free(t);
@@ -107,8 +115,13 @@ static struct thread *thread_of(struct info *info, uint32_t tid)
 
 static void add_process(struct info *info, const struct ggmlviz_event *ev)
 {
-	struct process *p = realloc(info->procs, (info->nprocs + 1) * sizeof *p);
+	struct process *p;
 
+	if (info->nprocs >= CLI_MAX_THREADS) {
+		info->procs_over++;
+		return;
+	}
+	p = realloc(info->procs, (info->nprocs + 1) * sizeof *p);
 	if (!p) {
 		info->error = -ENOMEM;
 		return;
@@ -262,6 +275,9 @@ static void print_types(struct cli_out *o, const struct info *info)
 static void print_processes(struct cli_out *o, const struct info *info)
 {
 	cli_out_printf(o, "processes:  %zu\n", info->nprocs);
+	if (info->procs_over)
+		cli_out_printf(o, "  (and %" PRIu64 " more PROCESS records, not listed)\n",
+				    info->procs_over);
 	for (size_t i = 0; i < info->nprocs; i++) {
 		cli_out_printf(o, "  pid %" PRIu64 "  ", info->procs[i].pid);
 		cli_text_str(o, info->procs[i].name, info->procs[i].name_len);
@@ -294,6 +310,10 @@ static void print_threads(struct cli_out *o, const struct info *info,
 	size_t n = 0, cursor = 0;
 
 	cli_out_printf(o, "threads:    %zu\n", info->threads.count);
+	if (info->threads_over)
+		cli_out_printf(o, "  (and %" PRIu64 " records of more threads, not listed: %d "
+				    "threads is the most this command lists)\n", info->threads_over,
+				    CLI_MAX_THREADS);
 	if (!list || !info->threads.count) {
 		free(list);
 		return;

@@ -42,6 +42,23 @@ static uint64_t bucket_middle(uint32_t b)
 	return ((uint64_t)top << (e - SUB_BITS)) + (width - 1) / 2;
 }
 
+/*
+ * Counter memory of every distribution together: past it (thousands of
+ * groups, each with durations over a huge range: hostile input), a
+ * distribution grows no more, and values past its range count in its
+ * first or last bucket, so that its percentiles are cruder.
+ */
+#define BUDGET ((uint64_t)64 << 20)
+static uint64_t spent;
+
+/* The bucket that counts b: b, or the nearest one held once over budget. */
+static uint32_t held(const struct cli_dist *d, uint32_t b)
+{
+	if (b < d->lo)
+		return d->lo;
+	return b >= d->lo + d->n ? d->lo + d->n - 1 : b;
+}
+
 /* Makes the counters cover bucket b. */
 static int cover(struct cli_dist *d, uint32_t b)
 {
@@ -51,12 +68,15 @@ static int cover(struct cli_dist *d, uint32_t b)
 
 	if (d->n && lo == d->lo && hi == d->lo + d->n)
 		return 0;
+	if (d->n && spent + (hi - lo - d->n) * sizeof *bigger > BUDGET)
+		return 1; /* over budget: b is counted in the nearest bucket held */
 	bigger = calloc(hi - lo, sizeof *bigger);
 	if (!bigger)
 		return -ENOMEM;
 	if (d->n)
 		memcpy(bigger + (d->lo - lo), d->buckets, d->n * sizeof *bigger);
 	free(d->buckets);
+	spent += (hi - lo - d->n) * sizeof *bigger;
 	d->buckets = bigger;
 	d->lo = lo;
 	d->n = hi - lo;
@@ -66,10 +86,11 @@ static int cover(struct cli_dist *d, uint32_t b)
 int cli_dist_add(struct cli_dist *d, uint64_t v)
 {
 	uint32_t b = bucket_of(v);
+	int rc = b < d->lo || b >= d->lo + d->n ? cover(d, b) : 0;
 
-	if ((b < d->lo || b >= d->lo + d->n) && cover(d, b) < 0)
+	if (rc < 0)
 		return -ENOMEM;
-	d->buckets[b - d->lo]++;
+	d->buckets[held(d, b) - d->lo]++;
 	d->min = d->count && d->min < v ? d->min : v;
 	d->max = d->count && d->max > v ? d->max : v;
 	d->count++;
@@ -95,6 +116,7 @@ uint64_t cli_dist_quantile(const struct cli_dist *d, double q)
 
 void cli_dist_free(struct cli_dist *d)
 {
+	spent -= d->n * sizeof *d->buckets;
 	free(d->buckets);
 	memset(d, 0, sizeof *d);
 }

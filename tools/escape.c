@@ -32,8 +32,11 @@ static void text_escape(struct cli_out *o, unsigned char c)
 
 void cli_text_str(struct cli_out *o, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	const unsigned char *p = (const unsigned char *)s, *end;
 
+	if (!s)
+		return; /* no label: nothing to write (and NULL + 0 is undefined) */
+	end = p + len;
 	while (p < end) {
 		bool valid;
 		size_t n = cli_utf8_char(p, (size_t)(end - p), &valid);

@@ -44,12 +44,13 @@ static void escape_char(struct cli_out *o, unsigned char c)
 
 void cli_json_str(struct cli_out *o, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	const unsigned char *p = (const unsigned char *)s, *end;
 
 	if (!s) {
 		cli_out_write(o, "null", 4);
 		return;
 	}
+	end = p + len;
 	cli_out_char(o, '"');
 	while (p < end) {
 		const unsigned char *run = p;

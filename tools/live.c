@@ -75,9 +75,14 @@ static bool take(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *size)
 
 int cli_live_alloc(struct cli_live *l, const struct cli_alloc *a)
 {
-	struct cli_alloc *copy = malloc(sizeof *copy);
+	struct cli_alloc *copy;
 	uint64_t old;
 
+	if (l->count >= CLI_MAX_LIVE) {
+		l->untracked++; /* hostile input: memory stays bounded; the free is then unknown */
+		return 0;
+	}
+	copy = malloc(sizeof *copy);
 	if (!copy)
 		return -ENOMEM;
 	if (take(l, a->pid, a->ptr, &old))

@@ -27,6 +27,7 @@ struct cli_live {
 	uint64_t bytes, count;    /* live now, all processes */
 	uint64_t unknown_frees;   /* frees of a pointer not allocated in the trace */
 	uint64_t reallocs;        /* allocations of a pointer still live (the old one is dropped) */
+	uint64_t untracked;       /* allocations not followed: CLI_MAX_LIVE were live already */
 	struct {
 		uint64_t pid, bytes;
 	} per_pid[CLI_LIVE_PIDS]; /* the first processes seen; the rest share the last */
@@ -55,5 +56,8 @@ void cli_top_offer(struct cli_top *t, const struct cli_alloc *a);
 /* Sorts the kept items, largest first (no offer after this). */
 void cli_top_sort(struct cli_top *t);
 void cli_top_release(struct cli_top *t);
+
+/* Live allocations followed at most (about 100 MB of memory). */
+#define CLI_MAX_LIVE ((uint64_t)1 << 20)
 
 #endif /* CLI_LIVE_H */

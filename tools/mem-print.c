@@ -45,6 +45,10 @@ static void text_summary(struct cli_out *o, const struct cli_mem *m)
 		cli_out_printf(o, "  (%" PRIu64 " frees of pointers not allocated in the"
 				    " trace, %" PRIu64 " allocations of a pointer still live)\n",
 				    m->live.unknown_frees, m->live.reallocs);
+	if (m->live.untracked)
+		cli_out_printf(o, "  (%" PRIu64 " allocations not followed: %" PRIu64 " were live"
+				    " already, the most this command follows)\n", m->live.untracked,
+				    CLI_MAX_LIVE);
 	if (!m->allocs)
 		return;
 	cli_out_printf(o, "peak:       %s (%" PRIu64 " bytes) live, allocations: %" PRIu64
@@ -204,9 +208,10 @@ void cli_mem_print_json(struct cli_out *o, const struct cli_mem *m)
 	cli_json_cstr(o, m->path);
 	cli_out_printf(o, ",\"allocations\":%" PRIu64 ",\"allocated_bytes\":%" PRIu64
 			    ",\"frees\":%" PRIu64 ",\"freed_bytes\":%" PRIu64 ",\"unknown_frees\":%"
-			    PRIu64 ",\"reallocations\":%" PRIu64 ",\"peak\":{\"bytes\":%" PRIu64
-			    ",\"allocations\":%" PRIu64 ",\"by\":", m->allocs, m->alloc_bytes,
-			    m->frees, m->freed_bytes, m->live.unknown_frees, m->live.reallocs,
+			    PRIu64 ",\"reallocations\":%" PRIu64 ",\"untracked\":%" PRIu64
+			    ",\"peak\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"by\":",
+			    m->allocs, m->alloc_bytes, m->frees, m->freed_bytes,
+			    m->live.unknown_frees, m->live.reallocs, m->live.untracked,
 			    m->peak_bytes, m->peak_count);
 	if (m->allocs)
 		json_alloc(o, m, &m->peak);

@@ -55,8 +55,9 @@ static void note(int kind, uint64_t id)
 {
 	struct known key = { kind, id, NULL }, *k;
 
-	if (cli_htab_find(&known, known_hash(&key), known_eq, &key))
-		return;
+	if (cli_htab_find(&known, known_hash(&key), known_eq, &key) ||
+	    known.count >= 3 * (size_t)GGMLVIZ_READER_MAX_NAMES)
+		return; /* past the reader's own limit: the name is looked up there only */
 	k = malloc(sizeof *k);
 	if (k && (*k = key, cli_htab_add(&known, known_hash(k), k) < 0))
 		free(k); /* the name is then looked up only in the second reader */

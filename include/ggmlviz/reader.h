@@ -269,8 +269,29 @@ struct ggmlviz_pairing_counts {
 	uint64_t unmatched_ends;  /**< ends with no open begin (not invented) */
 	uint64_t unclosed_begins; /**< begins that never got their end: abandoned by their graph's end, or open at the end */
 	uint64_t open;            /**< begins open right now */
-	uint64_t reserved[4];     /**< room to grow */
+	/**
+	 * Begins not followed because #GGMLVIZ_PAIRING_MAX_OPEN begins were
+	 * open, or #GGMLVIZ_PAIRING_MAX_THREADS threads were known, already
+	 * (their ends then count as unmatched): memory stays bounded on any
+	 * input.
+	 */
+	uint64_t over_limit;
+	uint64_t reserved[3];     /**< room to grow */
 };
+
+/**
+ * @brief The most op types, backends and threads a reader keeps a name
+ * for, each; names past it (and past 32 MiB of names in all) are not kept,
+ * as if the trace had none.
+ */
+#define GGMLVIZ_READER_MAX_NAMES 65536
+/** @brief Names are kept up to this many bytes (longer ones are cut). */
+#define GGMLVIZ_READER_NAME_MAX 256
+
+/** @brief The most begins a pairing engine keeps open at once (ggmlviz_pairing_counts::over_limit). */
+#define GGMLVIZ_PAIRING_MAX_OPEN 65536
+/** @brief The most threads a pairing engine follows. */
+#define GGMLVIZ_PAIRING_MAX_THREADS 65536
 
 /**
  * @brief Reads on until a begin/end pair completes, and reports it.

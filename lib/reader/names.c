@@ -40,11 +40,21 @@ static int same_name(const struct ggmlviz__name *n, const char *label, uint32_t 
 	return n->length == len && memcmp(n->text, label, len) == 0;
 }
 
+/* Whether one more name of len bytes stays within the limits (reader.h). */
+static int room_for(const struct ggmlviz_reader *r, int table, bool created, uint32_t len)
+{
+	if (created && ggmlviz__map_count(&r->names[table]) > GGMLVIZ_READER_MAX_NAMES)
+		return 0;
+	return r->name_bytes + len <= GGMLVIZ__NAME_BYTES;
+}
+
 int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *ev)
 {
 	int thread_begin = ev->type == GGMLVIZ_EVENT_THREAD_BEGIN;
 	int table = thread_begin ? GGMLVIZ__NAMES_THREAD : table_of(ev->data.meta.kind);
 	uint64_t key = thread_begin ? ev->thread_id : ev->data.meta.key;
+	uint32_t len = ev->label_len < GGMLVIZ_READER_NAME_MAX ? ev->label_len
+							       : GGMLVIZ_READER_NAME_MAX;
 	struct ggmlviz__name *name, *old;
 	uint64_t *slot;
 	bool created;
@@ -55,18 +65,25 @@ int ggmlviz__names_update(struct ggmlviz_reader *r, const struct ggmlviz_event *
 	if (!slot)
 		return -ENOMEM;
 	old = created ? NULL : name_from(*slot);
-	if (old && same_name(old, ev->label, ev->label_len))
+	if (old && same_name(old, ev->label, len))
 		return 0;
-	name = malloc(sizeof *name + ev->label_len + 1);
+	if (!room_for(r, table, created, len)) {
+		if (created)
+			ggmlviz__map_remove(&r->names[table], key);
+		r->names_dropped++; /* past the limits: the name is not kept */
+		return 0;
+	}
+	name = malloc(sizeof *name + len + 1);
 	if (!name) {
 		if (created)
 			ggmlviz__map_remove(&r->names[table], key);
 		return -ENOMEM;
 	}
-	memcpy(name->text, ev->label, ev->label_len);
-	name->text[ev->label_len] = '\0';
+	memcpy(name->text, ev->label, len);
+	name->text[len] = '\0';
 	name->replaced_next = NULL;
-	name->length = ev->label_len;
+	name->length = len;
+	r->name_bytes += sizeof *name + len + 1;
 	if (old) {
 		/* callers may still hold the old string: it lives until close */
 		old->replaced_next = r->replaced;

@@ -1,6 +1,6 @@
 /*
  * Opening a trace: from the caller's memory, from a file mapped in windows
- * (window.c), or read whole from a pipe; refreshing a file still being
+ * (window.c), or from a pipe copied to a file (spool.c); refreshing a file still being
  * written; rewinding; closing.
  *
  * SPDX-License-Identifier: MIT
@@ -22,6 +22,7 @@
 #include "names.h"
 #include "pairing-open.h"
 #include "reader.h"
+#include "spool.h"
 #include "window.h"
 
 /* Refuses anything but a version-1 GGMLVIZ header. */
@@ -57,7 +58,6 @@ void ggmlviz_reader_close(struct ggmlviz_reader *r)
 	ggmlviz__window_unmap_all(r);
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->owned);
 	ggmlviz__names_release(r);
 	ggmlviz_pairing_free(r->pairing);
 	free(r);
@@ -93,40 +93,7 @@ int ggmlviz_reader_open_memory(const void *data, size_t size, struct ggmlviz_rea
 	return reader_start(r, data, size, out);
 }
 
-/* Reads a pipe or device to its end, into a buffer the reader owns. */
-static int read_all(struct ggmlviz_reader *r)
-{
-	size_t cap = 1u << 16, len = 0;
-	uint8_t *buf = NULL, *bigger;
-
-	for (;;) {
-		if (!buf || len == cap) {
-			if (buf && cap > SIZE_MAX / 2)
-				return -ENOMEM;
-			cap = buf ? cap * 2 : cap;
-			bigger = realloc(buf, cap);
-			if (!bigger)
-				return -ENOMEM;
-			r->owned = buf = bigger;
-		}
-		ssize_t n = read(r->fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		/* stop a stream that is not a trace before reading all of it */
-		if (len >= GGMLVIZ_HEADER_SIZE && check_header(buf, len) < 0)
-			break;
-	}
-	r->data = buf;
-	r->size = len;
-	return 0;
-}
-
-/* Maps a regular file, reads anything else that is not a directory. */
+/* Maps a regular file; a stream is copied to an unnamed file first (spool.h). */
 static int open_fd(struct ggmlviz_reader *r)
 {
 	struct stat st;
@@ -136,10 +103,14 @@ static int open_fd(struct ggmlviz_reader *r)
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode)) {
-		int rc = read_all(r);
+		int copy = ggmlviz__spool(r->fd, &r->size);
+
 		close(r->fd);
-		r->fd = -1;
-		return rc;
+		r->fd = copy;
+		if (copy < 0)
+			return copy;
+		r->spooled = 1;
+		st.st_size = (off_t)r->size;
 	}
 	r->size = (uint64_t)st.st_size;
 	if (r->size < GGMLVIZ_HEADER_SIZE)
@@ -175,8 +146,8 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
 	struct stat st;
 	uint64_t size, grown;
 
-	if (r->fd < 0)
-		return -ENOTSUP;
+	if (r->fd < 0 || r->spooled)
+		return -ENOTSUP; /* memory, or a stream read to its end */
 	if (fstat(r->fd, &st) < 0)
 		return -errno;
 	size = (uint64_t)st.st_size;

@@ -104,10 +104,11 @@ static uint32_t thread_of(struct ggmlviz_pairing *p, uint32_t tid)
 	if (!slot)
 		return NIL;
 	if (created) {
-		uint32_t i = thread_add(p, tid);
-		if (i == NIL) {
+		uint32_t i = p->n_threads < GGMLVIZ_PAIRING_MAX_THREADS ? thread_add(p, tid)
+								       : GGMLVIZ__OVER;
+		if (i == NIL || i == GGMLVIZ__OVER) {
 			ggmlviz__map_remove(&p->thread_index, tid);
-			return NIL;
+			return i;
 		}
 		*slot = i;
 	}
@@ -227,8 +228,11 @@ static void list_unlink(struct ggmlviz_pairing *p, int l, uint32_t *head, uint32
 uint32_t ggmlviz__open_insert(struct ggmlviz_pairing *p, const struct ggmlviz__identity *id)
 {
 	uint32_t th = thread_of(p, id->tid);
-	uint32_t i = th != NIL ? item_alloc(p) : NIL;
+	uint32_t i;
 
+	if (th == GGMLVIZ__OVER || p->counts.open >= GGMLVIZ_PAIRING_MAX_OPEN)
+		return GGMLVIZ__OVER;
+	i = th != NIL ? item_alloc(p) : NIL;
 	if (i == NIL)
 		return NIL;
 	if (!chain_link(p, i, id->key)) {

@@ -16,6 +16,7 @@
 #include "util/map.h"
 
 #define GGMLVIZ__NIL UINT32_MAX /* no entry */
+#define GGMLVIZ__OVER (UINT32_MAX - 1) /* no entry: past a limit of <ggmlviz/reader.h> */
 
 /* Links of an entry in a list kept newest first, whose head is the newest. */
 struct links {
@@ -81,7 +82,8 @@ struct ggmlviz__identity ggmlviz__identity_of(int kind, const struct ggmlviz_eve
 
 /*
  * A new open entry for a begin of this identity, the newest of its
- * identity; GGMLVIZ__NIL if out of memory. Its key, chain and thread are
+ * identity; GGMLVIZ__NIL if out of memory, GGMLVIZ__OVER past the limits
+ * of open begins and threads. Its key, chain and thread are
  * set; the caller fills its timing, then calls ggmlviz__open_place().
  */
 uint32_t ggmlviz__open_insert(struct ggmlviz_pairing *p, const struct ggmlviz__identity *id);

@@ -79,6 +79,10 @@ static int on_begin(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 {
 	uint32_t i = ggmlviz__open_insert(p, id);
 
+	if (i == GGMLVIZ__OVER) {
+		p->counts.over_limit++; /* not followed: its end will find no begin */
+		return 0;
+	}
 	if (i == NIL)
 		return -ENOMEM;
 	timing_begin(&p->items[i].t, ev, id);

@@ -23,6 +23,9 @@ struct ggmlviz__window {
 	size_t length;
 };
 
+/* Bytes all of a reader's names may hold: a trace naming far more is hostile. */
+#define GGMLVIZ__NAME_BYTES ((uint64_t)32 << 20)
+
 /* A name owned by the reader; replaced ones stay on a list until close. */
 struct ggmlviz__name {
 	struct ggmlviz__name *replaced_next;
@@ -48,10 +51,12 @@ struct ggmlviz_reader {
 	struct ggmlviz__window *window; /* newest first; NULL for memory */
 	uint64_t release_from;          /* pages below this offset were given back */
 	uint64_t release_at;            /* give pages back when pos reaches this */
-	void *owned;                    /* a buffer read from a pipe, freed at close */
+	int spooled;                    /* fd is a copy of a stream (spool.h): nothing more comes */
 
 	struct ggmlviz__map names[GGMLVIZ__NAMES_COUNT]; /* key -> struct ggmlviz__name * */
 	struct ggmlviz__name *replaced;                  /* older names, freed at close */
+	uint64_t name_bytes;    /* held by names, the replaced ones too */
+	uint64_t names_dropped; /* names not kept: past the limits */
 
 	struct ggmlviz_pairing *pairing; /* the engine of ggmlviz_timings_next() */
 };
