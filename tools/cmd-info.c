@@ -338,6 +338,10 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 			    info->pairs[GGMLVIZ_TIMING_OP], info->pairs[GGMLVIZ_TIMING_GRAPH],
 			    info->pairs[GGMLVIZ_TIMING_STEP], info->pairs[GGMLVIZ_TIMING_SPLIT],
 			    info->pairs[GGMLVIZ_TIMING_SCOPE], c.unmatched_ends, c.unclosed_begins);
+	if (c.over_limit)
+		cli_out_printf(o, "  (%" PRIu64 " begins not followed: %d were open at once, or %d "
+				    "threads known, the most the reader follows)\n", c.over_limit,
+				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
 }
 
 static void print_steps(struct cli_out *o, const struct info *info)
