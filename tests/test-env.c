@@ -20,6 +20,7 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_MAX_EVENTS",	    "GGML_VIZ_BUFFER_SIZE",  "GGML_VIZ_FLUSH_INTERVAL",
 	"GGML_VIZ_OP_TIMING",	    "GGML_VIZ_MEMORY_TRACKING", "GGML_VIZ_THREAD_TRACKING",
 	"GGML_VIZ_TENSOR_NAMES",   "GGML_VIZ_OP_SAMPLE",    "GGML_VIZ_CRASH_HANDLER",
+	"GGML_VIZ_ANONYMIZE",
 };
 
 static char messages[8192];
@@ -92,6 +93,7 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_TENSOR_NAMES", "No", 1);
 	setenv("GGML_VIZ_OP_SAMPLE", "16", 1);
 	setenv("GGML_VIZ_CRASH_HANDLER", "off", 1);
+	setenv("GGML_VIZ_ANONYMIZE", "yes", 1);
 	init(&cfg);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_str_eq(cfg.output, "/tmp/x-%p.ggmlviz");
@@ -106,6 +108,7 @@ START_TEST(good_values)
 	ck_assert_int_eq(cfg.tensor_names, 0);
 	ck_assert_uint_eq(cfg.op_sample, 16);
 	ck_assert_int_eq(cfg.crash_handler, 0);
+	ck_assert_int_eq(cfg.anonymize, 1);
 	ck_assert_int_eq(n_messages, 0);
 	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
@@ -148,6 +151,7 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_OP_SAMPLE", "4294967296", "keeping 1" },
 	{ "GGML_VIZ_OP_SAMPLE", "1 in 8", "keeping 1" },
 	{ "GGML_VIZ_CRASH_HANDLER", "maybe", "keeping 1" },
+	{ "GGML_VIZ_ANONYMIZE", "2", "keeping 0" },
 	{ "GGML_VIZ_MEMORY_TRACKING", "", "keeping 0" },
 	{ "GGML_VIZ_THREAD_TRACKING", "y", "keeping 0" },
 	{ "GGML_VIZ_TENSOR_NAMES", "-1", "keeping 1" },

@@ -151,6 +151,13 @@ run 0 dump-thread "$G" dump -f jsonl --thread worker-1 "$T/basic.ggmlviz"
 model dump --trace="$BASIC" --tids 1002 "$T/dump-thread.out"
 run 0 dump-window "$G" dump -f jsonl --from 44.66us --to 0.1ms -T 1001,1002 "$T/basic.ggmlviz"
 model dump --trace="$BASIC" --window 44660,100000 "$T/dump-window.out"
+run 0 dump-anon "$G" dump -f jsonl --anonymize "$T/basic.ggmlviz"
+! grep -q '"0x6000"\|"0xb1"\|"0x900000"' "$T/dump-anon.out"
+ok $? "dump --anonymize: no address of the trace is left"
+has dump-anon.out '"key":"0x1"' "dump --anonymize: the first address seen (a BACKEND_NAME's) is id 0x1"
+has dump-anon.out '"backend_name":"CUDA0"' "dump --anonymize: a backend keeps its name"
+[ "$(grep -c '"type":"UNKNOWN"' "$T/dump-anon.out")" -eq 1 ] && ! grep -q '"payload"' "$T/dump-anon.out"
+ok $? "dump --anonymize: a record of unknown type without its raw payload"
 
 # ---- stats ----
 for by in op name layer thread backend; do

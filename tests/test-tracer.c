@@ -479,6 +479,60 @@ START_TEST(max_events_is_exact)
 }
 END_TEST
 
+/* What the anonymize test reads back. */
+struct anon_seen {
+	uint64_t tensors[4], backend_of_op, backend_named, graph, zero_backend;
+	int n_tensors, raw_seen;
+};
+
+static int look_anon(const struct ggmlviz_event *ev, void *arg)
+{
+	struct anon_seen *a = arg;
+
+	if (ev->type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN || ev->type == GGMLVIZ_EVENT_OP_COMPUTE_END) {
+		if (a->n_tensors < 4)
+			a->tensors[a->n_tensors++] = ev->data.op.tensor_ptr;
+		a->backend_of_op = ev->data.op.backend_ptr;
+		a->raw_seen |= ev->data.op.tensor_ptr == 0x7f0012345678u;
+	} else if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_BACKEND_NAME) {
+		a->backend_named = ev->data.meta.key;
+	} else if (ev->type == GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN) {
+		a->graph = ev->data.graph.graph_ptr;
+		a->zero_backend = ev->data.graph.backend_ptr;
+	}
+	return 0;
+}
+
+/* Addresses become ids: not the addresses, the same id for the same address, 0 kept. */
+START_TEST(anonymize_hides_addresses)
+{
+	const void *tensor = (const void *)(uintptr_t)0x7f0012345678u;
+	const void *backend = (const void *)(uintptr_t)0x55aa00001000u;
+	struct ggmlviz_config cfg;
+	struct anon_seen a = { { 0 }, 0, 0, 0, 1, 0, 0 };
+
+	tu_path(path, sizeof path, "anon");
+	tu_config(&cfg, path);
+	cfg.anonymize = 1;
+	start_with(&cfg);
+	ggmlviz_meta(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)backend, 0, 0, "CPU");
+	ggmlviz_graph_begin((const void *)(uintptr_t)0x1000, 1, 1, NULL);
+	ggmlviz_op_begin(tensor, 1, 4, backend, "t");
+	ggmlviz_op_end(tensor, 1, 4, backend, "t");
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each(path, look_anon, &a), 0);
+	ck_assert_int_eq(a.n_tensors, 2);
+	ck_assert_int_eq(a.raw_seen, 0);
+	ck_assert_uint_ne(a.tensors[0], 0);
+	ck_assert_uint_eq(a.tensors[0], a.tensors[1]);          /* begin and end still pair */
+	ck_assert_uint_ne(a.backend_of_op, (uint64_t)(uintptr_t)backend);
+	ck_assert_uint_eq(a.backend_named, a.backend_of_op);   /* its name still names it */
+	ck_assert_uint_ne(a.graph, 0x1000);
+	ck_assert_uint_eq(a.zero_backend, 0);                  /* 0 (CPU, none) stays 0 */
+	unlink(path);
+}
+END_TEST
+
 /* Once recording ended on its own, start closes that session and opens a new one. */
 START_TEST(start_after_recording_ended_on_its_own)
 {
@@ -535,6 +589,9 @@ START_TEST(start_errors)
 		cfg.reserved[i] = 1;
 		ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	}
+	tu_config(&cfg, path);
+	cfg.reserved_u32 = 1;
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	tu_config(&cfg, NULL);
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	ck_assert_int_eq(ggmlviz_is_active(), 0);
@@ -833,6 +890,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, disable_starts_nothing);
 	tcase_add_test(tc, pid_in_path);
 	tcase_add_test(tc, io_error_keeps_what_fits);
+	tcase_add_test(tc, anonymize_hides_addresses);
 	tcase_add_test(tc, io_error_then_room_again);
 	tcase_add_test(tc, io_error_in_first_batch);
 	tcase_add_test(tc, stats_match_the_file);

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "anon.h"
 #include "chrome.h"
 #include "out.h"
 #include "text.h"
@@ -108,7 +109,7 @@ void cli_chrome_arg_hex(struct cli_chrome *c, const char *key, uint64_t v, bool 
 {
 	arg_key(c, key, first);
 	cli_out_char(c->o, '"');
-	cli_out_hex(c->o, v);
+	cli_out_hex(c->o, cli_anon(v));
 	cli_out_char(c->o, '"');
 }
 

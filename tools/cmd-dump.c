@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "anon.h"
 #include "commands.h"
 #include "event.h"
 #include "input.h"
@@ -33,6 +34,9 @@ static const char help[] =
 	"      --to TIME       durations (ns, us, ms, s; ns by default) from the start of\n"
 	"                      the trace (its earliest timestamp but META records')\n"
 	"  -f, --format FMT    text (default) or jsonl\n"
+	"      --anonymize     addresses (tensors, graphs, backends, allocations) as ids\n"
+	"                      0x1, 0x2, ... in the order first seen, to share a trace\n"
+	"                      without the program's memory layout\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Text lines read '@OFFSET TYPE ts=... tid=... fields label=\"...\"'; labels show\n"
@@ -123,6 +127,9 @@ static int option(void *ctx, int c, char *arg)
 	case 'F':
 	case 'U':
 		return cli_window_option("dump", &d->window, c, arg);
+	case 'N':
+		cli_anon_enable();
+		return 0;
 	case 'f':
 		rc = cli_parse_choice("dump", "--format", arg,
 					   (const char *const[]){ "text", "jsonl", NULL }, &format);
@@ -136,8 +143,8 @@ static int option(void *ctx, int c, char *arg)
 static const struct option longopts[] = {
 	{ "type", required_argument, NULL, 't' }, { "thread", required_argument, NULL, 'T' },
 	{ "from", required_argument, NULL, 'F' }, { "to", required_argument, NULL, 'U' },
-	{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+	{ "format", required_argument, NULL, 'f' }, { "anonymize", no_argument, NULL, 'N' },
+	{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 }
 };
 
 static const struct cli_cmd cmd = { "dump", help, "t:T:f:", longopts, 1, 1, option };

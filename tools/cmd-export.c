@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anon.h"
 #include "chrome.h"
 #include "commands.h"
 #include "fmt.h"
@@ -50,6 +51,7 @@ static const char help[] =
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
 	"      --to TIME       it: durations (ns, us, ms, s) from the start of the trace\n"
 	"      --no-args       leave out the args of ops and graphs (a smaller file)\n"
+	"      --anonymize     addresses as ids 0x1, 0x2, ... in the order first seen\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"An output over 256 MiB gets a warning: chrome://tracing cannot load it and the\n"
@@ -81,6 +83,9 @@ static int option(void *ctx, int c, char *arg)
 	case 'A':
 		x->no_args = true;
 		return 0;
+	case 'N':
+		cli_anon_enable();
+		return 0;
 	case 'F':
 	case 'U':
 		return cli_window_option("export", &x->window, c, arg);
@@ -92,7 +97,8 @@ static int option(void *ctx, int c, char *arg)
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "from", required_argument, NULL, 'F' },
 	{ "to", required_argument, NULL, 'U' },	    { "no-args", no_argument, NULL, 'A' },
-	{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 }
+	{ "anonymize", no_argument, NULL, 'N' },    { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
 };
 
 static const struct cli_cmd cmd = { "export", help, "o:", longopts, 1, 1, option };

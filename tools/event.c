@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anon.h"
 #include "event.h"
 #include "names.h"
 #include "out.h"
@@ -42,13 +43,13 @@ static void field_i64(struct fields *f, const char *name, int64_t v)
 	cli_out_i64(f->o, v);
 }
 
-/* Pointers: "0x..." strings in JSON (a double cannot hold every u64). */
+/* Pointers: "0x..." strings in JSON (a double cannot hold every u64); ids with --anonymize. */
 static void field_hex(struct fields *f, const char *name, uint64_t v)
 {
 	key(f, name);
 	if (f->json)
 		cli_out_char(f->o, '"');
-	cli_out_hex(f->o, v);
+	cli_out_hex(f->o, cli_anon(v));
 	if (f->json)
 		cli_out_char(f->o, '"');
 }
@@ -96,7 +97,13 @@ static void table_field(struct fields *f, const struct ggmlviz_event *ev,
 {
 	uint64_t v = ggmlviz_field_get(ev->payload, d, 0);
 	char buf[24], id[64];
+	bool backend_key = ev->type == GGMLVIZ_EVENT_META && d->offset == 8 &&
+			   ev->data.meta.kind == GGMLVIZ_META_BACKEND_NAME;
 
+	if (backend_key && cli_anon_on()) {
+		field_hex(f, d->name, v); /* a backend's address, as in the records it names */
+		return;
+	}
 	switch (d->kind) {
 	case GGMLVIZ_FIELD_ADDRESS:
 		field_hex(f, d->name, v);
@@ -143,7 +150,8 @@ static void payload_fields(struct fields *f, const struct ggmlviz_event *ev)
 	const struct ggmlviz_field *table = ggmlviz_event_fields(ev->type, &n);
 
 	if (!table) {
-		raw_fields(f, ev); /* a type from the future */
+		if (!cli_anon_on())
+			raw_fields(f, ev); /* a type from the future (it may hold addresses) */
 		return;
 	}
 	for (size_t i = 0; i < n; i++)

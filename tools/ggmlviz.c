@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anon.h"
 #include "commands.h"
 #include "names.h"
 #include "opts.h"
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 	}
 	status = cmd->run(argc - 1, argv + 1);
 	cli_names_forget();
+	cli_anon_forget();
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		/* what validate and the help print goes through stdio: say when it was lost */
 		cli_error("%s: writing standard output: %s", argv[1], strerror(errno));

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon.h"
 #include "htab.h"
 #include "names.h"
 
@@ -121,7 +122,7 @@ const char *cli_backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char 
 		return name;
 	if (!ptr)
 		return "CPU";
-	snprintf(buf, 24, "0x%" PRIx64, ptr);
+	snprintf(buf, 24, "0x%" PRIx64, cli_anon(ptr));
 	return buf;
 }
 

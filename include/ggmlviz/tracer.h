@@ -157,11 +157,21 @@ struct ggmlviz_config {
 	 */
 	int32_t crash_handler;
 	/**
+	 * Write addresses (tensors, graphs, backends, allocations, contexts)
+	 * as ids: a keyed permutation of 64-bit values, fixed for the session
+	 * (the same address always gives the same id, 0 stays 0) and not kept
+	 * anywhere, so that a trace can be shared without the program's
+	 * memory layout. Default 0. GGML_VIZ_ANONYMIZE.
+	 */
+	int32_t anonymize;
+	/** Room to grow: zero (see reserved). */
+	uint32_t reserved_u32;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[7];
+	uint64_t reserved[6];
 };
 
 /**

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef HAVE_LINUX_MEMBARRIER_H
 #include <linux/membarrier.h>
@@ -184,6 +185,16 @@ static void unprepare_rings(void)
 	ggmlviz__registry_unlock();
 }
 
+/* A key no file keeps: the time, the pid and an address of this run. */
+static uint64_t anon_key(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 17 ^
+		(uint64_t)(uintptr_t)&ts) | 1;
+}
+
 static int open_session(const struct ggmlviz_config *cfg, const char *path)
 {
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
@@ -191,6 +202,8 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	int rc;
 
 	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
+	ggmlviz__state.anonymize = cfg->anonymize;
+	ggmlviz__state.anon_key = anon_key();
 	rc = prepare_rings(cfg);
 
 	if (rc == 0)

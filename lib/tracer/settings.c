@@ -46,6 +46,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_MEMORY_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, memory_tracking) },
 	{ "GGML_VIZ_THREAD_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, thread_tracking) },
 	{ "GGML_VIZ_CRASH_HANDLER", VAR_BOOL, offsetof(struct ggmlviz_config, crash_handler) },
+	{ "GGML_VIZ_ANONYMIZE", VAR_BOOL, offsetof(struct ggmlviz_config, anonymize) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -238,6 +239,8 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
 {
+	if (cfg->reserved_u32)
+		return 0;
 	for (size_t i = 0; i < sizeof cfg->reserved / sizeof cfg->reserved[0]; i++)
 		if (cfg->reserved[i])
 			return 0;

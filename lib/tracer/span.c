@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include <ggmlviz/format.h>
+
 #include "clock.h"
 #include "format/record.h"
 #include "span.h"
@@ -18,20 +20,57 @@ static int is_drop_note(const uint8_t *rec)
 }
 
 /*
- * The record at pos gets nanoseconds for its raw stamp, where the writer
- * reads it: in place, and at the start for the bytes copied there (a
- * record running past the end is whole in the slack after it).
+ * Bytes [from, to) of the record at pos, changed where the writer reads it
+ * whole (a record running past the end is whole in the slack after it),
+ * copied to the start where they were sent from there.
  */
+static void resync(const struct ggmlviz__ring *r, uint64_t pos, unsigned from, unsigned to)
+{
+	const uint8_t *whole = r->buf + (pos & r->mask);
+
+	if ((pos & r->mask) + to <= r->mask + 1)
+		return;
+	for (unsigned k = from; k < to; k++)
+		r->buf[(pos + k) & r->mask] = whole[k];
+}
+
+/* The record at pos gets nanoseconds for its raw stamp. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos)
 {
-	uint8_t *whole = r->buf + (pos & r->mask) + REC_TIMESTAMP;
-	uint8_t ns[8];
+	uint8_t *whole = r->buf + (pos & r->mask);
 
-	put_u64(ns, ggmlviz__clock_to_ns(get_u64(whole)));
-	memcpy(whole, ns, 8);
-	if ((pos & r->mask) + REC_TIMESTAMP + 8 > r->mask + 1) /* bytes past the end: sent from the start */
-		for (unsigned k = 0; k < 8; k++)
-			r->buf[(pos + REC_TIMESTAMP + k) & r->mask] = ns[k];
+	put_u64(whole + REC_TIMESTAMP, ggmlviz__clock_to_ns(get_u64(whole + REC_TIMESTAMP)));
+	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
+}
+
+/* A keyed permutation of 64-bit values: an id for an address, 0 kept as 0. */
+static uint64_t anon_id(uint64_t x)
+{
+	if (x == 0)
+		return 0;
+	x ^= ggmlviz__state.anon_key;
+	x *= 0xBF58476D1CE4E5B9ull; /* odd: a bijection */
+	x ^= x >> 31;
+	x *= 0x94D049BB133111EBull;
+	x ^= x >> 29;
+	return x ? x : 1;
+}
+
+/* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */
+static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
+{
+	uint8_t *pl = r->buf + (pos & r->mask) + REC_PAYLOAD;
+	uint8_t type = pl[REC_TYPE - REC_PAYLOAD];
+	size_t n = 0;
+	const struct ggmlviz_field *f = ggmlviz_event_fields(type, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if ((f[i].kind == GGMLVIZ_FIELD_ADDRESS || f[i].kind == GGMLVIZ_FIELD_BACKEND) &&
+		    !(f[i].flags & GGMLVIZ_FIELD_ALIAS))
+			put_u64(pl + f[i].offset, anon_id(get_u64(pl + f[i].offset)));
+	if (type == GGMLVIZ_EVENT_META && get_u32(pl + META_KIND) == GGMLVIZ_META_BACKEND_NAME)
+		put_u64(pl + META_KEY, anon_id(get_u64(pl + META_KEY))); /* the backend it names */
+	resync(r, pos, REC_PAYLOAD, REC_PAYLOAD + GGMLVIZ_PAYLOAD_SIZE);
 }
 
 static uint64_t record_size(const uint8_t *rec)
@@ -58,6 +97,8 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 			break;
 		if (convert)
 			convert_stamp(r, pos);
+		if (convert && ggmlviz__state.anonymize)
+			anonymize(r, pos);
 		sc->events += (uint64_t)!note;
 		sc->notes += (uint64_t)note;
 		if (note)

@@ -31,6 +31,8 @@ struct ggmlviz__state {
 	int heavy_fence;        /* no membarrier(2): the emit path needs a real fence */
 	int use_tsc;            /* records are stamped with the time-stamp counter (clock.h) */
 	uint32_t op_sample;     /* ops timed in 1 step (or graph) in op_sample */
+	int anonymize;          /* the writer replaces addresses by ids (anonymize) */
+	uint64_t anon_key;      /* the session's key of that permutation */
 	_Atomic uint64_t lost;  /* events lost because no ring could be made */
 	_Atomic uint64_t session; /* ggmlviz_session() */
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
