@@ -8,9 +8,10 @@
 set -eu
 
 # build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
-# checks), groff (man page checks); docs: doxygen; GGML fetch: git, npm.
+# checks), groff (man page checks), clang and its libFuzzer (fuzzing);
+# docs: doxygen; GGML fetch: git, npm.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
-python3 git ca-certificates xz-utils npm"
+python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -6,7 +6,9 @@
 #      `cc app.c $(pkg-config --cflags --libs ggmlviz)`, and run;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer: make check, every test;
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
-#   5. make distcheck (the release tarball builds and passes on its own).
+#   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
+#      mutated traces, FUZZ_SECONDS (60) per target;
+#   6. make distcheck (the release tarball builds and passes on its own).
 #
 # The GGML tests run when GGML is there (./quickstart.sh fetches it).
 # Ends with one line "N passed, N failed", counted from the tests' own TAP
@@ -140,6 +142,38 @@ result $rc "TSan build"
 [ $rc -eq 0 ] && check build-tsan "tsan" check-threaded \
 	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1" \
 	GGMLVIZ_TEST_SANITIZED=1
+
+note "fuzzing: libFuzzer (clang) under ASan+UBSan, ${FUZZ_SECONDS:-60} s per target"
+# Each target runs on a seed corpus written by tests/gen-trace (a whole trace,
+# one ended by a crash, one cut short, one corrupt) and stops at the first
+# crash, leak or sanitizer report; a crash's input is kept in build-fuzz/.
+if command -v clang >/dev/null 2>&1; then
+	build build-fuzz CC=clang --enable-sanitizers=address,undefined --enable-fuzzing \
+		--with-ggml=no
+	rc=$?
+	result $rc "libFuzzer build (clang)"
+	if [ $rc -eq 0 ] && (cd "$top/build-fuzz" && make tests/gen-trace >/dev/null 2>&1); then
+		f=$top/build-fuzz
+		rm -rf "$f/corpus" "$f/work"
+		mkdir -p "$f/corpus" "$f/work"
+		"$f/tests/gen-trace" "$f/corpus/whole.ggmlviz" >/dev/null
+		"$f/tests/gen-trace" --crash --graphs 2 "$f/corpus/crash.ggmlviz" >/dev/null
+		"$f/tests/gen-trace" --cut-bytes 7 "$f/corpus/cut.ggmlviz" >/dev/null
+		"$f/tests/gen-trace" --corrupt 9 "$f/corpus/corrupt.ggmlviz" >/dev/null
+		for target in fuzz-reader fuzz-tools; do
+			(cd "$f" && "./tests/$target" -max_total_time="${FUZZ_SECONDS:-60}" \
+				-close_fd_mask=3 -max_len=65536 -artifact_prefix="$f/$target-" \
+				work corpus >"$target.out" 2>&1)
+			rc=$?
+			[ $rc -eq 0 ] || tail -30 "$f/$target.out"
+			result $rc "$target: $(grep -o 'Done [0-9]* runs' "$f/$target.out" || echo 'no run') without a crash"
+		done
+	else
+		result 1 "libFuzzer: tests/gen-trace (the seed corpus) built"
+	fi
+else
+	result 1 "libFuzzer: clang is needed (scripts/install-deps.sh installs it)"
+fi
 
 note "make distcheck"
 (cd "$top/build" && make -j"$jobs" distcheck >distcheck.out 2>&1)
