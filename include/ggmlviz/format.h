@@ -129,7 +129,7 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_PROCESS = 4,      /**< key = pid, label = program name */
 	GGMLVIZ_META_DROPPED = 5,      /**< key = thread id, value = events lost since its last DROPPED */
 	GGMLVIZ_META_TRACE_END = 6,    /**< value = events written, value2 = events dropped; written last */
-	GGMLVIZ_META_CRASH = 7         /**< key = signal number; the program crashed, the rings were saved */
+	GGMLVIZ_META_CRASH = 7         /**< key = signal number, value = events written, value2 = dropped, label = the signal's name: the program crashed, the rings were saved; written last */
 };
 
 /**

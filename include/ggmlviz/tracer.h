@@ -81,7 +81,7 @@ enum ggmlviz_op_timing {
 
 /** @brief Severity of a message passed to a ggmlviz_log_fn. */
 enum ggmlviz_log_level {
-	GGMLVIZ_LOG_ERROR = 0, /**< recording stopped or could not start */
+	GGMLVIZ_LOG_ERROR = 0, /**< recording could not start, or a write failed */
 	GGMLVIZ_LOG_WARN = 1,  /**< a bad setting was replaced by its default */
 	GGMLVIZ_LOG_INFO = 2   /**< what the tracer is doing (verbose) */
 };
@@ -185,13 +185,13 @@ struct ggmlviz_config {
 struct ggmlviz_stats {
 	uint64_t emitted;          /**< events accepted by emit calls while tracing */
 	uint64_t written;          /**< events written to the file */
-	uint64_t dropped;          /**< events lost: full ring, max_events reached, or I/O error */
+	uint64_t dropped;          /**< events lost: full ring, past max_events, or a failed write */
 	uint64_t queued;           /**< events in rings, not yet written */
 	uint64_t meta_written;     /**< metadata records the tracer added itself */
 	uint64_t bytes_written;    /**< bytes of the file, header included */
 	uint64_t labels_truncated; /**< labels cut to GGMLVIZ_LABEL_MAX bytes */
 	uint32_t threads;          /**< threads that emitted in this session */
-	int32_t error;             /**< 0, or the negative errno that stopped recording (e.g. -ENOSPC) */
+	int32_t error;             /**< 0, or the negative errno of the last write that failed (e.g. -ENOSPC) */
 	/**
 	 * Runs of nodes whose per-node ticks did not match their nodes: they
 	 * got a split timing only (see <ggmlviz/nodes.h>).
@@ -228,21 +228,27 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
 /**
  * @brief Starts tracing into a new file.
  *
- * Opens (truncates) the output file, writes the header and a PROCESS
- * record, and starts the writer thread. The first call also registers an
- * atexit() handler, so a program that never calls ggmlviz_stop() still
- * gets a complete file, and a fork handler, so a child process never
- * writes into its parent's file (tracing is off in the child until it
- * calls ggmlviz_start() itself).
+ * Makes a new file that takes the output's name (an existing file of that
+ * name is replaced, never truncated under a program reading it; a link
+ * there is replaced, not followed; a device or a FIFO is written as it
+ * is), writes the header and a PROCESS record, and starts the writer
+ * thread. With crash_handler (the default) it also installs handlers for
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that save the rings and end
+ * the file with a CRASH record before the program's own action runs. The
+ * first call also registers an atexit() handler, so a program that never
+ * calls ggmlviz_stop() still gets a complete file, and a fork handler, so
+ * a child process never writes into its parent's file (tracing is off in
+ * the child until it calls ggmlviz_start() itself).
  *
  * @param cfg the settings (copied; borrowed during the call), or NULL for
  *        the defaults overridden by the environment.
- * A session whose recording ended on its own (max_events reached, or an
- * I/O error) is first closed as by ggmlviz_stop().
+ * A session whose recording ended on its own (max_events reached) is first
+ * closed as by ggmlviz_stop().
  *
  * @return 0 on success (also when cfg->disable is set: nothing starts);
  *         -EALREADY if tracing is already active; -EINVAL if a setting is
- *         out of range; -ENOMEM; or the negative errno of opening or
+ *         out of range or the reserved room is not zero; -EISDIR if the
+ *         output is a directory; -ENOMEM; or the negative errno of opening or
  *         writing the file (-ENOENT, -EACCES, -ENOSPC, ...) or of
  *         starting the writer thread (-EAGAIN).
  */
@@ -252,11 +258,14 @@ int ggmlviz_start(const struct ggmlviz_config *cfg);
  * @brief Stops tracing: drains every thread's ring, writes TRACE_END, closes the file.
  *
  * Safe to call while other threads are emitting: each event either reaches
- * the file or is counted as dropped. Tracing can be started again afterwards.
+ * the file or is counted as dropped. Puts back the signal actions the
+ * crash handler replaced. Tracing can be started again afterwards.
  *
  * @return 0 on success or when tracing was not active; the negative errno
- *         of an I/O error that stopped recording during the session (the
- *         file then holds every record written before it).
+ *         of the last write that failed during the session (-ENOSPC, -EIO:
+ *         the file then holds every whole record that fit, and ends with
+ *         DROPPED and TRACE_END records counting what was lost, when there
+ *         was room for them).
  */
 int ggmlviz_stop(void);
 
@@ -264,8 +273,9 @@ int ggmlviz_stop(void);
  * @brief Tells whether events are being recorded.
  *
  * @return 1 between a successful ggmlviz_start() and ggmlviz_stop() while
- *         recording goes on; 0 otherwise (including after max_events was
- *         reached or an I/O error stopped recording).
+ *         recording goes on; 0 otherwise, also as soon as max_events is
+ *         reached (emit calls are then still counted, as dropped). A failed
+ *         write does not end recording: writing is tried again at each pass.
  */
 int ggmlviz_is_active(void);
 
