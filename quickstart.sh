@@ -48,6 +48,9 @@ if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
 	tools/ggmlviz stats "$trace" --by op --top 8
 	step "by layer"
 	tools/ggmlviz stats "$trace" --by layer
+	step "the same in a browser: one HTML file, nothing fetched"
+	tools/ggmlviz report "$trace" -o "$top/report.html"
+	echo "open $top/report.html"
 elif [ "$ggml" = yes ] && [ -x examples/ggml_transformer ]; then
 	step "tracing a 4-layer transformer, 8 graph computations, on GGML's CPU backend"
 	examples/ggml_transformer --layers 4 --steps 8 --output "$trace"
@@ -66,6 +69,7 @@ The trace is $trace. Try:
   build/tools/ggmlviz info $trace
   build/tools/ggmlviz stats $trace --by step --top 5
   build/tools/ggmlviz stats $trace --by name --top 20
+  build/tools/ggmlviz report $trace -o report.html  (open it in any browser, offline)
   build/tools/ggmlviz export $trace -o demo.json   (open it in https://ui.perfetto.dev)
 Run every test with: tests/run-all.sh
 TXT

@@ -8,10 +8,11 @@
 set -eu
 
 # build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
-# checks), groff (man page checks), clang and its libFuzzer (fuzzing);
-# docs: doxygen; GGML fetch: git, npm.
+# checks), groff (man page checks), clang and its libFuzzer (fuzzing),
+# chromium (the report drawn in a real browser); docs: doxygen; GGML
+# fetch: git, npm.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
-python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev"
+python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium"
 
 missing=""
 for p in $PACKAGES; do

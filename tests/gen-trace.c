@@ -67,7 +67,7 @@ struct gen {
 	uint64_t graphs, size_limit; /* size_limit: bytes, 0 = use graphs */
 	const char *process, *magic;
 	uint32_t version;
-	int no_end, unknown, no_process, crash;
+	int no_end, unknown, no_process, crash, original;
 	uint64_t cut, dropped;
 };
 
@@ -362,6 +362,7 @@ static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
 	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
+	      "  [--original]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);
@@ -376,6 +377,8 @@ static const char *parse(struct gen *g, int argc, char **argv)
 			g->no_end = 1;
 		else if (!strcmp(argv[i], "--crash"))
 			g->crash = 1;
+		else if (!strcmp(argv[i], "--original"))
+			g->original = 1;
 		else if (!strcmp(argv[i], "--unknown"))
 			g->unknown = 1;
 		else if (!strcmp(argv[i], "--no-process"))
@@ -388,6 +391,43 @@ static const char *parse(struct gen *g, int argc, char **argv)
 	if (i != argc - 1)
 		usage();
 	return argv[i];
+}
+
+/*
+ * --original: a trace as the original ggml-viz writer wrote it: types 0 to
+ * 3 only, no META record (no OP_NAME, no PROCESS, no TRACE_END), a steady
+ * clock (ns since boot: 5000 s), op types in GGML's mid-2025 numbering
+ * (27 MUL_MAT, 2 ADD), and, in each graph, 10 ops on one thread where each
+ * begins before the one before it ends (partially overlapping slices).
+ */
+static void original(struct gen *g)
+{
+	uint64_t t = 5000000000000ull;
+	uint32_t tid = g->main_tid;
+
+	for (uint64_t gi = 0; gi < g->graphs; gi++, t += 100000) {
+		struct ggmlviz_event ev = event(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, t, tid, NULL);
+
+		ev.data.graph.graph_ptr = 0x6000;
+		ev.data.graph.n_nodes = 10;
+		ev.data.graph.n_threads = 1;
+		record(g, &ev);
+		for (uint32_t i = 0; i < 10; i++) {
+			uint64_t b = t + 100 + 1000 * i; /* 1500 ns each: into the next one's time */
+			struct ggmlviz_event op = event(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, b, tid, NULL);
+
+			op.data.op.tensor_ptr = 0x7000 + 64 * i;
+			op.data.op.op_type = i % 2 ? 2 : 27;
+			op.data.op.op_size = 4096;
+			record(g, &op);
+			op.type = GGMLVIZ_EVENT_OP_COMPUTE_END;
+			op.timestamp_ns = b + 1500;
+			record(g, &op);
+		}
+		ev.type = GGMLVIZ_EVENT_GRAPH_COMPUTE_END;
+		ev.timestamp_ns = t + 20000;
+		record(g, &ev);
+	}
 }
 
 /* Sets has_label of the record at off to 7, and cuts the file if asked. */
@@ -425,6 +465,12 @@ int main(int argc, char **argv)
 	}
 	setvbuf(g.f, buf, _IOFBF, sizeof buf);
 	header(&g);
+	if (g.original) {
+		original(&g);
+		fclose(g.f);
+		printf("records=%" PRIu64 "\nbytes=%" PRIu64 "\n", g.records, g.bytes);
+		return 0;
+	}
 	prologue(&g);
 	t = g.t0 + 1000;
 	for (gi = 0; g.size_limit ? g.bytes < g.size_limit : gi < g.graphs; gi++)

@@ -255,6 +255,33 @@ run 0 merge-made-up "$G" merge "$T/p1.ggmlviz" "$T/anon.ggmlviz" -o "$T/m2.ggmlv
 run 0 merge-made-up-dump "$G" dump -f jsonl "$T/m2.ggmlviz"
 model merge --input="$P1" --input="--no-process --tid-base 4001" --name p1.ggmlviz \
 	--name anon.ggmlviz "$T/merge-made-up-dump.out"
+# ---- traces of the original ggml-viz writer ----
+gen --original --graphs 3 "$T/original.ggmlviz"
+run 0 validate-original "$G" validate "$T/original.ggmlviz"
+has validate-original.out "valid, from a writer that never ends its traces" \
+	"validate: a writer that never ends its traces is told from a cut-short trace"
+run 0 info-original "$G" info "$T/original.ggmlviz"
+has info-original.out "from a steady clock (time since boot" "info: a steady clock is said, no 1970 dates"
+run 0 stats-original "$G" stats "$T/original.ggmlviz"
+has stats-original.out "MUL_MAT " "stats: ops named from GGML's 2025 numbering when the trace names none"
+has stats-original.out "op names assumed from GGML's numbering" "stats: says the names are assumed"
+run 0 export-original "$G" export "$T/original.ggmlviz" -o "$T/original.json"
+json "$T/original.json" && python3 - "$T/original.json" <<'PY'
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))['traceEvents'] if e['ph'] == 'X']
+by = {}
+for e in ev:
+    by.setdefault((e['pid'], e['tid']), []).append((e['ts'], e['ts'] + e['dur']))
+for slices in by.values():
+    for b1, e1 in slices:
+        for b2, e2 in slices:
+            if b1 < b2 < e1 < e2:
+                sys.exit(1)
+PY
+ok $? "export: no slice partially overlaps another of its track"
+run 0 merge-clocks "$G" merge "$T/original.ggmlviz" "$T/basic.ggmlviz" -o "$T/clocks.ggmlviz"
+has merge-clocks.err "steady clock (time since boot)" "merge: warns that the inputs' clocks differ"
+
 gen --crash "$T/crash.ggmlviz"
 run 1 validate-crash "$G" validate "$T/crash.ggmlviz"
 has validate-crash.out "valid, ended by a crash (SIGSEGV; CRASH at byte" \

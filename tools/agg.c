@@ -174,6 +174,16 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
+double cli_group_share(const struct cli_agg *a, const struct cli_group *g)
+{
+	return a->op_ns ? (double)g->d.total / (double)a->op_ns : 0;
+}
+
+double cli_group_mean(const struct cli_group *g)
+{
+	return g->d.count ? (double)g->d.total / (double)g->d.count : 0;
+}
+
 double cli_group_gflops(const struct cli_group *g)
 {
 	return g->flops_ns ? (double)g->flops / (double)g->flops_ns : -1;
@@ -235,6 +245,13 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
 	if (!a->sorted)
 		return -ENOMEM;
+	if (a->by == CLI_BY_OP) {
+		bool named = false;
+		while (!named && (g = cli_htab_next(&a->groups, &cursor)))
+			named = ggmlviz_reader_op_name(r, (uint32_t)g->id) != NULL;
+		cli_names_decide(named || a->groups.count == 0);
+		cursor = 0;
+	}
 	while ((g = cli_htab_next(&a->groups, &cursor))) {
 		g->name = group_name(a, g, r);
 		if (!g->name)

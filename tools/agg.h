@@ -66,6 +66,11 @@ struct cli_split_sum {
 };
 #define CLI_MAX_BACKENDS 16
 
+/* A group's share of all op time (0 to 1), and its mean duration in ns. */
+struct cli_agg;
+double cli_group_share(const struct cli_agg *a, const struct cli_group *g);
+double cli_group_mean(const struct cli_group *g);
+
 /* GFLOP/s of a group (flops per ns), or -1 when no op knows its work. */
 double cli_group_gflops(const struct cli_group *g);
 
@@ -95,6 +100,13 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
 /* Sorts the list by enum cli_sort. */
 void cli_agg_sort(struct cli_agg *a, int sort);
 void cli_agg_free(struct cli_agg *a);
+
+/*
+ * Writes a as one JSON object (stats --format json): file (path), by, the
+ * totals, the first top groups in their order, groups_not_shown, splits.
+ */
+struct cli_out;
+void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, uint64_t top);
 
 /* Whether groups are steps or phases, which carry tokens and step times. */
 static inline int cli_by_steps(int by)

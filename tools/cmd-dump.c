@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "event.h"
 #include "input.h"
+#include "names.h"
 #include "opts.h"
 #include "out.h"
 #include "scan.h"
@@ -203,6 +204,9 @@ int cli_cmd_dump(int argc, char **argv)
 		if (wanted(&d, in.r, scan.t_min, &ev))
 			cli_event_print(&o, in.r, &ev, d.json);
 	status = cli_input_report(&in);
+	if (cli_op_names_assumed())
+		cli_error("dump: %s names none of its ops: their names are assumed from GGML's "
+			  "numbering of mid-2025, which the original ggml-viz wrote", argv[first]);
 	cli_input_close(&in);
 	return cli_out_close(&o, "dump") ? CLI_EXIT_DAMAGED : status;
 }

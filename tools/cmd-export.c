@@ -15,6 +15,7 @@
 
 #include "anon.h"
 #include "chrome.h"
+#include "tracks.h"
 #include "commands.h"
 #include "fmt.h"
 #include "input.h"
@@ -67,6 +68,7 @@ struct export {
 	struct cli_window window;
 	struct cli_chrome chrome;
 	struct cli_live live;
+	struct cli_tracks tracks;
 	const struct ggmlviz_reader *r;
 	uint64_t pid;
 	int error;
@@ -234,9 +236,19 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 	char buf[64];
 	const char *name = timing_name(x, t, buf);
 
+	uint32_t track;
+	int level;
+	bool first;
+
 	if (t->kind < 1 || t->kind > 5 || !in_window(x, t->begin_ns, t->end_ns))
 		return;
-	cli_chrome_event(&x->chrome, 'X', x->pid, t->thread_id, name ? name : t->label,
+	track = cli_track_of(&x->tracks, t->thread_id, t->begin_ns, t->end_ns, &level, &first);
+	if (first) {
+		snprintf(buf, sizeof buf, "%" PRIu32 " (overlapping slices %d)", t->thread_id, level);
+		cli_chrome_name(&x->chrome, "thread_name", x->pid, track, buf, strlen(buf));
+		name = timing_name(x, t, buf);
+	}
+	cli_chrome_event(&x->chrome, 'X', x->pid, track, name ? name : t->label,
 			      name ? strlen(name) : t->label_len, t->begin_ns);
 	cli_chrome_dur(&x->chrome, t->duration_ns);
 	cli_chrome_cat(&x->chrome, cats[t->kind]);
@@ -378,6 +390,9 @@ static void other_data(struct export *x, const struct cli_input *in)
 	cli_out_u64(o, x->chrome.t0);
 	cli_out_str(o, ",\"complete\":");
 	cli_out_str(o, in->ended && !in->error ? "true" : "false");
+	cli_out_printf(o, ",\"clock\":\"%s\",\"op_names_assumed\":%s,\"slices_on_overlap_tracks\":%"
+			  PRIu64, cli_clock_is_steady(x->chrome.t0) ? "steady" : "wall",
+		       cli_op_names_assumed() ? "true" : "false", x->tracks.moved);
 	if (in->error) {
 		cli_input_describe(in, what, sizeof what);
 		cli_out_str(o, ",\"damage\":");
@@ -442,6 +457,7 @@ int cli_cmd_export(int argc, char **argv)
 	warn_size(&o);
 	cli_input_close(&in);
 	cli_live_release(&x.live);
+	cli_tracks_free(&x.tracks);
 	status = cli_out_close(&o, "export") || rc < 0 ? CLI_EXIT_DAMAGED : status;
 	return status;
 }

@@ -197,7 +197,7 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		info->error = rc;
 }
 
-static void print_status(struct cli_out *o, const struct cli_input *in)
+static void print_status(struct cli_out *o, const struct cli_input *in, const struct info *info)
 {
 	char what[256];
 
@@ -215,6 +215,10 @@ static void print_status(struct cli_out *o, const struct cli_input *in)
 				    PRIu64 "): the rings were saved, %" PRIu64 " events written, %"
 				    PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
 				    in->crash_signal, in->end_offset, in->end_written, in->end_dropped);
+	} else if (in->records && !info->types[GGMLVIZ_EVENT_META]) {
+		cli_out_str(o, "status:     whole, from a writer that never ends its traces (no META"
+				 " record at all, as the original ggml-viz wrote them): whether it is"
+				 " complete cannot be told\n");
 	} else {
 		cli_out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
 				 " program was stopped before it ended tracing, or is still"
@@ -228,6 +232,13 @@ static void print_span(struct cli_out *o, const struct info *info)
 
 	if (info->t_min > info->t_max) {
 		cli_out_str(o, "time span:  none (no timed records)\n");
+		return;
+	}
+	if (cli_clock_is_steady(info->t_min)) {
+		cli_out_printf(o, "time span:  %s, from a steady clock (time since boot: %s at the"
+				    " first record), not the wall clock\n",
+				    cli_fmt_ns((double)(info->t_max - info->t_min), d),
+				    cli_fmt_ns((double)info->t_min, a));
 		return;
 	}
 	cli_out_printf(o, "time span:  %s to %s (%s)\n", cli_fmt_epoch(info->t_min, a),
@@ -411,7 +422,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	cli_out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
 			    ggmlviz_reader_size(in->r));
 	cli_out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
-	print_status(o, in);
+	print_status(o, in, info);
 	cli_out_printf(o, "records:    %" PRIu64 "\n", in->records);
 	print_span(o, info);
 	print_types(o, info);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fmt.h"
 #include "input.h"
 #include "opts.h"
 #include "out.h"
@@ -47,6 +48,7 @@ static const char help[] =
 
 struct merge {
 	const char *output;
+	const char *steady, *wall; /* an input of each clock, to warn that they differ */
 	uint64_t written, dropped, end_ts; /* sums of the inputs' TRACE_END */
 	uint32_t end_tid;
 	bool complete;
@@ -108,7 +110,13 @@ static void copy(struct merge *m, struct cli_out *o, struct cli_input *in,
 {
 	struct ggmlviz_event ev;
 
+	bool clocked = false;
+
 	while (cli_input_next(in, &ev) == 1) {
+		if (!clocked && ev.type != GGMLVIZ_EVENT_META) {
+			clocked = true; /* its clock, from its first record with a meaningful time */
+			*(cli_clock_is_steady(ev.timestamp_ns) ? &m->steady : &m->wall) = in->path;
+		}
 		if (is_meta(&ev, GGMLVIZ_META_TRACE_END)) {
 			m->end_ts = ev.timestamp_ns > m->end_ts ? ev.timestamp_ns : m->end_ts;
 			m->end_tid = ev.thread_id;
@@ -140,6 +148,10 @@ static int merge_all(struct merge *m, struct cli_input *ins, int n, struct cli_o
 			cli_error("merge: %s has no TRACE_END at its end (incomplete)",
 				       ins[i].path);
 	}
+	if (m->steady && m->wall)
+		cli_error("merge: %s is timed by a steady clock (time since boot) and %s by the wall"
+			  " clock: their events do not line up in time in %s (each keeps its own"
+			  " times)", m->steady, m->wall, o->path);
 	if (m->complete) {
 		kv[0] = 0, kv[1] = m->written, kv[2] = m->dropped;
 		cli_trace_meta(o, m->end_ts, m->end_tid, GGMLVIZ_META_TRACE_END, kv, NULL, 0);

@@ -14,6 +14,7 @@
 #include "steps.h"
 #include "commands.h"
 #include "fmt.h"
+#include "names.h"
 #include "opts.h"
 #include "out.h"
 #include "table.h"
@@ -59,16 +60,6 @@ static const struct option longopts[] = { CLI_GROUP_LONGOPTS, { NULL, 0, NULL, 0
 
 static const struct cli_cmd cmd = { "stats", help, CLI_GROUP_SHORTOPTS, longopts, 1, 1,
 					 option };
-
-static double share(const struct cli_agg *a, const struct cli_group *g)
-{
-	return a->op_ns ? (double)g->d.total / (double)a->op_ns : 0;
-}
-
-static double mean(const struct cli_group *g)
-{
-	return g->d.count ? (double)g->d.total / (double)g->d.count : 0;
-}
 
 static size_t shown(const struct cli_agg *a, uint64_t top)
 {
@@ -160,7 +151,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
-		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, share(a, g),
+		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, cli_group_share(a, g),
 			 cli_group_gflops(g));
 		free(name);
 	}
@@ -174,6 +165,9 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%llu ends without a begin, %llu begins never ended: not"
 				    " counted)\n", (unsigned long long)a->counts.unmatched_ends,
 				    (unsigned long long)a->counts.unclosed_begins);
+	if (cli_op_names_assumed())
+		cli_out_str(o, "(op names assumed from GGML's numbering of mid-2025, which the "
+			       "original ggml-viz wrote: the trace names none of its ops)\n");
 	cli_splits_text(o, a);
 }
 
@@ -189,9 +183,9 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 		cli_csv_str(o, g->name, g->name_len);
 		cli_out_printf(o, ",%llu,%llu,%.3f,%llu,%llu,%llu,%llu,%.6f,",
 				    (unsigned long long)g->d.count, (unsigned long long)g->d.total,
-				    mean(g), (unsigned long long)g->d.min,
+				    cli_group_mean(g), (unsigned long long)g->d.min,
 				    (unsigned long long)g->p50, (unsigned long long)g->p95,
-				    (unsigned long long)g->d.max, share(a, g));
+				    (unsigned long long)g->d.max, cli_group_share(a, g));
 		if (gf >= 0)
 			cli_out_printf(o, "%.3f", gf);
 		cli_out_printf(o, ",%llu", (unsigned long long)g->flops);
@@ -201,81 +195,6 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 				       (unsigned long long)g->step_ns);
 		cli_out_char(o, '\n');
 	}
-}
-
-static void json_u64(struct cli_out *o, const char *key, uint64_t v)
-{
-	cli_out_printf(o, "\"%s\":", key);
-	cli_out_u64(o, v);
-}
-
-static void json_group(struct cli_out *o, const struct cli_agg *a,
-		       const struct cli_group *g)
-{
-	cli_out_str(o, "{\"name\":");
-	cli_json_str(o, g->name, g->name_len);
-	cli_out_char(o, ',');
-	json_u64(o, "count", g->d.count);
-	cli_out_char(o, ',');
-	json_u64(o, "total_ns", g->d.total);
-	cli_out_str(o, ",\"mean_ns\":");
-	cli_json_double(o, mean(g));
-	cli_out_char(o, ',');
-	json_u64(o, "min_ns", g->d.min);
-	cli_out_char(o, ',');
-	json_u64(o, "p50_ns", g->p50);
-	cli_out_char(o, ',');
-	json_u64(o, "p95_ns", g->p95);
-	cli_out_char(o, ',');
-	json_u64(o, "max_ns", g->d.max);
-	cli_out_str(o, ",\"share\":");
-	cli_json_double(o, share(a, g));
-	cli_out_str(o, ",\"gflops\":");
-	cli_json_double(o, g->flops_ns ? cli_group_gflops(g) : (double)NAN);
-	cli_out_char(o, ',');
-	json_u64(o, "flops", g->flops);
-	if (cli_by_steps(a->by))
-		cli_steps_json(o, g);
-	cli_out_char(o, '}');
-}
-
-static void print_json(struct cli_out *o, const char *path, const struct cli_agg *a,
-		       uint64_t top)
-{
-	size_t n = shown(a, top);
-
-	cli_out_str(o, "{\"file\":");
-	cli_json_cstr(o, path);
-	cli_out_printf(o, ",\"by\":\"%s\",", cli_by_names[a->by]);
-	json_u64(o, "ops", a->ops);
-	cli_out_char(o, ',');
-	json_u64(o, "graphs", a->graphs);
-	cli_out_char(o, ',');
-	json_u64(o, "op_ns", a->op_ns);
-	cli_out_char(o, ',');
-	json_u64(o, "graph_ns", a->graph_ns);
-	cli_out_char(o, ',');
-	json_u64(o, "steps", a->steps);
-	cli_out_char(o, ',');
-	json_u64(o, "tokens", a->tokens);
-	cli_out_char(o, ',');
-	json_u64(o, "step_ns", a->step_ns);
-	cli_out_char(o, ',');
-	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
-	cli_out_char(o, ',');
-	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
-	cli_out_char(o, ',');
-	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
-	cli_out_str(o, ",\"quantile_max_relative_error\":0.015625,\"groups\":[");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			cli_out_char(o, ',');
-		json_group(o, a, a->sorted[i]);
-	}
-	cli_out_str(o, "],");
-	json_u64(o, "groups_not_shown", a->n - n);
-	cli_splits_json(o, a);
-	cli_out_str(o, "}\n");
 }
 
 int cli_cmd_stats(int argc, char **argv)
@@ -306,7 +225,7 @@ int cli_cmd_stats(int argc, char **argv)
 	else if (opts.format == CLI_FORMAT_CSV)
 		print_csv(&o, &a, opts.top);
 	else
-		print_json(&o, argv[first], &a, opts.top);
+		cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
 	cli_agg_free(&a);
 	return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : status;
 }

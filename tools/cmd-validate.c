@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -24,7 +25,9 @@ static const char help[] =
 	"  -h, --help    show this help\n"
 	"\n"
 	"Exit status (the worst of all the files):\n"
-	"  0  valid and complete: every record is whole and the last is TRACE_END\n"
+	"  0  valid and complete: every record is whole and the last is TRACE_END;\n"
+	"     also a whole trace from a writer that never ends its traces (no META\n"
+	"     record at all: the original ggml-viz)\n"
 	"  1  valid but incomplete: no TRACE_END at the end (the program did not stop\n"
 	"     tracing, or is still writing), or the last record is cut short; also\n"
 	"     a trace ended by a crash (a CRASH record: what the program emitted\n"
@@ -53,6 +56,7 @@ static const struct cli_cmd cmd = { "validate", help, "q", longopts, 1, -1, opti
 
 struct verdict {
 	uint64_t unknown;         /* records of unknown types */
+	uint64_t metas;           /* META records: none means a writer that never ends traces */
 	uint64_t trace_end_at;    /* offset of the first TRACE_END not last, or UINT64_MAX */
 };
 
@@ -61,6 +65,7 @@ static void note(struct verdict *v, const struct cli_input *in,
 {
 	if (ev->type >= GGMLVIZ_EVENT_TYPE_COUNT)
 		v->unknown++;
+	v->metas += ev->type == GGMLVIZ_EVENT_META;
 	if (v->trace_end_at == UINT64_MAX && !in->ended && !in->crashed && in->end_offset)
 		v->trace_end_at = in->end_offset; /* a TRACE_END was followed by this record */
 }
@@ -68,8 +73,10 @@ static void note(struct verdict *v, const struct cli_input *in,
 static int judge(const struct cli_input *in, const struct verdict *v, bool quiet)
 {
 	char what[256];
+	bool never_ended = !in->error && !in->ended && !in->crashed && in->records && !v->metas;
 	int rc = in->error == GGMLVIZ_ETRUNCATED ? INCOMPLETE
-		 : in->error ? DAMAGED : in->ended && v->trace_end_at == UINT64_MAX ? VALID
+		 : in->error ? DAMAGED
+		 : (in->ended && v->trace_end_at == UINT64_MAX) || never_ended ? VALID
 		 : INCOMPLETE;
 
 	if (quiet)
@@ -89,6 +96,10 @@ static int judge(const struct cli_input *in, const struct verdict *v, bool quiet
 	} else if (in->ended) {
 		printf("valid and complete (%" PRIu64 " records, TRACE_END at byte %" PRIu64 ")\n",
 		       in->records, in->end_offset);
+	} else if (never_ended) {
+		printf("valid, from a writer that never ends its traces (%" PRIu64 " whole records,"
+		       " no META record at all, as the original ggml-viz wrote them): whether it is"
+		       " complete cannot be told\n", in->records);
 	} else if (in->crashed) {
 		printf("valid, ended by a crash (%s; CRASH at byte %" PRIu64 "): %" PRIu64
 		       " events saved, %" PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
@@ -106,7 +117,7 @@ static int judge(const struct cli_input *in, const struct verdict *v, bool quiet
 
 static int validate(const char *path, bool quiet)
 {
-	struct verdict v = { 0, UINT64_MAX };
+	struct verdict v = { 0, 0, UINT64_MAX };
 	struct cli_input in;
 	struct ggmlviz_event ev;
 	int rc = cli_input_start(&in, "validate", path);

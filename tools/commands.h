@@ -14,5 +14,6 @@ int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_mem(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 
 #endif /* CLI_COMMANDS_H */

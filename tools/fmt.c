@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -39,6 +40,11 @@ const char *cli_fmt_bytes(uint64_t bytes, char buf[32])
 		v /= 1024, u++;
 	snprintf(buf, 32, "%.3f %s", v, units[u]);
 	return buf;
+}
+
+bool cli_clock_is_steady(uint64_t ns)
+{
+	return ns < UINT64_C(978307200000000000); /* before 2001: no wall clock says that */
 }
 
 const char *cli_fmt_epoch(uint64_t ns, char buf[40])

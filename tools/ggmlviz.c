@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  mem       tensor memory: peak, live bytes over time, largest allocations\n"
 	"  merge     several traces (processes) into one\n"
 	"  validate  check a trace: exit 0 complete, 1 incomplete, 2 damaged\n"
+	"  report    one HTML page that shows where the time went (opens offline)\n"
 	"\n"
 	"Run 'ggmlviz COMMAND --help' for the options of a command.\n"
 	"\n"
@@ -48,6 +49,7 @@ static const struct command commands[] = {
 	{ "stats", cli_cmd_stats },       { "export", cli_cmd_export },
 	{ "diff", cli_cmd_diff },	       { "mem", cli_cmd_mem },
 	{ "merge", cli_cmd_merge },       { "validate", cli_cmd_validate },
+	{ "report", cli_cmd_report },
 };
 
 static const struct command *find_command(const char *name)

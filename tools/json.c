@@ -14,10 +14,17 @@
 #include "out.h"
 #include "text.h"
 
-/* Bytes written as they are: printable ASCII but the quote and the backslash. */
+bool cli_json_html;
+
+/*
+ * Bytes written as they are: printable ASCII but the quote and the
+ * backslash, and, for JSON inside an HTML page, < > & (so that no string
+ * can close the script element that holds it).
+ */
 static bool plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' &&
+	       !(cli_json_html && (c == '<' || c == '>' || c == '&'));
 }
 
 static void escape_char(struct cli_out *o, unsigned char c)

@@ -31,6 +31,8 @@ struct known {
 };
 
 static struct cli_htab known;
+static int ops_named = -1; /* the trace names its ops: 1, 0; -1 not known yet */
+static bool assumed;       /* a name of the assumed numbering was given */
 
 static bool known_eq(const void *item, const void *key)
 {
@@ -66,6 +68,8 @@ static void note(int kind, uint64_t id)
 
 void cli_names_note(const struct ggmlviz_event *ev)
 {
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_OP_NAME)
+		ops_named = 1;
 	note(NAME_THREAD, ev->thread_id);
 	if (ev->type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN) {
 		note(NAME_OP, ev->data.op.op_type);
@@ -83,6 +87,8 @@ void cli_names_learn(const struct ggmlviz_reader *r)
 	struct known *k;
 	size_t cursor = 0;
 
+	if (ops_named < 0)
+		ops_named = 0; /* the first pass read it all and met no OP_NAME */
 	while ((k = cli_htab_next(&known, &cursor))) {
 		const char *name = k->kind == NAME_OP ? ggmlviz_reader_op_name(r, (uint32_t)k->id)
 				   : k->kind == NAME_BACKEND ? ggmlviz_reader_backend_name(r, k->id)
@@ -102,6 +108,19 @@ void cli_names_forget(void)
 		free(k);
 	}
 	cli_htab_free(&known);
+	ops_named = -1;
+	assumed = false;
+}
+
+void cli_names_decide(bool any_named)
+{
+	if (ops_named < 0)
+		ops_named = any_named;
+}
+
+bool cli_op_names_assumed(void)
+{
+	return assumed;
 }
 
 const char *cli_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[24])
@@ -110,6 +129,10 @@ const char *cli_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char b
 
 	if (name || (name = known_name(NAME_OP, op_type)))
 		return name;
+	if (ops_named == 0 && (name = cli_assumed_op_name(op_type))) {
+		assumed = true; /* the trace names no op: said wherever it is used */
+		return name;
+	}
 	snprintf(buf, 24, "op#%" PRIu32, op_type);
 	return buf;
 }

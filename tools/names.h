@@ -7,6 +7,7 @@
 #ifndef CLI_NAMES_H
 #define CLI_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,8 +20,26 @@ void cli_names_learn(const struct ggmlviz_reader *r);
 /* Frees the names kept. */
 void cli_names_forget(void);
 
-/* The trace's OP_NAME for op_type (or one a first pass kept), or "op#N" in buf. */
+/*
+ * The trace's OP_NAME for op_type (or one a first pass kept); for a trace
+ * that names none of its ops (the original ggml-viz's), the name GGML's
+ * numbering of mid-2025 gives it (cli_op_names_assumed() then says so);
+ * else "op#N" in buf.
+ */
 const char *cli_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[24]);
+
+/* Whether cli_op_name() gave a name from the assumed numbering. */
+bool cli_op_names_assumed(void);
+
+/*
+ * For a command without a first pass: whether the trace names ops, as the
+ * end of reading tells (any op of it has a name). A first pass decides
+ * this by itself.
+ */
+void cli_names_decide(bool any_named);
+
+/* GGML's op name for op_type in its numbering of mid-2025 (ggml-ops.c), or NULL. */
+const char *cli_assumed_op_name(uint32_t op_type);
 
 /* The trace's BACKEND_NAME, "CPU" for 0, or "0x..." in buf. */
 const char *cli_backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char buf[24]);

@@ -20,6 +20,9 @@
  */
 size_t cli_utf8_char(const unsigned char *s, size_t n, bool *valid);
 
+/* Set: JSON strings also escape < > & (\u003c ...): JSON inside an HTML page. */
+extern bool cli_json_html;
+
 /* A JSON string: quoted, escaped, invalid UTF-8 replaced by U+FFFD. NULL: null. */
 void cli_json_str(struct cli_out *o, const char *s, size_t len);
 void cli_json_cstr(struct cli_out *o, const char *s);

@@ -1,0 +1,527 @@
+/*
+ * ggmlviz report: draws the page from the JSON in <script id="data"> (see
+ * tools/report.h for its members). Plain JavaScript, no library, nothing
+ * fetched. Numbers are formatted exactly as the ggmlviz command formats
+ * them, so that the page and `ggmlviz stats` read the same.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+'use strict';
+(function () {
+	var errors = [];
+	function fail(message) {
+		errors.push(message);
+		var box = document.getElementById('errors');
+		box.hidden = false;
+		box.textContent = 'The report could not draw itself: ' + errors.join('; ');
+		document.body.setAttribute('data-js-errors', String(errors.length));
+	}
+	window.addEventListener('error', function (e) {
+		fail(e.message + ' (line ' + e.lineno + ')');
+	});
+
+	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5 };
+	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes'];
+	var PHASES = ['unknown', 'prompt', 'generation'];
+	var METHODS = ['unknown', 'sync', 'tick'];
+
+	/* ---- numbers, as tools/fmt.c writes them ---- */
+
+	function fmtNs(ns) {
+		if (ns < 1e3) return ns.toFixed(0) + ' ns';
+		if (ns < 1e6) return (ns / 1e3).toFixed(3) + ' us';
+		if (ns < 1e9) return (ns / 1e6).toFixed(3) + ' ms';
+		return (ns / 1e9).toFixed(3) + ' s';
+	}
+	function fmtBytes(b) {
+		var units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'], u = -1;
+		if (b < 1024) return b + ' B';
+		while (b >= 1024 && u < 5) { b /= 1024; u++; }
+		return b.toFixed(3) + ' ' + units[u];
+	}
+	function fmtShare(s) { return (s * 100).toFixed(1) + '%'; }
+	function fmtGflops(g) { return g === null || g === undefined ? '-' : g.toFixed(1); }
+	function fmtCount(n) { return String(n); }
+	function el(tag, attrs, text) {
+		var e = document.createElement(tag);
+		for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+		if (text !== undefined) e.textContent = text;
+		return e;
+	}
+
+	var D;
+	try {
+		D = JSON.parse(document.getElementById('data').textContent);
+	} catch (e) {
+		fail('its data does not parse: ' + e.message);
+		return;
+	}
+	var S = D.strings;
+	function str(id) { return S[id] === undefined ? '?' : S[id]; }
+
+	/* ---- summary and health ---- */
+
+	function summary() {
+		var s = D.summary, box = document.getElementById('summary');
+		var parts = [['file', s.file], ['records', String(s.records)],
+			['span', fmtNs(s.span_ns)], ['ops', String(D.by_op.ops)]];
+		if (D.by_op.steps) parts.push(['steps', D.by_op.steps + ' (' + D.by_op.tokens + ' tokens)']);
+		parts.push(['status', s.status]);
+		parts.forEach(function (p, i) {
+			if (i) box.appendChild(document.createTextNode(' \u00b7 '));
+			box.appendChild(document.createTextNode(p[0] + ' '));
+			box.appendChild(el('b', {}, p[1]));
+		});
+		var start = s.clock === 'steady'
+			? 'times are from a steady clock (time since boot), shown from the start of the trace'
+			: 'started ' + new Date(Math.floor(s.t0_ns / 1e6)).toISOString();
+		document.getElementById('footer').textContent = 'Written by ' + s.generator + ' from ' +
+			s.file + '; ' + start + '.';
+	}
+
+	function health() {
+		var list = document.getElementById('health-list'), s = D.summary, o = D.by_op;
+		function say(level, text) { list.appendChild(el('li', { 'class': level }, text)); }
+		if (s.status === 'complete' && !s.dropped)
+			say('ok', 'Complete: every event emitted was written (' + s.written + ' events).');
+		if (s.status === 'complete' && s.dropped)
+			say('warn', 'Complete, but ' + s.dropped + ' events were dropped (' + s.written +
+				' written): full rings, max_events, or a full disk.');
+		if (s.status === 'crashed')
+			say('bad', 'The program crashed (' + s.crash_signal + '): the crash handler saved ' +
+				s.written + ' events emitted before it, ' + s.dropped + ' dropped.');
+		if (s.status === 'incomplete')
+			say('warn', 'Incomplete: no TRACE_END record, so the program did not stop tracing ' +
+				'(killed, or still running), or its writer never ends traces.');
+		if (s.status === 'cut short' || s.status === 'damaged')
+			say('bad', 'The trace is ' + s.status + ': ' + s.damage + '. Everything before ' +
+				'the damage is shown.');
+		if (s.clock === 'steady')
+			say('warn', 'Timestamps come from a steady clock (time since boot), not the wall ' +
+				'clock: they are shown from the start of the trace, and do not line up with ' +
+				'other traces.');
+		if (s.op_names_assumed)
+			say('warn', 'The trace names none of its ops: op names are assumed from GGML\u2019s ' +
+				'numbering of mid-2025 (the original ggml-viz writer\u2019s).');
+		if (o.unmatched_ends || o.unclosed_begins)
+			say('warn', o.unmatched_ends + ' ends without a begin and ' + o.unclosed_begins +
+				' begins never ended were left out of the timings.');
+		var mismatched = 0;
+		o.splits.forEach(function (x) { mismatched += x.mismatched; });
+		if (mismatched)
+			say('warn', mismatched + ' runs of nodes got per-node calls that did not match ' +
+				'their nodes: those runs are timed as a whole only.');
+		if (D.binned_ops)
+			say('ok', D.binned_ops + ' ops shorter than ' + fmtNs(D.threshold_ns) + ' are ' +
+				'drawn as a density strip under their thread, not one by one (a screen could ' +
+				'not show them; their figures are in the tables).');
+		if (D.lanes_over)
+			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
+		if (!list.children.length) say('ok', 'Nothing to report.');
+	}
+
+	/* ---- the timeline ---- */
+
+	var ROW = 18, STRIP = 8, LANE_GAP = 8, AXIS = 22, LABEL_W = 180;
+	var canvas = document.getElementById('timeline-canvas');
+	var ctx = canvas.getContext('2d');
+	var tip = document.getElementById('tooltip');
+	var span = Math.max(D.summary.span_ns, 1);
+	var view = { t0: 0, t1: span };
+	var lanes = [];  /* {name, rows: [[slice index...]...], top, height, strip} */
+	var palette = {};
+
+	function opColor(name) {
+		if (palette[name]) return palette[name];
+		var h = 0;
+		for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+		palette[name] = 'hsl(' + (h % 360) + ',58%,' + (52 + (h >> 9) % 14) + '%)';
+		return palette[name];
+	}
+	function color(s) {
+		switch (s[0]) {
+		case KIND.OP: return opColor(str(s[5]));
+		case KIND.STEP: return '#5b8def';
+		case KIND.SPLIT: return '#a4abb8';
+		case KIND.GRAPH: return '#7c8596';
+		default: return '#c59d5f';
+		}
+	}
+	function sliceName(s) {
+		switch (s[0]) {
+		case KIND.OP: return str(s[5]);
+		case KIND.STEP: return str(s[5]) + ' ' + s[6] + ' (' + s[7] + ' tokens)';
+		case KIND.SPLIT: return str(s[5]) + ' run';
+		case KIND.GRAPH: return 'graph ' + s[7];
+		default: return str(s[5]);
+		}
+	}
+	function end(s) { return s[3] + s[4]; }
+
+	/* Rows: by depth, and within a depth, a new row for a slice that would overlap. */
+	function layout() {
+		var byLane = D.lanes.map(function () { return []; });
+		D.slices.forEach(function (s, i) { if (byLane[s[1]]) byLane[s[1]].push(i); });
+		var top = AXIS;
+		byLane.forEach(function (idx, l) {
+			idx.sort(function (a, b) {
+				var x = D.slices[a], y = D.slices[b];
+				return x[2] - y[2] || x[3] - y[3] || y[4] - x[4];
+			});
+			var rows = [], ends = [], depthRows = {};
+			idx.forEach(function (i) {
+				var s = D.slices[i], d = s[2], list = depthRows[d] || (depthRows[d] = []);
+				var r = 0;
+				while (r < list.length && ends[list[r]] > s[3]) r++;
+				if (r === list.length) { list.push(rows.length); rows.push([]); ends.push(0); }
+				rows[list[r]].push(i);
+				ends[list[r]] = end(s);
+			});
+			var order = [];
+			Object.keys(depthRows).map(Number).sort(function (a, b) { return a - b; })
+				.forEach(function (d) { depthRows[d].forEach(function (r) { order.push(rows[r]); }); });
+			var bins = D.bins[l] || [], busy = bins.some(function (v) { return v > 0; });
+			var height = Math.max(order.length, 1) * ROW + (busy ? STRIP + 2 : 0);
+			lanes.push({ name: D.lanes[l].name, rows: order, top: top, height: height,
+				strip: busy ? bins : null });
+			top += height + LANE_GAP;
+		});
+		canvas.style.height = Math.max(top, AXIS + ROW) + 'px';
+	}
+
+	function resize() {
+		var ratio = window.devicePixelRatio || 1;
+		canvas.width = Math.max(canvas.clientWidth, 300) * ratio;
+		canvas.height = parseFloat(canvas.style.height) * ratio;
+		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+	}
+
+	function xOf(t) { return LABEL_W + (t - view.t0) / (view.t1 - view.t0) * (canvas.clientWidth - LABEL_W); }
+	function tOf(x) { return view.t0 + (x - LABEL_W) / (canvas.clientWidth - LABEL_W) * (view.t1 - view.t0); }
+
+	/* The first slice of a row (ends non-decreasing) that ends after t. */
+	function firstEnding(row, t) {
+		var lo = 0, hi = row.length;
+		while (lo < hi) {
+			var mid = (lo + hi) >> 1;
+			if (end(D.slices[row[mid]]) < t) lo = mid + 1; else hi = mid;
+		}
+		return lo;
+	}
+
+	function axis(w) {
+		var dt = view.t1 - view.t0, step = Math.pow(10, Math.floor(Math.log10(dt / 8)));
+		if (dt / step > 16) step *= 5; else if (dt / step > 8) step *= 2;
+		ctx.fillStyle = '#5d6678';
+		ctx.font = '11px system-ui, sans-serif';
+		ctx.strokeStyle = '#e4e8ef';
+		for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
+			var x = xOf(t);
+			ctx.fillText(fmtNs(t), x + 2, 13);
+			ctx.beginPath(); ctx.moveTo(x + 0.5, 16); ctx.lineTo(x + 0.5, canvas.clientHeight); ctx.stroke();
+		}
+		ctx.fillText('from the start of the trace', 4, 13);
+	}
+
+	function drawRow(row, y) {
+		var i = firstEnding(row, view.t0), lastX = -1, w = canvas.clientWidth;
+		for (; i < row.length; i++) {
+			var s = D.slices[row[i]];
+			if (s[3] > view.t1) break;
+			var x0 = Math.max(xOf(s[3]), LABEL_W), x1 = Math.min(xOf(end(s)), w);
+			if (x1 - x0 < 1) {
+				if (x0 < lastX + 1) continue; /* the pixel is drawn already */
+				x1 = x0 + 1;
+			}
+			ctx.fillStyle = color(s);
+			ctx.fillRect(x0, y + 1, x1 - x0, ROW - 2);
+			lastX = x1;
+			if (x1 - x0 > 40) {
+				ctx.fillStyle = s[0] === KIND.OP ? '#111' : '#fff';
+				ctx.save();
+				ctx.beginPath(); ctx.rect(x0, y, x1 - x0, ROW); ctx.clip();
+				ctx.fillText(sliceName(s), x0 + 3, y + ROW - 5);
+				ctx.restore();
+			}
+		}
+	}
+
+	function drawStrip(lane, y) {
+		var bins = lane.strip, n = bins.length, width = span / n, max = 0;
+		for (var b = 0; b < n; b++) max = Math.max(max, bins[b] / width);
+		for (b = 0; b < n; b++) {
+			if (!bins[b]) continue;
+			var t = b * width;
+			if (t + width < view.t0 || t > view.t1) continue;
+			var x0 = Math.max(xOf(t), LABEL_W), x1 = Math.max(xOf(t + width), x0 + 1);
+			ctx.fillStyle = 'rgba(59,111,216,' + (0.15 + 0.85 * bins[b] / width / (max || 1)) + ')';
+			ctx.fillRect(x0, y, x1 - x0, STRIP);
+		}
+	}
+
+	function draw() {
+		var w = canvas.clientWidth;
+		ctx.clearRect(0, 0, w, canvas.clientHeight);
+		axis(w);
+		ctx.font = '11px system-ui, sans-serif';
+		lanes.forEach(function (lane) {
+			ctx.fillStyle = '#f5f7fa';
+			ctx.fillRect(0, lane.top, LABEL_W - 4, lane.height);
+			ctx.fillStyle = '#1d2330';
+			ctx.fillText(lane.name, 6, lane.top + 13, LABEL_W - 12);
+			lane.rows.forEach(function (row, r) { drawRow(row, lane.top + r * ROW); });
+			if (lane.strip) drawStrip(lane, lane.top + lane.rows.length * ROW + 2);
+		});
+	}
+
+	function sliceAt(x, y) {
+		var t = tOf(x), slack = (view.t1 - view.t0) / (canvas.clientWidth - LABEL_W);
+		for (var l = 0; l < lanes.length; l++) {
+			var lane = lanes[l], r = Math.floor((y - lane.top) / ROW);
+			if (r < 0 || r >= lane.rows.length) continue;
+			var row = lane.rows[r], i = firstEnding(row, t - slack);
+			if (i < row.length && D.slices[row[i]][3] <= t + slack) return D.slices[row[i]];
+		}
+		return null;
+	}
+
+	function describe(s) {
+		var lines = [sliceName(s) + ' \u2014 ' + KIND_NAME[s[0]], 'duration ' + fmtNs(s[4]) +
+			', from ' + fmtNs(s[3]) + ' to ' + fmtNs(end(s)), 'thread ' + D.lanes[s[1]].name];
+		if (s[0] === KIND.OP) {
+			if (str(s[6])) lines.push('tensor ' + str(s[6]));
+			var shape = s.slice(10, 14).filter(function (v, i) { return i === 0 || v !== 1; });
+			if (s[10]) lines.push('shape [' + shape.join(', ') + ']' + (str(s[14]) ? ' ' + str(s[14]) : ''));
+			lines.push('backend ' + str(s[15]) + ', timed by ' + (METHODS[s[16]] || 'unknown') +
+				(s[7] >= 0 ? ', layer ' + s[7] : '') + (s[8] ? ', step ' + s[8] : ''));
+			if (s[9]) lines.push((s[9] / s[4]).toFixed(1) + ' GFLOP/s (' + s[9] + ' flops)');
+		} else if (s[0] === KIND.STEP) {
+			lines.push(s[7] + ' tokens, ' + (PHASES[s[8]] || 'unknown') + ', returned ' + s[9] +
+				(s[7] ? ', ' + fmtNs(s[4] / s[7]) + ' per token' : ''));
+		} else if (s[0] === KIND.SPLIT) {
+			lines.push(s[6] + ' nodes, ' + s[7] + ' timed one by one' +
+				(s[8] !== s[9] && s[8] ? ' (' + s[8] + ' calls for ' + s[9] + ' expected)' : ''));
+		} else if (s[0] === KIND.GRAPH) {
+			lines.push(s[5] + ' nodes, ' + s[6] + ' threads');
+		}
+		return lines.join('\n');
+	}
+
+	function zoom(factor, x) {
+		var t = tOf(x), len = Math.min(Math.max((view.t1 - view.t0) * factor, 100), span * 1.05);
+		var f = (t - view.t0) / (view.t1 - view.t0);
+		view.t0 = t - f * len;
+		view.t1 = view.t0 + len;
+		draw();
+	}
+
+	function timeline() {
+		layout();
+		resize();
+		draw();
+		var drag = null;
+		canvas.addEventListener('wheel', function (e) {
+			e.preventDefault();
+			zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX);
+		}, { passive: false });
+		canvas.addEventListener('mousedown', function (e) {
+			drag = { x: e.offsetX, t0: view.t0, t1: view.t1, moved: false };
+			canvas.classList.add('dragging');
+		});
+		window.addEventListener('mouseup', function () {
+			drag = null;
+			canvas.classList.remove('dragging');
+		});
+		canvas.addEventListener('mousemove', function (e) {
+			if (drag) {
+				var dt = (e.offsetX - drag.x) / (canvas.clientWidth - LABEL_W) * (drag.t1 - drag.t0);
+				view.t0 = drag.t0 - dt; view.t1 = drag.t1 - dt;
+				drag.moved = drag.moved || Math.abs(e.offsetX - drag.x) > 2;
+				draw();
+				return;
+			}
+			var s = sliceAt(e.offsetX, e.offsetY);
+			tip.hidden = !s;
+			if (s) {
+				tip.textContent = describe(s);
+				tip.style.left = Math.min(e.offsetX + 12, canvas.clientWidth - 300) + 'px';
+				tip.style.top = (e.offsetY + 14) + 'px';
+			}
+		});
+		canvas.addEventListener('mouseleave', function () { tip.hidden = true; });
+		canvas.addEventListener('click', function (e) {
+			var s = sliceAt(e.offsetX, e.offsetY);
+			document.getElementById('details').textContent = s ? describe(s) : '';
+		});
+		window.addEventListener('keydown', function (e) {
+			var mid = LABEL_W + (canvas.clientWidth - LABEL_W) / 2;
+			if (e.key === '+' || e.key === '=') zoom(0.8, mid);
+			else if (e.key === '-') zoom(1.25, mid);
+			else if (e.key === '0') { view.t0 = 0; view.t1 = span; draw(); }
+		});
+		window.addEventListener('resize', function () { resize(); draw(); });
+	}
+
+	/* ---- the op table (stats --by op) ---- */
+
+	var COLUMNS = [
+		['OP', 'name', function (g) { return g.name; }, function (v) { return v; }],
+		['COUNT', 'count', function (g) { return g.count; }, fmtCount],
+		['TOTAL', 'total_ns', function (g) { return g.total_ns; }, fmtNs],
+		['MEAN', 'mean_ns', function (g) { return g.mean_ns; }, fmtNs],
+		['MIN', 'min_ns', function (g) { return g.min_ns; }, fmtNs],
+		['P50', 'p50_ns', function (g) { return g.p50_ns; }, fmtNs],
+		['P95', 'p95_ns', function (g) { return g.p95_ns; }, fmtNs],
+		['MAX', 'max_ns', function (g) { return g.max_ns; }, fmtNs],
+		['SHARE', 'share', function (g) { return g.share; }, fmtShare],
+		['GFLOP/S', 'gflops', function (g) { return g.gflops; }, fmtGflops]
+	];
+
+	function opTable() {
+		var table = document.getElementById('ops'), groups = D.by_op.groups.slice();
+		var sortBy = 2, up = false;
+		function render() {
+			table.textContent = '';
+			var head = el('tr');
+			COLUMNS.forEach(function (c, i) {
+				var th = el('th', { 'data-key': c[1] }, c[0]);
+				if (i === sortBy) th.className = 'sorted' + (up ? ' up' : '');
+				th.addEventListener('click', function () {
+					up = sortBy === i ? !up : i === 0;
+					sortBy = i;
+					render();
+				});
+				head.appendChild(th);
+			});
+			table.appendChild(head);
+			var get = COLUMNS[sortBy][2];
+			groups.sort(function (a, b) {
+				var x = get(a), y = get(b), c = typeof x === 'string'
+					? x.localeCompare(y) : (x === null ? -1 : x) - (y === null ? -1 : y);
+				return up ? c : -c;
+			});
+			groups.forEach(function (g) {
+				var tr = el('tr', { 'data-name': g.name });
+				COLUMNS.forEach(function (c) {
+					var v = c[2](g);
+					tr.appendChild(el('td', { 'data-key': c[1], 'data-v': String(v) }, c[3](v)));
+				});
+				table.appendChild(tr);
+			});
+		}
+		render();
+	}
+
+	/* ---- bars: by layer, phase, step, backend ---- */
+
+	function bars(title, groups, value, label, note) {
+		var box = el('div', { 'class': 'group-box' });
+		box.appendChild(el('h3', {}, title));
+		if (note) box.appendChild(el('div', { 'class': 'hint' }, note));
+		var grid = el('div', { 'class': 'bars' }), max = 0;
+		groups.forEach(function (g) { max = Math.max(max, value(g)); });
+		groups.forEach(function (g) {
+			grid.appendChild(el('div', {}, g.name));
+			var bar = el('div', { 'class': 'bar' });
+			bar.style.width = (max ? 100 * value(g) / max : 0) + '%';
+			grid.appendChild(bar);
+			grid.appendChild(el('div', { 'class': 'bar-label' }, label(g)));
+		});
+		box.appendChild(grid);
+		document.getElementById('groups').appendChild(box);
+	}
+
+	/* Every step as a column, its height its time, its color its phase; hover for it. */
+	function stepChart(groups) {
+		var box = el('div', { 'class': 'group-box' }), c = el('canvas', { id: 'steps-canvas' });
+		var info = el('div', { 'class': 'hint' }, 'Each column is a step (' + groups.length +
+			(D.by_step.groups_not_shown ? ' shown of ' + (groups.length + D.by_step.groups_not_shown) : '') +
+			'): prompt in orange, generation in blue; hover for its figures.');
+		box.appendChild(el('h3', {}, 'By step'));
+		box.appendChild(info);
+		box.appendChild(c);
+		document.getElementById('groups').appendChild(box);
+		var ratio = window.devicePixelRatio || 1, w = c.clientWidth || 800, h = 140;
+		c.style.height = h + 'px';
+		c.width = w * ratio; c.height = h * ratio;
+		var g = c.getContext('2d'), max = 0, n = groups.length, cw = w / Math.max(n, 1);
+		g.setTransform(ratio, 0, 0, ratio, 0, 0);
+		groups.forEach(function (s) { max = Math.max(max, s.step_ns || 0); });
+		groups.forEach(function (s, i) {
+			var y = (s.step_ns || 0) / (max || 1) * (h - 6);
+			g.fillStyle = s.tokens > 1 ? '#e08a2e' : '#3b6fd8';
+			g.fillRect(i * cw, h - y, Math.max(cw - (cw > 3 ? 1 : 0), 1), y);
+		});
+		c.addEventListener('mousemove', function (e) {
+			var s = groups[Math.floor(e.offsetX / cw)];
+			if (s)
+				info.textContent = 'step ' + s.name + ': ' + fmtNs(s.step_ns) + ', ' + s.tokens +
+					' tokens, ' + s.count + ' ops taking ' + fmtNs(s.total_ns);
+		});
+	}
+
+	function groupings() {
+		var total = function (g) { return g.total_ns; };
+		var share = function (g) { return fmtNs(g.total_ns) + '  ' + fmtShare(g.share); };
+		if (D.by_phase.steps)
+			bars('By phase', D.by_phase.groups, function (g) { return g.step_ns || 0; },
+				function (g) {
+					return fmtNs(g.step_ns) + ' for ' + g.tokens + ' tokens: ' +
+						fmtNs(g.ns_per_token) + ' per token, ' + g.tokens_per_s.toFixed(1) + ' tokens/s';
+				});
+		if (D.by_layer.groups.length > 1 || D.by_op.ops && D.by_layer.groups[0].name !== '(none)')
+			bars('By layer', D.by_layer.groups, total, share);
+		if (D.by_step.steps)
+			stepChart(D.by_step.groups);
+		var runs = D.by_op.splits.map(function (x) {
+			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, timed: x.timed };
+		});
+		if (runs.length)
+			bars('Runs of nodes by backend', runs, total, function (g) {
+				return fmtNs(g.total_ns) + ', ' + g.runs + ' runs, ' + g.timed + ' of ' + g.nodes +
+					' nodes timed one by one';
+			});
+		else
+			bars('By backend', D.by_backend.groups, total, share);
+	}
+
+	/* ---- memory ---- */
+
+	function memory() {
+		var m = D.memory;
+		if (!m) return;
+		var section = document.getElementById('memory-section'), c = document.getElementById('memory-canvas');
+		section.hidden = false;
+		var ratio = window.devicePixelRatio || 1, w = c.clientWidth, h = c.clientHeight;
+		c.width = w * ratio; c.height = h * ratio;
+		var g = c.getContext('2d'), n = m.max_per_bin.length, max = Math.max(m.peak, 1);
+		g.setTransform(ratio, 0, 0, ratio, 0, 0);
+		g.fillStyle = 'rgba(59,111,216,0.25)';
+		g.strokeStyle = '#3b6fd8';
+		g.beginPath();
+		g.moveTo(0, h);
+		var last = 0;
+		for (var b = 0; b < n; b++) {
+			last = m.max_per_bin[b] || last;
+			g.lineTo(b / n * w, h - 4 - last / max * (h - 12));
+		}
+		g.lineTo(w, h);
+		g.fill();
+		g.stroke();
+		document.getElementById('memory-text').textContent = 'peak ' + fmtBytes(m.peak) + ' live at ' +
+			fmtNs(m.peak_t) + ' from the start; ' + fmtBytes(m.end) + ' still allocated at the end';
+	}
+
+	function run(step) {
+		try { step(); } catch (e) { fail(step.name + ': ' + e.message); }
+	}
+	document.getElementById('details').textContent = 'Click a slice of the timeline for its details.';
+	run(summary);
+	run(health);
+	run(timeline);
+	run(opTable);
+	run(groupings);
+	run(memory);
+	document.body.setAttribute('data-rendered', 'yes');
+	if (!errors.length) document.body.setAttribute('data-js-errors', '0');
+})();
