@@ -8,7 +8,7 @@
 # so, where configure found no GGML or no libllama.
 #
 # Environment (from make check): top_srcdir, top_builddir, CC, GGML_CFLAGS,
-# GGML_LIBS, LLAMA_LIBS.
+# GGML_LIBS, LLAMA_LIBS, SAN_FLAGS (a sanitized library links only with them).
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 CC=${CC:-cc}
@@ -34,8 +34,8 @@ fi
 build() { # src out cflags libs
 	# shellcheck disable=SC2086 # the flags are lists of words
 	if grep -q 'main(' "$1"; then
-		$CC -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/include" $3 -o "$2" "$1" \
-			"$top_builddir/lib/libggmlviz.a" $4 -lpthread
+		$CC -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} -I"$top_srcdir/include" $3 -o "$2" \
+			"$1" "$top_builddir/lib/libggmlviz.a" $4 -lpthread
 	else
 		$CC -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/include" $3 -c -o "$2.o" "$1"
 	fi
