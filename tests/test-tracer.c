@@ -766,10 +766,14 @@ START_TEST(io_error_in_first_batch)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
-	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 0);
-	ck_assert_uint_eq(st.written, 0);
-	ck_assert_uint_eq(st.dropped, st.emitted);
-	ck_assert_uint_eq(st.meta_written, s.records); /* PROCESS only */
+	/*
+	 * 1000 marks do not fit in 200 bytes: at most the first one does, when a
+	 * slow machine (a sanitizer) drains it alone, before the others come.
+	 */
+	ck_assert_uint_le(s.by_type[GGMLVIZ_EVENT_MARK], 1);
+	ck_assert_uint_eq(st.written, s.by_type[GGMLVIZ_EVENT_MARK]);
+	ck_assert_uint_eq(st.dropped, st.emitted - st.written);
+	ck_assert_uint_eq(st.meta_written, s.records - st.written); /* the rest is the tracer's */
 	ck_assert_uint_eq(st.bytes_written, s.size);
 	unlink(path);
 }
