@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ggmlviz/nodes.h>
 #include <ggmlviz/reader.h>
 
 #include "check-compat.h"
@@ -729,6 +730,32 @@ START_TEST(test_random_records)
 }
 END_TEST
 
+/* The layer a tensor name says (llama.cpp's and GGUF's conventions), and names that say none. */
+START_TEST(test_layer_of_name)
+{
+	static const struct {
+		const char *name;
+		int32_t layer;
+	} cases[] = {
+		{ "attn_norm-0", 0 },	   { "ffn_out-12", 12 },	  { "Kcur-3 (view)", 3 },
+		{ "v-7 (view) (permuted)", 7 }, { "cache_k_l3", 3 },	  { "cache_v_l31 (view)", 31 },
+		{ "blk.5.attn_q.weight", 5 },	{ "result_output", -1 },  { "-7", -1 },
+		{ "x-", -1 },		   { "x-1a", -1 },		  { "(view)", -1 },
+		{ "", -1 },		   { "node_12", -1 },	  { "x-1234567890", -1 },
+		{ "blk.x.weight", -1 },	   { "myblk.3.w", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_msg(ggmlviz_layer_of_name(cases[i].name, strlen(cases[i].name)) ==
+				      cases[i].layer,
+			      "'%s': %d, not %d", cases[i].name,
+			      ggmlviz_layer_of_name(cases[i].name, strlen(cases[i].name)),
+			      cases[i].layer);
+	ck_assert_int_eq(ggmlviz_layer_of_name(NULL, 4), -1);
+	ck_assert_int_eq(ggmlviz_layer_of_name("Qcur-9", 4), -1); /* only len bytes: "Qcur" */
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("reader");
@@ -754,6 +781,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_many_names);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_random_records);
+	tcase_add_test(tc, test_layer_of_name);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -250,30 +250,7 @@ START_TEST(counts_and_choices)
 }
 END_TEST
 
-START_TEST(layers)
-{
-	static const struct {
-		const char *label, *layer;
-	} cases[] = {
-		{ "attn_norm-0", "0" },	  { "ffn_out-12", "12" },   { "Kcur-3 (view)", "3" },
-		{ "v-7 (view) (permuted)", "7" }, { "-7", NULL }, { "result_output", NULL },
-		{ "blk.3.weight", NULL }, { "x-", NULL },	    { "x-1a", NULL },
-		{ "(view)", NULL },	  { "", NULL },
-	};
-	const char *digits;
 
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		size_t n = cli_layer(cases[i].label, strlen(cases[i].label), &digits);
-		if (!cases[i].layer) {
-			ck_assert_msg(n == 0, "'%s' has a layer", cases[i].label);
-			continue;
-		}
-		ck_assert_uint_eq(n, strlen(cases[i].layer));
-		ck_assert_int_eq(memcmp(digits, cases[i].layer, n), 0);
-	}
-	ck_assert_uint_eq(cli_layer(NULL, 0, &digits), 0);
-}
-END_TEST
 
 static Suite *make_suite(void)
 {
@@ -287,7 +264,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, json_null_and_numbers);
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, counts_and_choices);
-	tcase_add_test(tc, layers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,34 +158,4 @@ const char *cli_thread_label(const struct ggmlviz_reader *r, uint32_t tid, char 
 	else
 		snprintf(buf, size, "%" PRIu32, tid);
 	return buf;
-}
-
-/* len without trailing " (...)" groups, as in "Kcur-0 (view) (permuted)". */
-static size_t strip_suffixes(const char *s, size_t len)
-{
-	while (len > 3 && s[len - 1] == ')') {
-		size_t open = len - 1;
-		while (open > 0 && s[open] != '(')
-			open--;
-		if (open == 0 || s[open - 1] != ' ')
-			break;
-		len = open - 1;
-	}
-	return len;
-}
-
-size_t cli_layer(const char *label, size_t len, const char **digits)
-{
-	size_t end, start;
-
-	if (!label)
-		return 0;
-	end = strip_suffixes(label, len);
-	start = end;
-	while (start > 0 && isdigit((unsigned char)label[start - 1]))
-		start--;
-	if (start == end || start < 2 || label[start - 1] != '-')
-		return 0;
-	*digits = label + start;
-	return end - start;
 }

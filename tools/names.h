@@ -1,6 +1,6 @@
 /*
  * Names for what a trace identifies by number (names.c): ops, backends,
- * threads, and the layer of a tensor name.
+ * threads.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -48,11 +48,5 @@ const char *cli_backend_name(const struct ggmlviz_reader *r, uint64_t ptr, char 
 const char *cli_thread_label(const struct ggmlviz_reader *r, uint32_t tid, char *buf,
 				  size_t size);
 
-/*
- * The layer of a tensor name: the digits of a trailing "-N" (llama.cpp's
- * "attn_norm-12"), after dropping " (view)"-like suffixes. Returns the
- * number of digits (their start in *digits), 0 when there is no layer.
- */
-size_t cli_layer(const char *label, size_t len, const char **digits);
 
 #endif /* CLI_NAMES_H */
