@@ -38,7 +38,7 @@ struct run {
 	ggmlviz_node_describe_fn describe;
 	void *user;
 	uint64_t session;
-	uint64_t first_ns, last_ask_ns;  /* the run's first and last ask (raw stamps) */
+	uint64_t first_stamp, last_ask_stamp; /* the run's first and last ask (raw stamps, clock.h) */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 };
@@ -176,7 +176,7 @@ static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, co
 /* Every op of a run whose ticks match its nodes; returns how many. */
 static uint32_t record_ops(const struct run *r)
 {
-	uint64_t prev = r->last_ask_ns;
+	uint64_t prev = r->last_ask_stamp;
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
@@ -221,7 +221,7 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->describe = describe;
 	r->user = user;
 	r->session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
-	r->first_ns = now;
+	r->first_stamp = now;
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
 	r->open = 1;
 	s.first = ggmlviz__addr(node);
@@ -250,7 +250,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	now = ggmlviz__stamp();
 	if (!r->open)
 		run_open(r, backend, describe, user, now, node);
-	r->last_ask_ns = now;
+	r->last_ask_stamp = now;
 	if (run_grow(r) < 0) {
 		r->lost++;
 		return -ENOMEM;

@@ -1,0 +1,608 @@
+/*
+ * libggmlviz: the GGML adapter's implementation, the state every source
+ * file of a program shares. <ggmlviz/ggml.h> includes it in the one source
+ * file that defines GGMLVIZ_GGML_IMPLEMENTATION; never include it
+ * yourself.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_GGML_IMPL_H
+#define GGMLVIZ_GGML_IMPL_H
+
+#ifndef GGMLVIZ_GGML_H
+#error "include <ggmlviz/ggml.h> with GGMLVIZ_GGML_IMPLEMENTATION defined, not this file"
+#endif
+
+/** @cond GGMLVIZ_INTERNAL */
+#define GGMLVIZ_GGML__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GGMLVIZ_GGML__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define GGMLVIZ_GGML__CAS(p, expected, v) \
+	__atomic_compare_exchange_n((p), (expected), (v), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define GGMLVIZ_GGML__SLOT_FREE 0u
+#define GGMLVIZ_GGML__SLOT_BUSY 1u
+#define GGMLVIZ_GGML__SLOT_READY 2u
+
+/* What one scheduler (or user_data value) is traced with. */
+struct ggmlviz_ggml__slot {
+	unsigned int state; /* GGMLVIZ_GGML__SLOT_* */
+	void *key;
+	bool is_sched;      /* key is a ggml_backend_sched_t */
+	ggml_backend_sched_eval_callback chain;
+	void *chain_user_data;
+	ggml_abort_callback abort_chain;
+	void *abort_data;
+	int n_threads;
+};
+
+static struct ggmlviz_ggml__slot ggmlviz_ggml__slots[GGMLVIZ_GGML_MAX_SCHEDS];
+/* Bumped whenever a slot is freed or given a key: a thread's cached lookup is then stale. */
+static unsigned int ggmlviz_ggml__slots_epoch;
+
+/* The node a thread answered "wanted" for (sync mode), until it is handed over. */
+struct ggmlviz_ggml__inflight {
+	const struct ggml_tensor *tensor;
+	bool traced;    /* its OP_COMPUTE_BEGIN was recorded */
+	bool app_wants; /* the chained callback asked to observe it */
+	uint32_t op_type;
+	uint64_t size;
+	const void *backend;
+};
+
+static __thread struct ggmlviz_ggml__inflight ggmlviz_ggml__flight;
+/* Sync mode: the layer of the last node asked about whose name says one. */
+static __thread int32_t ggmlviz_ggml__named_layer = -1;
+/* The backend this thread named last, in which session: one compare per ask. */
+static __thread const void *ggmlviz_ggml__named_backend;
+static __thread uint64_t ggmlviz_ggml__named_session;
+
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__find(const void *key)
+{
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		struct ggmlviz_ggml__slot *s = &ggmlviz_ggml__slots[i];
+		if (GGMLVIZ_GGML__LOAD(&s->state) == GGMLVIZ_GGML__SLOT_READY &&
+		    GGMLVIZ_GGML__LOAD(&s->key) == key)
+			return s;
+	}
+	return NULL;
+}
+
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__claim(void *key)
+{
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		struct ggmlviz_ggml__slot *s = &ggmlviz_ggml__slots[i];
+		unsigned int free_state = GGMLVIZ_GGML__SLOT_FREE;
+
+		if (GGMLVIZ_GGML__CAS(&s->state, &free_state, GGMLVIZ_GGML__SLOT_BUSY)) {
+			GGMLVIZ_GGML__STORE(&s->key, key);
+			__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* A slot is ready for its key: lookups cached by the threads are stale. */
+static void ggmlviz_ggml__ready(struct ggmlviz_ggml__slot *s)
+{
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_READY);
+	__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* A slot becomes free: lookups cached by the threads are stale. */
+static void ggmlviz_ggml__release(struct ggmlviz_ggml__slot *s)
+{
+	GGMLVIZ_GGML__STORE(&s->state, GGMLVIZ_GGML__SLOT_FREE);
+	__atomic_fetch_add(&ggmlviz_ggml__slots_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* ggmlviz_ggml__find(), remembered per thread until a slot changes: the
+ * callback asks it for every node, always with the same user_data. */
+static const struct ggmlviz_ggml__slot *ggmlviz_ggml__find_cached(const void *key)
+{
+	static __thread const void *cached_key;
+	static __thread const struct ggmlviz_ggml__slot *cached_slot;
+	static __thread unsigned int cached_epoch = ~0u;
+	unsigned int epoch = GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__slots_epoch);
+
+	if (cached_epoch != epoch || cached_key != key) {
+		cached_slot = ggmlviz_ggml__find(key);
+		cached_key = key;
+		cached_epoch = epoch;
+	}
+	return cached_slot;
+}
+
+/* The slot of key, claimed if new and made ready; NULL when all are taken. */
+static struct ggmlviz_ggml__slot *ggmlviz_ggml__slot_for(void *key, bool is_sched)
+{
+	struct ggmlviz_ggml__slot *s = ggmlviz_ggml__find(key);
+
+	if (!s && !(s = ggmlviz_ggml__claim(key)))
+		return NULL;
+	s->is_sched = is_sched;
+	ggmlviz_ggml__ready(s);
+	return s;
+}
+
+static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
+{
+	uint64_t session = ggmlviz_session();
+
+	if (!backend || (ggmlviz_ggml__named_backend == backend &&
+			 ggmlviz_ggml__named_session == session))
+		return;
+	ggmlviz_ggml__named_backend = backend;
+	ggmlviz_ggml__named_session = session;
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)backend, name);
+}
+
+/* The backend computing t: the scheduler's, else the buffer type holding t. */
+static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
+					      const struct ggmlviz_ggml__slot *slot)
+{
+	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
+	ggml_backend_buffer_type_t buft;
+	ggml_backend_t backend;
+
+	if (slot && slot->is_sched) {
+		backend = ggml_backend_sched_get_tensor_backend((ggml_backend_sched_t)slot->key,
+								(struct ggml_tensor *)t);
+		if (backend)
+			ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
+		return backend;
+	}
+	if (!data->buffer)
+		return NULL;
+	buft = ggml_backend_buffer_get_type(data->buffer);
+	ggmlviz_ggml__name_backend(buft, ggml_backend_buft_name(buft));
+	return buft;
+}
+
+/* ---- memory: the backend buffers a graph uses ---- */
+
+static const char *ggmlviz_ggml__buffer_role(ggml_backend_buffer_t buf, const struct ggml_tensor *t)
+{
+	enum ggml_backend_buffer_usage usage = ggml_backend_buffer_get_usage(buf);
+
+	if (usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS)
+		return "weights";
+	if (usage == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
+		return "compute";
+	return strncmp(t->name, "cache_", 6) == 0 ? "kv_cache" : "buffer";
+}
+
+/* The compute buffer this thread saw last for each buffer type, to free the one replaced. */
+static __thread const void *ggmlviz_ggml__compute_buft[8];
+static __thread ggml_backend_buffer_t ggmlviz_ggml__compute_buf[8];
+
+static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
+{
+	const void *buft = ggml_backend_buffer_get_type(buf);
+	int i = 0;
+
+	while (i < 7 && ggmlviz_ggml__compute_buft[i] && ggmlviz_ggml__compute_buft[i] != buft)
+		i++;
+	if (ggmlviz_ggml__compute_buft[i] == buft && ggmlviz_ggml__compute_buf[i] &&
+	    ggmlviz_ggml__compute_buf[i] != buf)
+		ggmlviz_tensor_free(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced");
+	ggmlviz_ggml__compute_buft[i] = buft;
+	ggmlviz_ggml__compute_buf[i] = buf;
+}
+
+/* TENSOR_ALLOC for a buffer, the first time it is seen this session. */
+static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
+{
+	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
+	ggml_backend_buffer_t buf = data->buffer;
+	char label[96];
+
+	if (!buf)
+		return;
+	snprintf(label, sizeof label, "%s %s", ggmlviz_ggml__buffer_role(buf, data),
+		 ggml_backend_buffer_name(buf));
+	if (ggmlviz_tensor_alloc_once(buf, (uint64_t)ggml_backend_buffer_get_size(buf), label) &&
+	    ggml_backend_buffer_get_usage(buf) == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
+		ggmlviz_ggml__replaced(buf);
+}
+
+static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t)
+{
+	ggmlviz_ggml__buffer_seen(t);
+	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
+		ggmlviz_ggml__buffer_seen(t->src[i]);
+}
+
+/* ---- layers and sources ---- */
+
+static bool ggmlviz_ggml__is_view(const struct ggml_tensor *t)
+{
+	return t->op == GGML_OP_NONE || t->op == GGML_OP_VIEW || t->op == GGML_OP_RESHAPE ||
+	       t->op == GGML_OP_PERMUTE || t->op == GGML_OP_TRANSPOSE;
+}
+
+/* The tensor a chain of views shows (the node that computed the data). */
+static const struct ggml_tensor *ggmlviz_ggml__seen_through(const struct ggml_tensor *t)
+{
+	for (int k = 0; t && k < 8 && t->op != GGML_OP_NONE && ggmlviz_ggml__is_view(t); k++)
+		t = t->view_src ? t->view_src : t->src[0];
+	return t;
+}
+
+/* A name GGML gave (empty, "node_N", "leaf_N"), not the program. */
+static bool ggmlviz_ggml__unnamed(const struct ggml_tensor *t)
+{
+	return !t->name[0] || strncmp(t->name, "node_", 5) == 0 ||
+	       strncmp(t->name, "leaf_", 5) == 0;
+}
+
+static int32_t ggmlviz_ggml__layer_at(const struct ggml_tensor *t, int depth)
+{
+	int32_t layer = ggmlviz_layer_of_name(t->name, strlen(t->name));
+
+	if (layer >= 0 || depth == 0 || !ggmlviz_ggml__unnamed(t))
+		return layer;
+	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+		int32_t l = ggmlviz_ggml__layer_at(t->src[i], depth - 1);
+		layer = l > layer ? l : layer;
+	}
+	return layer;
+}
+
+int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t)
+{
+	return ggmlviz_ggml__layer_at(t, 3);
+}
+
+/* The layer of node i of a run: its own, else the highest of its sources'
+ * and of the closest node before it whose name says one. */
+static int32_t ggmlviz_ggml__run_layer(const void *const *nodes, size_t i)
+{
+	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	int32_t layer = ggmlviz_ggml_layer(t), before = -1;
+
+	if (!ggmlviz_ggml__unnamed(t))
+		return layer;
+	for (size_t k = i, seen = 0; k > 0 && seen < 64 && before < 0; k--, seen++) {
+		const struct ggml_tensor *p = (const struct ggml_tensor *)nodes[k - 1];
+		before = ggmlviz_layer_of_name(p->name, strlen(p->name));
+	}
+	return before > layer ? before : layer;
+}
+
+/* ---- the CPU backend's ticks, and its fused kernels ---- */
+
+/* Whether GGML's CPU backend computes t, calling its abort callback after it. */
+static bool ggmlviz_ggml__ticks(const struct ggml_tensor *t)
+{
+	return !ggmlviz_ggml__is_view(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE);
+}
+
+static bool ggmlviz_ggml__fusion_off(void)
+{
+	static int off = -1; /* read once, as GGML does */
+	const char *env;
+
+	if (__atomic_load_n(&off, __ATOMIC_RELAXED) < 0) {
+		env = getenv("GGML_CPU_DISABLE_FUSION");
+		__atomic_store_n(&off, env && atoi(env) == 1, __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&off, __ATOMIC_RELAXED) == 1;
+}
+
+/* How many of the run's nodes after node i read it as a source (only
+ * later nodes can: a graph is in order), counting up to 2. */
+static int ggmlviz_ggml__uses(const void *const *nodes, size_t n, size_t i)
+{
+	const struct ggml_tensor *a = (const struct ggml_tensor *)nodes[i];
+	int uses = 0;
+
+	for (size_t j = i + 1; j < n && uses < 2; j++) {
+		const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[j];
+		for (int k = 0; k < GGML_MAX_SRC && t->src[k]; k++)
+			uses += t->src[k] == a;
+	}
+	return uses;
+}
+
+/*
+ * Whether the CPU backend computes nodes[i] and nodes[i + 1] in one kernel
+ * (ggml-cpu.c, ggml_cpu_try_fuse_ops: RMS_NORM + MUL, F32, the norm used
+ * once), and so ticks once for both.
+ */
+static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
+{
+	const struct ggml_tensor *a, *b, *w;
+
+	if (i + 1 >= n || ggmlviz_ggml__fusion_off())
+		return false;
+	a = (const struct ggml_tensor *)nodes[i];
+	b = (const struct ggml_tensor *)nodes[i + 1];
+	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
+	    !ggmlviz_ggml__ticks(b) || a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
+	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b) ||
+	    ggmlviz_ggml__uses(nodes, n, i) != 1)
+		return false;
+	w = b->src[0] == a ? b->src[1] : b->src[0];
+	return a->src[0]->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
+	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
+}
+
+/* Whether nodes[i] heads a fused pair. The last answer is remembered, since
+ * describing node i + 1 asks it again; the run's first node forgets it (a
+ * new run may reuse the same array). */
+static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i, size_t asking)
+{
+	static __thread const void *const *memo_nodes;
+	static __thread size_t memo_i;
+	static __thread bool memo_fused;
+
+	if (asking == 0)
+		memo_nodes = NULL;
+	if (memo_nodes == nodes && memo_i == i)
+		return memo_fused;
+	memo_nodes = nodes;
+	memo_i = i;
+	memo_fused = ggmlviz_ggml__fused(nodes, n, i);
+	return memo_fused;
+}
+
+void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
+			   struct ggmlviz_node_desc *out)
+{
+	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	bool tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1, i);
+
+	(void)user;
+	out->ticks = ggmlviz_ggml__ticks(t) && !tail;
+	if (!out->ticks)
+		return; /* no op timing of its own: nothing more is asked of it */
+	out->op_type = ggmlviz_ggml_op_type(t);
+	out->op_name = ggml_op_desc(t);
+	out->size = (uint64_t)ggml_nbytes(t);
+	out->flops = ggmlviz_ggml_flops(t);
+	memcpy(out->ne, t->ne, sizeof out->ne);
+	out->type_name = ggml_type_name(t->type);
+	out->name = t->name[0] ? t->name : NULL;
+	out->layer = ggmlviz_ggml__run_layer(nodes, i);
+	out->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
+	out->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
+	if (ggmlviz_ggml__fused_at(nodes, n, i, i)) {
+		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
+		out->flags |= GGMLVIZ_NODE_FUSED;
+		out->op_type2 = ggmlviz_ggml_op_type(b);
+		out->op_name2 = ggml_op_desc(b);
+		out->name2 = b->name[0] ? b->name : NULL;
+	}
+}
+
+/* ---- the callbacks ---- */
+
+/* Sync mode: OP_COMPUTE_BEGIN, OP_INFO and OP_NODE for a node, remembered until handed over. */
+static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct ggml_tensor *t,
+				     const void *backend)
+{
+	const char *label = t->name[0] ? t->name : NULL;
+	int32_t layer = ggmlviz_ggml_layer(t);
+
+	f->op_type = ggmlviz_ggml_op_type(t);
+	f->size = (uint64_t)ggml_nbytes(t);
+	f->backend = backend;
+	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, f->op_type, ggml_op_desc(t));
+	ggmlviz_op_begin(t, f->op_type, f->size, f->backend, label);
+	ggmlviz_op_info(t, t->ne, ggmlviz_ggml_flops(t), ggml_type_name(t->type));
+	if (ggmlviz_ggml__unnamed(t) && ggmlviz_ggml__named_layer > layer)
+		layer = ggmlviz_ggml__named_layer; /* as ggmlviz_ggml__run_layer() */
+	ggmlviz_op_node(t, layer, GGMLVIZ_METHOD_SYNC, 0,
+			t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL,
+			t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL);
+	f->traced = true;
+}
+
+static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
+			      const struct ggmlviz_ggml__slot *slot)
+{
+	struct ggmlviz_ggml__inflight *f = &ggmlviz_ggml__flight;
+	ggml_backend_sched_eval_callback chain =
+		slot ? GGMLVIZ_GGML__LOAD(&slot->chain) : (ggml_backend_sched_eval_callback)NULL;
+	const void *backend;
+
+	f->tensor = t;
+	f->traced = false;
+	f->app_wants = chain && chain(t, true, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
+	if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
+		ggmlviz_ggml__buffers_seen(t);
+	if (!GGMLVIZ__ON(GGMLVIZ__OPS))
+		return f->app_wants;
+	backend = ggmlviz_ggml__node_backend(t, slot);
+	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
+	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
+		return f->app_wants;
+	if (!ggmlviz_ggml__unnamed(t) && ggmlviz_layer_of_name(t->name, strlen(t->name)) >= 0)
+		ggmlviz_ggml__named_layer = ggmlviz_layer_of_name(t->name, strlen(t->name));
+	if (GGMLVIZ_GGML_TRACE_VIEWS || ggmlviz_ggml_node_computes(t))
+		ggmlviz_ggml__sync_begin(f, t, backend);
+	return f->traced || f->app_wants;
+}
+
+static bool ggmlviz_ggml__observe(struct ggml_tensor *t, const struct ggmlviz_ggml__slot *slot)
+{
+	struct ggmlviz_ggml__inflight *f = &ggmlviz_ggml__flight;
+	struct ggmlviz_ggml__inflight was = *f;
+	ggml_backend_sched_eval_callback chain;
+
+	if (was.tensor != t)
+		return true; /* not asked through this callback: nothing to end or pass on */
+	f->tensor = NULL;
+	if (was.traced)
+		ggmlviz_op_end(t, was.op_type, was.size, was.backend, t->name[0] ? t->name : NULL);
+	chain = slot ? GGMLVIZ_GGML__LOAD(&slot->chain) : (ggml_backend_sched_eval_callback)NULL;
+	if (was.app_wants && chain)
+		return chain(t, false, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
+	return true;
+}
+
+bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
+{
+	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find_cached(user_data);
+
+	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
+}
+
+bool ggmlviz_ggml_abort_cb(void *data)
+{
+	const struct ggmlviz_ggml__slot *slot = (const struct ggmlviz_ggml__slot *)data;
+	ggml_abort_callback chain;
+
+	ggmlviz_nodes_tick();
+	chain = slot ? GGMLVIZ_GGML__LOAD(&slot->abort_chain) : (ggml_abort_callback)NULL;
+	return chain ? chain(GGMLVIZ_GGML__LOAD(&slot->abort_data)) : false;
+}
+
+/* ---- installing ---- */
+
+int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
+		       void *chain_user_data)
+{
+	struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(user_data);
+
+	if (chain == ggmlviz_ggml_eval_cb)
+		return -EINVAL;
+	if (!slot && !chain)
+		return 0;
+	if (!slot && !(slot = ggmlviz_ggml__slot_for(user_data, false)))
+		return -ENOSPC;
+	GGMLVIZ_GGML__STORE(&slot->chain, chain);
+	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
+	if (!chain && !slot->is_sched && !GGMLVIZ_GGML__LOAD(&slot->abort_chain))
+		ggmlviz_ggml__release(slot); /* nothing left to hold */
+	return 0;
+}
+
+/* Sets the abort callback of every CPU backend of sched. */
+static void ggmlviz_ggml__set_abort(ggml_backend_sched_t sched, ggml_abort_callback cb, void *data)
+{
+	for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+		ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+		ggml_backend_dev_t dev = ggml_backend_get_device(b);
+		ggml_backend_reg_t reg = dev ? ggml_backend_dev_backend_reg(dev) : NULL;
+		ggml_backend_set_abort_callback_t set = NULL;
+		void *proc;
+
+		if (!dev || ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU || !reg)
+			continue;
+		proc = ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback");
+		memcpy(&set, &proc, sizeof set); /* POSIX: a function's address as a void * */
+		if (set)
+			set(b, cb, data);
+	}
+}
+
+int ggmlviz_ggml_trace_sched(ggml_backend_sched_t sched, int n_threads,
+			     ggml_backend_sched_eval_callback chain, void *chain_user_data)
+{
+	struct ggmlviz_ggml__slot *slot;
+
+	if (!sched || n_threads < 0 || chain == ggmlviz_ggml_eval_cb)
+		return -EINVAL;
+	if (!(slot = ggmlviz_ggml__slot_for(sched, true)))
+		return -ENOSPC;
+	GGMLVIZ_GGML__STORE(&slot->chain, chain);
+	GGMLVIZ_GGML__STORE(&slot->chain_user_data, chain_user_data);
+	GGMLVIZ_GGML__STORE(&slot->n_threads, n_threads);
+	ggml_backend_sched_set_eval_callback(sched, ggmlviz_ggml_eval_cb, sched);
+	ggmlviz_ggml__set_abort(sched, ggmlviz_ggml_abort_cb, slot);
+	return 0;
+}
+
+int ggmlviz_ggml_chain_abort(ggml_backend_sched_t sched, ggml_abort_callback abort_cb,
+			     void *abort_data)
+{
+	struct ggmlviz_ggml__slot *slot = sched ? ggmlviz_ggml__find(sched) : NULL;
+
+	if (!slot || !slot->is_sched || abort_cb == ggmlviz_ggml_abort_cb)
+		return -EINVAL;
+	GGMLVIZ_GGML__STORE(&slot->abort_data, abort_data);
+	GGMLVIZ_GGML__STORE(&slot->abort_chain, abort_cb);
+	return 0;
+}
+
+void ggmlviz_ggml_untrace_sched(ggml_backend_sched_t sched)
+{
+	struct ggmlviz_ggml__slot *slot = sched ? ggmlviz_ggml__find(sched) : NULL;
+
+	if (!sched)
+		return;
+	if (!slot) {
+		ggml_backend_sched_set_eval_callback(sched, NULL, NULL);
+		return;
+	}
+	ggml_backend_sched_set_eval_callback(sched, GGMLVIZ_GGML__LOAD(&slot->chain),
+					     GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
+	ggmlviz_ggml__set_abort(sched, GGMLVIZ_GGML__LOAD(&slot->abort_chain),
+				GGMLVIZ_GGML__LOAD(&slot->abort_data));
+	GGMLVIZ_GGML__STORE(&slot->chain, (ggml_backend_sched_eval_callback)NULL);
+	GGMLVIZ_GGML__STORE(&slot->abort_chain, (ggml_abort_callback)NULL);
+	GGMLVIZ_GGML__STORE(&slot->n_threads, 0);
+	ggmlviz_ggml__release(slot);
+}
+
+/* ---- graph computations ---- */
+
+static uint32_t ggmlviz_ggml__n_nodes(struct ggml_cgraph *g)
+{
+	int n = ggml_graph_n_nodes(g);
+
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+/* A scheduler with one backend computes its graphs there; with several,
+ * the graph's backend is unknown (NULL). */
+static ggml_backend_t ggmlviz_ggml__sched_backend(ggml_backend_sched_t s)
+{
+	return ggml_backend_sched_get_n_backends(s) == 1 ? ggml_backend_sched_get_backend(s, 0)
+							   : NULL;
+}
+
+/* GRAPH_COMPUTE_BEGIN, after naming the backend the first time it is seen. */
+static void ggmlviz_ggml__graph_begin(struct ggml_cgraph *g, int n_threads, ggml_backend_t backend)
+{
+	if (backend && ggmlviz_is_active())
+		ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
+	ggmlviz_graph_begin(g, ggmlviz_ggml__n_nodes(g), n_threads > 0 ? (uint32_t)n_threads : 0,
+			    backend);
+}
+
+/* The graph's last run, then GRAPH_COMPUTE_END. */
+static void ggmlviz_ggml__graph_end(struct ggml_cgraph *g, int n_threads, ggml_backend_t backend)
+{
+	ggmlviz_nodes_flush();
+	ggmlviz_graph_end(g, ggmlviz_ggml__n_nodes(g), n_threads > 0 ? (uint32_t)n_threads : 0,
+			  backend);
+}
+
+enum ggml_status ggmlviz_ggml_sched_graph_compute(ggml_backend_sched_t s, struct ggml_cgraph *g)
+{
+	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(s);
+	int n_threads = slot ? GGMLVIZ_GGML__LOAD(&slot->n_threads) : 0;
+	ggml_backend_t backend = ggmlviz_ggml__sched_backend(s);
+	enum ggml_status status;
+
+	ggmlviz_ggml__graph_begin(g, n_threads, backend);
+	status = ggml_backend_sched_graph_compute(s, g);
+	ggmlviz_ggml__graph_end(g, n_threads, backend);
+	return status;
+}
+
+enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g,
+						    int n_threads)
+{
+	enum ggml_status status;
+
+	ggmlviz_ggml__graph_begin(g, n_threads, backend);
+	status = ggml_backend_graph_compute(backend, g);
+	ggmlviz_ggml__graph_end(g, n_threads, backend);
+	return status;
+}
+/** @endcond */
+
+#endif /* GGMLVIZ_GGML_IMPL_H */
