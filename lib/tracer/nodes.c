@@ -38,7 +38,7 @@ struct run {
 	ggmlviz_node_describe_fn describe;
 	void *user;
 	uint64_t session;
-	uint64_t first_stamp, last_ask_stamp; /* the run's first and last ask (raw stamps, clock.h) */
+	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 };
@@ -221,7 +221,6 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->describe = describe;
 	r->user = user;
 	r->session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
-	r->first_stamp = now;
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
 	r->open = 1;
 	s.first = ggmlviz__addr(node);
