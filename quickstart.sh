@@ -44,8 +44,8 @@ if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
 	examples/llama_trace --model demo.gguf --generate 32 --threads 2 --output "$trace"
 	step "where the time went, by phase: prompt processing and generation, per token"
 	tools/ggmlviz stats "$trace" --by phase
-	step "by op"
-	tools/ggmlviz stats "$trace" --by op --top 8
+	step "each generated token, by op"
+	tools/ggmlviz stats "$trace" --by op --phase generation --top 8
 	step "by layer"
 	tools/ggmlviz stats "$trace" --by layer
 	step "the same in a browser: one HTML file, nothing fetched"

@@ -122,6 +122,20 @@ rc, out, err = ggmlviz('stats', '--by', 'phase', trace)
 ok(rc == 0 and 'PER TOKEN' in out and 'TOKENS/S' in out and 'generation' in out,
    'stats --by phase text: per token and tokens/s', out[:400])
 
+# ---- stats --phase: only one phase's steps and ops ----
+for name, phase in (('prompt', 1), ('generation', 2)):
+    rc, out, err = ggmlviz('stats', '--phase', name, '-f', 'json', trace)
+    js = json.loads(out) if rc == 0 else {}
+    want_ops = sum(1 for o in ops if o[2] < len(steps) and steps[o[2]][3] == phase)
+    want_steps = [s for s in steps if s[3] == phase]
+    ok(js.get('ops') == want_ops and js.get('steps') == len(want_steps) and
+       js.get('tokens') == sum(s[2] for s in want_steps),
+       'stats --phase %s: its steps, tokens and ops only' % name,
+       '%s/%s ops, %s/%s steps' % (js.get('ops'), want_ops, js.get('steps'), len(want_steps)))
+rc, out, err = ggmlviz('stats', '--phase', 'generation', trace)
+ok(rc == 0 and '(generation)' in out and 'per token' in out,
+   'stats --phase generation: says so, with op time per token', out[:300])
+
 # ---- stats --by step ----
 rc, out, err = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)
 js = json.loads(out) if rc == 0 else {}

@@ -153,6 +153,8 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	struct key k;
 	struct cli_group *g;
 
+	if (a->phase && t->phase != a->phase)
+		return 0; /* --phase: another phase's, or outside every step */
 	add_span(a, t);
 	if (t->kind == GGMLVIZ_TIMING_GRAPH)
 		a->graphs++, a->graph_ns += t->duration_ns;

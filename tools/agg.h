@@ -79,6 +79,7 @@ double cli_group_gflops(const struct cli_group *g);
 
 struct cli_agg {
 	int by;                       /* enum cli_by */
+	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
 	struct cli_htab groups;
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
@@ -124,13 +125,14 @@ struct cli_group_opts {
 	int sort;     /* stats: enum cli_sort; diff: its own */
 	int format;   /* enum cli_format */
 	uint64_t top; /* groups shown, UINT64_MAX: all */
+	int phase;    /* --phase: 0 all, GGMLVIZ_PHASE_PROMPT, GGMLVIZ_PHASE_GENERATION */
 };
 
-#define CLI_GROUP_SHORTOPTS "b:s:n:f:"
+#define CLI_GROUP_SHORTOPTS "b:s:n:f:p:"
 #define CLI_GROUP_LONGOPTS                                                              \
 	{ "by", required_argument, NULL, 'b' }, { "sort", required_argument, NULL, 's' },   \
 	{ "top", required_argument, NULL, 'n' }, { "format", required_argument, NULL, 'f' }, \
-	{ "help", no_argument, NULL, 'h' }
+	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }
 
 /* Takes --by, --top, --format, and --sort among sorts; 0 or CLI_EXIT_USAGE. */
 int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,

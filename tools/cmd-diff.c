@@ -34,6 +34,7 @@ static const char help[] =
 	"  -s, --sort KEY     total (default: the biggest change of total time first),\n"
 	"                     mean (of the mean time), count, or name\n"
 	"  -n, --top N        show the first N groups only\n"
+	"  -p, --phase PHASE  only the steps of prompt or generation, and their ops\n"
 	"  -f, --format FMT   text (default), csv or json (times in integer ns; changes\n"
 	"                     in percent are null when A has no time for the group)\n"
 	"  -h, --help         show this help\n"
@@ -330,8 +331,7 @@ static int print(const struct cli_group_opts *opts, const struct cli_agg *agg[2]
 
 int cli_cmd_diff(int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT,
-					    UINT64_MAX };
+	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT, UINT64_MAX, 0 };
 	struct cli_agg a, b;
 	const struct cli_agg *both[2] = { &a, &b };
 	int first, sa, sb, status = cli_parse(&cmd, argc, argv, &opts, &first);
@@ -343,6 +343,7 @@ int cli_cmd_diff(int argc, char **argv)
 	paths[1] = argv[first + 1];
 	cli_agg_init(&a, opts.by);
 	cli_agg_init(&b, opts.by);
+	a.phase = b.phase = (uint32_t)opts.phase;
 	sa = cli_collect("diff", paths[0], &a);
 	sb = sa < 0 ? -1 : cli_collect("diff", paths[1], &b);
 	status = sa < 0 || sb < 0 ? CLI_EXIT_DAMAGED : print(&opts, both, paths);

@@ -38,6 +38,8 @@ static const char help[] =
 	"                     (biggest first), name, or order (layer 0, 1, ...; step 1,\n"
 	"                     2, ...: the default by layer, step and phase)\n"
 	"  -n, --top N        show the first N groups only\n"
+	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
+	"                     them (all: the default); with tokens, op time per token\n"
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
 	"  -h, --help         show this help\n"
@@ -122,13 +124,21 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 {
 	char b[2][32];
 
-	cli_out_printf(o, "%s: %llu ops in ", path, (unsigned long long)a->ops);
+	cli_out_printf(o, "%s%s: %llu ops in ", path,
+		       a->phase == GGMLVIZ_PHASE_PROMPT	      ? " (prompt)"
+		       : a->phase == GGMLVIZ_PHASE_GENERATION ? " (generation)"
+							      : "",
+		       (unsigned long long)a->ops);
 	if (a->steps)
 		cli_out_printf(o, "%llu steps (%llu tokens)%s", (unsigned long long)a->steps,
 			       (unsigned long long)a->tokens, a->graphs ? " and " : "");
 	if (a->graphs || !a->steps)
 		cli_out_printf(o, "%llu graphs", (unsigned long long)a->graphs);
-	cli_out_printf(o, "; op time %s, trace span %s\n", cli_fmt_ns((double)a->op_ns, b[0]),
+	cli_out_printf(o, "; op time %s", cli_fmt_ns((double)a->op_ns, b[0]));
+	if (a->tokens)
+		cli_out_printf(o, " (%s per token)",
+			       cli_fmt_ns((double)a->op_ns / (double)a->tokens, b[0]));
+	cli_out_printf(o, ", %s %s\n", a->phase ? "span of those steps" : "trace span",
 		       cli_fmt_ns(a->t_last > a->t_first ? (double)(a->t_last - a->t_first) : 0,
 				  b[1]));
 }
@@ -199,8 +209,7 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 
 int cli_cmd_stats(int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, -1,
-					    CLI_FORMAT_TEXT, UINT64_MAX };
+	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0 };
 	struct cli_agg a;
 	struct cli_out o;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
@@ -213,6 +222,7 @@ int cli_cmd_stats(int argc, char **argv)
 	if (cli_out_open(&o, "stats", NULL) < 0)
 		return CLI_EXIT_DAMAGED;
 	cli_agg_init(&a, opts.by);
+	a.phase = (uint32_t)opts.phase;
 	status = cli_collect("stats", argv[first], &a);
 	if (status < 0) {
 		cli_agg_free(&a);

@@ -27,6 +27,10 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 	case 'f':
 		return cli_parse_choice(cmd, "--format", arg, cli_format_names,
 					     &o->format);
+	case 'p': /* the order of enum ggmlviz_phase */
+		return cli_parse_choice(cmd, "--phase", arg,
+					(const char *const[]){ "all", "prompt", "generation", NULL },
+					&o->phase);
 	default:
 		return CLI_EXIT_USAGE;
 	}
