@@ -15,10 +15,17 @@
 #include "steps.h"
 #include "text.h"
 
+/* ,"key":v (every member but the first of an object). */
 static void json_u64(struct cli_out *o, const char *key, uint64_t v)
 {
-	cli_out_printf(o, "\"%s\":", key);
+	cli_out_printf(o, ",\"%s\":", key);
 	cli_out_u64(o, v);
+}
+
+static void json_double(struct cli_out *o, const char *key, double v)
+{
+	cli_out_printf(o, ",\"%s\":", key);
+	cli_json_double(o, v);
 }
 
 static void json_group(struct cli_out *o, const struct cli_agg *a,
@@ -26,25 +33,15 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 {
 	cli_out_str(o, "{\"name\":");
 	cli_json_str(o, g->name, g->name_len);
-	cli_out_char(o, ',');
 	json_u64(o, "count", g->d.count);
-	cli_out_char(o, ',');
 	json_u64(o, "total_ns", g->d.total);
-	cli_out_str(o, ",\"mean_ns\":");
-	cli_json_double(o, cli_group_mean(g));
-	cli_out_char(o, ',');
+	json_double(o, "mean_ns", cli_group_mean(g));
 	json_u64(o, "min_ns", g->d.min);
-	cli_out_char(o, ',');
 	json_u64(o, "p50_ns", g->p50);
-	cli_out_char(o, ',');
 	json_u64(o, "p95_ns", g->p95);
-	cli_out_char(o, ',');
 	json_u64(o, "max_ns", g->d.max);
-	cli_out_str(o, ",\"share\":");
-	cli_json_double(o, cli_group_share(a, g));
-	cli_out_str(o, ",\"gflops\":");
-	cli_json_double(o, g->flops_ns ? cli_group_gflops(g) : (double)NAN);
-	cli_out_char(o, ',');
+	json_double(o, "share", cli_group_share(a, g));
+	json_double(o, "gflops", g->flops_ns ? cli_group_gflops(g) : (double)NAN);
 	json_u64(o, "flops", g->flops);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
@@ -57,25 +54,19 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 
 	cli_out_str(o, "{\"file\":");
 	cli_json_cstr(o, path);
-	cli_out_printf(o, ",\"by\":\"%s\",", cli_by_names[a->by]);
+	cli_out_printf(o, ",\"by\":\"%s\"", cli_by_names[a->by]);
+	if (a->phase)
+		cli_out_printf(o, ",\"phase\":\"%s\"", a->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
+										  : "generation");
 	json_u64(o, "ops", a->ops);
-	cli_out_char(o, ',');
 	json_u64(o, "graphs", a->graphs);
-	cli_out_char(o, ',');
 	json_u64(o, "op_ns", a->op_ns);
-	cli_out_char(o, ',');
 	json_u64(o, "graph_ns", a->graph_ns);
-	cli_out_char(o, ',');
 	json_u64(o, "steps", a->steps);
-	cli_out_char(o, ',');
 	json_u64(o, "tokens", a->tokens);
-	cli_out_char(o, ',');
 	json_u64(o, "step_ns", a->step_ns);
-	cli_out_char(o, ',');
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
-	cli_out_char(o, ',');
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
-	cli_out_char(o, ',');
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
 	cli_out_str(o, ",\"quantile_max_relative_error\":0.015625,\"groups\":[");
 	for (size_t i = 0; i < n; i++) {
@@ -83,10 +74,9 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 			cli_out_char(o, ',');
 		json_group(o, a, a->sorted[i]);
 	}
-	cli_out_str(o, "],");
+	cli_out_char(o, ']');
 	json_u64(o, "groups_not_shown", a->n - n);
 	cli_out_printf(o, ",\"op_names_assumed\":%s", cli_op_names_assumed() ? "true" : "false");
 	cli_splits_json(o, a);
 	cli_out_str(o, "}");
 }
-
