@@ -66,6 +66,19 @@ else
 	"$GEN" "$T/real.ggmlviz" >/dev/null
 fi
 report real "$T/real.ggmlviz"
+# the table of one phase (the page's phase selector): the groups of stats --phase
+"$G" stats -f json --phase generation "$T/real.ggmlviz" >"$T/real.gen.json"
+"$PYTHON3" - "$T/real.html" "$T/real.gen.json" <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding='utf-8').read()
+data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S).group(1))
+want = json.load(open(sys.argv[2]))
+keys = ('name', 'count', 'total_ns', 'min_ns', 'p50_ns', 'p95_ns', 'max_ns')
+got = [[g[k] for k in keys] for g in data['by_op_generation']['groups']]
+sys.exit(0 if got == [[g[k] for k in keys] for g in want['groups']] and
+         data['by_op_generation']['tokens'] == want['tokens'] else 1)
+PY
+ok $? "report of real: the generation-only op table is stats --phase generation's"
 chrome --window-size=1400,1100 --screenshot="$T/real.png" "file://$T/real.html" >/dev/null
 [ "$(wc -c <"$T/real.png" 2>/dev/null || echo 0)" -gt 10000 ]
 ok $? "report of real: a screenshot is taken"

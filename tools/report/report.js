@@ -234,7 +234,8 @@
 				x1 = x0 + 1;
 			}
 			ctx.fillStyle = color(s);
-			ctx.fillRect(x0, y + 1, x1 - x0, ROW - 2);
+			/* a pixel's gap between slices wide enough to show where one ends */
+			ctx.fillRect(x0, y + 1, x1 - x0 > 3 ? x1 - x0 - 1 : x1 - x0, ROW - 2);
 			lastX = x1;
 			if (x1 - x0 > 40) {
 				ctx.fillStyle = s[0] === KIND.OP ? '#111' : '#fff';
@@ -377,10 +378,22 @@
 		['GFLOP/S', 'gflops', function (g) { return g.gflops; }, fmtGflops]
 	];
 
+	/* The op table, of every op or of one phase's (a phase's with its time per token). */
 	function opTable() {
-		var table = document.getElementById('ops'), groups = D.by_op.groups.slice();
+		var table = document.getElementById('ops'), agg = D.by_op, groups = agg.groups.slice();
 		var sortBy = 2, up = false;
+		var pick = document.getElementById('ops-phase'), note = document.getElementById('ops-note');
+		if (D.by_op.steps) {
+			pick.hidden = false;
+			pick.addEventListener('change', function () {
+				agg = { all: D.by_op, prompt: D.by_op_prompt, generation: D.by_op_generation }[pick.value];
+				groups = agg.groups.slice();
+				render();
+			});
+		}
 		function render() {
+			note.textContent = agg.ops + ' ops, ' + fmtNs(agg.op_ns) + (agg.tokens ? ' for ' +
+				agg.tokens + ' tokens: ' + fmtNs(agg.op_ns / agg.tokens) + ' of op time per token' : '');
 			table.textContent = '';
 			var head = el('tr');
 			COLUMNS.forEach(function (c, i) {
