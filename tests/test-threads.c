@@ -90,7 +90,8 @@ static int check_order(const struct ggmlviz_event *ev, void *arg)
 	return 0;
 }
 
-START_TEST(four_threads_lossless)
+/* Block mode: every event of every thread, in order; rings of `ring` events. */
+static void lossless(uint32_t ring, uint64_t per_thread)
 {
 	struct ggmlviz_config cfg;
 	struct ggmlviz_stats st;
@@ -100,21 +101,34 @@ START_TEST(four_threads_lossless)
 	tu_path(path, sizeof path, "lossless");
 	tu_config(&cfg, path);
 	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	cfg.buffer_events = ring;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	run_producers(p, THREADS, PER_THREAD);
+	run_producers(p, THREADS, per_thread);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	ggmlviz_get_stats(&st);
-	ck_assert_uint_eq(st.emitted, THREADS * (uint64_t)PER_THREAD);
-	ck_assert_uint_eq(st.written, THREADS * (uint64_t)PER_THREAD);
+	ck_assert_uint_eq(st.emitted, THREADS * per_thread);
+	ck_assert_uint_eq(st.written, THREADS * per_thread);
 	ck_assert_uint_eq(st.dropped, 0);
 	ck_assert_uint_eq(st.threads, THREADS);
 	ck_assert_int_eq(tu_each(path, check_order, &o), 0);
 	ck_assert_uint_eq(o.errors, 0);
 	for (int i = 0; i < THREADS; i++) {
-		ck_assert_uint_eq(o.marks[i], PER_THREAD);
-		ck_assert_uint_eq(o.next[i], PER_THREAD);
+		ck_assert_uint_eq(o.marks[i], per_thread);
+		ck_assert_uint_eq(o.next[i], per_thread);
 	}
 	unlink(path);
+}
+
+START_TEST(four_threads_lossless)
+{
+	lossless(65536, PER_THREAD);
+}
+END_TEST
+
+/* 1 KiB rings: every thread sleeps for room again and again, and is woken. */
+START_TEST(four_threads_lossless_in_small_rings)
+{
+	lossless(16, PER_THREAD / 10);
 }
 END_TEST
 
@@ -213,6 +227,8 @@ START_TEST(stop_and_start_under_load)
 		tu_path(path, sizeof path, "restart");
 		tu_config(&cfg, path);
 		cfg.buffer_events = round % 2 ? 1024 : 4096; /* rings resized while their threads run */
+		if (round % 4 >= 2) /* threads asleep for room when the stop comes */
+			cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
 		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 		usleep(5000);
 		ck_assert_int_eq(ggmlviz_stop(), 0);
@@ -242,6 +258,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, four_threads_lossless);
+	tcase_add_test(tc, four_threads_lossless_in_small_rings);
 	tcase_add_test(tc, four_threads_with_drops);
 	tcase_add_test(tc, threads_come_and_go);
 	tcase_add_test(tc, stop_and_start_under_load);

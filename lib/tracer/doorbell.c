@@ -1,7 +1,8 @@
 /*
- * The writer's doorbell (see doorbell.h): a futex word counting rings, and
- * a flag saying whether the writer sleeps, so that a ring makes a system
- * call only when there is someone to wake.
+ * The writer's doorbell (see doorbell.h), and the producers' bell for
+ * room: each a futex word counting rings and a count of the threads that
+ * sleep on it, so that ringing makes a system call only when there is
+ * someone to wake.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,32 +17,65 @@
 
 #include "doorbell.h"
 
-static _Atomic uint32_t rings;
-static _Atomic int sleeping;
+/* A futex word that counts events, and how many threads sleep on it. */
+struct bell {
+	_Atomic uint32_t word;
+	_Atomic int sleepers;
+};
+
+static struct bell writer_bell; /* producers ring it, the writer sleeps on it */
+static struct bell room_bell;   /* passes ring it, producers waiting for room sleep on it */
 static _Atomic uint64_t wakeups;
+
+/* Counts an event, and wakes up to n sleepers with a system call only if there are any. */
+static void bell_ring(struct bell *b, int n)
+{
+	atomic_fetch_add_explicit(&b->word, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst))
+		syscall(SYS_futex, &b->word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* Sleeps up to ns unless the word moved on from token. */
+static void bell_wait(struct bell *b, uint32_t token, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
+	/* a ring between the token and here changed the word: the wait returns at once */
+	if (atomic_load_explicit(&b->word, memory_order_seq_cst) == token)
+		syscall(SYS_futex, &b->word, FUTEX_WAIT_PRIVATE, token, &ts, NULL, 0);
+	atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_seq_cst);
+}
 
 void ggmlviz__doorbell_ring(void)
 {
-	atomic_fetch_add_explicit(&rings, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&sleeping, memory_order_seq_cst))
-		syscall(SYS_futex, &rings, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	bell_ring(&writer_bell, 1);
 }
 
 uint32_t ggmlviz__doorbell_token(void)
 {
-	return atomic_load_explicit(&rings, memory_order_seq_cst);
+	return atomic_load_explicit(&writer_bell.word, memory_order_seq_cst);
 }
 
 void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-
-	atomic_store_explicit(&sleeping, 1, memory_order_seq_cst);
-	/* a ring between the token and here changed the word: the wait returns at once */
-	if (atomic_load_explicit(&rings, memory_order_seq_cst) == token)
-		syscall(SYS_futex, &rings, FUTEX_WAIT_PRIVATE, token, &ts, NULL, 0);
-	atomic_store_explicit(&sleeping, 0, memory_order_seq_cst);
+	bell_wait(&writer_bell, token, ns);
 	atomic_fetch_add_explicit(&wakeups, 1, memory_order_relaxed);
+}
+
+uint32_t ggmlviz__doorbell_room_token(void)
+{
+	return atomic_load_explicit(&room_bell.word, memory_order_seq_cst);
+}
+
+void ggmlviz__doorbell_room_wait(uint32_t token, uint64_t ns)
+{
+	bell_wait(&room_bell, token, ns);
+}
+
+void ggmlviz__doorbell_room_made(void)
+{
+	bell_ring(&room_bell, INT32_MAX);
 }
 
 uint64_t ggmlviz__doorbell_wakeups(void)

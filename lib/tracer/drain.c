@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "doorbell.h"
 #include "drain.h"
 #include "format/codec.h"
 #include "format/record.h"
@@ -360,6 +361,7 @@ void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 		return; /* a crash handler has taken the writer over */
 	snapshot(w);
 	drain_rings(w, final);
+	ggmlviz__doorbell_room_made(); /* producers that wait for room */
 	ggmlviz__pace_passed(w);
 	release_exited(w);
 	atomic_store(&w->busy, 0);

@@ -166,16 +166,21 @@ static void ring_bell(struct ggmlviz__ring *r, uint32_t need)
 	r->bell = r->pos + need + r->bell_step;
 }
 
-/* GGMLVIZ_OVERFLOW_BLOCK: wait for the writer; give up once tracing stops. */
+/*
+ * GGMLVIZ_OVERFLOW_BLOCK: wake the writer and sleep until a pass makes room
+ * (doorbell.h); the timeout only bounds how late a stop is seen.
+ */
 static int wait_room(struct ggmlviz__ring *r, uint32_t need)
 {
-	const struct timespec pause = { 0, 20000 };
-
 	while (!room(r, need)) {
+		uint32_t token = ggmlviz__doorbell_room_token();
+
 		if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
 			return 0;
+		if (room(r, need))
+			break; /* a pass ended between the look and the token */
 		ggmlviz__doorbell_ring();
-		nanosleep(&pause, NULL);
+		ggmlviz__doorbell_room_wait(token, 1000000u);
 	}
 	return 1;
 }
