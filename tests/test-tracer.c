@@ -810,7 +810,10 @@ END_TEST
 /* Each MARK's value is its index; its time must lie between the realtime
  * clock read just before and just after it. */
 #define MARKS 40
-static uint64_t mark_before[MARKS], mark_after[MARKS];
+#define BURST 20000
+static uint64_t mark_before[BURST], mark_after[BURST];
+static uint64_t marks_checked; /* how many of mark_before/after hold marks */
+static uint64_t last_mark_ts;  /* of the mark read before: marks come in order */
 
 static int check_mark_time(const struct ggmlviz_event *ev, void *arg)
 {
@@ -820,7 +823,11 @@ static int check_mark_time(const struct ggmlviz_event *ev, void *arg)
 
 	if (ev->type != GGMLVIZ_EVENT_MARK)
 		return 0;
-	ck_assert_uint_lt(i, MARKS);
+	ck_assert_uint_lt(i, marks_checked);
+	ck_assert_uint_eq(i, (uint64_t)*checked);
+	ck_assert_msg(i == 0 || ev->timestamp_ns >= last_mark_ts, "mark %llu before mark %llu",
+		      (unsigned long long)i, (unsigned long long)i - 1);
+	last_mark_ts = ev->timestamp_ns;
 	ck_assert_msg(ev->timestamp_ns + slack >= mark_before[i] &&
 		      ev->timestamp_ns <= mark_after[i] + slack,
 		      "mark %llu at %llu, outside [%llu, %llu]", (unsigned long long)i,
@@ -830,28 +837,67 @@ static int check_mark_time(const struct ggmlviz_event *ev, void *arg)
 	return 0;
 }
 
-START_TEST(timestamps_follow_the_clock)
+/* A session whose writer passes every flush_ms, for n marks. */
+static void start_marks(const char *name, uint32_t flush_ms, uint64_t n)
 {
 	struct ggmlviz_config cfg;
-	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+	tu_path(path, sizeof path, name);
+	tu_config(&cfg, path);
+	cfg.flush_interval_ms = flush_ms;
+	marks_checked = n;
+	start_with(&cfg);
+}
+
+/* Mark i, between two reads of the realtime clock. */
+static void clocked_mark(int i)
+{
+	mark_before[i] = realtime_ns();
+	ggmlviz_mark("tick", (uint64_t)i);
+	mark_after[i] = realtime_ns();
+}
+
+/* Stops, and checks the n marks of the session against the clock (check_mark_time). */
+static void stop_and_check_marks(int n)
+{
 	int checked = 0;
+
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each(path, check_mark_time, &checked), 0);
+	ck_assert_int_eq(checked, n);
+	unlink(path);
+}
+
+START_TEST(timestamps_follow_the_clock)
+{
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
 
 	/* marks 10 ms apart over many writer passes (2 ms each): every one of
 	 * them converted by the points taken between, against the realtime clock */
-	tu_path(path, sizeof path, "clock");
-	tu_config(&cfg, path);
-	cfg.flush_interval_ms = 2;
-	start_with(&cfg);
+	start_marks("clock", 2, MARKS);
 	for (int i = 0; i < MARKS; i++) {
-		mark_before[i] = realtime_ns();
-		ggmlviz_mark("tick", (uint64_t)i);
-		mark_after[i] = realtime_ns();
+		clocked_mark(i);
 		nanosleep(&pause, NULL);
 	}
-	ck_assert_int_eq(ggmlviz_stop(), 0);
-	ck_assert_int_eq(tu_each(path, check_mark_time, &checked), 0);
-	ck_assert_int_eq(checked, MARKS);
-	unlink(path);
+	stop_and_check_marks(MARKS);
+}
+END_TEST
+
+/*
+ * Marks close together while the writer passes every millisecond: a
+ * pass converts runs of stamps at one rate (clock.h), and a run crosses the
+ * calibration points taken between passes; every mark in order and between
+ * the realtime clock read around it. 2 us apart: 40 ms, some 40 passes.
+ */
+START_TEST(burst_timestamps_follow_the_clock)
+{
+	start_marks("burst", 1, BURST);
+	for (int i = 0; i < BURST; i++) {
+		clocked_mark(i);
+		while (realtime_ns() < mark_before[i] + 2000)
+			;
+	}
+	stop_and_check_marks(BURST);
 }
 END_TEST
 
@@ -900,6 +946,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
 	tcase_add_test(tc, timestamps_follow_the_clock);
+	tcase_add_test(tc, burst_timestamps_follow_the_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

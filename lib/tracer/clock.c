@@ -116,6 +116,27 @@ uint64_t ggmlviz__clock_to_ns(uint64_t stamp)
 	return from_point(point(segment(stamp)), stamp) + ggmlviz__state.clock_offset;
 }
 
+void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s)
+{
+	unsigned i, p;
+
+	if (!ggmlviz__state.use_tsc) {
+		*s = (struct ggmlviz__clock_span){ 0, UINT64_MAX, ggmlviz__state.clock_offset,
+						   (uint64_t)1 << 32 };
+		return;
+	}
+	i = segment(stamp);
+	p = point(i);
+	if (stamp < cal.stamp[p]) { /* before the oldest point: this stamp alone */
+		*s = (struct ggmlviz__clock_span){ stamp, stamp + 1, ggmlviz__clock_to_ns(stamp), 0 };
+		return;
+	}
+	s->from = cal.stamp[p];
+	s->to = i + 1 < cal.n ? cal.stamp[point(i + 1)] : UINT64_MAX;
+	s->base_ns = cal.ns[p] + ggmlviz__state.clock_offset;
+	s->mult = cal.mult[p];
+}
+
 const char *ggmlviz__clock_name(void)
 {
 	return ggmlviz__state.use_tsc ? "the CPU's invariant time-stamp counter" : "clock_gettime";

@@ -31,6 +31,27 @@ void ggmlviz__clock_calibrate(void);
 /* Nanoseconds since the Unix epoch of a raw stamp. */
 uint64_t ggmlviz__clock_to_ns(uint64_t stamp);
 
+/*
+ * A stretch of stamps that convert at one rate: [from, to) gives
+ * base_ns + (stamp - from) * mult / 2^32, nanoseconds since the epoch. The
+ * writer finds one per run of records and converts the rest of the run
+ * with a multiply, since stamps of one thread come in order.
+ */
+struct ggmlviz__clock_span {
+	uint64_t from, to, base_ns, mult;
+};
+
+/* The stretch that holds stamp. */
+void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s);
+
+/* Nanoseconds since the epoch of a stamp in [s->from, s->to). */
+static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *s, uint64_t stamp)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
+}
+
 /* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
 const char *ggmlviz__clock_name(void);
 

@@ -34,12 +34,16 @@ static void resync(const struct ggmlviz__ring *r, uint64_t pos, unsigned from, u
 		r->buf[(pos + k) & r->mask] = whole[k];
 }
 
-/* The record at pos gets nanoseconds for its raw stamp. */
-static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos)
+/* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
+static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
+			  struct ggmlviz__clock_span *cs)
 {
 	uint8_t *whole = r->buf + (pos & r->mask);
+	uint64_t stamp = get_u64(whole + REC_TIMESTAMP);
 
-	put_u64(whole + REC_TIMESTAMP, ggmlviz__clock_to_ns(get_u64(whole + REC_TIMESTAMP)));
+	if (stamp < cs->from || stamp >= cs->to)
+		ggmlviz__clock_span_of(stamp, cs);
+	put_u64(whole + REC_TIMESTAMP, ggmlviz__clock_span_ns(cs, stamp));
 	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
 }
 
@@ -83,6 +87,7 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 			    uint64_t limit, uint64_t max_bytes, int convert,
 			    struct ggmlviz__scan *sc)
 {
+	struct ggmlviz__clock_span cs = { 1, 0, 0, 0 }; /* holds no stamp */
 	uint64_t pos = from;
 
 	memset(sc, 0, sizeof *sc);
@@ -96,7 +101,7 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 		if (pos > from && pos + size - from > max_bytes)
 			break;
 		if (convert)
-			convert_stamp(r, pos);
+			convert_stamp(r, pos, &cs);
 		if (convert && ggmlviz__state.anonymize)
 			anonymize(r, pos);
 		sc->events += (uint64_t)!note;
