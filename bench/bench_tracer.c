@@ -4,9 +4,9 @@
  * Prints ns per recorded event (op begin + end with a 13-byte label) on 1
  * and 2 threads, as ratios to one clock_gettime() and one rdtsc measured in
  * each round, the instructions per event where perf_event_open allows, ns per
- * call when tracing is not started, how often the tracer's threads wake
- * in a session where nothing happens, and sustained events per second into
- * a file, with what was dropped. Usage: bench_tracer [DIR] (default $TMPDIR
+ * call when tracing is not started, and how often the tracer's threads wake
+ * in a session where nothing happens (the writer's throughput:
+ * bench_writer). Usage: bench_tracer [DIR] (default $TMPDIR
  * or /tmp); the trace files are deleted afterwards. bench_tracer
  * --emit-only N only records 2N pairs, for bench/insns.sh.
  *
@@ -36,7 +36,7 @@
  * pause while the writer drains it. The ring stays in the CPU's caches, as
  * it does in an application that drains at least every millisecond; a ring
  * far larger than the caches would measure this machine's memory bandwidth
- * instead (see the sustained figures).
+ * instead (bench_writer measures floods).
  */
 #define PAIRS 50000
 #define MEASURE_RING (1u << 18)
@@ -185,166 +185,6 @@ static double not_started(void)
 	return bench_median(s, RUNS);
 }
 
-/* One run emitting as fast as possible for `seconds`. */
-static void offer(uint32_t buffer_events, double seconds, struct ggmlviz_stats *st, double *secs)
-{
-	uint64_t t0, elapsed;
-
-	start(buffer_events, 0);
-	t0 = bench_now_ns();
-	do
-		emit_pairs(1000);
-	while ((elapsed = bench_now_ns() - t0) < (uint64_t)(seconds * 1e9));
-	ggmlviz_stop();
-	ggmlviz_get_stats(st);
-	*secs = (double)elapsed / 1e9;
-	unlink(path);
-}
-
-/* Emits at `rate` events per second for `seconds` (paced in bursts of 2000). */
-static void paced(uint32_t buffer_events, double rate, double seconds, struct ggmlviz_stats *st)
-{
-	uint64_t t0, sent = 0, total = (uint64_t)(rate * seconds);
-
-	start(buffer_events, 0);
-	t0 = bench_now_ns();
-	while (sent < total) {
-		while ((double)(bench_now_ns() - t0) * rate / 1e9 < (double)sent)
-			;
-		emit_pairs(1000);
-		sent += 2000;
-	}
-	ggmlviz_stop();
-	ggmlviz_get_stats(st);
-	unlink(path);
-}
-
-/*
- * The target: 20 M events/s offered for 1 s, nothing dropped. After one
- * untimed run (fresh page-cache memory costs this VM a first touch), five
- * runs: how many lost nothing, and the median written.
- */
-static void paced_series(uint32_t buffer_events, const char *what)
-{
-	struct ggmlviz_stats st;
-	double written[5], lost[5];
-	int clean = 0;
-
-	paced(buffer_events, 20e6, 1.0, &st);
-	for (int i = 0; i < 5; i++) {
-		paced(buffer_events, 20e6, 1.0, &st);
-		written[i] = (double)st.written / 1e6;
-		lost[i] = 100.0 * (double)st.dropped / (double)st.emitted;
-		clean += st.dropped == 0;
-	}
-	printf("paced at 20 M events/s for 1 s, %s: %d of 5 runs dropped nothing; median %.2f M "
-	       "written, %.3f%% dropped\n", what, clean, bench_median(written, 5),
-	       bench_median(lost, 5));
-}
-
-/*
- * Sustained rate into a file: the median of 3 runs, after one untimed run
- * of the same volume (a fresh VM pays a first touch for every new page of
- * page cache, which is the machine's cost, not the tracer's).
- */
-static void sustained(const char *what, uint32_t buffer_events, double seconds)
-{
-	struct ggmlviz_stats st[3];
-	double secs, offered[3], written[3], lost[3], mbps[3];
-
-	offer(buffer_events, seconds, &st[0], &secs);
-	for (int i = 0; i < 3; i++) {
-		offer(buffer_events, seconds, &st[i], &secs);
-		offered[i] = (double)st[i].emitted / secs / 1e6;
-		written[i] = (double)st[i].written / secs / 1e6;
-		lost[i] = 100.0 * (double)st[i].dropped / (double)st[i].emitted;
-		mbps[i] = (double)st[i].bytes_written / secs / 1e6;
-	}
-	printf("sustained, %s: %.1f M events/s offered, %.1f M/s written, %.2f%% dropped, "
-	       "%.0f MB/s to the file (medians of 3 runs of %.1f s)\n", what,
-	       bench_median(offered, 3), bench_median(written, 3), bench_median(lost, 3),
-	       bench_median(mbps, 3), seconds);
-}
-
-/*
- * The page cache's own write bandwidth, to the same folder: write() of
- * 1 MiB batches (what the writer hands the kernel per pass, at most) for
- * `seconds`, after one untimed run; MB/s, median of 3.
- */
-static double page_cache_mbps(double seconds)
-{
-	static char buf[1u << 20];
-	double mbps[3];
-	char file[4200];
-
-	snprintf(file, sizeof file, "%s.pagecache", path);
-	memset(buf, 0x5a, sizeof buf);
-	for (int i = -1; i < 3; i++) {
-		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		uint64_t t0 = bench_now_ns(), bytes = 0;
-
-		if (fd < 0)
-			return -1;
-		while (bench_now_ns() - t0 < (uint64_t)(seconds * 1e9))
-			if (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf)
-				bytes += sizeof buf;
-		close(fd);
-		unlink(file);
-		if (i >= 0)
-			mbps[i] = (double)bytes / ((double)(bench_now_ns() - t0) / 1e9) / 1e6;
-	}
-	return bench_median(mbps, 3);
-}
-
-struct flood_thread {
-	pthread_t thread;
-	double seconds;
-};
-
-static void *flood_main(void *arg)
-{
-	const struct flood_thread *f = arg;
-	uint64_t t0 = bench_now_ns();
-
-	while (bench_now_ns() - t0 < (uint64_t)(f->seconds * 1e9))
-		emit_pairs(1000);
-	return NULL;
-}
-
-/*
- * n producer threads emitting as fast as they can for 1 s, ring of 2^20
- * events: events written per second (until stop has drained everything),
- * dropped, and the writer's bandwidth against the page cache's.
- */
-static void flood(int n, double cache_mbps)
-{
-	struct flood_thread t[64];
-	struct ggmlviz_stats st;
-	uint64_t t0, ns;
-
-	if (n > 64)
-		n = 64;
-	start(1u << 20, 0);
-	t0 = bench_now_ns();
-	for (int i = 0; i < n; i++) {
-		t[i].seconds = 1.0;
-		pthread_create(&t[i].thread, NULL, flood_main, &t[i]);
-	}
-	for (int i = 0; i < n; i++)
-		pthread_join(t[i].thread, NULL);
-	ggmlviz_stop();
-	ns = bench_now_ns() - t0;
-	ggmlviz_get_stats(&st);
-	unlink(path);
-	printf("flood, %d producer threads, ring of 2^20 events: %.1f M events/s offered, %.1f M/s "
-	       "written, %.2f%% dropped; the writer %.0f MB/s = %.2fx the page cache's %.0f MB/s\n",
-	       n, (double)st.emitted / ((double)ns / 1e9) / 1e6,
-	       (double)st.written / ((double)ns / 1e9) / 1e6,
-	       100.0 * (double)st.dropped / (double)st.emitted,
-	       (double)st.bytes_written / ((double)ns / 1e9) / 1e6,
-	       (double)st.bytes_written / ((double)ns / 1e9) / 1e6 / cache_mbps, cache_mbps);
-}
-
 /* Context switches (voluntary and not) of the process's threads named name. */
 static uint64_t switches_of(const char *name)
 {
@@ -411,7 +251,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 && argv[1][0] != '-' ? argv[1] : getenv("TMPDIR");
 	struct round one, two;
-	double off, cache, insns;
+	double off, insns;
 
 	snprintf(path, sizeof path, "%s/bench-tracer-%ld.ggmlviz", dir ? dir : "/tmp", (long)getpid());
 	if (argc > 2 && !strcmp(argv[1], "--emit-only"))
@@ -435,17 +275,6 @@ int main(int argc, char **argv)
 	printf("not started: %.2f ns per call\n", off);
 	printf("idle session (nothing emitted, flush interval 100 ms): %.1f wake-ups/s of the "
 	       "tracer's threads\n", idle_wakeups());
-	sustained("default ring (65536 events)", 65536, 1.0);
-	sustained("ring of 2^20 events", 1u << 20, 1.0);
-	paced_series(1u << 16, "default ring (2^16 events)");
-	paced_series(1u << 20, "ring of 2^20 events");
-	cache = page_cache_mbps(1.0);
-	printf("the page cache's own write bandwidth (write() of 1 MiB to the same folder): %.0f "
-	       "MB/s = %.1f M events of 64 bytes/s\n", cache, cache / 64);
-	flood(1, cache);
-	flood(4, cache);
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 4)
-		flood((int)sysconf(_SC_NPROCESSORS_ONLN), cache);
 	unlink(path);
 	return 0;
 }
