@@ -1,8 +1,7 @@
 /*
- * The writer's doorbell (see doorbell.h), and the producers' bell for
- * room: each a futex word counting rings and a count of the threads that
- * sleep on it, so that ringing makes a system call only when there is
- * someone to wake.
+ * The writer's doorbell (see doorbell.h), on a bell: a futex word counting
+ * rings and a count of the threads that sleep on it, so that ringing makes
+ * a system call only when there is someone to wake.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -17,26 +16,22 @@
 
 #include "doorbell.h"
 
-/* A futex word that counts events, and how many threads sleep on it. */
-struct bell {
-	_Atomic uint32_t word;
-	_Atomic int sleepers;
-};
-
-static struct bell writer_bell; /* producers ring it, the writer sleeps on it */
-static struct bell room_bell;   /* passes ring it, producers waiting for room sleep on it */
+static struct ggmlviz__bell writer_bell; /* producers ring it, the writer sleeps on it */
 static _Atomic uint64_t wakeups;
 
-/* Counts an event, and wakes up to n sleepers with a system call only if there are any. */
-static void bell_ring(struct bell *b, int n)
+void ggmlviz__bell_ring(struct ggmlviz__bell *b, int n)
 {
 	atomic_fetch_add_explicit(&b->word, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst))
 		syscall(SYS_futex, &b->word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-/* Sleeps up to ns unless the word moved on from token. */
-static void bell_wait(struct bell *b, uint32_t token, uint64_t ns)
+uint32_t ggmlviz__bell_token(struct ggmlviz__bell *b)
+{
+	return atomic_load_explicit(&b->word, memory_order_seq_cst);
+}
+
+void ggmlviz__bell_wait(struct ggmlviz__bell *b, uint32_t token, uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 
@@ -49,33 +44,18 @@ static void bell_wait(struct bell *b, uint32_t token, uint64_t ns)
 
 void ggmlviz__doorbell_ring(void)
 {
-	bell_ring(&writer_bell, 1);
+	ggmlviz__bell_ring(&writer_bell, 1);
 }
 
 uint32_t ggmlviz__doorbell_token(void)
 {
-	return atomic_load_explicit(&writer_bell.word, memory_order_seq_cst);
+	return ggmlviz__bell_token(&writer_bell);
 }
 
 void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns)
 {
-	bell_wait(&writer_bell, token, ns);
+	ggmlviz__bell_wait(&writer_bell, token, ns);
 	atomic_fetch_add_explicit(&wakeups, 1, memory_order_relaxed);
-}
-
-uint32_t ggmlviz__doorbell_room_token(void)
-{
-	return atomic_load_explicit(&room_bell.word, memory_order_seq_cst);
-}
-
-void ggmlviz__doorbell_room_wait(uint32_t token, uint64_t ns)
-{
-	bell_wait(&room_bell, token, ns);
-}
-
-void ggmlviz__doorbell_room_made(void)
-{
-	bell_ring(&room_bell, INT32_MAX);
 }
 
 uint64_t ggmlviz__doorbell_wakeups(void)

@@ -5,11 +5,10 @@
  * atomic increment, and a system call only when the writer sleeps. It
  * calls nothing of the tracer, so any part may ring it.
  *
- * The other way round, producers in GGMLVIZ_OVERFLOW_BLOCK mode sleep on
- * the writer's passes: each pass that moved tails says so, waking them
- * (a system call only when one waits), so that a full ring costs its
- * thread one sleep until room is made rather than a poll that takes the
- * CPU the writer needs.
+ * The bell underneath serves the other way round too: a producer in
+ * GGMLVIZ_OVERFLOW_BLOCK mode sleeps on its ring's bell, which the writer
+ * rings as it gives the ring's room back, so that a full ring costs its
+ * thread one sleep rather than a poll that takes the CPU the writer needs.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +17,21 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+
+/* A futex word that counts rings, and how many threads sleep on it. */
+struct ggmlviz__bell {
+	_Atomic uint32_t word;
+	_Atomic int sleepers;
+};
+
+/* Counts a ring, and wakes up to n sleepers (a system call only if there are any). */
+void ggmlviz__bell_ring(struct ggmlviz__bell *b, int n);
+
+/* What the bell says now: read it, then look for what you wait for, then wait with it. */
+uint32_t ggmlviz__bell_token(struct ggmlviz__bell *b);
+
+/* Sleeps up to ns unless the bell rang since token was read. */
+void ggmlviz__bell_wait(struct ggmlviz__bell *b, uint32_t token, uint64_t ns);
 
 /* Wakes the writer if it sleeps. */
 void ggmlviz__doorbell_ring(void);
@@ -30,15 +44,6 @@ uint32_t ggmlviz__doorbell_token(void);
 
 /* Sleeps up to ns unless the doorbell rang since token was read. */
 void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns);
-
-/* What the writer's passes say now: read it, then look for room, then wait with it. */
-uint32_t ggmlviz__doorbell_room_token(void);
-
-/* Sleeps up to ns unless a pass made room since token was read. */
-void ggmlviz__doorbell_room_wait(uint32_t token, uint64_t ns);
-
-/* A pass moved tails: wakes every producer waiting for room. */
-void ggmlviz__doorbell_room_made(void);
 
 /* Wake-ups of the writer so far (for the counters and the benchmark). */
 uint64_t ggmlviz__doorbell_wakeups(void);

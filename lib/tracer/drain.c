@@ -1,8 +1,9 @@
 /*
- * One pass of the writer: snapshot the rings, count and plan what each
- * holds, write it all with one writev(2) batch (what fits of it, when the
- * write fails: salvage.c), then release the rings of threads that are
- * gone. Also the closing TRACE_END.
+ * One pass of the writer: snapshot the rings, then batch after batch of
+ * rings (about a megabyte each), count and plan what each holds, write it
+ * with one writev(2) (what fits of it, when the write fails: salvage.c)
+ * and give the rings' room back; then release the rings of threads that
+ * are gone. Also the closing TRACE_END.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "doorbell.h"
 #include "drain.h"
 #include "format/codec.h"
 #include "format/record.h"
@@ -32,6 +32,13 @@
 #include "span.h"
 #include "state.h"
 
+/*
+ * A pass writes its rings in batches of about this many bytes, each settled
+ * as soon as it is written: a producer waiting for room goes on while the
+ * writer writes the next batch (of its ring or the next ones), and rings
+ * with little in them share one writev(2).
+ */
+#define BATCH_BYTES ((uint64_t)1 << 20)
 /* Bytes of writer records per ring per pass: THREAD_NAME and DROPPED. */
 #define META_PER_RING (GGMLVIZ_LABELED_RECORD_SIZE + 16 + GGMLVIZ_RECORD_SIZE)
 #define IOV_PER_RING 4
@@ -222,17 +229,28 @@ static void reach_cap(struct ggmlviz__writer *w)
 		     "max_events (%" PRIu64 ") reached: recording stopped", w->max_events);
 }
 
-/* Counts one ring's records and queues what goes to the file. */
+/* Whether this batch takes the rest of the pass ring. */
+static int ring_done(const struct ggmlviz__pass_ring *p)
+{
+	return p->upto == p->head;
+}
+
+/*
+ * Counts one ring's records, as far as max_bytes, and queues what goes to
+ * the file; adds its events to *planned and returns the bytes queued.
+ */
 static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p, int final,
-			  uint64_t planned)
+			  uint64_t *planned, uint64_t max_bytes)
 {
 	struct ggmlviz__ring *r = p->ring;
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	struct ggmlviz__scan kept, thrown;
-	uint64_t cut = ggmlviz__span_scan(r, tail, p->head, allowance(w, planned), UINT64_MAX, 1,
-					  &kept);
+	uint64_t limit = allowance(w, *planned);
+	struct ggmlviz__scan kept, thrown = { 0, 0, 0 };
+	uint64_t cut = ggmlviz__span_scan(r, tail, p->head, limit, max_bytes, 1, &kept);
 
-	ggmlviz__span_scan(r, cut, p->head, UINT64_MAX, UINT64_MAX, 0, &thrown);
+	/* stopped by max_bytes: the rest is the next batch's; by max_events: thrown away */
+	p->upto = cut < p->head && kept.events < limit ? cut : p->head;
+	ggmlviz__span_scan(r, cut, p->upto, UINT64_MAX, UINT64_MAX, 0, &thrown);
 	p->cut = cut;
 	p->events = p->written = kept.events;
 	p->notes = p->notes_written = kept.notes;
@@ -244,9 +262,10 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	if (cut > tail && !r->named)
 		add_thread_name(w, r, tail);
 	ggmlviz__span_add(w, r, tail, cut);
-	if (p->exited || final)
+	if (ring_done(p) && (p->exited || final))
 		add_drop_note(w, p);
-	return p->events;
+	*planned += p->events;
+	return cut - tail;
 }
 
 /* A write failed: its events are dropped, and the next pass tries again. */
@@ -268,12 +287,15 @@ static void succeed(struct ggmlviz__writer *w)
 	ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO, "writing the trace works again");
 }
 
-/* Moves tails and counters once the batch is written, whole or in part. */
-static void settle(struct ggmlviz__writer *w, int meta_ok)
+/*
+ * Moves the tails and counters of pass rings [first, end) once their batch
+ * is written, whole or in part, and wakes a producer waiting for room.
+ */
+static void settle(struct ggmlviz__writer *w, size_t first, size_t end, int meta_ok)
 {
 	if (meta_ok)
 		atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
-	for (size_t i = 0; i < w->n_pass; i++) {
+	for (size_t i = first; i < end; i++) {
 		struct ggmlviz__pass_ring *p = &w->pass[i];
 		struct ggmlviz__ring *r = p->ring;
 		uint64_t lost = p->discarded + (p->events - p->written);
@@ -285,7 +307,8 @@ static void settle(struct ggmlviz__writer *w, int meta_ok)
 		w->events += p->written;
 		if (lost)
 			atomic_fetch_add_explicit(&r->discarded, lost, memory_order_release);
-		atomic_store_explicit(&r->tail, p->head, memory_order_release);
+		atomic_store_explicit(&r->tail, p->upto, memory_order_release);
+		ggmlviz__bell_ring(&r->room, 1);
 	}
 }
 
@@ -314,45 +337,59 @@ static void release_exited(struct ggmlviz__writer *w)
  * must be said now (their thread is gone, or the session ends), in the room
  * salvage kept.
  */
-static void note_losses(struct ggmlviz__writer *w, int final)
+static void note_losses(struct ggmlviz__writer *w, size_t first, size_t end, int final)
 {
 	w->n_iov = 0;
 	w->meta_len = 0;
 	w->meta_records = 0;
-	for (size_t i = 0; i < w->n_pass; i++) {
+	for (size_t i = first; i < end; i++) {
 		w->pass[i].discarded = 0; /* settled: counted in the ring now */
-		if (w->pass[i].exited || final)
+		if (ring_done(&w->pass[i]) && (w->pass[i].exited || final))
 			add_drop_note(w, &w->pass[i]);
 	}
 	if (w->n_iov == 0 || ggmlviz__output_append(w, w->iov, w->n_iov) < 0)
 		return;
 	atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
-	for (size_t i = 0; i < w->n_pass; i++)
+	for (size_t i = first; i < end; i++)
 		commit_note(&w->pass[i]);
 }
 
-/* Plans, writes and settles the rings of w->pass; the pass's core. */
-static void drain_rings(struct ggmlviz__writer *w, int final)
+/*
+ * Plans, writes and settles a batch of about BATCH_BYTES, from pass ring
+ * first on (a busy ring's records may take several batches); returns the
+ * pass ring the next batch starts with.
+ */
+static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 {
-	uint64_t planned = 0;
+	uint64_t planned = 0, bytes = 0;
+	size_t end = first;
 	int meta_ok = 1, rc;
 
-	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
 	w->n_iov = 0;
 	w->meta_len = 0;
 	w->meta_records = 0;
-	for (size_t i = 0; i < w->n_pass; i++)
-		planned += plan_ring(w, &w->pass[i], final, planned);
+	while (end < w->n_pass && bytes < BATCH_BYTES &&
+	       (end == first || ring_done(&w->pass[end - 1])))
+		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);
 	if (w->n_iov > 0 && (rc = ggmlviz__output_append(w, w->iov, w->n_iov)) < 0) {
 		fail(w, rc);
-		meta_ok = ggmlviz__salvage(w);
-		settle(w, meta_ok);
-		note_losses(w, final);
+		meta_ok = ggmlviz__salvage(w, first, end);
+		settle(w, first, end, meta_ok);
+		note_losses(w, first, end, final);
 	} else {
 		if (w->n_iov > 0)
 			succeed(w);
-		settle(w, meta_ok);
+		settle(w, first, end, meta_ok);
 	}
+	return ring_done(&w->pass[end - 1]) ? end : end - 1;
+}
+
+/* The pass's core: every ring of w->pass, batch after batch. */
+static void drain_rings(struct ggmlviz__writer *w, int final)
+{
+	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
+	for (size_t first = 0; first < w->n_pass;)
+		first = drain_batch(w, first, final);
 }
 
 void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
@@ -361,7 +398,6 @@ void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 		return; /* a crash handler has taken the writer over */
 	snapshot(w);
 	drain_rings(w, final);
-	ggmlviz__doorbell_room_made(); /* producers that wait for room */
 	ggmlviz__pace_passed(w);
 	release_exited(w);
 	atomic_store(&w->busy, 0);

@@ -167,20 +167,21 @@ static void ring_bell(struct ggmlviz__ring *r, uint32_t need)
 }
 
 /*
- * GGMLVIZ_OVERFLOW_BLOCK: wake the writer and sleep until a pass makes room
- * (doorbell.h); the timeout only bounds how late a stop is seen.
+ * GGMLVIZ_OVERFLOW_BLOCK: wake the writer and sleep until it gives this
+ * ring room back (its room bell); the timeout only bounds how late a stop
+ * is seen.
  */
 static int wait_room(struct ggmlviz__ring *r, uint32_t need)
 {
 	while (!room(r, need)) {
-		uint32_t token = ggmlviz__doorbell_room_token();
+		uint32_t token = ggmlviz__bell_token(&r->room);
 
 		if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
 			return 0;
 		if (room(r, need))
-			break; /* a pass ended between the look and the token */
+			break; /* the tail moved between the look and the token */
 		ggmlviz__doorbell_ring();
-		ggmlviz__doorbell_room_wait(token, 1000000u);
+		ggmlviz__bell_wait(&r->room, token, 1000000u);
 	}
 	return 1;
 }

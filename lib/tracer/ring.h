@@ -19,7 +19,9 @@
  *
  * Every bell_step bytes (a quarter of the ring, 1 MiB at most) the
  * producer's slow path rings the writer's doorbell, so that the writer
- * drains a busy ring at once and sleeps while nothing happens.
+ * drains a busy ring at once and sleeps while nothing happens. The other
+ * way, the writer rings the ring's `room` bell as it moves tail, for a
+ * producer that sleeps waiting for room (GGMLVIZ_OVERFLOW_BLOCK).
  *
  * `in_emit` is set while the producer is inside an emit call; with
  * membarrier(2) on the stopping side, that lets ggmlviz_stop() wait until
@@ -35,6 +37,7 @@
 
 #include <ggmlviz/format.h>
 
+#include "doorbell.h"
 #include "state.h"
 
 #define GGMLVIZ__CACHE_LINE 64
@@ -73,6 +76,7 @@ struct ggmlviz__ring {
 	uint64_t discarded_noted;  /* of those, reported by DROPPED records */
 	uint64_t unnoted;          /* losses whose DROPPED record the writer threw away */
 	int named;                 /* THREAD_NAME written this session */
+	struct ggmlviz__bell room; /* rung as tail moves: a producer waiting for room sleeps on it */
 
 	/* Registry. */
 	_Atomic int exited;        /* the thread is gone: drain, then free */

@@ -57,17 +57,17 @@ static int salvage_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
 	return 0;
 }
 
-int ggmlviz__salvage(struct ggmlviz__writer *w)
+int ggmlviz__salvage(struct ggmlviz__writer *w, size_t first, size_t end)
 {
 	struct iovec meta = { w->meta, w->meta_len };
 	int meta_ok = 0;
 
-	for (size_t i = 0; i < w->n_pass; i++)
+	for (size_t i = first; i < end; i++)
 		w->pass[i].written = w->pass[i].notes_written = 0;
 	/* THREAD_NAME and DROPPED may use the end's room, but TRACE_END's */
 	if (w->meta_len > 0 && w->meta_len <= room_keeping(w, GGMLVIZ_RECORD_SIZE))
 		meta_ok = ggmlviz__output_append(w, &meta, 1) == 0;
-	for (size_t i = 0; i < w->n_pass; i++)
+	for (size_t i = first; i < end; i++)
 		if (salvage_ring(w, &w->pass[i]) < 0)
 			break;
 	return meta_ok;

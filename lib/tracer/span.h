@@ -1,7 +1,7 @@
 /*
  * Spans of a ring's records, as the writer handles them: walking them
  * (counting events and the producer's DROPPED notes, converting raw stamps
- * to nanoseconds) and queueing their bytes for one writev(2) batch.
+ * to nanoseconds) and queueing their bytes for a batch written with one writev(2).
  *
  * SPDX-License-Identifier: MIT
  */

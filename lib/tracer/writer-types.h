@@ -29,8 +29,9 @@
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
 	struct ggmlviz__ring *ring;
-	uint64_t head;      /* drained up to here */
-	uint64_t cut;       /* written up to here; [cut, head) is thrown away */
+	uint64_t head;      /* the pass drains up to here */
+	uint64_t upto;      /* this batch drains up to here (head, unless the ring takes more batches) */
+	uint64_t cut;       /* written up to here; [cut, upto) is thrown away */
 	uint64_t events;    /* events to write */
 	uint64_t written;   /* of those, written (all, unless a write failed) */
 	uint64_t discarded; /* events thrown away */
