@@ -124,15 +124,21 @@ struct ggmlviz__ring *ggmlviz__ring_register(void)
 	return r;
 }
 
+static struct ggmlviz__ring *volatile forgotten; /* the parent's rings, in a child after fork */
+
 void ggmlviz__registry_forget_all(void)
 {
 	struct ggmlviz__ring *r = rings;
 
-	while (r) {
-		struct ggmlviz__ring *next = r->next;
-		ggmlviz__ring_free(r);
-		r = next;
-	}
+	/*
+	 * The rings' memory is left as it is, only their buffers unmapped: a
+	 * child of a threaded process may call only async-signal-safe functions,
+	 * and free() hangs there with an allocator that is not fork-safe
+	 * (AddressSanitizer's) when another thread was allocating at the fork.
+	 */
+	for (; r; r = r->next)
+		ggmlviz__ring_release_buffer(r);
+	forgotten = rings; /* kept reachable: not a leak, a choice */
 	rings = NULL;
 	draining = 0;
 	ggmlviz__tls_ring = NULL;

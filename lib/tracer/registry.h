@@ -50,7 +50,10 @@ void ggmlviz__registry_release(struct ggmlviz__ring *r);
 /* Frees the rings of exited threads (lock held, no writer running). */
 void ggmlviz__registry_reap(void);
 
-/* In a child after fork(): forget every ring (their threads are not here). */
+/*
+ * In a child after fork(): forget every ring (their threads are not here),
+ * unmapping their buffers but calling no free() (async-signal-safe).
+ */
 void ggmlviz__registry_forget_all(void);
 
 #endif /* GGMLVIZ_REGISTRY_H */

@@ -104,12 +104,15 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
 	return rc;
 }
 
+/* The parent's writer, in a child after fork: kept reachable, not a leak but a choice. */
+static struct ggmlviz__writer *volatile abandoned;
+
 void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
-	ggmlviz__writer_free(w);
+	close(w->fd); /* its memory is left: no free() in a child after fork */
+	abandoned = w;
 }
 
 void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)

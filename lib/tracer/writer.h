@@ -24,7 +24,10 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid);
 /* Frees a closed writer; NULL is fine. */
 void ggmlviz__writer_free(struct ggmlviz__writer *w);
-/* In a child after fork(): forget the parent's writer without touching its file. */
+/*
+ * In a child after fork(): forget the parent's writer without touching its
+ * file; only closes the descriptor (async-signal-safe), leaving its memory.
+ */
 void ggmlviz__writer_abandon(struct ggmlviz__writer *w);
 /* Its figures (registry lock held, for the retired rings). */
 void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f);
