@@ -3,13 +3,13 @@
  *
  * Each round measures the page cache's own write() bandwidth (1 MiB
  * batches to the same folder, what the writer hands the kernel per pass at
- * most) and then a flood: N producer threads emitting op begin/end pairs as
- * fast as they can for 1 s, in drop mode (what
- * the writer takes from producers that never wait) or block mode (lossless:
- * producers wait for room). Printed: events written per second until the
- * stop has drained everything, what was dropped, and the writer's bandwidth
- * as a ratio to the page cache's in the same round: medians of per-round
- * figures over 3 rounds after a warm-up round. N is 1, 4 and every core;
+ * most) and then a flood: N producer threads emitting op
+ * begin/end pairs as fast as they can for RUN_S (0.25 s), in drop mode
+ * (what the writer takes from producers that never wait) or block mode
+ * (lossless: producers wait for room). Printed: events written per second
+ * until the stop has drained everything, what was dropped, and the
+ * writer's bandwidth as a ratio to the loop's in the same round: medians
+ * of per-round figures over 5 rounds after a warm-up round. N is 1, 4 and every core;
  * rings of the default 2^16 events and of 2^20. Then the same floods to
  * /dev/null (what the writer moves with no page cache behind it), and one
  * producer paced at 20 M events/s.
@@ -33,7 +33,14 @@
 
 #include "bench.h"
 
-#define ROUNDS 3
+#define ROUNDS 5
+/*
+ * Seconds per flood and per page-cache run: 0.25 s writes well under a
+ * gigabyte, below the kernel's dirty-page thresholds (vm.dirty_background_ratio
+ * of memory), so that both measure the page cache and not how fast the
+ * kernel's flusher empties it to the disk.
+ */
+#define RUN_S 0.25
 static char path[4096];
 
 /* Where floods go: the trace file, or /dev/null to measure the writer without the page cache. */
@@ -68,6 +75,7 @@ struct rate {
 	double offered, written, dropped_pct; /* floods only: M events/s, M events/s, % */
 };
 
+/* write() of 1 MiB for `seconds`. */
 static struct rate page_cache(double seconds)
 {
 	static char buf[1u << 20];
@@ -105,7 +113,7 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-/* n producers for 1 s; the writer's figures until the stop has drained everything. */
+/* n producers for RUN_S; the writer's figures until the stop has drained everything. */
 static struct rate flood(int n, uint32_t ring, int overflow)
 {
 	struct producer t[256];
@@ -116,7 +124,7 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 	start(ring, overflow);
 	t0 = bench_now_ns();
 	for (int i = 0; i < n; i++) {
-		t[i].until = t0 + 1000000000u;
+		t[i].until = t0 + (uint64_t)(RUN_S * 1e9);
 		pthread_create(&t[i].thread, NULL, produce, &t[i]);
 	}
 	for (int i = 0; i < n; i++)
@@ -138,10 +146,10 @@ static void flood_series(int n, uint32_t ring, int overflow)
 	double cache[ROUNDS], written[ROUNDS], offered[ROUNDS], lost[ROUNDS], ratio[ROUNDS];
 	int lossless = 0;
 
-	page_cache(0.5);
+	page_cache(RUN_S);
 	flood(n, ring, overflow);
 	for (int i = 0; i < ROUNDS; i++) {
-		struct rate c = page_cache(1.0), f = flood(n, ring, overflow);
+		struct rate c = page_cache(RUN_S), f = flood(n, ring, overflow);
 
 		cache[i] = c.mbps / 64.0; /* M events of 64 bytes per second */
 		offered[i] = f.offered;
@@ -152,7 +160,7 @@ static void flood_series(int n, uint32_t ring, int overflow)
 	}
 	printf("%d producer%s, ring of %" PRIu32 " events, %s mode: %.1f M events/s offered, %.1f "
 	       "M/s written, %.2f%% dropped (%d of %d rounds lossless) = %.2fx the page cache's "
-	       "bandwidth (%.1f M events/s)\n",
+	       "write() loop (%.1f M events/s)\n",
 	       n, n == 1 ? "" : "s", ring, overflow == GGMLVIZ_OVERFLOW_BLOCK ? "block" : "drop",
 	       bench_median(offered, ROUNDS), bench_median(written, ROUNDS),
 	       bench_median(lost, ROUNDS), lossless, ROUNDS, bench_median(ratio, ROUNDS),
@@ -245,7 +253,8 @@ int main(int argc, char **argv)
 	} else if (counts[2] <= 4 || counts[2] > 256) {
 		n = 2;
 	}
-	printf("%ld cores online; floods of 1 s, 64-byte events\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("%ld cores online; floods of %.2f s, 64-byte events\n", sysconf(_SC_NPROCESSORS_ONLN),
+	       RUN_S);
 	if (paced_only) {
 		paced_series(rings[0], n_rings == 1 ? "ring of --ring events" : "default ring (2^16 events)");
 		return 0;
