@@ -10,17 +10,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "clock.h"
+#include "comm.h"
 #include "drain.h"
 #include "format/codec.h"
 #include "format/record.h"
@@ -119,50 +117,11 @@ static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 	w->meta_records++; /* counted as written once the batch is */
 }
 
-/* "/proc/self/task/TID/comm", without stdio: a crash handler's pass reads it too. */
-static void comm_path(char path[64], uint32_t tid)
-{
-	static const char head[] = "/proc/self/task/", tail[] = "/comm";
-	char digits[12];
-	size_t n = 0, k = 0;
-
-	do
-		digits[k++] = (char)('0' + tid % 10);
-	while ((tid /= 10) != 0);
-	memcpy(path, head, sizeof head - 1);
-	n = sizeof head - 1;
-	while (k > 0)
-		path[n++] = digits[--k];
-	memcpy(path + n, tail, sizeof tail); /* with its NUL */
-}
-
-/* The thread's current name, from /proc; the name at its first event otherwise. */
-static uint32_t read_thread_name(const struct ggmlviz__ring *r, char name[16])
-{
-	char path[64];
-	ssize_t n = -1;
-	int fd;
-
-	comm_path(path, r->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, name, 15);
-		close(fd);
-	}
-	if (n <= 0) {
-		memcpy(name, r->name, 16);
-		return (uint32_t)strnlen(name, 15);
-	}
-	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
-		n--;
-	return (uint32_t)n;
-}
-
 /* THREAD_NAME, stamped with the thread's first record of the session. */
 static void add_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r, uint64_t first)
 {
 	char name[16];
-	uint32_t len = read_thread_name(r, name);
+	uint32_t len = ggmlviz__thread_comm(r->tid, r->name, name);
 	uint64_t ts = get_u64(r->buf + (first & r->mask) + REC_TIMESTAMP);
 
 	r->named = 1;
