@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Checks a report as a browser drew it (TAP lines, numbered from N).
+"""Checks a report as a browser drew it (TAP lines, numbered after N).
 
-    report-check.py FIRST_TEST_NUMBER NAME DOM_FILE STATS_JSON_FILE [EXPECT...]
+    report-check.py TESTS_SO_FAR NAME DOM_FILE STATS_JSON_FILE [EXPECT...]
 
 DOM_FILE is what `chromium --headless --dump-dom` printed after the page's
 script ran; STATS_JSON_FILE is `ggmlviz stats -f json` of the same trace.
 Checked: the script ran to its end with no JavaScript error; the op table
 holds exactly the groups of stats, each number equal to stats' (data-v)
 and written as ggmlviz writes it (the cell's text); every EXPECT text is
-in the health list. Prints the TAP lines and, last, the next test number.
+in the health list. Prints the TAP lines and, last, the number of the last one.
 
 SPDX-License-Identifier: MIT
 """
@@ -26,11 +26,11 @@ stats = json.load(open(stats_path))
 
 def ok(cond, what, detail=''):
     global n
+    n += 1
     print('%s %d - report of %s: %s' % ('ok' if cond else 'not ok', n, name, what))
     if not cond and detail:
         for line in str(detail).splitlines()[:6]:
             print('# ' + line)
-    n += 1
 
 
 def fmt_ns(ns):

@@ -18,7 +18,7 @@ GEN=$top_builddir/tests/gen-trace
 PYTHON3=${PYTHON3:-python3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ggmlviz-report.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
-n=1
+. "$(dirname "$0")/tap.sh"
 
 browser=
 for b in chromium chromium-browser google-chrome; do
@@ -32,11 +32,6 @@ fi
 chrome() { # OUTPUT-ARGS... URL: headless, no sandbox (CI runs as root), its own profile
 	timeout 300 "$browser" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
 		--user-data-dir="$T/profile" "$@" 2>>"$T/browser.log"
-}
-
-ok() {
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-	n=$((n + 1))
 }
 
 # report NAME TRACE [EXPECTED HEALTH TEXT...]
@@ -96,4 +91,4 @@ size=$(wc -c <"$T/big.html")
 [ "$size" -lt $((40 << 20)) ]
 ok $? "report of a million events: $size bytes, under 40 MiB"
 
-echo "1..$((n - 1))"
+echo "1..$n"

@@ -17,19 +17,11 @@ G=$top_builddir/tools/ggmlviz
 GEN=$top_builddir/tests/gen-trace
 PEAK=$top_builddir/tests/peak-rss
 SLACK_KIB=16384
-n=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # AddressSanitizer keeps freed memory in quarantine (its memory grows with
 # the number of frees by design), and slows everything down 3-10 times.
-if grep -q __asan_init "$G" 2>/dev/null || grep -q __tsan_init "$G" 2>/dev/null; then
-	echo "1..0 # SKIP sanitizer build: memory figures would measure the sanitizer"
-	exit 0
-fi
+skip_if_sanitized "$G"
 # configure looks for python3 and scripts/install-deps.sh installs it: a
 # machine without it fails here rather than skip the checks.
 PYTHON3=${PYTHON3:-python3}

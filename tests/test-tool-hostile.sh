@@ -14,18 +14,10 @@ GEN=$top_builddir/tests/gen-hostile
 RSS=$top_builddir/tests/peak-rss
 T=$(mktemp -d "${TMPDIR:-/tmp}/ggmlviz-hostile.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
-n=0
+. "$(dirname "$0")/tap.sh"
 LIMIT_KIB=131072
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-
-if grep -q __asan_init "$G" 2>/dev/null || grep -q __tsan_init "$G" 2>/dev/null; then
-	echo "1..0 # SKIP sanitizer build: memory figures would measure the sanitizer"
-	exit 0
-fi
+skip_if_sanitized "$G"
 
 # bounded NAME COMMAND...: exit 0 or 1, under the limit; output in $T/NAME.out.
 bounded() {

@@ -16,7 +16,7 @@ MODEL=$top_srcdir/tests/tool-model.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/ggmlviz-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 trap 'exit 1' HUP INT PIPE TERM
-n=0
+. "$(dirname "$0")/tap.sh"
 
 # configure looks for python3 and scripts/install-deps.sh installs it: a
 # machine without it fails here rather than skip the checks.
@@ -29,11 +29,6 @@ fi
 python3() { "$PYTHON3" "$@"; }
 
 # ok STATUS DESCRIPTION: one TAP result (STATUS 0 passes).
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-
 # run EXPECTED_STATUS NAME COMMAND...: runs it with stdout in $T/NAME.out and
 # stderr in $T/NAME.err, and checks its exit status.
 run() {
