@@ -12,7 +12,9 @@
  * of per-round figures over 5 rounds after a warm-up round. N is 1, 4 and every core;
  * rings of the default 2^16 events and of 2^20. Then the same floods to
  * /dev/null (what the writer moves with no page cache behind it), and one
- * producer paced at 20 M events/s.
+ * producer paced at 20 M events/s in drop mode: from the default ring,
+ * which grows when its thread is that busy (buffer_events_max), from the
+ * same ring kept at its size, and from a ring of 2^20 events.
  *
  * Usage: bench_writer [DIR] [--threads N] [--ring EVENTS] [--paced] (default
  * $TMPDIR or /tmp, every count, both rings; --paced: only the paced runs);
@@ -46,6 +48,9 @@ static char path[4096];
 /* Where floods go: the trace file, or /dev/null to measure the writer without the page cache. */
 static const char *flood_output = path;
 
+/* The most a ring grows to in the next sessions: 0, the default; buffer_events: no growth. */
+static uint32_t ring_max;
+
 static int start(uint32_t buffer_events, int overflow)
 {
 	struct ggmlviz_config cfg;
@@ -53,6 +58,7 @@ static int start(uint32_t buffer_events, int overflow)
 	ggmlviz_config_init(&cfg);
 	cfg.output = flood_output;
 	cfg.buffer_events = buffer_events;
+	cfg.buffer_events_max = ring_max;
 	cfg.max_events = 0; /* no limit (the default stops at 10 M) */
 	cfg.overflow = overflow;
 	return ggmlviz_start(&cfg);
@@ -158,10 +164,12 @@ static void flood_series(int n, uint32_t ring, int overflow)
 		lossless += f.dropped_pct == 0;
 		ratio[i] = f.mbps / c.mbps;
 	}
-	printf("%d producer%s, ring of %" PRIu32 " events, %s mode: %.1f M events/s offered, %.1f "
+	printf("%d producer%s, ring of %" PRIu32 " events%s, %s mode: %.1f M events/s offered, %.1f "
 	       "M/s written, %.2f%% dropped (%d of %d rounds lossless) = %.2fx the page cache's "
 	       "write() loop (%.1f M events/s)\n",
-	       n, n == 1 ? "" : "s", ring, overflow == GGMLVIZ_OVERFLOW_BLOCK ? "block" : "drop",
+	       n, n == 1 ? "" : "s", ring,
+	       overflow == GGMLVIZ_OVERFLOW_DROP && ring < (1u << 20) ? " (grows)" : "",
+	       overflow == GGMLVIZ_OVERFLOW_BLOCK ? "block" : "drop",
 	       bench_median(offered, ROUNDS), bench_median(written, ROUNDS),
 	       bench_median(lost, ROUNDS), lossless, ROUNDS, bench_median(ratio, ROUNDS),
 	       bench_median(cache, ROUNDS));
@@ -214,18 +222,21 @@ static double paced(uint32_t buffer_events, double rate)
 /*
  * 20 M events/s offered for 1 s by one thread, after an untimed run (fresh
  * page-cache memory costs a VM a first touch): of 5 runs, how many lost
- * nothing, and the median share dropped.
+ * nothing, and the median share dropped. max: the most the ring grows to
+ * (0: the default).
  */
-static void paced_series(uint32_t buffer_events, const char *what)
+static void paced_series(uint32_t buffer_events, uint32_t max, const char *what)
 {
 	double lost[5];
 	int clean = 0;
 
+	ring_max = max;
 	paced(buffer_events, 20e6);
 	for (int i = 0; i < 5; i++) {
 		lost[i] = paced(buffer_events, 20e6);
 		clean += lost[i] == 0;
 	}
+	ring_max = 0;
 	printf("paced at 20 M events/s for 1 s, 1 producer, %s: %d of 5 runs dropped nothing; "
 	       "median %.3f%% dropped\n", what, clean, bench_median(lost, 5));
 }
@@ -256,7 +267,10 @@ int main(int argc, char **argv)
 	printf("%ld cores online; floods of %.2f s, 64-byte events\n", sysconf(_SC_NPROCESSORS_ONLN),
 	       RUN_S);
 	if (paced_only) {
-		paced_series(rings[0], n_rings == 1 ? "ring of --ring events" : "default ring (2^16 events)");
+		paced_series(rings[0], 0, n_rings == 1 ? "ring of --ring events, growing"
+						       : "default ring (2^16 events, grows)");
+		paced_series(rings[0], rings[0], n_rings == 1 ? "ring of --ring events, kept"
+							      : "default ring kept at 2^16 events");
 		return 0;
 	}
 	for (uint32_t k = 0; k < n_rings; k++)
@@ -267,8 +281,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		null_series(counts[i], rings[0]);
 	if (only == 0 && n_rings == 2) {
-		paced_series(1u << 16, "default ring (2^16 events)");
-		paced_series(1u << 20, "ring of 2^20 events");
+		paced_series(1u << 16, 0, "default ring (2^16 events, grows)");
+		paced_series(1u << 16, 1u << 16, "default ring kept at 2^16 events");
+		paced_series(1u << 20, 0, "ring of 2^20 events");
 	}
 	return 0;
 }

@@ -20,7 +20,7 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_MAX_EVENTS",	    "GGML_VIZ_BUFFER_SIZE",  "GGML_VIZ_FLUSH_INTERVAL",
 	"GGML_VIZ_OP_TIMING",	    "GGML_VIZ_MEMORY_TRACKING", "GGML_VIZ_THREAD_TRACKING",
 	"GGML_VIZ_TENSOR_NAMES",   "GGML_VIZ_OP_SAMPLE",    "GGML_VIZ_CRASH_HANDLER",
-	"GGML_VIZ_ANONYMIZE",
+	"GGML_VIZ_ANONYMIZE",	    "GGML_VIZ_BUFFER_MAX",
 };
 
 static char messages[8192];
@@ -58,6 +58,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(cfg.output, "ggmlviz-%p.ggmlviz");
 	ck_assert_uint_eq(cfg.max_events, 10000000);
 	ck_assert_uint_eq(cfg.buffer_events, 65536);
+	ck_assert_uint_eq(cfg.buffer_events_max, 0);
 	ck_assert_uint_eq(cfg.flush_interval_ms, 100);
 	ck_assert_int_eq(cfg.op_timing, 1);
 	ck_assert_int_eq(cfg.tensor_names, 1);
@@ -86,6 +87,7 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_VERBOSE", "TRUE", 1);
 	setenv("GGML_VIZ_MAX_EVENTS", "0", 1);
 	setenv("GGML_VIZ_BUFFER_SIZE", "16", 1);
+	setenv("GGML_VIZ_BUFFER_MAX", "1024", 1);
 	setenv("GGML_VIZ_FLUSH_INTERVAL", "60000", 1);
 	setenv("GGML_VIZ_OP_TIMING", "off", 1);
 	setenv("GGML_VIZ_MEMORY_TRACKING", "on", 1);
@@ -101,6 +103,7 @@ START_TEST(good_values)
 	ck_assert_int_eq(cfg.verbose, 1);
 	ck_assert_uint_eq(cfg.max_events, 0);
 	ck_assert_uint_eq(cfg.buffer_events, 16);
+	ck_assert_uint_eq(cfg.buffer_events_max, 1024);
 	ck_assert_uint_eq(cfg.flush_interval_ms, 60000);
 	ck_assert_int_eq(cfg.op_timing, 0);
 	ck_assert_int_eq(cfg.memory_tracking, 1);
@@ -141,6 +144,9 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_BUFFER_SIZE", "33554432", "keeping 65536" },
 	{ "GGML_VIZ_BUFFER_SIZE", "0", "keeping 65536" },
 	{ "GGML_VIZ_BUFFER_SIZE", "64k", "keeping 65536" },
+	{ "GGML_VIZ_BUFFER_MAX", "3000", "keeping 0" },
+	{ "GGML_VIZ_BUFFER_MAX", "33554432", "keeping 0" },
+	{ "GGML_VIZ_BUFFER_MAX", "1M", "keeping 0" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "0", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "60001", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "1.5", "keeping 100" },
@@ -298,6 +304,13 @@ START_TEST(bad_programmatic_config_is_explained)
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	ck_assert_msg(strstr(messages, "buffer_events is not a power of two"), "got: %s", messages);
 	ck_assert_msg(strstr(messages, "buffer_events=100"), "got: %s", messages);
+	clear_env();
+	init(&cfg);
+	cfg.buffer_events_max = 1024; /* less than the default ring of 65536 */
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	ck_assert_msg(strstr(messages, "buffer_events_max is neither 0 nor a power of two from "
+				       "buffer_events"), "got: %s", messages);
+	ck_assert_msg(strstr(messages, "buffer_events_max=1024"), "got: %s", messages);
 }
 END_TEST
 

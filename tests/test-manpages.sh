@@ -10,6 +10,9 @@
 #   file; every .so link reaches a page.
 # - Every page in man/ is listed in Makefile.am's dist_man_MANS, and every
 #   page listed there exists; the overview, libggmlviz(7), refers to them all.
+# - Every GGML_VIZ_* variable the library reads is described in
+#   ggmlviz_config_init(3), listed in libggmlviz(7)'s ENVIRONMENT, and has a
+#   row in README.md's table.
 #
 # Needs groff (Debian: groff-base); without it, the checks that need it
 # fail with "groff missing" rather than pass.
@@ -169,7 +172,7 @@ n_headers=$(echo "$HEADERS" | wc -w)
 n_funcs=$(cat "$tmp"/decl-* | wc -l)
 n_pages=$(wc -l <"$tmp/pages")
 # Per page: renders, .TH (or its .so link) right, listed.
-echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 2))"
+echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 3))"
 
 t=0
 fail=0
@@ -337,6 +340,22 @@ if [ -f "$man/libggmlviz.7" ]; then
 else
 	not_ok "man/libggmlviz.7 refers to every other page (it does not exist)"
 fi
+
+# Variables the library reads (lib/tracer/settings.c) that a document lacks.
+env_problems() {
+	grep -o '"GGML_VIZ_[A-Z_]*"' "$top_srcdir/lib/tracer/settings.c" | tr -d '"' | sort -u |
+		while read -r var; do
+			grep -qx "\.B $var" "$man/ggmlviz_config_init.3" ||
+				echo "man/ggmlviz_config_init.3 does not describe $var"
+			sed -n '/^\.SH ENVIRONMENT/,/^\.SH [^E]/p' "$man/libggmlviz.7" |
+				grep -qE "^\.BR? $var( ,)?\$" ||
+				echo "man/libggmlviz.7's ENVIRONMENT does not list $var"
+			grep -qF "| \`$var\` |" "$top_srcdir/README.md" ||
+				echo "README.md's table of variables has no row for $var"
+		done
+}
+check "every GGML_VIZ_* variable is documented (ggmlviz_config_init.3, libggmlviz.7, README.md)" \
+	env_problems
 
 comm -13 "$tmp/pages" "$tmp/listed" | sed 's|^|dist_man_MANS lists man/|; s|$|, which does not exist|' \
 	>"$tmp/unlisted"

@@ -20,12 +20,18 @@
 #define PER_THREAD 1000000u
 
 static char path[4096];
+static int pausing; /* producers pause now and then (struct producer) */
 
-/* Each thread emits MARKs whose value is its sequence number 0, 1, 2, ... */
+/*
+ * Each thread emits MARKs whose value is its sequence number 0, 1, 2, ...;
+ * with `pause`, it sleeps 100 us after every 1000 (it lives long enough for
+ * the writer to take its rate, and its ring to grow).
+ */
 struct producer {
 	pthread_t th;
 	uint32_t tid;
 	uint64_t count;
+	int pause;
 };
 
 static void *produce(void *arg)
@@ -33,15 +39,37 @@ static void *produce(void *arg)
 	struct producer *p = arg;
 
 	p->tid = tu_gettid();
-	for (uint64_t i = 0; i < p->count; i++)
+	for (uint64_t i = 0; i < p->count; i++) {
 		ggmlviz_mark(NULL, i);
+		if (p->pause && i % 1000 == 999)
+			usleep(100);
+	}
 	return NULL;
+}
+
+/* How many times a ring grew, from the tracer's messages (verbose). */
+static atomic_int grew;
+
+static void count_growth(void *user, int level, const char *msg)
+{
+	(void)user;
+	(void)level;
+	if (strstr(msg, "'s ring grows from "))
+		atomic_fetch_add(&grew, 1);
+}
+
+static void watch_growth(struct ggmlviz_config *cfg)
+{
+	atomic_store(&grew, 0);
+	cfg->verbose = 1;
+	cfg->log_fn = count_growth;
 }
 
 static void run_producers(struct producer *p, int n, uint64_t count)
 {
 	for (int i = 0; i < n; i++) {
 		p[i].count = count;
+		p[i].pause = pausing;
 		ck_assert_int_eq(pthread_create(&p[i].th, NULL, produce, &p[i]), 0);
 	}
 	for (int i = 0; i < n; i++)
@@ -90,8 +118,11 @@ static int check_order(const struct ggmlviz_event *ev, void *arg)
 	return 0;
 }
 
-/* Block mode: every event of every thread, in order; rings of `ring` events. */
-static void lossless(uint32_t ring, uint64_t per_thread)
+/*
+ * Block mode: every event of every thread, in order; rings of `ring`
+ * events, which may grow to `max` (0: the default, no growth in block mode).
+ */
+static void lossless(uint32_t ring, uint32_t max, uint64_t per_thread)
 {
 	struct ggmlviz_config cfg;
 	struct ggmlviz_stats st;
@@ -102,6 +133,8 @@ static void lossless(uint32_t ring, uint64_t per_thread)
 	tu_config(&cfg, path);
 	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
 	cfg.buffer_events = ring;
+	cfg.buffer_events_max = max;
+	watch_growth(&cfg);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	run_producers(p, THREADS, per_thread);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
@@ -116,19 +149,36 @@ static void lossless(uint32_t ring, uint64_t per_thread)
 		ck_assert_uint_eq(o.marks[i], per_thread);
 		ck_assert_uint_eq(o.next[i], per_thread);
 	}
+	if (max == 0)
+		ck_assert_int_eq(atomic_load(&grew), 0);
 	unlink(path);
 }
 
 START_TEST(four_threads_lossless)
 {
-	lossless(65536, PER_THREAD);
+	lossless(65536, 0, PER_THREAD);
 }
 END_TEST
 
 /* 1 KiB rings: every thread sleeps for room again and again, and is woken. */
 START_TEST(four_threads_lossless_in_small_rings)
 {
-	lossless(16, PER_THREAD / 10);
+	lossless(16, 0, PER_THREAD / 10);
+}
+END_TEST
+
+/*
+ * Block mode, 1 KiB rings allowed to grow to 4 MiB: the threads move to
+ * larger buffers while they emit (some while asleep for room), and still
+ * every event arrives, in order: a record read from the wrong buffer, or
+ * skipped at a move, breaks the order.
+ */
+START_TEST(lossless_while_rings_grow)
+{
+	pausing = 1;
+	lossless(16, 65536, PER_THREAD / 4);
+	pausing = 0;
+	ck_assert_int_ge(atomic_load(&grew), THREADS);
 }
 END_TEST
 
@@ -174,8 +224,36 @@ START_TEST(four_threads_with_drops)
 	tu_path(path, sizeof path, "drops");
 	tu_config(&cfg, path);
 	cfg.buffer_events = 16; /* 1 KiB rings: they overflow, however slow the machine */
+	cfg.buffer_events_max = 16; /* and never grow */
+	watch_growth(&cfg);
 	run_lossy(&cfg, PER_THREAD, &st);
 	ck_assert_uint_gt(st.dropped, 0);
+	ck_assert_int_eq(atomic_load(&grew), 0);
+}
+END_TEST
+
+/*
+ * Drop mode, 1 KiB rings that grow by default (up to 16 KiB) or to 4 MiB:
+ * rings move to larger buffers again and again while their threads emit;
+ * every event is written or dropped, each thread's marks in order with
+ * every gap said, and the file's end agrees.
+ */
+START_TEST(rings_grow_while_threads_emit)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+
+	pausing = 1;
+	for (uint32_t max = 0; max <= 65536; max += 65536) {
+		tu_path(path, sizeof path, "grow");
+		tu_config(&cfg, path);
+		cfg.buffer_events = 16;
+		cfg.buffer_events_max = max;
+		watch_growth(&cfg);
+		run_lossy(&cfg, PER_THREAD / 4, &st);
+		ck_assert_int_ge(atomic_load(&grew), THREADS);
+	}
+	pausing = 0;
 }
 END_TEST
 
@@ -291,7 +369,9 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, four_threads_lossless);
 	tcase_add_test(tc, four_threads_lossless_in_small_rings);
+	tcase_add_test(tc, lossless_while_rings_grow);
 	tcase_add_test(tc, four_threads_with_drops);
+	tcase_add_test(tc, rings_grow_while_threads_emit);
 	tcase_add_test(tc, max_events_across_batches);
 	tcase_add_test(tc, threads_come_and_go);
 	tcase_add_test(tc, stop_and_start_under_load);

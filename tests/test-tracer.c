@@ -590,7 +590,14 @@ START_TEST(start_errors)
 		ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	}
 	tu_config(&cfg, path);
-	cfg.reserved_u32 = 1;
+	cfg.buffer_events_max = 3000; /* not a power of two */
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	tu_config(&cfg, path);
+	cfg.buffer_events = 1024;
+	cfg.buffer_events_max = 512; /* less than the ring it would grow from */
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	tu_config(&cfg, path);
+	cfg.buffer_events_max = 1u << 25;
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	tu_config(&cfg, NULL);
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);

@@ -164,8 +164,21 @@ struct ggmlviz_config {
 	 * memory layout. Default 0. GGML_VIZ_ANONYMIZE.
 	 */
 	int32_t anonymize;
-	/** Room to grow: zero (see reserved). */
-	uint32_t reserved_u32;
+	/**
+	 * The most a busy thread's ring grows to, in events of 64 bytes: the
+	 * writer gives a thread that records faster than its ring can hold for
+	 * 50 ms a larger ring, made off the emit path, so that a write stalled
+	 * by the page cache or a writer kept off its CPU for a while loses
+	 * nothing. A power of two from buffer_events (rings never grow) to
+	 * 16777216, or 0: the default, which is 16 times buffer_events but at
+	 * most 1048576 (64 MiB) and never less than buffer_events, in
+	 * GGMLVIZ_OVERFLOW_DROP mode; and no growth in GGMLVIZ_OVERFLOW_BLOCK
+	 * mode, which loses nothing to a stall (the producer waits), and where
+	 * larger rings slow a writer that cannot keep up (the bytes it reads
+	 * are no longer in the CPU's caches). GGML_VIZ_BUFFER_MAX. (Formerly
+	 * reserved_u32, which had to be zero.)
+	 */
+	uint32_t buffer_events_max;
 	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later

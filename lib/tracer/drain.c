@@ -22,6 +22,7 @@
 #include "drain.h"
 #include "format/codec.h"
 #include "format/record.h"
+#include "grow.h"
 #include "log.h"
 #include "output.h"
 #include "pace.h"
@@ -81,7 +82,27 @@ int ggmlviz__drain_prepare(struct ggmlviz__writer *w)
 	return grow_scratch(w, 16);
 }
 
-/* Which rings to drain, and how far: exited is read before head. */
+/*
+ * How far a pass drains ring r: exited is read before head, head before
+ * the move to a larger buffer. A ring whose records go on in a larger
+ * buffer is not done (and not freed) by this pass.
+ */
+static void look(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p, struct ggmlviz__ring *r)
+{
+	int clipped;
+
+	p->ring = r;
+	p->exited = atomic_load_explicit(&r->exited, memory_order_acquire);
+	p->head = ggmlviz__grow_clip(r, atomic_load_explicit(&r->head, memory_order_acquire),
+				     &clipped);
+	p->events = p->discarded = 0;
+	if (clipped) {
+		p->exited = 0;
+		w->clipped++;
+	}
+}
+
+/* Which rings to drain, and how far. */
 static void snapshot(struct ggmlviz__writer *w)
 {
 	size_t n = 0;
@@ -93,12 +114,10 @@ static void snapshot(struct ggmlviz__writer *w)
 	if (grow_scratch(w, n + n / 2 + 8) < 0 && grow_scratch(w, n) < 0)
 		n = capacity(w); /* out of memory: the other rings wait for a later pass */
 	w->n_pass = 0;
+	w->clipped = 0;
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && w->n_pass < n; r = r->next) {
 		struct ggmlviz__pass_ring *p = &w->pass[w->n_pass++];
-		p->ring = r;
-		p->exited = atomic_load_explicit(&r->exited, memory_order_acquire);
-		p->head = atomic_load_explicit(&r->head, memory_order_acquire);
-		p->events = p->discarded = 0;
+		look(w, p, r);
 	}
 	ggmlviz__registry_unlock();
 }
@@ -122,7 +141,7 @@ static void add_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r, 
 {
 	char name[16];
 	uint32_t len = ggmlviz__thread_comm(r->tid, r->name, name);
-	uint64_t ts = get_u64(r->buf + (first & r->mask) + REC_TIMESTAMP);
+	uint64_t ts = get_u64(r->cbuf + (first & r->cmask) + REC_TIMESTAMP);
 
 	r->named = 1;
 	if (len == 0)
@@ -351,15 +370,33 @@ static void drain_rings(struct ggmlviz__writer *w, int final)
 		first = drain_batch(w, first, final);
 }
 
-void ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
+/* Busy rings grow (grow.c): not at the end, nor for a thread that is gone. */
+static void tend_rings(struct ggmlviz__writer *w, int final)
 {
+	uint64_t now = ggmlviz__monotonic_ns();
+
+	if (final)
+		return;
+	for (size_t i = 0; i < w->n_pass; i++)
+		if (!w->pass[i].exited)
+			ggmlviz__grow_tend(w->pass[i].ring, w->pass[i].head, now,
+					   ggmlviz__state.ring_max_bytes, &w->sink);
+}
+
+size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
+{
+	size_t clipped;
+
 	if (atomic_exchange(&w->busy, 1))
-		return; /* a crash handler has taken the writer over */
+		return 0; /* a crash handler has taken the writer over */
 	snapshot(w);
 	drain_rings(w, final);
+	tend_rings(w, final);
 	ggmlviz__pace_passed(w);
 	release_exited(w);
+	clipped = w->clipped;
 	atomic_store(&w->busy, 0);
+	return clipped;
 }
 
 static uint64_t dropped_total(const struct ggmlviz__writer *w)
@@ -379,13 +416,11 @@ static void snapshot_unlocked(struct ggmlviz__writer *w)
 	size_t n = capacity(w);
 
 	w->n_pass = 0;
+	w->clipped = 0;
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first_unlocked(); r && w->n_pass < n;
 	     r = r->next) {
 		struct ggmlviz__pass_ring *p = &w->pass[w->n_pass++];
-		p->ring = r;
-		p->exited = atomic_load_explicit(&r->exited, memory_order_acquire);
-		p->head = atomic_load_explicit(&r->head, memory_order_acquire);
-		p->events = p->discarded = 0;
+		look(w, p, r);
 	}
 }
 
@@ -428,8 +463,13 @@ void ggmlviz__drain_crash(struct ggmlviz__writer *w, int sig)
 	if (!got)
 		return;
 	w->sink = (struct ggmlviz__log_sink){ NULL, NULL, 0 }; /* not a word from a handler */
-	snapshot_unlocked(w);
-	drain_rings(w, 1);
+	/* a ring that moved to a larger buffer takes a second look */
+	for (int look_again = 2; look_again-- > 0;) {
+		snapshot_unlocked(w);
+		drain_rings(w, 1);
+		if (!w->clipped)
+			break;
+	}
 	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), ggmlviz__gettid(),
 					   &(struct ggmlviz__meta){ GGMLVIZ_META_CRASH, (uint64_t)sig,
 								    w->events, dropped_unlocked(w) },

@@ -27,7 +27,7 @@
 /* Bytes between two bells: a quarter of the ring, 1 MiB at most (the writer
  * then drains while the bytes are still in the CPU's caches: measured with
  * bench/bench_tracer, the copy to the page cache runs several times faster). */
-static uint64_t bell_step_of(uint64_t size)
+uint64_t ggmlviz__ring_bell_step(uint64_t size)
 {
 	return size / 4 < (1u << 20) ? size / 4 : (1u << 20);
 }
@@ -39,13 +39,24 @@ static size_t mapping_size(uint64_t size)
 	return (size_t)((size + GGMLVIZ__SLACK + page - 1) & ~(page - 1));
 }
 
-/* Pre-faulted, so the emit path never takes a page fault on the ring. */
-static uint8_t *map_buffer(uint64_t size)
+/*
+ * A buffer of size bytes and the slack after it; pre-faulted when asked, so
+ * that the emit path never takes a page fault on the ring (grow.c faults a
+ * larger one in by parts instead). NULL when there is no memory.
+ */
+uint8_t *ggmlviz__ring_map(uint64_t size, int populate)
 {
 	void *p = mmap(NULL, mapping_size(size), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Gives back a buffer of ggmlviz__ring_map(); NULL is accepted. */
+void ggmlviz__ring_unmap(uint8_t *buf, uint64_t size)
+{
+	if (buf)
+		munmap(buf, mapping_size(size));
 }
 
 static void thread_name(char name[16])
@@ -65,43 +76,60 @@ struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
 	if (!r)
 		return NULL;
 	memset(r, 0, sizeof *r);
-	r->buf = map_buffer(size);
+	r->buf = ggmlviz__ring_map(size, 1);
 	if (!r->buf) {
 		free(r);
 		return NULL;
 	}
 	r->size = size;
 	r->mask = size - 1;
-	r->bell_step = r->bell = bell_step_of(size);
+	r->bell_step = r->bell = ggmlviz__ring_bell_step(size);
+	r->cbuf = r->buf;
+	r->cmask = r->mask;
 	r->tid = tid;
 	r->announce = 1;
 	thread_name(r->name);
 	return r;
 }
 
+/*
+ * Every buffer of the ring: the producer's, the writer's view when it has
+ * not followed yet, and a larger one offered or being faulted in. Only
+ * where neither side runs (between sessions, in a child after fork, a ring
+ * being freed).
+ */
 static void unmap_buffer(struct ggmlviz__ring *r)
 {
-	if (r->buf)
-		munmap(r->buf, mapping_size(r->size));
-	r->buf = NULL;
-	r->size = 0;
-	r->mask = 0;
+	uint8_t *offer = atomic_load_explicit(&r->offer, memory_order_relaxed);
+
+	if (r->cbuf != r->buf)
+		ggmlviz__ring_unmap(r->cbuf, r->cmask + 1);
+	if (offer && offer != r->buf)
+		ggmlviz__ring_unmap(offer, r->offer_size);
+	ggmlviz__ring_unmap(r->grow_buf, r->grow_size);
+	ggmlviz__ring_unmap(r->buf, r->size);
+	r->buf = r->cbuf = r->grow_buf = NULL;
+	atomic_store_explicit(&r->offer, NULL, memory_order_relaxed);
+	atomic_store_explicit(&r->moved_at, 0, memory_order_relaxed);
+	r->size = r->grow_size = r->grow_done = 0;
+	r->mask = r->cmask = 0;
 }
 
 int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size)
 {
 	uint8_t *buf;
 
-	if (size == r->size && r->buf)
+	if (size == r->size && r->buf && r->cbuf == r->buf && !r->grow_buf &&
+	    !atomic_load_explicit(&r->offer, memory_order_relaxed))
 		return 0;
-	buf = map_buffer(size);
+	buf = ggmlviz__ring_map(size, 1);
 	if (!buf)
 		return -ENOMEM;
 	unmap_buffer(r);
-	r->buf = buf;
+	r->buf = r->cbuf = buf;
 	r->size = size;
-	r->mask = size - 1;
-	r->bell_step = bell_step_of(size);
+	r->mask = r->cmask = size - 1;
+	r->bell_step = ggmlviz__ring_bell_step(size);
 	return 0;
 }
 
@@ -131,6 +159,8 @@ void ggmlviz__ring_reset(struct ggmlviz__ring *r)
 	r->discarded_noted = 0;
 	r->unnoted = 0;
 	r->named = 0;
+	r->rate_pos = 0;
+	r->rate_ns = 0;
 }
 
 void ggmlviz__ring_free(struct ggmlviz__ring *r)
@@ -145,6 +175,28 @@ void ggmlviz__ring_free(struct ggmlviz__ring *r)
 void ggmlviz__ring_wrap(struct ggmlviz__ring *r, uint64_t overflow)
 {
 	memcpy(r->buf, r->buf + r->mask + 1, (size_t)overflow);
+}
+
+/*
+ * A larger buffer offered by the writer (grow.c): from this position on,
+ * records go there. Taken between two records, when the writer has followed
+ * the last move (moved_at read before offer: the writer clears offer first).
+ */
+static void take_offer(struct ggmlviz__ring *r)
+{
+	uint8_t *buf;
+
+	if (atomic_load_explicit(&r->moved_at, memory_order_acquire) != 0)
+		return;
+	buf = atomic_load_explicit(&r->offer, memory_order_acquire);
+	if (!buf)
+		return;
+	r->buf = buf;
+	r->size = r->offer_size;
+	r->mask = r->size - 1;
+	r->bell_step = ggmlviz__ring_bell_step(r->size);
+	r->limit = 0; /* room() sets it for the new size */
+	atomic_store_explicit(&r->moved_at, r->pos + 1, memory_order_release);
 }
 
 /* Is there room for need bytes now? Refreshes the producer's limit. */
@@ -168,22 +220,25 @@ static void ring_bell(struct ggmlviz__ring *r, uint32_t need)
 
 /*
  * GGMLVIZ_OVERFLOW_BLOCK: wake the writer and sleep until it gives this
- * ring room back (its room bell); the timeout only bounds how late a stop
- * is seen.
+ * ring room back or offers a larger buffer (its room bell); the timeout
+ * only bounds how late a stop is seen.
  */
 static int wait_room(struct ggmlviz__ring *r, uint32_t need)
 {
-	while (!room(r, need)) {
-		uint32_t token = ggmlviz__bell_token(&r->room);
+	for (;;) {
+		uint32_t token;
 
+		take_offer(r); /* a larger buffer is room too */
+		if (room(r, need))
+			return 1;
+		token = ggmlviz__bell_token(&r->room);
 		if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
 			return 0;
 		if (room(r, need))
-			break; /* the tail moved between the look and the token */
+			return 1; /* the tail moved between the look and the token */
 		ggmlviz__doorbell_ring();
 		ggmlviz__bell_wait(&r->room, token, 1000000u);
 	}
-	return 1;
 }
 
 static int make_room(struct ggmlviz__ring *r, uint32_t need)
@@ -250,6 +305,7 @@ static int note_drops(struct ggmlviz__ring *r, uint64_t ts)
 
 uint8_t *ggmlviz__ring_reserve_slow(struct ggmlviz__ring *r, uint32_t need, uint64_t ts)
 {
+	take_offer(r);
 	if (r->announce)
 		announce(r, ts);
 	ring_bell(r, need);

@@ -23,6 +23,13 @@
  * way, the writer rings the ring's `room` bell as it moves tail, for a
  * producer that sleeps waiting for room (GGMLVIZ_OVERFLOW_BLOCK).
  *
+ * A busy ring grows (grow.c): the writer maps a larger buffer, faults it in
+ * off the emit path and offers it; the producer takes it in its slow path,
+ * between two records, and says from which position on it writes there
+ * (`moved_at`). The writer reads the old buffer, its own view `cbuf`,
+ * up to that position, then follows. So each side reads and writes only
+ * its own copy of where the bytes are, and positions stay what they were.
+ *
  * `in_emit` is set while the producer is inside an emit call; with
  * membarrier(2) on the stopping side, that lets ggmlviz_stop() wait until
  * no event is half-written without any fence on the emit path.
@@ -77,16 +84,29 @@ struct ggmlviz__ring {
 	uint64_t unnoted;          /* losses whose DROPPED record the writer threw away */
 	int named;                 /* THREAD_NAME written this session */
 	struct ggmlviz__bell room; /* rung as tail moves: a producer waiting for room sleeps on it */
+	uint8_t *cbuf;             /* the buffer the records before moved_at are in */
+	uint64_t cmask;            /* its size - 1 */
+	uint8_t *grow_buf;         /* a larger buffer being faulted in (grow.c), or NULL */
+	uint64_t grow_size, grow_done; /* its size, and how much of it is faulted in */
+	uint64_t rate_pos, rate_ns; /* head and time when the ring's rate was last taken */
+
+	/* Growth, shared: the writer offers, the producer takes (grow.c). */
+	_Alignas(GGMLVIZ__CACHE_LINE) _Atomic(uint8_t *) offer; /* a larger buffer, faulted in */
+	uint64_t offer_size;       /* its size, set before offer is */
+	_Atomic uint64_t moved_at; /* 0, or 1 + the position from which the producer writes there */
 
 	/* Registry. */
 	_Atomic int exited;        /* the thread is gone: drain, then free */
-	uint64_t size;             /* bytes, a power of two */
+	uint64_t size;             /* bytes of buf, a power of two (the producer's) */
 	struct ggmlviz__ring *next;
 };
 
 /* Slow paths (ring.c). */
 uint8_t *ggmlviz__ring_reserve_slow(struct ggmlviz__ring *r, uint32_t need, uint64_t ts);
 void ggmlviz__ring_wrap(struct ggmlviz__ring *r, uint64_t overflow);
+uint8_t *ggmlviz__ring_map(uint64_t size, int populate);
+void ggmlviz__ring_unmap(uint8_t *buf, uint64_t size);
+uint64_t ggmlviz__ring_bell_step(uint64_t size);
 struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid);
 int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size);
 void ggmlviz__ring_release_buffer(struct ggmlviz__ring *r);

@@ -167,6 +167,7 @@ static int prepare_rings(const struct ggmlviz_config *cfg)
 	ggmlviz__registry_lock();
 	ggmlviz__state.ring_bytes = bytes;
 	ggmlviz__state.overflow_block = cfg->overflow == GGMLVIZ_OVERFLOW_BLOCK;
+	ggmlviz__state.ring_max_bytes = ggmlviz__ring_max_events(cfg) * GGMLVIZ__EVENT_BYTES;
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && rc == 0; r = r->next) {
 		rc = ggmlviz__ring_resize(r, bytes);
 		ggmlviz__ring_reset(r);
@@ -223,9 +224,11 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
-		     "tracing to %s (ring %" PRIu32 " events per thread, flush every %" PRIu32
-		     " ms, max %" PRIu64 " events; timestamps from %s)", path, cfg->buffer_events,
-		     cfg->flush_interval_ms, cfg->max_events, ggmlviz__clock_name());
+		     "tracing to %s (ring %" PRIu32 " events per thread, up to %" PRIu64
+		     " when busy, flush every %" PRIu32 " ms, max %" PRIu64
+		     " events; timestamps from %s)", path, cfg->buffer_events,
+		     ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES, cfg->flush_interval_ms,
+		     cfg->max_events, ggmlviz__clock_name());
 	ggmlviz__mask_set(mask_for(cfg));
 	return 0;
 }

@@ -21,6 +21,7 @@
 #define DEFAULT_OUTPUT "ggmlviz-%p.ggmlviz"
 #define DEFAULT_MAX_EVENTS 10000000u
 #define DEFAULT_BUFFER_EVENTS 65536u
+#define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 50 ms at 20 M events/s */
 #define DEFAULT_FLUSH_MS 100u
 
 enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32 };
@@ -39,6 +40,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_OUTPUT", VAR_PATH, offsetof(struct ggmlviz_config, output) },
 	{ "GGML_VIZ_MAX_EVENTS", VAR_U64, offsetof(struct ggmlviz_config, max_events) },
 	{ "GGML_VIZ_BUFFER_SIZE", VAR_POW2, offsetof(struct ggmlviz_config, buffer_events) },
+	{ "GGML_VIZ_BUFFER_MAX", VAR_POW2, offsetof(struct ggmlviz_config, buffer_events_max) },
 	{ "GGML_VIZ_FLUSH_INTERVAL", VAR_MS, offsetof(struct ggmlviz_config, flush_interval_ms) },
 	{ "GGML_VIZ_OP_TIMING", VAR_TIMING, offsetof(struct ggmlviz_config, op_timing) },
 	{ "GGML_VIZ_OP_SAMPLE", VAR_U32, offsetof(struct ggmlviz_config, op_sample) },
@@ -111,6 +113,20 @@ static int parse_u64(const char *s, uint64_t *out)
 int ggmlviz__buffer_events_ok(uint64_t n)
 {
 	return n >= GGMLVIZ__MIN_BUFFER_EVENTS && n <= GGMLVIZ__MAX_BUFFER_EVENTS && !(n & (n - 1));
+}
+
+uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg)
+{
+	uint64_t n = (uint64_t)cfg->buffer_events * 16;
+
+	if (cfg->buffer_events_max)
+		return cfg->buffer_events_max;
+	/* block mode loses nothing to a stall, and larger rings slow a writer that is behind */
+	if (cfg->overflow == GGMLVIZ_OVERFLOW_BLOCK)
+		return cfg->buffer_events;
+	if (n > DEFAULT_MAX_GROWN_EVENTS)
+		n = DEFAULT_MAX_GROWN_EVENTS;
+	return n > cfg->buffer_events ? n : cfg->buffer_events;
 }
 
 int ggmlviz__flush_ms_ok(uint64_t ms)
@@ -239,8 +255,6 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
 {
-	if (cfg->reserved_u32)
-		return 0;
 	for (size_t i = 0; i < sizeof cfg->reserved / sizeof cfg->reserved[0]; i++)
 		if (cfg->reserved[i])
 			return 0;
@@ -256,6 +270,9 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "output is NULL or empty";
 	else if (!ggmlviz__buffer_events_ok(cfg->buffer_events))
 		what = "buffer_events is not a power of two from 16 to 16777216";
+	else if (cfg->buffer_events_max != 0 && (!ggmlviz__buffer_events_ok(cfg->buffer_events_max) ||
+						 cfg->buffer_events_max < cfg->buffer_events))
+		what = "buffer_events_max is neither 0 nor a power of two from buffer_events to 16777216";
 	else if (!ggmlviz__flush_ms_ok(cfg->flush_interval_ms))
 		what = "flush_interval_ms is not from 1 to 60000";
 	else if (cfg->overflow != GGMLVIZ_OVERFLOW_DROP && cfg->overflow != GGMLVIZ_OVERFLOW_BLOCK)
@@ -267,7 +284,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 	if (!what)
 		return 0;
 	ggmlviz__log(sink, GGMLVIZ_LOG_ERROR, "cannot start: %s (buffer_events=%" PRIu32
-		     ", flush_interval_ms=%" PRIu32 ", overflow=%d, op_timing=%d)", what,
-		     cfg->buffer_events, cfg->flush_interval_ms, cfg->overflow, cfg->op_timing);
+		     ", buffer_events_max=%" PRIu32 ", flush_interval_ms=%" PRIu32
+		     ", overflow=%d, op_timing=%d)", what, cfg->buffer_events,
+		     cfg->buffer_events_max, cfg->flush_interval_ms, cfg->overflow, cfg->op_timing);
 	return -EINVAL;
 }

@@ -26,19 +26,19 @@ static int is_drop_note(const uint8_t *rec)
  */
 static void resync(const struct ggmlviz__ring *r, uint64_t pos, unsigned from, unsigned to)
 {
-	const uint8_t *whole = r->buf + (pos & r->mask);
+	const uint8_t *whole = r->cbuf + (pos & r->cmask);
 
-	if ((pos & r->mask) + to <= r->mask + 1)
+	if ((pos & r->cmask) + to <= r->cmask + 1)
 		return;
 	for (unsigned k = from; k < to; k++)
-		r->buf[(pos + k) & r->mask] = whole[k];
+		r->cbuf[(pos + k) & r->cmask] = whole[k];
 }
 
 /* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 			  struct ggmlviz__clock_span *cs)
 {
-	uint8_t *whole = r->buf + (pos & r->mask);
+	uint8_t *whole = r->cbuf + (pos & r->cmask);
 	uint64_t stamp = get_u64(whole + REC_TIMESTAMP);
 
 	if (stamp < cs->from || stamp >= cs->to)
@@ -63,7 +63,7 @@ static uint64_t anon_id(uint64_t x)
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */
 static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
 {
-	uint8_t *pl = r->buf + (pos & r->mask) + REC_PAYLOAD;
+	uint8_t *pl = r->cbuf + (pos & r->cmask) + REC_PAYLOAD;
 	uint8_t type = pl[REC_TYPE - REC_PAYLOAD];
 	size_t n = 0;
 	const struct ggmlviz_field *f = ggmlviz_event_fields(type, &n);
@@ -92,7 +92,7 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 
 	memset(sc, 0, sizeof *sc);
 	while (pos < to) {
-		const uint8_t *rec = r->buf + (pos & r->mask);
+		const uint8_t *rec = r->cbuf + (pos & r->cmask);
 		int note = is_drop_note(rec);
 		uint64_t size = record_size(rec);
 
@@ -125,12 +125,12 @@ void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t
 void ggmlviz__span_add(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
 		       uint64_t to)
 {
-	uint64_t off = from & r->mask, len = to - from, size = r->mask + 1;
+	uint64_t off = from & r->cmask, len = to - from, size = r->cmask + 1;
 
 	if (off + len <= size) {
-		ggmlviz__span_add_bytes(w, r->buf + off, (size_t)len);
+		ggmlviz__span_add_bytes(w, r->cbuf + off, (size_t)len);
 	} else {
-		ggmlviz__span_add_bytes(w, r->buf + off, (size_t)(size - off));
-		ggmlviz__span_add_bytes(w, r->buf, (size_t)(len - (size - off)));
+		ggmlviz__span_add_bytes(w, r->cbuf + off, (size_t)(size - off));
+		ggmlviz__span_add_bytes(w, r->cbuf, (size_t)(len - (size - off)));
 	}
 }

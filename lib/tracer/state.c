@@ -15,6 +15,7 @@ unsigned int ggmlviz__mask;
 
 struct ggmlviz__state ggmlviz__state = {
 	.ring_bytes = 65536u * GGMLVIZ__EVENT_BYTES,
+	.ring_max_bytes = 65536u * GGMLVIZ__EVENT_BYTES,
 	.op_sample = 1,
 };
 

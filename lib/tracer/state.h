@@ -27,6 +27,7 @@
 struct ggmlviz__state {
 	uint64_t clock_offset;  /* realtime - monotonic, in ns, fixed once per process */
 	uint64_t ring_bytes;    /* size of each thread's ring, set before the mask opens */
+	uint64_t ring_max_bytes; /* the most a busy thread's ring grows to (grow.h) */
 	int overflow_block;     /* GGMLVIZ_OVERFLOW_BLOCK chosen */
 	int heavy_fence;        /* no membarrier(2): the emit path needs a real fence */
 	int use_tsc;            /* records are stamped with the time-stamp counter (clock.h) */

@@ -70,6 +70,7 @@ struct ggmlviz__writer {
 	/* Scratch of one pass, grown as rings appear. */
 	struct ggmlviz__pass_ring *pass;
 	size_t n_pass, pass_cap;
+	size_t clipped;      /* rings this pass drains only up to their move (grow.h) */
 	struct iovec *iov;
 	size_t n_iov, iov_cap;
 	uint8_t *meta;

@@ -22,13 +22,14 @@
 static void *writer_main(void *arg)
 {
 	struct ggmlviz__writer *w = arg;
+	size_t again = 0; /* rings with records waiting in a larger buffer */
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
 	while (!atomic_load(&w->stop)) {
 		uint32_t token = ggmlviz__doorbell_token();
 
-		if (ggmlviz__pace_due(w))
-			ggmlviz__drain_pass(w, 0);
+		if (again || ggmlviz__pace_due(w))
+			again = ggmlviz__drain_pass(w, 0);
 		else if (!atomic_load(&w->stop))
 			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
 	}
@@ -96,7 +97,9 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
 	atomic_store(&w->stop, 1);
 	ggmlviz__doorbell_ring();
 	pthread_join(w->thread, NULL);
-	ggmlviz__drain_pass(w, 1);
+	/* a ring that moved to a larger buffer after the pass's look: once more */
+	for (int i = 0; i < 4 && ggmlviz__drain_pass(w, 1) > 0; i++)
+		;
 	ggmlviz__drain_end(w, tid);
 	rc = atomic_load(&w->error);
 	if (close(w->fd) < 0 && rc == 0)

@@ -1,0 +1,126 @@
+/*
+ * A busy ring grows (see grow.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <inttypes.h>
+
+#include "doorbell.h"
+#include "grow.h"
+
+/* A ring should hold this long of its thread's records: longer than the
+ * page cache's stalls and a VM's lost milliseconds (bench/bench_writer). */
+#define GROW_HOLD_NS 50000000u
+/* The rate is taken over at least this long. */
+#define RATE_WINDOW_NS 10000000u
+/* Bytes of a new buffer faulted in per pass: well under a millisecond. */
+#define FAULT_STEP ((uint64_t)1 << 20)
+#define PAGE 4096u
+/* A ring grows by at most this factor at a time. */
+#define GROW_STEP 4u
+
+/* Everything before the move is written: read the new buffer from now on. */
+static void follow(struct ggmlviz__ring *r)
+{
+	uint8_t *old = r->cbuf;
+	uint64_t old_size = r->cmask + 1;
+
+	/* the view first, the old buffer last: a fork in between leaks it, frees nothing twice */
+	r->cbuf = atomic_load_explicit(&r->offer, memory_order_relaxed);
+	r->cmask = r->offer_size - 1;
+	/* offer first: a producer that sees moved_at at 0 sees no offer */
+	atomic_store_explicit(&r->offer, NULL, memory_order_relaxed);
+	atomic_store_explicit(&r->moved_at, 0, memory_order_release);
+	ggmlviz__ring_unmap(old, old_size);
+}
+
+uint64_t ggmlviz__grow_clip(struct ggmlviz__ring *r, uint64_t head, int *clipped)
+{
+	uint64_t moved = atomic_load_explicit(&r->moved_at, memory_order_acquire);
+
+	*clipped = 0;
+	if (moved == 0)
+		return head;
+	if (atomic_load_explicit(&r->tail, memory_order_relaxed) == moved - 1) {
+		follow(r);
+		return head;
+	}
+	*clipped = 1;
+	return head < moved - 1 ? head : moved - 1;
+}
+
+/* The smallest power of two of at least n bytes, up to max. */
+static uint64_t size_for(double n, uint64_t max)
+{
+	uint64_t size = 1;
+
+	while (size < max && (double)size < n)
+		size <<= 1;
+	return size;
+}
+
+/* Bytes the ring should have for its rate (*per_ns) since the last look, or 0: not known yet. */
+static uint64_t wanted(struct ggmlviz__ring *r, uint64_t head, uint64_t now, uint64_t max,
+		       double *per_ns)
+{
+	if (r->rate_ns == 0 || head < r->rate_pos || now < r->rate_ns) {
+		r->rate_pos = head;
+		r->rate_ns = now;
+		return 0;
+	}
+	if (now - r->rate_ns < RATE_WINDOW_NS)
+		return 0;
+	*per_ns = (double)(head - r->rate_pos) / (double)(now - r->rate_ns);
+	r->rate_pos = head;
+	r->rate_ns = now;
+	return size_for(*per_ns * GROW_HOLD_NS, max);
+}
+
+/* The next part of the buffer being made; offered once whole. */
+static void fault_in(struct ggmlviz__ring *r)
+{
+	volatile uint8_t *p = r->grow_buf;
+	uint64_t whole = r->grow_size + GGMLVIZ__SLACK;
+	uint64_t end = r->grow_done + FAULT_STEP < whole ? r->grow_done + FAULT_STEP : whole;
+
+	for (uint64_t off = r->grow_done; off < end; off += PAGE)
+		p[off] = 0;
+	r->grow_done = end;
+	if (end < whole)
+		return;
+	r->offer_size = r->grow_size;
+	atomic_store_explicit(&r->offer, r->grow_buf, memory_order_release);
+	r->grow_buf = NULL;
+	ggmlviz__bell_ring(&r->room, 1); /* a producer asleep for room takes it */
+}
+
+void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
+			uint64_t max_bytes, const struct ggmlviz__log_sink *sink)
+{
+	double per_ns = 0;
+	uint64_t size;
+
+	if (r->grow_buf) {
+		fault_in(r);
+		return;
+	}
+	if (atomic_load_explicit(&r->offer, memory_order_relaxed))
+		return; /* offered, not taken or not followed yet */
+	size = wanted(r, head, now_ns, max_bytes, &per_ns);
+	if (size <= r->cmask + 1)
+		return;
+	if (size > (r->cmask + 1) * GROW_STEP)
+		size = (r->cmask + 1) * GROW_STEP; /* sooner there: each step is faulted in by parts */
+	r->grow_buf = ggmlviz__ring_map(size, 0);
+	if (!r->grow_buf)
+		return; /* no memory: the ring stays as it is, and the rate is taken again */
+	r->grow_size = size;
+	r->grow_done = 0;
+	ggmlviz__log(sink, GGMLVIZ_LOG_INFO,
+		     "thread %" PRIu32 "'s ring grows from %" PRIu64 " to %" PRIu64
+		     " KiB: it records %.0f MB/s", r->tid, (r->cmask + 1) >> 10, size >> 10,
+		     per_ns * 1e3);
+	fault_in(r);
+}
