@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -36,8 +37,11 @@
 
 #define THREADS 4
 #define MARKS 5000
+#define GROWING_MARKS 40000 /* with pauses: long enough for the rings to grow */
 
 static char path[4096];
+/* The child's rings start at 1 KiB and grow while it emits (block mode); growths are told to grew_fd. */
+static int growing, grew_fd = -1;
 static volatile uintptr_t fault_address = 16; /* unmapped: the compiler cannot tell */
 
 enum crash_how { FAULT, ABORT };
@@ -48,12 +52,21 @@ static pthread_barrier_t emitted;
  * MARKS marks, left in the ring: the thread then waits for the crash
  * without exiting (an exiting thread's ring is drained at once).
  */
+static int marks_per_thread(void)
+{
+	return growing ? GROWING_MARKS : MARKS;
+}
+
 static void *emit_marks(void *arg)
 {
 	uintptr_t t = (uintptr_t)arg;
+	int n = marks_per_thread();
 
-	for (int i = 0; i < MARKS; i++)
-		ggmlviz_mark("before-the-crash", t * MARKS + (uint64_t)i);
+	for (int i = 0; i < n; i++) {
+		ggmlviz_mark("before-the-crash", t * (uint64_t)n + (uint64_t)i);
+		if (growing && i % 1000 == 999)
+			usleep(100);
+	}
 	pthread_barrier_wait(&emitted);
 	for (;;)
 		pause();
@@ -64,6 +77,15 @@ static void own_handler(int sig)
 {
 	(void)sig;
 	_exit(42);
+}
+
+/* The tracer's messages in a growing child: a byte to grew_fd per growth. */
+static void note_growth(void *user, int level, const char *msg)
+{
+	(void)user;
+	(void)level;
+	if (strstr(msg, "'s ring grows from ") && write(grew_fd, "g", 1) != 1)
+		_exit(5);
 }
 
 /* The child: THREADS threads emit MARKS marks each, then the program crashes. */
@@ -77,6 +99,13 @@ static void crash_child(enum crash_how how, int handler, int own)
 	tu_config(&cfg, path);
 	cfg.flush_interval_ms = 60000; /* nothing is drained before the crash */
 	cfg.crash_handler = handler;
+	if (growing) { /* drained as the rings fill, some records in old buffers, some in new */
+		cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+		cfg.buffer_events = 16;
+		cfg.buffer_events_max = 4096;
+		cfg.verbose = 1;
+		cfg.log_fn = note_growth;
+	}
 	if (ggmlviz_start(&cfg) < 0)
 		_exit(3);
 	pthread_barrier_init(&emitted, NULL, THREADS + 1);
@@ -180,6 +209,34 @@ START_TEST(programs_own_handler_still_runs)
 END_TEST
 
 /* Without the handler the rings die with the process: what the test above would see broken. */
+/*
+ * Rings that grew while their threads emitted (block mode: nothing lost
+ * before the crash): the handler reads the grown rings, where the writer's
+ * view followed its producer, and saves every event; the growths happened.
+ */
+START_TEST(crash_after_rings_grew_saves_every_event)
+{
+	char grew_path[4200];
+	struct after a;
+	off_t growths;
+
+	tu_path(grew_path, sizeof grew_path, "grew");
+	grew_fd = open(grew_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(grew_fd, 0);
+	growing = 1;
+	died_of(run_child(FAULT, 1, 0, &a), SIGSEGV);
+	growing = 0;
+	growths = lseek(grew_fd, 0, SEEK_END);
+	close(grew_fd);
+	unlink(grew_path);
+	ck_assert_int_eq(a.end_rc, 0);
+	ck_assert_uint_eq(a.marks, THREADS * GROWING_MARKS);
+	ck_assert_int_eq(a.crash_last, 1);
+	ck_assert_uint_eq(a.crash_written, THREADS * GROWING_MARKS);
+	ck_assert_int_ge(growths, THREADS);
+}
+END_TEST
+
 START_TEST(without_the_handler_the_rings_are_lost)
 {
 	struct after a;
@@ -221,6 +278,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, fault_saves_every_event);
 	tcase_add_test(tc, abort_saves_every_event);
 	tcase_add_test(tc, programs_own_handler_still_runs);
+	tcase_add_test(tc, crash_after_rings_grew_saves_every_event);
 	tcase_add_test(tc, without_the_handler_the_rings_are_lost);
 	tcase_add_test(tc, stop_gives_the_signals_back);
 	suite_add_tcase(s, tc);

@@ -47,20 +47,50 @@ static void *produce(void *arg)
 	return NULL;
 }
 
-/* How many times a ring grew, from the tracer's messages (verbose). */
-static atomic_int grew;
+/*
+ * From the tracer's messages (verbose, on the writer thread): how many
+ * times a ring grew, to how many KiB at most, and whether a message did not
+ * say "from X to Y KiB" with Y larger.
+ */
+static atomic_int grew, garbled;
+static atomic_ulong largest_kib;
 
 static void count_growth(void *user, int level, const char *msg)
 {
+	const char *at = strstr(msg, "'s ring grows from ");
+	unsigned long from, to;
+
 	(void)user;
 	(void)level;
-	if (strstr(msg, "'s ring grows from "))
-		atomic_fetch_add(&grew, 1);
+	if (!at)
+		return;
+	atomic_fetch_add(&grew, 1);
+	if (sscanf(at, "'s ring grows from %lu to %lu KiB", &from, &to) != 2 || from >= to)
+		atomic_fetch_add(&garbled, 1);
+	else if (to > atomic_load(&largest_kib)) /* one writer thread says them all */
+		atomic_store(&largest_kib, to);
+}
+
+static int growths(void)
+{
+	return atomic_load(&grew);
+}
+
+static int garbled_messages(void)
+{
+	return atomic_load(&garbled);
+}
+
+static unsigned long largest_grown_kib(void)
+{
+	return atomic_load(&largest_kib);
 }
 
 static void watch_growth(struct ggmlviz_config *cfg)
 {
 	atomic_store(&grew, 0);
+	atomic_store(&garbled, 0);
+	atomic_store(&largest_kib, 0);
 	cfg->verbose = 1;
 	cfg->log_fn = count_growth;
 }
@@ -150,7 +180,7 @@ static void lossless(uint32_t ring, uint32_t max, uint64_t per_thread)
 		ck_assert_uint_eq(o.next[i], per_thread);
 	}
 	if (max == 0)
-		ck_assert_int_eq(atomic_load(&grew), 0);
+		ck_assert_int_eq(growths(), 0);
 	unlink(path);
 }
 
@@ -178,7 +208,9 @@ START_TEST(lossless_while_rings_grow)
 	pausing = 1;
 	lossless(16, 65536, PER_THREAD / 4);
 	pausing = 0;
-	ck_assert_int_ge(atomic_load(&grew), THREADS);
+	ck_assert_int_ge(growths(), THREADS);
+	ck_assert_int_eq(garbled_messages(), 0);
+	ck_assert_uint_le(largest_grown_kib(), 65536 * 64 / 1024);
 }
 END_TEST
 
@@ -228,7 +260,7 @@ START_TEST(four_threads_with_drops)
 	watch_growth(&cfg);
 	run_lossy(&cfg, PER_THREAD, &st);
 	ck_assert_uint_gt(st.dropped, 0);
-	ck_assert_int_eq(atomic_load(&grew), 0);
+	ck_assert_int_eq(growths(), 0);
 }
 END_TEST
 
@@ -251,7 +283,10 @@ START_TEST(rings_grow_while_threads_emit)
 		cfg.buffer_events_max = max;
 		watch_growth(&cfg);
 		run_lossy(&cfg, PER_THREAD / 4, &st);
-		ck_assert_int_ge(atomic_load(&grew), THREADS);
+		ck_assert_int_ge(growths(), THREADS);
+		ck_assert_int_eq(garbled_messages(), 0);
+		/* never past the most: 16 times the ring by default */
+		ck_assert_uint_le(largest_grown_kib(), (max ? max : 16 * 16) * 64 / 1024);
 	}
 	pausing = 0;
 }
