@@ -1,7 +1,9 @@
 #!/bin/sh
 # ggmlviz report in a real browser (TAP): Debian's chromium, headless,
 # opens reports from disk and runs their script; tests/report-check.py then
-# reads the page it drew. Reports: a GGML (llama.cpp when built) trace, a
+# reads the page it drew. The real trace's page also opens on its generation
+# phase from its address, and its per-phase data must be stats --phase's.
+# Reports: a GGML (llama.cpp when built) trace, a
 # trace as the original ggml-viz wrote it (no op names, a steady clock,
 # partially overlapping ops), and a trace of a million events (the page
 # under 40 MiB). A screenshot of the first is taken too.
@@ -61,19 +63,51 @@ else
 	"$GEN" "$T/real.ggmlviz" >/dev/null
 fi
 report real "$T/real.ggmlviz"
-# the table of one phase (the page's phase selector): the groups of stats --phase
-"$G" stats -f json --phase generation "$T/real.ggmlviz" >"$T/real.gen.json"
-"$PYTHON3" - "$T/real.html" "$T/real.gen.json" <<'PY'
+# The page's data for one phase (its phase selectors) against stats --phase:
+# same PAGE.html STATS.json KEY succeeds when data[KEY] has stats' groups and tokens.
+cat >"$T/same.py" <<'PY'
 import json, re, sys
 page = open(sys.argv[1], encoding='utf-8').read()
 data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S).group(1))
-want = json.load(open(sys.argv[2]))
+want, got = json.load(open(sys.argv[2])), data[sys.argv[3]]
 keys = ('name', 'count', 'total_ns', 'min_ns', 'p50_ns', 'p95_ns', 'max_ns')
-got = [[g[k] for k in keys] for g in data['by_op_generation']['groups']]
-sys.exit(0 if got == [[g[k] for k in keys] for g in want['groups']] and
-         data['by_op_generation']['tokens'] == want['tokens'] else 1)
+sys.exit(0 if [[g[k] for k in keys] for g in got['groups']] ==
+         [[g[k] for k in keys] for g in want['groups']] and got['tokens'] == want['tokens'] else 1)
 PY
+"$G" stats -f json --phase generation "$T/real.ggmlviz" >"$T/real.gen.json"
+"$PYTHON3" "$T/same.py" "$T/real.html" "$T/real.gen.json" by_op_generation
 ok $? "report of real: the generation-only op table is stats --phase generation's"
+for phase in prompt generation; do
+	"$G" stats -f json --by layer --phase $phase "$T/real.ggmlviz" >"$T/real.$phase-layers.json"
+	"$PYTHON3" "$T/same.py" "$T/real.html" "$T/real.$phase-layers.json" "by_layer_$phase"
+	ok $? "report of real: the $phase layers are stats --by layer --phase $phase's"
+done
+# opened on one phase by its address (llama.cpp's trace has phases): the op
+# table and the layer bars show that phase's, the layers with their time per token
+if [ -x "$top_builddir/examples/llama_trace" ]; then
+	chrome --dump-dom "file://$T/real.html#ops=generation&layers=generation" >"$T/real-gen.dom"
+	n=$("$PYTHON3" "$top_srcdir/tests/report-check.py" "$n" "real opened on generation" \
+		"$T/real-gen.dom" "$T/real.gen.json" | tee "$T/real-gen.check" | tail -n 1)
+	sed '$d' "$T/real-gen.check"
+	"$PYTHON3" - "$T/real-gen.dom" "$T/real.generation-layers.json" <<'PY'
+import html, json, re, sys
+dom = open(sys.argv[1], encoding='utf-8').read()
+want = json.load(open(sys.argv[2]))
+box = re.search(r'<h3>By layer</h3>(.*?)(<h3>|$)', dom, re.S).group(1)
+labels = {html.unescape(name): html.unescape(label) for name, label in re.findall(
+    r'<div>([^<]*)</div><div class="bar"[^>]*></div><div class="bar-label">([^<]*)</div>', box)}
+def fmt_ns(ns):
+    for unit, div in (('s', 1e9), ('ms', 1e6), ('us', 1e3)):
+        if ns >= div:
+            return '%.3f %s' % (ns / div, unit)
+    return '%.0f ns' % ns
+bad = [g['name'] for g in want['groups']
+       if not labels.get(g['name'], '').startswith(fmt_ns(g['total_ns'])) or
+       not labels[g['name']].endswith('%s per token' % fmt_ns(g['total_ns'] / want['tokens']))]
+sys.exit(1 if bad or not want['groups'] else 0)
+PY
+	ok $? "report of real opened on generation: each layer's bar says stats --phase generation's time and time per token"
+fi
 chrome --window-size=1400,1100 --screenshot="$T/real.png" "file://$T/real.html" >/dev/null
 [ "$(wc -c <"$T/real.png" 2>/dev/null || echo 0)" -gt 10000 ]
 ok $? "report of real: a screenshot is taken"

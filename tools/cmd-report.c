@@ -121,17 +121,18 @@ static void third_pass(struct cli_report *rep, struct cli_input *in)
 }
 
 /* Every grouping, as stats --by writes it (steps: the first 5000 in order; the ops
- * of each phase as stats --phase). */
+ * and the layers of each phase as stats --phase). */
 static void groupings(struct cli_report *rep, const char *path)
 {
 	static const char *const keys[CLI_REPORT_BY_COUNT] = {
 		"by_op", "by_layer", "by_phase", "by_step", "by_backend", "by_op_prompt",
-		"by_op_generation"
+		"by_op_generation", "by_layer_prompt", "by_layer_generation"
 	};
 	static const int sorts[CLI_REPORT_BY_COUNT] = { CLI_SORT_TOTAL, CLI_SORT_ORDER,
 							 CLI_SORT_ORDER, CLI_SORT_ORDER,
 							 CLI_SORT_TOTAL, CLI_SORT_TOTAL,
-							 CLI_SORT_TOTAL };
+							 CLI_SORT_TOTAL, CLI_SORT_ORDER,
+							 CLI_SORT_ORDER };
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
 		if (cli_agg_finish(&rep->by[i], rep->r) < 0)

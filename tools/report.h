@@ -33,7 +33,7 @@
 /* The groupings the page shows, each as `stats --by` computes it. */
 enum { CLI_REPORT_BY_OP, CLI_REPORT_BY_LAYER, CLI_REPORT_BY_PHASE, CLI_REPORT_BY_STEP,
        CLI_REPORT_BY_BACKEND, CLI_REPORT_BY_OP_PROMPT, CLI_REPORT_BY_OP_GENERATION,
-       CLI_REPORT_BY_COUNT };
+       CLI_REPORT_BY_LAYER_PROMPT, CLI_REPORT_BY_LAYER_GENERATION, CLI_REPORT_BY_COUNT };
 
 struct cli_report {
 	struct cli_out *o;

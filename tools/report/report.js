@@ -427,10 +427,7 @@
 
 	/* ---- bars: by layer, phase, step, backend ---- */
 
-	function bars(title, groups, value, label, note) {
-		var box = el('div', { 'class': 'group-box' });
-		box.appendChild(el('h3', {}, title));
-		if (note) box.appendChild(el('div', { 'class': 'hint' }, note));
+	function barGrid(groups, value, label) {
 		var grid = el('div', { 'class': 'bars' }), max = 0;
 		groups.forEach(function (g) { max = Math.max(max, value(g)); });
 		groups.forEach(function (g) {
@@ -440,8 +437,38 @@
 			grid.appendChild(bar);
 			grid.appendChild(el('div', { 'class': 'bar-label' }, label(g)));
 		});
-		box.appendChild(grid);
+		return grid;
+	}
+
+	function bars(title, groups, value, label, note) {
+		var box = el('div', { 'class': 'group-box' });
+		box.appendChild(el('h3', {}, title));
+		if (note) box.appendChild(el('div', { 'class': 'hint' }, note));
+		box.appendChild(barGrid(groups, value, label));
 		document.getElementById('groups').appendChild(box);
+		return box;
+	}
+
+	/* The layers, of every step or of one phase's (a phase's with its op time per token). */
+	function layerBars(total, share) {
+		var all = D.by_layer;
+		if (!(all.groups.length > 1 || D.by_op.ops && all.groups[0].name !== '(none)'))
+			return;
+		var box = bars('By layer', all.groups, total, share);
+		if (!D.by_op.steps)
+			return;
+		var pick = el('select', { id: 'layers-phase' }), hint = el('div', { 'class': 'hint' });
+		[['all', 'every step'], ['prompt', 'prompt only'], ['generation', 'generation only']]
+			.forEach(function (o) { pick.appendChild(el('option', { value: o[0] }, o[1])); });
+		hint.appendChild(pick);
+		box.insertBefore(hint, box.querySelector('.bars'));
+		pick.addEventListener('change', function () {
+			var agg = { all: all, prompt: D.by_layer_prompt, generation: D.by_layer_generation }[pick.value];
+			var label = function (g) {
+				return share(g) + (agg.tokens ? ', ' + fmtNs(g.total_ns / agg.tokens) + ' per token' : '');
+			};
+			box.replaceChild(barGrid(agg.groups, total, label), box.querySelector('.bars'));
+		});
 	}
 
 	/* Every step as a column, its height its time, its color its phase; hover for it. */
@@ -482,8 +509,7 @@
 					return fmtNs(g.step_ns) + ' for ' + g.tokens + ' tokens: ' +
 						fmtNs(g.ns_per_token) + ' per token, ' + g.tokens_per_s.toFixed(1) + ' tokens/s';
 				});
-		if (D.by_layer.groups.length > 1 || D.by_op.ops && D.by_layer.groups[0].name !== '(none)')
-			bars('By layer', D.by_layer.groups, total, share);
+		layerBars(total, share);
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
 		var runs = D.by_op.splits.map(function (x) {
@@ -525,6 +551,19 @@
 			fmtNs(m.peak_t) + ' from the start; ' + fmtBytes(m.end) + ' still allocated at the end';
 	}
 
+	/*
+	 * The phase pickers as the address asks (report.html#ops=generation&layers=prompt),
+	 * so that a link opens the page on one phase.
+	 */
+	function phasesFromAddress() {
+		location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+			var p = kv.split('='), pick = document.getElementById(p[0] + '-phase');
+			if (!pick || pick.hidden || !/^(all|prompt|generation)$/.test(p[1] || '')) return;
+			pick.value = p[1];
+			pick.dispatchEvent(new Event('change'));
+		});
+	}
+
 	function run(step) {
 		try { step(); } catch (e) { fail(step.name + ': ' + e.message); }
 	}
@@ -535,6 +574,7 @@
 	run(opTable);
 	run(groupings);
 	run(memory);
+	run(phasesFromAddress);
 	document.body.setAttribute('data-rendered', 'yes');
 	if (!errors.length) document.body.setAttribute('data-js-errors', '0');
 })();
