@@ -34,6 +34,9 @@ struct producer {
 	int pause;
 };
 
+/* When set, producers wait here before they exit (their rings stay). */
+static pthread_barrier_t *linger;
+
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
@@ -44,6 +47,8 @@ static void *produce(void *arg)
 		if (p->pause && i % 1000 == 999)
 			usleep(100);
 	}
+	if (linger)
+		pthread_barrier_wait(linger);
 	return NULL;
 }
 
@@ -52,22 +57,44 @@ static void *produce(void *arg)
  * times a ring grew, to how many KiB at most, and whether a message did not
  * say "from X to Y KiB" with Y larger.
  */
-static atomic_int grew, garbled;
+static atomic_int grew, garbled, capped;
 static atomic_ulong largest_kib;
+/* Each thread's largest ring, in KiB (written by the writer thread only, read after the stop). */
+static struct {
+	unsigned tid;
+	unsigned long kib;
+} grown[64];
+
+static void note_thread(unsigned tid, unsigned long kib)
+{
+	for (size_t i = 0; i < sizeof grown / sizeof grown[0]; i++)
+		if (grown[i].tid == tid || grown[i].tid == 0) {
+			grown[i].tid = tid;
+			grown[i].kib = kib;
+			return;
+		}
+}
 
 static void count_growth(void *user, int level, const char *msg)
 {
 	const char *at = strstr(msg, "'s ring grows from ");
 	unsigned long from, to;
+	unsigned tid;
 
 	(void)user;
 	(void)level;
+	if (strstr(msg, "the most they may"))
+		atomic_fetch_add(&capped, 1);
 	if (!at)
 		return;
 	atomic_fetch_add(&grew, 1);
-	if (sscanf(at, "'s ring grows from %lu to %lu KiB", &from, &to) != 2 || from >= to)
+	if (sscanf(msg, "thread %u's ring grows from %lu to %lu KiB", &tid, &from, &to) != 3 ||
+	    from >= to) {
 		atomic_fetch_add(&garbled, 1);
-	else if (to > atomic_load(&largest_kib)) /* one writer thread says them all */
+		return;
+	}
+	note_thread(tid, to);
+	if (to > atomic_load(&largest_kib)) /* one writer thread says them all */
 		atomic_store(&largest_kib, to);
 }
 
@@ -90,6 +117,8 @@ static void watch_growth(struct ggmlviz_config *cfg)
 {
 	atomic_store(&grew, 0);
 	atomic_store(&garbled, 0);
+	atomic_store(&capped, 0);
+	memset(grown, 0, sizeof grown);
 	atomic_store(&largest_kib, 0);
 	cfg->verbose = 1;
 	cfg->log_fn = count_growth;
@@ -312,6 +341,45 @@ START_TEST(max_events_across_batches)
 }
 END_TEST
 
+/*
+ * Eight busy threads, 1 KiB rings that may grow to 16 KiB each, all alive
+ * until the last is done: together they grow by at most four times what
+ * one may (60 KiB), which is said once.
+ */
+START_TEST(many_busy_threads_share_a_growth_budget)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct producer p[8];
+	pthread_barrier_t all_done;
+	unsigned long extra = 0;
+
+	pthread_barrier_init(&all_done, NULL, 8);
+	linger = &all_done;
+	tu_path(path, sizeof path, "budget");
+	tu_config(&cfg, path);
+	cfg.buffer_events = 16;
+	cfg.buffer_events_max = 256;
+	watch_growth(&cfg);
+	pausing = 1;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	run_producers(p, 8, PER_THREAD / 4);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	pausing = 0;
+	linger = NULL;
+	pthread_barrier_destroy(&all_done);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
+	for (size_t i = 0; i < sizeof grown / sizeof grown[0] && grown[i].tid; i++)
+		extra += grown[i].kib - 1;
+	ck_assert_int_eq(garbled_messages(), 0);
+	ck_assert_uint_le(extra, 4 * (16 - 1));
+	ck_assert_uint_ge(extra, 3 * (16 - 1)); /* they did grow, to the budget's edge */
+	ck_assert_int_eq(atomic_load(&capped), 1); /* said once */
+	unlink(path);
+}
+END_TEST
+
 /* 64 threads that live briefly, 8 at a time: every event arrives, every ring is freed. */
 START_TEST(threads_come_and_go)
 {
@@ -407,6 +475,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, lossless_while_rings_grow);
 	tcase_add_test(tc, four_threads_with_drops);
 	tcase_add_test(tc, rings_grow_while_threads_emit);
+	tcase_add_test(tc, many_busy_threads_share_a_growth_budget);
 	tcase_add_test(tc, max_events_across_batches);
 	tcase_add_test(tc, threads_come_and_go);
 	tcase_add_test(tc, stop_and_start_under_load);

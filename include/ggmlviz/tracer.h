@@ -169,9 +169,10 @@ struct ggmlviz_config {
 	 * writer gives a thread that records faster than its ring can hold for
 	 * 50 ms a larger ring, made off the emit path, so that a write stalled
 	 * by the page cache or a writer kept off its CPU for a while loses
-	 * nothing. A power of two from buffer_events (rings never grow) to
-	 * 16777216, or 0: the default, which is 16 times buffer_events but at
-	 * most 1048576 (64 MiB) and never less than buffer_events, in
+	 * nothing. All rings together grow by at most four times what one may
+	 * (by default 240 MiB). A power of two from buffer_events (rings never
+	 * grow) to 16777216, or 0: the default, which is 16 times buffer_events
+	 * but at most 1048576 (64 MiB) and never less than buffer_events, in
 	 * GGMLVIZ_OVERFLOW_DROP mode; and no growth in GGMLVIZ_OVERFLOW_BLOCK
 	 * mode, which loses nothing to a stall (the producer waits), and where
 	 * larger rings slow a writer that cannot keep up (the bytes it reads

@@ -96,8 +96,19 @@ static void fault_in(struct ggmlviz__ring *r)
 	ggmlviz__bell_ring(&r->room, 1); /* a producer asleep for room takes it */
 }
 
+uint64_t ggmlviz__grow_extra(const struct ggmlviz__ring *r, uint64_t base)
+{
+	uint64_t size = r->cmask + 1;
+
+	if (r->grow_buf && r->grow_size > size)
+		size = r->grow_size;
+	if (atomic_load_explicit(&r->offer, memory_order_relaxed) && r->offer_size > size)
+		size = r->offer_size;
+	return size > base ? size - base : 0;
+}
+
 void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
-			uint64_t max_bytes, const struct ggmlviz__log_sink *sink)
+			struct ggmlviz__grow_room *room, const struct ggmlviz__log_sink *sink)
 {
 	double per_ns = 0;
 	uint64_t size;
@@ -108,14 +119,19 @@ void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
 	}
 	if (atomic_load_explicit(&r->offer, memory_order_relaxed))
 		return; /* offered, not taken or not followed yet */
-	size = wanted(r, head, now_ns, max_bytes, &per_ns);
+	size = wanted(r, head, now_ns, room->ring_max, &per_ns);
 	if (size <= r->cmask + 1)
 		return;
 	if (size > (r->cmask + 1) * GROW_STEP)
 		size = (r->cmask + 1) * GROW_STEP; /* sooner there: each step is faulted in by parts */
+	if (size - (r->cmask + 1) > room->left) {
+		room->refused = 1;
+		return;
+	}
 	r->grow_buf = ggmlviz__ring_map(size, 0);
 	if (!r->grow_buf)
 		return; /* no memory: the ring stays as it is, and the rate is taken again */
+	room->left -= size - (r->cmask + 1);
 	r->grow_size = size;
 	r->grow_done = 0;
 	ggmlviz__log(sink, GGMLVIZ_LOG_INFO,

@@ -31,13 +31,27 @@
 uint64_t ggmlviz__grow_clip(struct ggmlviz__ring *r, uint64_t head, int *clipped);
 
 /*
+ * How much rings may grow: each to ring_max bytes, and all together by
+ * GGMLVIZ__GROW_RINGS times what one may (so that many busy threads, which
+ * one writer could not keep up with anyway, do not take gigabytes).
+ */
+#define GGMLVIZ__GROW_RINGS 4u
+struct ggmlviz__grow_room {
+	uint64_t ring_max; /* the largest a ring may be (its own size: no growth) */
+	uint64_t left;     /* bytes all rings together may still grow by */
+	int refused;       /* a growth did not fit in left */
+};
+
+/* Bytes ring r takes beyond base, its session's size: its largest buffer, made or being made. */
+uint64_t ggmlviz__grow_extra(const struct ggmlviz__ring *r, uint64_t base);
+
+/*
  * After a pass: takes ring r's rate (it was read up to head at now_ns),
- * starts a larger buffer when the ring holds less than GROW_HOLD_NS of it,
- * faults in the next part of one being made, and offers it once whole.
- * max_bytes is the largest a ring may be (no growth when it is the ring's
- * size).
+ * starts a larger buffer when the ring holds less than GROW_HOLD_NS of it
+ * and room allows (taking it from room->left), faults in the next part of
+ * one being made, and offers it once whole.
  */
 void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
-			uint64_t max_bytes, const struct ggmlviz__log_sink *sink);
+			struct ggmlviz__grow_room *room, const struct ggmlviz__log_sink *sink);
 
 #endif /* GGMLVIZ_GROW_H */

@@ -71,6 +71,7 @@ struct ggmlviz__writer {
 	struct ggmlviz__pass_ring *pass;
 	size_t n_pass, pass_cap;
 	size_t clipped;      /* rings this pass drains only up to their move (grow.h) */
+	int growth_capped;   /* said that rings may grow no further in all */
 	struct iovec *iov;
 	size_t n_iov, iov_cap;
 	uint8_t *meta;
