@@ -410,7 +410,11 @@ START_TEST(threads_come_and_go)
 }
 END_TEST
 
-/* Producers that never pause while the main thread stops and starts sessions. */
+/*
+ * Producers that never pause while the main thread stops and starts
+ * sessions: rings resized, threads asleep for room at the stop, rings
+ * stopped while they grow and given their session's size again.
+ */
 static atomic_int keep_going;
 
 static void *produce_forever(void *arg)
@@ -432,6 +436,7 @@ START_TEST(stop_and_start_under_load)
 	struct ggmlviz_stats st;
 	struct tu_summary s;
 	pthread_t th[THREADS];
+	int growths_seen = 0;
 
 	atomic_store(&keep_going, 1);
 	for (int i = 0; i < THREADS; i++)
@@ -442,9 +447,12 @@ START_TEST(stop_and_start_under_load)
 		cfg.buffer_events = round % 2 ? 1024 : 4096; /* rings resized while their threads run */
 		if (round % 4 >= 2) /* threads asleep for room when the stop comes */
 			cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+		watch_growth(&cfg);
 		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-		usleep(5000);
+		/* drop mode, long enough for rings to grow: stopped mid-growth, resized at the next start */
+		usleep(round % 4 == 1 ? 40000 : 5000);
 		ck_assert_int_eq(ggmlviz_stop(), 0);
+		growths_seen += growths();
 		ggmlviz_get_stats(&st);
 		ck_assert_uint_eq(st.emitted, st.written + st.dropped);
 		ck_assert_uint_eq(st.queued, 0);
@@ -461,6 +469,7 @@ START_TEST(stop_and_start_under_load)
 	atomic_store(&keep_going, 0);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
+	ck_assert_int_gt(growths_seen, 0);
 }
 END_TEST
 
