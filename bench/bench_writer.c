@@ -9,7 +9,11 @@
  * (lossless: producers wait for room). Printed: events written per second
  * until the stop has drained everything, what was dropped, and the
  * writer's bandwidth as a ratio to the loop's in the same round: medians
- * of per-round figures over 5 rounds after a warm-up round. N is 1, 4 and every core;
+ * of per-round figures over 5 rounds after a warm-up round. Also the CPU
+ * time each takes: the writer's (the process's CPU time in the flood less
+ * the producers') against the loop's own, as events per CPU-second, which
+ * is what each would move with a core to itself (this machine's 2 cores
+ * are shared by the producers and the writer). N is 1, 4 and every core;
  * rings of the default 2^16 events and of 2^20. Then the same floods to
  * /dev/null (what the writer moves with no page cache behind it), and one
  * producer paced at 20 M events/s in drop mode: from the default ring,
@@ -75,19 +79,27 @@ static void emit_pairs(int pairs)
 	}
 }
 
-/* What one measurement gave: bytes per second. */
+/* What one measurement gave: bytes per second, and bytes per CPU-second of the writer (or loop). */
 struct rate {
-	double mbps;
+	double mbps, mb_per_cpu_s;
 	double offered, written, dropped_pct; /* floods only: M events/s, M events/s, % */
 };
+
+static uint64_t cpu_ns(clockid_t which)
+{
+	struct timespec ts;
+
+	clock_gettime(which, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* write() of 1 MiB for `seconds`. */
 static struct rate page_cache(double seconds)
 {
 	static char buf[1u << 20];
 	char file[4200];
-	struct rate r = { 0, 0, 0, 0 };
-	uint64_t t0, bytes = 0;
+	struct rate r = { 0, 0, 0, 0, 0 };
+	uint64_t t0, c0, bytes = 0;
 	int fd;
 
 	snprintf(file, sizeof file, "%s.pagecache", path);
@@ -96,10 +108,12 @@ static struct rate page_cache(double seconds)
 	if (fd < 0)
 		return r;
 	t0 = bench_now_ns();
+	c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	while (bench_now_ns() - t0 < (uint64_t)(seconds * 1e9))
 		if (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf)
 			bytes += sizeof buf;
 	r.mbps = (double)bytes / ((double)(bench_now_ns() - t0) / 1e3);
+	r.mb_per_cpu_s = (double)bytes / ((double)(cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e3);
 	close(fd);
 	unlink(file);
 	return r;
@@ -108,14 +122,16 @@ static struct rate page_cache(double seconds)
 struct producer {
 	pthread_t thread;
 	uint64_t until;
+	uint64_t cpu_ns; /* its CPU time, at its end */
 };
 
 static void *produce(void *arg)
 {
-	const struct producer *p = arg;
+	struct producer *p = arg;
 
 	while (bench_now_ns() < p->until)
 		emit_pairs(1000);
+	p->cpu_ns = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
@@ -125,10 +141,11 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 	struct producer t[256];
 	struct ggmlviz_stats st;
 	struct rate r;
-	uint64_t t0, ns;
+	uint64_t t0, ns, c0, writer_cpu;
 
 	start(ring, overflow);
 	t0 = bench_now_ns();
+	c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* the main thread then waits: what is not the producers' is the writer's */
 	for (int i = 0; i < n; i++) {
 		t[i].until = t0 + (uint64_t)(RUN_S * 1e9);
 		pthread_create(&t[i].thread, NULL, produce, &t[i]);
@@ -137,12 +154,16 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 		pthread_join(t[i].thread, NULL);
 	ggmlviz_stop();
 	ns = bench_now_ns() - t0;
+	writer_cpu = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	for (int i = 0; i < n; i++)
+		writer_cpu -= t[i].cpu_ns < writer_cpu ? t[i].cpu_ns : writer_cpu;
 	ggmlviz_get_stats(&st);
 	unlink(path);
 	r.offered = (double)st.emitted / ((double)ns / 1e3);
 	r.written = (double)st.written / ((double)ns / 1e3);
 	r.dropped_pct = st.emitted ? 100.0 * (double)st.dropped / (double)st.emitted : 0;
 	r.mbps = (double)st.bytes_written / ((double)ns / 1e3);
+	r.mb_per_cpu_s = writer_cpu ? (double)st.bytes_written / ((double)writer_cpu / 1e3) : 0;
 	return r;
 }
 
@@ -150,6 +171,7 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 static void flood_series(int n, uint32_t ring, int overflow)
 {
 	double cache[ROUNDS], written[ROUNDS], offered[ROUNDS], lost[ROUNDS], ratio[ROUNDS];
+	double writer_cpu[ROUNDS], loop_cpu[ROUNDS];
 	int lossless = 0;
 
 	page_cache(RUN_S);
@@ -163,6 +185,8 @@ static void flood_series(int n, uint32_t ring, int overflow)
 		lost[i] = f.dropped_pct;
 		lossless += f.dropped_pct == 0;
 		ratio[i] = f.mbps / c.mbps;
+		writer_cpu[i] = f.mb_per_cpu_s / 64.0;
+		loop_cpu[i] = c.mb_per_cpu_s / 64.0;
 	}
 	printf("%d producer%s, ring of %" PRIu32 " events%s, %s mode: %.1f M events/s offered, %.1f "
 	       "M/s written, %.2f%% dropped (%d of %d rounds lossless) = %.2fx the page cache's "
@@ -173,6 +197,8 @@ static void flood_series(int n, uint32_t ring, int overflow)
 	       bench_median(offered, ROUNDS), bench_median(written, ROUNDS),
 	       bench_median(lost, ROUNDS), lossless, ROUNDS, bench_median(ratio, ROUNDS),
 	       bench_median(cache, ROUNDS));
+	printf("    per CPU-second: the writer %.1f M events, the write() loop %.1f M\n",
+	       bench_median(writer_cpu, ROUNDS), bench_median(loop_cpu, ROUNDS));
 }
 
 /*
@@ -182,7 +208,7 @@ static void flood_series(int n, uint32_t ring, int overflow)
  */
 static void null_series(int n, uint32_t ring)
 {
-	double written[ROUNDS];
+	double written[ROUNDS], writer_cpu[ROUNDS];
 	int lossless = 0;
 
 	flood_output = "/dev/null";
@@ -191,12 +217,14 @@ static void null_series(int n, uint32_t ring)
 		struct rate f = flood(n, ring, GGMLVIZ_OVERFLOW_BLOCK);
 
 		written[i] = f.written;
+		writer_cpu[i] = f.mb_per_cpu_s / 64.0;
 		lossless += f.dropped_pct == 0;
 	}
 	flood_output = path;
 	printf("%d producer%s, ring of %" PRIu32 " events, block mode, to /dev/null (no page cache): "
-	       "%.1f M events/s written (%d of %d rounds lossless)\n", n, n == 1 ? "" : "s", ring,
-	       bench_median(written, ROUNDS), lossless, ROUNDS);
+	       "%.1f M events/s written (%d of %d rounds lossless); the writer %.1f M events per "
+	       "CPU-second\n", n, n == 1 ? "" : "s", ring, bench_median(written, ROUNDS), lossless,
+	       ROUNDS, bench_median(writer_cpu, ROUNDS));
 }
 
 /* Emits at `rate` events per second for 1 s (bursts of 2000); the share dropped, %. */
