@@ -370,39 +370,6 @@ static void drain_rings(struct ggmlviz__writer *w, int final)
 		first = drain_batch(w, first, final);
 }
 
-/* What all rings together may still grow by (grow.h). */
-static uint64_t growth_left(const struct ggmlviz__writer *w)
-{
-	uint64_t base = ggmlviz__state.ring_bytes, grown = 0;
-	uint64_t budget = GGMLVIZ__GROW_RINGS * (ggmlviz__state.ring_max_bytes - base);
-
-	for (size_t i = 0; i < w->n_pass; i++)
-		grown += ggmlviz__grow_extra(w->pass[i].ring, base);
-	return grown < budget ? budget - grown : 0;
-}
-
-/* Busy rings grow (grow.c): not at the end, nor for a thread that is gone. */
-static void tend_rings(struct ggmlviz__writer *w, int final)
-{
-	struct ggmlviz__grow_room room = { ggmlviz__state.ring_max_bytes, 0, 0 };
-	uint64_t now = ggmlviz__monotonic_ns();
-
-	if (final || room.ring_max <= ggmlviz__state.ring_bytes)
-		return;
-	room.left = growth_left(w);
-	for (size_t i = 0; i < w->n_pass; i++)
-		if (!w->pass[i].exited)
-			ggmlviz__grow_tend(w->pass[i].ring, w->pass[i].head, now, &room, &w->sink);
-	if (room.refused && !w->growth_capped) {
-		w->growth_capped = 1;
-		ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO,
-			     "rings have grown by %" PRIu64 " MiB in all, the most they may (%u times "
-			     "what one ring may): the others keep their size",
-			     (GGMLVIZ__GROW_RINGS * (room.ring_max - ggmlviz__state.ring_bytes) -
-			      room.left) >> 20, GGMLVIZ__GROW_RINGS);
-	}
-}
-
 size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 {
 	size_t clipped;
@@ -411,7 +378,8 @@ size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 		return 0; /* a crash handler has taken the writer over */
 	snapshot(w);
 	drain_rings(w, final);
-	tend_rings(w, final);
+	if (!final)
+		ggmlviz__grow_rings(w); /* not at the end: nothing is emitted any more */
 	ggmlviz__pace_passed(w);
 	release_exited(w);
 	clipped = w->clipped;

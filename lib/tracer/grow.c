@@ -7,8 +7,11 @@
 
 #include <inttypes.h>
 
+#include "clock.h"
 #include "doorbell.h"
 #include "grow.h"
+#include "log.h"
+#include "state.h"
 
 /* A ring should hold this long of its thread's records: longer than the
  * page cache's stalls and a VM's lost milliseconds (bench/bench_writer). */
@@ -96,7 +99,15 @@ static void fault_in(struct ggmlviz__ring *r)
 	ggmlviz__bell_ring(&r->room, 1); /* a producer asleep for room takes it */
 }
 
-uint64_t ggmlviz__grow_extra(const struct ggmlviz__ring *r, uint64_t base)
+/* What a pass's growths may take. */
+struct grow_room {
+	uint64_t ring_max; /* the largest a ring may be */
+	uint64_t left;     /* bytes all rings together may still grow by */
+	int refused;       /* a growth did not fit in left */
+};
+
+/* Bytes ring r takes beyond base, its session's size: its largest buffer, made or being made. */
+static uint64_t extra(const struct ggmlviz__ring *r, uint64_t base)
 {
 	uint64_t size = r->cmask + 1;
 
@@ -107,8 +118,9 @@ uint64_t ggmlviz__grow_extra(const struct ggmlviz__ring *r, uint64_t base)
 	return size > base ? size - base : 0;
 }
 
-void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
-			struct ggmlviz__grow_room *room, const struct ggmlviz__log_sink *sink)
+/* One ring after a pass that read it up to head at now_ns (see ggmlviz__grow_rings). */
+static void tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns, struct grow_room *room,
+		 const struct ggmlviz__log_sink *sink)
 {
 	double per_ns = 0;
 	uint64_t size;
@@ -139,4 +151,35 @@ void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
 		     " KiB: it records %.0f MB/s", r->tid, (r->cmask + 1) >> 10, size >> 10,
 		     per_ns * 1e3);
 	fault_in(r);
+}
+
+/* What all rings together may still grow by. */
+static uint64_t growth_left(const struct ggmlviz__writer *w, uint64_t budget)
+{
+	uint64_t grown = 0;
+
+	for (size_t i = 0; i < w->n_pass; i++)
+		grown += extra(w->pass[i].ring, ggmlviz__state.ring_bytes);
+	return grown < budget ? budget - grown : 0;
+}
+
+void ggmlviz__grow_rings(struct ggmlviz__writer *w)
+{
+	struct grow_room room = { ggmlviz__state.ring_max_bytes, 0, 0 };
+	uint64_t budget, now = ggmlviz__monotonic_ns();
+
+	if (room.ring_max <= ggmlviz__state.ring_bytes)
+		return; /* rings keep their size */
+	budget = GGMLVIZ__GROW_RINGS * (room.ring_max - ggmlviz__state.ring_bytes);
+	room.left = growth_left(w, budget);
+	for (size_t i = 0; i < w->n_pass; i++)
+		if (!w->pass[i].exited)
+			tend(w->pass[i].ring, w->pass[i].head, now, &room, &w->sink);
+	if (!room.refused || w->growth_capped)
+		return;
+	w->growth_capped = 1;
+	ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO,
+		     "rings have grown by %" PRIu64 " MiB in all, the most they may (%u times what "
+		     "one ring may): the others keep their size", (budget - room.left) >> 20,
+		     GGMLVIZ__GROW_RINGS);
 }

@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "log.h"
 #include "ring.h"
+#include "writer-types.h"
 
 /*
  * Where a pass may read ring r up to, given the head it read (head first,
@@ -31,27 +31,15 @@
 uint64_t ggmlviz__grow_clip(struct ggmlviz__ring *r, uint64_t head, int *clipped);
 
 /*
- * How much rings may grow: each to ring_max bytes, and all together by
- * GGMLVIZ__GROW_RINGS times what one may (so that many busy threads, which
- * one writer could not keep up with anyway, do not take gigabytes).
+ * After a pass, for each ring it read (not those of threads that are gone):
+ * takes the ring's rate, starts a larger buffer when the ring holds less
+ * than GROW_HOLD_NS of it, faults in the next part of one being made, and
+ * offers it once whole. Each ring grows to ring_max_bytes at most, and all
+ * together by GGMLVIZ__GROW_RINGS times what one may (so that many busy
+ * threads, which one writer could not keep up with anyway, do not take
+ * gigabytes); reaching that is said once.
  */
 #define GGMLVIZ__GROW_RINGS 4u
-struct ggmlviz__grow_room {
-	uint64_t ring_max; /* the largest a ring may be (its own size: no growth) */
-	uint64_t left;     /* bytes all rings together may still grow by */
-	int refused;       /* a growth did not fit in left */
-};
-
-/* Bytes ring r takes beyond base, its session's size: its largest buffer, made or being made. */
-uint64_t ggmlviz__grow_extra(const struct ggmlviz__ring *r, uint64_t base);
-
-/*
- * After a pass: takes ring r's rate (it was read up to head at now_ns),
- * starts a larger buffer when the ring holds less than GROW_HOLD_NS of it
- * and room allows (taking it from room->left), faults in the next part of
- * one being made, and offers it once whole.
- */
-void ggmlviz__grow_tend(struct ggmlviz__ring *r, uint64_t head, uint64_t now_ns,
-			struct ggmlviz__grow_room *room, const struct ggmlviz__log_sink *sink);
+void ggmlviz__grow_rings(struct ggmlviz__writer *w);
 
 #endif /* GGMLVIZ_GROW_H */
