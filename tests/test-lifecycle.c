@@ -63,6 +63,7 @@ static long rss_kib(void)
 START_TEST(stop_gives_ring_memory_back)
 {
 	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
 	struct tu_summary s;
 	long during, after;
 
@@ -72,13 +73,21 @@ START_TEST(stop_gives_ring_memory_back)
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_mark("first", 0);
 	during = rss_kib();
+	ggmlviz_get_stats(&st); /* the stats say what the ring takes */
+	ck_assert_uint_ge(st.ring_bytes, 64u << 20);
+	ck_assert_uint_lt(st.ring_bytes, 65u << 20);
+	ck_assert_uint_eq(st.ring_bytes_peak, st.ring_bytes);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	after = rss_kib();
 	ck_assert_msg(after < during - 48 * 1024, "RSS %ld KiB while tracing, %ld after stop",
 		      during, after);
+	cfg.buffer_events = 1u << 10; /* the same thread's ring, 64 KiB: the peak starts again */
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_mark("again", 1);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&st); /* as at the stop */
+	ck_assert_uint_ge(st.ring_bytes_peak, 64u << 10);
+	ck_assert_uint_lt(st.ring_bytes_peak, 1u << 20);
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
 	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 1);
 	unlink(path);

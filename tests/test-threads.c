@@ -20,6 +20,7 @@
 #define PER_THREAD 1000000u
 
 static char path[4096];
+static uint64_t last_peak; /* ring_bytes_peak of lossless()'s session */
 static int pausing; /* producers pause now and then (struct producer) */
 
 /*
@@ -210,6 +211,7 @@ static void lossless(uint32_t ring, uint32_t max, uint64_t per_thread)
 	}
 	if (max == 0)
 		ck_assert_int_eq(growths(), 0);
+	last_peak = st.ring_bytes_peak;
 	unlink(path);
 }
 
@@ -240,6 +242,7 @@ START_TEST(lossless_while_rings_grow)
 	ck_assert_int_ge(growths(), THREADS);
 	ck_assert_int_eq(garbled_messages(), 0);
 	ck_assert_uint_le(largest_grown_kib(), 65536 * 64 / 1024);
+	ck_assert_uint_ge(last_peak, largest_grown_kib() * 1024); /* the stats counted it */
 }
 END_TEST
 
@@ -290,6 +293,9 @@ START_TEST(four_threads_with_drops)
 	run_lossy(&cfg, PER_THREAD, &st);
 	ck_assert_uint_gt(st.dropped, 0);
 	ck_assert_int_eq(growths(), 0);
+	/* four rings of 1 KiB (and their slack, in pages), never more */
+	ck_assert_uint_ge(st.ring_bytes_peak, THREADS * 1024);
+	ck_assert_uint_lt(st.ring_bytes_peak, THREADS * 64 * 1024);
 }
 END_TEST
 
@@ -314,6 +320,7 @@ START_TEST(rings_grow_while_threads_emit)
 		run_lossy(&cfg, PER_THREAD / 4, &st);
 		ck_assert_int_ge(growths(), THREADS);
 		ck_assert_int_eq(garbled_messages(), 0);
+		ck_assert_uint_ge(st.ring_bytes_peak, largest_grown_kib() * 1024);
 		/* never past the most: 16 times the ring by default */
 		ck_assert_uint_le(largest_grown_kib(), (max ? max : 16 * 16) * 64 / 1024);
 	}

@@ -211,7 +211,14 @@ struct ggmlviz_stats {
 	 * got a split timing only (see <ggmlviz/nodes.h>).
 	 */
 	uint64_t timing_mismatches;
-	uint64_t reserved[7];      /**< room to grow; zero */
+	/**
+	 * Bytes of memory the rings take now (every thread's buffer, with a
+	 * larger one being made; after ggmlviz_stop(), as they were at the
+	 * stop, which then gives them back).
+	 */
+	uint64_t ring_bytes;
+	uint64_t ring_bytes_peak;  /**< the most ring_bytes was in this session */
+	uint64_t reserved[5];      /**< room to grow; zero */
 };
 
 /**

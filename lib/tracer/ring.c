@@ -48,15 +48,24 @@ uint8_t *ggmlviz__ring_map(uint64_t size, int populate)
 {
 	void *p = mmap(NULL, mapping_size(size), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+	uint64_t now, peak;
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	now = atomic_fetch_add(&ggmlviz__state.ring_mapped, mapping_size(size)) + mapping_size(size);
+	peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
+	while (now > peak && !atomic_compare_exchange_weak(&ggmlviz__state.ring_mapped_peak, &peak, now))
+		;
+	return p;
 }
 
 /* Gives back a buffer of ggmlviz__ring_map(); NULL is accepted. */
 void ggmlviz__ring_unmap(uint8_t *buf, uint64_t size)
 {
-	if (buf)
-		munmap(buf, mapping_size(size));
+	if (!buf)
+		return;
+	munmap(buf, mapping_size(size));
+	atomic_fetch_sub(&ggmlviz__state.ring_mapped, mapping_size(size));
 }
 
 static void thread_name(char name[16])

@@ -217,6 +217,8 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	}
 	atomic_store(&ggmlviz__state.lost, 0);
 	atomic_store(&ggmlviz__state.mismatches, 0);
+	/* the rings as the session starts them: sized for it (prepare_rings) */
+	atomic_store(&ggmlviz__state.ring_mapped_peak, atomic_load(&ggmlviz__state.ring_mapped));
 	atomic_store(&ggmlviz__state.ended, 0);
 	if (cfg->crash_handler && ggmlviz__crash_arm(writer) < 0)
 		ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "no crash handler: the rings are lost on a crash");
@@ -316,6 +318,8 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 	st->queued = st->emitted > st->written + st->dropped ?
 			     st->emitted - st->written - st->dropped : 0;
 	st->timing_mismatches = atomic_load(&ggmlviz__state.mismatches);
+	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
+	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
 	st->meta_written = f.meta_written;
 	st->bytes_written = f.bytes;
 	st->error = f.error;
@@ -355,8 +359,9 @@ static int stop_locked(void)
 	ggmlviz__registry_unlock();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
-		     " dropped, %" PRIu64 " bytes", last_stats.emitted, last_stats.written,
-		     last_stats.dropped, last_stats.bytes_written);
+		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most",
+		     last_stats.emitted, last_stats.written, last_stats.dropped,
+		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10);
 	return rc;
 }
 

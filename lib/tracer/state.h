@@ -38,6 +38,8 @@ struct ggmlviz__state {
 	_Atomic uint64_t session; /* ggmlviz_session() */
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
 	_Atomic int ended;      /* recording ended on its own (max_events): not active */
+	_Atomic uint64_t ring_mapped;      /* bytes of ring buffers mapped now */
+	_Atomic uint64_t ring_mapped_peak; /* the most since the session started */
 	/* Called on a thread that ends while its ring exists (records THREAD_FREE). */
 	void (*thread_exit)(void);
 };
