@@ -46,8 +46,8 @@ if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
 	tools/ggmlviz stats "$trace" --by phase
 	step "each generated token, by op"
 	tools/ggmlviz stats "$trace" --by op --phase generation --top 8
-	step "by layer"
-	tools/ggmlviz stats "$trace" --by layer
+	step "each generated token, by layer"
+	tools/ggmlviz stats "$trace" --by layer --phase generation
 	step "the same in a browser: one HTML file, nothing fetched"
 	tools/ggmlviz report "$trace" -o "$top/report.html"
 	echo "open $top/report.html"

@@ -136,6 +136,35 @@ rc, out, err = ggmlviz('stats', '--phase', 'generation', trace)
 ok(rc == 0 and '(generation)' in out and 'per token' in out,
    'stats --phase generation: says so, with op time per token', out[:300])
 
+
+def fmt_ns(ns):
+    for unit, div in (('s', 1e9), ('ms', 1e6), ('us', 1e3)):
+        if ns >= div:
+            return '%.3f %s' % (ns / div, unit)
+    return '%.0f ns' % ns
+
+
+# each group's PER TOKEN is its total over the phase's tokens (the json's figures)
+rc, out, err = ggmlviz('stats', '--phase', 'generation', '--by', 'layer', trace)
+rcj, outj, _ = ggmlviz('stats', '--phase', 'generation', '--by', 'layer', '-f', 'json', trace)
+js = json.loads(outj) if rcj == 0 else {}
+lines = out.splitlines()
+head = next((l for l in lines if l.startswith('LAYER')), '')
+at = head.find('PER TOKEN')
+want = {g['name']: fmt_ns(g['total_ns'] / js['tokens']) for g in js.get('groups', [])}
+got = {}
+for l in lines[lines.index(head) + 1:] if head else []:
+    cols = l.split()
+    if not cols or cols[0] == 'TOTAL' or cols[0] not in want:
+        break
+    got[cols[0]] = ' '.join(cols[4:6])  # LAYER COUNT TOTAL(2) PER TOKEN(2)
+ok(at > 0 and want and got == want,
+   'stats --phase generation --by layer: PER TOKEN is each layer\'s total over the phase\'s tokens',
+   '%s against %s' % (sorted(got.items())[:3], sorted(want.items())[:3]))
+rc, out, err = ggmlviz('stats', '--by', 'layer', trace)
+ok(rc == 0 and 'PER TOKEN' not in out,
+   'stats --by layer over both phases: no PER TOKEN (prompt and generation tokens differ)', out[:200])
+
 # ---- stats --by step ----
 rc, out, err = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)
 js = json.loads(out) if rc == 0 else {}

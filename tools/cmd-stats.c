@@ -39,7 +39,8 @@ static const char help[] =
 	"                     2, ...: the default by layer, step and phase)\n"
 	"  -n, --top N        show the first N groups only\n"
 	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
-	"                     them (all: the default); with tokens, op time per token\n"
+	"                     them (all: the default); with tokens, each group's time\n"
+	"                     per token of that phase (PER TOKEN)\n"
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
 	"  -h, --help         show this help\n"
@@ -71,7 +72,8 @@ static size_t shown(const struct cli_agg *a, uint64_t top)
 static const char *const columns[] = { "COUNT", "TOTAL", "MEAN", "MIN", "P50",
 				       "P95", "MAX", "SHARE", "GFLOP/S", NULL };
 
-static void text_header(struct cli_table *t, int by)
+/* With --phase and its tokens, a PER TOKEN column after TOTAL: a group's time per token of that phase. */
+static void text_header(struct cli_table *t, int by, int per_token)
 {
 	char title[16];
 	size_t i;
@@ -80,19 +82,25 @@ static void text_header(struct cli_table *t, int by)
 		title[i] = (char)toupper((unsigned char)cli_by_names[by][i]);
 	title[i] = '\0';
 	cli_table_add(t, "%s", title);
-	for (const char *const *h = columns; *h; h++)
+	for (const char *const *h = columns; *h; h++) {
 		cli_table_add(t, "%s", *h);
+		if (per_token && !strcmp(*h, "TOTAL"))
+			cli_table_add(t, "PER TOKEN");
+	}
 }
 
+/* One group's row; tokens: the phase's, for the PER TOKEN column (0: none). */
 static void text_row(struct cli_table *t, const char *name, const struct cli_dist *d,
-		     uint64_t p50, uint64_t p95, double sh, double gflops)
+		     uint64_t p50, uint64_t p95, double sh, double gflops, uint64_t tokens)
 {
-	char b[6][32];
+	char b[7][32];
 	double avg = d->count ? (double)d->total / (double)d->count : 0;
 
 	cli_table_add(t, "%s", name);
 	cli_table_add(t, "%llu", (unsigned long long)d->count);
 	cli_table_add(t, "%s", cli_fmt_ns((double)d->total, b[0]));
+	if (tokens)
+		cli_table_add(t, "%s", cli_fmt_ns((double)d->total / (double)tokens, b[6]));
 	cli_table_add(t, "%s", cli_fmt_ns(avg, b[1]));
 	cli_table_add(t, "%s", cli_fmt_ns((double)d->min, b[2]));
 	cli_table_add(t, "%s", p50 == UINT64_MAX ? "" : cli_fmt_ns((double)p50, b[3]));
@@ -149,6 +157,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	struct cli_table t;
 	struct cli_dist all = all_groups(a);
 	size_t n = shown(a, top);
+	uint64_t per_token = a->phase ? a->tokens : 0; /* tokens of one phase only mean something */
 
 	print_head(o, path, a);
 	if (cli_by_steps(a->by)) {
@@ -156,17 +165,18 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_splits_text(o, a);
 		return;
 	}
-	cli_table_init(&t, 10);
-	text_header(&t, a->by);
+	cli_table_init(&t, per_token ? 11 : 10);
+	text_header(&t, a->by, per_token != 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
 		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, cli_group_share(a, g),
-			 cli_group_gflops(g));
+			 cli_group_gflops(g), per_token);
 		free(name);
 	}
 	if (a->n)
-		text_row(&t, "TOTAL", &all, UINT64_MAX, UINT64_MAX, a->op_ns ? 1 : 0, -1);
+		text_row(&t, "TOTAL", &all, UINT64_MAX, UINT64_MAX, a->op_ns ? 1 : 0, -1,
+			 per_token);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
 	if (n < a->n)
