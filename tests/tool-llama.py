@@ -223,5 +223,30 @@ labels = json.dumps(json.loads(out)) if rc == 0 else ''
 ok('weights' in labels and 'kv_cache' in labels and 'compute' in labels,
    'mem: the weights, the KV cache and the compute buffer', out[:400])
 
+# ---- diff --phase generation: runs of different lengths compared per token ----
+short = os.path.join(TMP, 'short.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', str(GENERATE // 2), '--threads', '2', '--output', short,
+                   '--prompt', PROMPT_WORDS)
+per_token = []
+for path in (trace, short):
+    rcj, outj, _ = ggmlviz('stats', '--phase', 'generation', '-f', 'json', path)
+    js = json.loads(outj) if rcj == 0 else {}
+    per_token.append((js.get('tokens', 0), js.get('op_ns', 0) / max(js.get('tokens', 0), 1)))
+rc, out, err = ggmlviz('diff', '--phase', 'generation', trace, short)
+want = ['A: %s (' % trace, 'B: %s (' % short]
+lines = out.splitlines()
+heads = [l for l in lines[:2] if l.startswith(('A: ', 'B: '))]
+ok(rc == 0 and len(heads) == 2 and all(
+    h.startswith(w) and h.endswith('; %d tokens, %s per token)' % (t, fmt_ns(e)))
+    for h, w, (t, e) in zip(heads, want, per_token)),
+   'diff --phase generation: each run\'s tokens and op time per token (stats\' json)',
+   '%s against %s' % (heads, per_token))
+change = (per_token[1][1] - per_token[0][1]) / per_token[0][1] * 100 if per_token[0][1] else 0
+ok(len(lines) > 2 and lines[2] == 'op time per token: %+.1f%%' % change,
+   'diff --phase generation: the change of op time per token', lines[2:3])
+rc, out, err = ggmlviz('diff', trace, short)
+ok(rc == 0 and 'per token' not in out, 'diff over both phases: no per-token line', out[:200])
+
 print('1..%d' % n)
 sys.exit(1 if failed else 0)

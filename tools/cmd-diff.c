@@ -34,7 +34,8 @@ static const char help[] =
 	"  -s, --sort KEY     total (default: the biggest change of total time first),\n"
 	"                     mean (of the mean time), count, or name\n"
 	"  -n, --top N        show the first N groups only\n"
-	"  -p, --phase PHASE  only the steps of prompt or generation, and their ops\n"
+	"  -p, --phase PHASE  only the steps of prompt or generation, and their ops;\n"
+	"                     the text then gives each trace's op time per token\n"
 	"  -f, --format FMT   text (default), csv or json (times in integer ns; changes\n"
 	"                     in percent are null when A has no time for the group)\n"
 	"  -h, --help         show this help\n"
@@ -200,18 +201,38 @@ static void text_row(struct cli_table *t, const char *name, const struct cli_dis
 	text_pct(t, pct(mean_of(a), mean_of(b)));
 }
 
+/*
+ * The two traces; with --phase and tokens in both, each one's op time per
+ * token and its change: what compares runs that generated more or fewer tokens.
+ */
+static void print_head(struct cli_out *o, const struct cli_agg *agg[2], const char *paths[2])
+{
+	int per_token = agg[0]->phase && agg[0]->tokens && agg[1]->tokens;
+	double each[2];
+	char buf[2][32];
+
+	for (int k = 0; k < 2; k++) {
+		each[k] = agg[k]->tokens ? (double)agg[k]->op_ns / (double)agg[k]->tokens : 0;
+		cli_out_printf(o, "%c: %s (%llu ops, %s of op time", 'A' + k, paths[k],
+			       (unsigned long long)agg[k]->ops, cli_fmt_ns((double)agg[k]->op_ns, buf[0]));
+		if (per_token)
+			cli_out_printf(o, "; %llu tokens, %s per token",
+				       (unsigned long long)agg[k]->tokens, cli_fmt_ns(each[k], buf[1]));
+		cli_out_str(o, ")\n");
+	}
+	if (per_token)
+		cli_out_printf(o, "op time per token: %+.1f%%\n", pct(each[0], each[1]));
+}
+
 static void print_text(struct cli_out *o, const struct cli_agg *agg[2],
 		       const char *paths[2], const struct row *rows, size_t n, size_t shown)
 {
 	struct cli_table t;
 	struct cli_dist ta = totals(agg[0]), tb = totals(agg[1]);
-	char title[16], buf[32];
+	char title[16];
 	size_t i;
 
-	for (int k = 0; k < 2; k++)
-		cli_out_printf(o, "%c: %s (%llu ops, %s of op time)\n", 'A' + k, paths[k],
-				    (unsigned long long)agg[k]->ops,
-				    cli_fmt_ns((double)agg[k]->op_ns, buf));
+	print_head(o, agg, paths);
 	for (i = 0; cli_by_names[agg[0]->by][i] && i + 1 < sizeof title; i++)
 		title[i] = (char)toupper((unsigned char)cli_by_names[agg[0]->by][i]);
 	title[i] = '\0';
