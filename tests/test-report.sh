@@ -86,27 +86,44 @@ done
 # table and the layer bars show that phase's, the layers with their time per token
 if [ -x "$top_builddir/examples/llama_trace" ]; then
 	chrome --dump-dom "file://$T/real.html#ops=generation&layers=generation" >"$T/real-gen.dom"
-	n=$("$PYTHON3" "$top_srcdir/tests/report-check.py" "$n" "real opened on generation" \
-		"$T/real-gen.dom" "$T/real.gen.json" | tee "$T/real-gen.check" | tail -n 1)
-	sed '$d' "$T/real-gen.check"
-	"$PYTHON3" - "$T/real-gen.dom" "$T/real.generation-layers.json" <<'PY'
-import html, json, re, sys
-dom = open(sys.argv[1], encoding='utf-8').read()
-want = json.load(open(sys.argv[2]))
-box = re.search(r'<h3>By layer</h3>(.*?)(<h3>|$)', dom, re.S).group(1)
-labels = {html.unescape(name): html.unescape(label) for name, label in re.findall(
-    r'<div>([^<]*)</div><div class="bar"[^>]*></div><div class="bar-label">([^<]*)</div>', box)}
+	# times written as the page and ggmlviz write them, for the checks below
+	cat >"$T/fmt.py" <<'PY'
 def fmt_ns(ns):
     for unit, div in (('s', 1e9), ('ms', 1e6), ('us', 1e3)):
         if ns >= div:
             return '%.3f %s' % (ns / div, unit)
     return '%.0f ns' % ns
+PY
+	n=$("$PYTHON3" "$top_srcdir/tests/report-check.py" "$n" "real opened on generation" \
+		"$T/real-gen.dom" "$T/real.gen.json" | tee "$T/real-gen.check" | tail -n 1)
+	sed '$d' "$T/real-gen.check"
+	"$PYTHON3" - "$T/real-gen.dom" "$T/real.generation-layers.json" <<'PY'
+import html, json, os, re, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from fmt import fmt_ns
+dom = open(sys.argv[1], encoding='utf-8').read()
+want = json.load(open(sys.argv[2]))
+box = re.search(r'<h3>By layer</h3>(.*?)(<h3>|$)', dom, re.S).group(1)
+labels = {html.unescape(name): html.unescape(label) for name, label in re.findall(
+    r'<div>([^<]*)</div><div class="bar"[^>]*></div><div class="bar-label">([^<]*)</div>', box)}
 bad = [g['name'] for g in want['groups']
        if not labels.get(g['name'], '').startswith(fmt_ns(g['total_ns'])) or
        not labels[g['name']].endswith('%s per token' % fmt_ns(g['total_ns'] / want['tokens']))]
 sys.exit(1 if bad or not want['groups'] else 0)
 PY
 	ok $? "report of real opened on generation: each layer's bar says stats --phase generation's time and time per token"
+	"$PYTHON3" - "$T/real-gen.dom" "$T/real.gen.json" <<'PY'
+import html, json, os, re, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from fmt import fmt_ns
+dom = open(sys.argv[1], encoding='utf-8').read()
+want = json.load(open(sys.argv[2]))
+cells = {html.unescape(name): text for name, text in re.findall(
+    r'<tr data-name="([^"]*)">.*?<td data-key="per_token_ns"[^>]*>([^<]*)</td>', dom)}
+sys.exit(0 if want['groups'] and cells == {g['name']: fmt_ns(g['total_ns'] / want['tokens'])
+                                           for g in want['groups']} else 1)
+PY
+	ok $? "report of real opened on generation: the op table's PER TOKEN is stats --phase generation's"
 fi
 chrome --window-size=1400,1100 --screenshot="$T/real.png" "file://$T/real.html" >/dev/null
 [ "$(wc -c <"$T/real.png" 2>/dev/null || echo 0)" -gt 10000 ]

@@ -378,11 +378,20 @@
 		['GFLOP/S', 'gflops', function (g) { return g.gflops; }, fmtGflops]
 	];
 
-	/* The op table, of every op or of one phase's (a phase's with its time per token). */
+	/*
+	 * The op table, of every op or of one phase's: a phase's with its op time
+	 * per token, and a PER TOKEN column as stats --phase prints it.
+	 */
 	function opTable() {
 		var table = document.getElementById('ops'), agg = D.by_op, groups = agg.groups.slice();
-		var sortBy = 2, up = false;
+		var sortKey = 'total_ns', up = false;
 		var pick = document.getElementById('ops-phase'), note = document.getElementById('ops-note');
+		function columns() {
+			if (pick.value === 'all' || !agg.tokens)
+				return COLUMNS;
+			var per = ['PER TOKEN', 'per_token_ns', function (g) { return g.total_ns / agg.tokens; }, fmtNs];
+			return COLUMNS.slice(0, 3).concat([per], COLUMNS.slice(3));
+		}
 		if (D.by_op.steps) {
 			pick.hidden = false;
 			pick.addEventListener('change', function () {
@@ -395,19 +404,20 @@
 			note.textContent = agg.ops + ' ops, ' + fmtNs(agg.op_ns) + (agg.tokens ? ' for ' +
 				agg.tokens + ' tokens: ' + fmtNs(agg.op_ns / agg.tokens) + ' of op time per token' : '');
 			table.textContent = '';
-			var head = el('tr');
-			COLUMNS.forEach(function (c, i) {
+			var head = el('tr'), cols = columns();
+			if (!cols.some(function (c) { return c[1] === sortKey; })) sortKey = 'total_ns';
+			cols.forEach(function (c, i) {
 				var th = el('th', { 'data-key': c[1] }, c[0]);
-				if (i === sortBy) th.className = 'sorted' + (up ? ' up' : '');
+				if (c[1] === sortKey) th.className = 'sorted' + (up ? ' up' : '');
 				th.addEventListener('click', function () {
-					up = sortBy === i ? !up : i === 0;
-					sortBy = i;
+					up = sortKey === c[1] ? !up : i === 0;
+					sortKey = c[1];
 					render();
 				});
 				head.appendChild(th);
 			});
 			table.appendChild(head);
-			var get = COLUMNS[sortBy][2];
+			var get = cols.filter(function (c) { return c[1] === sortKey; })[0][2];
 			groups.sort(function (a, b) {
 				var x = get(a), y = get(b), c = typeof x === 'string'
 					? x.localeCompare(y) : (x === null ? -1 : x) - (y === null ? -1 : y);
@@ -415,7 +425,7 @@
 			});
 			groups.forEach(function (g) {
 				var tr = el('tr', { 'data-name': g.name });
-				COLUMNS.forEach(function (c) {
+				cols.forEach(function (c) {
 					var v = c[2](g);
 					tr.appendChild(el('td', { 'data-key': c[1], 'data-v': String(v) }, c[3](v)));
 				});
