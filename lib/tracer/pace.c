@@ -22,7 +22,8 @@ int ggmlviz__pace_due(const struct ggmlviz__writer *w)
 	ggmlviz__registry_lock();
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && !due; r = r->next, n++)
 		due = atomic_load_explicit(&r->head, memory_order_relaxed) -
-			      atomic_load_explicit(&r->tail, memory_order_relaxed) >= ggmlviz__ring_bell_step(r->cmask + 1) ||
+				      atomic_load_explicit(&r->tail, memory_order_relaxed) >=
+			      ggmlviz__ring_bell_step(r->cmask + 1) || /* the writer's view */
 		      atomic_load_explicit(&r->exited, memory_order_relaxed);
 	ggmlviz__registry_unlock();
 	/* more rings than a pass has room for: a crash handler, which cannot grow it, needs it */

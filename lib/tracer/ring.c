@@ -92,7 +92,7 @@ struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
 	}
 	r->size = size;
 	r->mask = size - 1;
-	r->bell_step = r->bell = ggmlviz__ring_bell_step(size);
+	r->bell = ggmlviz__ring_bell_step(size);
 	r->cbuf = r->buf;
 	r->cmask = r->mask;
 	r->tid = tid;
@@ -126,19 +126,14 @@ static void unmap_buffer(struct ggmlviz__ring *r)
 
 int ggmlviz__ring_resize(struct ggmlviz__ring *r, uint64_t size)
 {
-	uint8_t *buf;
+	uint8_t *buf = ggmlviz__ring_map(size, 1); /* first: on ENOMEM the ring keeps what it has */
 
-	if (size == r->size && r->buf && r->cbuf == r->buf && !r->grow_buf &&
-	    !atomic_load_explicit(&r->offer, memory_order_relaxed))
-		return 0;
-	buf = ggmlviz__ring_map(size, 1);
 	if (!buf)
 		return -ENOMEM;
 	unmap_buffer(r);
 	r->buf = r->cbuf = buf;
 	r->size = size;
 	r->mask = r->cmask = size - 1;
-	r->bell_step = ggmlviz__ring_bell_step(size);
 	return 0;
 }
 
@@ -155,7 +150,7 @@ void ggmlviz__ring_reset(struct ggmlviz__ring *r)
 {
 	r->pos = 0;
 	r->limit = 0;
-	r->bell = r->bell_step;
+	r->bell = ggmlviz__ring_bell_step(r->size);
 	atomic_store_explicit(&r->head, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->emitted, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->dropped, 0, memory_order_relaxed);
@@ -203,7 +198,6 @@ static void take_offer(struct ggmlviz__ring *r)
 	r->buf = buf;
 	r->size = r->offer_size;
 	r->mask = r->size - 1;
-	r->bell_step = ggmlviz__ring_bell_step(r->size);
 	r->limit = 0; /* room() sets it for the new size */
 	atomic_store_explicit(&r->moved_at, r->pos + 1, memory_order_release);
 }
@@ -217,14 +211,14 @@ static int room(struct ggmlviz__ring *r, uint32_t need)
 	return r->pos + need <= end;
 }
 
-/* Past the bell: wake the writer, once per bell_step bytes (a system call
+/* Past the bell: wake the writer, once per bell step of the ring (a system call
  * only if it sleeps). */
 static void ring_bell(struct ggmlviz__ring *r, uint32_t need)
 {
 	if (r->pos + need <= r->bell)
 		return;
 	ggmlviz__doorbell_ring();
-	r->bell = r->pos + need + r->bell_step;
+	r->bell = r->pos + need + ggmlviz__ring_bell_step(r->mask + 1);
 }
 
 /*

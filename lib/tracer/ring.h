@@ -17,7 +17,7 @@
  *   producer: head relaxed (its own copy), tail acquire, head release;
  *   consumer: tail relaxed (its own copy), head acquire, tail release.
  *
- * Every bell_step bytes (a quarter of the ring, 1 MiB at most) the
+ * Every ggmlviz__ring_bell_step() bytes (a quarter of the ring, 1 MiB at most) the
  * producer's slow path rings the writer's doorbell, so that the writer
  * drains a busy ring at once and sleeps while nothing happens. The other
  * way, the writer rings the ring's `room` bell as it moves tail, for a
@@ -61,7 +61,6 @@ struct ggmlviz__ring {
 	_Alignas(GGMLVIZ__CACHE_LINE) uint64_t pos; /* producer's copy of head */
 	uint64_t limit;          /* pos may grow up to here without the slow path: min(room, bell) */
 	uint64_t bell;           /* at this pos, wake the writer (the slow path rings the doorbell) */
-	uint64_t bell_step;      /* bytes between two bells: a quarter of the ring, 1 MiB at most */
 	uint8_t *buf;
 	uint64_t mask;           /* size - 1 */
 	_Atomic uint64_t head;   /* published end of the committed records */
