@@ -164,6 +164,19 @@ ok(at > 0 and want and got == want,
 rc, out, err = ggmlviz('stats', '--by', 'layer', trace)
 ok(rc == 0 and 'PER TOKEN' not in out,
    'stats --by layer over both phases: no PER TOKEN (prompt and generation tokens differ)', out[:200])
+# what (none) holds, said under the table, and true of the records: the ops
+# of no layer are the token embedding, the output norm and the output projection
+label_of, no_layer = {}, set()
+for r in records:
+    if r['type'] == 'OP_COMPUTE_BEGIN':
+        label_of[(r['tid'], r['tensor'])] = r.get('label') or ''
+    elif r['type'] == 'OP_NODE' and r.get('layer', 0) < 0:
+        no_layer.add(label_of.get((r['tid'], r['tensor']), '?'))
+said = 'in llama.cpp the token embedding, the output norm and the output projection'
+ok(rc == 0 and '(none)' in out and said in out and no_layer and
+   all(any(k in lbl for k in ('embd', 'result_norm', 'result_output')) for lbl in no_layer),
+   'stats --by layer: says what the (none) group is, as the records have it',
+   '%s; %s' % (sorted(no_layer), out[-300:]))
 
 # ---- stats --by step ----
 rc, out, err = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)

@@ -151,6 +151,17 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 				  b[1]));
 }
 
+/* By layer: what "(none)" holds, when it is there. */
+static void layer_note(struct cli_out *o, const struct cli_agg *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->sorted[i]->id == 0) {
+			cli_out_str(o, "((none): ops of no layer; in llama.cpp the token embedding, "
+				       "the output norm and the output projection)\n");
+			return;
+		}
+}
+
 static void print_text(struct cli_out *o, const char *path, const struct cli_agg *a,
 		       uint64_t top)
 {
@@ -181,6 +192,8 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	cli_table_free(&t);
 	if (n < a->n)
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
+	if (a->by == CLI_BY_LAYER)
+		layer_note(o, a);
 	if (a->counts.unmatched_ends || a->counts.unclosed_begins)
 		cli_out_printf(o, "(%llu ends without a begin, %llu begins never ended: not"
 				    " counted)\n", (unsigned long long)a->counts.unmatched_ends,
