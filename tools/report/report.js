@@ -464,7 +464,9 @@
 		var all = D.by_layer;
 		if (!(all.groups.length > 1 || D.by_op.ops && all.groups[0].name !== '(none)'))
 			return;
-		var box = bars('By layer', all.groups, total, share);
+		var none = all.groups.some(function (g) { return g.name === '(none)'; });
+		var box = bars('By layer', all.groups, total, share, none ? '(none): ops of no layer; in ' +
+			'llama.cpp the token embedding, the output norm and the output projection' : undefined);
 		if (!D.by_op.steps)
 			return;
 		var pick = el('select', { id: 'layers-phase' }), hint = el('div', { 'class': 'hint' });
