@@ -10,4 +10,4 @@ if [ -z "${PYTHON3:-}" ] || ! command -v "$PYTHON3" >/dev/null 2>&1; then
 	echo "not ok 1 - python3 is needed (configure found none: apt-get install python3)"
 	exit 0
 fi
-exec "$PYTHON3" "$top_srcdir/tests/test-layers.py" "$top_builddir"
+exec "$PYTHON3" "$top_srcdir/tests/test-layers.py" "$top_builddir" "$top_srcdir"

@@ -341,9 +341,9 @@ else
 	not_ok "man/libggmlviz.7 refers to every other page (it does not exist)"
 fi
 
-# Variables the library reads (lib/tracer/settings.c) that a document lacks.
+# Variables the library reads (lib/tracer/session/settings.c) that a document lacks.
 env_problems() {
-	grep -o '"GGML_VIZ_[A-Z_]*"' "$top_srcdir/lib/tracer/settings.c" | tr -d '"' | sort -u |
+	grep -o '"GGML_VIZ_[A-Z_]*"' "$top_srcdir/lib/tracer/session/settings.c" | tr -d '"' | sort -u |
 		while read -r var; do
 			grep -qx "\.B $var" "$man/ggmlviz_config_init.3" ||
 				echo "man/ggmlviz_config_init.3 does not describe $var"

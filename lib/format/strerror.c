@@ -1,6 +1,6 @@
 /*
- * Error sentences, the names of record types and metadata kinds, and the
- * library's version.
+ * The format's words: error sentences, and the names of record types and
+ * metadata kinds.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -58,14 +58,4 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH",
 	};
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
-}
-
-unsigned ggmlviz_version_number(void)
-{
-	return GGMLVIZ_VERSION_NUMBER;
-}
-
-const char *ggmlviz_version_string(void)
-{
-	return GGMLVIZ_VERSION_STRING;
 }

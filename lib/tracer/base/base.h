@@ -1,0 +1,132 @@
+/*
+ * The bottom of the tracer, shared by its three owners (producer/, the
+ * traced program's threads; writer/, the writer thread; session/, start
+ * and stop): the session's state, where messages go, and the bell that
+ * wakes a sleeping thread. It calls nothing above it.
+ *
+ * Who writes what of struct ggmlviz__state:
+ *   session/   everything but the counters, before the mask opens a session
+ *              (and between sessions);
+ *   producer/  lost (no ring could be made), mismatches (nodes.c),
+ *              ring_mapped and ring_mapped_peak (as buffers are mapped);
+ *   writer/    ended (max_events reached), ring_mapped as it grows rings;
+ *   anyone     reads it; the set-once members after the mask opens.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_BASE_H
+#define GGMLVIZ_BASE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <ggmlviz/tracer.h>
+
+/* ---- the session's state ---- */
+
+#define GGMLVIZ__MIN_BUFFER_EVENTS 16u
+#define GGMLVIZ__MAX_BUFFER_EVENTS (1u << 24)
+#define GGMLVIZ__MAX_FLUSH_MS 60000u
+/* Ring bytes per unit of buffer_events: a record with a label of 14 bytes. */
+#define GGMLVIZ__EVENT_BYTES 64u
+
+/* Mask bits beyond tracer.h's GGMLVIZ__ACTIVE, GGMLVIZ__OPS, GGMLVIZ__MEMORY. */
+#define GGMLVIZ__NAMES 8u    /* keep op labels (tensor_names) */
+#define GGMLVIZ__THREADS 16u /* THREAD_BEGIN / THREAD_FREE (thread_tracking) */
+#define GGMLVIZ__SYNC 32u    /* op timing by synchronizing each node (GGMLVIZ_OP_TIMING_SYNC) */
+
+struct ggmlviz__state {
+	uint64_t clock_offset;  /* realtime - monotonic, in ns, fixed once per process */
+	uint64_t ring_bytes;    /* size of each thread's ring, set before the mask opens */
+	uint64_t ring_max_bytes; /* the most a busy thread's ring grows to (writer/grow.c) */
+	int overflow_block;     /* GGMLVIZ_OVERFLOW_BLOCK chosen */
+	int heavy_fence;        /* no membarrier(2): the emit path needs a real fence */
+	int use_tsc;            /* records are stamped with the time-stamp counter (clock.h) */
+	uint32_t op_sample;     /* ops timed in 1 step (or graph) in op_sample */
+	int anonymize;          /* the writer replaces addresses by ids (anonymize) */
+	uint64_t anon_key;      /* the session's key of that permutation */
+	_Atomic uint64_t lost;  /* events lost because no ring could be made */
+	_Atomic uint64_t session; /* ggmlviz_session() */
+	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
+	_Atomic int ended;      /* recording ended on its own (max_events): not active */
+	_Atomic uint64_t ring_mapped;      /* bytes of ring buffers mapped now */
+	_Atomic uint64_t ring_mapped_peak; /* the most since the session started */
+	/* Called on a thread that ends while its ring exists (records THREAD_FREE). */
+	void (*thread_exit)(void);
+};
+
+extern struct ggmlviz__state ggmlviz__state;
+
+/* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */
+static inline unsigned ggmlviz__mask_now(void)
+{
+	return __atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST);
+}
+
+static inline void ggmlviz__mask_set(unsigned m)
+{
+	__atomic_store_n(&ggmlviz__mask, m, __ATOMIC_SEQ_CST);
+}
+
+/* ---- messages (log.c) ---- */
+
+/* Where a message goes: a copy of the config's log settings. */
+struct ggmlviz__log_sink {
+	ggmlviz_log_fn fn;
+	void *user;
+	int verbose;
+};
+
+/* The sink described by a config. */
+struct ggmlviz__log_sink ggmlviz__log_sink_of(const struct ggmlviz_config *cfg);
+
+/*
+ * Says one line to sink at level: unasked (no log_fn, not verbose) only
+ * warnings reach stderr, one write(2) per line.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void ggmlviz__log(const struct ggmlviz__log_sink *sink, int level, const char *fmt, ...);
+
+/* ---- bells (bell.c) ---- */
+
+/*
+ * A bell: a futex word that counts rings, and how many threads sleep on
+ * it, so that ringing makes a system call only when someone sleeps.
+ * Lock-free: ringing is an atomic increment.
+ *
+ * The writer sleeps on the doorbell between passes, and whoever needs a
+ * pass sooner (a producer whose ring passed its bell, a producer waiting
+ * for room, stop) rings it. The other way round, a producer in
+ * GGMLVIZ_OVERFLOW_BLOCK mode sleeps on its ring's `room` bell, which the
+ * writer rings as it gives room back, so that a full ring costs its thread
+ * one sleep rather than a poll that takes the CPU the writer needs.
+ */
+struct ggmlviz__bell {
+	_Atomic uint32_t word;
+	_Atomic int sleepers;
+};
+
+/* Counts a ring, and wakes up to n sleepers (a system call only if there are any). */
+void ggmlviz__bell_ring(struct ggmlviz__bell *b, int n);
+
+/* What the bell says now: read it, then look for what you wait for, then wait with it. */
+uint32_t ggmlviz__bell_token(struct ggmlviz__bell *b);
+
+/* Sleeps up to ns unless the bell rang since token was read. */
+void ggmlviz__bell_wait(struct ggmlviz__bell *b, uint32_t token, uint64_t ns);
+
+/* The writer's doorbell: wakes the writer if it sleeps. */
+void ggmlviz__doorbell_ring(void);
+
+/* The doorbell's token, as ggmlviz__bell_token(). */
+uint32_t ggmlviz__doorbell_token(void);
+
+/* The writer sleeps up to ns unless the doorbell rang since token was read. */
+void ggmlviz__doorbell_wait(uint32_t token, uint64_t ns);
+
+/* Wake-ups of the writer so far (for the counters and the benchmark). */
+uint64_t ggmlviz__doorbell_wakeups(void);
+
+#endif /* GGMLVIZ_BASE_H */

@@ -1,0 +1,143 @@
+/*
+ * The tracer's clock (see clock.h): the choice of the time-stamp counter,
+ * and its calibration points against CLOCK_MONOTONIC.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
+#include "tracer/base/clock.h"
+
+/*
+ * The latest calibration points, oldest first, each with the rate to the
+ * next as a 32.32 fixed-point multiplier; written and read by one thread at
+ * a time: start, before the writer's thread exists, then the writer.
+ */
+#define POINTS 128
+static struct {
+	uint64_t stamp[POINTS], ns[POINTS], mult[POINTS];
+	unsigned n, newest;
+	unsigned seg; /* the segment used last: stamps come in order */
+} cal;
+
+__extension__ typedef unsigned __int128 ggmlviz__u128;
+
+/* An invariant TSC: cpuid 0x80000007, EDX bit 8 ("constant and nonstop"). */
+static int invariant_tsc(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+#else
+	return 0;
+#endif
+}
+
+/* The point at index i of the history (0 = oldest). */
+static unsigned point(unsigned i)
+{
+	return (cal.newest + POINTS + 1 - cal.n + i) % POINTS;
+}
+
+void ggmlviz__clock_calibrate(void)
+{
+	uint64_t s0 = ggmlviz__stamp(), ns = ggmlviz__monotonic_ns(), s1 = ggmlviz__stamp();
+	uint64_t stamp = s0 / 2 + s1 / 2;
+	unsigned at = cal.n ? (cal.newest + 1) % POINTS : 0, prev = cal.newest;
+
+	if (cal.n && (stamp <= cal.stamp[prev] || ns < cal.ns[prev]))
+		return; /* no time passed since the last point */
+	cal.stamp[at] = stamp;
+	cal.ns[at] = ns;
+	cal.mult[at] = cal.n ? cal.mult[prev] : 0; /* until a later point says */
+	if (cal.n)
+		cal.mult[prev] = (uint64_t)(((ggmlviz__u128)(ns - cal.ns[prev]) << 32) /
+					    (stamp - cal.stamp[prev]));
+	if (cal.n == 1)
+		cal.mult[at] = cal.mult[prev];
+	cal.newest = at;
+	cal.n += cal.n < POINTS;
+	cal.seg = cal.n - 1;
+}
+
+void ggmlviz__clock_init(void)
+{
+	struct timespec rt;
+	uint64_t mono = ggmlviz__monotonic_ns(), until;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	ggmlviz__state.clock_offset =
+		(uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec - mono;
+	ggmlviz__state.use_tsc = invariant_tsc();
+	if (!ggmlviz__state.use_tsc)
+		return;
+	/* two points 200 us apart: a first rate, for stamps past the newest point */
+	ggmlviz__clock_calibrate();
+	for (until = ggmlviz__monotonic_ns() + 200000; ggmlviz__monotonic_ns() < until;)
+		;
+	ggmlviz__clock_calibrate();
+}
+
+/* ns of stamp from point p on, at p's rate (before p: backwards from it). */
+static uint64_t from_point(unsigned p, uint64_t stamp)
+{
+	if (stamp >= cal.stamp[p])
+		return cal.ns[p] + (uint64_t)(((ggmlviz__u128)(stamp - cal.stamp[p]) * cal.mult[p]) >> 32);
+	return cal.ns[p] - (uint64_t)(((ggmlviz__u128)(cal.stamp[p] - stamp) * cal.mult[p]) >> 32);
+}
+
+/* The history index of the segment [i, i + 1] holding stamp (the last one past the newest). */
+static unsigned segment(uint64_t stamp)
+{
+	unsigned i = cal.seg;
+
+	if (i + 1 < cal.n && stamp >= cal.stamp[point(i)] && stamp < cal.stamp[point(i + 1)])
+		return i; /* the same as last time: the common case */
+	for (i = cal.n - 1; i > 0 && stamp < cal.stamp[point(i)]; i--)
+		;
+	cal.seg = i;
+	return i;
+}
+
+uint64_t ggmlviz__clock_to_ns(uint64_t stamp)
+{
+	if (!ggmlviz__state.use_tsc)
+		return stamp + ggmlviz__state.clock_offset;
+	return from_point(point(segment(stamp)), stamp) + ggmlviz__state.clock_offset;
+}
+
+void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s)
+{
+	unsigned i, p;
+
+	if (!ggmlviz__state.use_tsc) {
+		*s = (struct ggmlviz__clock_span){ 0, UINT64_MAX, ggmlviz__state.clock_offset,
+						   (uint64_t)1 << 32 };
+		return;
+	}
+	i = segment(stamp);
+	p = point(i);
+	if (stamp < cal.stamp[p]) { /* before the oldest point: this stamp alone */
+		*s = (struct ggmlviz__clock_span){ stamp, stamp + 1, ggmlviz__clock_to_ns(stamp), 0 };
+		return;
+	}
+	s->from = cal.stamp[p];
+	s->to = i + 1 < cal.n ? cal.stamp[point(i + 1)] : UINT64_MAX;
+	s->base_ns = cal.ns[p] + ggmlviz__state.clock_offset;
+	s->mult = cal.mult[p];
+}
+
+const char *ggmlviz__clock_name(void)
+{
+	return ggmlviz__state.use_tsc ? "the CPU's invariant time-stamp counter" : "clock_gettime";
+}

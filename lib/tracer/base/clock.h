@@ -1,0 +1,82 @@
+/*
+ * The tracer's clock.
+ *
+ * Records are stamped on the emit path with a raw stamp: the CPU's
+ * time-stamp counter where it is invariant (x86-64, cpuid; about a third of
+ * the cost of clock_gettime), else CLOCK_MONOTONIC in nanoseconds; chosen
+ * once per process. The writer turns raw stamps into nanoseconds since the
+ * Unix epoch before the records reach the file (ggmlviz__clock_to_ns), by
+ * calibration points it takes against CLOCK_MONOTONIC at every pass: a
+ * stamp between two points is placed by linear interpolation, so the file
+ * keeps nanoseconds that never go backwards within a thread and line up
+ * with other processes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_CLOCK_H
+#define GGMLVIZ_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "tracer/base/base.h"
+
+/* Chooses the clock and fixes the offset of CLOCK_MONOTONIC from the
+ * realtime clock; once per process. */
+void ggmlviz__clock_init(void);
+
+/* A calibration point: the stamp and CLOCK_MONOTONIC now (start before the writer runs, then the writer). */
+void ggmlviz__clock_calibrate(void);
+
+/* Nanoseconds since the Unix epoch of a raw stamp. */
+uint64_t ggmlviz__clock_to_ns(uint64_t stamp);
+
+/*
+ * A stretch of stamps that convert at one rate: [from, to) gives
+ * base_ns + (stamp - from) * mult / 2^32, nanoseconds since the epoch. The
+ * writer finds one per run of records and converts the rest of the run
+ * with a multiply, since stamps of one thread come in order.
+ */
+struct ggmlviz__clock_span {
+	uint64_t from, to, base_ns, mult;
+};
+
+/* The stretch that holds stamp. */
+void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s);
+
+/* Nanoseconds since the epoch of a stamp in [s->from, s->to). */
+static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *s, uint64_t stamp)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
+}
+
+/* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
+const char *ggmlviz__clock_name(void);
+
+static inline uint64_t ggmlviz__monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds since the Unix epoch, now (off the emit path). */
+static inline uint64_t ggmlviz__now_ns(void)
+{
+	return ggmlviz__monotonic_ns() + ggmlviz__state.clock_offset;
+}
+
+/* The raw stamp of a record, now: the emit path's clock. */
+static inline uint64_t ggmlviz__stamp(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	if (__builtin_expect(ggmlviz__state.use_tsc, 1))
+		return __builtin_ia32_rdtsc();
+#endif
+	return ggmlviz__monotonic_ns();
+}
+
+#endif /* GGMLVIZ_CLOCK_H */

@@ -1,0 +1,284 @@
+/*
+ * The public emit functions, in the order of tracer.h: each fills one
+ * record's payload, every byte of it (the ring holds stale bytes from its
+ * previous lap). Then the records the node engine stamps with times taken
+ * earlier (producer.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include "tracer/producer/emit.h"
+#include "tracer/producer/producer.h"
+
+uint32_t ggmlviz__label_cut(struct ggmlviz__ring *r, const char *label)
+{
+	uint32_t n = GGMLVIZ_LABEL_MAX;
+
+	/* Never split a UTF-8 sequence: back up over continuation bytes. */
+	while (n > 0 && ((unsigned char)label[n] & 0xC0) == 0x80)
+		n--;
+	atomic_fetch_add_explicit(&r->labels_truncated, 1, memory_order_relaxed);
+	return n;
+}
+
+static inline void emit_op(uint8_t type, uint64_t tensor, uint32_t op_type, uint64_t op_size,
+			   uint64_t backend, const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, type, label, GGMLVIZ__NAMES, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_op(pl, tensor, op_type, op_size, backend);
+	ggmlviz__emit_close(&e);
+}
+
+static inline void emit_graph(uint8_t type, uint64_t graph, uint32_t n_nodes,
+			      uint32_t n_threads, uint64_t backend)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, NULL, 0, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_graph(pl, graph, n_nodes, n_threads, backend);
+	ggmlviz__emit_close(&e);
+}
+
+static inline void emit_memory(unsigned bits, uint8_t type, uint64_t ptr, uint64_t size,
+			       const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, bits, type, label, 0, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_memory(pl, ptr, size);
+	ggmlviz__emit_close(&e);
+}
+
+static inline void emit_user(uint8_t type, const char *name, uint64_t value)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, name, 0, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_user(pl, value);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
+			 const void *backend)
+{
+	if (__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & GGMLVIZ__ACTIVE)
+		ggmlviz__unit_begin();
+	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, ggmlviz__addr(graph), n_nodes, n_threads, ggmlviz__addr(backend));
+}
+
+void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
+		       const void *backend)
+{
+	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_END, ggmlviz__addr(graph), n_nodes, n_threads,
+		   ggmlviz__addr(backend));
+	ggmlviz__unit_end();
+}
+
+void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
+		      const void *backend, const char *label)
+{
+	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
+}
+
+void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
+		    const void *backend, const char *label)
+{
+	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
+}
+
+void ggmlviz_op_info(const void *tensor, const int64_t ne[4], uint64_t flops,
+		     const char *type_name)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_INFO, type_name, 0, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_op_info(pl, ggmlviz__addr(tensor), ne, flops);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_op_node(const void *tensor, int32_t layer, uint8_t method, uint8_t flags,
+		     const void *src0, const void *src1)
+{
+	const uint64_t src[2] = { ggmlviz__addr(src0), ggmlviz__addr(src1) };
+
+	ggmlviz__emit_op_node_at(0, ggmlviz__addr(tensor), layer, method, flags, src);
+}
+
+static void emit_step(uint8_t type, const struct ggmlviz__step *s, const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, label, 0, 0);
+
+	if (!pl)
+		return;
+	ggmlviz__put_step(pl, s);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_step_begin(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
+			const char *label)
+{
+	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, 0 };
+
+	if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
+		return;
+	ggmlviz__unit_begin();
+	emit_step(GGMLVIZ_EVENT_STEP_BEGIN, &s, label);
+}
+
+void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
+		      int32_t status, const char *label)
+{
+	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, status };
+
+	emit_step(GGMLVIZ_EVENT_STEP_END, &s, label);
+	ggmlviz__unit_end();
+}
+
+int ggmlviz_ops_timing(void)
+{
+	unsigned mask = __atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED);
+
+	if ((mask & (GGMLVIZ__ACTIVE | GGMLVIZ__OPS)) != (GGMLVIZ__ACTIVE | GGMLVIZ__OPS) ||
+	    !ggmlviz__unit_sampled())
+		return GGMLVIZ_OP_TIMING_OFF;
+	return mask & GGMLVIZ__SYNC ? GGMLVIZ_OP_TIMING_SYNC : GGMLVIZ_OP_TIMING_AUTO;
+}
+
+void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label)
+{
+	emit_memory(GGMLVIZ__MEMORY, GGMLVIZ_EVENT_TENSOR_ALLOC, ggmlviz__addr(ptr), size, label);
+}
+
+void ggmlviz_tensor_free(const void *ptr, uint64_t size, const char *label)
+{
+	emit_memory(GGMLVIZ__MEMORY, GGMLVIZ_EVENT_TENSOR_FREE, ggmlviz__addr(ptr), size, label);
+}
+
+void ggmlviz_barrier_wait(const void *barrier, uint64_t waited_ns)
+{
+	emit_memory(GGMLVIZ__ACTIVE, GGMLVIZ_EVENT_BARRIER_WAIT, ggmlviz__addr(barrier), waited_ns, NULL);
+}
+
+void ggmlviz__emit_thread_free(void)
+{
+	emit_memory(GGMLVIZ__THREADS, GGMLVIZ_EVENT_THREAD_FREE, 0, 0, NULL);
+}
+
+static int tracer_writes_kind(uint32_t kind)
+{
+	return kind == GGMLVIZ_META_PROCESS || kind == GGMLVIZ_META_DROPPED ||
+	       kind == GGMLVIZ_META_TRACE_END;
+}
+
+void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
+		  const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl;
+
+	if (tracer_writes_kind(kind))
+		return; /* the accounting records are the tracer's own */
+	pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, GGMLVIZ_EVENT_META, label, 0, 0);
+	if (!pl)
+		return;
+	put_u32(pl + META_KIND, kind);
+	put_u32(pl + META_ZERO, 0);
+	put_u64(pl + META_KEY, key);
+	put_u64(pl + META_VALUE, value);
+	put_u64(pl + META_VALUE2, value2);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_thread_name(const char *name)
+{
+	struct ggmlviz__ring *r;
+
+	if (!name || !(__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & GGMLVIZ__ACTIVE))
+		return;
+	r = ggmlviz__thread_ring(); /* for its cached thread id: no gettid per call */
+	if (r)
+		ggmlviz_meta(GGMLVIZ_META_THREAD_NAME, r->tid, 0, 0, name);
+}
+
+void ggmlviz_mark(const char *name, uint64_t value)
+{
+	emit_user(GGMLVIZ_EVENT_MARK, name, value);
+}
+
+void ggmlviz_counter(const char *name, int64_t value)
+{
+	emit_user(GGMLVIZ_EVENT_COUNTER, name, (uint64_t)value);
+}
+
+void ggmlviz_scope_begin(const char *name, uint64_t value)
+{
+	emit_user(GGMLVIZ_EVENT_SCOPE_BEGIN, name, value);
+}
+
+void ggmlviz_scope_end(const char *name, uint64_t value)
+{
+	emit_user(GGMLVIZ_EVENT_SCOPE_END, name, value);
+}
+
+/* ---- records stamped with a time taken earlier (producer.h) ---- */
+
+void ggmlviz__emit_op_at(uint64_t ts, uint8_t type, uint64_t tensor, uint32_t op_type,
+			 uint64_t size, uint64_t backend, const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, type, label, GGMLVIZ__NAMES, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__put_op(pl, tensor, op_type, size, backend);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_op_info_at(uint64_t ts, uint64_t tensor, const int64_t ne[4], uint64_t flops,
+			      const char *type_name)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_INFO, type_name, 0, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__put_op_info(pl, tensor, ne, flops);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8_t method,
+			      uint8_t flags, const uint64_t src[2])
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_NODE, NULL, 0, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__put_op_node(pl, tensor, layer, method, flags, src[0], src[1]);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, type, NULL, 0, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__put_split(pl, s);
+	ggmlviz__emit_close(&e);
+}

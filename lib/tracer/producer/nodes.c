@@ -1,0 +1,280 @@
+/*
+ * Timing a graph node by node without changing it: runs of asked nodes,
+ * the backend's ticks, and the records they become (see <ggmlviz/nodes.h>).
+ *
+ * Everything is per thread: a scheduler asks about a split's nodes and the
+ * CPU backend ticks after each, on the thread that computes the graph. A
+ * run is recorded when it ends: its split at once (SPLIT_BEGIN when the
+ * run starts, SPLIT_END when it ends), its ops only if the ticks match the
+ * nodes exactly, stamped with the times of the ticks.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggmlviz/nodes.h>
+
+#include "tracer/base/base.h"
+#include "tracer/base/clock.h"
+#include "tracer/producer/emit.h"
+#include "tracer/producer/producer.h"
+
+#define RUN_MIN 64u
+#define FUSED_BIT 0x80000000u
+
+struct run {
+	const void **nodes;              /* the run's nodes, in order */
+	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
+	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
+	uint32_t n, cap;
+	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
+	uint32_t lost;                   /* asks that could not be stored (out of memory) */
+	const void *backend;
+	ggmlviz_node_describe_fn describe;
+	void *user;
+	uint64_t session;
+	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
+	int open;
+	int ignore_ticks;                /* sync mode, or ops sampled out */
+};
+
+static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
+static pthread_key_t run_key;
+static pthread_once_t run_key_once = PTHREAD_ONCE_INIT;
+static int run_key_ok;
+
+static void run_free(void *arg)
+{
+	struct run *r = arg;
+
+	if (!r)
+		return;
+	free(r->nodes);
+	free(r->ticks);
+	free(r->desc);
+	free(r);
+}
+
+static void make_run_key(void)
+{
+	run_key_ok = pthread_key_create(&run_key, run_free) == 0;
+}
+
+/* The calling thread's run state, made on first use; NULL if out of memory. */
+static struct run *run_get(void)
+{
+	struct run *r = tls_run;
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	pthread_once(&run_key_once, make_run_key);
+	if (run_key_ok)
+		pthread_setspecific(run_key, r); /* freed when the thread ends */
+	tls_run = r;
+	return r;
+}
+
+/* Room for one more node (and its tick and description); 0 or -ENOMEM. */
+static int run_grow(struct run *r)
+{
+	uint32_t cap = r->cap ? r->cap * 2 : RUN_MIN;
+	void *p;
+
+	if (r->n < r->cap)
+		return 0;
+	if (r->cap >= UINT32_MAX / 4)
+		return -ENOMEM;
+	if (!(p = realloc(r->nodes, cap * sizeof *r->nodes)))
+		return -ENOMEM;
+	r->nodes = p;
+	if (!(p = realloc(r->ticks, cap * sizeof *r->ticks)))
+		return -ENOMEM;
+	r->ticks = p;
+	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
+		return -ENOMEM;
+	r->desc = p;
+	r->cap = cap;
+	return 0;
+}
+
+static void run_reset(struct run *r)
+{
+	r->n = r->n_ticks = r->lost = 0;
+	r->open = 0;
+}
+
+static struct ggmlviz__split split_of(const struct run *r)
+{
+	struct ggmlviz__split s = { 0 };
+
+	s.first = ggmlviz__addr(r->n ? r->nodes[0] : NULL);
+	s.backend = ggmlviz__addr(r->backend);
+	s.n_nodes = r->n + r->lost;
+	return s;
+}
+
+/* ---- recording a run ---- */
+
+/* Describes every node; returns the ticks they should give. */
+static uint32_t describe_all(struct run *r)
+{
+	uint32_t expected = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct ggmlviz_node_desc *d = &r->desc[i];
+
+		memset(d, 0, sizeof *d);
+		d->layer = -1;
+		r->describe(r->user, r->nodes, r->n, i, d);
+		expected += d->ticks != 0;
+	}
+	return expected;
+}
+
+/* The op type and names of a fused pair; the label and op name composed into bufs. */
+static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], char op[80],
+			    const char **lp, const char **op_name)
+{
+	snprintf(label, 160, "%s + %s", d->name ? d->name : "?", d->name2 ? d->name2 : "?");
+	snprintf(op, 80, "%s+%s", d->op_name ? d->op_name : "?", d->op_name2 ? d->op_name2 : "?");
+	*lp = label;
+	*op_name = op;
+	return FUSED_BIT | (d->op_type & 0x7fffu) | (d->op_type2 & 0x7fffu) << 16;
+}
+
+/* One op timing: begin, its info and node, end. */
+static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
+		      uint64_t begin, uint64_t end)
+{
+	char label_buf[160], op_buf[80];
+	const char *label = d->name, *op_name = d->op_name;
+	uint64_t tensor = ggmlviz__addr(node), backend = ggmlviz__addr(r->backend);
+	uint64_t src[2] = { ggmlviz__addr(d->src[0]), ggmlviz__addr(d->src[1]) };
+	uint32_t op_type = d->op_type;
+
+	if (d->flags & GGMLVIZ_NODE_FUSED)
+		op_type = fused_names(d, label_buf, op_buf, &label, &op_name);
+	if (op_name)
+		ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, op_type, op_name);
+	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
+			    label);
+	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
+	ggmlviz__emit_op_node_at(begin, tensor, d->layer, GGMLVIZ_METHOD_TICK,
+				 (uint8_t)(d->flags & GGMLVIZ_NODE_FUSED), src);
+	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
+			    label);
+}
+
+/* Every op of a run whose ticks match its nodes; returns how many. */
+static uint32_t record_ops(const struct run *r)
+{
+	uint64_t prev = r->last_ask_stamp;
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (!r->desc[i].ticks)
+			continue;
+		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k]);
+		prev = r->ticks[k++];
+	}
+	return k;
+}
+
+static void run_close(struct run *r)
+{
+	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
+	uint32_t got = r->n_ticks, stored = got < r->n ? got : r->n, expected;
+	struct ggmlviz__split s = split_of(r);
+	uint64_t end;
+
+	if (r->session != session) {
+		run_reset(r); /* begun in an earlier session: its records would be out of place */
+		return;
+	}
+	expected = describe_all(r);
+	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
+	if (got && !r->ignore_ticks && got == expected && !r->lost)
+		s.n_timed = record_ops(r);
+	else if (got && !r->ignore_ticks)
+		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
+	s.ticks = r->ignore_ticks ? 0 : got;
+	s.expected = expected;
+	ggmlviz__emit_split_at(end, GGMLVIZ_EVENT_SPLIT_END, &s);
+	run_reset(r);
+}
+
+/* A new run of backend's nodes, its SPLIT_BEGIN recorded at the first ask. */
+static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_fn describe,
+		     void *user, uint64_t now, const void *node)
+{
+	struct ggmlviz__split s = { 0 };
+
+	r->backend = backend;
+	r->describe = describe;
+	r->user = user;
+	r->session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
+	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
+	r->open = 1;
+	s.first = ggmlviz__addr(node);
+	s.backend = ggmlviz__addr(backend);
+	ggmlviz__emit_split_at(now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
+}
+
+/* ---- the public functions ---- */
+
+int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_describe_fn describe,
+		      void *user)
+{
+	unsigned want = GGMLVIZ__ACTIVE | GGMLVIZ__OPS;
+	struct run *r;
+	uint64_t now;
+
+	if ((__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & want) != want)
+		return 0;
+	if (!node || !describe)
+		return -EINVAL;
+	if (!(r = run_get()))
+		return -ENOMEM;
+	if (r->open && (r->n_ticks || r->backend != backend || r->describe != describe ||
+			r->user != user))
+		run_close(r);
+	now = ggmlviz__stamp();
+	if (!r->open)
+		run_open(r, backend, describe, user, now, node);
+	r->last_ask_stamp = now;
+	if (run_grow(r) < 0) {
+		r->lost++;
+		return -ENOMEM;
+	}
+	r->nodes[r->n++] = node;
+	return 0;
+}
+
+void ggmlviz_nodes_tick(void)
+{
+	struct run *r = tls_run;
+
+	if (!r || !r->open || r->ignore_ticks)
+		return;
+	if (r->n_ticks < r->n)
+		r->ticks[r->n_ticks] = ggmlviz__stamp();
+	r->n_ticks++;
+}
+
+int ggmlviz_nodes_flush(void)
+{
+	struct run *r = tls_run;
+
+	if (r && r->open)
+		run_close(r);
+	return 0;
+}

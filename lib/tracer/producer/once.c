@@ -1,0 +1,74 @@
+/*
+ * ggmlviz_meta_once and ggmlviz_tensor_alloc_once: a record the first time
+ * a (kind, key) or an address is seen in a session. One lock-free set per kind that names something (op types,
+ * backends, threads): each slot claims a key once, for good, and keeps the
+ * session that last named it; a new session names it again.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <ggmlviz/tracer.h>
+
+#include "tracer/base/base.h"
+
+#define SLOTS 4096u /* a power of two */
+#define KINDS 3u    /* OP_NAME, THREAD_NAME, BACKEND_NAME */
+#define ALLOCS KINDS /* the set of ggmlviz_tensor_alloc_once() */
+
+struct slot {
+	_Atomic uint64_t key;     /* the key + 1; 0 = free */
+	_Atomic uint64_t session; /* the session that last recorded it */
+};
+
+static struct slot sets[KINDS + 1][SLOTS];
+
+/* The slot of key in the set, claimed if new; NULL when the set is full. */
+static struct slot *claim(struct slot *set, uint64_t key)
+{
+	uint64_t tag = key + 1; /* key UINT64_MAX shares tag 0 with free slots: see below */
+	uint32_t at = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 52) & (SLOTS - 1);
+
+	if (tag == 0)
+		return NULL; /* named every time: harmless */
+	for (uint32_t probe = 0; probe < SLOTS; probe++, at = (at + 1) & (SLOTS - 1)) {
+		uint64_t seen = atomic_load_explicit(&set[at].key, memory_order_acquire);
+
+		if (seen == 0 && atomic_compare_exchange_strong(&set[at].key, &seen, tag))
+			return &set[at];
+		if (seen == tag)
+			return &set[at];
+	}
+	return NULL;
+}
+
+/* Whether key is new in set (NULL: no set) this session; it is not any more. */
+static int first_time(struct slot *set, uint64_t key)
+{
+	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
+	struct slot *s = set ? claim(set, key) : NULL;
+
+	return !s || atomic_exchange(&s->session, session) != session;
+}
+
+int ggmlviz_meta_once(uint32_t kind, uint64_t key, const char *label)
+{
+	if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
+		return 0;
+	if (!first_time(kind >= 1 && kind <= KINDS ? sets[kind - 1] : NULL, key))
+		return 0;
+	ggmlviz_meta(kind, key, 0, 0, label);
+	return 1;
+}
+
+int ggmlviz_tensor_alloc_once(const void *ptr, uint64_t size, const char *label)
+{
+	if (!(ggmlviz__mask_now() & GGMLVIZ__MEMORY) ||
+	    !first_time(sets[ALLOCS], (uint64_t)(uintptr_t)ptr))
+		return 0;
+	ggmlviz_tensor_alloc(ptr, size, label);
+	return 1;
+}

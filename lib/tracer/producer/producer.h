@@ -1,0 +1,121 @@
+/*
+ * What runs on the traced program's threads, beyond the inline fast paths
+ * of ring.h and emit.h: the registry of thread rings (registry.c), op
+ * sampling (sample.c), and the records the node engine stamps with times
+ * taken earlier (emit.c). The writer and the session call the registry;
+ * nothing here calls them.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_PRODUCER_H
+#define GGMLVIZ_PRODUCER_H
+
+#include <stdint.h>
+
+#include "tracer/producer/ring.h"
+
+/* ---- the registry of thread rings (registry.c) ---- */
+
+/*
+ * Each thread's ring is made on its first event, found through a
+ * thread-local pointer, and listed so that the writer can drain it; it is
+ * freed after its thread exits.
+ */
+
+/* The calling thread's ring, or NULL before its first event. */
+extern _Thread_local struct ggmlviz__ring *ggmlviz__tls_ring
+	__attribute__((tls_model("initial-exec")));
+
+/* Makes the calling thread's ring (its first event); NULL if out of memory. */
+struct ggmlviz__ring *ggmlviz__ring_register(void);
+
+/* The calling thread's ring, made on first use. */
+static inline struct ggmlviz__ring *ggmlviz__thread_ring(void)
+{
+	struct ggmlviz__ring *r = ggmlviz__tls_ring;
+
+	return GGMLVIZ__LIKELY(r != NULL) ? r : ggmlviz__ring_register();
+}
+
+/* The list, walked with the lock held. */
+void ggmlviz__registry_lock(void);
+void ggmlviz__registry_unlock(void);
+struct ggmlviz__ring *ggmlviz__registry_first(void);
+
+/*
+ * The list without the lock, for a crash handler (the lock may be held by
+ * the crashed thread): rings are published whole, and freed only by the
+ * writer's pass, which the handler has taken over.
+ */
+struct ggmlviz__ring *ggmlviz__registry_first_unlocked(void);
+
+/*
+ * Whether a writer is draining: if so, a thread that exits leaves its ring
+ * to the writer (marked exited); if not, the ring is freed at once.
+ * Called with the lock held.
+ */
+void ggmlviz__registry_set_draining(int draining);
+
+/* Removes an exited ring from the list and frees it (lock held). */
+void ggmlviz__registry_release(struct ggmlviz__ring *r);
+
+/* Frees the rings of exited threads (lock held, no writer running). */
+void ggmlviz__registry_reap(void);
+
+/*
+ * In a child after fork(): forget every ring (their threads are not here),
+ * unmapping their buffers but calling no free() (async-signal-safe).
+ */
+void ggmlviz__registry_forget_all(void);
+
+/* ---- op sampling (sample.c) ---- */
+
+/*
+ * The ops of 1 step (or graph) in op_sample are timed, per thread, counted
+ * down without a division. A unit is the outermost step or graph open on a
+ * thread; ops outside any unit are always timed.
+ */
+
+/* A step or graph begins on the calling thread. */
+void ggmlviz__unit_begin(void);
+/* It ends. */
+void ggmlviz__unit_end(void);
+/* Whether the calling thread's current unit has its ops timed. */
+int ggmlviz__unit_sampled(void);
+
+/* ---- records stamped with a time taken earlier (emit.c) ---- */
+
+/*
+ * The node engine (nodes.c) records a run's ops once the run has ended, at
+ * the raw stamps (clock.h) of its ticks.
+ */
+
+/* What a STEP record holds (both begin and end). */
+struct ggmlviz__step {
+	uint64_t ctx;
+	uint32_t n_tokens, n_outputs, phase;
+	int32_t status;
+};
+
+/* What a SPLIT record holds (both begin and end). */
+struct ggmlviz__split {
+	uint64_t first, backend;
+	uint32_t n_nodes, n_timed, ticks, expected;
+};
+
+/* OP_COMPUTE_BEGIN or _END at ts. */
+void ggmlviz__emit_op_at(uint64_t ts, uint8_t type, uint64_t tensor, uint32_t op_type,
+			 uint64_t size, uint64_t backend, const char *label);
+/* OP_INFO at ts. */
+void ggmlviz__emit_op_info_at(uint64_t ts, uint64_t tensor, const int64_t ne[4], uint64_t flops,
+			      const char *type_name);
+/* OP_NODE at ts (src: two addresses). */
+void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8_t method,
+			      uint8_t flags, const uint64_t src[2]);
+/* SPLIT_BEGIN or _END at ts. */
+void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s);
+
+/* THREAD_FREE for the calling thread, if thread tracking is on (the thread-exit hook). */
+void ggmlviz__emit_thread_free(void);
+
+#endif /* GGMLVIZ_PRODUCER_H */

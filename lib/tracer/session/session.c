@@ -1,0 +1,366 @@
+/*
+ * Tracing sessions: ggmlviz_start(), ggmlviz_stop(), their counters, and
+ * what keeps a session safe at exit() and across fork().
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracer/base/base.h"
+#include "tracer/base/clock.h"
+#include "tracer/base/compat.h"
+#include "tracer/producer/producer.h"
+#include "tracer/session/session.h"
+#include "tracer/writer/writer.h"
+
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t process_once = PTHREAD_ONCE_INIT;
+static struct ggmlviz__writer *writer; /* non-NULL while a session is open */
+static struct ggmlviz__log_sink sink;
+static struct ggmlviz_stats last_stats;
+
+/* ---- the emit path's quiescence, without fences on the emit path ---- */
+
+static void register_membarrier(void)
+{
+	if (ggmlviz__os_membarrier_register() < 0)
+		ggmlviz__state.heavy_fence = 1;
+}
+
+/*
+ * After the mask is cleared: every emitter either saw it cleared, or its
+ * in_emit is visible here (membarrier runs a full barrier on every thread of
+ * the process, standing in for the fence the emit path does not have);
+ * wait for those to finish their record.
+ */
+static void quiesce(void)
+{
+	if (!ggmlviz__state.heavy_fence)
+		ggmlviz__os_membarrier();
+	ggmlviz__registry_lock();
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
+		while (atomic_load_explicit(&r->in_emit, memory_order_seq_cst))
+			sched_yield();
+	ggmlviz__registry_unlock();
+}
+
+/* ---- exit and fork ---- */
+
+static void at_exit(void)
+{
+	ggmlviz_stop();
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&session_lock);
+	ggmlviz__registry_lock();
+}
+
+static void after_fork_parent(void)
+{
+	ggmlviz__registry_unlock();
+	pthread_mutex_unlock(&session_lock);
+}
+
+/* The child has none of the parent's threads and must not touch its file. */
+static void after_fork_child(void)
+{
+	ggmlviz__mask_set(0);
+	ggmlviz__crash_forget();
+	ggmlviz__registry_forget_all();
+	ggmlviz__writer_abandon(writer);
+	writer = NULL;
+	ggmlviz__registry_unlock();
+	pthread_mutex_unlock(&session_lock);
+}
+
+static void once_per_process(void)
+{
+	ggmlviz__clock_init();
+	__atomic_store_n(&ggmlviz__state.thread_exit, ggmlviz__emit_thread_free, __ATOMIC_RELEASE);
+	register_membarrier();
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	atexit(at_exit);
+}
+
+static int stop_locked(void);
+
+/* ---- start ---- */
+
+/* The output path with each "%p" replaced by the pid; the caller frees it. */
+static char *expand_path(const char *fmt)
+{
+	size_t cap = strlen(fmt) + 1, n = 0;
+	char pid[24], *out;
+	int pid_len = snprintf(pid, sizeof pid, "%ld", (long)getpid());
+
+	for (const char *s = fmt; *s; s++)
+		cap += (s[0] == '%' && s[1] == 'p') ? (size_t)pid_len : 0;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (const char *s = fmt; *s; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			memcpy(out + n, pid, (size_t)pid_len);
+			n += (size_t)pid_len;
+			s++;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static unsigned mask_for(const struct ggmlviz_config *cfg)
+{
+	return GGMLVIZ__ACTIVE | (cfg->op_timing ? GGMLVIZ__OPS : 0) |
+	       (cfg->op_timing == GGMLVIZ_OP_TIMING_SYNC ? GGMLVIZ__SYNC : 0) |
+	       (cfg->memory_tracking ? GGMLVIZ__MEMORY : 0) |
+	       (cfg->tensor_names ? GGMLVIZ__NAMES : 0) |
+	       (cfg->thread_tracking ? GGMLVIZ__THREADS : 0);
+}
+
+/*
+ * Existing rings, emptied and sized for the new session (emitters are
+ * quiescent), and handed to the writer-to-be: from now on an exiting
+ * thread leaves its ring for the writer to free, which must hold before
+ * the writer's first look at the list.
+ */
+static int prepare_rings(const struct ggmlviz_config *cfg)
+{
+	uint64_t bytes = (uint64_t)cfg->buffer_events * GGMLVIZ__EVENT_BYTES;
+	int rc = 0;
+
+	ggmlviz__registry_lock();
+	ggmlviz__state.ring_bytes = bytes;
+	ggmlviz__state.overflow_block = cfg->overflow == GGMLVIZ_OVERFLOW_BLOCK;
+	ggmlviz__state.ring_max_bytes = ggmlviz__ring_max_events(cfg) * GGMLVIZ__EVENT_BYTES;
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r && rc == 0; r = r->next) {
+		rc = ggmlviz__ring_resize(r, bytes);
+		ggmlviz__ring_reset(r);
+	}
+	ggmlviz__registry_set_draining(1);
+	ggmlviz__registry_unlock();
+	return rc;
+}
+
+/* No writer after all: threads free their rings themselves again. */
+static void unprepare_rings(void)
+{
+	ggmlviz__registry_lock();
+	ggmlviz__registry_set_draining(0);
+	ggmlviz__registry_reap();
+	ggmlviz__registry_unlock();
+}
+
+/* A key no file keeps: the time, the pid and an address of this run. */
+static uint64_t anon_key(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 17 ^
+		(uint64_t)(uintptr_t)&ts) | 1;
+}
+
+static int open_session(const struct ggmlviz_config *cfg, const char *path)
+{
+	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
+					  ggmlviz__os_gettid(), sink };
+	int rc;
+
+	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
+	ggmlviz__state.anonymize = cfg->anonymize;
+	ggmlviz__state.anon_key = anon_key();
+	rc = prepare_rings(cfg);
+
+	if (rc == 0)
+		rc = ggmlviz__writer_open(&o, &writer);
+	if (rc < 0) {
+		unprepare_rings();
+		ggmlviz__log(&sink, GGMLVIZ_LOG_ERROR, "cannot start tracing to %s: %s", path,
+			     ggmlviz_strerror(rc));
+		return rc;
+	}
+	atomic_store(&ggmlviz__state.lost, 0);
+	atomic_store(&ggmlviz__state.mismatches, 0);
+	/* the rings as the session starts them: sized for it (prepare_rings) */
+	atomic_store(&ggmlviz__state.ring_mapped_peak, atomic_load(&ggmlviz__state.ring_mapped));
+	atomic_store(&ggmlviz__state.ended, 0);
+	if (cfg->crash_handler && ggmlviz__crash_arm(writer) < 0)
+		ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "no crash handler: the rings are lost on a crash");
+	ggmlviz__state.op_sample = cfg->op_sample;
+	memset(&last_stats, 0, sizeof last_stats);
+	atomic_fetch_add(&ggmlviz__state.session, 1);
+	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
+		     "tracing to %s (ring %" PRIu32 " events per thread, up to %" PRIu64
+		     " when busy, flush every %" PRIu32 " ms, max %" PRIu64
+		     " events; timestamps from %s)", path, cfg->buffer_events,
+		     ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES, cfg->flush_interval_ms,
+		     cfg->max_events, ggmlviz__clock_name());
+	ggmlviz__mask_set(mask_for(cfg));
+	return 0;
+}
+
+static int start_locked(const struct ggmlviz_config *cfg)
+{
+	char *path;
+	int rc;
+
+	if (writer && ggmlviz_is_active())
+		return -EALREADY;
+	if (writer)
+		stop_locked(); /* recording ended on its own (max_events, I/O error): close it */
+	pthread_once(&process_once, once_per_process);
+	path = expand_path(cfg->output);
+	if (!path)
+		return -ENOMEM;
+	rc = open_session(cfg, path);
+	free(path);
+	return rc;
+}
+
+int ggmlviz_start(const struct ggmlviz_config *cfg)
+{
+	struct ggmlviz_config env;
+	struct ggmlviz__log_sink cfg_sink;
+	int rc;
+
+	if (!cfg) {
+		ggmlviz_config_init(&env);
+		ggmlviz_config_from_env(&env);
+		cfg = &env;
+	}
+	cfg_sink = ggmlviz__log_sink_of(cfg);
+	if (cfg->disable) {
+		ggmlviz__log(&cfg_sink, GGMLVIZ_LOG_INFO, "tracing disabled (GGML_VIZ_DISABLE)");
+		return 0;
+	}
+	rc = ggmlviz__config_check(cfg, &cfg_sink);
+	if (rc < 0)
+		return rc;
+	pthread_mutex_lock(&session_lock);
+	sink = cfg_sink;
+	rc = start_locked(cfg);
+	pthread_mutex_unlock(&session_lock);
+	return rc;
+}
+
+/* ---- counters ---- */
+
+/* Adds one ring: what it lost and wrote is read before what it emitted. */
+static void add_ring(struct ggmlviz_stats *st, struct ggmlviz__ring *r)
+{
+	uint64_t written = atomic_load_explicit(&r->written, memory_order_acquire);
+	uint64_t dropped = atomic_load_explicit(&r->dropped, memory_order_acquire) +
+			   atomic_load_explicit(&r->discarded, memory_order_acquire);
+	uint64_t emitted = atomic_load_explicit(&r->emitted, memory_order_relaxed);
+
+	st->written += written;
+	st->dropped += dropped;
+	st->emitted += emitted;
+	st->labels_truncated += atomic_load_explicit(&r->labels_truncated, memory_order_relaxed);
+	st->threads += emitted > 0;
+}
+
+static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
+{
+	struct ggmlviz__writer_figures f;
+	uint64_t lost;
+
+	memset(st, 0, sizeof *st);
+	ggmlviz__registry_lock();
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
+		add_ring(st, r);
+	ggmlviz__writer_figures(w, &f);
+	ggmlviz__registry_unlock();
+	st->emitted += f.retired.emitted;
+	st->written += f.retired.written;
+	st->dropped += f.retired.dropped;
+	st->labels_truncated += f.retired.labels_truncated;
+	st->threads += f.retired.threads;
+	lost = atomic_load(&ggmlviz__state.lost);
+	st->emitted += lost;
+	st->dropped += lost;
+	st->queued = st->emitted > st->written + st->dropped ?
+			     st->emitted - st->written - st->dropped : 0;
+	st->timing_mismatches = atomic_load(&ggmlviz__state.mismatches);
+	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
+	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
+	st->meta_written = f.meta_written;
+	st->bytes_written = f.bytes;
+	st->error = f.error;
+}
+
+void ggmlviz_get_stats(struct ggmlviz_stats *out)
+{
+	pthread_mutex_lock(&session_lock);
+	if (writer)
+		collect(writer, out);
+	else
+		*out = last_stats;
+	pthread_mutex_unlock(&session_lock);
+}
+
+/* ---- stop ---- */
+
+static int stop_locked(void)
+{
+	int rc;
+
+	ggmlviz__mask_set(0);
+	quiesce();
+	ggmlviz__crash_disarm();
+	rc = ggmlviz__writer_close(writer, ggmlviz__os_gettid());
+	collect(writer, &last_stats);
+	if (rc < 0 && last_stats.error == 0)
+		last_stats.error = rc; /* closing the file failed */
+	ggmlviz__writer_free(writer);
+	writer = NULL;
+	ggmlviz__registry_lock();
+	ggmlviz__registry_set_draining(0);
+	ggmlviz__registry_reap();
+	/* live threads keep their ring, but not its memory: the next start maps it again */
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
+		ggmlviz__ring_release_buffer(r);
+	ggmlviz__registry_unlock();
+	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
+		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
+		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most",
+		     last_stats.emitted, last_stats.written, last_stats.dropped,
+		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10);
+	return rc;
+}
+
+int ggmlviz_stop(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&session_lock);
+	if (writer)
+		rc = stop_locked();
+	pthread_mutex_unlock(&session_lock);
+	return rc;
+}
+
+int ggmlviz_is_active(void)
+{
+	return (ggmlviz__mask_now() & GGMLVIZ__ACTIVE) != 0 && !atomic_load(&ggmlviz__state.ended);
+}
+
+uint64_t ggmlviz_session(void)
+{
+	return atomic_load(&ggmlviz__state.session);
+}

@@ -1,0 +1,25 @@
+/*
+ * The session's own header: what session.c (start, stop, exit and fork)
+ * takes from settings.c (defaults, GGML_VIZ_* variables, range checks).
+ * The session is the tracer's top: it calls the writer, the producer's
+ * registry and the base, and nothing calls it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_SESSION_H
+#define GGMLVIZ_SESSION_H
+
+#include <stdint.h>
+
+#include <ggmlviz/tracer.h>
+
+#include "tracer/base/base.h"
+
+int ggmlviz__buffer_events_ok(uint64_t n);
+int ggmlviz__flush_ms_ok(uint64_t ms);
+/* The most events a ring may grow to: buffer_events_max, or its default for 0. */
+uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg);
+/* Range checks of a config given to ggmlviz_start(); 0 or -EINVAL (said to sink). */
+int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink);
+
+#endif /* GGMLVIZ_SESSION_H */

@@ -1,0 +1,272 @@
+/*
+ * The writer's own header: its state and the functions its files share.
+ * Nothing outside writer/ includes it; the session sees the writer through
+ * writer.h only.
+ *
+ * The writer is one thread that drains every ring into the trace file. It
+ * moves spans of finished records from the rings to the file with
+ * writev(2), adding the records only it can write (records.c: PROCESS,
+ * THREAD_NAME for each thread, DROPPED for losses it saw, TRACE_END at a
+ * clean stop, CRASH from a crash handler). It counts records as it passes
+ * them, which is what makes max_events exact and emitted == written +
+ * dropped checkable.
+ *
+ * Who writes what: every field of struct ggmlviz__writer is written by the
+ * writer's files only (tests/test-layers.py checks it), by the writer
+ * thread, by the session's thread before the writer starts and after it
+ * is joined (writer.c), or by a crash handler that took the writer over
+ * for good (`busy`, crash.c). The session reads `meta_written`, `bytes`,
+ * `error` and `retired` through ggmlviz__writer_figures(). Of a ring, the
+ * writer writes the Consumer fields and the handed-over ones (ring.h).
+ *
+ * The files, bottom to top: output.c (the file), span.c and anon.c (a
+ * ring's records on their way), records.c (the writer's own records),
+ * salvage.c (a failed batch), grow.c (rings that grow), pace.c (when to
+ * drain), drain.c (a pass), crash.c (the last pass), writer.c (the thread).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_WRITER_INTERNAL_H
+#define GGMLVIZ_WRITER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <ggmlviz/tracer.h>
+
+#include "tracer/base/base.h"
+#include "tracer/producer/ring.h"
+#include "tracer/writer/writer.h"
+
+/* One ring as seen by one pass. */
+struct ggmlviz__pass_ring {
+	struct ggmlviz__ring *ring;
+	uint64_t head;      /* the pass drains up to here */
+	uint64_t upto;      /* this batch drains up to here (head, unless the ring takes more batches) */
+	uint64_t cut;       /* written up to here; [cut, upto) is thrown away */
+	uint64_t events;    /* events to write */
+	uint64_t written;   /* of those, written (all, unless a write failed) */
+	uint64_t discarded; /* events thrown away */
+	uint64_t notes;     /* the producer's DROPPED records to write */
+	uint64_t notes_written;
+	int noting;         /* a DROPPED record for this ring is in the batch, saying: */
+	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
+	int exited;         /* its thread was gone before head was read */
+};
+
+struct ggmlviz__writer {
+	int fd;
+	pthread_t thread;
+	_Atomic int stop;
+	uint64_t flush_ns;
+	uint64_t max_events; /* 0 = no limit */
+	struct ggmlviz__log_sink sink;
+
+	uint64_t file_size;  /* bytes in the file, all whole records */
+	uint64_t events;     /* events in the file */
+	int capped;          /* max_events reached: the rest is discarded */
+	_Atomic int error;   /* the -errno of the last write that failed, or 0 */
+	int failing;         /* the last write failed */
+	_Atomic int busy;    /* a pass is running (the writer's, or a crash handler's for good) */
+	uint64_t room_end;   /* where the last failed write was stopped (0: none failed) */
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t meta_written;
+	struct ggmlviz__retired retired;
+
+	/* Scratch of one pass, grown as rings appear. */
+	struct ggmlviz__pass_ring *pass;
+	size_t n_pass, pass_cap;
+	size_t clipped;      /* rings this pass drains only up to their move (grow.c) */
+	int growth_capped;   /* said that rings may grow no further in all */
+	struct iovec *iov;
+	size_t n_iov, iov_cap;
+	uint8_t *meta;
+	size_t meta_len, meta_cap;
+	uint64_t meta_records; /* writer records in this pass's batch */
+	uint64_t last_pass_ns;
+};
+
+/* ---- the file (output.c) ---- */
+
+/*
+ * Writes the bytes of iov[0..n) (modifying iov) at the end of the file;
+ * 0, or -errno with the file cut back to its last whole record.
+ */
+int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t n);
+
+/*
+ * Opens the trace file at path for appending; the fd, or -errno. A device
+ * or a FIFO is opened as it is (also through a link, as /dev/stdout);
+ * otherwise a new file is made next to path and renamed to it, so that an
+ * existing file is never truncated in place (a reader of it keeps it whole)
+ * and a symbolic link to a file is replaced, its target left alone.
+ */
+int ggmlviz__output_open(const char *path);
+
+/* A write failed with rc: kept for the stats, said once per run of failures. */
+void ggmlviz__output_failed(struct ggmlviz__writer *w, int rc);
+
+/* A write worked: said if the last one had failed. */
+void ggmlviz__output_works(struct ggmlviz__writer *w);
+
+/* ---- a ring's records on their way (span.c, anon.c) ---- */
+
+/* What a walk over records passed. */
+struct ggmlviz__scan {
+	uint64_t events; /* events passed */
+	uint64_t notes;  /* DROPPED notes passed (not events) */
+	uint64_t noted;  /* the losses those notes report */
+};
+
+/*
+ * Walks the records in [from, to) and returns where it stopped: before the
+ * event that would pass `limit` events, or before the record that would
+ * pass `max_bytes` bytes (the first record is always passed). With
+ * convert, each record's raw stamp becomes nanoseconds (clock.h), and its
+ * addresses ids when the session anonymizes.
+ */
+uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
+			    uint64_t limit, uint64_t max_bytes, int convert,
+			    struct ggmlviz__scan *sc);
+
+/* Queues [from, to) of r in w's batch: one iovec, or two across the end. */
+void ggmlviz__span_add(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
+		       uint64_t to);
+
+/* Queues len bytes at base in w's batch (nothing if len is 0). */
+void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t len);
+
+/*
+ * Every address of the record whole at rec becomes its id (GGML_VIZ_ANONYMIZE):
+ * a keyed permutation of 64-bit values, 0 kept as 0 (anon.c).
+ */
+void ggmlviz__anon_record(uint8_t *rec);
+
+/* ---- the writer's own records (records.c) ---- */
+
+/* The header and this process's PROCESS record, starting the file; 0 or -errno. */
+int ggmlviz__records_preamble(struct ggmlviz__writer *w, uint32_t tid);
+
+/* THREAD_NAME for ring r in the batch, stamped with its record at position first. */
+void ggmlviz__records_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r,
+				  uint64_t first);
+
+/*
+ * DROPPED in the batch for p's losses not reported yet (its producer is
+ * quiescent); they count as reported once the batch is written
+ * (ggmlviz__records_drop_noted).
+ */
+void ggmlviz__records_drop_note(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p);
+void ggmlviz__records_drop_noted(struct ggmlviz__pass_ring *p);
+
+/* TRACE_END, after the final pass (also after a failed write: salvage kept its room). */
+void ggmlviz__records_end(struct ggmlviz__writer *w, uint32_t tid);
+
+/* CRASH (key: sig), from a crash handler after its pass: async-signal-safe. */
+void ggmlviz__records_crash(struct ggmlviz__writer *w, int sig);
+
+/* ---- a failed batch (salvage.c) ---- */
+
+/*
+ * What the writer keeps of a batch whose write failed (a full disk, a file
+ * size limit, an I/O error): the batch's records written again in pieces
+ * of whole records, as far as the file system takes them, keeping room
+ * for the DROPPED and TRACE_END records that end the file: events stop
+ * GGMLVIZ__END_ROOM bytes short of where the file system stopped the
+ * failed write; the writer's own records (THREAD_NAME, DROPPED) may use
+ * that room but for one record, TRACE_END's.
+ */
+#define GGMLVIZ__END_ROOM 4096u
+
+/*
+ * After output_append() failed on the batch of pass rings [first, end)
+ * (and cut the file back to its start): writes the writer's records, then
+ * each ring's records in pieces, while they fit below room_end -
+ * GGMLVIZ__END_ROOM; sets each of those pass rings' written and
+ * notes_written. Returns 1 if the writer's records were written.
+ */
+int ggmlviz__salvage(struct ggmlviz__writer *w, size_t first, size_t end);
+
+/* ---- rings that grow (grow.c) ---- */
+
+/*
+ * A thread's ring is sized for a quiet thread (buffer_events), and one that
+ * records faster than that ring can hold for GROW_HOLD_NS would lose events
+ * whenever the writer is held up that long: the page cache stalls a
+ * write(2), or a virtual machine takes the writer's CPU away for a few
+ * milliseconds. So the writer measures each ring's rate and, for a busy
+ * one, maps a buffer large enough to hold that long (up to the session's
+ * ring_max_bytes), faults it in by parts between its passes (never on the
+ * emit path, never for long), and offers it to the producer, which takes
+ * it in its slow path (ring.c's take_offer; the protocol is in ring.h).
+ */
+
+/*
+ * Where a pass may read ring r up to, given the head it read (head first,
+ * then moved_at: a head past the move is seen with the move). When the
+ * producer has moved to a larger buffer and everything before the move is
+ * written, the writer's view follows it first. *clipped is 1 when records
+ * may wait in the new buffer: another pass is due at once.
+ */
+uint64_t ggmlviz__grow_clip(struct ggmlviz__ring *r, uint64_t head, int *clipped);
+
+/*
+ * After a pass, for each ring it read (not those of threads that are gone):
+ * takes the ring's rate, starts a larger buffer when the ring holds less
+ * than GROW_HOLD_NS of it, faults in the next part of one being made, and
+ * offers it once whole. Each ring grows to ring_max_bytes at most, and all
+ * together by GGMLVIZ__GROW_RINGS times what one may (so that many busy
+ * threads, which one writer could not keep up with anyway, do not take
+ * gigabytes); reaching that is said once.
+ */
+#define GGMLVIZ__GROW_RINGS 4u
+void ggmlviz__grow_rings(struct ggmlviz__writer *w);
+
+/* ---- when to drain (pace.c) ---- */
+
+/*
+ * Every flush interval at the latest, and as soon as a producer rings the
+ * doorbell because its ring passed its bell (about 1 MiB of records, or a
+ * quarter of a smaller ring).
+ */
+
+/* Is a pass due (flush interval passed, a ring past its bell, a thread gone)? */
+int ggmlviz__pace_due(const struct ggmlviz__writer *w);
+/* A pass is done: the flush interval starts again. */
+void ggmlviz__pace_passed(struct ggmlviz__writer *w);
+/* How long to sleep, unless rung: until the flush interval ends. */
+uint64_t ggmlviz__pace_sleep(const struct ggmlviz__writer *w);
+
+/* ---- a pass (drain.c) ---- */
+
+/* Scratch for the first passes (16 rings), before any thread registers; 0 or -ENOMEM. */
+int ggmlviz__drain_prepare(struct ggmlviz__writer *w);
+
+/*
+ * One pass over every ring; `final` when the rings are quiescent. Returns
+ * how many rings it drained only up to their move to a larger buffer
+ * (grow.c): another pass is due at once. 0 when a crash handler has the
+ * writer.
+ */
+size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final);
+
+/*
+ * A crash handler's final pass, on a writer it took over: the rings as
+ * they are, without the registry's lock (the crashed thread may hold it),
+ * in the room the scratch has, twice when a ring moved to a larger buffer.
+ * No lock, no allocation.
+ */
+void ggmlviz__drain_unlocked(struct ggmlviz__writer *w);
+
+/*
+ * From a crash handler: takes the writer over for good (waiting a second at
+ * most for its pass to end), drains every ring as a final pass, and ends
+ * the file with META CRASH (crash.c). Async-signal-safe: no lock, no
+ * allocation, no stdio (munmap(2) of a ring's old buffer: a system call).
+ */
+void ggmlviz__crash_save(struct ggmlviz__writer *w, int sig);
+
+#endif /* GGMLVIZ_WRITER_INTERNAL_H */

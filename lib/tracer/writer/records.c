@@ -1,0 +1,159 @@
+/*
+ * The records only the writer writes (see internal.h): PROCESS at the
+ * start, THREAD_NAME and DROPPED in the batches, TRACE_END at a clean
+ * stop, CRASH from a crash handler. Each counts as written (meta_written)
+ * once the write that carries it succeeded.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/codec.h"
+#include "format/record.h"
+#include "tracer/base/clock.h"
+#include "tracer/base/compat.h"
+#include "tracer/producer/producer.h"
+#include "tracer/writer/internal.h"
+
+int ggmlviz__records_preamble(struct ggmlviz__writer *w, uint32_t tid)
+{
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + GGMLVIZ_LABELED_RECORD_SIZE + 256];
+	const char *prog = ggmlviz__os_program_name();
+	uint32_t len = (uint32_t)strnlen(prog, 256);
+	struct iovec iov;
+
+	ggmlviz_encode_header(buf, sizeof buf);
+	iov.iov_base = buf;
+	iov.iov_len = GGMLVIZ_HEADER_SIZE +
+		      ggmlviz__encode_meta(buf + GGMLVIZ_HEADER_SIZE, sizeof buf - GGMLVIZ_HEADER_SIZE,
+					   ggmlviz__now_ns(), tid,
+					   &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS,
+								    (uint64_t)getpid(), 0, 0 },
+					   prog, len);
+	atomic_store_explicit(&w->meta_written, 1, memory_order_relaxed);
+	return ggmlviz__output_append(w, &iov, 1);
+}
+
+/* Appends a writer record to the pass's meta area and to the batch. */
+static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
+		     const struct ggmlviz__meta *m, const char *label, uint32_t len)
+{
+	uint8_t *slot = w->meta + w->meta_len;
+	uint32_t n = ggmlviz__encode_meta(slot, w->meta_cap - w->meta_len, ts, tid, m, label, len);
+
+	if (n == 0)
+		return; /* cannot happen: the area is sized for every ring's records */
+	ggmlviz__span_add_bytes(w, slot, n);
+	w->meta_len += n;
+	w->meta_records++; /* counted as written once the batch is */
+}
+
+void ggmlviz__records_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r,
+				  uint64_t first)
+{
+	char name[16];
+	uint32_t len = ggmlviz__os_thread_comm(r->tid, r->name, name);
+	uint64_t ts = get_u64(r->cbuf + (first & r->cmask) + REC_TIMESTAMP);
+
+	r->named = 1;
+	if (len == 0)
+		return;
+	meta_add(w, ts, r->tid, &(struct ggmlviz__meta){ GGMLVIZ_META_THREAD_NAME, r->tid, 0, 0 },
+		 name, len);
+}
+
+void ggmlviz__records_drop_note(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
+{
+	struct ggmlviz__ring *r = p->ring;
+	uint64_t dropped = atomic_load_explicit(&r->dropped, memory_order_acquire);
+	uint64_t noted = atomic_load_explicit(&r->dropped_noted, memory_order_relaxed);
+	uint64_t discarded = atomic_load_explicit(&r->discarded, memory_order_relaxed) + p->discarded;
+	uint64_t lost = (dropped - noted) + (discarded - r->discarded_noted) + r->unnoted;
+
+	p->noting = lost != 0;
+	if (lost == 0)
+		return;
+	p->note_dropped = dropped;
+	p->note_discarded = discarded;
+	p->note_unnoted = r->unnoted;
+	meta_add(w, ggmlviz__now_ns(), r->tid,
+		 &(struct ggmlviz__meta){ GGMLVIZ_META_DROPPED, r->tid, lost, 0 }, NULL, 0);
+}
+
+void ggmlviz__records_drop_noted(struct ggmlviz__pass_ring *p)
+{
+	struct ggmlviz__ring *r = p->ring;
+
+	if (!p->noting)
+		return;
+	atomic_store_explicit(&r->dropped_noted, p->note_dropped, memory_order_relaxed);
+	r->discarded_noted = p->note_discarded;
+	r->unnoted -= p->note_unnoted;
+	p->noting = 0;
+}
+
+/* A writer record of RECORD_SIZE + 16 label bytes at most, written now. */
+static int write_record(struct ggmlviz__writer *w, uint32_t tid, const struct ggmlviz__meta *m,
+			const char *label)
+{
+	uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE + 16];
+	struct iovec iov = { rec, 0 };
+	int rc;
+
+	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), tid, m, label,
+					   label ? (uint32_t)strlen(label) : 0);
+	rc = ggmlviz__output_append(w, &iov, 1);
+	if (rc == 0)
+		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
+	return rc;
+}
+
+/* What every ring lost in the session so far, without the registry's lock when unlocked. */
+static uint64_t dropped(const struct ggmlviz__writer *w, int unlocked)
+{
+	uint64_t n = w->retired.dropped + atomic_load(&ggmlviz__state.lost);
+
+	if (!unlocked)
+		ggmlviz__registry_lock();
+	for (struct ggmlviz__ring *r = unlocked ? ggmlviz__registry_first_unlocked()
+						: ggmlviz__registry_first(); r; r = r->next)
+		n += atomic_load(&r->dropped) + atomic_load(&r->discarded);
+	if (!unlocked)
+		ggmlviz__registry_unlock();
+	return n;
+}
+
+void ggmlviz__records_end(struct ggmlviz__writer *w, uint32_t tid)
+{
+	int rc = write_record(w, tid,
+			      &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0, w->events,
+						       dropped(w, 0) },
+			      NULL);
+
+	if (rc < 0)
+		ggmlviz__output_failed(w, rc); /* the file stays incomplete */
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGABRT: return "SIGABRT";
+	default: return "signal";
+	}
+}
+
+void ggmlviz__records_crash(struct ggmlviz__writer *w, int sig)
+{
+	write_record(w, ggmlviz__os_gettid(),
+		     &(struct ggmlviz__meta){ GGMLVIZ_META_CRASH, (uint64_t)sig, w->events,
+					      dropped(w, 1) },
+		     signal_name(sig));
+}

@@ -1,0 +1,116 @@
+/*
+ * Spans of a ring's records, as the writer handles them (see internal.h):
+ * walking them (counting events and the producer's DROPPED notes,
+ * converting raw stamps to nanoseconds, anonymizing) and queueing their
+ * bytes for a batch written with one writev(2).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <ggmlviz/format.h>
+
+#include "format/record.h"
+#include "tracer/base/clock.h"
+#include "tracer/writer/internal.h"
+
+static int is_drop_note(const uint8_t *rec)
+{
+	return rec[REC_TYPE] == GGMLVIZ_EVENT_META &&
+	       get_u32(rec + REC_PAYLOAD + META_KIND) == GGMLVIZ_META_DROPPED;
+}
+
+/*
+ * Bytes [from, to) of the record at pos, changed where the writer reads it
+ * whole (a record running past the end is whole in the slack after it),
+ * copied to the start where they were sent from there.
+ */
+static void resync(const struct ggmlviz__ring *r, uint64_t pos, unsigned from, unsigned to)
+{
+	const uint8_t *whole = r->cbuf + (pos & r->cmask);
+
+	if ((pos & r->cmask) + to <= r->cmask + 1)
+		return;
+	for (unsigned k = from; k < to; k++)
+		r->cbuf[(pos + k) & r->cmask] = whole[k];
+}
+
+/* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
+static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
+			  struct ggmlviz__clock_span *cs)
+{
+	uint8_t *whole = r->cbuf + (pos & r->cmask);
+	uint64_t stamp = get_u64(whole + REC_TIMESTAMP);
+
+	if (stamp < cs->from || stamp >= cs->to)
+		ggmlviz__clock_span_of(stamp, cs);
+	put_u64(whole + REC_TIMESTAMP, ggmlviz__clock_span_ns(cs, stamp));
+	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
+}
+
+/* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */
+static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
+{
+	ggmlviz__anon_record(r->cbuf + (pos & r->cmask));
+	resync(r, pos, REC_PAYLOAD, REC_PAYLOAD + GGMLVIZ_PAYLOAD_SIZE);
+}
+
+static uint64_t record_size(const uint8_t *rec)
+{
+	return rec[REC_HAS_LABEL] ? record_size_labeled(get_u32(rec + REC_LABEL_LEN))
+				  : GGMLVIZ_RECORD_SIZE;
+}
+
+uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
+			    uint64_t limit, uint64_t max_bytes, int convert,
+			    struct ggmlviz__scan *sc)
+{
+	struct ggmlviz__clock_span cs = { 1, 0, 0, 0 }; /* holds no stamp */
+	uint64_t pos = from;
+
+	memset(sc, 0, sizeof *sc);
+	while (pos < to) {
+		const uint8_t *rec = r->cbuf + (pos & r->cmask);
+		int note = is_drop_note(rec);
+		uint64_t size = record_size(rec);
+
+		if (!note && sc->events == limit)
+			break;
+		if (pos > from && pos + size - from > max_bytes)
+			break;
+		if (convert)
+			convert_stamp(r, pos, &cs);
+		if (convert && ggmlviz__state.anonymize)
+			anonymize(r, pos);
+		sc->events += (uint64_t)!note;
+		sc->notes += (uint64_t)note;
+		if (note)
+			sc->noted += get_u64(rec + REC_PAYLOAD + META_VALUE);
+		pos += size;
+	}
+	return pos;
+}
+
+void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t len)
+{
+	if (len == 0)
+		return;
+	w->iov[w->n_iov].iov_base = (void *)(uintptr_t)base;
+	w->iov[w->n_iov].iov_len = len;
+	w->n_iov++;
+}
+
+void ggmlviz__span_add(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
+		       uint64_t to)
+{
+	uint64_t off = from & r->cmask, len = to - from, size = r->cmask + 1;
+
+	if (off + len <= size) {
+		ggmlviz__span_add_bytes(w, r->cbuf + off, (size_t)len);
+	} else {
+		ggmlviz__span_add_bytes(w, r->cbuf + off, (size_t)(size - off));
+		ggmlviz__span_add_bytes(w, r->cbuf, (size_t)(len - (size - off)));
+	}
+}

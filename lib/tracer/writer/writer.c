@@ -1,0 +1,123 @@
+/*
+ * The writer thread's life: the file, the thread, its sleep between passes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer/base/clock.h"
+#include "tracer/writer/internal.h"
+
+static void *writer_main(void *arg)
+{
+	struct ggmlviz__writer *w = arg;
+	size_t again = 0; /* rings with records waiting in a larger buffer */
+
+	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
+	while (!atomic_load(&w->stop)) {
+		uint32_t token = ggmlviz__doorbell_token();
+
+		if (again || ggmlviz__pace_due(w))
+			again = ggmlviz__drain_pass(w, 0);
+		else if (!atomic_load(&w->stop))
+			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
+	}
+	return NULL;
+}
+
+/* The writer never runs the application's signal handlers. */
+static int start_thread(struct ggmlviz__writer *w)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
+}
+
+int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out)
+{
+	struct ggmlviz__writer *w = calloc(1, sizeof *w);
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->max_events = o->max_events;
+	w->flush_ns = (uint64_t)o->flush_interval_ms * 1000000u;
+	w->sink = o->sink;
+	w->last_pass_ns = ggmlviz__monotonic_ns();
+	w->fd = ggmlviz__output_open(o->path);
+	if (w->fd < 0) {
+		rc = w->fd;
+		free(w);
+		return rc;
+	}
+	rc = ggmlviz__drain_prepare(w);
+	if (rc == 0)
+		rc = ggmlviz__records_preamble(w, o->tid);
+	if (rc == 0)
+		rc = start_thread(w);
+	if (rc < 0) {
+		close(w->fd);
+		ggmlviz__writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void ggmlviz__writer_free(struct ggmlviz__writer *w)
+{
+	if (!w)
+		return;
+	free(w->pass);
+	free(w->iov);
+	free(w->meta);
+	free(w);
+}
+
+int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
+{
+	int rc;
+
+	atomic_store(&w->stop, 1);
+	ggmlviz__doorbell_ring();
+	pthread_join(w->thread, NULL);
+	/* a ring that moved to a larger buffer after the pass's look: once more */
+	for (int i = 0; i < 4 && ggmlviz__drain_pass(w, 1) > 0; i++)
+		;
+	ggmlviz__records_end(w, tid);
+	rc = atomic_load(&w->error);
+	if (close(w->fd) < 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+/* The parent's writer, in a child after fork: kept reachable, not a leak but a choice. */
+static struct ggmlviz__writer *volatile abandoned;
+
+void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd); /* its memory is left: no free() in a child after fork */
+	abandoned = w;
+}
+
+void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)
+{
+	f->meta_written = atomic_load(&w->meta_written);
+	f->bytes = atomic_load(&w->bytes);
+	f->error = atomic_load(&w->error);
+	f->retired = w->retired;
+}

@@ -1,0 +1,70 @@
+/*
+ * The writer as the session sees it: open a trace file and start draining
+ * the rings into it, close it, its figures, and the handlers that save the
+ * rings when the program crashes. The writer's state is its own
+ * (internal.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_WRITER_H
+#define GGMLVIZ_WRITER_H
+
+#include <stdint.h>
+
+#include "tracer/base/base.h"
+
+struct ggmlviz__writer;
+
+/* Counters of rings freed during the session (registry lock held). */
+struct ggmlviz__retired {
+	uint64_t emitted, written, dropped, labels_truncated;
+	uint32_t threads;
+};
+
+/* What ggmlviz_start() hands the writer. */
+struct ggmlviz__writer_opts {
+	const char *path;
+	uint64_t max_events;
+	uint32_t flush_interval_ms;
+	uint32_t tid; /* of the starting thread, for the PROCESS record */
+	struct ggmlviz__log_sink sink;
+};
+
+/* What the session counts of the writer: its own records, bytes, error, retired rings. */
+struct ggmlviz__writer_figures {
+	uint64_t meta_written, bytes;
+	int error;
+	struct ggmlviz__retired retired;
+};
+
+/* Creates the file (header, PROCESS) and starts the thread; 0 or -errno. */
+int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out);
+/* Rings quiescent: stops the thread, drains, writes TRACE_END, closes the file. */
+int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid);
+/* Frees a closed writer; NULL is fine. */
+void ggmlviz__writer_free(struct ggmlviz__writer *w);
+/*
+ * In a child after fork(): forget the parent's writer without touching its
+ * file; only closes the descriptor (async-signal-safe), leaving its memory.
+ */
+void ggmlviz__writer_abandon(struct ggmlviz__writer *w);
+/* Its figures (registry lock held, for the retired rings). */
+void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f);
+
+/*
+ * Saving the rings when the program crashes (crash.c): handlers for
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that drain every ring into
+ * w's file with async-signal-safe calls, end it with a META CRASH record,
+ * and give the signal back to the action the program had before.
+ */
+
+/* Installs the handlers for w's session (start); 0 or -errno. */
+int ggmlviz__crash_arm(struct ggmlviz__writer *w);
+
+/* Puts the program's actions back, once no handler runs (stop). */
+void ggmlviz__crash_disarm(void);
+
+/* In a child after fork(): the parent's writer is not ours. */
+void ggmlviz__crash_forget(void);
+
+#endif /* GGMLVIZ_WRITER_H */
