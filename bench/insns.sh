@@ -4,7 +4,9 @@
 # records N op begin/end pairs twice, and callgrind counts only inside its
 # emit loop (the writer's work is elsewhere); the difference between
 # N = 20000 and N = 40000 is 2 x 20000 pairs, 80000 events, with the first
-# event's slow path cancelled out.
+# event's slow path cancelled out. Then the same loop in a shared object
+# that linked lib/libggmlviz.a (bench/emit-so.c): the archive is built
+# position-independent, and its thread-locals use the initial-exec model.
 #
 #   bench/insns.sh [BUILD_DIR]    (default: build)
 #
@@ -18,16 +20,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Instructions of the thread that emitted (main thread: callgrind's thread 1).
-count() { # pairs
+count() { # pairs [program and its arguments before the pairs]
+	n=$1
+	shift
+	[ $# -gt 0 ] || set -- "$bench" --emit-only
 	valgrind --tool=callgrind --separate-threads=yes --toggle-collect=emit_pairs \
-		--callgrind-out-file="$tmp/cg.%p" "$bench" --emit-only "$1" >/dev/null 2>&1
+		--callgrind-out-file="$tmp/cg.%p" "$@" "$n" >/dev/null 2>&1
 	f=$(find "$tmp" -name "cg.*-01" | head -1)
 	total=$(sed -n 's/^totals: *//p; s/^summary: *//p' "$f" | head -1)
 	rm -f "$tmp"/cg.*
 	echo "$total"
 }
+per_event() { # what
+	awk -v a="$a" -v b="$b" -v what="$1" 'BEGIN {
+		printf "instructions per recorded event (callgrind, the emitting thread), %s: %.1f\n",
+			what, (b - a) / 80000
+	}'
+}
 a=$(count 20000)
 b=$(count 40000)
-awk -v a="$a" -v b="$b" 'BEGIN {
-	printf "instructions per recorded event (callgrind, the emitting thread): %.1f\n", (b - a) / 80000
-}'
+per_event "in a program"
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+cc=${CC:-cc}
+"$cc" -O2 -fPIC -shared -I"$src/include" "$src/bench/emit-so.c" "$build/lib/libggmlviz.a" \
+	-pthread -o "$tmp/libemit.so"
+"$cc" -O2 -DEMIT_SO_MAIN -I"$src/include" "$src/bench/emit-so.c" "$tmp/libemit.so" \
+	-Wl,-rpath,"$tmp" -o "$tmp/emit-so"
+a=$(count 20000 "$tmp/emit-so" "$tmp/so.ggmlviz")
+b=$(count 40000 "$tmp/emit-so" "$tmp/so.ggmlviz")
+per_event "in a shared object"

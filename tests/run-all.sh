@@ -3,7 +3,8 @@
 #
 #   1. a plain build (warnings are errors): make check, every test;
 #   2. an installed copy: a threaded program built with nothing but
-#      `cc app.c $(pkg-config --cflags --libs ggmlviz)`, and run;
+#      `cc app.c $(pkg-config --cflags --libs ggmlviz)`, and run; the same
+#      code as a shared object (-fPIC -shared), called by a program;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer: make check, every test;
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
@@ -120,10 +121,16 @@ if [ $rc -eq 0 ]; then
 		# shellcheck disable=SC2046
 		cc app.c $(pkg-config --cflags --libs ggmlviz)
 		./a.out "$dest/app.ggmlviz"
+		# the archive goes into a shared object, with pkg-config alone
+		# shellcheck disable=SC2046
+		cc -fPIC -shared -Dmain=app_main app.c -o libapp.so $(pkg-config --cflags --libs ggmlviz)
+		printf 'int app_main(int, char **);\nint main(int c, char **v) { return app_main(c, v); }\n' >so.c
+		cc so.c ./libapp.so -Wl,-rpath,"$dest" -o so-app
+		./so-app "$dest/so.ggmlviz"
 		test -f "$dest/usr/local/include/ggmlviz/tracer.h"
 		test -f "$dest/usr/local/share/man/man3/ggmlviz_start.3"
 	)
-	result $? "make install DESTDIR=...; build and run a threaded program with pkg-config alone"
+	result $? "make install DESTDIR=...; build and run a threaded program, and a shared object, with pkg-config alone"
 	rm -rf "$dest"
 fi
 

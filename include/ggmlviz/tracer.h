@@ -137,8 +137,8 @@ struct ggmlviz_config {
 	int disable;
 	/**
 	 * Where messages go. NULL: to stderr, where unasked the tracer prints
-	 * only warnings about refused settings, and everything else only when
-	 * verbose. A function gets warnings and errors always, info when
+	 * only warnings (a refused setting; a second copy of the tracer in the
+	 * process, refused), and everything else only when verbose. A function gets warnings and errors always, info when
 	 * verbose. Default NULL.
 	 */
 	ggmlviz_log_fn log_fn;
@@ -267,7 +267,10 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  * closed as by ggmlviz_stop().
  *
  * @return 0 on success (also when cfg->disable is set: nothing starts);
- *         -EALREADY if tracing is already active; -EINVAL if a setting is
+ *         -EALREADY if tracing is already active; -EBUSY if another copy
+ *         of libggmlviz in this process (a shared object that linked the
+ *         archive too) has started tracing (a warning names both copies'
+ *         objects: one tracer per process); -EINVAL if a setting is
  *         out of range or the reserved room is not zero; -EISDIR if the
  *         output is a directory; -ENOMEM; or the negative errno of opening or
  *         writing the file (-ENOENT, -EACCES, -ENOSPC, ...) or of

@@ -55,17 +55,31 @@ struct ggmlviz__state {
 	void (*thread_exit)(void);
 };
 
-extern struct ggmlviz__state ggmlviz__state;
+extern struct ggmlviz__state ggmlviz__state __attribute__((visibility("hidden")));
+
+/*
+ * The library's own name for tracer.h's ggmlviz__mask (the call-site check
+ * of programs reads the public symbol): a hidden alias of the same word,
+ * which the archive's position-independent code reads directly rather than
+ * through the global offset table (state.c).
+ */
+extern unsigned int ggmlviz__mask_here __attribute__((visibility("hidden")));
+
+/* The mask as the emit path's first check reads it. */
+static inline unsigned ggmlviz__mask_relaxed(void)
+{
+	return __atomic_load_n(&ggmlviz__mask_here, __ATOMIC_RELAXED);
+}
 
 /* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */
 static inline unsigned ggmlviz__mask_now(void)
 {
-	return __atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&ggmlviz__mask_here, __ATOMIC_SEQ_CST);
 }
 
 static inline void ggmlviz__mask_set(unsigned m)
 {
-	__atomic_store_n(&ggmlviz__mask, m, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ggmlviz__mask_here, m, __ATOMIC_SEQ_CST);
 }
 
 /* ---- messages (log.c) ---- */

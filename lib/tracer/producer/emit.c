@@ -72,7 +72,7 @@ static inline void emit_user(uint8_t type, const char *name, uint64_t value)
 void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
 			 const void *backend)
 {
-	if (__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & GGMLVIZ__ACTIVE)
+	if (ggmlviz__mask_relaxed() & GGMLVIZ__ACTIVE)
 		ggmlviz__unit_begin();
 	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, ggmlviz__addr(graph), n_nodes, n_threads, ggmlviz__addr(backend));
 }
@@ -150,7 +150,7 @@ void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, ui
 
 int ggmlviz_ops_timing(void)
 {
-	unsigned mask = __atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED);
+	unsigned mask = ggmlviz__mask_relaxed();
 
 	if ((mask & (GGMLVIZ__ACTIVE | GGMLVIZ__OPS)) != (GGMLVIZ__ACTIVE | GGMLVIZ__OPS) ||
 	    !ggmlviz__unit_sampled())
@@ -207,7 +207,7 @@ void ggmlviz_thread_name(const char *name)
 {
 	struct ggmlviz__ring *r;
 
-	if (!name || !(__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & GGMLVIZ__ACTIVE))
+	if (!name || !(ggmlviz__mask_relaxed() & GGMLVIZ__ACTIVE))
 		return;
 	r = ggmlviz__thread_ring(); /* for its cached thread id: no gettid per call */
 	if (r)

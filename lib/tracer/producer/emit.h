@@ -77,7 +77,7 @@ ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type, const c
 	uint64_t ts;
 	uint8_t *p;
 
-	if (GGMLVIZ__UNLIKELY((__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & bits) != bits))
+	if (GGMLVIZ__UNLIKELY((ggmlviz__mask_relaxed() & bits) != bits))
 		return NULL;
 	r = ggmlviz__thread_ring();
 	if (GGMLVIZ__UNLIKELY(!r))

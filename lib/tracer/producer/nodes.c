@@ -238,7 +238,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	struct run *r;
 	uint64_t now;
 
-	if ((__atomic_load_n(&ggmlviz__mask, __ATOMIC_RELAXED) & want) != want)
+	if ((ggmlviz__mask_relaxed() & want) != want)
 		return 0;
 	if (!node || !describe)
 		return -EINVAL;

@@ -17,7 +17,7 @@ struct unit {
 	int out;          /* the open unit is left out */
 };
 
-static _Thread_local struct unit unit;
+static _Thread_local struct unit unit __attribute__((tls_model("initial-exec")));
 
 void ggmlviz__unit_begin(void)
 {

@@ -81,6 +81,7 @@ static void after_fork_child(void)
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);
 	writer = NULL;
+	ggmlviz__claim_forget();
 	ggmlviz__registry_unlock();
 	pthread_mutex_unlock(&session_lock);
 }
@@ -224,6 +225,9 @@ static int start_locked(const struct ggmlviz_config *cfg)
 	if (writer)
 		stop_locked(); /* recording ended on its own (max_events, I/O error): close it */
 	pthread_once(&process_once, once_per_process);
+	rc = ggmlviz__claim(&sink);
+	if (rc < 0)
+		return rc;
 	path = expand_path(cfg->output);
 	if (!path)
 		return -ENOMEM;

@@ -22,4 +22,15 @@ uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg);
 /* Range checks of a config given to ggmlviz_start(); 0 or -EINVAL (said to sink). */
 int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink);
 
+/*
+ * One tracer per process (claim.c): claims the process for this copy of
+ * the library, held until the process ends. 0 when this copy holds it (or
+ * nothing can be claimed here); -EBUSY when another copy does, said to
+ * sink as a warning naming both copies' objects.
+ */
+int ggmlviz__claim(const struct ggmlviz__log_sink *sink);
+
+/* In a child after fork(): the parent's claim is not the child's (close(2) only). */
+void ggmlviz__claim_forget(void);
+
 #endif /* GGMLVIZ_SESSION_H */
