@@ -13,6 +13,15 @@
 #error "include <ggmlviz/ggml.h> with GGMLVIZ_GGML_IMPLEMENTATION defined, not this file"
 #endif
 
+/* The adapter's state is shared through GCC's and Clang's __atomic builtins and __thread. */
+#if !defined(__GNUC__) && !defined(__clang__)
+#error "the GGML adapter's implementation needs the __atomic builtins and __thread of GCC or Clang"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** @cond GGMLVIZ_INTERNAL */
 #define GGMLVIZ_GGML__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define GGMLVIZ_GGML__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -460,6 +469,34 @@ bool ggmlviz_ggml_abort_cb(void *data)
 
 /* ---- installing ---- */
 
+void *ggmlviz_ggml__chain_pair(ggml_backend_sched_eval_callback eval, void *eval_data,
+			       ggml_abort_callback abort_cb, void *abort_data)
+{
+	struct ggmlviz_ggml__slot *s;
+
+	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
+		s = &ggmlviz_ggml__slots[i];
+		if (GGMLVIZ_GGML__LOAD(&s->state) == GGMLVIZ_GGML__SLOT_READY && !s->is_sched &&
+		    GGMLVIZ_GGML__LOAD(&s->key) == (void *)s &&
+		    GGMLVIZ_GGML__LOAD(&s->chain) == eval &&
+		    GGMLVIZ_GGML__LOAD(&s->chain_user_data) == eval_data &&
+		    GGMLVIZ_GGML__LOAD(&s->abort_chain) == abort_cb &&
+		    GGMLVIZ_GGML__LOAD(&s->abort_data) == abort_data)
+			return s; /* the same callbacks: one slot for every context */
+	}
+	s = ggmlviz_ggml__claim(NULL);
+	if (!s)
+		return NULL;
+	GGMLVIZ_GGML__STORE(&s->chain, eval);
+	GGMLVIZ_GGML__STORE(&s->chain_user_data, eval_data);
+	GGMLVIZ_GGML__STORE(&s->abort_chain, abort_cb);
+	GGMLVIZ_GGML__STORE(&s->abort_data, abort_data);
+	s->is_sched = false;
+	GGMLVIZ_GGML__STORE(&s->key, (void *)s); /* keyed by its own address */
+	ggmlviz_ggml__ready(s);
+	return s;
+}
+
 int ggmlviz_ggml_chain(void *user_data, ggml_backend_sched_eval_callback chain,
 		       void *chain_user_data)
 {
@@ -604,5 +641,9 @@ enum ggml_status ggmlviz_ggml_backend_graph_compute(ggml_backend_t backend, stru
 	return status;
 }
 /** @endcond */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GGMLVIZ_GGML_IMPL_H */

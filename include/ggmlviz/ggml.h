@@ -33,7 +33,9 @@
  * of nodes, and each node, without changing what the program computes.
  *
  * Include it after GGML's own headers, in any number of source files; in
- * exactly one of them, define #GGMLVIZ_GGML_IMPLEMENTATION first:
+ * exactly one of them, define #GGMLVIZ_GGML_IMPLEMENTATION first (or after
+ * a first include, then include it again: the implementation stands
+ * outside the include guard, with a guard of its own):
  * @code
  * #include <ggml.h>
  * #include <ggml-backend.h>
@@ -88,10 +90,6 @@
  * When tracing is not active, the callback answers what the chained
  * callback answers, or "not wanted", and records nothing.
  */
-
-#if !defined(__GNUC__) && !defined(__clang__)
-#error "<ggmlviz/ggml.h> needs the __atomic builtins and __thread of GCC or Clang"
-#endif
 
 #ifndef GGMLVIZ_GGML_TRACE_VIEWS
 /**
@@ -403,12 +401,28 @@ int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t);
 void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
 			   struct ggmlviz_node_desc *out);
 
-#ifdef GGMLVIZ_GGML_IMPLEMENTATION
-#include <ggmlviz/ggml-impl.h> /* the adapter's functions and state: in this file only */
-#endif
+/** @cond GGMLVIZ_INTERNAL */
+/*
+ * For <ggmlviz/llama.h>: the user data that chains an application's eval
+ * and abort callbacks behind the adapter's (one slot for every context
+ * given the same four values); NULL when all GGMLVIZ_GGML_MAX_SCHEDS slots
+ * are taken. Defined with the adapter's implementation.
+ */
+void *ggmlviz_ggml__chain_pair(ggml_backend_sched_eval_callback eval, void *eval_data,
+			       ggml_abort_callback abort_cb, void *abort_data);
+/** @endcond */
 
 #ifdef __cplusplus
 }
 #endif
 
 #endif /* GGMLVIZ_GGML_H */
+
+/*
+ * The implementation, outside the include guard: a file that included this
+ * header before defining GGMLVIZ_GGML_IMPLEMENTATION gets it when it
+ * includes the header again; ggml-impl.h's own guard keeps it to once.
+ */
+#ifdef GGMLVIZ_GGML_IMPLEMENTATION
+#include <ggmlviz/ggml-impl.h> /* the adapter's functions and state: in this file only */
+#endif

@@ -9,9 +9,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <llama.h>
-#if defined(GGMLVIZ_LLAMA_IMPLEMENTATION) && !defined(GGMLVIZ_GGML_IMPLEMENTATION)
-#define GGMLVIZ_GGML_IMPLEMENTATION /* the llama.cpp adapter is built on the GGML adapter */
-#endif
 #include <ggmlviz/ggml.h>
 
 /**
@@ -20,9 +17,11 @@
  * its ops, each op in its layer, the model's and the context's memory.
  *
  * Include it after <llama.h>, in any number of source files; in exactly
- * one of them, define #GGMLVIZ_LLAMA_IMPLEMENTATION first (it brings the
- * GGML adapter's implementation with it: that file must not include
- * <ggmlviz/ggml.h> before):
+ * one of them, define #GGMLVIZ_LLAMA_IMPLEMENTATION first. It brings the
+ * GGML adapter's implementation with it, unless the program defines
+ * #GGMLVIZ_GGML_IMPLEMENTATION in another file: then define
+ * #GGMLVIZ_LLAMA_IMPLEMENTATION_ONLY too. The define may also come after
+ * the header was included once: include it again.
  * @code
  * #include <llama.h>
  * #define GGMLVIZ_LLAMA_IMPLEMENTATION   // in one source file only
@@ -55,9 +54,16 @@
 #ifdef GGMLVIZ_DOXYGEN
 /**
  * @brief Define it before including this header in exactly one source file
- * of a program: that file holds the adapter's functions and state.
+ * of a program: that file holds the adapter's functions (and, unless
+ * #GGMLVIZ_LLAMA_IMPLEMENTATION_ONLY is defined, the GGML adapter's).
  */
 #define GGMLVIZ_LLAMA_IMPLEMENTATION
+/**
+ * @brief Define it with #GGMLVIZ_LLAMA_IMPLEMENTATION when another source
+ * file of the program defines #GGMLVIZ_GGML_IMPLEMENTATION: this file then
+ * holds the llama.cpp adapter's functions only.
+ */
+#define GGMLVIZ_LLAMA_IMPLEMENTATION_ONLY
 #endif
 
 #ifdef __cplusplus
@@ -145,47 +151,44 @@ int32_t ggmlviz_llama_decode(struct llama_context *ctx, struct llama_batch batch
  */
 int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch);
 
-#ifdef GGMLVIZ_LLAMA_IMPLEMENTATION
-/** @cond GGMLVIZ_INTERNAL */
-/* A slot chaining the application's two callbacks, keyed by its own address. */
-static struct ggmlviz_ggml__slot *ggmlviz_llama__chain(ggml_backend_sched_eval_callback eval,
-							void *eval_data, ggml_abort_callback abort_cb,
-							void *abort_data)
-{
-	struct ggmlviz_ggml__slot *s;
 
-	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
-		s = &ggmlviz_ggml__slots[i];
-		if (GGMLVIZ_GGML__LOAD(&s->state) == GGMLVIZ_GGML__SLOT_READY && !s->is_sched &&
-		    GGMLVIZ_GGML__LOAD(&s->key) == (void *)s && s->chain == eval &&
-		    s->chain_user_data == eval_data && s->abort_chain == abort_cb &&
-		    s->abort_data == abort_data)
-			return s; /* the same callbacks: one slot for every context */
-	}
-	s = ggmlviz_ggml__claim(NULL);
-	if (!s)
-		return NULL;
-	s->chain = eval;
-	s->chain_user_data = eval_data;
-	s->abort_chain = abort_cb;
-	s->abort_data = abort_data;
-	s->is_sched = false;
-	GGMLVIZ_GGML__STORE(&s->key, (void *)s);
-	ggmlviz_ggml__ready(s);
-	return s;
+#ifdef __cplusplus
 }
+#endif
 
+#endif /* GGMLVIZ_LLAMA_H */
+
+/*
+ * The implementation, outside the include guard (a file may define
+ * GGMLVIZ_LLAMA_IMPLEMENTATION after a first include, and include the
+ * header again), once per file.
+ */
+#if defined(GGMLVIZ_LLAMA_IMPLEMENTATION) && !defined(GGMLVIZ_LLAMA__IMPLEMENTED)
+/** @cond GGMLVIZ_INTERNAL */
+#define GGMLVIZ_LLAMA__IMPLEMENTED
+/** @endcond */
+/* the llama.cpp adapter is built on the GGML adapter: its implementation here too */
+#if !defined(GGMLVIZ_LLAMA_IMPLEMENTATION_ONLY) && !defined(GGMLVIZ_GGML_IMPLEMENTATION)
+#define GGMLVIZ_GGML_IMPLEMENTATION
+#endif
+#include <ggmlviz/ggml.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @cond GGMLVIZ_INTERNAL */
 int ggmlviz_llama_context_params(struct llama_context_params *params)
 {
-	struct ggmlviz_ggml__slot *slot = NULL;
+	void *slot = NULL;
 
 	if (!params)
 		return -EINVAL;
 	if (params->cb_eval == ggmlviz_ggml_eval_cb)
 		return 0; /* done already */
 	if (params->cb_eval || params->abort_callback) {
-		slot = ggmlviz_llama__chain(params->cb_eval, params->cb_eval_user_data,
-					    params->abort_callback, params->abort_callback_data);
+		slot = ggmlviz_ggml__chain_pair(params->cb_eval, params->cb_eval_user_data,
+						params->abort_callback, params->abort_callback_data);
 		if (!slot)
 			return -ENOSPC;
 	}
@@ -224,10 +227,8 @@ int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch
 	return ggmlviz_llama__step(ctx, batch, llama_encode, "encode");
 }
 /** @endcond */
-#endif /* GGMLVIZ_LLAMA_IMPLEMENTATION */
 
 #ifdef __cplusplus
 }
 #endif
-
-#endif /* GGMLVIZ_LLAMA_H */
+#endif /* GGMLVIZ_LLAMA_IMPLEMENTATION */
