@@ -175,7 +175,7 @@ static struct coverage read_coverage(const char *path)
 
 	if (ggmlviz_reader_open(path, &r) < 0)
 		return c;
-	while (ggmlviz_timings_next(r, &t) == 1) {
+	while (ggmlviz_reader_next_timing(r, &t) == 1) {
 		if (t.kind == GGMLVIZ_TIMING_OP)
 			op_ns += t.duration_ns, c.ops++;
 		else if (t.kind == GGMLVIZ_TIMING_GRAPH)

@@ -182,7 +182,7 @@ static void coverage(struct bench *b, int threads)
 	ggmlviz_stop();
 	if (ggmlviz_reader_open(b->trace_path, &r) < 0)
 		return;
-	while (ggmlviz_timings_next(r, &t) == 1) {
+	while (ggmlviz_reader_next_timing(r, &t) == 1) {
 		if (t.kind == GGMLVIZ_TIMING_OP && t.step_seq && t.step_seq < 4096)
 			op_ns[t.step_seq] += t.duration_ns, ops++;
 		else if (t.kind == GGMLVIZ_TIMING_SPLIT)

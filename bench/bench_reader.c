@@ -2,7 +2,7 @@
  * How fast the reader decodes records and pairs them: builds a synthetic
  * trace (graphs of 1000 ops, each op a begin and an end with a 13-byte
  * label), then times ggmlviz_reader_next over the file and over memory,
- * and ggmlviz_timings_next, each the median of several passes after a
+ * and ggmlviz_reader_next_timing, each the median of several passes after a
  * warm-up pass, next to the cost of one clock_gettime.
  *
  * usage: bench_reader [records]   (default 4000000)
@@ -129,7 +129,7 @@ static inline int step(struct ggmlviz_reader *r, int timings, uint64_t *sum)
 	int rc;
 
 	if (timings) {
-		rc = ggmlviz_timings_next(r, &t);
+		rc = ggmlviz_reader_next_timing(r, &t);
 		*sum += rc == 1 ? t.duration_ns + t.graph_seq : 0;
 	} else {
 		rc = ggmlviz_reader_next(r, &ev);

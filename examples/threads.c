@@ -144,7 +144,7 @@ static int summarize(const char *path)
 		fprintf(stderr, "threads: cannot read %s: %s\n", path, ggmlviz_strerror(rc));
 		return 1;
 	}
-	while ((rc = ggmlviz_timings_next(r, &t)) == 1) {
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
 		int i = 0;
 		if (t.kind == GGMLVIZ_TIMING_GRAPH)
 			graphs++;

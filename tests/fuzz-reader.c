@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_all(r);
 	ggmlviz_reader_describe(r, why, sizeof why);
 	ggmlviz_reader_rewind(r);
-	while (ggmlviz_timings_next(r, &t) == 1)
+	while (ggmlviz_reader_next_timing(r, &t) == 1)
 		sink += t.duration_ns + (t.label_len ? (uint8_t)t.label[0] : 0);
 	ggmlviz_reader_close(r);
 	return 0;

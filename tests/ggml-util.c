@@ -59,10 +59,10 @@ void gu_read(struct gu_trace *tr, const char *path)
 	tr->metas = calloc(GU_MAX_RECORDS, sizeof *tr->metas);
 	ck_assert(tr->ops && tr->graphs && tr->splits && tr->steps && tr->metas);
 	ck_assert_int_eq(ggmlviz_reader_open(path, &tr->r), 0);
-	while ((rc = ggmlviz_timings_next(tr->r, &t)) == 1)
+	while ((rc = ggmlviz_reader_next_timing(tr->r, &t)) == 1)
 		add_timing(tr, &t);
 	ck_assert_int_eq(rc, 0);
-	ggmlviz_timings_counts(tr->r, &tr->counts);
+	ggmlviz_reader_pairing_counts(tr->r, &tr->counts);
 	ck_assert_int_eq(tu_each(path, add_meta, tr), 0);
 }
 

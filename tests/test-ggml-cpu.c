@@ -75,7 +75,7 @@ START_TEST(test_plain_cpu_graph)
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	ck_assert_int_eq(memcmp(plain, p.out->data, sizeof plain), 0);
 	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
-	while (ggmlviz_timings_next(r, &t) == 1) {
+	while (ggmlviz_reader_next_timing(r, &t) == 1) {
 		ck_assert_int_eq(t.kind, GGMLVIZ_TIMING_GRAPH);
 		ck_assert_uint_eq(t.ptr, (uint64_t)(uintptr_t)p.g);
 		ck_assert_uint_eq(t.n_nodes, 3);

@@ -45,7 +45,7 @@ static int count_ops(const char *path, int *graphs)
 	*graphs = 0;
 	if (ggmlviz_reader_open(path, &r) < 0)
 		return -1;
-	while (ggmlviz_timings_next(r, &t) == 1) {
+	while (ggmlviz_reader_next_timing(r, &t) == 1) {
 		ops += t.kind == GGMLVIZ_TIMING_OP;
 		*graphs += t.kind == GGMLVIZ_TIMING_GRAPH;
 	}

@@ -112,7 +112,7 @@ static size_t check_run_ticks(const struct gu_trace *tr, size_t at, struct ggml_
 			continue;
 		ck_assert_uint_lt(at, tr->n_ops);
 		ck_assert_uint_eq(op->ptr, (uint64_t)(uintptr_t)t);
-		ck_assert_int_eq(op->method, GGMLVIZ_METHOD_TICK);
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_TICK);
 		ck_assert_int_eq(op->layer, ggmlviz_ggml_layer(t));
 		if (op->node_flags & GGMLVIZ_NODE_FUSED) {
 			struct ggml_tensor *next = ggml_graph_node(g, ++i);
@@ -186,7 +186,7 @@ START_TEST(test_sync_times_every_computing_node)
 				continue;
 			ck_assert_uint_eq(tr.ops[at].ptr, (uint64_t)(uintptr_t)n);
 			ck_assert(gu_label_is(&tr.ops[at], ggml_get_name(n)));
-			ck_assert_int_eq(tr.ops[at].method, GGMLVIZ_METHOD_SYNC);
+			ck_assert_int_eq(tr.ops[at].method, GGMLVIZ_OP_METHOD_SYNC);
 			at++;
 		}
 	ck_assert_uint_eq(gu_count_meta(&tr, GGMLVIZ_META_OP_NAME,

@@ -137,7 +137,7 @@ START_TEST(test_known_graph_ticks)
 	struct gu_trace tr;
 
 	trace_known(&tr, GGMLVIZ_OP_TIMING_AUTO, 1);
-	check_known_trace(&tr, GGMLVIZ_METHOD_TICK);
+	check_known_trace(&tr, GGMLVIZ_OP_METHOD_TICK);
 	/* four ticks, one per computing node, and every one timed */
 	ck_assert_uint_eq(tr.splits[0].ticks, 4);
 	ck_assert_uint_eq(tr.splits[0].ticks_expected, 4);
@@ -156,7 +156,7 @@ START_TEST(test_known_graph_sync)
 	struct gu_trace tr;
 
 	trace_known(&tr, GGMLVIZ_OP_TIMING_SYNC, 1);
-	check_known_trace(&tr, GGMLVIZ_METHOD_SYNC);
+	check_known_trace(&tr, GGMLVIZ_OP_METHOD_SYNC);
 	ck_assert_uint_eq(tr.splits[0].ticks, 0); /* the backend's ticks are not used */
 	ck_assert_uint_eq(tr.splits[0].n_timed, 0);
 	gu_free(&tr);

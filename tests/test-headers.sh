@@ -17,7 +17,7 @@ result() { # status description
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; sed 's/^/# /' "$tmp/log"; fi
 }
 
-echo "1..14"
+echo "1..16"
 for h in $headers; do
 	printf '#include <ggmlviz/%s>\n#include <ggmlviz/%s>\nint main(void) { return 0; }\n' "$h" "$h" >"$tmp/h.c"
 	$CC -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror \
@@ -64,7 +64,7 @@ void use(void)
 	ggmlviz_counter("c", -1);
 	ggmlviz_scope_begin("s", 0);
 	ggmlviz_scope_end("s", 0);
-	ggmlviz_op_node(NULL, 3, GGMLVIZ_METHOD_TICK, GGMLVIZ_NODE_FUSED, NULL, NULL);
+	ggmlviz_op_node(NULL, 3, GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_NODE_FUSED, NULL, NULL);
 	fn(NULL, 1, 2, NULL, NULL);
 }
 SRC
@@ -73,4 +73,25 @@ for opt in "" "-DGGMLVIZ_NO_INLINE_CHECK"; do
 		-c "$tmp/use.c" -o "$tmp/use.o" >"$tmp/log" 2>&1
 	result $? "emit calls compile as C11 ${opt:-with the inline check}"
 done
+# The names of 0.2 and before still compile, and say what replaces them.
+cat >"$tmp/old.c" <<'SRC'
+#include <ggmlviz/reader.h>
+int old(struct ggmlviz_reader *r);
+int old(struct ggmlviz_reader *r)
+{
+	struct ggmlviz_timing t;
+	struct ggmlviz_pairing_counts c;
+	enum ggmlviz_timing_method m = GGMLVIZ_METHOD_TICK;
+	int rc = ggmlviz_timings_next(r, &t);
+
+	ggmlviz_timings_counts(r, &c);
+	return rc + (m == GGMLVIZ_METHOD_SYNC) + (t.method == GGMLVIZ_METHOD_UNKNOWN);
+}
+SRC
+$CC -std=c11 -Wall -Wextra -Wpedantic -Werror -Wno-deprecated-declarations -I"$top_srcdir/include" \
+	-c "$tmp/old.c" -o "$tmp/old.o" >"$tmp/log" 2>&1
+result $? "0.2's names (ggmlviz_timings_next, GGMLVIZ_METHOD_*) still compile"
+$CC -std=c11 -Wall -I"$top_srcdir/include" -c "$tmp/old.c" -o "$tmp/old.o" >"$tmp/log" 2>&1
+grep -q 'use ggmlviz_reader_next_timing()' "$tmp/log" && grep -q 'use ggmlviz_reader_pairing_counts()' "$tmp/log"
+result $? "and the compiler says what replaces the deprecated functions"
 exit $fail

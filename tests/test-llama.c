@@ -210,7 +210,7 @@ START_TEST(test_steps_and_tokens)
 		ck_assert_uint_le(op->end_ns, st->end_ns);
 		ck_assert_uint_eq(op->thread_id, st->thread_id);
 		ck_assert_uint_eq(op->n_tokens, st->n_tokens);
-		ck_assert_int_eq(op->method, GGMLVIZ_METHOD_TICK);
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_TICK);
 	}
 	ck_assert_uint_eq(tr.counts.unmatched_ends + tr.counts.unclosed_begins, 0);
 	gu_free(&tr);
@@ -446,7 +446,7 @@ START_TEST(test_sync_mode)
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_uint_gt(tr.n_ops, 0);
 	for (size_t i = 0; i < tr.n_ops; i++)
-		ck_assert_int_eq(tr.ops[i].method, GGMLVIZ_METHOD_SYNC);
+		ck_assert_int_eq(tr.ops[i].method, GGMLVIZ_OP_METHOD_SYNC);
 	ck_assert_uint_eq(tr.n_steps, 1 + GENERATED);
 	gu_free(&tr);
 }

@@ -343,8 +343,13 @@ fi
 
 # Variables the library reads (lib/tracer/session/settings.c) that a document lacks.
 env_problems() {
+	# the API documentation of ggmlviz_config_from_env(), in tracer.h
+	awk '/^\/\*\*/ { doc = "" } { doc = doc $0 "\n" }
+	     /^int ggmlviz_config_from_env\(/ { printf "%s", doc; exit }' "$inc/tracer.h" >"$tmp/from_env"
 	grep -o '"GGML_VIZ_[A-Z_]*"' "$top_srcdir/lib/tracer/session/settings.c" | tr -d '"' | sort -u |
 		while read -r var; do
+			grep -qw "$var" "$tmp/from_env" ||
+				echo "tracer.h's ggmlviz_config_from_env() does not name $var"
 			grep -qx "\.B $var" "$man/ggmlviz_config_init.3" ||
 				echo "man/ggmlviz_config_init.3 does not describe $var"
 			sed -n '/^\.SH ENVIRONMENT/,/^\.SH [^E]/p' "$man/libggmlviz.7" |
@@ -354,7 +359,7 @@ env_problems() {
 				echo "README.md's table of variables has no row for $var"
 		done
 }
-check "every GGML_VIZ_* variable is documented (ggmlviz_config_init.3, libggmlviz.7, README.md)" \
+check "every GGML_VIZ_* variable is documented (tracer.h, ggmlviz_config_init.3, libggmlviz.7, README.md)" \
 	env_problems
 
 comm -13 "$tmp/pages" "$tmp/listed" | sed 's|^|dist_man_MANS lists man/|; s|$|, which does not exist|' \

@@ -2,7 +2,7 @@
  * The pairing engine: ends meet their own begins (not the previous event),
  * addresses reused, nesting, threads, scopes, OP_INFO, graph numbering,
  * what is counted and never invented, bounded memory, and the same over a
- * reader (ggmlviz_timings_next).
+ * reader (ggmlviz_reader_next_timing).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -552,7 +552,7 @@ static void check_trace_timings(struct ggmlviz_reader *r)
 {
 	struct ggmlviz_pairing_counts c;
 
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), 1);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 1);
 	ck_assert_uint_eq(t.ptr, 0x10);
 	ck_assert_uint_eq(t.duration_ns, 20);
 	ck_assert_mem_eq(t.label, "q", 1);
@@ -561,24 +561,24 @@ static void check_trace_timings(struct ggmlviz_reader *r)
 	ck_assert_uint_eq(t.flops, 1000);
 	ck_assert_uint_eq(t.graph_seq, 1);
 	ck_assert_uint_eq(t.depth, 1);
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), 1);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 1);
 	ck_assert_uint_eq(t.ptr, 0x20);
 	ck_assert_uint_eq(t.duration_ns, 30);
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), 1);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 1);
 	ck_assert_int_eq(t.kind, GGMLVIZ_TIMING_GRAPH);
 	ck_assert_uint_eq(t.duration_ns, 60);
 	ck_assert_uint_eq(t.n_nodes, 2);
-	ggmlviz_timings_counts(r, &c);
+	ggmlviz_reader_pairing_counts(r, &c);
 	ck_assert_uint_eq(c.paired, 3);
 	ck_assert_uint_eq(c.unmatched_ends, 1);
 	ck_assert_uint_eq(c.unclosed_begins, 0);
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), 0);
-	ggmlviz_timings_counts(r, &c);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 0);
+	ggmlviz_reader_pairing_counts(r, &c);
 	ck_assert_uint_eq(c.paired, 3);
 	ck_assert_uint_eq(c.unclosed_begins, 1); /* the scope, counted at the end */
 	ck_assert_uint_eq(c.open, 0);
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), 0);
-	ggmlviz_timings_counts(r, &c);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 0);
+	ggmlviz_reader_pairing_counts(r, &c);
 	ck_assert_uint_eq(c.unclosed_begins, 1);
 }
 
@@ -607,9 +607,9 @@ START_TEST(test_timings_truncated)
 	timing_trace(&b);
 	ck_assert_int_eq(ggmlviz_reader_open_memory(b.bytes, b.len - 3, &r), 0);
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(ggmlviz_timings_next(r, &t), 1);
-	ck_assert_int_eq(ggmlviz_timings_next(r, &t), GGMLVIZ_ETRUNCATED);
-	ggmlviz_timings_counts(r, &c);
+		ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), 1);
+	ck_assert_int_eq(ggmlviz_reader_next_timing(r, &t), GGMLVIZ_ETRUNCATED);
+	ggmlviz_reader_pairing_counts(r, &c);
 	ck_assert_uint_eq(c.unclosed_begins, 0);
 	ggmlviz_reader_close(r);
 	vbuf_free(&b);

@@ -681,7 +681,7 @@ static void read_anything(const uint8_t *data, size_t len)
 	ck_assert(rc == 0 || rc == GGMLVIZ_ETRUNCATED || rc == GGMLVIZ_ECORRUPT);
 	ck_assert_uint_eq(ggmlviz_reader_offset(r), last ? last : 12);
 	ggmlviz_reader_rewind(r);
-	while ((rc = ggmlviz_timings_next(r, &t)) == 1)
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1)
 		ck_assert_uint_le(t.end_offset, len);
 	ggmlviz_reader_close(r);
 }

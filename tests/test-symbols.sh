@@ -28,7 +28,7 @@ else
 fi
 
 # Functions the headers declare: "type ggmlviz_name(" at the start of a declaration.
-for h in format.h tracer.h reader.h; do
+for h in format.h tracer.h reader.h nodes.h; do
 	sed -n 's/^[a-z].*[ *]\(ggmlviz_[a-z0-9_]*\)(.*/\1/p' "$top_srcdir/include/ggmlviz/$h"
 done | sort -u >"$tmp/declared"
 comm -23 "$tmp/declared" "$tmp/exported" >"$tmp/missing"

@@ -127,7 +127,7 @@ static void shape_arg(struct cli_chrome *c, const int64_t ne[4])
 
 static const char *method_name(uint8_t method)
 {
-	return method == GGMLVIZ_METHOD_TICK ? "tick" : method == GGMLVIZ_METHOD_SYNC ? "sync"
+	return method == GGMLVIZ_OP_METHOD_TICK ? "tick" : method == GGMLVIZ_OP_METHOD_SYNC ? "sync"
 										: "unknown";
 }
 

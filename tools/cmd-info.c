@@ -74,7 +74,7 @@ struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
 	uint64_t t_min, t_max, pairs[6], drops_total;
 	struct phase_sum phases[3];
-	uint64_t methods[3];                 /* op timings by enum ggmlviz_timing_method */
+	uint64_t methods[3];                 /* op timings by enum ggmlviz_op_method */
 	uint64_t split_nodes, split_timed, split_mismatched;
 	struct cli_htab threads;
 	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
@@ -384,8 +384,8 @@ static void print_methods(struct cli_out *o, const struct info *info)
 		return;
 	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks (the run unchanged), %"
 		       PRIu64 " synchronized per node, %" PRIu64 " by an unknown method\n",
-		       info->methods[GGMLVIZ_METHOD_TICK], info->methods[GGMLVIZ_METHOD_SYNC],
-		       info->methods[GGMLVIZ_METHOD_UNKNOWN]);
+		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_SYNC],
+		       info->methods[GGMLVIZ_OP_METHOD_UNKNOWN]);
 	if (info->pairs[GGMLVIZ_TIMING_SPLIT])
 		cli_out_printf(o, "  splits: %" PRIu64 " runs of %" PRIu64 " nodes, %" PRIu64
 			       " timed one by one; %" PRIu64 " runs whose ticks did not match their"

@@ -46,7 +46,7 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 		return -1;
 	while (rc == 0 && cli_input_timing(&in, &t) == 1)
 		rc = cli_agg_add(a, &t);
-	ggmlviz_timings_counts(in.r, &a->counts);
+	ggmlviz_reader_pairing_counts(in.r, &a->counts);
 	if (rc == 0)
 		rc = cli_agg_finish(a, in.r);
 	status = cli_input_report(&in);

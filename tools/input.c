@@ -90,7 +90,7 @@ int cli_input_next(struct cli_input *in, struct ggmlviz_event *ev)
 
 int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t)
 {
-	int rc = in->error ? in->error : ggmlviz_timings_next(in->r, t);
+	int rc = in->error ? in->error : ggmlviz_reader_next_timing(in->r, t);
 
 	if (rc != 1)
 		return stop(in, rc);

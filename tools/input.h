@@ -41,7 +41,7 @@ int cli_input_open(struct cli_input *in, const char *cmd, const char *path);
 /* The next record: 1, or 0 at the end or at damage (in->error says which). */
 int cli_input_next(struct cli_input *in, struct ggmlviz_event *ev);
 
-/* The next timing (ggmlviz_timings_next): 1, or 0 as above. */
+/* The next timing (ggmlviz_reader_next_timing): 1, or 0 as above. */
 int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t);
 
 /* One sentence on why reading stopped early, with the byte offset. */

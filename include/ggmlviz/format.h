@@ -26,6 +26,12 @@ extern "C" {
 #define GGMLVIZ__PUBLIC_BEGIN
 #define GGMLVIZ__PUBLIC_END
 #endif
+/* A name kept for programs written against an earlier release: it works, and says what replaces it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GGMLVIZ__DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define GGMLVIZ__DEPRECATED(msg)
+#endif
 /** @endcond */
 
 GGMLVIZ__PUBLIC_BEGIN
@@ -134,23 +140,36 @@ enum ggmlviz_meta_kind {
 
 /**
  * @brief How an op's begin and end were taken (OP_NODE's method byte).
+ *
+ * Not to be confused with enum ggmlviz_op_timing (tracer.h: how a session
+ * is asked to time ops) or enum ggmlviz_timing_kind (reader.h: what a
+ * paired timing measures).
  */
-enum ggmlviz_timing_method {
+enum ggmlviz_op_method {
 	/** Not recorded: a trace without OP_NODE records (an older writer). */
-	GGMLVIZ_METHOD_UNKNOWN = 0,
+	GGMLVIZ_OP_METHOD_UNKNOWN = 0,
 	/**
 	 * The node was computed on its own and its backend synchronized after
 	 * it: exact on any backend, but it changes the run (each node is a
 	 * graph of its own).
 	 */
-	GGMLVIZ_METHOD_SYNC = 1,
+	GGMLVIZ_OP_METHOD_SYNC = 1,
 	/**
 	 * The node was computed as part of the whole graph; its end is the CPU
 	 * backend's call after it, its begin the end of the node before it:
 	 * the run is unchanged.
 	 */
-	GGMLVIZ_METHOD_TICK = 2
+	GGMLVIZ_OP_METHOD_TICK = 2
 };
+
+/** @brief Deprecated: the name of enum ggmlviz_op_method until 0.2. */
+#define ggmlviz_timing_method ggmlviz_op_method
+/** @brief Deprecated: #GGMLVIZ_OP_METHOD_UNKNOWN. */
+#define GGMLVIZ_METHOD_UNKNOWN GGMLVIZ_OP_METHOD_UNKNOWN
+/** @brief Deprecated: #GGMLVIZ_OP_METHOD_SYNC. */
+#define GGMLVIZ_METHOD_SYNC GGMLVIZ_OP_METHOD_SYNC
+/** @brief Deprecated: #GGMLVIZ_OP_METHOD_TICK. */
+#define GGMLVIZ_METHOD_TICK GGMLVIZ_OP_METHOD_TICK
 
 /** @brief OP_NODE flags. */
 enum ggmlviz_node_flag {

@@ -401,7 +401,7 @@ static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct gg
 	ggmlviz_op_info(t, t->ne, ggmlviz_ggml_flops(t), ggml_type_name(t->type));
 	if (ggmlviz_ggml__unnamed(t) && ggmlviz_ggml__named_layer > layer)
 		layer = ggmlviz_ggml__named_layer; /* as ggmlviz_ggml__run_layer() */
-	ggmlviz_op_node(t, layer, GGMLVIZ_METHOD_SYNC, 0,
+	ggmlviz_op_node(t, layer, GGMLVIZ_OP_METHOD_SYNC, 0,
 			t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL,
 			t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL);
 	f->traced = true;

@@ -59,13 +59,13 @@
  *   as without tracing; the asks and GGML's CPU backend calling its abort
  *   callback after each node (which ggmlviz_ggml_trace_sched() installs)
  *   time each node there (<ggmlviz/nodes.h>): OP_COMPUTE_BEGIN/END,
- *   OP_INFO and OP_NODE (method GGMLVIZ_METHOD_TICK). On other backends
+ *   OP_INFO and OP_NODE (method GGMLVIZ_OP_METHOD_TICK). On other backends
  *   (a GPU) each run of nodes is timed as a whole (SPLIT_BEGIN/END):
  *   nothing is synchronized per node.
  * - GGMLVIZ_OP_TIMING_SYNC: the callback answers "wanted" for each node
  *   that computes something, so the scheduler computes it on its own and
  *   synchronizes after it: each node is timed on any backend (method
- *   GGMLVIZ_METHOD_SYNC), and the run is slower (much slower with many CPU
+ *   GGMLVIZ_OP_METHOD_SYNC), and the run is slower (much slower with many CPU
  *   threads, or on a GPU: see ggmlviz_ggml_eval_cb(3)).
  * - in both, SPLIT_BEGIN/END around each backend's run of nodes; a META
  *   OP_NAME record the first time an op type is seen in a session

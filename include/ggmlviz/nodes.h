@@ -39,7 +39,7 @@ GGMLVIZ__PUBLIC_BEGIN
  * - when the ticks received are exactly the ticks the nodes should give,
  *   for each node that gives one: OP_COMPUTE_BEGIN at the tick before it
  *   (the run's compute start for the first), OP_INFO, OP_NODE (method
- *   GGMLVIZ_METHOD_TICK) and OP_COMPUTE_END at its own tick. A pair of
+ *   GGMLVIZ_OP_METHOD_TICK) and OP_COMPUTE_END at its own tick. A pair of
  *   nodes the backend computed in one kernel (GGMLVIZ_NODE_FUSED) is one
  *   timing labelled "first + second", its op type 2^31 | first | second
  *   << 16, named "FIRST+SECOND";
@@ -49,7 +49,7 @@ GGMLVIZ__PUBLIC_BEGIN
  *
  * Ticks are ignored while op timing is off, in GGMLVIZ_OP_TIMING_SYNC mode
  * (where the adapter times each node itself) and in steps or graphs that
- * op sampling leaves out (ggmlviz_ops_sampled()).
+ * op sampling leaves out (ggmlviz_ops_timing() says GGMLVIZ_OP_TIMING_OFF).
  *
  * Nothing here blocks or takes a lock; a thread's run memory is allocated
  * on its first ask and grows only with the largest run seen.

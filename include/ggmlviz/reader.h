@@ -116,7 +116,7 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r);
 /**
  * @brief Starts reading again from the first record.
  *
- * The names seen are kept; the pairing state of ggmlviz_timings_next() is
+ * The names seen are kept; the pairing state of ggmlviz_reader_next_timing() is
  * reset (its counts start from zero, graphs are numbered from 1 again).
  * An error of ggmlviz_reader_next() is forgotten, except -ESTALE: a
  * corrupt record is found again when the reading reaches it.
@@ -250,7 +250,7 @@ struct ggmlviz_timing {
 	 * (ggmlviz_layer_of_name()); -1 = none (also for other kinds).
 	 */
 	int32_t layer;
-	uint8_t method;         /**< op: enum ggmlviz_timing_method, from OP_NODE */
+	uint8_t method;         /**< op: enum ggmlviz_op_method, from OP_NODE */
 	uint8_t node_flags;     /**< op: enum ggmlviz_node_flag bits, from OP_NODE */
 	uint16_t reserved16;    /**< zero */
 	uint32_t n_tokens;      /**< step (and what is inside it): tokens of the batch */
@@ -260,7 +260,12 @@ struct ggmlviz_timing {
 	uint32_t ticks;         /**< split: per-node calls received from the backend */
 	uint32_t ticks_expected; /**< split: per-node calls its nodes should give */
 	uint64_t src[2];        /**< op: its first two sources (a node's tensor_ptr, or a weight or input), from OP_NODE */
-	uint64_t reserved[1];   /**< room to grow */
+	/**
+	 * Room to grow, zero: later members are carved out of it, so that a
+	 * program built against this header keeps working with a later
+	 * library of the same major version.
+	 */
+	uint64_t reserved[8];
 };
 
 /** @brief How pairing went so far. */
@@ -300,7 +305,7 @@ struct ggmlviz_pairing_counts {
  * address (tensor_ptr, graph_ptr, or scope label), not by position: begin
  * A, begin B, end A, end B gives A and B. An address reused later pairs
  * with its own begin. Ends without a begin and begins never ended are
- * counted (ggmlviz_timings_counts()), never invented. When a graph ends,
+ * counted (ggmlviz_reader_pairing_counts()), never invented. When a graph ends,
  * the ops still open inside it on its thread are abandoned (counted as
  * unclosed), so memory stays bounded by what is open at one time.
  * It consumes records through ggmlviz_reader_next(): do not mix the two on
@@ -316,15 +321,35 @@ struct ggmlviz_pairing_counts {
  *         what ggmlviz_reader_next() returned (GGMLVIZ_ETRUNCATED,
  *         GGMLVIZ_ECORRUPT).
  */
-int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t);
+int ggmlviz_reader_next_timing(struct ggmlviz_reader *r, struct ggmlviz_timing *t);
 
 /**
- * @brief The pairing counts of ggmlviz_timings_next() on this reader.
+ * @brief The pairing counts of ggmlviz_reader_next_timing() on this reader.
  *
  * @param r the reader.
  * @param out filled in; must not be NULL.
  */
-void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out);
+void ggmlviz_reader_pairing_counts(const struct ggmlviz_reader *r,
+				   struct ggmlviz_pairing_counts *out);
+
+/**
+ * @brief Deprecated: ggmlviz_reader_next_timing(), its name until 0.2.
+ *
+ * @param r the reader.
+ * @param t filled with the timing when 1 is returned.
+ * @return what ggmlviz_reader_next_timing() returns.
+ */
+int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
+	GGMLVIZ__DEPRECATED("use ggmlviz_reader_next_timing()");
+
+/**
+ * @brief Deprecated: ggmlviz_reader_pairing_counts(), its name until 0.2.
+ *
+ * @param r the reader.
+ * @param out filled in; must not be NULL.
+ */
+void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out)
+	GGMLVIZ__DEPRECATED("use ggmlviz_reader_pairing_counts()");
 
 /** @brief A pairing engine fed with events by the caller (opaque). */
 struct ggmlviz_pairing;

@@ -67,13 +67,13 @@ enum ggmlviz_op_timing {
 	GGMLVIZ_OP_TIMING_OFF = 0,
 	/**
 	 * Time every op without changing the run: on GGML's CPU backend each
-	 * node from the backend's own call after it (GGMLVIZ_METHOD_TICK); on
+	 * node from the backend's own call after it (GGMLVIZ_OP_METHOD_TICK); on
 	 * other backends each run of nodes (a split) as a whole. The default.
 	 */
 	GGMLVIZ_OP_TIMING_AUTO = 1,
 	/**
 	 * Time every op on any backend by computing it on its own and
-	 * synchronizing after it (GGMLVIZ_METHOD_SYNC): exact per node, but
+	 * synchronizing after it (GGMLVIZ_OP_METHOD_SYNC): exact per node, but
 	 * the run is slower, much slower with many CPU threads or on a GPU.
 	 */
 	GGMLVIZ_OP_TIMING_SYNC = 2
@@ -155,7 +155,7 @@ struct ggmlviz_config {
 	 * rings hold to the file and end it with a CRASH record, then let the
 	 * signal go on as before. Default 1. GGML_VIZ_CRASH_HANDLER.
 	 */
-	int32_t crash_handler;
+	int crash_handler;
 	/**
 	 * Write addresses (tensors, graphs, backends, allocations, contexts)
 	 * as ids: a keyed permutation of 64-bit values, fixed for the session
@@ -163,7 +163,7 @@ struct ggmlviz_config {
 	 * anywhere, so that a trace can be shared without the program's
 	 * memory layout. Default 0. GGML_VIZ_ANONYMIZE.
 	 */
-	int32_t anonymize;
+	int anonymize;
 	/**
 	 * The most a busy thread's ring grows to, in events of 64 bytes: the
 	 * writer gives a thread that records faster than its ring can hold for
@@ -232,10 +232,11 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * @brief Overrides @p cfg with the GGML_VIZ_* environment variables that are set.
  *
  * Reads GGML_VIZ_OUTPUT, GGML_VIZ_DISABLE, GGML_VIZ_VERBOSE,
- * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_FLUSH_INTERVAL,
- * GGML_VIZ_OP_TIMING (a boolean, auto or sync), GGML_VIZ_OP_SAMPLE,
- * GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING, GGML_VIZ_TENSOR_NAMES
- * and GGML_VIZ_CRASH_HANDLER. Booleans accept 0/1, true/false, yes/no,
+ * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_BUFFER_MAX,
+ * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
+ * GGML_VIZ_OP_SAMPLE, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
+ * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER and GGML_VIZ_ANONYMIZE
+ * (each described at its member of struct ggmlviz_config). Booleans accept 0/1, true/false, yes/no,
  * on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
@@ -381,7 +382,7 @@ void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
  *
  * @param tensor the node's output tensor, as given to ggmlviz_op_begin().
  * @param layer the model layer it belongs to, -1 for none.
- * @param method a value of enum ggmlviz_timing_method.
+ * @param method a value of enum ggmlviz_op_method.
  * @param flags enum ggmlviz_node_flag bits.
  * @param src0 its first source (a view: what it views), or NULL.
  * @param src1 its second source, or NULL.

@@ -1,7 +1,7 @@
 /*
  * Pairing begins with ends (ops, graphs, user scopes) into timings: the
  * events and the public functions of the engine. The set of open begins is
- * pairing-open.c; ggmlviz_timings_next over a reader is timings.c.
+ * pairing-open.c; ggmlviz_reader_next_timing over a reader is timings.c.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -1,7 +1,7 @@
 /*
  * The inside of a ggmlviz_reader: types only, shared by open.c (opening,
  * refreshing), window.c (mappings), next.c (records), names.c (name
- * tables) and timings.c (ggmlviz_timings_next). Each of those files
+ * tables) and timings.c (ggmlviz_reader_next_timing). Each of those files
  * declares its functions in its own header.
  *
  * SPDX-License-Identifier: MIT
@@ -58,7 +58,7 @@ struct ggmlviz_reader {
 	uint64_t name_bytes;    /* held by names, the replaced ones too */
 	uint64_t names_dropped; /* names not kept: past the limits */
 
-	struct ggmlviz_pairing *pairing; /* the engine of ggmlviz_timings_next() */
+	struct ggmlviz_pairing *pairing; /* the engine of ggmlviz_reader_next_timing() */
 };
 
 #endif /* GGMLVIZ_READER_INTERNAL_H */

@@ -10,7 +10,7 @@
 
 #include "reader.h"
 
-int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
+int ggmlviz_reader_next_timing(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
 {
 	struct ggmlviz_event ev;
 	int rc;
@@ -25,7 +25,20 @@ int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
 	return rc;
 }
 
-void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out)
+void ggmlviz_reader_pairing_counts(const struct ggmlviz_reader *r,
+				   struct ggmlviz_pairing_counts *out)
 {
 	ggmlviz_pairing_counts(r->pairing, out);
+}
+
+/* The names of 0.2 and before, kept. */
+
+int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)
+{
+	return ggmlviz_reader_next_timing(r, t);
+}
+
+void ggmlviz_timings_counts(const struct ggmlviz_reader *r, struct ggmlviz_pairing_counts *out)
+{
+	ggmlviz_reader_pairing_counts(r, out);
 }

@@ -168,7 +168,7 @@ static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, co
 	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
 			    label);
 	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
-	ggmlviz__emit_op_node_at(begin, tensor, d->layer, GGMLVIZ_METHOD_TICK,
+	ggmlviz__emit_op_node_at(begin, tensor, d->layer, GGMLVIZ_OP_METHOD_TICK,
 				 (uint8_t)(d->flags & GGMLVIZ_NODE_FUSED), src);
 	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
 			    label);
