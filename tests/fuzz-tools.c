@@ -17,17 +17,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "names.h"
-#include "anon.h"
+#include "cmd/commands.h"
+#include "input/input.h"
+#include "base/anon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64], merged[80];
 
-static void run(int (*cmd)(int, char **), const char *const *args)
+static void run(int (*cmd)(struct cli *, int, char **), const char *const *args)
 {
 	char *argv[16];
+	struct cli cli;
 	int argc = 0;
 
 	while (args[argc] && argc < 15) {
@@ -36,9 +37,9 @@ static void run(int (*cmd)(int, char **), const char *const *args)
 	}
 	argv[argc] = NULL;
 	optind = 0; /* getopt starts over for each command */
-	cmd(argc, argv);
-	cli_names_forget();
-	cli_anon_forget();
+	cli_init(&cli);
+	cmd(&cli, argc, argv);
+	cli_free(&cli);
 }
 
 static int write_input(const uint8_t *data, size_t size)

@@ -14,12 +14,12 @@
 
 #include "check-compat.h"
 
-#include "agg.h"
-#include "htab.h"
-#include "names.h"
-#include "opts.h"
-#include "out.h"
-#include "text.h"
+#include "stats/stats.h"
+#include "base/anon.h"
+#include "base/htab.h"
+#include "input/input.h"
+#include "base/opts.h"
+#include "output/output.h"
 
 struct item {
 	uint64_t key;
@@ -87,7 +87,8 @@ START_TEST(quantiles_within_bound)
 {
 	enum { N = 5001 };
 	static uint64_t v[N];
-	struct cli_dist d = { 0 };
+	uint64_t spent = 0;
+	struct cli_dist d = { .spent = &spent };
 	uint64_t state = 42 + (uint64_t)_i, total = 0;
 	static const double qs[] = { 0.01, 0.5, 0.9, 0.95, 0.99, 1.0 };
 
@@ -109,13 +110,57 @@ START_TEST(quantiles_within_bound)
 			      "q%.2f: %llu for %llu", qs[i], (unsigned long long)got,
 			      (unsigned long long)exact);
 	}
+	ck_assert_uint_gt(spent, 0); /* counted in the command's budget */
 	cli_dist_free(&d);
+	ck_assert_uint_eq(spent, 0);
+}
+END_TEST
+
+/* --anonymize's ids belong to one run's state: 1, 2, ... per run, the same address the same id. */
+START_TEST(anon_ids_per_run)
+{
+	struct cli_anon a = { 0 }, b = { 0 };
+
+	ck_assert_uint_eq(cli_anon(&a, 0x7f00), 0x7f00); /* off: the address itself */
+	cli_anon_enable(&a);
+	cli_anon_enable(&b);
+	ck_assert_uint_eq(cli_anon(&a, 0x7f00), 1);
+	ck_assert_uint_eq(cli_anon(&a, 0x7f40), 2);
+	ck_assert_uint_eq(cli_anon(&a, 0x7f00), 1);
+	ck_assert_uint_eq(cli_anon(&a, 0), 0);
+	ck_assert_uint_eq(cli_anon(&b, 0x7f40), 1); /* another run starts over */
+	for (uint64_t i = 0; i < 20000; i++) /* several chunks of entries */
+		ck_assert_uint_eq(cli_anon(&b, 0x10000 + 64 * i), i < 1 ? 2 : i + 2);
+	ck_assert_uint_eq(cli_anon(&b, 0x7f40), 1);
+	cli_anon_free(&a);
+	cli_anon_free(&b);
+	cli_anon_free(NULL);
+}
+END_TEST
+
+/* JSON inside an HTML page escapes < > &: a property of that output only. */
+START_TEST(json_html_per_output)
+{
+	struct cli_out page, plain;
+
+	cli_out_memory(&page);
+	cli_out_memory(&plain);
+	page.json_html = true;
+	cli_json_cstr(&page, "</script>&");
+	cli_json_cstr(&plain, "</script>&");
+	cli_out_char(&page, '\0');
+	cli_out_char(&plain, '\0');
+	ck_assert_str_eq(page.buf, "\"\\u003c/script\\u003e\\u0026\"");
+	ck_assert_str_eq(plain.buf, "\"</script>&\"");
+	free(page.buf);
+	free(plain.buf);
 }
 END_TEST
 
 START_TEST(quantile_of_nothing)
 {
-	struct cli_dist d = { 0 };
+	uint64_t spent = 0;
+	struct cli_dist d = { .spent = &spent };
 
 	ck_assert_uint_eq(cli_dist_quantile(&d, 0.5), 0);
 	ck_assert_int_eq(cli_dist_add(&d, UINT64_MAX), 0);
@@ -250,8 +295,6 @@ START_TEST(counts_and_choices)
 }
 END_TEST
 
-
-
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -260,6 +303,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, htab_survives_removals);
 	tcase_add_loop_test(tc, quantiles_within_bound, 0, 8);
 	tcase_add_test(tc, quantile_of_nothing);
+	tcase_add_test(tc, anon_ids_per_run);
+	tcase_add_test(tc, json_html_per_output);
 	tcase_add_loop_test(tc, escaping, 0, (int)(sizeof escapes / sizeof escapes[0]));
 	tcase_add_test(tc, json_null_and_numbers);
 	tcase_add_test(tc, durations);

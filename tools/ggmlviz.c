@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "anon.h"
-#include "commands.h"
-#include "names.h"
-#include "opts.h"
+#include "base/anon.h"
+#include "cmd/commands.h"
+#include "input/input.h"
+#include "base/opts.h"
 
 static const char usage_text[] =
 	"Usage: ggmlviz COMMAND [OPTIONS] FILE...\n"
@@ -41,7 +41,7 @@ static const char usage_text[] =
 
 struct command {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	int (*run)(struct cli *cli, int argc, char **argv);
 };
 
 static const struct command commands[] = {
@@ -63,6 +63,7 @@ static const struct command *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
+	struct cli cli;
 	int status;
 
 	if (argc < 2) {
@@ -84,9 +85,9 @@ int main(int argc, char **argv)
 			       argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	status = cmd->run(argc - 1, argv + 1);
-	cli_names_forget();
-	cli_anon_forget();
+	cli_init(&cli);
+	status = cmd->run(&cli, argc - 1, argv + 1);
+	cli_free(&cli);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		/* what validate and the help print goes through stdio: say when it was lost */
 		cli_error("%s: writing standard output: %s", argv[1], strerror(errno));

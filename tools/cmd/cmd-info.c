@@ -1,0 +1,476 @@
+/*
+ * ggmlviz info: what a trace holds, in one read: events by type, threads
+ * and processes, time span, pairing, dropped events and where, and
+ * whether the trace is complete.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "output/output.h"
+#include "base/htab.h"
+#include "input/input.h"
+#include "base/opts.h"
+
+static const char help[] =
+	"Usage: ggmlviz info FILE\n"
+	"\n"
+	"What a trace holds: its format version, records by type (and META records\n"
+	"by kind), processes, threads with their names and event counts, the time\n"
+	"span, steps (llama_decode() calls) with their tokens by phase, how the ops\n"
+	"were timed, how many begins and ends pair up, dropped events and where they were\n"
+	"lost, and whether the trace is complete (it ends with a TRACE_END record),\n"
+	"incomplete, cut short inside a record, or damaged (with the byte offset).\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Exit status: 0 the trace was read to its end (complete or not), 1 it is\n"
+	"damaged or cut inside a record (what came before is described), or cannot\n"
+	"be read, 2 bad command line.\n";
+
+static const struct option longopts[] = { { "help", no_argument, NULL, 'h' },
+					  { NULL, 0, NULL, 0 } };
+
+static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_option };
+
+/* Threads and processes listed at most: a trace naming more is hostile. */
+#define CLI_MAX_THREADS 65536
+#define META_KINDS 9 /* the kinds known (1 to 7), and 8 for all others */
+#define DROPS_SHOWN 10
+
+struct thread {
+	uint32_t tid;
+	uint64_t events, dropped;
+	const char *begin_label; /* THREAD_BEGIN's, borrowed from the reader */
+	uint32_t begin_label_len;
+};
+
+struct process {
+	uint64_t pid;
+	const char *name;
+	uint32_t name_len;
+};
+
+struct drop {
+	uint32_t tid;
+	uint64_t count, offset, ts;
+};
+
+/* Steps of one phase (enum ggmlviz_phase). */
+struct phase_sum {
+	uint64_t steps, tokens, ns;
+};
+
+struct info {
+	uint64_t types[256], meta_kinds[META_KINDS];
+	uint64_t t_min, t_max, pairs[6], drops_total;
+	struct phase_sum phases[3];
+	uint64_t methods[3];                 /* op timings by enum ggmlviz_op_method */
+	uint64_t split_nodes, split_timed, split_mismatched;
+	struct cli_htab threads;
+	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
+	struct process *procs;
+	size_t nprocs;
+	uint64_t procs_over;   /* PROCESS records past CLI_MAX_THREADS, not listed */
+	struct drop drops[DROPS_SHOWN];
+	size_t ndrops;
+	struct ggmlviz_pairing *pairing;
+	int error; /* -ENOMEM */
+};
+
+static bool thread_eq(const void *item, const void *key)
+{
+	return ((const struct thread *)item)->tid == *(const uint32_t *)key;
+}
+
+static struct thread *thread_of(struct info *info, uint32_t tid)
+{
+	uint64_t hash = cli_hash_u64(tid);
+	struct thread *t = cli_htab_find(&info->threads, hash, thread_eq, &tid);
+
+	if (t)
+		return t;
+	if (info->threads.count >= CLI_MAX_THREADS) {
+		info->threads_over++; /* hostile input: counted, not listed */
+		return NULL;
+	}
+	t = calloc(1, sizeof *t);
+	if (!t || cli_htab_add(&info->threads, hash, t) < 0) {
+		free(t);
+		info->error = -ENOMEM;
+		return NULL;
+	}
+	t->tid = tid;
+	return t;
+}
+
+static void add_process(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct process *p;
+
+	if (info->nprocs >= CLI_MAX_THREADS) {
+		info->procs_over++;
+		return;
+	}
+	p = realloc(info->procs, (info->nprocs + 1) * sizeof *p);
+	if (!p) {
+		info->error = -ENOMEM;
+		return;
+	}
+	info->procs = p;
+	p[info->nprocs++] = (struct process){ ev->data.meta.key, ev->label, ev->label_len };
+}
+
+static void add_drop(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct thread *t = thread_of(info, (uint32_t)ev->data.meta.key);
+
+	if (t)
+		t->dropped += ev->data.meta.value;
+	info->drops_total += ev->data.meta.value;
+	if (info->ndrops < DROPS_SHOWN)
+		info->drops[info->ndrops++] = (struct drop){ (uint32_t)ev->data.meta.key,
+							     ev->data.meta.value, ev->offset,
+							     ev->timestamp_ns };
+}
+
+static void add_meta(struct info *info, const struct ggmlviz_event *ev)
+{
+	uint32_t kind = ev->data.meta.kind;
+
+	info->meta_kinds[kind < META_KINDS ? kind : META_KINDS - 1]++;
+	if (kind == GGMLVIZ_META_PROCESS)
+		add_process(info, ev);
+	else if (kind == GGMLVIZ_META_DROPPED)
+		add_drop(info, ev);
+}
+
+static void add_timing(struct info *info, const struct ggmlviz_timing *t)
+{
+	if (t->kind > 0 && t->kind < 6)
+		info->pairs[t->kind]++;
+	if (t->kind == GGMLVIZ_TIMING_OP)
+		info->methods[t->method < 3 ? t->method : 0]++;
+	if (t->kind == GGMLVIZ_TIMING_STEP) {
+		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
+		p->steps++;
+		p->tokens += t->n_tokens;
+		p->ns += t->duration_ns;
+	}
+	if (t->kind == GGMLVIZ_TIMING_SPLIT) {
+		info->split_nodes += t->n_nodes;
+		info->split_timed += t->n_timed;
+		info->split_mismatched += t->ticks && t->ticks != t->ticks_expected;
+	}
+}
+
+static void add_event(struct info *info, const struct ggmlviz_event *ev)
+{
+	struct thread *t = thread_of(info, ev->thread_id);
+	struct ggmlviz_timing timing;
+	int rc;
+
+	info->types[ev->type]++;
+	if (t && ev->type == GGMLVIZ_EVENT_THREAD_BEGIN && ev->label_len)
+		t->begin_label = ev->label, t->begin_label_len = ev->label_len;
+	if (t)
+		t->events++;
+	if (ev->type == GGMLVIZ_EVENT_META) {
+		add_meta(info, ev);
+		return;
+	}
+	info->t_min = ev->timestamp_ns < info->t_min ? ev->timestamp_ns : info->t_min;
+	info->t_max = ev->timestamp_ns > info->t_max ? ev->timestamp_ns : info->t_max;
+	rc = ggmlviz_pairing_add(info->pairing, ev, &timing);
+	if (rc == 1)
+		add_timing(info, &timing);
+	else if (rc < 0)
+		info->error = rc;
+}
+
+static void print_status(struct cli_out *o, const struct cli_input *in, const struct info *info)
+{
+	char what[256];
+
+	if (in->error) {
+		cli_input_describe(in, what, sizeof what);
+		cli_out_printf(o, "status:     %s: %s\n",
+				    in->error == GGMLVIZ_ETRUNCATED ? "cut short" : "damaged",
+				    what);
+	} else if (in->ended) {
+		cli_out_printf(o, "status:     complete (TRACE_END at byte %" PRIu64
+				    ": %" PRIu64 " events written, %" PRIu64 " dropped)\n",
+				    in->end_offset, in->end_written, in->end_dropped);
+	} else if (in->crashed) {
+		cli_out_printf(o, "status:     ended by a crash (%s, signal %" PRIu64 "; CRASH at byte %"
+				    PRIu64 "): the rings were saved, %" PRIu64 " events written, %"
+				    PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
+				    in->crash_signal, in->end_offset, in->end_written, in->end_dropped);
+	} else if (in->records && !info->types[GGMLVIZ_EVENT_META]) {
+		cli_out_str(o, "status:     whole, from a writer that never ends its traces (no META"
+				 " record at all, as the original ggml-viz wrote them): whether it is"
+				 " complete cannot be told\n");
+	} else {
+		cli_out_str(o, "status:     incomplete: no TRACE_END record at the end (the"
+				 " program was stopped before it ended tracing, or is still"
+				 " writing)\n");
+	}
+}
+
+static void print_span(struct cli_out *o, const struct info *info)
+{
+	char a[40], b[40], d[32];
+
+	if (info->t_min > info->t_max) {
+		cli_out_str(o, "time span:  none (no timed records)\n");
+		return;
+	}
+	if (cli_clock_is_steady(info->t_min)) {
+		cli_out_printf(o, "time span:  %s, from a steady clock (time since boot: %s at the"
+				    " first record), not the wall clock\n",
+				    cli_fmt_ns((double)(info->t_max - info->t_min), d),
+				    cli_fmt_ns((double)info->t_min, a));
+		return;
+	}
+	cli_out_printf(o, "time span:  %s to %s (%s)\n", cli_fmt_epoch(info->t_min, a),
+			    cli_fmt_epoch(info->t_max, b),
+			    cli_fmt_ns((double)(info->t_max - info->t_min), d));
+}
+
+static void print_meta_kinds(struct cli_out *o, const struct info *info)
+{
+	const char *sep = "  (";
+
+	for (uint32_t k = 1; k < META_KINDS; k++) {
+		if (!info->meta_kinds[k])
+			continue;
+		cli_out_printf(o, "%s%s %" PRIu64, sep,
+				    k < META_KINDS - 1 ? ggmlviz_meta_kind_name(k) : "other",
+				    info->meta_kinds[k]);
+		sep = ", ";
+	}
+	if (info->meta_kinds[0])
+		cli_out_printf(o, "%skind 0 %" PRIu64, sep, info->meta_kinds[0]);
+	if (sep[0] == ',' || info->meta_kinds[0])
+		cli_out_char(o, ')');
+}
+
+static void print_types(struct cli_out *o, const struct info *info)
+{
+	cli_out_str(o, "records by type:\n");
+	for (unsigned type = 0; type < 256; type++) {
+		if (!info->types[type])
+			continue;
+		const char *name = ggmlviz_event_type_name((uint8_t)type);
+
+		if (type < GGMLVIZ_EVENT_TYPE_COUNT)
+			cli_out_printf(o, "  %-20s %10" PRIu64, name, info->types[type]);
+		else
+			cli_out_printf(o, "  type %-15u %10" PRIu64 "  (unknown: skipped)",
+					    type, info->types[type]);
+		if (type == GGMLVIZ_EVENT_META)
+			print_meta_kinds(o, info);
+		cli_out_char(o, '\n');
+	}
+}
+
+static void print_processes(struct cli_out *o, const struct info *info)
+{
+	cli_out_printf(o, "processes:  %zu\n", info->nprocs);
+	if (info->procs_over)
+		cli_out_printf(o, "  (and %" PRIu64 " more PROCESS records, not listed)\n",
+				    info->procs_over);
+	for (size_t i = 0; i < info->nprocs; i++) {
+		cli_out_printf(o, "  pid %" PRIu64 "  ", info->procs[i].pid);
+		cli_text_str(o, info->procs[i].name, info->procs[i].name_len);
+		cli_out_char(o, '\n');
+	}
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct thread *const *)a)->tid;
+	uint32_t y = (*(const struct thread *const *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_thread(struct cli_out *o, const struct thread *t, const char *name)
+{
+	cli_out_printf(o, "  %-10" PRIu32 " %10" PRIu64 "  ", t->tid, t->events);
+	if (name)
+		cli_text_str(o, name, strlen(name));
+	else if (t->begin_label)
+		cli_text_str(o, t->begin_label, t->begin_label_len);
+	cli_out_char(o, '\n');
+}
+
+static void print_threads(struct cli_out *o, const struct info *info,
+			  const struct ggmlviz_reader *r)
+{
+	struct thread **list = calloc(info->threads.count + 1, sizeof *list), *t;
+	size_t n = 0, cursor = 0;
+
+	cli_out_printf(o, "threads:    %zu\n", info->threads.count);
+	if (info->threads_over)
+		cli_out_printf(o, "  (and %" PRIu64 " records of more threads, not listed: %d "
+				    "threads is the most this command lists)\n", info->threads_over,
+				    CLI_MAX_THREADS);
+	if (!list || !info->threads.count) {
+		free(list);
+		return;
+	}
+	while ((t = cli_htab_next(&info->threads, &cursor)))
+		list[n++] = t;
+	qsort(list, n, sizeof *list, by_tid);
+	cli_out_str(o, "  TID            RECORDS  NAME\n");
+	for (size_t i = 0; i < n; i++)
+		print_thread(o, list[i], ggmlviz_reader_thread_name(r, list[i]->tid));
+	free(list);
+}
+
+static void print_pairs(struct cli_out *o, const struct info *info)
+{
+	struct ggmlviz_pairing_counts c;
+
+	ggmlviz_pairing_counts(info->pairing, &c);
+	cli_out_printf(o, "paired:     %" PRIu64 " ops, %" PRIu64 " graphs, %" PRIu64
+			    " steps, %" PRIu64 " splits, %" PRIu64 " scopes; %" PRIu64
+			    " ends without a begin, %" PRIu64 " begins never ended\n",
+			    info->pairs[GGMLVIZ_TIMING_OP], info->pairs[GGMLVIZ_TIMING_GRAPH],
+			    info->pairs[GGMLVIZ_TIMING_STEP], info->pairs[GGMLVIZ_TIMING_SPLIT],
+			    info->pairs[GGMLVIZ_TIMING_SCOPE], c.unmatched_ends, c.unclosed_begins);
+	if (c.over_limit)
+		cli_out_printf(o, "  (%" PRIu64 " begins not followed: %d were open at once, or %d "
+				    "threads known, the most the reader follows)\n", c.over_limit,
+				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
+}
+
+static void print_steps(struct cli_out *o, const struct info *info)
+{
+	static const char *const names[] = { "unknown", "prompt", "generation" };
+	uint64_t steps = 0, tokens = 0;
+	char d[32];
+
+	for (int p = 0; p < 3; p++)
+		steps += info->phases[p].steps, tokens += info->phases[p].tokens;
+	if (!steps)
+		return;
+	cli_out_printf(o, "steps:      %" PRIu64 " (%" PRIu64 " tokens)\n", steps, tokens);
+	for (int p = 0; p < 3; p++) {
+		const struct phase_sum *s = &info->phases[p];
+		if (!s->steps)
+			continue;
+		cli_out_printf(o, "  %-11s %" PRIu64 " steps, %" PRIu64 " tokens, %s", names[p],
+			       s->steps, s->tokens, cli_fmt_ns((double)s->ns, d));
+		if (s->tokens)
+			cli_out_printf(o, ", %.1f tokens/s", (double)s->tokens * 1e9 / (double)s->ns);
+		cli_out_char(o, '\n');
+	}
+}
+
+static void print_methods(struct cli_out *o, const struct info *info)
+{
+	if (!info->pairs[GGMLVIZ_TIMING_OP] && !info->pairs[GGMLVIZ_TIMING_SPLIT])
+		return;
+	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks (the run unchanged), %"
+		       PRIu64 " synchronized per node, %" PRIu64 " by an unknown method\n",
+		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_SYNC],
+		       info->methods[GGMLVIZ_OP_METHOD_UNKNOWN]);
+	if (info->pairs[GGMLVIZ_TIMING_SPLIT])
+		cli_out_printf(o, "  splits: %" PRIu64 " runs of %" PRIu64 " nodes, %" PRIu64
+			       " timed one by one; %" PRIu64 " runs whose ticks did not match their"
+			       " nodes (timed as a whole)\n", info->pairs[GGMLVIZ_TIMING_SPLIT],
+			       info->split_nodes, info->split_timed, info->split_mismatched);
+}
+
+static void print_drops(struct cli_out *o, const struct info *info,
+			const struct cli_input *in)
+{
+	char rel[32];
+
+	cli_out_printf(o, "dropped:    %" PRIu64 " events in %" PRIu64 " DROPPED records",
+			    info->drops_total, info->meta_kinds[GGMLVIZ_META_DROPPED]);
+	if (in->ended)
+		cli_out_printf(o, " (TRACE_END counts %" PRIu64 ")", in->end_dropped);
+	cli_out_char(o, '\n');
+	for (size_t i = 0; i < info->ndrops; i++) {
+		const struct drop *d = &info->drops[i];
+		uint64_t t = d->ts > info->t_min ? d->ts - info->t_min : 0;
+
+		cli_out_printf(o, "  thread %" PRIu32 ": %" PRIu64 " lost before byte %" PRIu64
+				    " (at +%s)\n", d->tid, d->count, d->offset,
+				    cli_fmt_ns((double)t, rel));
+	}
+	if (info->meta_kinds[GGMLVIZ_META_DROPPED] > info->ndrops)
+		cli_out_printf(o, "  (%" PRIu64 " more DROPPED records)\n",
+				    info->meta_kinds[GGMLVIZ_META_DROPPED] - info->ndrops);
+}
+
+static void print_info(struct cli_out *o, const struct info *info,
+		       const struct cli_input *in)
+{
+	cli_out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
+			    ggmlviz_reader_size(in->r));
+	cli_out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
+	print_status(o, in, info);
+	cli_out_printf(o, "records:    %" PRIu64 "\n", in->records);
+	print_span(o, info);
+	print_types(o, info);
+	print_processes(o, info);
+	print_threads(o, info, in->r);
+	print_steps(o, info);
+	print_methods(o, info);
+	print_pairs(o, info);
+	print_drops(o, info, in);
+}
+
+static void info_free(struct info *info)
+{
+	struct thread *t;
+	size_t cursor = 0;
+
+	while ((t = cli_htab_next(&info->threads, &cursor)))
+		free(t);
+	cli_htab_free(&info->threads);
+	free(info->procs);
+	ggmlviz_pairing_free(info->pairing);
+}
+
+int cli_cmd_info(struct cli *cli, int argc, char **argv)
+{
+	(void)cli; /* info names nothing */
+	struct info info = { .t_min = UINT64_MAX };
+	struct cli_input in;
+	struct ggmlviz_event ev;
+	struct cli_out o;
+	int first, status = cli_parse(&cmd, argc, argv, NULL, &first);
+
+	if (status >= 0)
+		return status;
+	if (cli_input_open(&in, "info", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
+	if (ggmlviz_pairing_new(&info.pairing) < 0 || cli_out_open(&o, "info", NULL) < 0) {
+		cli_input_close(&in);
+		info_free(&info);
+		return CLI_EXIT_DAMAGED;
+	}
+	while (!info.error && cli_input_next(&in, &ev) == 1)
+		add_event(&info, &ev);
+	ggmlviz_pairing_finish(info.pairing);
+	print_info(&o, &info, &in);
+	status = cli_input_report(&in);
+	if (info.error)
+		cli_error("%s: %s", in.path, ggmlviz_strerror(info.error));
+	cli_input_close(&in);
+	info_free(&info);
+	status = info.error ? CLI_EXIT_DAMAGED : status;
+	return cli_out_close(&o, "info") ? CLI_EXIT_DAMAGED : status;
+}

@@ -1,0 +1,230 @@
+/*
+ * ggmlviz report: one HTML file that shows where the time went (report.h).
+ *
+ * Three passes over the trace, each streaming: cli_scan() for its times and
+ * names; a count of its op timings and their durations, which sets the
+ * shortest op drawn one by one (max_slices of them at most); then the page,
+ * its slices written as they are read.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "output/output.h"
+#include "input/input.h"
+#include "base/opts.h"
+#include "report/report.h"
+
+static const char help[] =
+	"Usage: ggmlviz report [OPTIONS] FILE -o REPORT.html\n"
+	"\n"
+	"Write one self-contained HTML page that any current browser opens from disk,\n"
+	"with nothing fetched: a timeline of steps, graphs, runs of nodes and ops, a\n"
+	"lane per thread (zoom, pan, click for details); the op table of 'ggmlviz\n"
+	"stats'; the time by layer, phase, step and backend; memory over time; and the\n"
+	"trace's health in words. On a big trace, the ops too short to be seen past\n"
+	"--max-slices are summed into a density strip instead of drawn one by one.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE     the page to write (\"-\": standard output); required\n"
+	"      --max-slices N    draw at most N ops one by one (default 200000)\n"
+	"      --title TEXT      the page's title (default: the trace's file name)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
+	"damage is in the page) or a write error, 2 bad command line.\n";
+
+struct report_opts {
+	struct cli *cli;
+	const char *output, *title;
+	uint64_t max_slices;
+	int status;
+};
+
+static int option(void *ctx, int c, char *arg)
+{
+	struct report_opts *x = ctx;
+
+	switch (c) {
+	case 'o':
+		x->output = arg;
+		return 0;
+	case 'M':
+		return cli_parse_count("report", "--max-slices", arg, &x->max_slices);
+	case 'T':
+		x->title = arg;
+		return 0;
+	default:
+		return CLI_EXIT_USAGE;
+	}
+}
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' }, { "max-slices", required_argument, NULL, 'M' },
+	{ "title", required_argument, NULL, 'T' },  { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct cli_cmd cmd = { "report", help, "o:", longopts, 1, 1, option };
+
+/*
+ * The shortest op drawn one by one: 0 when every op fits in max_slices,
+ * else the duration above which about max_slices ops lie (second pass).
+ */
+static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices)
+{
+	struct cli_input in;
+	struct ggmlviz_timing t;
+	struct cli_dist d = { .spent = &cli->dist_bytes };
+	uint64_t ns = 0;
+
+	if (cli_input_start(&in, "report", path) < 0)
+		return 0;
+	while (cli_input_timing(&in, &t) == 1)
+		if (t.kind == GGMLVIZ_TIMING_OP && cli_dist_add(&d, t.duration_ns) < 0)
+			break;
+	if (d.count > max_slices)
+		ns = cli_dist_quantile(&d, 1.0 - 0.9 * (double)max_slices / (double)d.count) + 1;
+	cli_dist_free(&d);
+	cli_input_close(&in);
+	return ns;
+}
+
+static void third_pass(struct cli_report *rep, struct cli_input *in)
+{
+	struct ggmlviz_pairing *pairing;
+	struct ggmlviz_timing t;
+	struct ggmlviz_event ev;
+	int rc = ggmlviz_pairing_new(&pairing);
+
+	rep->r = in->r;
+	while (rc == 0 && !rep->error && cli_input_next(in, &ev) == 1) {
+		cli_report_record(rep, &ev);
+		rc = ggmlviz_pairing_add(pairing, &ev, &t);
+		if (rc == 1)
+			cli_report_timing(rep, &t), rc = 0;
+	}
+	ggmlviz_pairing_finish(pairing);
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		ggmlviz_pairing_counts(pairing, &rep->by[i].counts);
+	ggmlviz_pairing_free(pairing);
+	if (rc < 0)
+		rep->error = rc;
+}
+
+/* Every grouping, as stats --by writes it (steps: the first 5000 in order; the ops
+ * and the layers of each phase as stats --phase). */
+static void groupings(struct cli_report *rep, const char *path)
+{
+	static const char *const keys[CLI_REPORT_BY_COUNT] = {
+		"by_op", "by_layer", "by_phase", "by_step", "by_backend", "by_op_prompt",
+		"by_op_generation", "by_layer_prompt", "by_layer_generation"
+	};
+	static const int sorts[CLI_REPORT_BY_COUNT] = { CLI_SORT_TOTAL, CLI_SORT_ORDER,
+							 CLI_SORT_ORDER, CLI_SORT_ORDER,
+							 CLI_SORT_TOTAL, CLI_SORT_TOTAL,
+							 CLI_SORT_TOTAL, CLI_SORT_ORDER,
+							 CLI_SORT_ORDER };
+
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
+		if (cli_agg_finish(&rep->by[i], rep->r) < 0)
+			rep->error = -ENOMEM;
+		cli_agg_sort(&rep->by[i], sorts[i]);
+		cli_out_printf(rep->o, "\"%s\":", keys[i]);
+		cli_agg_json(rep->o, path, &rep->by[i], i == CLI_REPORT_BY_STEP ? 5000 : UINT64_MAX);
+		cli_out_char(rep->o, ',');
+	}
+}
+
+/* The trace itself: its file, state, time base and clock. */
+static void summary(struct cli_report *rep, const struct cli_input *in)
+{
+	struct cli_out *o = rep->o;
+	char what[256];
+
+	cli_out_str(o, "\"summary\":{\"file\":");
+	cli_json_cstr(o, in->path);
+	cli_out_printf(o, ",\"bytes\":%" PRIu64 ",\"records\":%" PRIu64 ",\"t0_ns\":%" PRIu64
+			  ",\"span_ns\":%" PRIu64 ",\"clock\":\"%s\",\"status\":\"%s\"",
+		       ggmlviz_reader_size(in->r), in->records, rep->t0, rep->t1 - rep->t0,
+		       cli_clock_is_steady(rep->t0) ? "steady" : "wall",
+		       in->error == GGMLVIZ_ETRUNCATED ? "cut short"
+		       : in->error		       ? "damaged"
+		       : in->crashed		       ? "crashed"
+		       : in->ended		       ? "complete"
+						       : "incomplete");
+	cli_out_printf(o, ",\"written\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"crash_signal\":",
+		       in->end_written, in->end_dropped);
+	cli_json_cstr(o, in->crashed ? in->crash_name : "");
+	cli_out_str(o, ",\"damage\":");
+	if (in->error) {
+		cli_input_describe(in, what, sizeof what);
+		cli_json_cstr(o, what);
+	} else {
+		cli_out_str(o, "null");
+	}
+	cli_out_printf(o, ",\"op_names_assumed\":%s,\"generator\":\"ggmlviz " GGMLVIZ_VERSION_STRING
+			  "\"}", rep->names->assumed ? "true" : "false");
+}
+
+static int write_report(struct report_opts *x, struct cli_input *in, struct cli_out *o)
+{
+	struct cli_report rep;
+	struct cli_scan scan;
+	const char *slash = strrchr(in->path, '/');
+	uint64_t thr;
+	int rc;
+
+	cli_scan(in, &scan, &x->cli->names);
+	thr = threshold(x->cli, in->path, x->max_slices);
+	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes, scan.t_min, scan.t_max,
+			     thr, x->max_slices);
+	o->json_html = true;
+	cli_report_page_begin(o, x->title ? x->title : slash ? slash + 1 : in->path);
+	cli_out_str(o, "{\"slices\":[");
+	if (rc == 0)
+		third_pass(&rep, in);
+	cli_out_str(o, "],\n");
+	cli_report_tail(&rep);
+	groupings(&rep, in->path);
+	summary(&rep, in);
+	cli_out_str(o, "}");
+	cli_report_page_end(o);
+	o->json_html = false;
+	rc = rc < 0 ? rc : rep.error;
+	cli_report_free(&rep);
+	if (rc < 0)
+		cli_error("report: %s: %s", in->path, ggmlviz_strerror(rc));
+	return rc;
+}
+
+int cli_cmd_report(struct cli *cli, int argc, char **argv)
+{
+	struct report_opts x = { cli, NULL, NULL, 200000, 0 };
+	struct cli_input in;
+	struct cli_out o;
+	int first, rc, status = cli_parse(&cmd, argc, argv, &x, &first);
+
+	if (status >= 0)
+		return status;
+	if (!x.output)
+		return cli_usage("report", "no output: give -o REPORT.html");
+	if (cli_same_file(argv[first], x.output))
+		return cli_usage("report", "the output %s is the input", x.output);
+	if (cli_input_open(&in, "report", argv[first]) < 0)
+		return CLI_EXIT_DAMAGED;
+	if (cli_out_open(&o, "report", x.output) < 0) {
+		cli_input_close(&in);
+		return CLI_EXIT_DAMAGED;
+	}
+	rc = write_report(&x, &in, &o);
+	status = cli_input_report(&in);
+	cli_input_close(&in);
+	return cli_out_close(&o, "report") || rc < 0 ? CLI_EXIT_DAMAGED : status;
+}

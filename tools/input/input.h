@@ -1,0 +1,150 @@
+/*
+ * How the ggmlviz command reads traces (tools/input/): a trace read to its
+ * end or its damage (input.c), the progress of a long read (progress.c),
+ * the first pass of a command that reads twice (scan.c), and the names of
+ * what a trace identifies by number (names.c, ggml-ops.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef CLI_INPUT_H
+#define CLI_INPUT_H
+
+#include <ggmlviz/reader.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/anon.h"
+#include "base/htab.h"
+#include "base/opts.h"
+
+struct cli_names;
+
+/* ---- The progress of a long read, on a terminal only (progress.c) ---- */
+
+/* Shows how far a long read went, on a terminal only (progress.c). */
+struct cli_progress {
+	bool on, shown;
+	const char *what, *stage; /* the file; "" or "pass 1 of 2: " */
+	uint64_t total;
+	double start, last;
+	uint32_t tick;
+};
+
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total);
+void cli_progress_update(struct cli_progress *p, uint64_t done);
+void cli_progress_done(struct cli_progress *p);
+
+/* ---- A trace read to its end or to its damage (input.c) ---- */
+
+/* An open trace, read to its end or to its damage. */
+struct cli_input {
+	const char *cmd, *path;
+	struct ggmlviz_reader *r;
+	struct cli_progress progress;
+	int error;            /* 0, or why reading stopped early (GGMLVIZ_E*, -errno) */
+	uint64_t error_offset; /* where it stopped */
+	char what[256];        /* why, in one sentence (ggmlviz_reader_describe) */
+	uint64_t records;      /* delivered so far */
+	bool ended;            /* the last record delivered is a TRACE_END */
+	bool crashed;          /* ... or a CRASH: the program died of crash_signal */
+	uint64_t end_written, end_dropped, end_offset; /* of the last TRACE_END or CRASH */
+	uint64_t crash_signal;
+	char crash_name[16];   /* the signal's name, from the CRASH record */
+};
+
+/* Opens path: 0, or the reader's negative code (nothing printed). */
+int cli_input_start(struct cli_input *in, const char *cmd, const char *path);
+
+/* Opens path; on failure prints why and returns -1. */
+int cli_input_open(struct cli_input *in, const char *cmd, const char *path);
+
+/* The next record: 1, or 0 at the end or at damage (in->error says which). */
+int cli_input_next(struct cli_input *in, struct ggmlviz_event *ev);
+
+/* The next timing (ggmlviz_reader_next_timing): 1, or 0 as above. */
+int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t);
+
+/* One sentence on why reading stopped early, with the byte offset. */
+void cli_input_describe(const struct cli_input *in, char *buf, size_t size);
+
+/* Whether the input is a regular file (which a second reader can read again). */
+bool cli_input_is_file(const struct cli_input *in);
+
+/* Prints the damage, if any, on stderr; returns 0 or CLI_EXIT_DAMAGED. */
+int cli_input_report(const struct cli_input *in);
+
+void cli_input_close(struct cli_input *in);
+
+/* ---- The first pass of a command that reads a trace twice (scan.c) ---- */
+
+/* What a first pass learns of a trace (scan.c): its times, its first
+ * process, and the names of what it holds (kept by names.c). */
+struct cli_scan {
+	uint64_t t_min, t_max; /* over every record but META (whose times mean little) */
+	bool has_time;
+	uint64_t first_pid;    /* of the first PROCESS record, or 0 */
+};
+
+/*
+ * The first pass of a command that reads in twice: reads in's file to its
+ * end on a reader of its own (closed after: none of its pages stay
+ * mapped), fills s, and keeps the names it found in names (cli_names_learn).
+ * Sets the progress stages of both passes. Damage is left for in to find.
+ */
+void cli_scan(struct cli_input *in, struct cli_scan *s, struct cli_names *names);
+
+/* The pid of the events that follow ev: a PROCESS record changes it. */
+void cli_track_pid(uint64_t *pid, const struct ggmlviz_event *ev);
+
+/* ---- Names of what a trace identifies by number (names.c, ggml-ops.c) ---- */
+
+/*
+ * The names a command's first pass keeps of what its traces name by
+ * number, for the readers that follow; part of the command's state (struct
+ * cli, tools/cli.h). Zeroed, with ops_named -1: nothing known.
+ */
+struct cli_names {
+	struct cli_htab known;        /* what was noted, and its name once learnt */
+	int ops_named;                /* the trace names its ops: 1, 0; -1 not known yet */
+	bool assumed;                 /* a name of the assumed numbering was given */
+	struct cli_anon *anon;        /* addresses printed for unnamed backends, or NULL */
+};
+
+/* Nothing known yet; backend addresses printed through anon (may be NULL). */
+void cli_names_init(struct cli_names *n, struct cli_anon *anon);
+/* Remembers what ev names by number (op, backend, thread), during a first pass. */
+void cli_names_note(struct cli_names *n, const struct ggmlviz_event *ev);
+/* Keeps the names r has for what was noted, for the readers that follow. */
+void cli_names_learn(struct cli_names *n, const struct ggmlviz_reader *r);
+/* Frees the names kept; n may be NULL. */
+void cli_names_free(struct cli_names *n);
+
+/*
+ * The trace's OP_NAME for op_type (or one a first pass kept); for a trace
+ * that names none of its ops (the original ggml-viz's), the name GGML's
+ * numbering of mid-2025 gives it (n->assumed then says so); else "op#N" in
+ * buf.
+ */
+const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
+			char buf[24]);
+
+/*
+ * For a command without a first pass: whether the trace names ops, as the
+ * end of reading tells (any op of it has a name). A first pass decides
+ * this by itself.
+ */
+void cli_names_decide(struct cli_names *n, bool any_named);
+
+/* GGML's op name for op_type in its numbering of mid-2025 (ggml-ops.c), or NULL. */
+const char *cli_assumed_op_name(uint32_t op_type);
+
+/* The trace's BACKEND_NAME, "CPU" for 0, or "0x..." in buf. */
+const char *cli_backend_name(const struct cli_names *n, const struct ggmlviz_reader *r,
+			     uint64_t ptr, char buf[24]);
+
+/* "name (tid)" or "tid" in buf. */
+const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_reader *r,
+			     uint32_t tid, char *buf, size_t size);
+
+#endif /* CLI_INPUT_H */

@@ -1,0 +1,160 @@
+/*
+ * Names for what a trace identifies by number: ops (the trace's OP_NAME
+ * records, since enum ggml_op changes between ggml versions), backends,
+ * threads; and the layer of a llama.cpp tensor name.
+ *
+ * A command that reads a trace twice makes its first pass on a reader of
+ * its own and closes it, so that none of its pages stay mapped; the names
+ * that pass found for the ops, backends and threads it saw are kept here,
+ * and used when the second reader has not read them yet.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/anon.h"
+#include "base/htab.h"
+#include "input/input.h"
+
+enum { NAME_OP, NAME_BACKEND, NAME_THREAD };
+
+struct known {
+	int kind;
+	uint64_t id;
+	char *name; /* NULL until learnt, or when the trace has none */
+};
+
+void cli_names_init(struct cli_names *n, struct cli_anon *anon)
+{
+	*n = (struct cli_names){ .ops_named = -1, .anon = anon };
+}
+
+static bool known_eq(const void *item, const void *key)
+{
+	const struct known *a = item, *b = key;
+
+	return a->kind == b->kind && a->id == b->id;
+}
+
+static uint64_t known_hash(const struct known *k)
+{
+	return cli_hash_u64(k->id ^ (uint64_t)k->kind << 62);
+}
+
+static const char *known_name(const struct cli_names *n, int kind, uint64_t id)
+{
+	struct known key = { kind, id, NULL }, *k;
+
+	k = cli_htab_find(&n->known, known_hash(&key), known_eq, &key);
+	return k ? k->name : NULL;
+}
+
+static void note(struct cli_names *n, int kind, uint64_t id)
+{
+	struct known key = { kind, id, NULL }, *k;
+
+	if (cli_htab_find(&n->known, known_hash(&key), known_eq, &key) ||
+	    n->known.count >= 3 * (size_t)GGMLVIZ_READER_MAX_NAMES)
+		return; /* past the reader's own limit: the name is looked up there only */
+	k = malloc(sizeof *k);
+	if (k && (*k = key, cli_htab_add(&n->known, known_hash(k), k) < 0))
+		free(k); /* the name is then looked up only in the second reader */
+}
+
+void cli_names_note(struct cli_names *n, const struct ggmlviz_event *ev)
+{
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_OP_NAME)
+		n->ops_named = 1;
+	note(n, NAME_THREAD, ev->thread_id);
+	if (ev->type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN) {
+		note(n, NAME_OP, ev->data.op.op_type);
+		note(n, NAME_BACKEND, ev->data.op.backend_ptr);
+	} else if (ev->type == GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN) {
+		note(n, NAME_BACKEND, ev->data.graph.backend_ptr);
+	} else if (ev->type == GGMLVIZ_EVENT_META &&
+		   ev->data.meta.kind == GGMLVIZ_META_THREAD_NAME) {
+		note(n, NAME_THREAD, (uint32_t)ev->data.meta.key);
+	}
+}
+
+void cli_names_learn(struct cli_names *n, const struct ggmlviz_reader *r)
+{
+	struct known *k;
+	size_t cursor = 0;
+
+	if (n->ops_named < 0)
+		n->ops_named = 0; /* the first pass read it all and met no OP_NAME */
+	while ((k = cli_htab_next(&n->known, &cursor))) {
+		const char *name = k->kind == NAME_OP ? ggmlviz_reader_op_name(r, (uint32_t)k->id)
+				   : k->kind == NAME_BACKEND ? ggmlviz_reader_backend_name(r, k->id)
+				   : ggmlviz_reader_thread_name(r, (uint32_t)k->id);
+		if (name && !k->name)
+			k->name = strdup(name);
+	}
+}
+
+void cli_names_free(struct cli_names *n)
+{
+	struct known *k;
+	size_t cursor = 0;
+
+	if (!n)
+		return;
+	while ((k = cli_htab_next(&n->known, &cursor))) {
+		free(k->name);
+		free(k);
+	}
+	cli_htab_free(&n->known);
+	cli_names_init(n, n->anon);
+}
+
+void cli_names_decide(struct cli_names *n, bool any_named)
+{
+	if (n->ops_named < 0)
+		n->ops_named = any_named;
+}
+
+const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
+			char buf[24])
+{
+	const char *name = ggmlviz_reader_op_name(r, op_type);
+
+	if (name || (name = known_name(n, NAME_OP, op_type)))
+		return name;
+	if (n->ops_named == 0 && (name = cli_assumed_op_name(op_type))) {
+		n->assumed = true; /* the trace names no op: said wherever it is used */
+		return name;
+	}
+	snprintf(buf, 24, "op#%" PRIu32, op_type);
+	return buf;
+}
+
+const char *cli_backend_name(const struct cli_names *n, const struct ggmlviz_reader *r,
+			     uint64_t ptr, char buf[24])
+{
+	const char *name = ggmlviz_reader_backend_name(r, ptr);
+
+	if (name || (name = known_name(n, NAME_BACKEND, ptr)))
+		return name;
+	if (!ptr)
+		return "CPU";
+	snprintf(buf, 24, "0x%" PRIx64, cli_anon(n->anon, ptr));
+	return buf;
+}
+
+const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_reader *r,
+			     uint32_t tid, char *buf, size_t size)
+{
+	const char *name = ggmlviz_reader_thread_name(r, tid);
+
+	if (name || (name = known_name(n, NAME_THREAD, tid)))
+		snprintf(buf, size, "%s (%" PRIu32 ")", name, tid);
+	else
+		snprintf(buf, size, "%" PRIu32, tid);
+	return buf;
+}

@@ -1,0 +1,94 @@
+/*
+ * Tensor memory (tools/memory/): the allocations live at each moment and
+ * the largest ones (live.c, for mem, export and the report), and what mem
+ * prints of them (mem-print.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef CLI_MEMORY_H
+#define CLI_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/htab.h"
+
+#include "output/output.h"
+
+/* ---- The allocations live at each moment, and the largest (live.c) ---- */
+
+struct cli_alloc {
+	uint64_t pid, ptr, size, ts, offset;
+	const char *label; /* borrowed from the reader: valid until it closes */
+	uint32_t label_len;
+};
+
+#define CLI_LIVE_PIDS 16
+
+struct cli_live {
+	struct cli_htab allocs;
+	uint64_t bytes, count;    /* live now, all processes */
+	uint64_t unknown_frees;   /* frees of a pointer not allocated in the trace */
+	uint64_t reallocs;        /* allocations of a pointer still live (the old one is dropped) */
+	uint64_t untracked;       /* allocations not followed: CLI_MAX_LIVE were live already */
+	struct {
+		uint64_t pid, bytes;
+	} per_pid[CLI_LIVE_PIDS]; /* the first processes seen; the rest share the last */
+	size_t npids;
+};
+
+/* Adds a live allocation (a live one at the same pointer is dropped); 0 or -ENOMEM. */
+int cli_live_alloc(struct cli_live *l, const struct cli_alloc *a);
+/* Frees pid's ptr: true with *size the bytes it held, false if it was not live (counted). */
+bool cli_live_free(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *size);
+/* Bytes live in process pid. */
+uint64_t cli_live_bytes(const struct cli_live *l, uint64_t pid);
+/* Visits the live allocations: start with *cursor = 0; NULL after the last. */
+const struct cli_alloc *cli_live_next(const struct cli_live *l, size_t *cursor);
+void cli_live_release(struct cli_live *l);
+
+/* The cap largest allocations of those offered (a min-heap). */
+struct cli_top {
+	struct cli_alloc *items;
+	size_t n, cap;
+};
+
+/* 0 or -ENOMEM. */
+int cli_top_init(struct cli_top *t, size_t cap);
+void cli_top_offer(struct cli_top *t, const struct cli_alloc *a);
+/* Sorts the kept items, largest first (no offer after this). */
+void cli_top_sort(struct cli_top *t);
+void cli_top_release(struct cli_top *t);
+
+/* Live allocations followed at most (about 100 MB of memory). */
+#define CLI_MAX_LIVE ((uint64_t)1 << 20)
+
+/* ---- What mem learns of TENSOR_ALLOC and TENSOR_FREE, and prints (mem-print.c) ---- */
+
+#define CLI_SIZE_CLASSES 65 /* 0 bytes, then [2^k, 2^(k+1)) for k = 0..63 */
+
+/* One interval of the timeline. */
+struct cli_mem_point {
+	uint64_t max;  /* most live bytes after any event of the interval */
+	uint64_t last; /* live bytes after its last event */
+	bool seen;     /* it had an event; else it carries the previous interval's last */
+};
+
+struct cli_mem {
+	const char *path;
+	struct cli_live live;
+	struct cli_top largest, still; /* largest allocations; largest live at the end */
+	uint64_t allocs, frees, alloc_bytes, freed_bytes;
+	struct cli_alloc peak;         /* the allocation that reached the peak */
+	uint64_t peak_bytes, peak_count;    /* live bytes and allocations at the peak */
+	uint64_t t0, t_end, width;          /* timeline: start, end, interval length */
+	size_t points;
+	struct cli_mem_point *timeline;
+	uint64_t class_count[CLI_SIZE_CLASSES], class_bytes[CLI_SIZE_CLASSES];
+	uint64_t end_bytes, end_count;      /* live at the end */
+};
+
+void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m);
+void cli_mem_print_json(struct cli_out *o, const struct cli_mem *m);
+
+#endif /* CLI_MEMORY_H */

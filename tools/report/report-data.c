@@ -1,0 +1,362 @@
+/*
+ * The report's data (see report.h): lanes, the string table, the slices
+ * written as they come, the bins of ops too short to draw, live memory.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/input.h"
+#include "report/report.h"
+#include "output/output.h"
+
+struct name {
+	uint32_t id;
+	char text[];
+};
+
+int cli_report_init(struct cli_report *rep, struct cli_out *o, struct cli_names *names,
+		    uint64_t *dist_bytes, uint64_t t0, uint64_t t1, uint64_t threshold_ns,
+		    uint64_t max_slices)
+{
+	static const int bys[CLI_REPORT_BY_COUNT] = { CLI_BY_OP, CLI_BY_LAYER, CLI_BY_PHASE,
+						      CLI_BY_STEP, CLI_BY_BACKEND, CLI_BY_OP,
+						      CLI_BY_OP, CLI_BY_LAYER, CLI_BY_LAYER };
+
+	memset(rep, 0, sizeof *rep);
+	rep->o = o;
+	rep->names = names;
+	rep->t0 = t0;
+	rep->t1 = t1 > t0 ? t1 : t0 + 1;
+	rep->threshold_ns = threshold_ns;
+	rep->max_slices = max_slices;
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		cli_agg_init(&rep->by[i], bys[i], names, dist_bytes);
+	rep->by[CLI_REPORT_BY_OP_PROMPT].phase = GGMLVIZ_PHASE_PROMPT; /* stats --phase */
+	rep->by[CLI_REPORT_BY_OP_GENERATION].phase = GGMLVIZ_PHASE_GENERATION;
+	rep->by[CLI_REPORT_BY_LAYER_PROMPT].phase = GGMLVIZ_PHASE_PROMPT;
+	rep->by[CLI_REPORT_BY_LAYER_GENERATION].phase = GGMLVIZ_PHASE_GENERATION;
+	rep->bins = calloc((size_t)CLI_REPORT_LANES * CLI_REPORT_BINS, sizeof *rep->bins);
+	rep->mem_bins = calloc(CLI_REPORT_BINS, sizeof *rep->mem_bins);
+	cli_report_string(rep, "\u2026", 3); /* id 0: a name past the limit */
+	return rep->bins && rep->mem_bins && !rep->error ? 0 : -ENOMEM;
+}
+
+void cli_report_free(struct cli_report *rep)
+{
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		cli_agg_free(&rep->by[i]);
+	for (size_t i = 0; i < rep->n_strings; i++)
+		free(rep->string_list[i] - offsetof(struct name, text));
+	free(rep->string_list);
+	cli_htab_free(&rep->strings);
+	cli_live_release(&rep->live);
+	free(rep->bins);
+	free(rep->mem_bins);
+}
+
+/* ---- names ---- */
+
+static bool name_eq(const void *item, const void *key)
+{
+	return strcmp(((const struct name *)item)->text, key) == 0;
+}
+
+static uint32_t name_add(struct cli_report *rep, const char *text, size_t n, uint64_t hash)
+{
+	struct name *nm;
+	char **list;
+
+	if (rep->n_strings == rep->strings_cap) {
+		size_t cap = rep->strings_cap ? rep->strings_cap * 2 : 256;
+		if (!(list = realloc(rep->string_list, cap * sizeof *list)))
+			return rep->error = -ENOMEM, 0;
+		rep->string_list = list;
+		rep->strings_cap = cap;
+	}
+	nm = malloc(sizeof *nm + n + 1);
+	if (!nm || cli_htab_add(&rep->strings, hash, nm) < 0) {
+		free(nm);
+		return rep->error = -ENOMEM, 0;
+	}
+	nm->id = (uint32_t)rep->n_strings;
+	memcpy(nm->text, text, n + 1);
+	rep->string_list[rep->n_strings++] = nm->text;
+	return nm->id;
+}
+
+uint32_t cli_report_string(struct cli_report *rep, const char *s, size_t len)
+{
+	char text[CLI_REPORT_STRING_MAX + 1];
+	size_t n = s ? (len < CLI_REPORT_STRING_MAX ? len : CLI_REPORT_STRING_MAX) : 0;
+	uint64_t hash;
+	struct name *found;
+
+	if (n)
+		memcpy(text, s, n);
+	text[n] = '\0';
+	n = strlen(text); /* a name with a NUL in it ends there */
+	hash = cli_hash_bytes(text, n, 0);
+	found = cli_htab_find(&rep->strings, hash, name_eq, text);
+	if (found)
+		return found->id;
+	if (rep->n_strings >= CLI_REPORT_STRINGS)
+		return 0;
+	return name_add(rep, text, n, hash);
+}
+
+/* ---- lanes ---- */
+
+/* The lane of pid's thread tid: made if new, the last one past the limit. */
+static size_t lane_of(struct cli_report *rep, uint64_t pid, uint32_t tid)
+{
+	uint64_t key = pid << 32 | tid;
+
+	for (size_t i = rep->n_lanes; i-- > 0;)
+		if (rep->lane_key[i] == key)
+			return i;
+	if (rep->n_lanes == CLI_REPORT_LANES) {
+		rep->lanes_over++;
+		return CLI_REPORT_LANES - 1;
+	}
+	rep->lane_key[rep->n_lanes] = key;
+	return rep->n_lanes++;
+}
+
+/* The bin of time ts. */
+static size_t bin_of(const struct cli_report *rep, uint64_t ts)
+{
+	uint64_t t = ts > rep->t0 ? ts - rep->t0 : 0, span = rep->t1 - rep->t0;
+	size_t b = (size_t)((double)t / (double)span * CLI_REPORT_BINS);
+
+	return b < CLI_REPORT_BINS ? b : CLI_REPORT_BINS - 1;
+}
+
+/* An op too short to draw: its time, spread over the bins it covers. */
+static void add_to_bins(struct cli_report *rep, size_t lane, const struct ggmlviz_timing *t)
+{
+	double *row = rep->bins + lane * CLI_REPORT_BINS;
+	double width = (double)(rep->t1 - rep->t0) / CLI_REPORT_BINS;
+	size_t b = bin_of(rep, t->begin_ns), last = bin_of(rep, t->end_ns);
+
+	rep->ops_binned++;
+	if (b == last) {
+		row[b] += (double)t->duration_ns;
+		return;
+	}
+	for (; b <= last; b++) {
+		double lo = (double)rep->t0 + width * (double)b, hi = lo + width;
+		double from = (double)t->begin_ns > lo ? (double)t->begin_ns : lo;
+		double to = (double)t->end_ns < hi ? (double)t->end_ns : hi;
+		row[b] += to > from ? to - from : 0;
+	}
+}
+
+/* ---- slices ---- */
+
+static void num(struct cli_out *o, uint64_t v)
+{
+	cli_out_char(o, ',');
+	cli_out_u64(o, v);
+}
+
+static void snum(struct cli_out *o, int64_t v)
+{
+	cli_out_char(o, ',');
+	cli_out_i64(o, v);
+}
+
+static void op_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
+{
+	char buf[24];
+	const char *op = cli_op_name(rep->names, rep->r, t->op_type, buf);
+
+	num(rep->o, cli_report_string(rep, op, strlen(op)));
+	num(rep->o, cli_report_string(rep, t->label, t->label_len));
+	snum(rep->o, t->layer);
+	num(rep->o, t->step_seq);
+	num(rep->o, t->flops);
+	for (int i = 0; i < 4; i++)
+		snum(rep->o, t->ne[i]);
+	num(rep->o, cli_report_string(rep, t->type_name, t->type_name_len));
+	op = cli_backend_name(rep->names, rep->r, t->backend_ptr, buf);
+	num(rep->o, cli_report_string(rep, op, strlen(op)));
+	num(rep->o, t->method);
+}
+
+/* The fields of a slice after [kind, lane, depth, begin, duration]. */
+static void kind_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
+{
+	char buf[24];
+	const char *backend;
+
+	switch (t->kind) {
+	case GGMLVIZ_TIMING_OP:
+		op_fields(rep, t);
+		break;
+	case GGMLVIZ_TIMING_GRAPH:
+		num(rep->o, t->n_nodes), num(rep->o, t->n_threads), num(rep->o, t->graph_seq);
+		break;
+	case GGMLVIZ_TIMING_SCOPE:
+		num(rep->o, cli_report_string(rep, t->label, t->label_len)), num(rep->o, t->value);
+		break;
+	case GGMLVIZ_TIMING_STEP:
+		num(rep->o, cli_report_string(rep, t->label ? t->label : "step",
+					      t->label ? t->label_len : 4));
+		num(rep->o, t->step_seq), num(rep->o, t->n_tokens), num(rep->o, t->phase);
+		snum(rep->o, t->status);
+		break;
+	default: /* GGMLVIZ_TIMING_SPLIT */
+		backend = cli_backend_name(rep->names, rep->r, t->backend_ptr, buf);
+		num(rep->o, cli_report_string(rep, backend, strlen(backend)));
+		num(rep->o, t->n_nodes), num(rep->o, t->n_timed), num(rep->o, t->ticks);
+		num(rep->o, t->ticks_expected);
+		break;
+	}
+}
+
+static void slice(struct cli_report *rep, size_t lane, const struct ggmlviz_timing *t)
+{
+	struct cli_out *o = rep->o;
+
+	cli_out_str(o, rep->slices++ ? ",\n[" : "\n[");
+	cli_out_u64(o, (uint64_t)t->kind);
+	num(o, lane);
+	num(o, t->depth);
+	num(o, t->begin_ns > rep->t0 ? t->begin_ns - rep->t0 : 0);
+	num(o, t->duration_ns);
+	kind_fields(rep, t);
+	cli_out_char(o, ']');
+}
+
+void cli_report_timing(struct cli_report *rep, const struct ggmlviz_timing *t)
+{
+	size_t lane;
+
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		if (cli_agg_add(&rep->by[i], t) < 0)
+			rep->error = -ENOMEM;
+	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_SPLIT)
+		return;
+	lane = lane_of(rep, rep->pid, t->thread_id);
+	if (t->kind == GGMLVIZ_TIMING_OP &&
+	    (t->duration_ns < rep->threshold_ns || rep->slices >= rep->max_slices))
+		add_to_bins(rep, lane, t);
+	else
+		slice(rep, lane, t);
+}
+
+/* ---- records: the process, memory ---- */
+
+static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
+{
+	uint64_t size, bytes;
+	size_t b = bin_of(rep, ev->timestamp_ns);
+
+	rep->has_memory = true;
+	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
+		cli_live_free(&rep->live, rep->pid, ev->data.memory.ptr, &size);
+	} else {
+		struct cli_alloc a = { rep->pid, ev->data.memory.ptr, ev->data.memory.size,
+				       ev->timestamp_ns, ev->offset, NULL, 0 };
+		if (cli_live_alloc(&rep->live, &a) < 0)
+			rep->error = -ENOMEM;
+	}
+	bytes = rep->live.bytes;
+	if (bytes > rep->mem_bins[b])
+		rep->mem_bins[b] = bytes;
+	if (bytes > rep->mem_peak)
+		rep->mem_peak = bytes, rep->mem_peak_ts = ev->timestamp_ns;
+}
+
+void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev)
+{
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
+		rep->pid = ev->data.meta.key;
+	else if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
+		memory(rep, ev);
+}
+
+/* ---- what the end knows ---- */
+
+static void lanes(struct cli_report *rep)
+{
+	struct cli_out *o = rep->o;
+	char buf[96];
+
+	cli_out_str(o, "\"lanes\":[");
+	for (size_t i = 0; i < rep->n_lanes; i++) {
+		uint32_t tid = (uint32_t)rep->lane_key[i];
+		const char *name = i == CLI_REPORT_LANES - 1 && rep->lanes_over
+					   ? "(more threads)"
+					   : cli_thread_label(rep->names, rep->r, tid, buf, sizeof buf);
+
+		cli_out_printf(o, "%s{\"pid\":%" PRIu64 ",\"tid\":%" PRIu32 ",\"name\":",
+			       i ? "," : "", rep->lane_key[i] >> 32, tid);
+		cli_json_cstr(o, name);
+		cli_out_char(o, '}');
+	}
+	cli_out_str(o, "],");
+}
+
+static void bins(struct cli_report *rep)
+{
+	struct cli_out *o = rep->o;
+
+	cli_out_str(o, "\"bins\":[");
+	for (size_t l = 0; l < rep->n_lanes; l++) {
+		const double *row = rep->bins + l * CLI_REPORT_BINS;
+
+		cli_out_str(o, l ? ",[" : "[");
+		for (size_t b = 0; b < CLI_REPORT_BINS; b++) {
+			if (b)
+				cli_out_char(o, ',');
+			cli_out_u64(o, (uint64_t)row[b]);
+		}
+		cli_out_char(o, ']');
+	}
+	cli_out_str(o, "],");
+}
+
+static void mem(struct cli_report *rep)
+{
+	struct cli_out *o = rep->o;
+
+	cli_out_str(o, "\"memory\":");
+	if (!rep->has_memory) {
+		cli_out_str(o, "null,");
+		return;
+	}
+	cli_out_printf(o, "{\"peak\":%" PRIu64 ",\"peak_t\":%" PRIu64 ",\"end\":%" PRIu64
+			  ",\"max_per_bin\":[", rep->mem_peak,
+		       rep->mem_peak_ts > rep->t0 ? rep->mem_peak_ts - rep->t0 : 0, rep->live.bytes);
+	for (size_t b = 0; b < CLI_REPORT_BINS; b++) {
+		if (b)
+			cli_out_char(o, ',');
+		cli_out_u64(o, rep->mem_bins[b]);
+	}
+	cli_out_str(o, "]},");
+}
+
+void cli_report_tail(struct cli_report *rep)
+{
+	struct cli_out *o = rep->o;
+
+	lanes(rep);
+	bins(rep);
+	mem(rep);
+	cli_out_str(o, "\"strings\":[");
+	for (size_t i = 0; i < rep->n_strings; i++) {
+		if (i)
+			cli_out_char(o, ',');
+		cli_json_cstr(o, rep->string_list[i]);
+	}
+	cli_out_printf(o, "],\"binned_ops\":%" PRIu64 ",\"threshold_ns\":%" PRIu64
+			  ",\"lanes_over\":%" PRIu64 ",", rep->ops_binned, rep->threshold_ns,
+		       rep->lanes_over);
+}

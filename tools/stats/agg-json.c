@@ -1,0 +1,80 @@
+/*
+ * The JSON of an aggregate of op timings, as stats --format json writes it
+ * and the report embeds it: the totals, the groups in their order, the
+ * runs of nodes by backend.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <math.h>
+
+#include "stats/stats.h"
+#include "input/input.h"
+#include "output/output.h"
+
+/* ,"key":v (every member but the first of an object). */
+static void json_u64(struct cli_out *o, const char *key, uint64_t v)
+{
+	cli_out_printf(o, ",\"%s\":", key);
+	cli_out_u64(o, v);
+}
+
+static void json_double(struct cli_out *o, const char *key, double v)
+{
+	cli_out_printf(o, ",\"%s\":", key);
+	cli_json_double(o, v);
+}
+
+static void json_group(struct cli_out *o, const struct cli_agg *a,
+		       const struct cli_group *g)
+{
+	cli_out_str(o, "{\"name\":");
+	cli_json_str(o, g->name, g->name_len);
+	json_u64(o, "count", g->d.count);
+	json_u64(o, "total_ns", g->d.total);
+	json_double(o, "mean_ns", cli_group_mean(g));
+	json_u64(o, "min_ns", g->d.min);
+	json_u64(o, "p50_ns", g->p50);
+	json_u64(o, "p95_ns", g->p95);
+	json_u64(o, "max_ns", g->d.max);
+	json_double(o, "share", cli_group_share(a, g));
+	json_double(o, "gflops", g->flops_ns ? cli_group_gflops(g) : (double)NAN);
+	json_u64(o, "flops", g->flops);
+	if (cli_by_steps(a->by))
+		cli_steps_json(o, g);
+	cli_out_char(o, '}');
+}
+
+void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, uint64_t top)
+{
+	size_t n = top < a->n ? (size_t)top : a->n;
+
+	cli_out_str(o, "{\"file\":");
+	cli_json_cstr(o, path);
+	cli_out_printf(o, ",\"by\":\"%s\"", cli_by_names[a->by]);
+	if (a->phase)
+		cli_out_printf(o, ",\"phase\":\"%s\"", a->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
+										  : "generation");
+	json_u64(o, "ops", a->ops);
+	json_u64(o, "graphs", a->graphs);
+	json_u64(o, "op_ns", a->op_ns);
+	json_u64(o, "graph_ns", a->graph_ns);
+	json_u64(o, "steps", a->steps);
+	json_u64(o, "tokens", a->tokens);
+	json_u64(o, "step_ns", a->step_ns);
+	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
+	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
+	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
+	cli_out_str(o, ",\"quantile_max_relative_error\":0.015625,\"groups\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			cli_out_char(o, ',');
+		json_group(o, a, a->sorted[i]);
+	}
+	cli_out_char(o, ']');
+	json_u64(o, "groups_not_shown", a->n - n);
+	cli_out_printf(o, ",\"op_names_assumed\":%s", a->names->assumed ? "true" : "false");
+	cli_splits_json(o, a);
+	cli_out_str(o, "}");
+}

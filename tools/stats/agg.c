@@ -1,0 +1,340 @@
+/*
+ * Grouping op timings (stats, diff): one group per op, tensor name,
+ * layer, thread or backend, found by hash. Groups are keyed by number
+ * while reading (names may come later in the file) and named at the end.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/stats.h"
+#include "base/htab.h"
+#include "input/input.h"
+
+const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
+				     "backend", "step", "phase", "method", NULL };
+const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
+				       "p95",   "gflops", "name", "order", NULL };
+
+struct key {
+	uint64_t id;
+	const char *s;
+	size_t len;
+};
+
+static bool group_eq(const void *item, const void *k)
+{
+	const struct cli_group *g = item;
+	const struct key *key = k;
+
+	return g->id == key->id && g->key_len == key->len &&
+	       (!key->len || !memcmp(g->key, key->s, key->len));
+}
+
+/* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
+static struct key key_of(int by, const struct ggmlviz_timing *t)
+{
+	struct key k = { 0, NULL, 0 };
+
+	switch (by) {
+	case CLI_BY_OP: k.id = t->op_type; break;
+	case CLI_BY_NAME: k.s = t->label_len ? t->label : NULL, k.len = t->label_len; break;
+	case CLI_BY_LAYER: k.id = t->layer >= 0 ? (uint64_t)t->layer + 1 : 0; break;
+	case CLI_BY_THREAD: k.id = t->thread_id; break;
+	case CLI_BY_BACKEND: k.id = t->backend_ptr; break;
+	case CLI_BY_STEP: k.id = t->step_seq; break;
+	case CLI_BY_PHASE: k.id = t->step_seq ? t->phase + 1 : 0; break;
+	case CLI_BY_METHOD: k.id = t->method; break;
+	default: break;
+	}
+	return k;
+}
+
+static struct cli_group *group_new(struct cli_agg *a, const struct key *k,
+					uint64_t hash)
+{
+	struct cli_group *g = calloc(1, sizeof *g);
+
+	if (!g || (k->len && !(g->key = malloc(k->len)))) {
+		free(g);
+		return NULL;
+	}
+	g->id = k->id;
+	g->key_len = k->len;
+	g->d.spent = a->dist_bytes;
+	if (k->len)
+		memcpy(g->key, k->s, k->len);
+	if (cli_htab_add(&a->groups, hash, g) < 0) {
+		free(g->key);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void cli_agg_init(struct cli_agg *a, int by, struct cli_names *names, uint64_t *dist_bytes)
+{
+	memset(a, 0, sizeof *a);
+	a->by = by;
+	a->t_first = UINT64_MAX;
+	a->names = names;
+	a->dist_bytes = dist_bytes;
+}
+
+static void add_span(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	a->t_first = t->begin_ns < a->t_first ? t->begin_ns : a->t_first;
+	a->t_last = t->end_ns > a->t_last ? t->end_ns : a->t_last;
+}
+
+/* Past CLI_MAX_GROUPS groups, every new key goes to this one. */
+static const struct key other_key = { UINT64_MAX, "\x01(other groups)", 16 };
+
+/* The group of key k, made if new; NULL when out of memory. */
+static struct cli_group *group_of(struct cli_agg *a, const struct key *k)
+{
+	uint64_t hash = cli_hash_bytes(k->s, k->len, k->id);
+	struct cli_group *g = cli_htab_find(&a->groups, hash, group_eq, k);
+
+	if (g)
+		return g;
+	if (a->groups.count < CLI_MAX_GROUPS)
+		return group_new(a, k, hash);
+	a->keys_folded++;
+	hash = cli_hash_bytes(other_key.s, other_key.len, other_key.id);
+	g = cli_htab_find(&a->groups, hash, group_eq, &other_key);
+	return g ? g : group_new(a, &other_key, hash);
+}
+
+static void add_split(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct cli_split_sum *s = NULL;
+
+	for (size_t i = 0; i < a->n_split_backends && !s; i++)
+		if (a->splits[i].backend == t->backend_ptr)
+			s = &a->splits[i];
+	if (!s && a->n_split_backends == CLI_MAX_BACKENDS)
+		return; /* more backends than any machine has: the rest are left out */
+	if (!s) {
+		s = &a->splits[a->n_split_backends++];
+		s->backend = t->backend_ptr;
+	}
+	s->count++;
+	s->ns += t->duration_ns;
+	s->nodes += t->n_nodes;
+	s->timed += t->n_timed;
+	s->mismatched += t->ticks && t->ticks != t->ticks_expected;
+}
+
+/* A step: to the totals, and to its group by step or by phase. */
+static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k = key_of(a->by, t);
+	struct cli_group *g;
+
+	a->steps++;
+	a->tokens += t->n_tokens;
+	a->step_ns += t->duration_ns;
+	if (!cli_by_steps(a->by))
+		return 0;
+	if (!(g = group_of(a, &k)))
+		return -ENOMEM;
+	g->steps++;
+	g->tokens += t->n_tokens;
+	g->step_ns += t->duration_ns;
+	return 0;
+}
+
+int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k;
+	struct cli_group *g;
+
+	if (a->phase && t->phase != a->phase)
+		return 0; /* --phase: another phase's, or outside every step */
+	add_span(a, t);
+	if (t->kind == GGMLVIZ_TIMING_GRAPH)
+		a->graphs++, a->graph_ns += t->duration_ns;
+	if (t->kind == GGMLVIZ_TIMING_SPLIT)
+		add_split(a, t);
+	if (t->kind == GGMLVIZ_TIMING_STEP)
+		return add_step(a, t);
+	if (t->kind != GGMLVIZ_TIMING_OP)
+		return 0;
+	k = key_of(a->by, t);
+	if (!(g = group_of(a, &k)))
+		return -ENOMEM;
+	if (cli_dist_add(&g->d, t->duration_ns) < 0)
+		return -ENOMEM;
+	if (t->flops)
+		g->flops += t->flops, g->flops_ns += t->duration_ns;
+	a->ops++;
+	a->op_ns += t->duration_ns;
+	return 0;
+}
+
+double cli_group_share(const struct cli_agg *a, const struct cli_group *g)
+{
+	return a->op_ns ? (double)g->d.total / (double)a->op_ns : 0;
+}
+
+double cli_group_mean(const struct cli_group *g)
+{
+	return g->d.count ? (double)g->d.total / (double)g->d.count : 0;
+}
+
+double cli_group_gflops(const struct cli_group *g)
+{
+	return g->flops_ns ? (double)g->flops / (double)g->flops_ns : -1;
+}
+
+/* A NUL-terminated copy of n bytes that may hold NULs themselves. */
+static char *dup_bytes(const char *s, size_t n)
+{
+	char *copy = malloc(n + 1);
+
+	if (copy) {
+		memcpy(copy, s, n);
+		copy[n] = '\0';
+	}
+	return copy;
+}
+
+/* The display name of g: the op's, the thread's, ... */
+static char *group_name(const struct cli_agg *a, const struct cli_group *g,
+			const struct ggmlviz_reader *r)
+{
+	char buf[320];
+	const char *name = buf;
+
+	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
+	static const char *const methods[] = { "unknown", "sync", "tick" };
+
+	if (g->id == other_key.id && g->key_len == other_key.len &&
+	    !memcmp(g->key, other_key.s, other_key.len))
+		name = "(other groups)";
+	else if (a->by == CLI_BY_OP)
+		name = cli_op_name(a->names, r, (uint32_t)g->id, buf);
+	else if (a->by == CLI_BY_NAME)
+		name = g->key_len ? NULL : "(no name)";
+	else if ((a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP) && g->id)
+		snprintf(buf, sizeof buf, "%" PRIu64, a->by == CLI_BY_LAYER ? g->id - 1 : g->id);
+	else if (a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP)
+		name = "(none)";
+	else if (a->by == CLI_BY_PHASE)
+		name = g->id < 4 ? phases[g->id] : "unknown";
+	else if (a->by == CLI_BY_METHOD)
+		name = g->id < 3 ? methods[g->id] : "unknown";
+	else if (a->by == CLI_BY_THREAD)
+		name = cli_thread_label(a->names, r, (uint32_t)g->id, buf, sizeof buf);
+	else
+		name = cli_backend_name(a->names, r, g->id, buf);
+	return name ? strdup(name) : dup_bytes(g->key, g->key_len);
+}
+
+int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
+{
+	struct cli_group *g;
+	size_t cursor = 0;
+	char buf[24];
+
+	for (size_t i = 0; i < a->n_split_backends; i++)
+		snprintf(a->splits[i].name, sizeof a->splits[i].name, "%s",
+			 cli_backend_name(a->names, r, a->splits[i].backend, buf));
+	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
+	if (!a->sorted)
+		return -ENOMEM;
+	if (a->by == CLI_BY_OP) {
+		bool named = false;
+		while (!named && (g = cli_htab_next(&a->groups, &cursor)))
+			named = ggmlviz_reader_op_name(r, (uint32_t)g->id) != NULL;
+		cli_names_decide(a->names, named || a->groups.count == 0);
+		cursor = 0;
+	}
+	while ((g = cli_htab_next(&a->groups, &cursor))) {
+		g->name = group_name(a, g, r);
+		if (!g->name)
+			return -ENOMEM;
+		g->name_len = a->by == CLI_BY_NAME && g->key_len ? g->key_len
+									: strlen(g->name);
+		g->p50 = cli_dist_quantile(&g->d, 0.50);
+		g->p95 = cli_dist_quantile(&g->d, 0.95);
+		a->sorted[a->n++] = g;
+	}
+	return 0;
+}
+
+static double sort_value(const struct cli_group *g, int sort)
+{
+	switch (sort) {
+	case CLI_SORT_COUNT: return (double)g->d.count;
+	case CLI_SORT_MEAN: return (double)g->d.total / (double)g->d.count;
+	case CLI_SORT_MIN: return (double)g->d.min;
+	case CLI_SORT_MAX: return (double)g->d.max;
+	case CLI_SORT_P50: return (double)g->p50;
+	case CLI_SORT_P95: return (double)g->p95;
+	case CLI_SORT_GFLOPS: return cli_group_gflops(g);
+	default: return (double)g->d.total;
+	}
+}
+
+static int by_name(const void *pa, const void *pb)
+{
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
+
+	return strverscmp(a->name, b->name);
+}
+
+/* The natural order of the groups' numbers: layer 0, 1, ...; step 1, 2, ... */
+static int by_id(const void *pa, const void *pb)
+{
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return by_name(pa, pb);
+}
+
+/* Biggest first; ties by name, so the order never depends on the hash. */
+static int by_value(const void *pa, const void *pb)
+{
+	const struct cli_group *a = *(const struct cli_group *const *)pa;
+	const struct cli_group *b = *(const struct cli_group *const *)pb;
+
+	if (a->sort_value != b->sort_value)
+		return a->sort_value < b->sort_value ? 1 : -1;
+	return by_name(pa, pb);
+}
+
+void cli_agg_sort(struct cli_agg *a, int sort)
+{
+	for (size_t i = 0; i < a->n; i++)
+		a->sorted[i]->sort_value = sort_value(a->sorted[i], sort);
+	qsort(a->sorted, a->n, sizeof *a->sorted,
+	      sort == CLI_SORT_NAME ? by_name : sort == CLI_SORT_ORDER ? by_id : by_value);
+}
+
+void cli_agg_free(struct cli_agg *a)
+{
+	struct cli_group *g;
+	size_t cursor = 0;
+
+	while ((g = cli_htab_next(&a->groups, &cursor))) {
+		cli_dist_free(&g->d);
+		free(g->key);
+		free(g->name);
+		free(g);
+	}
+	cli_htab_free(&a->groups);
+	free(a->sorted);
+	a->sorted = NULL;
+	a->n = 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * What stats and diff share: their grouping options, and reading every op
+ * timing of a trace into a grouping, named with the trace's names.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <getopt.h>
+
+#include "stats/stats.h"
+#include "input/input.h"
+#include "base/opts.h"
+
+const char *const cli_format_names[] = { "text", "csv", "json", NULL };
+
+int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
+			  const char *arg, const char *const *sorts)
+{
+	switch (c) {
+	case 'b':
+		return cli_parse_choice(cmd, "--by", arg, cli_by_names, &o->by);
+	case 's':
+		return cli_parse_choice(cmd, "--sort", arg, sorts, &o->sort);
+	case 'n':
+		return cli_parse_count(cmd, "--top", arg, &o->top);
+	case 'f':
+		return cli_parse_choice(cmd, "--format", arg, cli_format_names,
+					     &o->format);
+	case 'p': /* the order of enum ggmlviz_phase */
+		return cli_parse_choice(cmd, "--phase", arg,
+					(const char *const[]){ "all", "prompt", "generation", NULL },
+					&o->phase);
+	default:
+		return CLI_EXIT_USAGE;
+	}
+}
+
+int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
+{
+	struct cli_input in;
+	struct ggmlviz_timing t;
+	int rc = 0, status;
+
+	if (cli_input_open(&in, cmd, path) < 0)
+		return -1;
+	while (rc == 0 && cli_input_timing(&in, &t) == 1)
+		rc = cli_agg_add(a, &t);
+	ggmlviz_reader_pairing_counts(in.r, &a->counts);
+	if (rc == 0)
+		rc = cli_agg_finish(a, in.r);
+	status = cli_input_report(&in);
+	cli_input_close(&in);
+	if (rc < 0) {
+		cli_error("%s: %s", path, ggmlviz_strerror(rc));
+		return CLI_EXIT_DAMAGED;
+	}
+	return status;
+}

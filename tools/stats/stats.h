@@ -1,0 +1,175 @@
+/*
+ * Op timings grouped for stats, diff and the report (tools/stats/): the
+ * groups and their distributions (agg.c, dist.c), the reading that fills
+ * them (collect.c), their JSON (agg-json.c), and the tables of steps,
+ * phases and splits (steps-print.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef CLI_STATS_H
+#define CLI_STATS_H
+
+#include <ggmlviz/reader.h>
+#include <stdint.h>
+
+#include "base/htab.h"
+#include "input/input.h"
+#include "base/opts.h"
+#include "output/output.h"
+
+/* ---- Op timings in groups, each with its distribution (agg.c, dist.c, collect.c, agg-json.c) ---- */
+
+/*
+ * Durations in constant memory: values below 64 ns are counted exactly,
+ * larger ones in 32 buckets per power of two, so a quantile (the middle of
+ * its bucket, kept within [min, max]) is off by less than 1/64 (1.6%) of
+ * the true value (the first and last ranks are the exact min and max). At
+ * most 1920 counters, allocated for the range seen.
+ */
+struct cli_dist {
+	uint64_t count, total, min, max;
+	uint64_t *buckets; /* n counters for the buckets lo .. lo + n - 1 */
+	uint32_t lo, n;
+	/* Counter bytes of every distribution of the command (struct cli's dist_bytes), set by its owner. */
+	uint64_t *spent;
+};
+
+/* Adds one value; 0 or -ENOMEM. */
+int cli_dist_add(struct cli_dist *d, uint64_t v);
+/* The q-quantile (0 < q <= 1) by nearest rank, 0 when empty. */
+uint64_t cli_dist_quantile(const struct cli_dist *d, double q);
+void cli_dist_free(struct cli_dist *d);
+
+/* What op timings are grouped by (--by). */
+enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
+	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD };
+extern const char *const cli_by_names[];
+
+/* How groups are sorted (--sort): by a value, biggest first, or by name. */
+enum cli_sort { CLI_SORT_TOTAL, CLI_SORT_COUNT, CLI_SORT_MEAN,
+		     CLI_SORT_MIN, CLI_SORT_MAX, CLI_SORT_P50, CLI_SORT_P95,
+		     CLI_SORT_GFLOPS, CLI_SORT_NAME, CLI_SORT_ORDER };
+extern const char *const cli_sort_names[];
+
+struct cli_group {
+	uint64_t id;       /* op type, layer + 1 (0: none), thread id, backend, step, phase, method */
+	char *key;         /* by name: the tensor name (owned); else NULL */
+	size_t key_len;
+	char *name;        /* display name (owned, NUL-terminated), set by _finish */
+	size_t name_len;
+	struct cli_dist d;
+	uint64_t flops, flops_ns; /* work, and time, of the ops whose work is known */
+	uint64_t p50, p95;        /* set by _finish */
+	double sort_value;
+	/* by step and by phase: the steps of the group, their tokens and time */
+	uint64_t steps, tokens, step_ns;
+};
+
+/* The runs of nodes (splits) of one backend. */
+struct cli_split_sum {
+	uint64_t backend, count, ns, nodes, timed, mismatched;
+	char name[48]; /* the backend's, set by _finish */
+};
+#define CLI_MAX_BACKENDS 16
+
+/* A group's share of all op time (0 to 1), and its mean duration in ns. */
+struct cli_agg;
+double cli_group_share(const struct cli_agg *a, const struct cli_group *g);
+double cli_group_mean(const struct cli_group *g);
+
+/* GFLOP/s of a group (flops per ns), or -1 when no op knows its work. */
+double cli_group_gflops(const struct cli_group *g);
+
+/* Groups kept apart at most; the keys past it share one "(other groups)". */
+#define CLI_MAX_GROUPS 65536
+
+struct cli_agg {
+	int by;                       /* enum cli_by */
+	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
+	struct cli_htab groups;
+	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
+	uint64_t ops, op_ns, graphs, graph_ns;
+	uint64_t steps, tokens, step_ns; /* every step */
+	struct cli_split_sum splits[CLI_MAX_BACKENDS]; /* by backend, the first 16 seen */
+	size_t n_split_backends;
+	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
+	struct ggmlviz_pairing_counts counts;
+	struct cli_group **sorted; /* n groups, after _finish */
+	size_t n;
+	struct cli_names *names;   /* borrowed: the command's */
+	uint64_t *dist_bytes;      /* borrowed: the command's budget of distributions */
+};
+
+/*
+ * An empty aggregation by `by`, naming its groups with names, its
+ * distributions within the command's budget (*dist_bytes: struct cli).
+ */
+void cli_agg_init(struct cli_agg *a, int by, struct cli_names *names, uint64_t *dist_bytes);
+/* Adds a timing (ops to their group; steps to theirs by step or phase;
+ * graphs, steps and splits to the totals); 0 or -ENOMEM. */
+int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t);
+/* Names the groups (with r's names) and lists them; 0 or -ENOMEM. */
+int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
+/* Sorts the list by enum cli_sort. */
+void cli_agg_sort(struct cli_agg *a, int sort);
+void cli_agg_free(struct cli_agg *a);
+
+/*
+ * Writes a as one JSON object (stats --format json): file (path), by, the
+ * totals, the first top groups in their order, groups_not_shown, splits.
+ */
+struct cli_out;
+void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, uint64_t top);
+
+/* Whether groups are steps or phases, which carry tokens and step times. */
+static inline int cli_by_steps(int by)
+{
+	return by == CLI_BY_STEP || by == CLI_BY_PHASE;
+}
+
+/* Output formats of stats and diff (--format). */
+enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_CSV, CLI_FORMAT_JSON };
+extern const char *const cli_format_names[];
+
+/* The options stats and diff share. */
+struct cli_group_opts {
+	int by;       /* enum cli_by */
+	int sort;     /* stats: enum cli_sort; diff: its own */
+	int format;   /* enum cli_format */
+	uint64_t top; /* groups shown, UINT64_MAX: all */
+	int phase;    /* --phase: 0 all, GGMLVIZ_PHASE_PROMPT, GGMLVIZ_PHASE_GENERATION */
+};
+
+#define CLI_GROUP_SHORTOPTS "b:s:n:f:p:"
+#define CLI_GROUP_LONGOPTS                                                              \
+	{ "by", required_argument, NULL, 'b' }, { "sort", required_argument, NULL, 's' },   \
+	{ "top", required_argument, NULL, 'n' }, { "format", required_argument, NULL, 'f' }, \
+	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }
+
+/* Takes --by, --top, --format, and --sort among sorts; 0 or CLI_EXIT_USAGE. */
+int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
+			  const char *arg, const char *const *sorts);
+
+/*
+ * Reads the op timings of path into a (ggmlviz_agg_init first): 0;
+ * CLI_EXIT_DAMAGED after a message when the trace is damaged (what
+ * came before is in a, named and listed); -1 after a message when it
+ * cannot be read at all.
+ */
+int cli_collect(const char *cmd, const char *path, struct cli_agg *a);
+
+/* ---- Steps, phases and splits as tables (steps-print.c) ---- */
+
+/* The step or phase table of a (by step or phase), its first top groups. */
+void cli_steps_text(struct cli_out *o, const struct cli_agg *a, uint64_t top);
+
+/* ,"steps":..,"tokens":..,"step_ns":..,"ns_per_token":..,"tokens_per_s":.. of a group. */
+void cli_steps_json(struct cli_out *o, const struct cli_group *g);
+
+/* One line per backend that ran splits, under a table; nothing if none. */
+void cli_splits_text(struct cli_out *o, const struct cli_agg *a);
+
+/* ,"splits":[{...}, ...] */
+void cli_splits_json(struct cli_out *o, const struct cli_agg *a);
+
+#endif /* CLI_STATS_H */
