@@ -4,11 +4,13 @@
  * records every llama_decode() as a step holding its ops:
  *
  *   llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]
- *               [--output TRACE] [--ctx N] [--text] [--verbose]
+ *               [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]
  *
  * --text prints the generated text (the demo's model has random weights:
  * its text means nothing); --verbose lets llama.cpp's own log through
- * (otherwise only its warnings and errors).
+ * (otherwise only its warnings and errors). --gpu-layers puts that many
+ * layers on a GPU backend, where one is loaded (GGML's Vulkan backend beside
+ * the CPU ones: GGML_VK_VISIBLE_DEVICES=0 on Mesa's software device).
  *
  * The tracing takes three lines: ggmlviz_start(), ggmlviz_llama_context_params()
  * on the context's params, and ggmlviz_llama_decode() instead of
@@ -39,12 +41,14 @@ struct options {
 	const char *model, *prompt, *output;
 	int generate, threads, n_ctx;
 	bool text, verbose;
+	int gpu_layers; /* -1: libllama's default */
 };
 
 static int usage(void)
 {
 	fputs("usage: llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]\n"
-	      "                   [--output TRACE] [--ctx N] [--text] [--verbose]\n", stderr);
+	      "                   [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]\n",
+	      stderr);
 	return 2;
 }
 
@@ -66,6 +70,8 @@ static int valued(struct options *o, const char *a, const char *v)
 		num = &o->threads;
 	else if (!strcmp(a, "--ctx"))
 		num = &o->n_ctx;
+	else if (!strcmp(a, "--gpu-layers"))
+		num = &o->gpu_layers;
 	if (!str && !num)
 		return 0;
 	if (!v)
@@ -80,7 +86,7 @@ static int valued(struct options *o, const char *a, const char *v)
 static int parse(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ NULL, "the model is a tensor graph and each token is a step",
-			       "llama.ggmlviz", 16, 2, 256, false, false };
+			       "llama.ggmlviz", 16, 2, 256, false, false, -1 };
 	for (int i = 1; i < argc; i++) {
 		int rc = valued(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
 
@@ -203,6 +209,8 @@ int main(int argc, char **argv)
 		llama_log_set(quiet_log, NULL);
 	ggml_backend_load_all_from_path(GGMLVIZ_GGML_LIBDIR); /* before loading: or no backend */
 	llama_backend_init();
+	if (o.gpu_layers >= 0)
+		mp.n_gpu_layers = o.gpu_layers; /* with a GPU backend loaded: layers put there */
 	model = llama_model_load_from_file(o.model, mp);
 	if (!model) {
 		fprintf(stderr, "llama_trace: cannot load the model %s\n", o.model);

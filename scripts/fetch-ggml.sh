@@ -10,10 +10,17 @@
 #                              (x86-64 Linux only)
 #   node-llama-cpp             llama/gitRelease.bundle, the matching
 #                              llama.cpp source, whose ggml/include/ and
-#                              include/ hold the headers.
+#                              include/ hold the headers;
+#   @node-llama-cpp/linux-x64-vulkan  (optional) bins/linux-x64-vulkan/
+#                              libggml-vulkan.so, GGML's Vulkan backend of
+#                              the same release, whose libggml-base.so is the
+#                              CPU package's byte for byte: it loads beside
+#                              the CPU backends (on Mesa's software device,
+#                              GGML_VK_VISIBLE_DEVICES=0, for the GPU tests).
 # DIR gets lib/ (the shared libraries, with the libggml-cpu-<arch>.so
-# variants that ggml_backend_load_all_from_path() picks from, and
-# libllama), include/ (ggml*.h, gguf.h, llama.h), LICENSE, and VERSION,
+# variants that ggml_backend_load_all_from_path() picks from, libllama and,
+# when it could be fetched, libggml-vulkan.so), include/ (ggml*.h, gguf.h,
+# llama.h), LICENSE, and VERSION (with vulkan=yes or vulkan=no and why),
 # written last: a folder with a
 # VERSION naming the wanted release is complete, and is left alone unless
 # --force is given. Nothing of GGML is ever committed.
@@ -24,6 +31,7 @@ set -eu
 NLC_VERSION=3.22.1
 BINS_PACKAGE="@node-llama-cpp/linux-x64@$NLC_VERSION"
 SOURCE_PACKAGE="node-llama-cpp@$NLC_VERSION"
+VULKAN_PACKAGE="@node-llama-cpp/linux-x64-vulkan@$NLC_VERSION"
 
 die() {
 	printf 'fetch-ggml: error: %s\n' "$*" >&2
@@ -60,7 +68,8 @@ is_complete() {
 		[ -f "$dest/include/ggml.h" ] && [ -f "$dest/include/ggml-backend.h" ] &&
 		ls "$dest"/lib/libggml.v*.so >/dev/null 2>&1 &&
 		[ -f "$dest/lib/libggml-base.so" ] &&
-		ls "$dest"/lib/libllama.v*.so >/dev/null 2>&1 && [ -f "$dest/include/llama.h" ]
+		ls "$dest"/lib/libllama.v*.so >/dev/null 2>&1 && [ -f "$dest/include/llama.h" ] &&
+		grep -q '^vulkan=' "$dest/VERSION"
 }
 if [ "$force" = no ] && is_complete; then
 	say "GGML is already in $dest ($(sed -n 's/^ggml=//p' "$dest/VERSION"))"
@@ -83,11 +92,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetch-ggml.XXXXXX") || die "cannot make a tempo
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-# npm pack downloads NAME@VERSION's tarball into the current folder.
+# npm pack downloads NAME@VERSION's tarball into the current folder and
+# unpacks it into $tmp/$2; with a third argument "optional", a failure
+# returns 1 instead of ending the script.
 npm_pack() {
 	say "downloading $1 from $(npm config get registry 2>/dev/null || echo 'the npm registry')"
 	if ! (cd "$tmp" && npm pack --loglevel=error "$1" >"$tmp/pack.out" 2>"$tmp/pack.err"); then
 		grep -m 3 . "$tmp/pack.err" | sed 's/^/  /' >&2
+		[ "${3:-}" = optional ] && return 1
 		die "could not download $1 (no network, or the registry cannot be reached?)"
 	fi
 	tarball="$tmp/$(tail -n 1 "$tmp/pack.out")"
@@ -119,6 +131,22 @@ cp "$tmp/src"/ggml/include/*.h "$tmp/src/include/llama.h" "$stage/include/"
 cp "$tmp/src/LICENSE" "$stage/LICENSE"
 cp "$bins"/libggml*.so "$bins"/libllama.v*.so "$stage/lib/"
 
+# GGML's Vulkan backend, optional: it drops in beside the CPU backends only
+# if its libggml-base.so is the one they load.
+vulkan="no (not fetched)"
+if npm_pack "$VULKAN_PACKAGE" vulkan optional; then
+	vk="$tmp/vulkan/package/bins/linux-x64-vulkan"
+	if [ ! -f "$vk/libggml-vulkan.so" ]; then
+		vulkan="no ($VULKAN_PACKAGE holds no libggml-vulkan.so)"
+	elif ! cmp -s "$vk/libggml-base.so" "$stage/lib/libggml-base.so"; then
+		vulkan="no (its libggml-base.so differs from the CPU package's)"
+	else
+		cp "$vk/libggml-vulkan.so" "$stage/lib/"
+		vulkan=yes
+	fi
+fi
+[ "$vulkan" = yes ] || say "the Vulkan backend is left out: ${vulkan#no }"
+
 ggml_version=$(sed -n 's/^set(GGML_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\))$/\2/p' \
 	"$tmp/src/ggml/CMakeLists.txt" | paste -sd. -)
 release=$(sed -n 's/.*"release": *"\([^"]*\)".*/\1/p' \
@@ -128,6 +156,7 @@ release=$(sed -n 's/.*"release": *"\([^"]*\)".*/\1/p' \
 	echo "ggml=${ggml_version:-unknown}"
 	echo "llama.cpp=${release:-unknown}"
 	echo "commit=$commit"
+	echo "vulkan=$vulkan"
 } >"$stage/VERSION.new"
 
 # Replace the folder in one step, VERSION last, so a cut run leaves no

@@ -9,10 +9,12 @@ set -eu
 
 # build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
 # checks), groff (man page checks), clang and its libFuzzer (fuzzing),
-# chromium (the report drawn in a real browser); docs: doxygen; GGML
+# chromium (the report drawn in a real browser), Mesa's Vulkan driver and
+# loader (GGML's Vulkan backend on a software GPU); docs: doxygen; GGML
 # fetch: git, npm.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
-python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium"
+python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
+mesa-vulkan-drivers libvulkan1"
 
 missing=""
 for p in $PACKAGES; do

@@ -30,7 +30,7 @@ run() {
 
 # A PATH with the tools the script uses, but no npm.
 mkdir "$tmp/bin"
-for tool in sh dirname uname sed grep ls rm mkdir mktemp cat git tar paste tail mv cp; do
+for tool in sh dirname uname sed grep ls rm mkdir mktemp cat git tar paste tail mv cp cmp; do
 	p=$(command -v "$tool") && ln -s "$p" "$tmp/bin/$tool"
 done
 
@@ -39,13 +39,17 @@ fake="$tmp/ggml"
 mkdir -p "$fake/include" "$fake/lib"
 touch "$fake/include/ggml.h" "$fake/include/ggml-backend.h" "$fake/lib/libggml.v0.5.0.so" \
 	"$fake/lib/libggml-base.so" "$fake/include/llama.h" "$fake/lib/libllama.v0.5.0.so"
-printf 'package=node-llama-cpp@3.22.1\nggml=0.25.1\n' >"$fake/VERSION"
+printf 'package=node-llama-cpp@3.22.1\nggml=0.25.1\nvulkan=no (not fetched)\n' >"$fake/VERSION"
 # The same, fetched by an older script that left libllama out.
 old="$tmp/old"
 cp -r "$fake" "$old"
 rm "$old/include/llama.h" "$old/lib/libllama.v0.5.0.so"
+# The same, fetched by a script that did not yet say whether Vulkan is there.
+novk="$tmp/novk"
+cp -r "$fake" "$novk"
+sed -i '/^vulkan=/d' "$novk/VERSION"
 
-echo "1..7"
+echo "1..8"
 run 0 "usage:" --help
 result $? "--help prints the usage"
 run 1 "unknown option '--bogus'" --bogus
@@ -60,6 +64,12 @@ else
 	PATH="$tmp/bin" run 1 "the prebuilt GGML is for" "$old"
 fi
 result $? "a folder without libllama and llama.h is fetched again"
+if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
+	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" "$novk"
+else
+	PATH="$tmp/bin" run 1 "the prebuilt GGML is for" "$novk"
+fi
+result $? "a folder that does not say whether the Vulkan backend was fetched is fetched again"
 sed -i 's/3.22.1/3.0.0/' "$fake/VERSION"
 if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
 	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" "$fake"

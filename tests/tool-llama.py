@@ -8,7 +8,9 @@ tokens and methods is checked against what this script computes itself
 from the records (`ggmlviz dump -f jsonl`, whose bytes test-tool.sh checks
 against a model): steps and their tokens, the ops inside each step, the
 phases, the methods; export nests every op inside its step; dump names
-every op; mem shows the model's buffers.
+every op; mem shows the model's buffers. Then the same model on GGML's
+Vulkan backend (Mesa's software device, where there is one): info, stats
+and the report say per backend how its ops were timed.
 
     tool-llama.py BUILDDIR TMPDIR
 
@@ -260,6 +262,54 @@ ok(len(lines) > 2 and lines[2] == 'op time per token: %+.1f%%' % change,
    'diff --phase generation: the change of op time per token', lines[2:3])
 rc, out, err = ggmlviz('diff', trace, short)
 ok(rc == 0 and 'per token' not in out, 'diff over both phases: no per-token line', out[:200])
+
+# ---- a GPU backend: GGML's Vulkan backend on Mesa's software device ----
+def skip(what, why):
+    global n
+    n += 1
+    print('ok %d - %s # SKIP %s' % (n, what, why))
+
+
+vk_trace = os.path.join(TMP, 'vulkan.ggmlviz')
+vk_env = dict(os.environ, GGML_VK_VISIBLE_DEVICES='0')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', '2', '--threads', '2', '--output', vk_trace, '--gpu-layers', '99',
+                   '--prompt', 'a tensor graph', env=vk_env)
+rcj, outj, _ = ggmlviz('stats', '-f', 'json', vk_trace)
+vk = {s['backend']: s for s in json.loads(outj).get('splits', [])} if rc == 0 and rcj == 0 else {}
+GPU_CHECKS = ['info says the CPU runs\' ops were timed by ticks, the Vulkan runs as wholes',
+              'stats --format json: each backend\'s runs and its ops by method',
+              'stats: the runs-only backend and what else times ops, said under the table',
+              'report: the runs by backend say how their ops were timed',
+              'sync mode: stats says the Vulkan ops were synchronized one by one']
+if 'Vulkan0' not in vk:
+    for what in GPU_CHECKS:
+        skip(what, 'no Vulkan device here (scripts/fetch-ggml.sh, mesa-vulkan-drivers)')
+else:
+    rc, out, err = ggmlviz('info', vk_trace)
+    cpu_line = [l for l in out.splitlines() if l.strip().startswith('CPU ')]
+    vk_line = [l for l in out.splitlines() if l.strip().startswith('Vulkan0 ')]
+    ok(rc == 0 and cpu_line and 'ops timed by the backend\'s ticks' in cpu_line[0] and vk_line and
+       'runs only, each timed as a whole' in vk_line[0], GPU_CHECKS[0], out[-800:])
+    cpu = vk.get('CPU', {})
+    ok(vk['Vulkan0']['runs'] > 0 and vk['Vulkan0']['ops_tick'] == vk['Vulkan0']['ops_gpu'] ==
+       vk['Vulkan0']['ops_sync'] == 0 and cpu.get('ops_tick', 0) > 0 and
+       cpu.get('ops_tick') == json.loads(outj).get('ops'), GPU_CHECKS[1], outj[-600:])
+    rc, out, err = ggmlviz('stats', vk_trace)
+    ok(rc == 0 and 'runs only' in out and 'GGML_VIZ_OP_TIMING=sync' in out, GPU_CHECKS[2],
+       out[-600:])
+    html = os.path.join(TMP, 'vulkan.html')
+    rc, out, err = ggmlviz('report', vk_trace, '-o', html)
+    page = open(html, encoding='utf-8').read() if rc == 0 else ''
+    ok('"ops_tick":' in page and 'how their ops were timed' in page, GPU_CHECKS[3], err)
+    sync_env = dict(vk_env, GGML_VIZ_OP_TIMING='sync')
+    rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                       '--generate', '1', '--threads', '2', '--output', vk_trace,
+                       '--gpu-layers', '99', '--prompt', 'a tensor graph', env=sync_env)
+    rc2, out, err2 = ggmlviz('stats', vk_trace)
+    vk_line = [l for l in out.splitlines() if l.strip().startswith('Vulkan0 ')]
+    ok(rc == 0 and rc2 == 0 and vk_line and 'ops timed synchronized one by one' in vk_line[0],
+       GPU_CHECKS[4], err + out[-600:])
 
 print('1..%d' % n)
 sys.exit(1 if failed else 0)

@@ -159,7 +159,15 @@ enum ggmlviz_op_method {
 	 * backend's call after it, its begin the end of the node before it:
 	 * the run is unchanged.
 	 */
-	GGMLVIZ_OP_METHOD_TICK = 2
+	GGMLVIZ_OP_METHOD_TICK = 2,
+	/**
+	 * The node was computed on a GPU as part of the whole graph, and timed
+	 * by the GPU's own timestamps of the kernels it launched (KERNEL
+	 * records, tied to the node by the reader): the run is unchanged. In
+	 * the file, its OP_COMPUTE_BEGIN/END hold the run's host times; the
+	 * reader's timing holds the kernels' (see ggmlviz(5)).
+	 */
+	GGMLVIZ_OP_METHOD_GPU = 3
 };
 
 /** @brief Deprecated: the name of enum ggmlviz_op_method until 0.2. */

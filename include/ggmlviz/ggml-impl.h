@@ -145,12 +145,20 @@ static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
 	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)backend, name);
 }
 
-/* The backend computing t: the scheduler's, else the buffer type holding t. */
+/*
+ * The backend computing t: the scheduler's, else the buffer type holding t.
+ * Without the scheduler (llama.cpp), a node whose output is in host memory
+ * (the CPU's buffers, and a GPU backend's pinned host buffers such as
+ * Vulkan_Host or CUDA_Host) is the CPU backend's: it is named "CPU", keyed
+ * by the CPU device, so that one CPU run is one run whatever host buffer
+ * each node's output went to.
+ */
 static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 					      const struct ggmlviz_ggml__slot *slot)
 {
 	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
 	ggml_backend_buffer_type_t buft;
+	ggml_backend_dev_t cpu;
 	ggml_backend_t backend;
 
 	if (slot && slot->is_sched) {
@@ -163,6 +171,12 @@ static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 	if (!data->buffer)
 		return NULL;
 	buft = ggml_backend_buffer_get_type(data->buffer);
+	cpu = ggml_backend_buft_is_host(buft) ? ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)
+					       : NULL;
+	if (cpu) {
+		ggmlviz_ggml__name_backend(cpu, "CPU");
+		return cpu;
+	}
 	ggmlviz_ggml__name_backend(buft, ggml_backend_buft_name(buft));
 	return buft;
 }

@@ -123,8 +123,9 @@ static void shape_arg(struct cli_chrome *c, const int64_t ne[4])
 
 static const char *method_name(uint8_t method)
 {
-	return method == GGMLVIZ_OP_METHOD_TICK ? "tick" : method == GGMLVIZ_OP_METHOD_SYNC ? "sync"
-										: "unknown";
+	static const char *const names[] = { "unknown", "sync", "tick", "gpu" };
+
+	return method < 4 ? names[method] : "unknown";
 }
 
 static void op_args(struct export *x, const struct ggmlviz_timing *t)

@@ -17,6 +17,7 @@
 #include "base/htab.h"
 #include "input/input.h"
 #include "base/opts.h"
+#include "stats/stats.h"
 
 static const char help[] =
 	"Usage: ggmlviz info FILE\n"
@@ -72,8 +73,8 @@ struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
 	uint64_t t_min, t_max, pairs[6], drops_total;
 	struct phase_sum phases[3];
-	uint64_t methods[3];                 /* op timings by enum ggmlviz_op_method */
-	uint64_t split_nodes, split_timed, split_mismatched;
+	uint64_t methods[4];                 /* op timings by enum ggmlviz_op_method */
+	struct cli_backends backends;        /* each backend's runs, and its ops by method */
 	struct cli_htab threads;
 	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
 	struct process *procs;
@@ -157,17 +158,13 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 	if (t->kind > 0 && t->kind < 6)
 		info->pairs[t->kind]++;
 	if (t->kind == GGMLVIZ_TIMING_OP)
-		info->methods[t->method < 3 ? t->method : 0]++;
+		info->methods[t->method < 4 ? t->method : 0]++;
+	cli_backends_add(&info->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP) {
 		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
 		p->steps++;
 		p->tokens += t->n_tokens;
 		p->ns += t->duration_ns;
-	}
-	if (t->kind == GGMLVIZ_TIMING_SPLIT) {
-		info->split_nodes += t->n_nodes;
-		info->split_timed += t->n_timed;
-		info->split_mismatched += t->ticks && t->ticks != t->ticks_expected;
 	}
 }
 
@@ -380,15 +377,13 @@ static void print_methods(struct cli_out *o, const struct info *info)
 {
 	if (!info->pairs[GGMLVIZ_TIMING_OP] && !info->pairs[GGMLVIZ_TIMING_SPLIT])
 		return;
-	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks (the run unchanged), %"
-		       PRIu64 " synchronized per node, %" PRIu64 " by an unknown method\n",
-		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_SYNC],
+	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks and %" PRIu64
+		       " from GPU kernels (the run unchanged), %" PRIu64 " synchronized per node"
+		       " (the run changed), %" PRIu64 " by an unknown method\n",
+		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_GPU],
+		       info->methods[GGMLVIZ_OP_METHOD_SYNC],
 		       info->methods[GGMLVIZ_OP_METHOD_UNKNOWN]);
-	if (info->pairs[GGMLVIZ_TIMING_SPLIT])
-		cli_out_printf(o, "  splits: %" PRIu64 " runs of %" PRIu64 " nodes, %" PRIu64
-			       " timed one by one; %" PRIu64 " runs whose ticks did not match their"
-			       " nodes (timed as a whole)\n", info->pairs[GGMLVIZ_TIMING_SPLIT],
-			       info->split_nodes, info->split_timed, info->split_mismatched);
+	cli_backends_text(o, &info->backends, "  ");
 }
 
 static void print_drops(struct cli_out *o, const struct info *info,
@@ -446,7 +441,6 @@ static void info_free(struct info *info)
 
 int cli_cmd_info(struct cli *cli, int argc, char **argv)
 {
-	(void)cli; /* info names nothing */
 	struct info info = { .t_min = UINT64_MAX };
 	struct cli_input in;
 	struct ggmlviz_event ev;
@@ -465,6 +459,7 @@ int cli_cmd_info(struct cli *cli, int argc, char **argv)
 	while (!info.error && cli_input_next(&in, &ev) == 1)
 		add_event(&info, &ev);
 	ggmlviz_pairing_finish(info.pairing);
+	cli_backends_name(&info.backends, &cli->names, in.r);
 	print_info(&o, &info, &in);
 	status = cli_input_report(&in);
 	if (info.error)

@@ -176,11 +176,12 @@ static int check_paths(const struct merge *m, int argc, char **argv, int first)
 
 int cli_cmd_merge(struct cli *cli, int argc, char **argv)
 {
-	(void)cli; /* merge copies records: it names nothing */
 	struct merge m = { 0 };
 	struct cli_input *ins;
 	struct cli_out o;
 	int first, n = 0, status = cli_parse(&cmd, argc, argv, &m, &first);
+
+	(void)cli; /* merge copies records: it names nothing */
 
 	if (status >= 0 || (status = check_paths(&m, argc, argv, first)) >= 0)
 		return status;

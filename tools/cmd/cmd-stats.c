@@ -169,7 +169,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	print_head(o, path, a);
 	if (cli_by_steps(a->by)) {
 		cli_steps_text(o, a, top);
-		cli_splits_text(o, a);
+		cli_backends_text(o, &a->backends, "");
 		return;
 	}
 	cli_table_init(&t, per_token ? 11 : 10);
@@ -197,7 +197,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	if (a->names->assumed)
 		cli_out_str(o, "(op names assumed from GGML's numbering of mid-2025, which the "
 			       "original ggml-viz wrote: the trace names none of its ops)\n");
-	cli_splits_text(o, a);
+	cli_backends_text(o, &a->backends, "");
 }
 
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)

@@ -139,9 +139,10 @@ static int validate(const char *path, bool quiet)
 
 int cli_cmd_validate(struct cli *cli, int argc, char **argv)
 {
-	(void)cli; /* validate names nothing */
 	bool quiet = false;
 	int first, worst = VALID, status = cli_parse(&cmd, argc, argv, &quiet, &first);
+
+	(void)cli; /* validate names nothing */
 
 	if (status >= 0)
 		return status;

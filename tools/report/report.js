@@ -23,7 +23,7 @@
 	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5 };
 	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes'];
 	var PHASES = ['unknown', 'prompt', 'generation'];
-	var METHODS = ['unknown', 'sync', 'tick'];
+	var METHODS = ['unknown', 'sync', 'tick', 'GPU kernels'];
 
 	/* ---- numbers, as tools/fmt.c writes them ---- */
 
@@ -300,7 +300,7 @@
 			lines.push(s[7] + ' tokens, ' + (PHASES[s[8]] || 'unknown') + ', returned ' + s[9] +
 				(s[7] ? ', ' + fmtNs(s[4] / s[7]) + ' per token' : ''));
 		} else if (s[0] === KIND.SPLIT) {
-			lines.push(s[6] + ' nodes, ' + s[7] + ' timed one by one' +
+			lines.push(s[6] + ' nodes, ' + s[7] + ' timed by the backend\'s ticks' +
 				(s[8] !== s[9] && s[8] ? ' (' + s[8] + ' calls for ' + s[9] + ' expected)' : ''));
 		} else if (s[0] === KIND.GRAPH) {
 			lines.push(s[5] + ' nodes, ' + s[6] + ' threads');
@@ -525,15 +525,24 @@
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
 		var runs = D.by_op.splits.map(function (x) {
-			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, timed: x.timed };
+			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x) };
 		});
 		if (runs.length)
-			bars('Runs of nodes by backend', runs, total, function (g) {
-				return fmtNs(g.total_ns) + ', ' + g.runs + ' runs, ' + g.timed + ' of ' + g.nodes +
-					' nodes timed one by one';
+			bars('Runs of nodes by backend, and how their ops were timed', runs, total, function (g) {
+				return fmtNs(g.total_ns) + ', ' + g.runs + ' runs of ' + g.nodes + ' nodes: ' + g.how;
 			});
 		else
 			bars('By backend', D.by_backend.groups, total, share);
+	}
+
+	/* How a backend's ops were timed, in words (as stats and info say it). */
+	function howTimed(x) {
+		var parts = [];
+		if (x.ops_tick) parts.push(x.ops_tick + ' ops timed by the backend\'s ticks');
+		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed by their GPU kernels');
+		if (x.ops_sync) parts.push(x.ops_sync + ' ops synchronized one by one (the run changed)');
+		if (x.ops_unknown) parts.push(x.ops_unknown + ' ops timed by a method not said');
+		return parts.length ? parts.join(', ') : 'runs only, each timed as a whole (no op timing)';
 	}
 
 	/* ---- memory ---- */

@@ -112,25 +112,6 @@ static struct cli_group *group_of(struct cli_agg *a, const struct key *k)
 	return g ? g : group_new(a, &other_key, hash);
 }
 
-static void add_split(struct cli_agg *a, const struct ggmlviz_timing *t)
-{
-	struct cli_split_sum *s = NULL;
-
-	for (size_t i = 0; i < a->n_split_backends && !s; i++)
-		if (a->splits[i].backend == t->backend_ptr)
-			s = &a->splits[i];
-	if (!s && a->n_split_backends == CLI_MAX_BACKENDS)
-		return; /* more backends than any machine has: the rest are left out */
-	if (!s) {
-		s = &a->splits[a->n_split_backends++];
-		s->backend = t->backend_ptr;
-	}
-	s->count++;
-	s->ns += t->duration_ns;
-	s->nodes += t->n_nodes;
-	s->timed += t->n_timed;
-	s->mismatched += t->ticks && t->ticks != t->ticks_expected;
-}
 
 /* A step: to the totals, and to its group by step or by phase. */
 static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
@@ -161,8 +142,7 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	add_span(a, t);
 	if (t->kind == GGMLVIZ_TIMING_GRAPH)
 		a->graphs++, a->graph_ns += t->duration_ns;
-	if (t->kind == GGMLVIZ_TIMING_SPLIT)
-		add_split(a, t);
+	cli_backends_add(&a->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP)
 		return add_step(a, t);
 	if (t->kind != GGMLVIZ_TIMING_OP)
@@ -214,7 +194,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	const char *name = buf;
 
 	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
-	static const char *const methods[] = { "unknown", "sync", "tick" };
+	static const char *const methods[] = { "unknown", "sync", "tick", "gpu" };
 
 	if (g->id == other_key.id && g->key_len == other_key.len &&
 	    !memcmp(g->key, other_key.s, other_key.len))
@@ -230,7 +210,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	else if (a->by == CLI_BY_PHASE)
 		name = g->id < 4 ? phases[g->id] : "unknown";
 	else if (a->by == CLI_BY_METHOD)
-		name = g->id < 3 ? methods[g->id] : "unknown";
+		name = g->id < 4 ? methods[g->id] : "unknown";
 	else if (a->by == CLI_BY_THREAD)
 		name = cli_thread_label(a->names, r, (uint32_t)g->id, buf, sizeof buf);
 	else
@@ -242,11 +222,8 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 {
 	struct cli_group *g;
 	size_t cursor = 0;
-	char buf[24];
 
-	for (size_t i = 0; i < a->n_split_backends; i++)
-		snprintf(a->splits[i].name, sizeof a->splits[i].name, "%s",
-			 cli_backend_name(a->names, r, a->splits[i].backend, buf));
+	cli_backends_name(&a->backends, a->names, r);
 	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
 	if (!a->sorted)
 		return -ENOMEM;

@@ -2,7 +2,8 @@
  * Op timings grouped for stats, diff and the report (tools/stats/): the
  * groups and their distributions (agg.c, dist.c), the reading that fills
  * them (collect.c), their JSON (agg-json.c), and the tables of steps,
- * phases and splits (steps-print.c).
+ * phases and splits (steps-print.c), and each backend's runs and how its
+ * ops were timed (backends.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,12 +66,31 @@ struct cli_group {
 	uint64_t steps, tokens, step_ns;
 };
 
-/* The runs of nodes (splits) of one backend. */
+/* A backend's runs of nodes (SPLIT timings), and its op timings by method. */
 struct cli_split_sum {
 	uint64_t backend, count, ns, nodes, timed, mismatched;
-	char name[48]; /* the backend's, set by _finish */
+	uint64_t ops[4]; /* op timings on this backend, by enum ggmlviz_op_method */
+	char name[48]; /* the backend's, set by cli_backends_name() */
 };
 #define CLI_MAX_BACKENDS 16
+
+/* Every backend's sums (backends.c), the first CLI_MAX_BACKENDS seen. Zeroed: empty. */
+struct cli_backends {
+	struct cli_split_sum s[CLI_MAX_BACKENDS];
+	size_t n;
+};
+
+/* The sums of backend, made on first sight; NULL past CLI_MAX_BACKENDS. */
+struct cli_split_sum *cli_backends_of(struct cli_backends *b, uint64_t backend);
+/* Counts a split (a run) or an op timing; other kinds are ignored. */
+void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t);
+/* Names each backend as the trace does. */
+void cli_backends_name(struct cli_backends *b, const struct cli_names *n,
+		       const struct ggmlviz_reader *r);
+/* Each backend that ran runs, its runs' figures and how its ops were timed, in words. */
+void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const char *indent);
+/* The same as a JSON member "splits": [...]. */
+void cli_backends_json(struct cli_out *o, const struct cli_backends *b);
 
 /* A group's share of all op time (0 to 1), and its mean duration in ns. */
 struct cli_agg;
@@ -90,8 +110,7 @@ struct cli_agg {
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
 	uint64_t steps, tokens, step_ns; /* every step */
-	struct cli_split_sum splits[CLI_MAX_BACKENDS]; /* by backend, the first 16 seen */
-	size_t n_split_backends;
+	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;
 	struct cli_group **sorted; /* n groups, after _finish */
@@ -166,10 +185,6 @@ void cli_steps_text(struct cli_out *o, const struct cli_agg *a, uint64_t top);
 /* ,"steps":..,"tokens":..,"step_ns":..,"ns_per_token":..,"tokens_per_s":.. of a group. */
 void cli_steps_json(struct cli_out *o, const struct cli_group *g);
 
-/* One line per backend that ran splits, under a table; nothing if none. */
-void cli_splits_text(struct cli_out *o, const struct cli_agg *a);
 
-/* ,"splits":[{...}, ...] */
-void cli_splits_json(struct cli_out *o, const struct cli_agg *a);
 
 #endif /* CLI_STATS_H */

@@ -88,36 +88,3 @@ void cli_steps_json(struct cli_out *o, const struct cli_group *g)
 	json_num(o, "tokens_per_s", tokens_per_s(g->step_ns, g->tokens));
 }
 
-void cli_splits_text(struct cli_out *o, const struct cli_agg *a)
-{
-	char b[32];
-
-	if (!a->n_split_backends)
-		return;
-	cli_out_str(o, "runs of nodes (splits), by backend:\n");
-	for (size_t i = 0; i < a->n_split_backends; i++) {
-		const struct cli_split_sum *s = &a->splits[i];
-		cli_out_printf(o, "  %-12s %llu runs, %s, %llu nodes; %llu timed one by one",
-			       s->name, (unsigned long long)s->count, cli_fmt_ns((double)s->ns, b),
-			       (unsigned long long)s->nodes, (unsigned long long)s->timed);
-		if (s->mismatched)
-			cli_out_printf(o, "; %llu runs whose ticks did not match their nodes, "
-				       "timed as a whole", (unsigned long long)s->mismatched);
-		cli_out_char(o, '\n');
-	}
-}
-
-void cli_splits_json(struct cli_out *o, const struct cli_agg *a)
-{
-	cli_out_str(o, ",\"splits\":[");
-	for (size_t i = 0; i < a->n_split_backends; i++) {
-		const struct cli_split_sum *s = &a->splits[i];
-		cli_out_str(o, i ? ",{\"backend\":" : "{\"backend\":");
-		cli_json_cstr(o, s->name);
-		cli_out_printf(o, ",\"runs\":%llu,\"ns\":%llu,\"nodes\":%llu,\"timed\":%llu,"
-			       "\"mismatched\":%llu}", (unsigned long long)s->count,
-			       (unsigned long long)s->ns, (unsigned long long)s->nodes,
-			       (unsigned long long)s->timed, (unsigned long long)s->mismatched);
-	}
-	cli_out_char(o, ']');
-}

@@ -1,0 +1,151 @@
+/*
+ * Each backend's runs of nodes and how their ops were timed (see stats.h):
+ * stats, info and the report say it the same way, so that nobody reads a
+ * run's time as an op's.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "input/input.h"
+#include "output/output.h"
+#include "stats/stats.h"
+
+struct cli_split_sum *cli_backends_of(struct cli_backends *b, uint64_t backend)
+{
+	struct cli_split_sum *s = NULL;
+
+	for (size_t i = 0; i < b->n && !s; i++)
+		if (b->s[i].backend == backend)
+			s = &b->s[i];
+	if (!s && b->n == CLI_MAX_BACKENDS)
+		return NULL; /* more backends than any machine has: the rest are left out */
+	if (!s) {
+		s = &b->s[b->n++];
+		s->backend = backend;
+	}
+	return s;
+}
+
+void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
+{
+	struct cli_split_sum *s;
+
+	if (t->kind != GGMLVIZ_TIMING_SPLIT && t->kind != GGMLVIZ_TIMING_OP)
+		return;
+	if (!(s = cli_backends_of(b, t->backend_ptr)))
+		return;
+	if (t->kind == GGMLVIZ_TIMING_OP) {
+		s->ops[t->method < 4 ? t->method : 0]++;
+		return;
+	}
+	s->count++;
+	s->ns += t->duration_ns;
+	s->nodes += t->n_nodes;
+	s->timed += t->n_timed;
+	s->mismatched += t->ticks && t->ticks != t->ticks_expected;
+}
+
+void cli_backends_name(struct cli_backends *b, const struct cli_names *n,
+		       const struct ggmlviz_reader *r)
+{
+	char buf[24];
+
+	for (size_t i = 0; i < b->n; i++)
+		snprintf(b->s[i].name, sizeof b->s[i].name, "%s",
+			 cli_backend_name(n, r, b->s[i].backend, buf));
+}
+
+/* How a backend's ops were timed, in words, after its runs' figures. */
+static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
+{
+	static const char *const how[] = {
+		[GGMLVIZ_OP_METHOD_TICK] = "by the backend's ticks",
+		[GGMLVIZ_OP_METHOD_GPU] = "by their GPU kernels",
+		[GGMLVIZ_OP_METHOD_SYNC] = "synchronized one by one (the run changed)",
+		[GGMLVIZ_OP_METHOD_UNKNOWN] = "by a method the trace does not say",
+	};
+	static const int order[] = { GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_OP_METHOD_GPU,
+				     GGMLVIZ_OP_METHOD_SYNC, GGMLVIZ_OP_METHOD_UNKNOWN };
+	const char *sep = ": ";
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		if (!s->ops[order[i]])
+			continue;
+		cli_out_printf(o, "%s%llu ops timed %s", sep, (unsigned long long)s->ops[order[i]],
+			       how[order[i]]);
+		sep = ", ";
+	}
+	if (*sep == ':')
+		cli_out_str(o, ": runs only, each timed as a whole (no op timing on this backend"
+			       " in this trace)");
+	if (s->mismatched)
+		cli_out_printf(o, "; %llu runs whose ticks did not match their nodes, "
+			       "timed as a whole", (unsigned long long)s->mismatched);
+}
+
+/* Whether the trace has runs of nodes (a trace of ops alone has none). */
+static bool any_runs(const struct cli_backends *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->s[i].count)
+			return true;
+	return false;
+}
+
+void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const char *indent)
+{
+	char buf[32];
+
+	if (!any_runs(b))
+		return;
+	cli_out_printf(o, "%sruns of nodes (splits), by backend, and how their ops were timed:\n",
+		       indent);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct cli_split_sum *s = &b->s[i];
+		if (!s->count)
+			continue; /* ops of a backend that ran no run: not a GGML scheduler's */
+		cli_out_printf(o, "%s  %-12s %llu runs, %s, %llu nodes", indent, s->name,
+			       (unsigned long long)s->count, cli_fmt_ns((double)s->ns, buf),
+			       (unsigned long long)s->nodes);
+		how_timed(o, s);
+		cli_out_char(o, '\n');
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (b->s[i].count && !b->s[i].ops[0] && !b->s[i].ops[1] && !b->s[i].ops[2] &&
+		    !b->s[i].ops[3]) {
+			cli_out_printf(o, "%s(a run's time is not any op's: on CUDA, ops are timed by their"
+				       " kernels where CUPTI is found; GGML_VIZ_OP_TIMING=sync times every"
+				       " node on any backend by synchronizing after it, which changes the"
+				       " run)\n", indent);
+			break;
+		}
+}
+
+void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
+{
+	bool first = true;
+
+	cli_out_str(o, ",\"splits\":[");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct cli_split_sum *s = &b->s[i];
+		if (!s->count)
+			continue;
+		cli_out_str(o, first ? "{\"backend\":" : ",{\"backend\":");
+		first = false;
+		cli_json_cstr(o, s->name);
+		cli_out_printf(o, ",\"runs\":%llu,\"ns\":%llu,\"nodes\":%llu,\"timed\":%llu,"
+			       "\"mismatched\":%llu,\"ops_tick\":%llu,\"ops_gpu\":%llu,"
+			       "\"ops_sync\":%llu,\"ops_unknown\":%llu}", (unsigned long long)s->count,
+			       (unsigned long long)s->ns, (unsigned long long)s->nodes,
+			       (unsigned long long)s->timed, (unsigned long long)s->mismatched,
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_TICK],
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_GPU],
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_SYNC],
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_UNKNOWN]);
+	}
+	cli_out_char(o, ']');
+}
