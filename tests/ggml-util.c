@@ -219,3 +219,20 @@ void gu_known_expected(struct gu_expected_op e[4])
 
 	memcpy(e, ops, sizeof ops);
 }
+
+void gu_silent_log(enum ggml_log_level level, const char *text, void *data)
+{
+	(void)data;
+	if (level == GGML_LOG_LEVEL_ERROR)
+		fputs(text, stderr);
+}
+
+int32_t gu_argmax(const float *v, int n)
+{
+	int32_t best = 0;
+
+	for (int32_t t = 1; t < n; t++)
+		if (v[t] > v[best])
+			best = t;
+	return best;
+}

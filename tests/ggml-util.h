@@ -92,4 +92,10 @@ struct gu_expected_op {
 
 void gu_known_expected(struct gu_expected_op e[4]);
 
+/* A GGML (and llama.cpp) log function that lets errors through only. */
+void gu_silent_log(enum ggml_log_level level, const char *text, void *data);
+
+/* The index of the largest of n values (greedy sampling of logits). */
+int32_t gu_argmax(const float *v, int n);
+
 #endif /* GGMLVIZ_GGML_UTIL_H */

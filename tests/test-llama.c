@@ -37,13 +37,6 @@
 static char model_path[256];
 static struct llama_model *model;
 
-static void silent(enum ggml_log_level level, const char *text, void *data)
-{
-	(void)data;
-	if (level == GGML_LOG_LEVEL_ERROR)
-		fputs(text, stderr);
-}
-
 /* One model for the whole run (each test forks from here). */
 static void load_model(void)
 {
@@ -113,16 +106,6 @@ struct run {
 	int n_vocab;
 };
 
-static llama_token argmax(const float *v, int n)
-{
-	llama_token best = 0;
-
-	for (llama_token t = 1; t < n; t++)
-		if (v[t] > v[best])
-			best = t;
-	return best;
-}
-
 /*
  * Decodes a prompt of PROMPT tokens, then GENERATED tokens one at a time,
  * through ggmlviz_llama_decode() when traced (the context's params made by
@@ -158,7 +141,7 @@ static void run_model(struct run *r, int traced, struct app *a)
 			app_log(a, '|');
 		if (i == GENERATED)
 			break;
-		r->tokens[PROMPT + i] = argmax(r->logits[i], r->n_vocab);
+		r->tokens[PROMPT + i] = gu_argmax(r->logits[i], r->n_vocab);
 		r->rc = decode(ctx, llama_batch_get_one(&r->tokens[PROMPT + i], 1));
 	}
 	llama_free(ctx);
@@ -476,7 +459,7 @@ int main(void)
 {
 	int rc;
 
-	llama_log_set(silent, NULL);
+	llama_log_set(gu_silent_log, NULL);
 	ggml_backend_load_all_from_path(GGMLVIZ_GGML_LIBDIR); /* before loading a model */
 	llama_backend_init();
 	load_model();

@@ -44,13 +44,6 @@
 
 static char model_path[256];
 
-static void silent(enum ggml_log_level level, const char *text, void *data)
-{
-	(void)data;
-	if (level == GGML_LOG_LEVEL_ERROR)
-		fputs(text, stderr);
-}
-
 /* ---- what the application sees: each computing node, and where it computes ---- */
 
 struct app {
@@ -90,16 +83,6 @@ struct run {
 	int32_t rc;
 };
 
-static llama_token argmax(const float *v, int n)
-{
-	llama_token best = 0;
-
-	for (llama_token t = 1; t < n; t++)
-		if (v[t] > v[best])
-			best = t;
-	return best;
-}
-
 static void decode_all(struct llama_context *ctx, struct run *r, int traced, struct app *a)
 {
 	int32_t (*decode)(struct llama_context *, struct llama_batch) =
@@ -116,7 +99,7 @@ static void decode_all(struct llama_context *ctx, struct run *r, int traced, str
 			a->step++;
 		if (i == GENERATED)
 			break;
-		r->tokens[PROMPT + i] = argmax(r->logits[i], n_vocab);
+		r->tokens[PROMPT + i] = gu_argmax(r->logits[i], n_vocab);
 		r->rc = decode(ctx, llama_batch_get_one(&r->tokens[PROMPT + i], 1));
 	}
 }
@@ -340,7 +323,7 @@ int main(void)
 	int rc;
 
 	setenv("GGML_VK_VISIBLE_DEVICES", "0", 0); /* GGML skips CPU-type devices otherwise */
-	llama_log_set(silent, NULL);
+	llama_log_set(gu_silent_log, NULL);
 	ggml_backend_load_all_from_path(GGMLVIZ_GGML_LIBDIR);
 	if (!vulkan_here(why, sizeof why)) {
 		printf("1..0 # SKIP %s\n", why);
