@@ -381,27 +381,36 @@ static void trace_bare_callback(struct gu_trace *tr, int op_timing)
 	gu_stop_and_read(path, tr);
 }
 
+/*
+ * Without the scheduler (user_data NULL), a node's backend is told by the
+ * buffer its output is in: host memory (the CPU's buffers, or a GPU
+ * backend's pinned host buffers) is the CPU backend's, keyed by the CPU
+ * device and named "CPU"; a device buffer would be named by its type.
+ */
 START_TEST(test_user_data_null_names_buffer_type)
 {
 	ggml_backend_buffer_type_t buft;
+	ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
 	const char *label = NULL;
 	struct gu_trace tr;
 
-	/* no ticks: the run is timed as a whole, on the buffer type's name */
+	/* no ticks: the run is timed as a whole, on the CPU */
 	trace_bare_callback(&tr, GGMLVIZ_OP_TIMING_AUTO);
 	buft = ggml_backend_buffer_get_type(kg.y->buffer); /* allocated by the scheduler */
+	ck_assert(ggml_backend_buft_is_host(buft));
+	ck_assert_ptr_nonnull(cpu_dev);
 	ck_assert_uint_eq(tr.n_ops, 0);
 	ck_assert_uint_eq(tr.n_splits, 1);
-	ck_assert_uint_eq(tr.splits[0].backend_ptr, addr(buft));
+	ck_assert_uint_eq(tr.splits[0].backend_ptr, addr(cpu_dev));
 	ck_assert_uint_eq(tr.splits[0].ticks, 0);
-	ck_assert_uint_eq(gu_count_meta(&tr, GGMLVIZ_META_BACKEND_NAME, addr(buft), &label), 1);
-	ck_assert_str_eq(label, ggml_backend_buft_name(buft));
+	ck_assert_uint_eq(gu_count_meta(&tr, GGMLVIZ_META_BACKEND_NAME, addr(cpu_dev), &label), 1);
+	ck_assert_str_eq(label, "CPU");
 	gu_free(&tr);
 	/* synchronized, every node is timed whatever the backend */
 	trace_bare_callback(&tr, GGMLVIZ_OP_TIMING_SYNC);
 	ck_assert_uint_eq(tr.n_ops, 4);
 	for (size_t i = 0; i < tr.n_ops; i++)
-		ck_assert_uint_eq(tr.ops[i].backend_ptr, addr(buft));
+		ck_assert_uint_eq(tr.ops[i].backend_ptr, addr(cpu_dev));
 	gu_free(&tr);
 }
 END_TEST

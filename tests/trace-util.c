@@ -39,7 +39,8 @@ static int is_accounting(const struct ggmlviz_event *ev)
 	return ev->type == GGMLVIZ_EVENT_META &&
 	       (ev->data.meta.kind == GGMLVIZ_META_PROCESS ||
 		ev->data.meta.kind == GGMLVIZ_META_DROPPED ||
-		ev->data.meta.kind == GGMLVIZ_META_TRACE_END);
+		ev->data.meta.kind == GGMLVIZ_META_TRACE_END ||
+		ev->data.meta.kind == GGMLVIZ_META_GPU);
 }
 
 static void count(struct tu_summary *s, const struct ggmlviz_event *ev)

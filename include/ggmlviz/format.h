@@ -119,7 +119,13 @@ enum ggmlviz_event_type {
 	GGMLVIZ_EVENT_STEP_END = 17,           /**< it ends, with its status */
 	GGMLVIZ_EVENT_SPLIT_BEGIN = 18,        /**< a backend's run of nodes starts (a scheduler split) */
 	GGMLVIZ_EVENT_SPLIT_END = 19,          /**< it ends */
-	GGMLVIZ_EVENT_TYPE_COUNT = 20          /**< one past the last type this library knows */
+	/**
+	 * A kernel the GPU ran, timed by the GPU (CUPTI): timestamp = its
+	 * start, on the trace's clock; thread = its GPU track
+	 * (#GGMLVIZ_GPU_TRACK); label = its (mangled) name; KERNEL payload.
+	 */
+	GGMLVIZ_EVENT_KERNEL = 20,
+	GGMLVIZ_EVENT_TYPE_COUNT = 21          /**< one past the last type this library knows (20 in 0.2) */
 };
 
 /**
@@ -135,7 +141,8 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_PROCESS = 4,      /**< key = pid, label = program name */
 	GGMLVIZ_META_DROPPED = 5,      /**< key = thread id, value = events lost since its last DROPPED */
 	GGMLVIZ_META_TRACE_END = 6,    /**< value = events written, value2 = events dropped; written last */
-	GGMLVIZ_META_CRASH = 7         /**< key = signal number, value = events written, value2 = dropped, label = the signal's name: the program crashed, the rings were saved; written last */
+	GGMLVIZ_META_CRASH = 7,        /**< key = signal number, value = events written, value2 = dropped, label = the signal's name: the program crashed, the rings were saved; written last */
+	GGMLVIZ_META_GPU = 8           /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
 };
 
 /**
@@ -178,6 +185,14 @@ enum ggmlviz_op_method {
 #define GGMLVIZ_METHOD_SYNC GGMLVIZ_OP_METHOD_SYNC
 /** @brief Deprecated: #GGMLVIZ_OP_METHOD_TICK. */
 #define GGMLVIZ_METHOD_TICK GGMLVIZ_OP_METHOD_TICK
+
+/**
+ * @brief The thread id of the GPU track of device @p device, stream @p
+ * stream: KERNEL records carry it (OS thread ids stay below 2^22, so the
+ * high bit tells a GPU track from a thread).
+ */
+#define GGMLVIZ_GPU_TRACK(device, stream) \
+	(0x80000000u | ((uint32_t)(device) & 0xffu) << 23 | ((uint32_t)(stream) & 0x7fffffu))
 
 /** @brief OP_NODE flags. */
 enum ggmlviz_node_flag {
@@ -280,7 +295,22 @@ struct ggmlviz_event {
 			uint64_t backend_ptr;    /**< the backend computing it */
 			uint32_t ticks;          /**< END: per-node calls received from the backend */
 			uint32_t ticks_expected; /**< END: per-node calls its nodes should give */
+			/**
+			 * BEGIN: the run's id, which the KERNEL records of the
+			 * kernels it launched carry; 0 when GPU kernels are not
+			 * recorded (stored where END keeps ticks and
+			 * ticks_expected, zero at a begin before 0.3).
+			 */
+			uint64_t run_id;
 		} split;
+		/** GGMLVIZ_EVENT_KERNEL. */
+		struct {
+			uint64_t duration_ns; /**< how long it ran, on the GPU's clock */
+			uint64_t run_id;      /**< the run (SPLIT_BEGIN) that launched it; 0 = none traced */
+			uint32_t correlation; /**< the launch's id (CUPTI's correlation id) */
+			uint32_t stream;      /**< the stream it ran on */
+			uint32_t device;      /**< the device it ran on */
+		} kernel;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */

@@ -294,10 +294,21 @@ static int32_t ggmlviz_ggml__run_layer(const void *const *nodes, size_t i)
 
 /* ---- the CPU backend's ticks, and its fused kernels ---- */
 
-/* Whether GGML's CPU backend computes t, calling its abort callback after it. */
+/*
+ * Whether a backend computes t (GGML's CPU backend then calls its abort
+ * callback after it; a GPU backend launches kernels for it).
+ */
 static bool ggmlviz_ggml__ticks(const struct ggml_tensor *t)
 {
 	return !ggmlviz_ggml__is_view(t) && (t->flags & GGML_TENSOR_FLAG_COMPUTE);
+}
+
+/* Whether t's output is in host memory: the CPU backend computes it. */
+static bool ggmlviz_ggml__on_host(const struct ggml_tensor *t)
+{
+	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
+
+	return !data->buffer || ggml_backend_buft_is_host(ggml_backend_buffer_get_type(data->buffer));
 }
 
 static bool ggmlviz_ggml__fusion_off(void)
@@ -330,7 +341,8 @@ static int ggmlviz_ggml__uses(const void *const *nodes, size_t n, size_t i)
 /*
  * Whether the CPU backend computes nodes[i] and nodes[i + 1] in one kernel
  * (ggml-cpu.c, ggml_cpu_try_fuse_ops: RMS_NORM + MUL, F32, the norm used
- * once), and so ticks once for both.
+ * once), and so ticks once for both. A GPU backend fuses by rules of its
+ * own: the reader finds them in the kernels it launched.
  */
 static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
 {
@@ -341,7 +353,8 @@ static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
 	a = (const struct ggml_tensor *)nodes[i];
 	b = (const struct ggml_tensor *)nodes[i + 1];
 	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
-	    !ggmlviz_ggml__ticks(b) || a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
+	    !ggmlviz_ggml__ticks(b) || !ggmlviz_ggml__on_host(a) || !ggmlviz_ggml__on_host(b) ||
+	    a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
 	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b) ||
 	    ggmlviz_ggml__uses(nodes, n, i) != 1)
 		return false;

@@ -212,7 +212,12 @@ enum ggmlviz_timing_kind {
 	GGMLVIZ_TIMING_GRAPH = 2, /**< a GRAPH_COMPUTE_BEGIN/END pair */
 	GGMLVIZ_TIMING_SCOPE = 3, /**< a SCOPE_BEGIN/END pair */
 	GGMLVIZ_TIMING_STEP = 4,  /**< a STEP_BEGIN/END pair: one llama_decode() */
-	GGMLVIZ_TIMING_SPLIT = 5  /**< a SPLIT_BEGIN/END pair: one backend's run of nodes */
+	GGMLVIZ_TIMING_SPLIT = 5, /**< a SPLIT_BEGIN/END pair: one backend's run of nodes */
+	/**
+	 * A KERNEL record: a kernel the GPU ran, on its GPU track; ptr is the
+	 * node it was tied to (0: none), op_type that node's.
+	 */
+	GGMLVIZ_TIMING_KERNEL = 6
 };
 
 /** @brief One begin paired with its end. */
@@ -261,11 +266,24 @@ struct ggmlviz_timing {
 	uint32_t ticks_expected; /**< split: per-node calls its nodes should give */
 	uint64_t src[2];        /**< op: its first two sources (a node's tensor_ptr, or a weight or input), from OP_NODE */
 	/**
+	 * split, and op or kernel of a GPU run: the run's id (SPLIT_BEGIN),
+	 * which ties a run's kernels to its nodes; 0 = none.
+	 */
+	uint64_t run_id;
+	/**
+	 * op timed on a GPU (method GGMLVIZ_OP_METHOD_GPU): the time its
+	 * kernels ran, summed (begin_ns to end_ns spans them, first start to
+	 * last end); kernel: its duration.
+	 */
+	uint64_t gpu_ns;
+	uint32_t n_kernels;     /**< op timed on a GPU: kernels tied to it */
+	uint32_t stream;        /**< kernel: the stream it ran on */
+	/**
 	 * Room to grow, zero: later members are carved out of it, so that a
 	 * program built against this header keeps working with a later
 	 * library of the same major version.
 	 */
-	uint64_t reserved[8];
+	uint64_t reserved[5];
 };
 
 /** @brief How pairing went so far. */
@@ -281,7 +299,15 @@ struct ggmlviz_pairing_counts {
 	 * input.
 	 */
 	uint64_t over_limit;
-	uint64_t reserved[3];     /**< room to grow */
+	/** KERNEL records that could not be tied to a node of their run (kept as untied kernels). */
+	uint64_t kernels_untied;
+	/**
+	 * Nodes of GPU runs that got no kernel and were not fused into
+	 * another's (their run's kernels never came, or stopped short): no
+	 * op timing, counted here.
+	 */
+	uint64_t gpu_nodes_untimed;
+	uint64_t reserved[1];     /**< room to grow */
 };
 
 /**
@@ -369,21 +395,43 @@ int ggmlviz_pairing_new(struct ggmlviz_pairing **out);
 /**
  * @brief Feeds one event, in the order of its thread.
  *
- * The labels of begin events are kept by address, not copied: they must
- * stay valid while their begin is open (true of a reader's events until it
+ * The labels of events are kept by address, not copied: they must stay
+ * valid while their pair is open, and, for the ops and kernels of a GPU
+ * run, until their timings are taken (true of a reader's events until it
  * closes).
+ *
+ * The ops of a GPU run (method GGMLVIZ_OP_METHOD_GPU) are held until the
+ * run's kernels (KERNEL records, which come later) are in: one event may
+ * then complete many timings, the ops at their kernels' times and the
+ * kernels themselves. The first is returned here; take the others with
+ * ggmlviz_pairing_take() after each call.
  *
  * @param p the engine.
  * @param ev the event; events that begin, end or describe nothing are ignored.
  * @param t filled with a timing when 1 is returned.
- * @return 1 when @p ev completed a pair, now in @p t; 0 otherwise; -ENOMEM
- *         (the event is then counted as if never seen).
+ * @return 1 when a timing is now in @p t; 0 otherwise; -ENOMEM (the event
+ *         is then counted as if never seen).
  */
 int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 			struct ggmlviz_timing *t);
 
 /**
- * @brief Ends the input: every begin still open is counted as unclosed and forgotten.
+ * @brief Takes a timing completed earlier and not yet returned.
+ *
+ * A GPU run's ops and kernels are completed together, by one event or by
+ * ggmlviz_pairing_finish(): ggmlviz_pairing_add() returns the first, this
+ * function the others, oldest first.
+ *
+ * @param p the engine.
+ * @param t filled with the timing when 1 is returned.
+ * @return 1 when a timing is now in @p t; 0 when none waits.
+ */
+int ggmlviz_pairing_take(struct ggmlviz_pairing *p, struct ggmlviz_timing *t);
+
+/**
+ * @brief Ends the input: every begin still open is counted as unclosed and
+ * forgotten, and every GPU run still waiting for kernels is tied with
+ * those it has (its timings then wait for ggmlviz_pairing_take()).
  *
  * @param p the engine.
  */

@@ -181,11 +181,33 @@ struct ggmlviz_config {
 	 */
 	uint32_t buffer_events_max;
 	/**
+	 * Record the kernels a GPU runs (KERNEL records), each timed by the GPU
+	 * and tied by readers to the GGML node that launched it, so that ops on
+	 * a GPU are timed without synchronizing anything (method
+	 * GGMLVIZ_OP_METHOD_GPU): where NVIDIA's CUPTI loads (a CUDA program,
+	 * and a libggmlviz built with CUPTI's headers). The trace's META GPU
+	 * record says whether kernels were recorded, or why not. Default 1.
+	 * GGML_VIZ_GPU_KERNELS.
+	 */
+	int gpu_kernels;
+	/**
+	 * KiB of activity buffers CUPTI may fill at once (all devices
+	 * together); kernels it cannot buffer are counted as dropped. 0: the
+	 * default, 8192 (8 MiB); otherwise 256 to 1048576. GGML_VIZ_GPU_BUFFER.
+	 */
+	uint32_t gpu_buffer_kib;
+	/**
+	 * Where libcupti is (borrowed: ggmlviz_start() reads it during the
+	 * call), or NULL: libcupti.so.13, .12 and .11 where the dynamic loader
+	 * finds them, then under /usr/local/cuda. GGML_VIZ_CUPTI.
+	 */
+	const char *cupti_path;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[6];
+	uint64_t reserved[4];
 };
 
 /**
@@ -235,7 +257,8 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_BUFFER_MAX,
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
- * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER and GGML_VIZ_ANONYMIZE
+ * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
+ * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER and GGML_VIZ_CUPTI
  * (each described at its member of struct ggmlviz_config). Booleans accept 0/1, true/false, yes/no,
  * on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.

@@ -69,6 +69,18 @@
 	X("backend", BACKEND, SPLIT_BACKEND, 8, 0, split.backend_ptr)      \
 	X("ticks", U32, SPLIT_TICKS, 4, 0, split.ticks)                    \
 	X("ticks_expected", U32, SPLIT_EXPECTED, 4, 0, split.ticks_expected)
+#define SPLIT_BEGIN(X)                                                 \
+	X("first_node", ADDRESS, SPLIT_FIRST, 8, 0, split.first_node)      \
+	X("n_nodes", U32, SPLIT_NODES, 4, 0, split.n_nodes)                \
+	X("n_timed", U32, SPLIT_TIMED, 4, 0, split.n_timed)                \
+	X("backend", BACKEND, SPLIT_BACKEND, 8, 0, split.backend_ptr)      \
+	X("run_id", U64, SPLIT_RUN, 8, 0, split.run_id)
+#define KERNEL(X)                                                      \
+	X("duration_ns", U64, KERN_DURATION, 8, 0, kernel.duration_ns)     \
+	X("run_id", U64, KERN_RUN, 8, 0, kernel.run_id)                    \
+	X("correlation", U32, KERN_CORRELATION, 4, 0, kernel.correlation)  \
+	X("stream", U32, KERN_STREAM, 4, 0, kernel.stream)                 \
+	X("device", U32, KERN_DEVICE, 4, 0, kernel.device)
 
 #define PUBLIC(name, kind, off, size, flags, member) \
 	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
@@ -89,6 +101,8 @@ DEFINE(op_info, OP_INFO)
 DEFINE(op_node, OP_NODE)
 DEFINE(step, STEP)
 DEFINE(split, SPLIT)
+DEFINE(split_begin, SPLIT_BEGIN)
+DEFINE(kernel, KERNEL)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -116,8 +130,9 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_OP_NODE] = LAYOUT(op_node),
 	[GGMLVIZ_EVENT_STEP_BEGIN] = LAYOUT(step),
 	[GGMLVIZ_EVENT_STEP_END] = LAYOUT(step),
-	[GGMLVIZ_EVENT_SPLIT_BEGIN] = LAYOUT(split),
+	[GGMLVIZ_EVENT_SPLIT_BEGIN] = LAYOUT(split_begin),
 	[GGMLVIZ_EVENT_SPLIT_END] = LAYOUT(split),
+	[GGMLVIZ_EVENT_KERNEL] = LAYOUT(kernel),
 };
 
 static const struct layout *layout_of(uint8_t type)

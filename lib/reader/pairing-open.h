@@ -13,6 +13,7 @@
 
 #include <ggmlviz/reader.h>
 
+#include "reader/pairing-gpu.h"
 #include "util/map.h"
 
 #define GGMLVIZ__NIL UINT32_MAX /* no entry */
@@ -64,6 +65,7 @@ struct ggmlviz_pairing {
 	uint32_t steps;  /* the most recently begun open step, or GGMLVIZ__NIL */
 	uint64_t step_seq;
 	struct ggmlviz_pairing_counts counts;
+	struct ggmlviz__ties gpu; /* GPU runs waiting for their kernels, and what they completed */
 };
 
 /* What an end must match: kind, thread, and address or scope label. */

@@ -51,6 +51,7 @@ static void timing_begin(struct ggmlviz_timing *t, const struct ggmlviz_event *e
 	case GGMLVIZ_TIMING_SPLIT:
 		t->n_nodes = ev->data.split.n_nodes;
 		t->backend_ptr = ev->data.split.backend_ptr;
+		t->run_id = ev->data.split.run_id;
 		break;
 	default:
 		t->value = ev->data.user.value;
@@ -87,6 +88,8 @@ static int on_begin(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return -ENOMEM;
 	timing_begin(&p->items[i].t, ev, id);
 	ggmlviz__open_place(p, i);
+	if (id->kind == GGMLVIZ_TIMING_SPLIT && p->items[i].t.run_id)
+		ggmlviz__ties_run_begin(&p->gpu, &p->items[i].t, &p->counts);
 	return 0;
 }
 
@@ -103,6 +106,10 @@ static int on_end(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	timing_end(t, ev);
 	ggmlviz__open_close(p, i);
 	p->counts.paired++;
+	if (t->kind == GGMLVIZ_TIMING_SPLIT && t->run_id)
+		ggmlviz__ties_run_end(&p->gpu, t);
+	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_GPU)
+		return !ggmlviz__ties_node(&p->gpu, t, &p->counts); /* held until its kernels are in */
 	return 1;
 }
 
@@ -149,8 +156,9 @@ static int on_pair_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *
 	return begin ? on_begin(p, ev, &id) : on_end(p, ev, &id, t);
 }
 
-int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
-			struct ggmlviz_timing *t)
+/* The event's own pair, if it completed one; 1, 0, or -ENOMEM. */
+static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+		     struct ggmlviz_timing *t)
 {
 	bool begin = ev->type % 2 == 0; /* every begin type is even, its end the next */
 
@@ -178,9 +186,30 @@ int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *e
 	case GGMLVIZ_EVENT_OP_NODE:
 		on_op_node(p, ev);
 		return 0;
+	case GGMLVIZ_EVENT_META:
+		ggmlviz__ties_op_name(&p->gpu, ev);
+		return 0;
+	case GGMLVIZ_EVENT_KERNEL:
+		ggmlviz__ties_kernel(&p->gpu, ev, &p->counts);
+		return 0;
 	default:
 		return 0;
 	}
+}
+
+int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+			struct ggmlviz_timing *t)
+{
+	int rc = add_event(p, ev, t);
+
+	if (rc == 0)
+		rc = ggmlviz__ties_take(&p->gpu, t); /* a GPU run it completed */
+	return rc;
+}
+
+int ggmlviz_pairing_take(struct ggmlviz_pairing *p, struct ggmlviz_timing *t)
+{
+	return ggmlviz__ties_take(&p->gpu, t);
 }
 
 /* ---- the engine ---- */
@@ -206,6 +235,7 @@ void ggmlviz_pairing_finish(struct ggmlviz_pairing *p)
 	p->counts.unclosed_begins += p->counts.open;
 	p->counts.open = 0;
 	ggmlviz__open_clear(p);
+	ggmlviz__ties_finish(&p->gpu, &p->counts);
 }
 
 void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pairing_counts *out)
@@ -219,6 +249,7 @@ void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
 		return;
 	ggmlviz__map_release(&p->open);
 	ggmlviz__map_release(&p->thread_index);
+	ggmlviz__ties_free(&p->gpu);
 	free(p->items);
 	free(p->threads);
 	free(p);

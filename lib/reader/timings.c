@@ -15,13 +15,18 @@ int ggmlviz_reader_next_timing(struct ggmlviz_reader *r, struct ggmlviz_timing *
 	struct ggmlviz_event ev;
 	int rc;
 
+	if (ggmlviz_pairing_take(r->pairing, t))
+		return 1; /* the rest of a GPU run completed earlier */
 	while ((rc = ggmlviz_reader_next(r, &ev)) == 1) {
 		rc = ggmlviz_pairing_add(r->pairing, &ev, t);
 		if (rc != 0)
 			return rc;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		ggmlviz_pairing_finish(r->pairing);
+		if (ggmlviz_pairing_take(r->pairing, t))
+			return 1; /* GPU runs tied at the end: the next call finishes again */
+	}
 	return rc;
 }
 

@@ -367,10 +367,12 @@ static int write_events(struct export *x, struct cli_input *in)
 	while (rc == 0 && !x->error && cli_input_next(in, &ev) == 1) {
 		record(x, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
-		if (rc == 1)
-			timing(x, &t), rc = 0;
+		for (; rc == 1; rc = ggmlviz_pairing_take(pairing, &t))
+			timing(x, &t);
 	}
 	ggmlviz_pairing_finish(pairing);
+	while (ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
+		timing(x, &t);
 	ggmlviz_pairing_free(pairing);
 	return rc < 0 ? rc : x->error;
 }

@@ -181,14 +181,14 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		t->events++;
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		add_meta(info, ev);
-		return;
+	} else {
+		info->t_min = ev->timestamp_ns < info->t_min ? ev->timestamp_ns : info->t_min;
+		info->t_max = ev->timestamp_ns > info->t_max ? ev->timestamp_ns : info->t_max;
 	}
-	info->t_min = ev->timestamp_ns < info->t_min ? ev->timestamp_ns : info->t_min;
-	info->t_max = ev->timestamp_ns > info->t_max ? ev->timestamp_ns : info->t_max;
-	rc = ggmlviz_pairing_add(info->pairing, ev, &timing);
-	if (rc == 1)
+	rc = ggmlviz_pairing_add(info->pairing, ev, &timing); /* META too: GPU runs name their ops */
+	for (; rc == 1; rc = ggmlviz_pairing_take(info->pairing, &timing))
 		add_timing(info, &timing);
-	else if (rc < 0)
+	if (rc < 0)
 		info->error = rc;
 }
 
@@ -444,6 +444,7 @@ int cli_cmd_info(struct cli *cli, int argc, char **argv)
 	struct info info = { .t_min = UINT64_MAX };
 	struct cli_input in;
 	struct ggmlviz_event ev;
+	struct ggmlviz_timing timing;
 	struct cli_out o;
 	int first, status = cli_parse(&cmd, argc, argv, NULL, &first);
 
@@ -459,6 +460,8 @@ int cli_cmd_info(struct cli *cli, int argc, char **argv)
 	while (!info.error && cli_input_next(&in, &ev) == 1)
 		add_event(&info, &ev);
 	ggmlviz_pairing_finish(info.pairing);
+	while (ggmlviz_pairing_take(info.pairing, &timing) == 1) /* GPU runs tied at the end */
+		add_timing(&info, &timing);
 	cli_backends_name(&info.backends, &cli->names, in.r);
 	print_info(&o, &info, &in);
 	status = cli_input_report(&in);

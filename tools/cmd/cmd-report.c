@@ -107,10 +107,12 @@ static void third_pass(struct cli_report *rep, struct cli_input *in)
 	while (rc == 0 && !rep->error && cli_input_next(in, &ev) == 1) {
 		cli_report_record(rep, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
-		if (rc == 1)
-			cli_report_timing(rep, &t), rc = 0;
+		for (; rc == 1; rc = ggmlviz_pairing_take(pairing, &t))
+			cli_report_timing(rep, &t);
 	}
 	ggmlviz_pairing_finish(pairing);
+	while (ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
+		cli_report_timing(rep, &t);
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
 		ggmlviz_pairing_counts(pairing, &rep->by[i].counts);
 	ggmlviz_pairing_free(pairing);

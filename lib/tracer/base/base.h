@@ -8,7 +8,9 @@
  *   session/   everything but the counters, before the mask opens a session
  *              (and between sessions);
  *   producer/  lost (no ring could be made), mismatches (nodes.c),
- *              ring_mapped and ring_mapped_peak (as buffers are mapped);
+ *              ring_mapped and ring_mapped_peak (as buffers are mapped),
+ *              gpu_runs (nodes.c, as GPU runs begin);
+ *   gpu/       lost (kernels the GPU's profiler dropped), the gpu hooks;
  *   writer/    ended (max_events reached), ring_mapped as it grows rings;
  *   anyone     reads it; the set-once members after the mask opens.
  *
@@ -45,7 +47,7 @@ struct ggmlviz__state {
 	uint32_t op_sample;     /* ops timed in 1 step (or graph) in op_sample */
 	int anonymize;          /* the writer replaces addresses by ids (anonymize) */
 	uint64_t anon_key;      /* the session's key of that permutation */
-	_Atomic uint64_t lost;  /* events lost because no ring could be made */
+	_Atomic uint64_t lost;  /* events lost before a ring: none could be made, or the GPU's profiler dropped them */
 	_Atomic uint64_t session; /* ggmlviz_session() */
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
 	_Atomic int ended;      /* recording ended on its own (max_events): not active */
@@ -53,6 +55,14 @@ struct ggmlviz__state {
 	_Atomic uint64_t ring_mapped_peak; /* the most since the session started */
 	/* Called on a thread that ends while its ring exists (records THREAD_FREE). */
 	void (*thread_exit)(void);
+	/*
+	 * GPU kernels recorded (gpu/): a run of nodes begins and ends on the
+	 * calling thread, which tags the launches in between with the run's id
+	 * (set by the session while kernels are recorded, NULL otherwise).
+	 */
+	void (*_Atomic gpu_run_begin)(uint64_t run_id);
+	void (*_Atomic gpu_run_end)(void);
+	_Atomic uint64_t gpu_runs;  /* run ids given so far (ids start at 1) */
 };
 
 extern struct ggmlviz__state ggmlviz__state __attribute__((visibility("hidden")));

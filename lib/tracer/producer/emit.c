@@ -181,7 +181,7 @@ void ggmlviz__emit_thread_free(void)
 static int tracer_writes_kind(uint32_t kind)
 {
 	return kind == GGMLVIZ_META_PROCESS || kind == GGMLVIZ_META_DROPPED ||
-	       kind == GGMLVIZ_META_TRACE_END;
+	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU;
 }
 
 void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
@@ -280,5 +280,23 @@ void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__spl
 	if (!pl)
 		return;
 	ggmlviz__put_split(pl, s);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__kernel_rec *k,
+			     const char *name)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_KERNEL, name, 0, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__emit_track(&e, pl, track);
+	put_u64(pl + KERN_DURATION, k->duration_ns);
+	put_u64(pl + KERN_RUN, k->run_id);
+	put_u32(pl + KERN_CORRELATION, k->correlation);
+	put_u32(pl + KERN_STREAM, k->stream);
+	put_u32(pl + KERN_DEVICE, k->device);
+	put_u32(pl + KERN_ZERO, 0);
 	ggmlviz__emit_close(&e);
 }

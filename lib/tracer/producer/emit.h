@@ -110,6 +110,13 @@ out:
 	return NULL;
 }
 
+/* The record being written by e is on another track than its thread's (a GPU's). */
+static inline void ggmlviz__emit_track(struct ggmlviz__emit *e, uint8_t *payload, uint32_t track)
+{
+	(void)e;
+	put_u32(payload - REC_PAYLOAD + REC_THREAD, track);
+}
+
 __attribute__((always_inline)) static inline void ggmlviz__emit_close(struct ggmlviz__emit *e)
 {
 	ggmlviz__ring_commit(e->ring, e->need);
@@ -207,6 +214,8 @@ static inline void ggmlviz__put_split(uint8_t *pl, const struct ggmlviz__split *
 	put_u64(pl + SPLIT_BACKEND, s->backend);
 	put_u32(pl + SPLIT_TICKS, s->ticks);
 	put_u32(pl + SPLIT_EXPECTED, s->expected);
+	if (s->run_id) /* at a begin, where ticks and expected are 0 */
+		put_u64(pl + SPLIT_RUN, s->run_id);
 }
 
 #endif /* GGMLVIZ_EMIT_H */

@@ -8,6 +8,12 @@
  * run starts, SPLIT_END when it ends), its ops only if the ticks match the
  * nodes exactly, stamped with the times of the ticks.
  *
+ * While GPU kernels are recorded (gpu/), each run gets an id, and the
+ * launches between its first ask and its end are tagged with it; a run
+ * that got no tick (a GPU backend's) records its computing nodes with
+ * method GPU at its end, and the reader ties each to the kernels of the
+ * run (ggmlviz(5), KERNEL).
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -40,6 +46,7 @@ struct run {
 	void *user;
 	uint64_t session;
 	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
+	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 };
@@ -110,6 +117,7 @@ static void run_reset(struct run *r)
 {
 	r->n = r->n_ticks = r->lost = 0;
 	r->open = 0;
+	r->run_id = 0;
 }
 
 static struct ggmlviz__split split_of(const struct run *r)
@@ -120,6 +128,30 @@ static struct ggmlviz__split split_of(const struct run *r)
 	s.backend = ggmlviz__addr(r->backend);
 	s.n_nodes = r->n + r->lost;
 	return s;
+}
+
+/* ---- GPU runs: their launches tagged with the run's id (gpu/ hooks) ---- */
+
+/* A new run's id, its launches tagged from now on; 0 when kernels are not recorded. */
+static uint64_t gpu_run_begin(void)
+{
+	void (*begin)(uint64_t) = atomic_load_explicit(&ggmlviz__state.gpu_run_begin,
+						       memory_order_acquire);
+	uint64_t id;
+
+	if (!begin)
+		return 0;
+	id = atomic_fetch_add_explicit(&ggmlviz__state.gpu_runs, 1, memory_order_relaxed) + 1;
+	begin(id);
+	return id;
+}
+
+static void gpu_run_end(void)
+{
+	void (*end)(void) = atomic_load_explicit(&ggmlviz__state.gpu_run_end, memory_order_acquire);
+
+	if (end)
+		end();
 }
 
 /* ---- recording a run ---- */
@@ -153,7 +185,7 @@ static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], 
 
 /* One op timing: begin, its info and node, end. */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
-		      uint64_t begin, uint64_t end)
+		      uint64_t begin, uint64_t end, uint8_t method)
 {
 	char label_buf[160], op_buf[80];
 	const char *label = d->name, *op_name = d->op_name;
@@ -168,10 +200,26 @@ static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, co
 	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
 			    label);
 	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
-	ggmlviz__emit_op_node_at(begin, tensor, d->layer, GGMLVIZ_OP_METHOD_TICK,
+	ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
 				 (uint8_t)(d->flags & GGMLVIZ_NODE_FUSED), src);
 	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
 			    label);
+}
+
+/*
+ * The computing nodes of a run that got no tick, with method GPU, at its
+ * end: the reader times each by the kernels of the run it launched.
+ */
+static void record_gpu_ops(const struct run *r, uint64_t at)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct ggmlviz_node_desc d = r->desc[i];
+
+		if (!d.ticks)
+			continue;
+		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED; /* a GPU backend fuses as its kernels say */
+		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU);
+	}
 }
 
 /* Every op of a run whose ticks match its nodes; returns how many. */
@@ -183,7 +231,7 @@ static uint32_t record_ops(const struct run *r)
 	for (uint32_t i = 0; i < r->n; i++) {
 		if (!r->desc[i].ticks)
 			continue;
-		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k]);
+		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK);
 		prev = r->ticks[k++];
 	}
 	return k;
@@ -196,6 +244,8 @@ static void run_close(struct run *r)
 	struct ggmlviz__split s = split_of(r);
 	uint64_t end;
 
+	if (r->run_id)
+		gpu_run_end(); /* every run's tag is taken off, whatever happens to the run */
 	if (r->session != session) {
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
 		return;
@@ -206,6 +256,8 @@ static void run_close(struct run *r)
 		s.n_timed = record_ops(r);
 	else if (got && !r->ignore_ticks)
 		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
+	else if (r->run_id && !r->ignore_ticks && !r->lost)
+		record_gpu_ops(r, end);
 	s.ticks = r->ignore_ticks ? 0 : got;
 	s.expected = expected;
 	ggmlviz__emit_split_at(end, GGMLVIZ_EVENT_SPLIT_END, &s);
@@ -224,8 +276,10 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
 	r->open = 1;
+	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
+	s.run_id = r->run_id;
 	ggmlviz__emit_split_at(now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
 }
 

@@ -97,10 +97,17 @@ struct ggmlviz__step {
 	int32_t status;
 };
 
-/* What a SPLIT record holds (both begin and end). */
+/* What a SPLIT record holds (both begin and end; run_id at the begin only). */
 struct ggmlviz__split {
 	uint64_t first, backend;
 	uint32_t n_nodes, n_timed, ticks, expected;
+	uint64_t run_id;
+};
+
+/* What a KERNEL record holds. */
+struct ggmlviz__kernel_rec {
+	uint64_t duration_ns, run_id;
+	uint32_t correlation, stream, device;
 };
 
 /* OP_COMPUTE_BEGIN or _END at ts. */
@@ -114,6 +121,9 @@ void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8
 			      uint8_t flags, const uint64_t src[2]);
 /* SPLIT_BEGIN or _END at ts. */
 void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s);
+/* KERNEL at ts (a raw stamp) on the GPU track `track`, named name (len bytes). */
+void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__kernel_rec *k,
+			     const char *name);
 
 /* THREAD_FREE for the calling thread, if thread tracking is on (the thread-exit hook). */
 void ggmlviz__emit_thread_free(void);

@@ -19,6 +19,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
+#include "tracer/gpu/gpu.h"
 #include "tracer/producer/producer.h"
 #include "tracer/session/session.h"
 #include "tracer/writer/writer.h"
@@ -179,17 +180,21 @@ static uint64_t anon_key(void)
 static int open_session(const struct ggmlviz_config *cfg, const char *path)
 {
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
-					  ggmlviz__os_gettid(), sink };
+					  ggmlviz__os_gettid(), sink, NULL, 0 };
+	char gpu_note[320];
 	int rc;
 
 	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
 	ggmlviz__state.anonymize = cfg->anonymize;
 	ggmlviz__state.anon_key = anon_key();
 	rc = prepare_rings(cfg);
-
+	/* GPU kernels before the writer: its first records say whether they are recorded */
+	o.gpu_recorded = ggmlviz__gpu_start(cfg, &sink, gpu_note, sizeof gpu_note);
+	o.gpu_note = gpu_note;
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
 	if (rc < 0) {
+		ggmlviz__gpu_stop();
 		unprepare_rings();
 		ggmlviz__log(&sink, GGMLVIZ_LOG_ERROR, "cannot start tracing to %s: %s", path,
 			     ggmlviz_strerror(rc));
@@ -324,6 +329,7 @@ static int stop_locked(void)
 {
 	int rc;
 
+	ggmlviz__gpu_stop(); /* before the mask closes: the kernels still buffered go in */
 	ggmlviz__mask_set(0);
 	quiesce();
 	ggmlviz__crash_disarm();

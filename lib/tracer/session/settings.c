@@ -23,7 +23,7 @@
 #define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 50 ms at 20 M events/s */
 #define DEFAULT_FLUSH_MS 100u
 
-enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32 };
+enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -48,6 +48,9 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_THREAD_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, thread_tracking) },
 	{ "GGML_VIZ_CRASH_HANDLER", VAR_BOOL, offsetof(struct ggmlviz_config, crash_handler) },
 	{ "GGML_VIZ_ANONYMIZE", VAR_BOOL, offsetof(struct ggmlviz_config, anonymize) },
+	{ "GGML_VIZ_GPU_KERNELS", VAR_BOOL, offsetof(struct ggmlviz_config, gpu_kernels) },
+	{ "GGML_VIZ_GPU_BUFFER", VAR_KIB, offsetof(struct ggmlviz_config, gpu_buffer_kib) },
+	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -62,6 +65,7 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg)
 	cfg->overflow = GGMLVIZ_OVERFLOW_DROP;
 	cfg->op_sample = 1;
 	cfg->crash_handler = 1;
+	cfg->gpu_kernels = 1;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -128,6 +132,11 @@ uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg)
 	return n > cfg->buffer_events ? n : cfg->buffer_events;
 }
 
+int ggmlviz__gpu_buffer_ok(uint64_t kib)
+{
+	return kib == 0 || (kib >= 256 && kib <= 1048576);
+}
+
 int ggmlviz__flush_ms_ok(uint64_t ms)
 {
 	return ms >= 1 && ms <= GGMLVIZ__MAX_FLUSH_MS;
@@ -151,6 +160,8 @@ static const char *expected(enum var_kind kind)
 		return "is not 0/off, 1/on/auto or sync";
 	case VAR_U32:
 		return "is not a decimal number from 0 to 4294967295";
+	case VAR_KIB:
+		return "is not 0 (the default) or a number of KiB from 256 to 1048576";
 	}
 	return "is invalid";
 }
@@ -176,10 +187,12 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 		return 0;
 	case VAR_POW2:
 	case VAR_MS:
+	case VAR_KIB:
 	case VAR_U32: {
 		int ok = parse_u64(s, &n) == 0 &&
 			 (v->kind == VAR_POW2 ? ggmlviz__buffer_events_ok(n)
-			  : v->kind == VAR_MS ? ggmlviz__flush_ms_ok(n) : n <= UINT32_MAX);
+			  : v->kind == VAR_MS ? ggmlviz__flush_ms_ok(n)
+			  : v->kind == VAR_KIB ? ggmlviz__gpu_buffer_ok(n) : n <= UINT32_MAX);
 		uint32_t n32 = (uint32_t)n;
 		if (!ok)
 			return -EINVAL;
@@ -219,6 +232,7 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 		break;
 	case VAR_POW2:
 	case VAR_MS:
+	case VAR_KIB:
 	case VAR_U32:
 		memcpy(&n32, field, sizeof n32);
 		n = n32;
@@ -278,6 +292,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "overflow is neither GGMLVIZ_OVERFLOW_DROP nor GGMLVIZ_OVERFLOW_BLOCK";
 	else if (cfg->op_timing < GGMLVIZ_OP_TIMING_OFF || cfg->op_timing > GGMLVIZ_OP_TIMING_SYNC)
 		what = "op_timing is not a value of enum ggmlviz_op_timing";
+	else if (!ggmlviz__gpu_buffer_ok(cfg->gpu_buffer_kib))
+		what = "gpu_buffer_kib is neither 0 nor from 256 to 1048576";
 	else if (!reserved_zero(cfg))
 		what = "reserved is not all zero (fill the config with ggmlviz_config_init())";
 	if (!what)

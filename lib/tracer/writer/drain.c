@@ -27,6 +27,8 @@
 #define BATCH_BYTES ((uint64_t)1 << 20)
 /* Bytes of writer records per ring per pass: THREAD_NAME and DROPPED. */
 #define META_PER_RING (GGMLVIZ_LABELED_RECORD_SIZE + 16 + GGMLVIZ_RECORD_SIZE)
+/* And once a session, META GPU. */
+#define META_NOTE (GGMLVIZ_LABELED_RECORD_SIZE + 320)
 #define IOV_PER_RING 4
 static int grow(void **p, size_t *cap, size_t want, size_t elem)
 {
@@ -47,7 +49,7 @@ static int grow_scratch(struct ggmlviz__writer *w, size_t n)
 {
 	if (grow((void **)&w->pass, &w->pass_cap, n, sizeof *w->pass) < 0 ||
 	    grow((void **)&w->iov, &w->iov_cap, n * IOV_PER_RING + 1, sizeof *w->iov) < 0 ||
-	    grow((void **)&w->meta, &w->meta_cap, n * META_PER_RING, 1) < 0)
+	    grow((void **)&w->meta, &w->meta_cap, n * META_PER_RING + META_NOTE, 1) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -59,8 +61,8 @@ static size_t capacity(const struct ggmlviz__writer *w)
 
 	if (w->iov_cap < n * IOV_PER_RING + 1)
 		n = w->iov_cap ? (w->iov_cap - 1) / IOV_PER_RING : 0;
-	if (w->meta_cap < n * META_PER_RING)
-		n = w->meta_cap / META_PER_RING;
+	if (w->meta_cap < n * META_PER_RING + META_NOTE)
+		n = w->meta_cap > META_NOTE ? (w->meta_cap - META_NOTE) / META_PER_RING : 0;
 	return n;
 }
 
@@ -252,6 +254,7 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	w->n_iov = 0;
 	w->meta_len = 0;
 	w->meta_records = 0;
+	ggmlviz__records_gpu_note(w);
 	while (end < w->n_pass && bytes < BATCH_BYTES &&
 	       (end == first || ring_done(&w->pass[end - 1])))
 		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);

@@ -87,6 +87,12 @@ struct ggmlviz__writer {
 	size_t meta_len, meta_cap;
 	uint64_t meta_records; /* writer records in this pass's batch */
 	uint64_t last_pass_ns;
+
+	/* The session's META GPU, written by the first batch. */
+	char gpu_note[320];
+	int gpu_recorded, gpu_note_due;
+	uint32_t gpu_tid;
+	uint64_t gpu_ts;
 };
 
 /* ---- the file (output.c) ---- */
@@ -147,8 +153,15 @@ void ggmlviz__anon_record(uint8_t *rec);
 
 /* ---- the writer's own records (records.c) ---- */
 
-/* The header and this process's PROCESS record, starting the file; 0 or -errno. */
-int ggmlviz__records_preamble(struct ggmlviz__writer *w, uint32_t tid);
+/*
+ * The header and this process's PROCESS record, starting the file; 0 or
+ * -errno. The session's META GPU (whether GPU kernels are recorded) is
+ * kept for the first batch (ggmlviz__records_gpu_note).
+ */
+int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+
+/* META GPU in the batch, once a session (the first batch that has room for it). */
+void ggmlviz__records_gpu_note(struct ggmlviz__writer *w);
 
 /* THREAD_NAME for ring r in the batch, stamped with its record at position first. */
 void ggmlviz__records_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r,

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,21 +20,27 @@
 #include "tracer/producer/producer.h"
 #include "tracer/writer/internal.h"
 
-int ggmlviz__records_preamble(struct ggmlviz__writer *w, uint32_t tid)
+int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
 	uint8_t buf[GGMLVIZ_HEADER_SIZE + GGMLVIZ_LABELED_RECORD_SIZE + 256];
 	const char *prog = ggmlviz__os_program_name();
 	uint32_t len = (uint32_t)strnlen(prog, 256);
+	uint64_t now = ggmlviz__now_ns();
 	struct iovec iov;
 
 	ggmlviz_encode_header(buf, sizeof buf);
 	iov.iov_base = buf;
 	iov.iov_len = GGMLVIZ_HEADER_SIZE +
 		      ggmlviz__encode_meta(buf + GGMLVIZ_HEADER_SIZE, sizeof buf - GGMLVIZ_HEADER_SIZE,
-					   ggmlviz__now_ns(), tid,
+					   now, o->tid,
 					   &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS,
 								    (uint64_t)getpid(), 0, 0 },
 					   prog, len);
+	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
+	w->gpu_recorded = o->gpu_recorded;
+	w->gpu_tid = o->tid;
+	w->gpu_ts = now; /* the session's start, as PROCESS: before the thread's first event */
+	w->gpu_note_due = 1;
 	atomic_store_explicit(&w->meta_written, 1, memory_order_relaxed);
 	return ggmlviz__output_append(w, &iov, 1);
 }
@@ -50,6 +57,16 @@ static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 	ggmlviz__span_add_bytes(w, slot, n);
 	w->meta_len += n;
 	w->meta_records++; /* counted as written once the batch is */
+}
+
+void ggmlviz__records_gpu_note(struct ggmlviz__writer *w)
+{
+	if (!w->gpu_note_due)
+		return;
+	w->gpu_note_due = 0;
+	meta_add(w, w->gpu_ts, w->gpu_tid,
+		 &(struct ggmlviz__meta){ GGMLVIZ_META_GPU, 0, (uint64_t)w->gpu_recorded, 0 },
+		 w->gpu_note, (uint32_t)strlen(w->gpu_note));
 }
 
 void ggmlviz__records_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r,

@@ -64,7 +64,7 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	}
 	rc = ggmlviz__drain_prepare(w);
 	if (rc == 0)
-		rc = ggmlviz__records_preamble(w, o->tid);
+		rc = ggmlviz__records_preamble(w, o);
 	if (rc == 0)
 		rc = start_thread(w);
 	if (rc < 0) {

@@ -28,6 +28,8 @@ struct ggmlviz__writer_opts {
 	uint32_t flush_interval_ms;
 	uint32_t tid; /* of the starting thread, for the PROCESS record */
 	struct ggmlviz__log_sink sink;
+	const char *gpu_note; /* META GPU's label: whether GPU kernels are recorded, or why not */
+	int gpu_recorded;     /* its value */
 };
 
 /* What the session counts of the writer: its own records, bytes, error, retired rings. */
