@@ -225,7 +225,7 @@ struct ggmlviz_timing {
 	int kind;             /**< a value of enum ggmlviz_timing_kind */
 	uint64_t ptr;         /**< tensor_ptr or graph_ptr (0 for a scope) */
 	uint32_t op_type;     /**< the op's type (0 for graphs and scopes) */
-	uint32_t thread_id;   /**< the thread of both records */
+	uint32_t thread_id;   /**< the thread of both records; an op timed on a GPU and a kernel: the GPU track (#GGMLVIZ_GPU_TRACK) */
 	uint64_t begin_ns;    /**< timestamp of the begin */
 	uint64_t end_ns;      /**< timestamp of the end */
 	uint64_t duration_ns; /**< end_ns - begin_ns (0 if the clock went backwards) */

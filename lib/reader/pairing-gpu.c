@@ -146,9 +146,15 @@ static void queue_kernel(struct ggmlviz__ties *g, const struct ggmlviz__ties_run
 	enqueue(g, &t);
 }
 
-/* Node j takes its kernels' times: the first start to the last end, and their sum. */
+/*
+ * Node j takes its kernels' times: the first start to the last end, and
+ * their sum; and their GPU track, where its time was spent (it may end
+ * after its step, which only launched it).
+ */
 static void give_times(struct ggmlviz_timing *node, const struct ggmlviz__ties_kernel *k)
 {
+	if (node->n_kernels == 0)
+		node->thread_id = k->track;
 	if (node->n_kernels == 0 || k->begin_ns < node->begin_ns)
 		node->begin_ns = k->begin_ns;
 	if (node->n_kernels == 0 || k->end_ns > node->end_ns)

@@ -151,6 +151,10 @@ static void op_args(struct export *x, const struct ggmlviz_timing *t)
 	if (t->layer >= 0)
 		cli_chrome_arg_i64(c, "layer", t->layer, false);
 	cli_chrome_arg_cstr(c, "timed_by", method_name(t->method), false);
+	if (t->n_kernels) {
+		cli_chrome_arg_u64(c, "kernels", t->n_kernels, false);
+		cli_chrome_arg_u64(c, "gpu_ns", t->gpu_ns, false);
+	}
 	cli_chrome_args_end(c);
 }
 
@@ -203,23 +207,43 @@ static void graph_args(struct export *x, const struct ggmlviz_timing *t)
 	cli_chrome_args_end(c);
 }
 
+/* A kernel's arguments: the op it was tied to (or none), its layer, run and stream. */
+static void kernel_args(struct export *x, const struct ggmlviz_timing *t)
+{
+	struct cli_chrome *c = &x->chrome;
+	char buf[24];
+
+	cli_chrome_args(c);
+	cli_chrome_arg_cstr(c, "op", t->ptr ? cli_op_name(&x->cli->names, x->r, t->op_type, buf)
+					    : "(untied)", true);
+	cli_chrome_arg_str(c, "kernel", t->label, t->label_len, false);
+	if (t->layer >= 0)
+		cli_chrome_arg_i64(c, "layer", t->layer, false);
+	cli_chrome_arg_u64(c, "run", t->run_id, false);
+	cli_chrome_arg_u64(c, "stream", t->stream, false);
+	cli_chrome_arg_u64(c, "step", t->step_seq, false);
+	cli_chrome_args_end(c);
+}
+
 /* What a complete event is named: its op, "graph", "decode 12", "CPU run", a scope's label. */
-static const char *timing_name(struct export *x, const struct ggmlviz_timing *t, char buf[64])
+static const char *timing_name(struct export *x, const struct ggmlviz_timing *t, char buf[96])
 {
 	char backend[24];
 
 	switch (t->kind) {
+	case GGMLVIZ_TIMING_KERNEL:
+		return cli_kernel_name(t->label, t->label_len, buf);
 	case GGMLVIZ_TIMING_OP:
 		return cli_op_name(&x->cli->names, x->r, t->op_type, buf);
 	case GGMLVIZ_TIMING_GRAPH:
 		return "graph";
 	case GGMLVIZ_TIMING_STEP:
-		snprintf(buf, 64, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
+		snprintf(buf, 96, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
 			 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
 			 t->label ? t->label : "step", t->step_seq, t->n_tokens);
 		return buf;
 	case GGMLVIZ_TIMING_SPLIT:
-		snprintf(buf, 64, "%s run", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, backend));
+		snprintf(buf, 96, "%s run", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, backend));
 		return buf;
 	default:
 		return NULL;
@@ -229,15 +253,15 @@ static const char *timing_name(struct export *x, const struct ggmlviz_timing *t,
 /* A pair, as a complete event: an op, a graph, a step, a split, a scope. */
 static void timing(struct export *x, const struct ggmlviz_timing *t)
 {
-	static const char *const cats[] = { "", "op", "graph", "scope", "step", "split" };
-	char buf[64];
+	static const char *const cats[] = { "", "op", "graph", "scope", "step", "split", "kernel" };
+	char buf[96];
 	const char *name = timing_name(x, t, buf);
 
 	uint32_t track;
 	int level;
 	bool first;
 
-	if (t->kind < 1 || t->kind > 5 || !in_window(x, t->begin_ns, t->end_ns))
+	if (t->kind < 1 || t->kind > 6 || !in_window(x, t->begin_ns, t->end_ns))
 		return;
 	track = cli_track_of(&x->tracks, t->thread_id, t->begin_ns, t->end_ns, &level, &first);
 	if (first) {
@@ -257,6 +281,8 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 		step_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_SPLIT && !x->no_args)
 		split_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_KERNEL && !x->no_args)
+		kernel_args(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_SCOPE) {
 		cli_chrome_args(&x->chrome);
 		cli_chrome_arg_u64(&x->chrome, "value", t->value, true);

@@ -43,7 +43,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS 9 /* the kinds known (1 to 7), and 8 for all others */
+#define META_KINDS 10 /* the kinds known (1 to 8), and 9 for all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -71,7 +71,10 @@ struct phase_sum {
 
 struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
-	uint64_t t_min, t_max, pairs[6], drops_total;
+	uint64_t t_min, t_max, pairs[7], drops_total;
+	const char *gpu_note;  /* META GPU's label (borrowed from the reader), or NULL */
+	uint32_t gpu_note_len;
+	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
 	uint64_t methods[4];                 /* op timings by enum ggmlviz_op_method */
 	struct cli_backends backends;        /* each backend's runs, and its ops by method */
@@ -151,12 +154,16 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 		add_process(info, ev);
 	else if (kind == GGMLVIZ_META_DROPPED)
 		add_drop(info, ev);
+	else if (kind == GGMLVIZ_META_GPU && ev->label)
+		info->gpu_note = ev->label, info->gpu_note_len = ev->label_len,
+		info->gpu_recorded = ev->data.meta.value;
 }
 
 static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 {
-	if (t->kind > 0 && t->kind < 6)
+	if (t->kind > 0 && t->kind < 7)
 		info->pairs[t->kind]++;
+	info->kernels_tied += t->kind == GGMLVIZ_TIMING_KERNEL && t->ptr;
 	if (t->kind == GGMLVIZ_TIMING_OP)
 		info->methods[t->method < 4 ? t->method : 0]++;
 	cli_backends_add(&info->backends, t);
@@ -350,6 +357,38 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
 }
 
+/* Whether GPU kernels were recorded (or why not), and how many were tied to their nodes. */
+static void print_gpu(struct cli_out *o, const struct info *info)
+{
+	struct ggmlviz_pairing_counts c;
+
+	bool runs_only = false;
+
+	for (size_t i = 0; i < info->backends.n; i++) {
+		const struct cli_split_sum *b = &info->backends.s[i];
+		runs_only |= b->count && !b->ops[0] && !b->ops[1] && !b->ops[2] && !b->ops[3];
+	}
+	/* said where it matters: kernels, or a backend whose runs no op timing covers */
+	if (!info->gpu_recorded && !info->pairs[GGMLVIZ_TIMING_KERNEL] && !runs_only)
+		return;
+	ggmlviz_pairing_counts(info->pairing, &c);
+	cli_out_str(o, "GPU:        kernels ");
+	if (info->gpu_note)
+		cli_text_str(o, info->gpu_note, info->gpu_note_len);
+	else if (info->pairs[GGMLVIZ_TIMING_KERNEL])
+		cli_out_str(o, "recorded");
+	else
+		cli_out_str(o, "not recorded (the trace does not say why: an older writer's)");
+	cli_out_char(o, '\n');
+	if (!info->pairs[GGMLVIZ_TIMING_KERNEL])
+		return;
+	cli_out_printf(o, "  %" PRIu64 " kernels, %" PRIu64 " tied to the node that launched them, %"
+		       PRIu64 " untied (no op of their run launches them, or their run was not "
+		       "traced); %" PRIu64 " nodes of GPU runs got no kernel\n",
+		       info->pairs[GGMLVIZ_TIMING_KERNEL], info->kernels_tied, c.kernels_untied,
+		       c.gpu_nodes_untimed);
+}
+
 static void print_steps(struct cli_out *o, const struct info *info)
 {
 	static const char *const names[] = { "unknown", "prompt", "generation" };
@@ -423,6 +462,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_threads(o, info, in->r);
 	print_steps(o, info);
 	print_methods(o, info);
+	print_gpu(o, info);
 	print_pairs(o, info);
 	print_drops(o, info, in);
 }

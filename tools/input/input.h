@@ -123,8 +123,8 @@ void cli_names_free(struct cli_names *n);
 /*
  * The trace's OP_NAME for op_type (or one a first pass kept); for a trace
  * that names none of its ops (the original ggml-viz's), the name GGML's
- * numbering of mid-2025 gives it (n->assumed then says so); else "op#N" in
- * buf.
+ * numbering of mid-2025 gives it (n->assumed then says so); a fused pair
+ * the trace names only by its parts, "FIRST+SECOND"; else "op#N" in buf.
  */
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
 			char buf[24]);
@@ -142,6 +142,13 @@ const char *cli_assumed_op_name(uint32_t op_type);
 /* The trace's BACKEND_NAME, "CPU" for 0, or "0x..." in buf. */
 const char *cli_backend_name(const struct cli_names *n, const struct ggmlviz_reader *r,
 			     uint64_t ptr, char buf[24]);
+
+/*
+ * A kernel's name as people read it, in buf: the identifier a mangled C++
+ * name starts with ("_Z12rms_norm_f32ILi256E..." is "rms_norm_f32"), else
+ * the name itself (cuBLAS's "sm90_xmma_gemm_..."), cut to 95 bytes.
+ */
+const char *cli_kernel_name(const char *s, size_t len, char buf[96]);
 
 /* "name (tid)" or "tid" in buf. */
 const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_reader *r,

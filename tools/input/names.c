@@ -119,12 +119,27 @@ void cli_names_decide(struct cli_names *n, bool any_named)
 		n->ops_named = any_named;
 }
 
+/* A fused op's name from its parts' ("RMS_NORM+MUL"), in buf; NULL when a part has none. */
+static const char *fused_name(struct cli_names *n, const struct ggmlviz_reader *r,
+			      uint32_t op_type, char buf[24])
+{
+	const char *a = ggmlviz_reader_op_name(r, op_type & 0x7fffu);
+	const char *b = ggmlviz_reader_op_name(r, op_type >> 16 & 0x7fffu);
+
+	a = a ? a : known_name(n, NAME_OP, op_type & 0x7fffu);
+	b = b ? b : known_name(n, NAME_OP, op_type >> 16 & 0x7fffu);
+	if (!(op_type & 0x80000000u) || !a || !b)
+		return NULL;
+	snprintf(buf, 24, "%s+%s", a, b);
+	return buf;
+}
+
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
 			char buf[24])
 {
 	const char *name = ggmlviz_reader_op_name(r, op_type);
 
-	if (name || (name = known_name(n, NAME_OP, op_type)))
+	if (name || (name = known_name(n, NAME_OP, op_type)) || (name = fused_name(n, r, op_type, buf)))
 		return name;
 	if (n->ops_named == 0 && (name = cli_assumed_op_name(op_type))) {
 		n->assumed = true; /* the trace names no op: said wherever it is used */
@@ -156,5 +171,22 @@ const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_rea
 		snprintf(buf, size, "%s (%" PRIu32 ")", name, tid);
 	else
 		snprintf(buf, size, "%" PRIu32, tid);
+	return buf;
+}
+
+const char *cli_kernel_name(const char *s, size_t len, char buf[96])
+{
+	size_t i = 2, n = 0;
+
+	if (len > 2 && s[0] == '_' && s[1] == 'Z') {
+		i += i < len && s[i] == 'L'; /* a kernel of internal linkage */
+		while (i < len && s[i] >= '0' && s[i] <= '9' && n < 1000)
+			n = n * 10 + (size_t)(s[i++] - '0');
+		if (n > 0 && i + n <= len) {
+			snprintf(buf, 96, "%.*s", (int)n, s + i);
+			return buf;
+		}
+	}
+	snprintf(buf, 96, "%.*s", (int)(len < 95 ? len : 95), s ? s : "");
 	return buf;
 }

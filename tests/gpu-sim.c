@@ -1,0 +1,128 @@
+/*
+ * CUPTI's place, for the tests of the GPU path without a GPU (see gpu-sim.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include <ggmlviz/nodes.h>
+
+#include "gpu-sim.h"
+#include "tracer/base/base.h"
+#include "tracer/base/clock.h"
+#include "tracer/gpu/gpu.h"
+
+#define GPU_EPOCH 5000000000000ull /* the GPU clock's zero is not the host's */
+
+static _Atomic uint64_t current_run;
+static uint32_t next_correlation = 100;
+static uint64_t mono0;
+
+static void run_begin(uint64_t id)
+{
+	atomic_store(&current_run, id);
+}
+
+static void run_end(void)
+{
+	atomic_store(&current_run, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t gpu_of(uint64_t mono)
+{
+	return GPU_EPOCH + (mono - mono0);
+}
+
+static void clock_point(void)
+{
+	ggmlviz__gpu_clock_point(gpu_of(mono_ns()), ggmlviz__stamp());
+}
+
+static void describe(void *user, const void *const *nodes, size_t n, size_t i,
+		     struct ggmlviz_node_desc *out)
+{
+	const struct gs_node *nd = nodes[i];
+
+	(void)user, (void)n;
+	out->op_type = nd->op;
+	out->op_name = nd->op_name;
+	out->name = nd->name;
+	out->ticks = 1; /* computes: a GPU backend gives no tick, so the run is a GPU run */
+	out->layer = nd->layer;
+	out->size = 4096;
+	out->ne[0] = 512, out->ne[1] = 1, out->ne[2] = 1, out->ne[3] = 1;
+	out->flops = nd->op == 3 ? 2u * 512u * 512u : 512u;
+	out->type_name = "f32";
+}
+
+void gs_begin(void)
+{
+	atomic_store(&ggmlviz__state.gpu_run_end, run_end);
+	atomic_store(&ggmlviz__state.gpu_run_begin, run_begin);
+	ggmlviz__gpu_sink_reset();
+	mono0 = mono_ns();
+	clock_point();
+}
+
+void gs_correlate(uint32_t correlation, uint64_t run_id)
+{
+	ggmlviz__gpu_correlate(correlation, run_id);
+}
+
+static void ran(const char *name, uint32_t correlation, uint64_t start, uint64_t ns)
+{
+	struct ggmlviz__gpu_launch k = { start, start + ns, 0, 7, correlation, name };
+
+	ggmlviz__gpu_kernel(&k);
+}
+
+void gs_kernel_now(const char *name, uint32_t correlation)
+{
+	ran(name, correlation, gpu_of(mono_ns()), 1000);
+}
+
+uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
+		const struct gs_kernel *kernels, size_t m, int late, struct gs_ran *out)
+{
+	uint32_t first = next_correlation;
+	uint64_t launch, run, at;
+
+	for (size_t i = 0; i < n; i++)
+		ggmlviz_nodes_ask(&nodes[i], backend, describe, NULL);
+	run = atomic_load(&current_run);
+	launch = mono_ns();
+	next_correlation += (uint32_t)m;
+	for (uint32_t k = 0; k < m && !late; k++) /* CUPTI's external correlation records */
+		gs_correlate(first + k, run);
+	ggmlviz_nodes_flush();
+	clock_point();
+	at = launch;
+	for (uint32_t k = 0; k < m; k++) {
+		ran(kernels[k].name, first + k, gpu_of(at), kernels[k].ns);
+		if (out)
+			out[k] = (struct gs_ran){ kernels[k].name, at };
+		at += kernels[k].ns;
+	}
+	for (uint32_t k = 0; k < m && late; k++) /* they waited: now their runs are known */
+		gs_correlate(first + k, run);
+	ggmlviz__gpu_settle(0);
+	return run;
+}
+
+void gs_end(void)
+{
+	clock_point();
+	ggmlviz__gpu_settle(1);
+	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
+}

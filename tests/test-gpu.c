@@ -1,0 +1,158 @@
+/*
+ * GPU op times without a GPU: the real node engine, kernel sink and
+ * reader, with the test in CUPTI's place (gpu-sim.c). The node engine
+ * records GPU runs (each with a run id, its nodes at its end); the sink
+ * gets what CUPTI's glue would give it (the runs of the launches, kernels
+ * with real ggml-cuda names on a GPU clock of its own, clock points); the
+ * reader ties kernels to nodes:
+ *   - each op timed by its kernels, on the trace's clock, inside its step;
+ *   - a fused norm, kernels before their launches' runs were known, a
+ *     kernel no op launches, a kernel of no run: each said, none lost.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+#include "tracer/base/base.h"
+
+#define STEPS 4 /* the last one's kernels come before the runs of their launches */
+#define KERNELS 6
+
+static const struct gs_node layer[] = {
+	{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 2, "MUL", "attn_norm-0 (w)", 0 },
+	{ 3, "MUL_MAT", "Qcur-0", 0 },       { 3, "MUL_MAT", "Kcur-0", 0 },
+	{ 4, "ROPE", "Qcur-0 (rope)", 0 },
+};
+
+static const struct gs_kernel kernels[KERNELS] = {
+	{ GS_RMS_NORM_FUSED, 1000 }, { GS_QUANTIZE, 1000 }, { GS_MMVQ, 1000 },
+	{ GS_QUANTIZE, 1000 },       { GS_MMVQ, 1000 },     { GS_ROPE, 1000 },
+};
+
+static char gpu_backend; /* its address names it */
+static struct gs_ran ran[STEPS][KERNELS];
+
+struct seen {
+	size_t ops, kernels, tied, untied, fused, times_ok, inside_steps;
+};
+
+static void check_op(const struct ggmlviz_timing *t, struct seen *s,
+		     const struct ggmlviz_timing *steps)
+{
+	s->ops++;
+	ck_assert_int_eq(t->method, GGMLVIZ_OP_METHOD_GPU);
+	ck_assert_uint_gt(t->n_kernels, 0);
+	ck_assert_uint_eq(t->gpu_ns, 1000u * t->n_kernels);
+	ck_assert_uint_eq(t->thread_id, GGMLVIZ_GPU_TRACK(0, 7)); /* where its time was spent */
+	s->fused += (t->node_flags & GGMLVIZ_NODE_FUSED) ? 1u : 0u;
+	if (t->node_flags & GGMLVIZ_NODE_FUSED)
+		ck_assert_uint_eq(t->op_type, 0x80000000u | 1u | 2u << 16); /* RMS_NORM+MUL */
+	ck_assert_uint_ge(t->step_seq, 1);
+	s->inside_steps += t->begin_ns >= steps[t->step_seq - 1].begin_ns ? 1u : 0u;
+}
+
+static void check_kernel(const struct ggmlviz_timing *t, struct seen *s)
+{
+	uint64_t offset = ggmlviz__state.clock_offset; /* the trace's clock: monotonic + offset */
+
+	s->kernels++;
+	ck_assert_uint_eq(t->thread_id, GGMLVIZ_GPU_TRACK(0, 7));
+	if (!t->ptr) {
+		s->untied++;
+		return;
+	}
+	s->tied++;
+	ck_assert_uint_ge(t->step_seq, 1);
+	for (size_t k = 0; k < KERNELS; k++) {
+		const struct gs_ran *e = &ran[t->step_seq - 1][k];
+		int64_t d = (int64_t)(t->begin_ns - (e->trace_ns + offset));
+
+		if (t->label_len == strlen(e->name) && !memcmp(t->label, e->name, t->label_len) &&
+		    d > -50000 && d < 50000) {
+			s->times_ok++;
+			return;
+		}
+	}
+}
+
+START_TEST(gpu_runs_tied_to_their_kernels)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t, steps[STEPS];
+	struct ggmlviz_pairing_counts c;
+	struct seen s = { 0 };
+	char path[256];
+	size_t n_steps = 0;
+	uint64_t last_run = 0;
+	int rc;
+
+	tu_path(path, sizeof path, "gpu");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0; /* no CUPTI: the test stands in for it */
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	gs_begin();
+	for (int i = 0; i < STEPS; i++) {
+		ggmlviz_step_begin(&gpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, "decode");
+		last_run = gs_run(layer, sizeof layer / sizeof layer[0], &gpu_backend, kernels,
+				  KERNELS, i == STEPS - 1, ran[i]);
+		ck_assert_uint_gt(last_run, 0); /* the run's launches are tagged */
+		ggmlviz_step_end(&gpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, 0, "decode");
+	}
+	/* a kernel no op launches, in the last run; a kernel of no run at all */
+	gs_correlate(9001, last_run);
+	gs_kernel_now("_Z15my_custom_kernelPf", 9001);
+	gs_kernel_now(GS_MMVQ, 9002);
+	gs_end();
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (t.kind == GGMLVIZ_TIMING_STEP)
+			steps[n_steps++] = t;
+		else if (t.kind == GGMLVIZ_TIMING_OP)
+			check_op(&t, &s, steps);
+		else if (t.kind == GGMLVIZ_TIMING_KERNEL)
+			check_kernel(&t, &s);
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_pairing_counts(r, &c);
+	ggmlviz_reader_close(r);
+	unlink(path);
+	ck_assert_uint_eq(n_steps, STEPS);
+	/* per step: RMS_NORM (MUL fused into it), two MUL_MATs, ROPE */
+	ck_assert_uint_eq(s.ops, 4 * STEPS);
+	ck_assert_uint_eq(s.fused, STEPS);
+	ck_assert_uint_eq(s.inside_steps, s.ops);
+	ck_assert_uint_eq(s.kernels, KERNELS * STEPS + 2);
+	ck_assert_uint_eq(s.tied, KERNELS * STEPS);
+	ck_assert_uint_eq(s.times_ok, KERNELS * STEPS); /* each on the trace's clock, within 50 us */
+	ck_assert_uint_eq(s.untied, 2);
+	ck_assert_uint_eq(c.kernels_untied, 2);
+	ck_assert_uint_eq(c.gpu_nodes_untimed, 0);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("GPU op times without a GPU");
+	TCase *c = tcase_create("gpu");
+
+	tcase_add_test(c, gpu_runs_tied_to_their_kernels);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}
