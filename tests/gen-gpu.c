@@ -60,6 +60,7 @@ static void step(uint32_t tokens)
 	ggmlviz_nodes_tick();
 	gs_run(gpu_nodes, sizeof gpu_nodes / sizeof gpu_nodes[0], &cuda0, gpu_kernels,
 	       sizeof gpu_kernels / sizeof gpu_kernels[0], 0, NULL);
+	gs_sync(); /* llama_decode waits for the logits */
 	ggmlviz_step_end(&ctx, tokens, 1, phase, 0, "decode");
 }
 
@@ -74,16 +75,14 @@ int main(int argc, char **argv)
 	}
 	ggmlviz_config_init(&cfg);
 	cfg.output = argv[1];
-	cfg.gpu_kernels = 0; /* gpu-sim stands in for CUPTI */
 	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	gs_install(); /* kernels through the stand-in for CUPTI */
 	if (ggmlviz_start(&cfg) < 0)
 		return 1;
-	gs_begin();
 	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
 	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cpu, "CPU");
 	step(16);
 	for (int i = 1; i < steps; i++)
 		step(1);
-	gs_end();
 	return ggmlviz_stop() < 0;
 }

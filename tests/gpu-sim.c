@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <ggmlviz/nodes.h>
@@ -20,6 +21,7 @@
 static _Atomic uint64_t current_run;
 static uint32_t next_correlation = 100;
 static uint64_t mono0;
+static uint64_t busy_until; /* the stream runs one kernel at a time: when it is free */
 
 static void run_begin(uint64_t id)
 {
@@ -66,13 +68,40 @@ static void describe(void *user, const void *const *nodes, size_t n, size_t i,
 	out->type_name = "f32";
 }
 
-void gs_begin(void)
+/* The session's start, as CUPTI's glue starts (see gpu.h). */
+static int sim_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
 {
-	atomic_store(&ggmlviz__state.gpu_run_end, run_end);
-	atomic_store(&ggmlviz__state.gpu_run_begin, run_begin);
+	(void)buffer_bytes, (void)path;
 	ggmlviz__gpu_sink_reset();
 	mono0 = mono_ns();
+	busy_until = 0;
 	clock_point();
+	atomic_store(&ggmlviz__state.gpu_run_end, run_end);
+	atomic_store(&ggmlviz__state.gpu_run_begin, run_begin);
+	snprintf(what, size, "recorded through the tests' stand-in for CUPTI (tests/gpu-sim.c)");
+	return 0;
+}
+
+static void sim_flush(void)
+{
+	clock_point(); /* as a buffer's completion takes one */
+}
+
+static void sim_stop(void)
+{
+	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
+}
+
+static const struct ggmlviz__gpu_profiler sim = { sim_start, sim_flush, sim_stop };
+
+void gs_install(void)
+{
+	ggmlviz__gpu_use(&sim);
+}
+
+void gs_remove(void)
+{
+	ggmlviz__gpu_use(NULL);
 }
 
 void gs_correlate(uint32_t correlation, uint64_t run_id)
@@ -107,22 +136,23 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		gs_correlate(first + k, run);
 	ggmlviz_nodes_flush();
 	clock_point();
-	at = launch;
+	at = launch > busy_until ? launch : busy_until;
 	for (uint32_t k = 0; k < m; k++) {
 		ran(kernels[k].name, first + k, gpu_of(at), kernels[k].ns);
 		if (out)
 			out[k] = (struct gs_ran){ kernels[k].name, at };
 		at += kernels[k].ns;
 	}
+	busy_until = at;
 	for (uint32_t k = 0; k < m && late; k++) /* they waited: now their runs are known */
 		gs_correlate(first + k, run);
 	ggmlviz__gpu_settle(0);
 	return run;
 }
 
-void gs_end(void)
+void gs_sync(void)
 {
-	clock_point();
-	ggmlviz__gpu_settle(1);
-	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
+	while (mono_ns() < busy_until)
+		; /* as ggml_backend_synchronize waits for the stream */
 }
+

@@ -37,15 +37,21 @@ struct gs_ran {
 	uint64_t trace_ns;
 };
 
-/* After ggmlviz_start(): the run hooks installed, the sink reset, a first clock point. */
-void gs_begin(void);
+/*
+ * Before ggmlviz_start(): the sessions started from now on record kernels
+ * through this stand-in (the run hooks, the sink reset, a first clock
+ * point; META GPU says so). gs_remove() puts CUPTI back, once stopped.
+ */
+void gs_install(void);
+void gs_remove(void);
 
 /*
  * One GPU run of backend's nodes, inside the step the caller has open:
  * asked, launched (each kernel a launch), ended, then run by the GPU back
- * to back from its launch. late: the kernels reach the sink before the
- * runs of their launches. ran (m entries, may be NULL) says where each
- * kernel lies on the trace's clock. Returns the run's id.
+ * to back from its launch, or from the end of the stream's earlier work.
+ * late: the kernels reach the sink before the runs of their launches.
+ * ran (m entries, may be NULL) says where each kernel lies on the trace's
+ * clock. Returns the run's id.
  */
 uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		const struct gs_kernel *kernels, size_t m, int late, struct gs_ran *ran);
@@ -56,7 +62,8 @@ void gs_kernel_now(const char *name, uint32_t correlation);
 /* The launch `correlation` was made in run `run_id`. */
 void gs_correlate(uint32_t correlation, uint64_t run_id);
 
-/* Before ggmlviz_stop(): every kernel recorded, the hooks off. */
-void gs_end(void);
+/* Waits until the GPU has run every kernel launched (a synchronization). */
+void gs_sync(void);
+
 
 #endif /* GGMLVIZ_GPU_SIM_H */

@@ -63,6 +63,9 @@ else
 	"$GEN" "$T/real.ggmlviz" >/dev/null
 fi
 report real "$T/real.ggmlviz"
+# GPU op times (the tracer with the tests' stand-in for CUPTI): kernels in their stream's lane
+"$top_builddir/tests/gen-gpu" "$T/gpu.ggmlviz" 5 >/dev/null
+report gpu "$T/gpu.ggmlviz" "GPU kernels recorded through"
 # The page's data for one phase (its phase selectors) against stats --phase:
 # same PAGE.html STATS.json KEY succeeds when data[KEY] has stats' groups and tokens.
 cat >"$T/same.py" <<'PY'

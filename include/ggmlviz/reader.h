@@ -236,7 +236,8 @@ struct ggmlviz_timing {
 	uint64_t backend_ptr; /**< op, graph, split: the backend (0 = CPU / unknown) */
 	uint32_t n_nodes;     /**< graph, split: nodes */
 	uint32_t n_threads;   /**< graph: threads */
-	uint32_t depth;       /**< open timings of the same thread around this one */
+	uint32_t depth;       /**< open timings of the same thread around this one; on a
+				   GPU track, an op timed by kernels 0 and its kernels 1 */
 	uint64_t value;       /**< scope: the begin's value */
 	int64_t ne[4];        /**< op: output dimensions, from OP_INFO (zeros if none) */
 	uint64_t flops;       /**< op: estimated work from OP_INFO, 0 if unknown */

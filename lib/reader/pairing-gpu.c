@@ -141,7 +141,7 @@ static void queue_kernel(struct ggmlviz__ties *g, const struct ggmlviz__ties_run
 	t.begin_offset = t.end_offset = k->offset;
 	t.stream = k->stream;
 	t.n_kernels = 0;
-	t.depth = 0;
+	t.depth = node ? 1 : 0; /* inside its op on the GPU track */
 	t.run_id = r->split.run_id;
 	enqueue(g, &t);
 }
@@ -149,12 +149,12 @@ static void queue_kernel(struct ggmlviz__ties *g, const struct ggmlviz__ties_run
 /*
  * Node j takes its kernels' times: the first start to the last end, and
  * their sum; and their GPU track, where its time was spent (it may end
- * after its step, which only launched it).
+ * after its step, which only launched it), at depth 0 there.
  */
 static void give_times(struct ggmlviz_timing *node, const struct ggmlviz__ties_kernel *k)
 {
 	if (node->n_kernels == 0)
-		node->thread_id = k->track;
+		node->thread_id = k->track, node->depth = 0; /* nothing of the host's encloses it there */
 	if (node->n_kernels == 0 || k->begin_ns < node->begin_ns)
 		node->begin_ns = k->begin_ns;
 	if (node->n_kernels == 0 || k->end_ns > node->end_ns)

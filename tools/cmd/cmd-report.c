@@ -74,8 +74,9 @@ static const struct option longopts[] = {
 static const struct cli_cmd cmd = { "report", help, "o:", longopts, 1, 1, option };
 
 /*
- * The shortest op drawn one by one: 0 when every op fits in max_slices,
- * else the duration above which about max_slices ops lie (second pass).
+ * The shortest op or GPU kernel drawn one by one: 0 when every one fits in
+ * max_slices, else the duration above which about max_slices lie (second
+ * pass).
  */
 static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices)
 {
@@ -87,7 +88,8 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	if (cli_input_start(&in, "report", path) < 0)
 		return 0;
 	while (cli_input_timing(&in, &t) == 1)
-		if (t.kind == GGMLVIZ_TIMING_OP && cli_dist_add(&d, t.duration_ns) < 0)
+		if ((t.kind == GGMLVIZ_TIMING_OP || t.kind == GGMLVIZ_TIMING_KERNEL) &&
+		    cli_dist_add(&d, t.duration_ns) < 0)
 			break;
 	if (d.count > max_slices)
 		ns = cli_dist_quantile(&d, 1.0 - 0.9 * (double)max_slices / (double)d.count) + 1;

@@ -28,8 +28,9 @@ static const char help[] =
 	"                     trace records it, else the trailing -N of llama.cpp tensor\n"
 	"                     names; others go to \"(none)\"), thread, backend, step\n"
 	"                     (one group per llama_decode(): tokens, time per token),\n"
-	"                     phase (prompt and generation), or method (how the ops\n"
-	"                     were timed: tick, sync, unknown)\n"
+	"                     phase (prompt and generation), method (how the ops\n"
+	"                     were timed: tick, gpu, sync, unknown), or kernel (the\n"
+	"                     GPU kernels, by their function's name)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops\n"
 	"                     (biggest first), name, or order (layer 0, 1, ...; step 1,\n"
 	"                     2, ...: the default by layer, step and phase)\n"
@@ -128,17 +129,19 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 {
 	char b[2][32];
 
-	cli_out_printf(o, "%s%s: %llu ops in ", path,
+	const char *what = a->by == CLI_BY_KERNEL ? "kernel" : "op";
+
+	cli_out_printf(o, "%s%s: %llu %ss in ", path,
 		       a->phase == GGMLVIZ_PHASE_PROMPT	      ? " (prompt)"
 		       : a->phase == GGMLVIZ_PHASE_GENERATION ? " (generation)"
 							      : "",
-		       (unsigned long long)a->ops);
+		       (unsigned long long)a->ops, what);
 	if (a->steps)
 		cli_out_printf(o, "%llu steps (%llu tokens)%s", (unsigned long long)a->steps,
 			       (unsigned long long)a->tokens, a->graphs ? " and " : "");
 	if (a->graphs || !a->steps)
 		cli_out_printf(o, "%llu graphs", (unsigned long long)a->graphs);
-	cli_out_printf(o, "; op time %s", cli_fmt_ns((double)a->op_ns, b[0]));
+	cli_out_printf(o, "; %s time %s", what, cli_fmt_ns((double)a->op_ns, b[0]));
 	if (a->tokens)
 		cli_out_printf(o, " (%s per token)",
 			       cli_fmt_ns((double)a->op_ns / (double)a->tokens, b[0]));
@@ -190,6 +193,9 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->by == CLI_BY_KERNEL && !a->n)
+		cli_out_str(o, "(no GPU kernels in this trace: the tracer records them on CUDA where "
+			       "it finds CUPTI; `ggmlviz info` says why not)\n");
 	if (a->counts.unmatched_ends || a->counts.unclosed_begins)
 		cli_out_printf(o, "(%llu ends without a begin, %llu begins never ended: not"
 				    " counted)\n", (unsigned long long)a->counts.unmatched_ends,

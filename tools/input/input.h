@@ -150,7 +150,7 @@ const char *cli_backend_name(const struct cli_names *n, const struct ggmlviz_rea
  */
 const char *cli_kernel_name(const char *s, size_t len, char buf[96]);
 
-/* "name (tid)" or "tid" in buf. */
+/* "name (tid)" or "tid" in buf; a named GPU track, its name alone ("GPU 0 stream 7"). */
 const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_reader *r,
 			     uint32_t tid, char *buf, size_t size);
 

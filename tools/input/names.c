@@ -167,7 +167,9 @@ const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_rea
 {
 	const char *name = ggmlviz_reader_thread_name(r, tid);
 
-	if (name || (name = known_name(n, NAME_THREAD, tid)))
+	if ((name || (name = known_name(n, NAME_THREAD, tid))) && (tid & 0x80000000u))
+		snprintf(buf, size, "%s", name); /* a GPU track: its id is not a thread's */
+	else if (name)
 		snprintf(buf, size, "%s (%" PRIu32 ")", name, tid);
 	else
 		snprintf(buf, size, "%" PRIu32, tid);

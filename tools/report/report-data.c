@@ -189,6 +189,21 @@ static void op_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 	num(rep->o, t->method);
 }
 
+/* A GPU kernel: its function's name, the op it was tied to ("" if none), layer, step, stream. */
+static void kernel_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
+{
+	char buf[96], opbuf[24];
+	const char *name = cli_kernel_name(t->label, t->label_len, buf);
+	const char *op = t->ptr ? cli_op_name(rep->names, rep->r, t->op_type, opbuf) : "";
+
+	num(rep->o, cli_report_string(rep, name, strlen(name)));
+	num(rep->o, cli_report_string(rep, op, strlen(op)));
+	snum(rep->o, t->layer);
+	num(rep->o, t->step_seq);
+	num(rep->o, t->stream);
+	num(rep->o, t->run_id);
+}
+
 /* The fields of a slice after [kind, lane, depth, begin, duration]. */
 static void kind_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 {
@@ -210,6 +225,9 @@ static void kind_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 					      t->label ? t->label_len : 4));
 		num(rep->o, t->step_seq), num(rep->o, t->n_tokens), num(rep->o, t->phase);
 		snum(rep->o, t->status);
+		break;
+	case GGMLVIZ_TIMING_KERNEL:
+		kernel_fields(rep, t);
 		break;
 	default: /* GGMLVIZ_TIMING_SPLIT */
 		backend = cli_backend_name(rep->names, rep->r, t->backend_ptr, buf);
@@ -241,10 +259,14 @@ void cli_report_timing(struct cli_report *rep, const struct ggmlviz_timing *t)
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
 		if (cli_agg_add(&rep->by[i], t) < 0)
 			rep->error = -ENOMEM;
-	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_SPLIT)
+	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return;
 	lane = lane_of(rep, rep->pid, t->thread_id);
-	if (t->kind == GGMLVIZ_TIMING_OP &&
+	rep->kernels += t->kind == GGMLVIZ_TIMING_KERNEL;
+	if (t->kind == GGMLVIZ_TIMING_KERNEL &&
+	    (t->duration_ns < rep->threshold_ns || rep->slices >= rep->max_slices))
+		rep->kernels_hidden++; /* its op's time is drawn, or binned */
+	else if (t->kind == GGMLVIZ_TIMING_OP &&
 	    (t->duration_ns < rep->threshold_ns || rep->slices >= rep->max_slices))
 		add_to_bins(rep, lane, t);
 	else
@@ -274,12 +296,26 @@ static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 		rep->mem_peak = bytes, rep->mem_peak_ts = ev->timestamp_ns;
 }
 
+/* The first process's word on GPU kernels (a merged trace's others say the same or less). */
+static void gpu_note(struct cli_report *rep, const struct ggmlviz_event *ev)
+{
+	size_t n = ev->label_len < sizeof rep->gpu_note ? ev->label_len : sizeof rep->gpu_note - 1;
+
+	if (n)
+		memcpy(rep->gpu_note, ev->label, n);
+	rep->gpu_note[n] = '\0';
+	rep->has_gpu_note = true;
+}
+
 void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
 		rep->pid = ev->data.meta.key;
 	else if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
 		memory(rep, ev);
+	else if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_GPU &&
+		 !rep->has_gpu_note)
+		gpu_note(rep, ev);
 }
 
 /* ---- what the end knows ---- */
@@ -356,7 +392,13 @@ void cli_report_tail(struct cli_report *rep)
 			cli_out_char(o, ',');
 		cli_json_cstr(o, rep->string_list[i]);
 	}
-	cli_out_printf(o, "],\"binned_ops\":%" PRIu64 ",\"threshold_ns\":%" PRIu64
-			  ",\"lanes_over\":%" PRIu64 ",", rep->ops_binned, rep->threshold_ns,
-		       rep->lanes_over);
+	cli_out_printf(o, "],\"binned_ops\":%" PRIu64 ",\"hidden_kernels\":%" PRIu64
+			  ",\"threshold_ns\":%" PRIu64 ",\"lanes_over\":%" PRIu64 ",",
+		       rep->ops_binned, rep->kernels_hidden, rep->threshold_ns, rep->lanes_over);
+	cli_out_printf(o, "\"kernels\":%" PRIu64 ",\"gpu_note\":", rep->kernels);
+	if (rep->has_gpu_note)
+		cli_json_cstr(o, rep->gpu_note);
+	else
+		cli_out_str(o, "null");
+	cli_out_char(o, ',');
 }

@@ -42,6 +42,10 @@ struct cli_report {
 	uint64_t threshold_ns;  /* ops shorter than this are summed into bins, not drawn */
 	uint64_t max_slices;
 	uint64_t slices, ops_binned;
+	uint64_t kernels_hidden; /* GPU kernels too short to draw (their ops' time is binned) */
+	uint64_t kernels;        /* GPU kernels read */
+	char gpu_note[320];      /* META GPU's: whether kernels were recorded, or why not */
+	bool has_gpu_note;
 	uint64_t pid;           /* of the records being read (PROCESS records change it) */
 
 	uint64_t lane_key[CLI_REPORT_LANES]; /* pid << 32 | tid */

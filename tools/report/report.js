@@ -20,8 +20,8 @@
 		fail(e.message + ' (line ' + e.lineno + ')');
 	});
 
-	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5 };
-	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes'];
+	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5, KERNEL: 6 };
+	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes', 'GPU kernel'];
 	var PHASES = ['unknown', 'prompt', 'generation'];
 	var METHODS = ['unknown', 'sync', 'tick', 'GPU kernels'];
 
@@ -79,6 +79,13 @@
 			s.file + '; ' + start + '.';
 	}
 
+	/* Whether a backend's runs have no op timing (a GPU's without its kernels). */
+	function runsOnly() {
+		return D.by_op.splits.some(function (x) {
+			return x.runs && !x.ops_tick && !x.ops_gpu && !x.ops_sync && !x.ops_unknown;
+		});
+	}
+
 	function health() {
 		var list = document.getElementById('health-list'), s = D.summary, o = D.by_op;
 		function say(level, text) { list.appendChild(el('li', { 'class': level }, text)); }
@@ -115,6 +122,13 @@
 			say('ok', D.binned_ops + ' ops shorter than ' + fmtNs(D.threshold_ns) + ' are ' +
 				'drawn as a density strip under their thread, not one by one (a screen could ' +
 				'not show them; their figures are in the tables).');
+		if (D.kernels)
+			say('ok', D.kernels + ' GPU kernels ' + (D.gpu_note || 'recorded') + ': each op of a ' +
+				'GPU run is timed by its kernels, drawn on its GPU stream\u2019s lane' +
+				(D.hidden_kernels ? ' (' + D.hidden_kernels + ' kernels shorter than ' +
+				fmtNs(D.threshold_ns) + ' are not drawn one by one)' : '') + '.');
+		else if (D.gpu_note && /^not recorded/.test(D.gpu_note) && runsOnly())
+			say('warn', 'GPU kernels ' + D.gpu_note + ': ops of GPU runs have no time of their own.');
 		if (D.lanes_over)
 			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
 		if (!list.children.length) say('ok', 'Nothing to report.');
@@ -144,6 +158,7 @@
 		case KIND.STEP: return '#5b8def';
 		case KIND.SPLIT: return '#a4abb8';
 		case KIND.GRAPH: return '#7c8596';
+		case KIND.KERNEL: return str(s[6]) ? opColor(str(s[6])) : '#c59d5f'; /* its op's */
 		default: return '#c59d5f';
 		}
 	}
@@ -238,7 +253,7 @@
 			ctx.fillRect(x0, y + 1, x1 - x0 > 3 ? x1 - x0 - 1 : x1 - x0, ROW - 2);
 			lastX = x1;
 			if (x1 - x0 > 40) {
-				ctx.fillStyle = s[0] === KIND.OP ? '#111' : '#fff';
+				ctx.fillStyle = s[0] === KIND.OP || s[0] === KIND.KERNEL ? '#111' : '#fff';
 				ctx.save();
 				ctx.beginPath(); ctx.rect(x0, y, x1 - x0, ROW); ctx.clip();
 				ctx.fillText(sliceName(s), x0 + 3, y + ROW - 5);
@@ -304,6 +319,10 @@
 				(s[8] !== s[9] && s[8] ? ' (' + s[8] + ' calls for ' + s[9] + ' expected)' : ''));
 		} else if (s[0] === KIND.GRAPH) {
 			lines.push(s[5] + ' nodes, ' + s[6] + ' threads');
+		} else if (s[0] === KIND.KERNEL) {
+			lines.push((str(s[6]) ? 'launched by ' + str(s[6]) + (s[7] >= 0 ? ' of layer ' + s[7] : '')
+				: 'launched by no op of its run (untied)') + (s[8] ? ', step ' + s[8] : '') +
+				', stream ' + s[9] + ', run ' + s[10]);
 		}
 		return lines.join('\n');
 	}
@@ -525,11 +544,14 @@
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
 		var runs = D.by_op.splits.map(function (x) {
-			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x) };
+			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x),
+				gpu: x.ops_gpu > 0 };
 		});
 		if (runs.length)
 			bars('Runs of nodes by backend, and how their ops were timed', runs, total, function (g) {
-				return fmtNs(g.total_ns) + ', ' + g.runs + ' runs of ' + g.nodes + ' nodes: ' + g.how;
+				/* a GPU run's time is its launch on the host; its kernels run after it */
+				return fmtNs(g.total_ns) + (g.gpu ? ' launching' : '') + ', ' + g.runs + ' runs of ' +
+					g.nodes + ' nodes: ' + g.how;
 			});
 		else
 			bars('By backend', D.by_backend.groups, total, share);
@@ -539,7 +561,8 @@
 	function howTimed(x) {
 		var parts = [];
 		if (x.ops_tick) parts.push(x.ops_tick + ' ops timed by the backend\'s ticks');
-		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed by their GPU kernels');
+		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed by their GPU kernels (' + fmtNs(x.gpu_ns) +
+			' on the GPU)');
 		if (x.ops_sync) parts.push(x.ops_sync + ' ops synchronized one by one (the run changed)');
 		if (x.ops_unknown) parts.push(x.ops_unknown + ' ops timed by a method not said');
 		return parts.length ? parts.join(', ') : 'runs only, each timed as a whole (no op timing)';

@@ -1,6 +1,7 @@
 /*
  * Grouping op timings (stats, diff): one group per op, tensor name,
- * layer, thread or backend, found by hash. Groups are keyed by number
+ * layer, thread, backend, step, phase or method (or GPU kernels, by their
+ * function's name), found by hash. Groups are keyed by number
  * while reading (names may come later in the file) and named at the end.
  *
  * SPDX-License-Identifier: MIT
@@ -18,7 +19,7 @@
 #include "input/input.h"
 
 const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
-				     "backend", "step", "phase", "method", NULL };
+				     "backend", "step", "phase", "method", "kernel", NULL };
 const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
 				       "p95",   "gflops", "name", "order", NULL };
 
@@ -132,6 +133,21 @@ static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
+/* By kernel: a GPU kernel's group is its function's name (its template arguments aside). */
+static int add_kernel(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	char buf[96];
+	struct key k = { 0, cli_kernel_name(t->label, t->label_len, buf), 0 };
+	struct cli_group *g;
+
+	k.len = strlen(k.s);
+	if (!(g = group_of(a, &k)) || cli_dist_add(&g->d, t->duration_ns) < 0)
+		return -ENOMEM;
+	a->ops++; /* its op's flops are not the kernel's: no GFLOP/s */
+	a->op_ns += t->duration_ns;
+	return 0;
+}
+
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	struct key k;
@@ -145,6 +161,8 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	cli_backends_add(&a->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP)
 		return add_step(a, t);
+	if (a->by == CLI_BY_KERNEL)
+		return t->kind == GGMLVIZ_TIMING_KERNEL ? add_kernel(a, t) : 0;
 	if (t->kind != GGMLVIZ_TIMING_OP)
 		return 0;
 	k = key_of(a->by, t);
@@ -174,6 +192,12 @@ double cli_group_gflops(const struct cli_group *g)
 	return g->flops_ns ? (double)g->flops / (double)g->flops_ns : -1;
 }
 
+/* Groups keyed by bytes (a tensor's name, a kernel's), which name them. */
+static bool by_bytes(int by)
+{
+	return by == CLI_BY_NAME || by == CLI_BY_KERNEL;
+}
+
 /* A NUL-terminated copy of n bytes that may hold NULs themselves. */
 static char *dup_bytes(const char *s, size_t n)
 {
@@ -201,7 +225,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 		name = "(other groups)";
 	else if (a->by == CLI_BY_OP)
 		name = cli_op_name(a->names, r, (uint32_t)g->id, buf);
-	else if (a->by == CLI_BY_NAME)
+	else if (by_bytes(a->by))
 		name = g->key_len ? NULL : "(no name)";
 	else if ((a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP) && g->id)
 		snprintf(buf, sizeof buf, "%" PRIu64, a->by == CLI_BY_LAYER ? g->id - 1 : g->id);
@@ -238,8 +262,7 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 		g->name = group_name(a, g, r);
 		if (!g->name)
 			return -ENOMEM;
-		g->name_len = a->by == CLI_BY_NAME && g->key_len ? g->key_len
-									: strlen(g->name);
+		g->name_len = by_bytes(a->by) && g->key_len ? g->key_len : strlen(g->name);
 		g->p50 = cli_dist_quantile(&g->d, 0.50);
 		g->p95 = cli_dist_quantile(&g->d, 0.95);
 		a->sorted[a->n++] = g;

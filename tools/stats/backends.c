@@ -40,6 +40,7 @@ void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
 		return;
 	if (t->kind == GGMLVIZ_TIMING_OP) {
 		s->ops[t->method < 4 ? t->method : 0]++;
+		s->gpu_ns += t->method == GGMLVIZ_OP_METHOD_GPU ? t->duration_ns : 0;
 		return;
 	}
 	s->count++;
@@ -71,12 +72,15 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 	static const int order[] = { GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_OP_METHOD_GPU,
 				     GGMLVIZ_OP_METHOD_SYNC, GGMLVIZ_OP_METHOD_UNKNOWN };
 	const char *sep = ": ";
+	char buf[32];
 
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		if (!s->ops[order[i]])
 			continue;
 		cli_out_printf(o, "%s%llu ops timed %s", sep, (unsigned long long)s->ops[order[i]],
 			       how[order[i]]);
+		if (order[i] == GGMLVIZ_OP_METHOD_GPU)
+			cli_out_printf(o, " (%s on the GPU)", cli_fmt_ns((double)s->gpu_ns, buf));
 		sep = ", ";
 	}
 	if (*sep == ':')
@@ -108,12 +112,19 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 		const struct cli_split_sum *s = &b->s[i];
 		if (!s->count)
 			continue; /* ops of a backend that ran no run: not a GGML scheduler's */
-		cli_out_printf(o, "%s  %-12s %llu runs, %s, %llu nodes", indent, s->name,
+		cli_out_printf(o, "%s  %-12s %llu runs, %s%s, %llu nodes", indent, s->name,
 			       (unsigned long long)s->count, cli_fmt_ns((double)s->ns, buf),
+			       s->ops[GGMLVIZ_OP_METHOD_GPU] ? " launching" : "",
 			       (unsigned long long)s->nodes);
 		how_timed(o, s);
 		cli_out_char(o, '\n');
 	}
+	for (size_t i = 0; i < b->n; i++)
+		if (b->s[i].count && b->s[i].ops[GGMLVIZ_OP_METHOD_GPU]) {
+			cli_out_printf(o, "%s(a GPU run's time is its launch on the host: its kernels"
+				       " run on the GPU after it, each op timed by its own)\n", indent);
+			break;
+		}
 	for (size_t i = 0; i < b->n; i++)
 		if (b->s[i].count && !b->s[i].ops[0] && !b->s[i].ops[1] && !b->s[i].ops[2] &&
 		    !b->s[i].ops[3]) {
@@ -139,13 +150,15 @@ void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
 		cli_json_cstr(o, s->name);
 		cli_out_printf(o, ",\"runs\":%llu,\"ns\":%llu,\"nodes\":%llu,\"timed\":%llu,"
 			       "\"mismatched\":%llu,\"ops_tick\":%llu,\"ops_gpu\":%llu,"
-			       "\"ops_sync\":%llu,\"ops_unknown\":%llu}", (unsigned long long)s->count,
+			       "\"ops_sync\":%llu,\"ops_unknown\":%llu,\"gpu_ns\":%llu}",
+			       (unsigned long long)s->count,
 			       (unsigned long long)s->ns, (unsigned long long)s->nodes,
 			       (unsigned long long)s->timed, (unsigned long long)s->mismatched,
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_TICK],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_GPU],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_SYNC],
-			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_UNKNOWN]);
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_UNKNOWN],
+			       (unsigned long long)s->gpu_ns);
 	}
 	cli_out_char(o, ']');
 }

@@ -43,7 +43,7 @@ void cli_dist_free(struct cli_dist *d);
 
 /* What op timings are grouped by (--by). */
 enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
-	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD };
+	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL };
 extern const char *const cli_by_names[];
 
 /* How groups are sorted (--sort): by a value, biggest first, or by name. */
@@ -70,6 +70,7 @@ struct cli_group {
 struct cli_split_sum {
 	uint64_t backend, count, ns, nodes, timed, mismatched;
 	uint64_t ops[4]; /* op timings on this backend, by enum ggmlviz_op_method */
+	uint64_t gpu_ns; /* the GPU time of its ops timed by kernels */
 	char name[48]; /* the backend's, set by cli_backends_name() */
 };
 #define CLI_MAX_BACKENDS 16

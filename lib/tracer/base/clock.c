@@ -28,6 +28,9 @@ static struct {
 
 __extension__ typedef unsigned __int128 ggmlviz__u128;
 
+/* Stamps per nanosecond, measured once at init (written before any other thread reads it). */
+static double init_rate = 1.0;
+
 /* An invariant TSC: cpuid 0x80000007, EDX bit 8 ("constant and nonstop"). */
 static int invariant_tsc(void)
 {
@@ -86,6 +89,14 @@ void ggmlviz__clock_init(void)
 	for (until = ggmlviz__monotonic_ns() + 200000; ggmlviz__monotonic_ns() < until;)
 		;
 	ggmlviz__clock_calibrate();
+	if (cal.n >= 2 && cal.ns[point(1)] > cal.ns[point(0)])
+		init_rate = (double)(cal.stamp[point(1)] - cal.stamp[point(0)]) /
+			    (double)(cal.ns[point(1)] - cal.ns[point(0)]);
+}
+
+double ggmlviz__clock_stamps_per_ns(void)
+{
+	return init_rate;
 }
 
 /* ns of stamp from point p on, at p's rate (before p: backwards from it). */

@@ -52,6 +52,9 @@ static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *
 	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
 }
 
+/* Raw stamps per nanosecond as measured at init (1 for clock_gettime's); any thread. */
+double ggmlviz__clock_stamps_per_ns(void);
+
 /* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
 const char *ggmlviz__clock_name(void);
 

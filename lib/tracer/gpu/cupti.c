@@ -251,7 +251,7 @@ static int subscribe(char *why, size_t size)
 	return 0;
 }
 
-int ggmlviz__cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
+static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
 {
 	uint32_t version = 0;
 
@@ -281,13 +281,13 @@ int ggmlviz__cupti_start(uint64_t buffer_bytes, const char *path, char *what, si
 	return 0;
 }
 
-void ggmlviz__cupti_flush(void)
+static void cupti_flush(void)
 {
 	if (lib)
 		api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-void ggmlviz__cupti_stop(void)
+static void cupti_stop(void)
 {
 	if (!lib)
 		return;
@@ -300,7 +300,7 @@ void ggmlviz__cupti_stop(void)
 
 #else /* !HAVE_CUPTI */
 
-int ggmlviz__cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
+static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
 {
 	(void)buffer_bytes;
 	(void)path;
@@ -309,12 +309,14 @@ int ggmlviz__cupti_start(uint64_t buffer_bytes, const char *path, char *what, si
 	return -2;
 }
 
-void ggmlviz__cupti_flush(void)
+static void cupti_flush(void)
 {
 }
 
-void ggmlviz__cupti_stop(void)
+static void cupti_stop(void)
 {
 }
 
 #endif /* HAVE_CUPTI */
+
+const struct ggmlviz__gpu_profiler ggmlviz__cupti = { cupti_start, cupti_flush, cupti_stop };

@@ -16,6 +16,12 @@
 #define DEFAULT_BUFFER_KIB 8192u
 
 static int recording; /* this session records kernels */
+static const struct ggmlviz__gpu_profiler *profiler = &ggmlviz__cupti;
+
+void ggmlviz__gpu_use(const struct ggmlviz__gpu_profiler *p)
+{
+	profiler = p ? p : &ggmlviz__cupti;
+}
 
 int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink,
 		       char *what, size_t size)
@@ -29,7 +35,7 @@ int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__l
 			 cfg->op_timing ? "GGML_VIZ_GPU_KERNELS=0" : "op timing is off");
 		return 0;
 	}
-	rc = ggmlviz__cupti_start((uint64_t)kib << 10, cfg->cupti_path, what, size);
+	rc = profiler->start((uint64_t)kib << 10, cfg->cupti_path, what, size);
 	if (rc == -1)
 		ggmlviz__log(sink, GGMLVIZ_LOG_INFO, "GPU kernels %s", what);
 	if (rc < 0)
@@ -43,8 +49,8 @@ void ggmlviz__gpu_stop(void)
 {
 	if (!recording)
 		return;
-	ggmlviz__cupti_flush(); /* every buffer handed over: the kernels recorded */
-	ggmlviz__cupti_stop();
+	profiler->flush(); /* every buffer handed over: the kernels recorded */
+	profiler->stop();
 	ggmlviz__gpu_settle(1); /* those whose run never came, without one */
 	recording = 0;
 }

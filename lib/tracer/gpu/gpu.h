@@ -52,7 +52,11 @@ void ggmlviz__gpu_sink_reset(void);
 /* A calibration point: the GPU's clock (ns) and the tracer's raw stamp (clock.h), read together. */
 void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t stamp);
 
-/* The raw stamp of a GPU time, on the line through the first and the newest point. */
+/*
+ * The raw stamp of a GPU time: from the newest point, at the rate between
+ * the first and the newest point once they are 100 ms apart (before, at
+ * the rate the clock measured at init).
+ */
 uint64_t ggmlviz__gpu_stamp_of(uint64_t gpu_ns);
 
 /* The launch `correlation` was made inside run `run_id` (an external correlation). */
@@ -74,22 +78,34 @@ void ggmlviz__gpu_settle(int final);
 /* The profiler lost n kernel records (its buffers were full): counted as dropped events. */
 void ggmlviz__gpu_dropped(uint64_t n);
 
-/* ---- a GPU profiler's glue (cupti.c) ---- */
+/* ---- a GPU profiler's glue ---- */
+
+/* What the session calls of a GPU profiler's glue. */
+struct ggmlviz__gpu_profiler {
+	/*
+	 * Subscribes to kernel records with at most buffer_bytes of buffers,
+	 * loading the profiler from path (NULL: where it usually is); resets
+	 * the sink and gives it a first clock point; installs the run hooks.
+	 * 0, or -1 with why (no library, another version, subscription
+	 * refused), or -2 when no profiler is here at all (nothing worth
+	 * saying unasked). what says through what kernels are recorded, or
+	 * why not.
+	 */
+	int (*start)(uint64_t buffer_bytes, const char *path, char *what, size_t size);
+	/* Delivers every buffered record to the sink (the session's end). */
+	void (*flush)(void);
+	/* Unsubscribes; the run hooks stop tagging (a thread may still pop its run). */
+	void (*stop)(void);
+};
+
+/* NVIDIA's CUPTI, loaded at run time (cupti.c); without its headers, a start that says so. */
+extern const struct ggmlviz__gpu_profiler ggmlviz__cupti;
 
 /*
- * Subscribes to kernel records with at most buffer_bytes of activity
- * buffers, loading the profiler from path (NULL: where it usually is);
- * installs the run hooks. 0, or -1 with why (no library, another version,
- * subscription refused, or built without the profiler's headers), or -2
- * when no profiler is here at all (nothing worth saying unasked). what
- * says through what kernels are recorded, or why not.
+ * The profiler of the sessions started from now on (NULL: CUPTI's), set
+ * while no session runs: the tests put a stand-in in CUPTI's place (and
+ * another vendor's glue would go here).
  */
-int ggmlviz__cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size);
-
-/* Delivers every buffered record to the sink (the session's end). */
-void ggmlviz__cupti_flush(void);
-
-/* Unsubscribes (the library stays loaded: a thread may still pop its run). */
-void ggmlviz__cupti_stop(void);
+void ggmlviz__gpu_use(const struct ggmlviz__gpu_profiler *p);
 
 #endif /* GGMLVIZ_GPU_H */

@@ -14,6 +14,7 @@
 #include <ggmlviz/format.h>
 
 #include "tracer/base/base.h"
+#include "tracer/base/clock.h"
 #include "tracer/gpu/gpu.h"
 #include "tracer/producer/producer.h"
 
@@ -21,6 +22,7 @@
 #define WAITING 2048u     /* kernels waiting for their launch's run */
 #define WAIT_NAME 512u    /* of a waiting kernel's name, the bytes kept */
 #define WAIT_ROUNDS 4u    /* batches a kernel waits at most before it goes without a run */
+#define RATE_SPAN_NS 100000000u /* clock points this far apart measure the GPU clock's rate */
 
 /* A GPU clock point and the stamp read with it. */
 struct point {
@@ -58,9 +60,10 @@ void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t stamp)
 
 uint64_t ggmlviz__gpu_stamp_of(uint64_t gpu_ns)
 {
-	double rate = 1.0, d;
+	double rate = ggmlviz__clock_stamps_per_ns(), d;
 
-	if (sink.newest.gpu > sink.first.gpu)
+	/* two points close together say little of the rate: the clock's own until then */
+	if (sink.newest.gpu >= sink.first.gpu + RATE_SPAN_NS)
 		rate = (double)(sink.newest.stamp - sink.first.stamp) /
 		       (double)(sink.newest.gpu - sink.first.gpu);
 	d = ((double)gpu_ns - (double)sink.newest.gpu) * rate + (double)sink.newest.stamp;
@@ -97,13 +100,21 @@ static uint32_t track_of(const struct ggmlviz__gpu_launch *k)
 	return track;
 }
 
+/*
+ * Both ends converted (the conversion is monotonic), so that kernels back
+ * to back on the GPU stay back to back on the trace's clock, where the
+ * start converted alone plus the GPU's duration could overlap the next
+ * kernel by a rounding.
+ */
 static void record(const struct ggmlviz__gpu_launch *k, uint64_t run)
 {
+	uint64_t start = ggmlviz__gpu_stamp_of(k->start);
+	uint64_t end = k->end > k->start ? ggmlviz__gpu_stamp_of(k->end) : start;
 	struct ggmlviz__kernel_rec rec = {
-		k->end > k->start ? k->end - k->start : 0, run, k->correlation, k->stream, k->device
+		end > start ? end : start, run, k->correlation, k->stream, k->device
 	};
 
-	ggmlviz__emit_kernel_at(ggmlviz__gpu_stamp_of(k->start), track_of(k), &rec, k->name);
+	ggmlviz__emit_kernel_at(start, track_of(k), &rec, k->name);
 }
 
 void ggmlviz__gpu_kernel(const struct ggmlviz__gpu_launch *k)

@@ -292,7 +292,7 @@ void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__
 	if (!pl)
 		return;
 	ggmlviz__emit_track(&e, pl, track);
-	put_u64(pl + KERN_DURATION, k->duration_ns);
+	put_u64(pl + KERN_DURATION, k->end_stamp); /* the writer makes it the duration */
 	put_u64(pl + KERN_RUN, k->run_id);
 	put_u32(pl + KERN_CORRELATION, k->correlation);
 	put_u32(pl + KERN_STREAM, k->stream);

@@ -104,9 +104,14 @@ struct ggmlviz__split {
 	uint64_t run_id;
 };
 
-/* What a KERNEL record holds. */
+/*
+ * What a KERNEL record holds. In the ring its duration field holds the raw
+ * stamp of the kernel's end: the writer converts both ends and writes the
+ * duration between them (span.c), so that kernels back to back on the GPU
+ * are back to back in the file, not a rounding apart.
+ */
 struct ggmlviz__kernel_rec {
-	uint64_t duration_ns, run_id;
+	uint64_t end_stamp, run_id;
 	uint32_t correlation, stream, device;
 };
 
