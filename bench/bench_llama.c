@@ -20,8 +20,16 @@
  * share of each step that its op timings cover and whether every
  * computing node was timed.
  *
+ * With --gpu-layers N, that many layers go to a GPU backend that GGML
+ * loaded (CUDA, Vulkan; on Mesa's software Vulkan device with
+ * GGML_VK_VISIBLE_DEVICES=0, which is set unless the environment says
+ * otherwise). On CUDA with CUPTI, "every op" then records every kernel,
+ * and a round's trace also gives the ops' kernel time against the GPU's
+ * busy time (target: within 5%) and a table of each op's time against
+ * GGML_VIZ_OP_TIMING=sync's (llama-gpu.c).
+ *
  *     bench_llama [--rounds N] [--layers N] [--embd N] [--prompt N]
- *                 [--generate N] [--threads N]
+ *                 [--generate N] [--threads N] [--gpu-layers N]
  *
  * SPDX-License-Identifier: MIT
  */
@@ -39,6 +47,7 @@
 #include <ggmlviz/reader.h>
 
 #include "bench.h"
+#include "llama-gpu.h"
 #include "../examples/tiny-llama.h"
 
 #ifndef GGMLVIZ_GGML_LIBDIR
@@ -50,7 +59,7 @@ enum mode { UNTRACED, STEPS, EVERY_OP, N_MODES };
 static const char *const mode_names[N_MODES] = { "untraced", "steps only", "every op" };
 
 struct options {
-	int rounds, layers, embd, prompt, generate, threads;
+	int rounds, layers, embd, prompt, generate, threads, gpu_layers;
 };
 
 struct bench {
@@ -59,7 +68,7 @@ struct bench {
 	struct llama_context *ctx[N_MODES];
 	double *gen[N_MODES], *pp[N_MODES]; /* tokens/s per round (untraced: of the steps pass) */
 	double *gen0_every, *pp0_every;     /* the untraced rounds of the every-op pass */
-	char model_path[256], trace_path[256];
+	char model_path[256], trace_path[256], sync_path[256];
 };
 
 static void quiet(enum ggml_log_level level, const char *text, void *data)
@@ -108,26 +117,33 @@ static int decode_round(struct bench *b, struct llama_context *ctx, int traced, 
 	t0 = bench_now_ns();
 	if (decode(ctx, llama_batch_get_one(tokens, b->o.prompt)) != 0)
 		return -1;
+	llama_synchronize(ctx); /* a GPU's decode returns before its work is done */
 	t1 = bench_now_ns();
 	for (int i = 0; i < b->o.generate; i++) {
 		next = argmax(ctx, n_vocab);
 		if (decode(ctx, llama_batch_get_one(&next, 1)) != 0)
 			return -1;
 	}
+	llama_synchronize(ctx);
 	t2 = bench_now_ns();
 	*pp = b->o.prompt * 1e9 / (double)(t1 - t0);
 	*gen = b->o.generate * 1e9 / (double)(t2 - t1);
 	return 0;
 }
 
-static int start_tracing(struct bench *b, int op_timing)
+static int start_tracing_to(const char *path, int op_timing)
 {
 	struct ggmlviz_config cfg;
 
 	ggmlviz_config_init(&cfg);
-	cfg.output = b->trace_path;
+	cfg.output = path;
 	cfg.op_timing = op_timing;
 	return ggmlviz_start(&cfg);
+}
+
+static int start_tracing(struct bench *b, int op_timing)
+{
+	return start_tracing_to(b->trace_path, op_timing);
 }
 
 /* One pass: in one session, rounds of untraced and traced (mode) alternating. */
@@ -166,6 +182,20 @@ static void print_ratio(const char *what, double *traced, double *untraced, int 
 	printf("    %-30s %.3f  (rounds: %.3f to %.3f)\n", what, s.median, s.min, s.max);
 }
 
+/* On a GPU: the kernels of the round just traced, and a round in sync mode against it. */
+static void gpu_round(struct bench *b)
+{
+	double pp, gen;
+
+	gpu_figures(b->trace_path);
+	if (start_tracing_to(b->sync_path, GGMLVIZ_OP_TIMING_SYNC) < 0)
+		return;
+	decode_round(b, b->ctx[EVERY_OP], 1, &pp, &gen);
+	ggmlviz_stop();
+	gpu_sync_table(b->trace_path, b->sync_path, 12);
+	unlink(b->sync_path);
+}
+
 /* From a trace of one round: the share of the steps that ops cover, and the ticks. */
 static void coverage(struct bench *b, int threads)
 {
@@ -191,6 +221,8 @@ static void coverage(struct bench *b, int threads)
 			shares[n++] = (double)op_ns[t.step_seq] / (double)t.duration_ns;
 	}
 	ggmlviz_reader_close(r);
+	if (b->o.gpu_layers)
+		gpu_round(b);
 	if (!n)
 		return;
 	{
@@ -248,16 +280,17 @@ static int number(const char *opt, const char *v, int max)
 
 static void parse(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){ 7, 8, 512, 16, 16, 0 };
+	*o = (struct options){ 7, 8, 512, 16, 16, 0, 0 };
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int *f = !strcmp(a, "--rounds") ? &o->rounds : !strcmp(a, "--layers") ? &o->layers
 			 : !strcmp(a, "--embd") ? &o->embd : !strcmp(a, "--prompt") ? &o->prompt
 			 : !strcmp(a, "--generate") ? &o->generate
-			 : !strcmp(a, "--threads") ? &o->threads : NULL;
+			 : !strcmp(a, "--threads") ? &o->threads
+			 : !strcmp(a, "--gpu-layers") ? &o->gpu_layers : NULL;
 		if (!f) {
 			fprintf(stderr, "usage: bench_llama [--rounds N] [--layers N] [--embd N] "
-				"[--prompt N] [--generate N] [--threads N]\n");
+				"[--prompt N] [--generate N] [--threads N] [--gpu-layers N]\n");
 			exit(2);
 		}
 		*f = number(a, v, a[2] == 'r' ? 1000 : 4000);
@@ -279,6 +312,11 @@ int main(int argc, char **argv)
 		 (int)getpid());
 	snprintf(b.trace_path, sizeof b.trace_path, "%s/bench_llama-%d.ggmlviz",
 		 dir ? dir : "/tmp", (int)getpid());
+	snprintf(b.sync_path, sizeof b.sync_path, "%s/bench_llama-%d-sync.ggmlviz",
+		 dir ? dir : "/tmp", (int)getpid());
+	mp.n_gpu_layers = b.o.gpu_layers;
+	if (b.o.gpu_layers)
+		setenv("GGML_VK_VISIBLE_DEVICES", "0", 0); /* Mesa's CPU-type device, if that is all */
 	tiny_llama_params_init(&p);
 	p.n_layer = b.o.layers;
 	p.n_embd = b.o.embd;
@@ -304,8 +342,9 @@ int main(int argc, char **argv)
 	if (b.o.threads)
 		counts[0] = b.o.threads, n = 1;
 	printf("bench_llama: llama model of %d layers, %d wide (%.0f MB), %d prompt tokens then %d "
-	       "generated; %d rounds, interleaved\n", p.n_layer, p.n_embd,
-	       (double)llama_model_size(b.model) / 1e6, b.o.prompt, b.o.generate, b.o.rounds);
+	       "generated; %d rounds, interleaved; %d layers on a GPU\n", p.n_layer, p.n_embd,
+	       (double)llama_model_size(b.model) / 1e6, b.o.prompt, b.o.generate, b.o.rounds,
+	       b.o.gpu_layers);
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = bench_threads(&b, counts[i]);
 	for (int m = 0; m < N_MODES; m++)

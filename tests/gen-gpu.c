@@ -60,7 +60,6 @@ static void step(uint32_t tokens)
 	ggmlviz_nodes_tick();
 	gs_run(gpu_nodes, sizeof gpu_nodes / sizeof gpu_nodes[0], &cuda0, gpu_kernels,
 	       sizeof gpu_kernels / sizeof gpu_kernels[0], 0, NULL);
-	gs_sync(); /* llama_decode waits for the logits */
 	ggmlviz_step_end(&ctx, tokens, 1, phase, 0, "decode");
 }
 

@@ -51,6 +51,13 @@ static void clock_point(void)
 	ggmlviz__gpu_clock_point(gpu_of(mono_ns()), ggmlviz__stamp());
 }
 
+/* Waits until the GPU has run every kernel launched, as ggml_backend_synchronize does. */
+static void gs_sync(void)
+{
+	while (mono_ns() < busy_until)
+		;
+}
+
 static void describe(void *user, const void *const *nodes, size_t n, size_t i,
 		     struct ggmlviz_node_desc *out)
 {
@@ -125,7 +132,7 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		const struct gs_kernel *kernels, size_t m, int late, struct gs_ran *out)
 {
 	uint32_t first = next_correlation;
-	uint64_t launch, run, at;
+	uint64_t launch, run, at, start[64];
 
 	for (size_t i = 0; i < n; i++)
 		ggmlviz_nodes_ask(&nodes[i], backend, describe, NULL);
@@ -134,25 +141,22 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 	next_correlation += (uint32_t)m;
 	for (uint32_t k = 0; k < m && !late; k++) /* CUPTI's external correlation records */
 		gs_correlate(first + k, run);
-	ggmlviz_nodes_flush();
-	clock_point();
 	at = launch > busy_until ? launch : busy_until;
-	for (uint32_t k = 0; k < m; k++) {
-		ran(kernels[k].name, first + k, gpu_of(at), kernels[k].ns);
-		if (out)
-			out[k] = (struct gs_ran){ kernels[k].name, at };
-		at += kernels[k].ns;
-	}
+	for (uint32_t k = 0; k < m && k < 64; k++)
+		start[k] = at, at += kernels[k].ns;
 	busy_until = at;
+	gs_sync(); /* the scheduler waits for the GPU after a run while an eval callback is set */
+	ggmlviz_nodes_flush();
+	clock_point(); /* CUPTI delivers the buffer: a clock point, then its kernels */
+	for (uint32_t k = 0; k < m && k < 64; k++) {
+		ran(kernels[k].name, first + k, gpu_of(start[k]), kernels[k].ns);
+		if (out)
+			out[k] = (struct gs_ran){ kernels[k].name, start[k] };
+	}
 	for (uint32_t k = 0; k < m && late; k++) /* they waited: now their runs are known */
 		gs_correlate(first + k, run);
 	ggmlviz__gpu_settle(0);
 	return run;
 }
 
-void gs_sync(void)
-{
-	while (mono_ns() < busy_until)
-		; /* as ggml_backend_synchronize waits for the stream */
-}
 

@@ -46,10 +46,13 @@ void gs_install(void);
 void gs_remove(void);
 
 /*
- * One GPU run of backend's nodes, inside the step the caller has open:
- * asked, launched (each kernel a launch), ended, then run by the GPU back
- * to back from its launch, or from the end of the stream's earlier work.
- * late: the kernels reach the sink before the runs of their launches.
+ * One GPU run of backend's nodes (at most 64 kernels), inside the step the
+ * caller has open: asked, launched (each kernel a launch), run by the GPU
+ * back to back from its launch (or from the end of the stream's earlier
+ * work), waited for (as GGML's scheduler synchronizes after each run while
+ * an eval callback is set), ended; then its kernels reach the sink, as
+ * CUPTI delivers a buffer. late: the kernels reach the sink before the
+ * runs of their launches.
  * ran (m entries, may be NULL) says where each kernel lies on the trace's
  * clock. Returns the run's id.
  */
@@ -61,9 +64,6 @@ void gs_kernel_now(const char *name, uint32_t correlation);
 
 /* The launch `correlation` was made in run `run_id`. */
 void gs_correlate(uint32_t correlation, uint64_t run_id);
-
-/* Waits until the GPU has run every kernel launched (a synchronization). */
-void gs_sync(void);
 
 
 #endif /* GGMLVIZ_GPU_SIM_H */

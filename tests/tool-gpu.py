@@ -118,10 +118,10 @@ ok(ops.get('MUL_MAT', {}).get('count') == 4 * STEPS and ops['MUL_MAT']['total_ns
    'stats: each MUL_MAT timed by its quantize and matrix-vector kernels',
    '%s vs %d' % (ops.get('MUL_MAT'), mm))
 rc, out, err = run(G, 'stats', trace)
-ok(re.search(r'CUDA0 +5 runs, [0-9.]+ [mu]?s launching, 60 nodes: 50 ops timed by their GPU '
+ok(re.search(r'CUDA0 +5 runs, [0-9.]+ [mu]?s, 60 nodes: 50 ops timed by their GPU '
              r'kernels \([0-9.]+ us on the GPU\)', out) is not None and
-   'a GPU run\'s time is its launch on the host' in out,
-   'stats: a GPU run\'s time said to be its launch, its ops\' GPU time beside it', out)
+   'a GPU run\'s time holds its kernels\'' in out,
+   'stats: the GPU runs, their ops\' GPU time beside them, said what a run\'s time holds', out)
 s = stats_json('--by', 'layer')
 layers = {x['name']: x['count'] for x in s['groups']}
 ok(layers == {'(none)': STEPS, '0': 5 * STEPS, '1': 5 * STEPS},
@@ -148,6 +148,10 @@ def inside(k):
 
 
 ok(all(inside(k) for k in ek), 'export: each kernel inside the op that launched it')
+runs = [e for e in xs if e.get('cat') == 'split' and e['args'].get('backend') == 'CUDA0']
+ok(len(runs) == STEPS and all(any(r['ts'] <= o['ts'] and o['ts'] + o['dur'] <= r['ts'] + r['dur'] + 1e-3
+                                  for r in runs) for o in gpu_ops),
+   'export: each GPU op inside its run (the scheduler waits for the GPU after a run)')
 track = sorted(ek, key=lambda e: e['ts'])
 overlaps = [(a['name'], b['name']) for a, b in zip(track, track[1:])
             if round((a['ts'] + a['dur']) * 1000) > round(b['ts'] * 1000)]

@@ -544,14 +544,11 @@
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
 		var runs = D.by_op.splits.map(function (x) {
-			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x),
-				gpu: x.ops_gpu > 0 };
+			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x) };
 		});
 		if (runs.length)
 			bars('Runs of nodes by backend, and how their ops were timed', runs, total, function (g) {
-				/* a GPU run's time is its launch on the host; its kernels run after it */
-				return fmtNs(g.total_ns) + (g.gpu ? ' launching' : '') + ', ' + g.runs + ' runs of ' +
-					g.nodes + ' nodes: ' + g.how;
+				return fmtNs(g.total_ns) + ', ' + g.runs + ' runs of ' + g.nodes + ' nodes: ' + g.how;
 			});
 		else
 			bars('By backend', D.by_backend.groups, total, share);

@@ -112,17 +112,17 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 		const struct cli_split_sum *s = &b->s[i];
 		if (!s->count)
 			continue; /* ops of a backend that ran no run: not a GGML scheduler's */
-		cli_out_printf(o, "%s  %-12s %llu runs, %s%s, %llu nodes", indent, s->name,
+		cli_out_printf(o, "%s  %-12s %llu runs, %s, %llu nodes", indent, s->name,
 			       (unsigned long long)s->count, cli_fmt_ns((double)s->ns, buf),
-			       s->ops[GGMLVIZ_OP_METHOD_GPU] ? " launching" : "",
 			       (unsigned long long)s->nodes);
 		how_timed(o, s);
 		cli_out_char(o, '\n');
 	}
 	for (size_t i = 0; i < b->n; i++)
 		if (b->s[i].count && b->s[i].ops[GGMLVIZ_OP_METHOD_GPU]) {
-			cli_out_printf(o, "%s(a GPU run's time is its launch on the host: its kernels"
-				       " run on the GPU after it, each op timed by its own)\n", indent);
+			cli_out_printf(o, "%s(a GPU run's time holds its kernels' and the gaps between"
+				       " them: GGML's scheduler waits for the GPU after each run while"
+				       " an eval callback is set)\n", indent);
 			break;
 		}
 	for (size_t i = 0; i < b->n; i++)
