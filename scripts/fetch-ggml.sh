@@ -2,7 +2,7 @@
 # Fetches a prebuilt GGML and libllama (llama.cpp) with their headers into a
 # git-ignored folder, for the GGML and llama.cpp examples, tests and benchmarks:
 #
-#     scripts/fetch-ggml.sh [--force] [DIR]      (DIR: third_party/ggml)
+#     scripts/fetch-ggml.sh [--force] [--source] [DIR]   (DIR: third_party/ggml)
 #     ./configure --with-ggml="$PWD/third_party/ggml"
 #
 # Debian has no GGML package; the npm registry has one, prebuilt:
@@ -23,7 +23,10 @@
 # llama.h), LICENSE, and VERSION (with vulkan=yes or vulkan=no and why),
 # written last: a folder with a
 # VERSION naming the wanted release is complete, and is left alone unless
-# --force is given. Nothing of GGML is ever committed.
+# --force is given. With --source, DIR/src also gets the release's
+# llama.cpp source needed to build GGML, libllama and llama.cpp's tools
+# (about 50 MB: scripts/build-ggml-cuda.sh builds them with CUDA from it).
+# Nothing of GGML is ever committed.
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -43,16 +46,19 @@ say() {
 }
 
 usage() {
-	printf 'usage: %s [--force] [DIR]\n' "$0"
+	printf 'usage: %s [--force] [--source] [DIR]\n' "$0"
 	printf '  fetches GGML (node-llama-cpp %s) into DIR (default: third_party/ggml)\n' \
 		"$NLC_VERSION"
+	printf '  --source  also the release'"'"'s llama.cpp source, in DIR/src\n'
 }
 
 force=no
+source=no
 dest=
 for arg in "$@"; do
 	case "$arg" in
 	--force) force=yes ;;
+	--source) source=yes ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage >&2; die "unknown option '$arg'" ;;
 	*) [ -z "$dest" ] || die "more than one DIR given ('$dest', '$arg')"; dest=$arg ;;
@@ -69,7 +75,8 @@ is_complete() {
 		ls "$dest"/lib/libggml.v*.so >/dev/null 2>&1 &&
 		[ -f "$dest/lib/libggml-base.so" ] &&
 		ls "$dest"/lib/libllama.v*.so >/dev/null 2>&1 && [ -f "$dest/include/llama.h" ] &&
-		grep -q '^vulkan=' "$dest/VERSION"
+		grep -q '^vulkan=' "$dest/VERSION" &&
+		{ [ "$source" = no ] || [ -f "$dest/src/CMakeLists.txt" ]; }
 }
 if [ "$force" = no ] && is_complete; then
 	say "GGML is already in $dest ($(sed -n 's/^ggml=//p' "$dest/VERSION"))"
@@ -130,6 +137,12 @@ git -C "$tmp/src" archive FETCH_HEAD ggml/include include/llama.h LICENSE ggml/C
 cp "$tmp/src"/ggml/include/*.h "$tmp/src/include/llama.h" "$stage/include/"
 cp "$tmp/src/LICENSE" "$stage/LICENSE"
 cp "$bins"/libggml*.so "$bins"/libllama.v*.so "$stage/lib/"
+if [ "$source" = yes ]; then
+	mkdir -p "$stage/src"
+	git -C "$tmp/src" archive FETCH_HEAD CMakeLists.txt cmake ggml src include common tools \
+		vendor licenses LICENSE app | tar -x -C "$stage/src" ||
+		die "cannot extract llama.cpp's source from $bundle"
+fi
 
 # GGML's Vulkan backend, optional: it drops in beside the CPU backends only
 # if its libggml-base.so is the one they load.
@@ -157,6 +170,7 @@ release=$(sed -n 's/.*"release": *"\([^"]*\)".*/\1/p' \
 	echo "llama.cpp=${release:-unknown}"
 	echo "commit=$commit"
 	echo "vulkan=$vulkan"
+	echo "source=$source"
 } >"$stage/VERSION.new"
 
 # Replace the folder in one step, VERSION last, so a cut run leaves no

@@ -1,6 +1,8 @@
 #!/bin/sh
 # scripts/fetch-ggml.sh without the network: its options, its errors, and
-# that a complete folder is left alone (no download). Prints TAP.
+# that a complete folder is left alone (no download); a folder without the
+# source is fetched again when --source asks for it; and
+# scripts/build-ggml-cuda.sh's options and errors. Prints TAP.
 top_srcdir=${top_srcdir:-.}
 script="$top_srcdir/scripts/fetch-ggml.sh"
 tmp=$(mktemp -d) || exit 1
@@ -49,7 +51,7 @@ novk="$tmp/novk"
 cp -r "$fake" "$novk"
 sed -i '/^vulkan=/d' "$novk/VERSION"
 
-echo "1..8"
+echo "1..12"
 run 0 "usage:" --help
 result $? "--help prints the usage"
 run 1 "unknown option '--bogus'" --bogus
@@ -80,4 +82,20 @@ else
 fi
 test -f "$fake/include/ggml.h" && grep -q 3.0.0 "$fake/VERSION"
 result $? "a failed fetch leaves the folder as it was"
+sed -i 's/3.0.0/3.22.1/' "$fake/VERSION"
+if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
+	PATH="$tmp/bin" run 1 "'npm' is needed and was not found" --source "$fake"
+else
+	PATH="$tmp/bin" run 1 "the prebuilt GGML is for" --source "$fake"
+fi
+result $? "--source: a folder without the source is fetched again"
+
+# scripts/build-ggml-cuda.sh: what it needs, said before it builds anything
+script="$top_srcdir/scripts/build-ggml-cuda.sh"
+run 1 "run scripts/fetch-ggml.sh --source first" --src "$fake/src" "$tmp/out-prefix"
+result $? "build-ggml-cuda: no source, a clear error naming what to run"
+run 1 "unknown option '--bogus'" --bogus
+result $? "build-ggml-cuda: an unknown option is named"
+run 1 "--arch wants a value" --arch
+result $? "build-ggml-cuda: --arch without a value is refused"
 exit $fail
