@@ -6,7 +6,11 @@
  * "CUDA0", whose kernels (real ggml-cuda names) the node engine and the
  * kernels' sink record as with CUPTI (tests/gpu-sim.c stands in for it).
  *
- *   gen-gpu OUT STEPS     (STEPS >= 2: one prompt, the rest generated)
+ *   gen-gpu OUT STEPS [--no-ticks]
+ *
+ * STEPS >= 2: one prompt, the rest generated. --no-ticks: the CPU backend
+ * never ticks (an eval callback installed without the adapter's abort
+ * callback), so its runs are timed as a whole.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <ggmlviz/nodes.h>
 #include <ggmlviz/tracer.h>
@@ -51,13 +56,16 @@ static void cpu_describe(void *user, const void *const *nodes, size_t n, size_t 
 	out->ticks = 1;
 }
 
+static int ticks = 1;
+
 static void step(uint32_t tokens)
 {
 	uint32_t phase = tokens > 1 ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION;
 
 	ggmlviz_step_begin(&ctx, tokens, 1, phase, "decode");
 	ggmlviz_nodes_ask(&embd, &cpu, cpu_describe, NULL); /* the CPU's run: one node, one tick */
-	ggmlviz_nodes_tick();
+	if (ticks)
+		ggmlviz_nodes_tick();
 	gs_run(gpu_nodes, sizeof gpu_nodes / sizeof gpu_nodes[0], &cuda0, gpu_kernels,
 	       sizeof gpu_kernels / sizeof gpu_kernels[0], 0, NULL);
 	ggmlviz_step_end(&ctx, tokens, 1, phase, 0, "decode");
@@ -66,10 +74,11 @@ static void step(uint32_t tokens)
 int main(int argc, char **argv)
 {
 	struct ggmlviz_config cfg;
-	int steps = argc == 3 ? atoi(argv[2]) : 0;
+	int steps = argc >= 3 ? atoi(argv[2]) : 0;
 
-	if (steps < 2) {
-		fputs("usage: gen-gpu OUT STEPS (STEPS >= 2)\n", stderr);
+	ticks = !(argc == 4 && strcmp(argv[3], "--no-ticks") == 0);
+	if (steps < 2 || argc > 4 || (argc == 4 && ticks)) {
+		fputs("usage: gen-gpu OUT STEPS [--no-ticks] (STEPS >= 2)\n", stderr);
 		return 2;
 	}
 	ggmlviz_config_init(&cfg);

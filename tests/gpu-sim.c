@@ -46,9 +46,15 @@ static uint64_t gpu_of(uint64_t mono)
 	return GPU_EPOCH + (mono - mono0);
 }
 
+static int gpu_now(uint64_t *ns)
+{
+	*ns = gpu_of(mono_ns());
+	return 0;
+}
+
 static void clock_point(void)
 {
-	ggmlviz__gpu_clock_point(gpu_of(mono_ns()), ggmlviz__stamp());
+	ggmlviz__gpu_clock_read(gpu_now);
 }
 
 /* Waits until the GPU has run every kernel launched, as ggml_backend_synchronize does. */

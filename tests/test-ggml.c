@@ -382,6 +382,40 @@ static void trace_bare_callback(struct gu_trace *tr, int op_timing)
 }
 
 /*
+ * The one-liner of GGML programs, the scheduler as user_data and nothing
+ * else called: the adapter takes the scheduler on its first ask and
+ * installs its ticks before the run computes, so that every computing node
+ * of every graph is timed once, by ticks, on the scheduler's backend.
+ */
+START_TEST(test_one_liner_times_every_node)
+{
+	struct gu_expected_op e[4];
+	struct gu_trace tr;
+	char path[256];
+
+	gu_start(path, GGMLVIZ_OP_TIMING_AUTO);
+	ggml_backend_sched_set_eval_callback(ksched, ggmlviz_ggml_eval_cb, ksched);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(ggml_backend_sched_graph_compute(ksched, kg.g), GGML_STATUS_SUCCESS);
+		ggmlviz_nodes_flush(); /* no graph wrapper: end the run by hand */
+	}
+	ggmlviz_ggml_untrace_sched(ksched); /* before freeing it: its ticks off, its slot free */
+	gu_stop_and_read(path, &tr);
+	gu_known_expected(e);
+	ck_assert_uint_eq(tr.n_splits, 2);
+	ck_assert_uint_eq(tr.n_ops, 8);
+	for (size_t i = 0; i < tr.n_ops; i++)
+		check_known_op(&tr, &tr.ops[i], &e[i % 4], addr(cpu), GGMLVIZ_OP_METHOD_TICK);
+	for (size_t i = 0; i < tr.n_splits; i++) {
+		ck_assert_uint_eq(tr.splits[i].ticks, 4);
+		ck_assert_uint_eq(tr.splits[i].ticks_expected, 4);
+		ck_assert_uint_eq(tr.splits[i].n_timed, 4);
+	}
+	gu_free(&tr);
+}
+END_TEST
+
+/*
  * Without the scheduler (user_data NULL), a node's backend is told by the
  * buffer its output is in: host memory (the CPU's buffers, or a GPU
  * backend's pinned host buffers) is the CPU backend's, keyed by the CPU
@@ -596,6 +630,7 @@ static Suite *make_suite(void)
 	tcase_add_test(known, test_two_runs_told_apart);
 	tcase_add_test(known, test_other_file_shares_the_state);
 	tcase_add_test(known, test_user_data_null_names_buffer_type);
+	tcase_add_test(known, test_one_liner_times_every_node);
 	tcase_add_test(known, test_names_again_each_session);
 	tcase_add_test(known, test_memory_buffers);
 	tcase_add_test(known, test_backend_graph_compute);

@@ -138,6 +138,34 @@ START_TEST(anon_ids_per_run)
 }
 END_TEST
 
+/*
+ * Op names from the original ggml-viz's numbering are assumed for a trace
+ * that names no op, unless libggmlviz wrote it (cli_names_ours): its
+ * unnamed ops are its user's own numbers.
+ */
+START_TEST(names_assumed_for_the_original_only)
+{
+	static const unsigned char header[12] = { 'G', 'G', 'M', 'L', 'V', 'I', 'Z', '1', 1, 0, 0, 0 };
+	struct ggmlviz_reader *r;
+	struct cli_names n;
+	char buf[24];
+
+	ck_assert_ptr_nonnull(cli_assumed_op_name(29));
+	ck_assert_int_eq(ggmlviz_reader_open_memory(header, sizeof header, &r), 0);
+	cli_names_init(&n, NULL);
+	cli_names_decide(&n, false);
+	ck_assert_str_eq(cli_op_name(&n, r, 29, buf), cli_assumed_op_name(29));
+	ck_assert(n.assumed);
+	cli_names_free(&n);
+	cli_names_decide(&n, false);
+	cli_names_ours(&n);
+	ck_assert_str_eq(cli_op_name(&n, r, 29, buf), "op#29");
+	ck_assert(!n.assumed);
+	cli_names_free(&n);
+	ggmlviz_reader_close(r);
+}
+END_TEST
+
 /* JSON inside an HTML page escapes < > &: a property of that output only. */
 START_TEST(json_html_per_output)
 {
@@ -309,6 +337,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, json_null_and_numbers);
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, counts_and_choices);
+	tcase_add_test(tc, names_assumed_for_the_original_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

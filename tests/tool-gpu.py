@@ -176,6 +176,15 @@ ok(kslices and all(lanes[x[1]] == 'GPU 0 stream 7' for x in kslices) and
    'report: kernel slices in the GPU stream\'s lane, named by function', lanes)
 ok('stand-in for CUPTI' in (data.get('gpu_note') or ''), 'report: the session\'s word on kernels')
 
+# ---- CPU runs without ticks: what to call ----
+noticks = os.path.join(TMP, 'noticks.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-gpu'), noticks, str(STEPS), '--no-ticks')
+rc, out, err = run(G, 'stats', noticks)
+ok(rc == 0 and re.search(r'CPU +5 runs, .*: runs only', out) and
+   'pass the scheduler as the eval callback\'s user_data' in out and
+   'ggmlviz_ggml_trace_sched()' in out,
+   'stats: CPU runs without ticks say what to call to time every node', out)
+
 # ---- a trace without kernels ----
 cpu = os.path.join(TMP, 'cpu.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), cpu)

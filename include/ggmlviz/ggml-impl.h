@@ -477,10 +477,35 @@ static bool ggmlviz_ggml__observe(struct ggml_tensor *t, const struct ggmlviz_gg
 	return true;
 }
 
+static void ggmlviz_ggml__set_abort(ggml_backend_sched_t sched, ggml_abort_callback cb, void *data);
+
+/*
+ * The one-liner, ggml_backend_sched_set_eval_callback(sched,
+ * ggmlviz_ggml_eval_cb, sched): a user_data that no call registered is a
+ * scheduler (the callback's contract), so on its first ask the adapter
+ * takes it as ggmlviz_ggml_trace_sched() would, installing its ticks on
+ * the scheduler's CPU backends before the run computes, so that every
+ * node is timed. Once per scheduler (and per thread when no slot is left).
+ */
+static const struct ggmlviz_ggml__slot *ggmlviz_ggml__adopt(void *sched)
+{
+	static __thread const void *refused;
+	struct ggmlviz_ggml__slot *slot;
+
+	if (refused == sched || !(slot = ggmlviz_ggml__slot_for(sched, true))) {
+		refused = sched; /* every slot is taken: runs as a whole, said by the tools */
+		return NULL;
+	}
+	ggmlviz_ggml__set_abort((ggml_backend_sched_t)sched, ggmlviz_ggml_abort_cb, slot);
+	return slot;
+}
+
 bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
 {
 	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find_cached(user_data);
 
+	if (!slot && user_data && ask && GGMLVIZ__ON(GGMLVIZ__OPS))
+		slot = ggmlviz_ggml__adopt(user_data);
 	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
 }
 

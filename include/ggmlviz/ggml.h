@@ -221,8 +221,13 @@ static inline uint64_t ggmlviz_ggml_flops(const struct ggml_tensor *t)
  * @param ask true when the scheduler asks whether @p t is wanted; false
  *        when it hands over the computed @p t.
  * @param user_data the ggml_backend_sched_t computing the graph (its backend
- *        for @p t is recorded), a value given to ggmlviz_ggml_chain(), or
- *        NULL (then the buffer type holding @p t stands for its backend).
+ *        for @p t is recorded; a scheduler no call registered is taken on
+ *        its first ask as ggmlviz_ggml_trace_sched() takes one: its CPU
+ *        backends get the adapter's abort callback, so that every node is
+ *        timed; ggmlviz_ggml_untrace_sched() before freeing it), a value
+ *        given to ggmlviz_ggml_chain(), or NULL (then the buffer type
+ *        holding @p t stands for its backend, and CPU runs are timed as a
+ *        whole).
  * @return on an ask: whether the scheduler should stop after @p t and hand
  *         it over; on a hand-over: whether the graph goes on.
  */

@@ -206,7 +206,8 @@ static void tie_run(struct ggmlviz__ties *g, struct ggmlviz__ties_run *r,
 		free(nodes), free(kernels), free(owner);
 		return;
 	}
-	qsort(r->kernels, r->n_kernels, sizeof *r->kernels, by_launch);
+	if (r->n_kernels) /* a run none of whose kernels came has no array */
+		qsort(r->kernels, r->n_kernels, sizeof *r->kernels, by_launch);
 	for (uint32_t j = 0; j < r->n_nodes; j++)
 		nodes[j] = tie_node(g, r->nodes[j].op_type);
 	for (uint32_t k = 0; k < r->n_kernels; k++)

@@ -108,6 +108,7 @@ struct cli_names {
 	struct cli_htab known;        /* what was noted, and its name once learnt */
 	int ops_named;                /* the trace names its ops: 1, 0; -1 not known yet */
 	bool assumed;                 /* a name of the assumed numbering was given */
+	bool ours;                    /* libggmlviz wrote it: names are never assumed */
 	struct cli_anon *anon;        /* addresses printed for unnamed backends, or NULL */
 };
 
@@ -135,6 +136,14 @@ const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uin
  * this by itself.
  */
 void cli_names_decide(struct cli_names *n, bool any_named);
+
+/*
+ * The trace holds what only libggmlviz writes (a record of type 9 or
+ * more; for a command without a first pass, a step, run, kernel or an op
+ * of a known method): its unnamed ops are never given the original
+ * ggml-viz's numbering, which is for the original's files.
+ */
+void cli_names_ours(struct cli_names *n);
 
 /* GGML's op name for op_type in its numbering of mid-2025 (ggml-ops.c), or NULL. */
 const char *cli_assumed_op_name(uint32_t op_type);

@@ -70,6 +70,8 @@ void cli_names_note(struct cli_names *n, const struct ggmlviz_event *ev)
 {
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_OP_NAME)
 		n->ops_named = 1;
+	if (ev->type >= GGMLVIZ_EVENT_META)
+		n->ours = true; /* the original writer wrote types 0 to 8 only */
 	note(n, NAME_THREAD, ev->thread_id);
 	if (ev->type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN) {
 		note(n, NAME_OP, ev->data.op.op_type);
@@ -113,6 +115,11 @@ void cli_names_free(struct cli_names *n)
 	cli_names_init(n, n->anon);
 }
 
+void cli_names_ours(struct cli_names *n)
+{
+	n->ours = true;
+}
+
 void cli_names_decide(struct cli_names *n, bool any_named)
 {
 	if (n->ops_named < 0)
@@ -141,7 +148,7 @@ const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uin
 
 	if (name || (name = known_name(n, NAME_OP, op_type)) || (name = fused_name(n, r, op_type, buf)))
 		return name;
-	if (n->ops_named == 0 && (name = cli_assumed_op_name(op_type))) {
+	if (n->ops_named == 0 && !n->ours && (name = cli_assumed_op_name(op_type))) {
 		n->assumed = true; /* the trace names no op: said wherever it is used */
 		return name;
 	}

@@ -79,10 +79,11 @@
 			s.file + '; ' + start + '.';
 	}
 
-	/* Whether a backend's runs have no op timing (a GPU's without its kernels). */
-	function runsOnly() {
+	/* Whether a backend's runs have no op timing: the CPU's (cpu true), or another's. */
+	function runsOnly(cpu) {
 		return D.by_op.splits.some(function (x) {
-			return x.runs && !x.ops_tick && !x.ops_gpu && !x.ops_sync && !x.ops_unknown;
+			return x.runs && !x.ops_tick && !x.ops_gpu && !x.ops_sync && !x.ops_unknown &&
+				(x.backend === 'CPU') === cpu;
 		});
 	}
 
@@ -127,8 +128,13 @@
 				'GPU run is timed by its kernels, drawn on its GPU stream\u2019s lane' +
 				(D.hidden_kernels ? ' (' + D.hidden_kernels + ' kernels shorter than ' +
 				fmtNs(D.threshold_ns) + ' are not drawn one by one)' : '') + '.');
-		else if (D.gpu_note && /^not recorded/.test(D.gpu_note) && runsOnly())
+		else if (D.gpu_note && /^not recorded/.test(D.gpu_note) && runsOnly(false))
 			say('warn', 'GPU kernels ' + D.gpu_note + ': ops of GPU runs have no time of their own.');
+		if (runsOnly(true))
+			say('warn', 'CPU runs without op times: the CPU backend never called the adapter\u2019s ' +
+				'abort callback. Pass the scheduler as the eval callback\u2019s user_data, or call ' +
+				'ggmlviz_ggml_trace_sched(), or in llama.cpp ggmlviz_llama_context_params(), and ' +
+				'every node is timed.');
 		if (D.lanes_over)
 			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
 		if (!list.children.length) say('ok', 'Nothing to report.');
@@ -315,7 +321,7 @@
 			lines.push(s[7] + ' tokens, ' + (PHASES[s[8]] || 'unknown') + ', returned ' + s[9] +
 				(s[7] ? ', ' + fmtNs(s[4] / s[7]) + ' per token' : ''));
 		} else if (s[0] === KIND.SPLIT) {
-			lines.push(s[6] + ' nodes, ' + s[7] + ' timed by the backend\'s ticks' +
+			lines.push(s[6] + ' nodes, ' + s[7] + ' of them with an op timing of their own' +
 				(s[8] !== s[9] && s[8] ? ' (' + s[8] + ' calls for ' + s[9] + ' expected)' : ''));
 		} else if (s[0] === KIND.GRAPH) {
 			lines.push(s[5] + ' nodes, ' + s[6] + ' threads');

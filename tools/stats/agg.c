@@ -156,6 +156,8 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	if (a->phase && t->phase != a->phase)
 		return 0; /* --phase: another phase's, or outside every step */
 	add_span(a, t);
+	if (t->kind >= GGMLVIZ_TIMING_SCOPE || (t->kind == GGMLVIZ_TIMING_OP && t->method))
+		cli_names_ours(a->names); /* records the original ggml-viz never wrote */
 	if (t->kind == GGMLVIZ_TIMING_GRAPH)
 		a->graphs++, a->graph_ns += t->duration_ns;
 	cli_backends_add(&a->backends, t);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "input/input.h"
 #include "output/output.h"
@@ -91,6 +92,18 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 			       "timed as a whole", (unsigned long long)s->mismatched);
 }
 
+/* Whether a backend (the CPU, or another) ran runs that no op timing covers. */
+static bool runs_only(const struct cli_backends *b, bool cpu)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct cli_split_sum *s = &b->s[i];
+		if (s->count && !s->ops[0] && !s->ops[1] && !s->ops[2] && !s->ops[3] &&
+		    (strcmp(s->name, "CPU") == 0) == cpu)
+			return true;
+	}
+	return false;
+}
+
 /* Whether the trace has runs of nodes (a trace of ops alone has none). */
 static bool any_runs(const struct cli_backends *b)
 {
@@ -125,15 +138,16 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 				       " an eval callback is set)\n", indent);
 			break;
 		}
-	for (size_t i = 0; i < b->n; i++)
-		if (b->s[i].count && !b->s[i].ops[0] && !b->s[i].ops[1] && !b->s[i].ops[2] &&
-		    !b->s[i].ops[3]) {
-			cli_out_printf(o, "%s(a run's time is not any op's: on CUDA, ops are timed by their"
-				       " kernels where CUPTI is found; GGML_VIZ_OP_TIMING=sync times every"
-				       " node on any backend by synchronizing after it, which changes the"
-				       " run)\n", indent);
-			break;
-		}
+	if (runs_only(b, true))
+		cli_out_printf(o, "%s(CPU runs without op times: the CPU backend never called the"
+			       " adapter's abort callback; pass the scheduler as the eval callback's"
+			       " user_data, or call ggmlviz_ggml_trace_sched(), or in llama.cpp"
+			       " ggmlviz_llama_context_params(), and every node is timed)\n", indent);
+	if (runs_only(b, false))
+		cli_out_printf(o, "%s(a run's time is not any op's: on CUDA, ops are timed by their"
+			       " kernels where CUPTI is found; GGML_VIZ_OP_TIMING=sync times every"
+			       " node on any backend by synchronizing after it, which changes the"
+			       " run)\n", indent);
 }
 
 void cli_backends_json(struct cli_out *o, const struct cli_backends *b)

@@ -164,13 +164,15 @@ static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_reco
 	*max_records = 0;
 }
 
+static int cupti_now(uint64_t *ns)
+{
+	return api.timestamp(ns) == CUPTI_SUCCESS ? 0 : -1;
+}
+
 /* A clock point now: CUPTI's timestamp and the tracer's stamp, read together. */
 static void clock_point(void)
 {
-	uint64_t gpu = 0;
-
-	if (api.timestamp(&gpu) == CUPTI_SUCCESS)
-		ggmlviz__gpu_clock_point(gpu, ggmlviz__stamp());
+	ggmlviz__gpu_clock_read(cupti_now);
 }
 
 static void one_record(const CUpti_Activity *a)

@@ -53,6 +53,15 @@ void ggmlviz__gpu_sink_reset(void);
 void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t stamp);
 
 /*
+ * A calibration point read now: the GPU's clock (gpu_now: 0 and the time,
+ * or -1) between two raw stamps, three times, the narrowest bracket kept
+ * with its middle stamp, so that a thread preempted between two reads
+ * does not shift every kernel after it. -1 when the GPU's clock could not
+ * be read.
+ */
+int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns));
+
+/*
  * The raw stamp of a GPU time: from the newest point, at the rate between
  * the first and the newest point once they are 100 ms apart (before, at
  * the rate the clock measured at init).

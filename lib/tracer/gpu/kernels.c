@@ -58,6 +58,23 @@ void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t stamp)
 	sink.newest = p;
 }
 
+int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns))
+{
+	uint64_t best_width = UINT64_MAX, best_gpu = 0, best_stamp = 0;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t gpu, s0 = ggmlviz__stamp(), s1;
+
+		if (gpu_now(&gpu) < 0)
+			return -1;
+		s1 = ggmlviz__stamp();
+		if (s1 - s0 < best_width)
+			best_width = s1 - s0, best_gpu = gpu, best_stamp = s0 + (s1 - s0) / 2;
+	}
+	ggmlviz__gpu_clock_point(best_gpu, best_stamp);
+	return 0;
+}
+
 uint64_t ggmlviz__gpu_stamp_of(uint64_t gpu_ns)
 {
 	double rate = ggmlviz__clock_stamps_per_ns(), d;
