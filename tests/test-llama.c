@@ -183,6 +183,11 @@ START_TEST(test_steps_and_tokens)
 		ck_assert_uint_eq(tr.steps[i].step_seq, i + 1);
 		ck_assert_int_eq(tr.steps[i].status, 0);
 		ck_assert(gu_label_is(&tr.steps[i], "decode"));
+		/* one sequence, 0, whose context holds every token decoded before */
+		ck_assert_uint_eq(tr.steps[i].n_seqs, 1);
+		ck_assert_int_eq(tr.steps[i].seq_id, 0);
+		ck_assert_uint_eq(tr.steps[i].context_tokens, i ? PROMPT + i - 1 : 0);
+		ck_assert_uint_eq(tr.steps[i].context_cells, i ? PROMPT + i - 1 : 0);
 	}
 	/* every op inside its step, on its thread */
 	ck_assert_uint_gt(tr.n_ops, 0);
@@ -196,6 +201,53 @@ START_TEST(test_steps_and_tokens)
 		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_TICK);
 	}
 	ck_assert_uint_eq(tr.counts.unmatched_ends + tr.counts.unclosed_begins, 0);
+	gu_free(&tr);
+}
+END_TEST
+
+/*
+ * Two sequences in one batch, as llama-server decodes its requests: each
+ * step says how many sequences it holds, the context of the longest, and
+ * the cells of both.
+ */
+START_TEST(test_sequences)
+{
+	struct llama_context_params cp = llama_context_default_params();
+	struct ggmlviz_config cfg;
+	struct llama_context *ctx;
+	struct llama_batch b = llama_batch_init(8, 0, 1);
+	struct gu_trace tr;
+	char path[256];
+	static const int32_t seq[5] = { 0, 0, 0, 1, 1 }, pos[5] = { 0, 1, 2, 0, 1 };
+
+	cp.n_ctx = cp.n_batch = 64;
+	cp.n_seq_max = 2;
+	cp.n_threads = cp.n_threads_batch = GU_THREADS;
+	ck_assert_int_eq(ggmlviz_llama_context_params(&cp), 0);
+	ck_assert_ptr_nonnull(ctx = llama_init_from_model(model, cp));
+	tu_path(path, sizeof path, "seqs");
+	tu_config(&cfg, path);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	b.n_tokens = 5; /* prompts: 3 tokens of sequence 0, 2 of sequence 1 */
+	for (int i = 0; i < 5; i++) {
+		b.token[i] = 3 + i, b.pos[i] = pos[i], b.n_seq_id[i] = 1, b.seq_id[i][0] = seq[i];
+		b.logits[i] = i == 2 || i == 4;
+	}
+	ck_assert_int_eq(ggmlviz_llama_decode(ctx, b), 0);
+	b.n_tokens = 2; /* one generated token each */
+	for (int i = 0; i < 2; i++)
+		b.token[i] = 9, b.pos[i] = i ? 2 : 3, b.seq_id[i][0] = i, b.logits[i] = 1;
+	ck_assert_int_eq(ggmlviz_llama_decode(ctx, b), 0);
+	gu_stop_and_read(path, &tr);
+	llama_batch_free(b);
+	llama_free(ctx);
+	ck_assert_uint_eq(tr.n_steps, 2);
+	ck_assert_uint_eq(tr.steps[0].n_seqs, 2);
+	ck_assert_uint_eq(tr.steps[0].context_tokens, 0);
+	ck_assert_uint_eq(tr.steps[0].context_cells, 0);
+	ck_assert_uint_eq(tr.steps[1].n_seqs, 2);
+	ck_assert_uint_eq(tr.steps[1].context_tokens, 3); /* sequence 0's */
+	ck_assert_uint_eq(tr.steps[1].context_cells, 5);  /* both sequences' */
 	gu_free(&tr);
 }
 END_TEST
@@ -441,6 +493,7 @@ static Suite *make_suite(void)
 	TCase *c = tcase_create("libllama");
 
 	tcase_add_test(c, test_steps_and_tokens);
+	tcase_add_test(c, test_sequences);
 	tcase_add_test(c, test_results_identical);
 	tcase_add_test(c, test_every_node_timed_once);
 	tcase_add_test(c, test_graph_not_split_per_node);

@@ -63,6 +63,11 @@ else
 	"$GEN" "$T/real.ggmlviz" >/dev/null
 fi
 report real "$T/real.ggmlviz"
+if [ -x "$top_builddir/examples/llama_trace" ]; then
+	grep -q 'Time per generated token by context length' "$T/real.dom" &&
+		grep -q 'id="context-canvas"' "$T/real.dom"
+	ok $? "report of real: time per generated token plotted against the context length"
+fi
 # GPU op times (the tracer with the tests' stand-in for CUPTI): kernels in their stream's lane
 "$top_builddir/tests/gen-gpu" "$T/gpu.ggmlviz" 5 >/dev/null
 report gpu "$T/gpu.ggmlviz" "GPU kernels recorded through"

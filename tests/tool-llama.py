@@ -195,6 +195,22 @@ for o in ops:
     per_step[o[2]] += 1
 ok([g['count'] for g in js.get('groups', [])] == per_step, 'stats --by step: each step\'s ops',
    '%s against %s' % ([g['count'] for g in js.get('groups', [])], per_step))
+# the context of each step: the tokens of the steps before it (one sequence),
+# as its STEP_SEQ record says, and as the records' own sums say
+seq_recs = [r for r in records if r['type'] == 'STEP_SEQ']
+before = [sum(s[2] for s in steps[:i]) for i in range(len(steps))]
+ok(len(seq_recs) == len(steps) and [r['context_tokens'] for r in seq_recs] == before and
+   all(r['seq_id'] == 0 for r in seq_recs),
+   'dump: one STEP_SEQ a step, sequence 0, its context the tokens decoded before it',
+   [r.get('context_tokens') for r in seq_recs][:8])
+ok([g.get('context_tokens') for g in js.get('groups', [])] == before and
+   all(g.get('sequences') == 1 for g in js.get('groups', [])) and
+   [g.get('phase') for g in js.get('groups', [])] ==
+   ['prompt' if s[3] == 1 else 'generation' for s in steps],
+   'stats --by step: each step\'s context and phase', [g.get('context_tokens') for g in js.get('groups', [])])
+rc, out, err = ggmlviz('stats', '--by', 'step', trace)
+ok(rc == 0 and 'CONTEXT' in out.splitlines()[1] and
+   out.splitlines()[3].split()[-1] == str(before[1]), 'stats --by step: a CONTEXT column', out[:400])
 
 # ---- stats --by method ----
 rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)

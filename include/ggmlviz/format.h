@@ -125,7 +125,14 @@ enum ggmlviz_event_type {
 	 * (#GGMLVIZ_GPU_TRACK); label = its (mangled) name; KERNEL payload.
 	 */
 	GGMLVIZ_EVENT_KERNEL = 20,
-	GGMLVIZ_EVENT_TYPE_COUNT = 21          /**< one past the last type this library knows (20 in 0.2) */
+	/**
+	 * A sequence of the open step's batch (llama.cpp's seq_id): its
+	 * tokens and outputs in the batch, its tokens already in the context,
+	 * and the context's cells in use; written after STEP_BEGIN, one per
+	 * sequence; no label.
+	 */
+	GGMLVIZ_EVENT_STEP_SEQ = 21,
+	GGMLVIZ_EVENT_TYPE_COUNT = 22          /**< one past the last type this library knows (20 in 0.2) */
 };
 
 /**
@@ -303,6 +310,15 @@ struct ggmlviz_event {
 			 */
 			uint64_t run_id;
 		} split;
+		/** GGMLVIZ_EVENT_STEP_SEQ. */
+		struct {
+			uint64_t ctx;            /**< the step's ctx, as in its STEP_BEGIN */
+			int32_t seq_id;          /**< the sequence (llama_seq_id) */
+			uint32_t n_tokens;       /**< the batch's tokens of this sequence */
+			uint32_t n_outputs;      /**< of those, how many produce an output */
+			uint32_t context_tokens; /**< its tokens in the context before the step */
+			uint32_t context_cells;  /**< the context's cells in use before the step, every sequence's (0 = unknown) */
+		} step_seq;
 		/** GGMLVIZ_EVENT_KERNEL. */
 		struct {
 			uint64_t duration_ns; /**< how long it ran, on the GPU's clock */

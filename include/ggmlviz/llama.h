@@ -199,6 +199,76 @@ int ggmlviz_llama_context_params(struct llama_context_params *params)
 	return 0;
 }
 
+#define GGMLVIZ_LLAMA__MAX_SEQS 64 /* sequences of one batch recorded: llama-server's slots */
+
+struct ggmlviz_llama__seq {
+	int32_t id;
+	uint32_t n_tokens, n_outputs;
+	int32_t first_pos; /* -1: the batch gives no positions */
+};
+
+/* The entry of sequence id in s[0..*n), added if new; NULL past the limit. */
+static struct ggmlviz_llama__seq *ggmlviz_llama__seq_of(struct ggmlviz_llama__seq *s, size_t *n,
+							int32_t id)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (s[j].id == id)
+			return &s[j];
+	if (*n == GGMLVIZ_LLAMA__MAX_SEQS)
+		return NULL;
+	s[*n] = (struct ggmlviz_llama__seq){ id, 0, 0, -1 };
+	return &s[(*n)++];
+}
+
+/* Token i of the batch in its sequences (sequence 0 for a batch that names none). */
+static void ggmlviz_llama__seq_token(struct ggmlviz_llama__seq *s, size_t *n,
+				     struct llama_batch b, int32_t i)
+{
+	int32_t k_n = b.seq_id && b.n_seq_id ? b.n_seq_id[i] : 1;
+
+	for (int32_t k = 0; k < k_n; k++) {
+		struct ggmlviz_llama__seq *q =
+			ggmlviz_llama__seq_of(s, n, b.seq_id && b.n_seq_id ? b.seq_id[i][k] : 0);
+		if (!q)
+			continue;
+		q->n_tokens++;
+		q->n_outputs += b.logits ? b.logits[i] != 0 : i == b.n_tokens - 1;
+		if (b.pos && (q->first_pos < 0 || b.pos[i] < q->first_pos))
+			q->first_pos = b.pos[i];
+	}
+}
+
+/* The context's cells in use: every sequence's span of positions (its KV cache's tokens). */
+static uint32_t ggmlviz_llama__cells(struct llama_context *ctx, llama_memory_t mem)
+{
+	uint32_t cells = 0, n_seq = llama_n_seq_max(ctx);
+
+	for (uint32_t s = 0; mem && s < n_seq; s++) {
+		llama_pos lo = llama_memory_seq_pos_min(mem, (llama_seq_id)s);
+		llama_pos hi = llama_memory_seq_pos_max(mem, (llama_seq_id)s);
+		cells += lo >= 0 && hi >= lo ? (uint32_t)(hi - lo + 1) : 0;
+	}
+	return cells;
+}
+
+/* STEP_SEQ for each sequence of the batch: its tokens, outputs and context before the step. */
+static void ggmlviz_llama__step_seqs(struct llama_context *ctx, struct llama_batch batch)
+{
+	struct ggmlviz_llama__seq s[GGMLVIZ_LLAMA__MAX_SEQS];
+	llama_memory_t mem = llama_get_memory(ctx);
+	uint32_t cells = ggmlviz_llama__cells(ctx, mem);
+	size_t n = 0;
+
+	for (int32_t i = 0; i < batch.n_tokens; i++)
+		ggmlviz_llama__seq_token(s, &n, batch, i);
+	for (size_t j = 0; j < n; j++) {
+		llama_pos had = s[j].first_pos >= 0 ? s[j].first_pos
+				: mem ? llama_memory_seq_pos_max(mem, s[j].id) + 1 : 0;
+		ggmlviz_step_seq(ctx, s[j].id, s[j].n_tokens, s[j].n_outputs,
+				 had > 0 ? (uint32_t)had : 0, cells);
+	}
+}
+
 static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch batch,
 				   int32_t (*run)(struct llama_context *, struct llama_batch),
 				   const char *label)
@@ -211,6 +281,8 @@ static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch
 	phase = ggmlviz_llama_batch_phase(batch, &n_outputs);
 	n_tokens = (uint32_t)batch.n_tokens;
 	ggmlviz_step_begin(ctx, n_tokens, n_outputs, phase, label);
+	if (ggmlviz_is_active())
+		ggmlviz_llama__step_seqs(ctx, batch);
 	rc = run(ctx, batch);
 	ggmlviz_nodes_flush();
 	ggmlviz_step_end(ctx, n_tokens, n_outputs, phase, rc, label);

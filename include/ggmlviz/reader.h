@@ -279,12 +279,20 @@ struct ggmlviz_timing {
 	uint64_t gpu_ns;
 	uint32_t n_kernels;     /**< op timed on a GPU: kernels tied to it */
 	uint32_t stream;        /**< kernel: the stream it ran on */
+	uint32_t n_seqs;        /**< step: sequences of its batch (its STEP_SEQ records); 0 = not recorded */
+	int32_t seq_id;         /**< step: its first sequence (when n_seqs > 0) */
+	/**
+	 * step: tokens already in the context of its sequences, the most of
+	 * any (the length of the context it attends to); 0 when n_seqs is 0.
+	 */
+	uint32_t context_tokens;
+	uint32_t context_cells; /**< step: the context's cells in use before it, every sequence's; 0 = unknown */
 	/**
 	 * Room to grow, zero: later members are carved out of it, so that a
 	 * program built against this header keeps working with a later
 	 * library of the same major version.
 	 */
-	uint64_t reserved[5];
+	uint64_t reserved[3];
 };
 
 /** @brief How pairing went so far. */

@@ -445,6 +445,29 @@ void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, ui
 		      int32_t status, const char *label) GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
+ * @brief Records STEP_SEQ: a sequence of the batch of the step open on
+ * this thread, and how much context it has.
+ *
+ * Call it after ggmlviz_step_begin(), once per sequence of the batch
+ * (llama.cpp's seq_id: a request of llama-server, or sequence 0 of a
+ * program that decodes one); readers give the step its sequences, its
+ * context length and the context's cells in use (ggmlviz stats --by step,
+ * --by sequence). ggmlviz_llama_decode() calls it for you.
+ *
+ * @param ctx as given to ggmlviz_step_begin().
+ * @param seq_id the sequence.
+ * @param n_tokens the batch's tokens of this sequence.
+ * @param n_outputs of those, how many produce an output.
+ * @param context_tokens the sequence's tokens already in the context (the
+ *        position of its first token in the batch).
+ * @param context_cells the context's cells in use before the step, every
+ *        sequence's (the KV cache's tokens), or 0 if unknown.
+ */
+void ggmlviz_step_seq(const void *ctx, int32_t seq_id, uint32_t n_tokens, uint32_t n_outputs,
+		      uint32_t context_tokens, uint32_t context_cells)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
  * @brief How the calling thread's ops are to be timed now.
  *
  * @return GGMLVIZ_OP_TIMING_OFF when tracing is not active, op timing is

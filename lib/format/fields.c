@@ -81,6 +81,13 @@
 	X("correlation", U32, KERN_CORRELATION, 4, 0, kernel.correlation)  \
 	X("stream", U32, KERN_STREAM, 4, 0, kernel.stream)                 \
 	X("device", U32, KERN_DEVICE, 4, 0, kernel.device)
+#define STEP_SEQ(X)                                                     \
+	X("ctx", ADDRESS, SEQ_CTX, 8, 0, step_seq.ctx)                      \
+	X("seq_id", I32, SEQ_ID, 4, 0, step_seq.seq_id)                     \
+	X("n_tokens", U32, SEQ_TOKENS, 4, 0, step_seq.n_tokens)             \
+	X("n_outputs", U32, SEQ_OUTPUTS, 4, 0, step_seq.n_outputs)          \
+	X("context_tokens", U32, SEQ_CONTEXT, 4, 0, step_seq.context_tokens) \
+	X("context_cells", U32, SEQ_CELLS, 4, 0, step_seq.context_cells)
 
 #define PUBLIC(name, kind, off, size, flags, member) \
 	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
@@ -103,6 +110,7 @@ DEFINE(step, STEP)
 DEFINE(split, SPLIT)
 DEFINE(split_begin, SPLIT_BEGIN)
 DEFINE(kernel, KERNEL)
+DEFINE(step_seq, STEP_SEQ)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -133,6 +141,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_SPLIT_BEGIN] = LAYOUT(split_begin),
 	[GGMLVIZ_EVENT_SPLIT_END] = LAYOUT(split),
 	[GGMLVIZ_EVENT_KERNEL] = LAYOUT(kernel),
+	[GGMLVIZ_EVENT_STEP_SEQ] = LAYOUT(step_seq),
 };
 
 static const struct layout *layout_of(uint8_t type)

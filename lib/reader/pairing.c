@@ -136,6 +136,23 @@ static void on_op_node(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev
 	t->src[1] = ev->data.op_node.src[1];
 }
 
+/* A sequence of the open step of the same context on the same thread. */
+static void on_step_seq(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz__identity id =
+		ggmlviz__identity_of(GGMLVIZ_TIMING_STEP, ev, ev->data.step_seq.ctx);
+	uint32_t i = ggmlviz__open_find(p, &id);
+	struct ggmlviz_timing *t = i == NIL ? NULL : &p->items[i].t;
+
+	if (!t)
+		return;
+	if (!t->n_seqs++)
+		t->seq_id = ev->data.step_seq.seq_id;
+	if (ev->data.step_seq.context_tokens > t->context_tokens)
+		t->context_tokens = ev->data.step_seq.context_tokens;
+	t->context_cells = ev->data.step_seq.context_cells;
+}
+
 static void on_op_info(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
 {
 	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_info.tensor_ptr);
@@ -185,6 +202,9 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return 0;
 	case GGMLVIZ_EVENT_OP_NODE:
 		on_op_node(p, ev);
+		return 0;
+	case GGMLVIZ_EVENT_STEP_SEQ:
+		on_step_seq(p, ev);
 		return 0;
 	case GGMLVIZ_EVENT_META:
 		ggmlviz__ties_op_name(&p->gpu, ev);

@@ -537,6 +537,55 @@
 		});
 	}
 
+	/*
+	 * Time per generated token against the context it attends to: each
+	 * generation step a dot, so that attention's growth with the context
+	 * shows (and a step that stands out, too).
+	 */
+	function contextChart(steps) {
+		var box = el('div', { 'class': 'group-box' }), c = el('canvas', { id: 'context-canvas' });
+		var info = el('div', { 'class': 'hint' }, 'Each dot is a generation step: its time per token ' +
+			'(up) against the tokens already in its context (across); hover for its figures.');
+		box.appendChild(el('h3', {}, 'Time per generated token by context length'));
+		box.appendChild(info);
+		box.appendChild(c);
+		document.getElementById('groups').appendChild(box);
+		var ratio = window.devicePixelRatio || 1, w = c.clientWidth || 800, h = 160, pad = 6;
+		c.style.height = h + 'px';
+		c.width = w * ratio; c.height = h * ratio;
+		var g = c.getContext('2d'), xmin = Infinity, xmax = 0, ymax = 0;
+		g.setTransform(ratio, 0, 0, ratio, 0, 0);
+		steps.forEach(function (s) {
+			xmin = Math.min(xmin, s.context_tokens); xmax = Math.max(xmax, s.context_tokens);
+			ymax = Math.max(ymax, s.ns_per_token);
+		});
+		function xy(s) {
+			return [pad + (s.context_tokens - xmin) / Math.max(xmax - xmin, 1) * (w - 2 * pad),
+				h - pad - s.ns_per_token / (ymax || 1) * (h - 2 * pad)];
+		}
+		g.fillStyle = '#5d6678';
+		g.font = '11px system-ui, sans-serif';
+		g.fillText(fmtNs(ymax) + ' per token', pad + 2, 12);
+		g.fillText('context ' + xmin, pad + 2, h - pad - 4);
+		g.textAlign = 'right';
+		g.fillText(String(xmax), w - pad - 2, h - pad - 4);
+		g.fillStyle = '#3b6fd8';
+		steps.forEach(function (s) {
+			var p = xy(s);
+			g.fillRect(p[0] - 2, p[1] - 2, 4, 4);
+		});
+		c.addEventListener('mousemove', function (e) {
+			var best = null, bd = Infinity;
+			steps.forEach(function (s) {
+				var p = xy(s), d = Math.abs(p[0] - e.offsetX);
+				if (d < bd) { bd = d; best = s; }
+			});
+			if (best)
+				info.textContent = 'step ' + best.name + ': context ' + best.context_tokens + ' tokens, ' +
+					fmtNs(best.ns_per_token) + ' per token';
+		});
+	}
+
 	function groupings() {
 		var total = function (g) { return g.total_ns; };
 		var share = function (g) { return fmtNs(g.total_ns) + '  ' + fmtShare(g.share); };
@@ -549,6 +598,11 @@
 		layerBars(total, share);
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
+		var gen = D.by_step.groups.filter(function (s) {
+			return s.phase === 'generation' && s.context_tokens !== null && s.tokens > 0;
+		});
+		if (gen.length > 1)
+			contextChart(gen);
 		var runs = D.by_op.splits.map(function (x) {
 			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x) };
 		});

@@ -123,6 +123,7 @@ static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
 	a->steps++;
 	a->tokens += t->n_tokens;
 	a->step_ns += t->duration_ns;
+	a->has_context |= t->n_seqs > 0;
 	if (!cli_by_steps(a->by))
 		return 0;
 	if (!(g = group_of(a, &k)))
@@ -130,6 +131,15 @@ static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
 	g->steps++;
 	g->tokens += t->n_tokens;
 	g->step_ns += t->duration_ns;
+	g->phase = t->phase;
+	if (t->n_seqs) {
+		g->has_context = a->has_context = true;
+		g->context_tokens = t->context_tokens > g->context_tokens ? t->context_tokens
+									   : g->context_tokens;
+		g->context_cells = t->context_cells > g->context_cells ? t->context_cells
+								       : g->context_cells;
+		g->n_seqs = t->n_seqs > g->n_seqs ? t->n_seqs : g->n_seqs;
+	}
 	return 0;
 }
 

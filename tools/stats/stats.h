@@ -64,6 +64,10 @@ struct cli_group {
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
 	uint64_t steps, tokens, step_ns;
+	/* ... the most context of any (STEP_SEQ; by step: the step's own), 0 unknown */
+	uint32_t context_tokens, context_cells, n_seqs;
+	bool has_context;
+	uint32_t phase; /* ... the phase of its last step (enum ggmlviz_phase) */
 };
 
 /* A backend's runs of nodes (SPLIT timings), and its op timings by method. */
@@ -111,6 +115,7 @@ struct cli_agg {
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
 	uint64_t steps, tokens, step_ns; /* every step */
+	bool has_context;             /* a step said its context (STEP_SEQ) */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;

@@ -24,6 +24,15 @@ static double tokens_per_s(uint64_t ns, uint64_t tokens)
 static const char *const columns[] = { "STEPS", "TOKENS", "TIME", "PER TOKEN", "TOKENS/S",
 				       "OPS", "OP TIME", "COVERED", NULL };
 
+/* CONTEXT: the tokens in the context before the step (by phase: the most before any of its steps). */
+static void context_cell(struct cli_table *t, const struct cli_group *g)
+{
+	if (g && g->has_context)
+		cli_table_add(t, "%u", g->context_tokens);
+	else
+		cli_table_add(t, "-");
+}
+
 static void row(struct cli_table *t, const char *name, uint64_t steps, uint64_t tokens,
 		uint64_t step_ns, uint64_t ops, uint64_t op_ns)
 {
@@ -52,25 +61,33 @@ void cli_steps_text(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 	struct cli_table t;
 	size_t n = top < a->n ? (size_t)top : a->n;
 
-	cli_table_init(&t, 9);
+	cli_table_init(&t, a->has_context ? 10 : 9);
 	cli_table_add(&t, "%s", a->by == CLI_BY_STEP ? "STEP" : "PHASE");
 	for (const char *const *h = columns; *h; h++)
 		cli_table_add(&t, "%s", *h);
+	if (a->has_context)
+		cli_table_add(&t, "CONTEXT");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
 		row(&t, name ? name : "?", g->steps, g->tokens, g->step_ns, g->d.count,
 		    g->d.total);
+		if (a->has_context)
+			context_cell(&t, g);
 		free(name);
 	}
 	if (a->n)
 		row(&t, "TOTAL", a->steps, a->tokens, a->step_ns, a->ops, a->op_ns);
+	if (a->n && a->has_context)
+		context_cell(&t, NULL);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
 	if (n < a->n)
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	cli_out_str(o, "(TIME: of the steps; PER TOKEN and TOKENS/S: step time over its tokens;"
-		       " COVERED: the share of the steps' time that their op timings cover)\n");
+		       " COVERED: the share of the steps' time that their op timings cover");
+	cli_out_str(o, a->has_context ? "; CONTEXT: tokens already in the context before the step,"
+					" the most before any step of the group)\n" : ")\n");
 }
 
 static void json_num(struct cli_out *o, const char *key, double v)
@@ -86,5 +103,13 @@ void cli_steps_json(struct cli_out *o, const struct cli_group *g)
 		       (unsigned long long)g->step_ns);
 	json_num(o, "ns_per_token", per_token_ns(g->step_ns, g->tokens));
 	json_num(o, "tokens_per_s", tokens_per_s(g->step_ns, g->tokens));
+	cli_out_printf(o, ",\"phase\":\"%s\"", g->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
+						: g->phase == GGMLVIZ_PHASE_GENERATION ? "generation"
+											 : "unknown");
+	if (g->has_context)
+		cli_out_printf(o, ",\"context_tokens\":%u,\"context_cells\":%u,\"sequences\":%u",
+			       g->context_tokens, g->context_cells, g->n_seqs);
+	else
+		cli_out_str(o, ",\"context_tokens\":null,\"context_cells\":null,\"sequences\":null");
 }
 

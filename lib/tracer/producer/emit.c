@@ -148,6 +148,24 @@ void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, ui
 	ggmlviz__unit_end();
 }
 
+void ggmlviz_step_seq(const void *ctx, int32_t seq_id, uint32_t n_tokens, uint32_t n_outputs,
+		      uint32_t context_tokens, uint32_t context_cells)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, GGMLVIZ_EVENT_STEP_SEQ, NULL, 0, 0);
+
+	if (!pl)
+		return;
+	put_u64(pl + SEQ_CTX, ggmlviz__addr(ctx));
+	put_u32(pl + SEQ_ID, (uint32_t)seq_id);
+	put_u32(pl + SEQ_TOKENS, n_tokens);
+	put_u32(pl + SEQ_OUTPUTS, n_outputs);
+	put_u32(pl + SEQ_CONTEXT, context_tokens);
+	put_u32(pl + SEQ_CELLS, context_cells);
+	put_u32(pl + SEQ_ZERO, 0);
+	ggmlviz__emit_close(&e);
+}
+
 int ggmlviz_ops_timing(void)
 {
 	unsigned mask = ggmlviz__mask_relaxed();
