@@ -73,6 +73,8 @@ for row_name, cells in rows:
             texts.append('%s mean: "%s" against "%s"' % (g['name'], text, fmt_ns(g['mean_ns'])))
         elif key == 'share' and text != '%.1f%%' % (g['share'] * 100):
             texts.append('%s share: "%s"' % (g['name'], text))
+        elif key == 'gbps' and text != ('-' if g['gbps'] is None else '%.2f' % g['gbps']):
+            texts.append('%s GB/s: "%s" against %s' % (g['name'], text, g['gbps']))
 ok(rows and not exact, 'every count and time equals ggmlviz stats', '\n'.join(exact))
 ok(rows and not texts, 'every figure is written as ggmlviz stats writes it', '\n'.join(texts))
 

@@ -212,6 +212,35 @@ rc, out, err = ggmlviz('stats', '--by', 'step', trace)
 ok(rc == 0 and 'CONTEXT' in out.splitlines()[1] and
    out.splitlines()[3].split()[-1] == str(before[1]), 'stats --by step: a CONTEXT column', out[:400])
 
+# ---- bytes moved: OP_BYTES ----
+# a generated token's MUL_MATs read the model's matmul weights (make_tiny_llama's:
+# 3 layers of 256 wide, 2 of 4 heads for K and V, 688 ffn; the output 512 x 256;
+# all f32), plus their small activations
+E, KV, FF, VOCAB, LAYERS = 256, 128, 688, 512, 3
+weights = 4 * (LAYERS * (2 * E * E + 2 * E * KV + 3 * E * FF) + E * VOCAB)
+op_of, step_no, mm_read, mm_bytes = {}, 0, {}, 0
+for r in records:
+    if r['type'] == 'STEP_BEGIN':
+        step_no += 1
+    elif r['type'] == 'OP_COMPUTE_BEGIN':
+        op_of[(r['tid'], r['tensor'])] = r.get('op')
+    elif r['type'] == 'OP_BYTES' and op_of.get((r['tid'], r['tensor'])) == 'MUL_MAT':
+        mm_read[step_no] = mm_read.get(step_no, 0) + r['bytes_read']
+        mm_bytes += r['bytes_read'] + r['bytes_written']
+gen_read = [mm_read.get(i + 1, 0) for i, s in enumerate(steps) if s[3] == 2]
+ok(gen_read and all(weights <= b <= weights * 1.03 for b in gen_read),
+   'OP_BYTES: a generated token\'s MUL_MATs read the model\'s matmul weights (within 3%)',
+   '%s against %d' % (gen_read[:4], weights))
+rc, out, err = ggmlviz('stats', '-f', 'json', trace)
+js = json.loads(out) if rc == 0 else {}
+mm = [g for g in js.get('groups', []) if g['name'] == 'MUL_MAT']
+ok(mm and mm[0]['bytes'] == mm_bytes and mm[0]['gbps'] and
+   abs(mm[0]['gbps'] - mm_bytes / mm[0]['total_ns']) < 1e-6 * mm[0]['gbps'],
+   'stats: MUL_MAT\'s bytes are its records\' and its GB/s their bytes over its time',
+   '%s against %d' % (mm[:1], mm_bytes))
+rc, out, err = ggmlviz('stats', trace)
+ok(rc == 0 and 'GB/S' in out.splitlines()[1], 'stats: a GB/S column beside GFLOP/S', out[:300])
+
 # ---- stats --by method ----
 rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)
 js = json.loads(out) if rc == 0 else {}

@@ -132,7 +132,13 @@ enum ggmlviz_event_type {
 	 * sequence; no label.
 	 */
 	GGMLVIZ_EVENT_STEP_SEQ = 21,
-	GGMLVIZ_EVENT_TYPE_COUNT = 22          /**< one past the last type this library knows (20 in 0.2) */
+	/**
+	 * The bytes the open op of the same tensor and thread reads (its
+	 * sources) and writes (its output); written between its begin and
+	 * end, beside OP_INFO; no label.
+	 */
+	GGMLVIZ_EVENT_OP_BYTES = 22,
+	GGMLVIZ_EVENT_TYPE_COUNT = 23          /**< one past the last type this library knows (20 in 0.2) */
 };
 
 /**
@@ -310,6 +316,12 @@ struct ggmlviz_event {
 			 */
 			uint64_t run_id;
 		} split;
+		/** GGMLVIZ_EVENT_OP_BYTES. */
+		struct {
+			uint64_t tensor_ptr;    /**< the op's tensor address */
+			uint64_t bytes_read;    /**< bytes of its sources it reads */
+			uint64_t bytes_written; /**< bytes of its output */
+		} op_bytes;
 		/** GGMLVIZ_EVENT_STEP_SEQ. */
 		struct {
 			uint64_t ctx;            /**< the step's ctx, as in its STEP_BEGIN */

@@ -382,6 +382,20 @@ static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i,
 	return memo_fused;
 }
 
+/* A fused pair moves what both read but t's output, which stays in the kernel, and b's output. */
+static void ggmlviz_ggml__fused_bytes(const struct ggml_tensor *t, const struct ggml_tensor *b,
+				      struct ggmlviz_node_desc *out)
+{
+	uint64_t read = 0, written = 0;
+
+	ggmlviz_ggml_bytes(b, &read, &written);
+	for (int j = 0; j < GGML_MAX_SRC; j++)
+		if (b->src[j] == t && read >= out->bytes_written)
+			read -= out->bytes_written;
+	out->bytes_read += read;
+	out->bytes_written = written;
+}
+
 void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_t i,
 			   struct ggmlviz_node_desc *out)
 {
@@ -396,6 +410,7 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	out->op_name = ggml_op_desc(t);
 	out->size = (uint64_t)ggml_nbytes(t);
 	out->flops = ggmlviz_ggml_flops(t);
+	ggmlviz_ggml_bytes(t, &out->bytes_read, &out->bytes_written);
 	memcpy(out->ne, t->ne, sizeof out->ne);
 	out->type_name = ggml_type_name(t->type);
 	out->name = t->name[0] ? t->name : NULL;
@@ -405,6 +420,7 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	if (ggmlviz_ggml__fused_at(nodes, n, i, i)) {
 		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
 		out->flags |= GGMLVIZ_NODE_FUSED;
+		ggmlviz_ggml__fused_bytes(t, b, out);
 		out->op_type2 = ggmlviz_ggml_op_type(b);
 		out->op_name2 = ggml_op_desc(b);
 		out->name2 = b->name[0] ? b->name : NULL;
@@ -426,6 +442,11 @@ static void ggmlviz_ggml__sync_begin(struct ggmlviz_ggml__inflight *f, struct gg
 	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, f->op_type, ggml_op_desc(t));
 	ggmlviz_op_begin(t, f->op_type, f->size, f->backend, label);
 	ggmlviz_op_info(t, t->ne, ggmlviz_ggml_flops(t), ggml_type_name(t->type));
+	{
+		uint64_t read, written;
+		if (ggmlviz_ggml_bytes(t, &read, &written))
+			ggmlviz_op_bytes(t, read, written);
+	}
 	if (ggmlviz_ggml__unnamed(t) && ggmlviz_ggml__named_layer > layer)
 		layer = ggmlviz_ggml__named_layer; /* as ggmlviz_ggml__run_layer() */
 	ggmlviz_op_node(t, layer, GGMLVIZ_OP_METHOD_SYNC, 0,

@@ -200,6 +200,61 @@ static inline uint64_t ggmlviz_ggml_flops(const struct ggml_tensor *t)
 	return out;
 }
 
+/** @cond GGMLVIZ_INTERNAL */
+/* The bytes of n rows of t's row length in t's type (block-quantized types by their blocks). */
+static inline uint64_t ggmlviz_ggml__rows(const struct ggml_tensor *t, int64_t n)
+{
+	return (uint64_t)ggml_row_size(t->type, t->ne[0]) * ggmlviz_ggml__u64(n);
+}
+
+/* What op reads of source j: all of it, but the rows a lookup takes and the experts MoE uses. */
+static inline uint64_t ggmlviz_ggml__src_bytes(const struct ggml_tensor *t, int j)
+{
+	const struct ggml_tensor *s = t->src[j], *ids = t->src[2];
+	uint64_t all = (uint64_t)ggml_nbytes(s);
+
+	if (t->op == GGML_OP_GET_ROWS && j == 0 && t->src[1])
+		return ggmlviz_ggml__rows(s, ggml_nelements(t->src[1]));
+	if (t->op == GGML_OP_MUL_MAT_ID && j == 0 && ids && s->ne[2] > ids->ne[0] * ids->ne[1])
+		return all / ggmlviz_ggml__u64(s->ne[2]) * ggmlviz_ggml__u64(ids->ne[0] * ids->ne[1]);
+	return all;
+}
+/** @endcond */
+
+/**
+ * @brief The bytes a node reads and writes: its sources and its output.
+ *
+ * Every source counts whole, in its own type (a block-quantized weight by
+ * its blocks, ggml_nbytes()), but for GET_ROWS the rows it looks up (not
+ * the whole table), for MUL_MAT_ID the experts its ids can use at most,
+ * and for SET_ROWS the rows it writes into the cache (not the whole cache).
+ * What the backend keeps in cache is not told apart: this is what the op
+ * needs to move, the figure a roofline compares with the memory's
+ * bandwidth.
+ *
+ * @param t a graph node (borrowed).
+ * @param read set to the bytes of its sources it reads (may be NULL).
+ * @param written set to the bytes of its output it writes (may be NULL).
+ * @return read + written; 0 for nodes that compute nothing.
+ */
+static inline uint64_t ggmlviz_ggml_bytes(const struct ggml_tensor *t, uint64_t *read,
+					  uint64_t *written)
+{
+	uint64_t r = 0, w = 0;
+
+	if (ggmlviz_ggml_node_computes(t)) {
+		for (int j = 0; j < GGML_MAX_SRC; j++)
+			r += t->src[j] ? ggmlviz_ggml__src_bytes(t, j) : 0;
+		w = t->op == GGML_OP_SET_ROWS && t->src[0] ? ggmlviz_ggml__rows(t, ggml_nrows(t->src[0]))
+							     : (uint64_t)ggml_nbytes(t);
+	}
+	if (read)
+		*read = r;
+	if (written)
+		*written = w;
+	return r + w;
+}
+
 /**
  * @brief The eval callback: reports each node the scheduler asks about.
  *

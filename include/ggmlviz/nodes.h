@@ -72,7 +72,9 @@ struct ggmlviz_node_desc {
 	const char *op_name;    /**< the name of op_type ("MUL_MAT"), or NULL */
 	const char *op_name2;   /**< fused pair: the name of op_type2 */
 	const char *type_name;  /**< its element type ("f32"), or NULL */
-	uint64_t reserved[4];   /**< zero */
+	uint64_t bytes_read;    /**< bytes of its sources it reads; 0 if unknown (then no OP_BYTES) */
+	uint64_t bytes_written; /**< bytes of its output it writes */
+	uint64_t reserved[2];   /**< zero */
 };
 
 /**

@@ -287,12 +287,14 @@ struct ggmlviz_timing {
 	 */
 	uint32_t context_tokens;
 	uint32_t context_cells; /**< step: the context's cells in use before it, every sequence's; 0 = unknown */
+	uint64_t bytes_read;    /**< op: bytes of its sources it reads, from OP_BYTES; 0 = unknown */
+	uint64_t bytes_written; /**< op: bytes of its output it writes, from OP_BYTES */
 	/**
 	 * Room to grow, zero: later members are carved out of it, so that a
 	 * program built against this header keeps working with a later
 	 * library of the same major version.
 	 */
-	uint64_t reserved[3];
+	uint64_t reserved[1];
 };
 
 /** @brief How pairing went so far. */

@@ -415,6 +415,21 @@ void ggmlviz_op_node(const void *tensor, int32_t layer, uint8_t method, uint8_t 
 	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1), GGMLVIZ__NONE(5), GGMLVIZ__NONE(6));
 
 /**
+ * @brief Records OP_BYTES: the bytes an op reads and writes.
+ *
+ * Emit it between the op's begin and end on the same thread, as
+ * OP_INFO; readers attach it to that op, and give its group GB/s
+ * (ggmlviz stats). Recorded only when op_timing is on.
+ *
+ * @param tensor the node's output tensor, as given to ggmlviz_op_begin().
+ * @param bytes_read bytes of its sources it reads (the rows a lookup
+ *        takes, not the whole table; see ggmlviz_ggml_bytes()).
+ * @param bytes_written bytes of its output it writes.
+ */
+void ggmlviz_op_bytes(const void *tensor, uint64_t bytes_read, uint64_t bytes_written)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
  * @brief Records STEP_BEGIN: a step of the application starts on this
  * thread (one llama_decode() call: what it computes for one batch).
  *
@@ -638,6 +653,9 @@ extern unsigned int ggmlviz__mask;
 	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_info(x, ne, f, n) : (void)0)
 #define ggmlviz_op_node(x, l, m, f, s0, s1) \
 	(GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_node(x, l, m, f, s0, s1) : (void)0)
+#define ggmlviz_op_bytes(x, r, w) (GGMLVIZ__ON(GGMLVIZ__OPS) ? ggmlviz_op_bytes(x, r, w) : (void)0)
+#define ggmlviz_step_seq(c, s, n, o, t, k) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_step_seq(c, s, n, o, t, k) : (void)0)
 #define ggmlviz_tensor_alloc(p, s, l) \
 	(GGMLVIZ__ON(GGMLVIZ__MEMORY) ? ggmlviz_tensor_alloc(p, s, l) : (void)0)
 #define ggmlviz_tensor_free(p, s, l) \

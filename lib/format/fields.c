@@ -88,6 +88,10 @@
 	X("n_outputs", U32, SEQ_OUTPUTS, 4, 0, step_seq.n_outputs)          \
 	X("context_tokens", U32, SEQ_CONTEXT, 4, 0, step_seq.context_tokens) \
 	X("context_cells", U32, SEQ_CELLS, 4, 0, step_seq.context_cells)
+#define OP_BYTES(X)                                                        \
+	X("tensor", ADDRESS, BYTES_TENSOR, 8, 0, op_bytes.tensor_ptr)          \
+	X("bytes_read", U64, BYTES_READ, 8, 0, op_bytes.bytes_read)            \
+	X("bytes_written", U64, BYTES_WRITTEN, 8, 0, op_bytes.bytes_written)
 
 #define PUBLIC(name, kind, off, size, flags, member) \
 	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
@@ -111,6 +115,7 @@ DEFINE(split, SPLIT)
 DEFINE(split_begin, SPLIT_BEGIN)
 DEFINE(kernel, KERNEL)
 DEFINE(step_seq, STEP_SEQ)
+DEFINE(op_bytes, OP_BYTES)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -142,6 +147,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_SPLIT_END] = LAYOUT(split),
 	[GGMLVIZ_EVENT_KERNEL] = LAYOUT(kernel),
 	[GGMLVIZ_EVENT_STEP_SEQ] = LAYOUT(step_seq),
+	[GGMLVIZ_EVENT_OP_BYTES] = LAYOUT(op_bytes),
 };
 
 static const struct layout *layout_of(uint8_t type)

@@ -44,7 +44,7 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"THREAD_FREE",         "META",              "MARK",             "COUNTER",
 	"SCOPE_BEGIN",         "SCOPE_END",         "OP_INFO",          "OP_NODE",
 	"STEP_BEGIN",          "STEP_END",          "SPLIT_BEGIN",      "SPLIT_END",
-	"KERNEL",              "STEP_SEQ",
+	"KERNEL",              "STEP_SEQ",          "OP_BYTES",
 };
 
 const char *ggmlviz_event_type_name(uint8_t type)

@@ -136,6 +136,16 @@ static void on_op_node(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev
 	t->src[1] = ev->data.op_node.src[1];
 }
 
+static void on_op_bytes(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_bytes.tensor_ptr);
+
+	if (!t)
+		return;
+	t->bytes_read = ev->data.op_bytes.bytes_read;
+	t->bytes_written = ev->data.op_bytes.bytes_written;
+}
+
 /* A sequence of the open step of the same context on the same thread. */
 static void on_step_seq(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
 {
@@ -205,6 +215,9 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return 0;
 	case GGMLVIZ_EVENT_STEP_SEQ:
 		on_step_seq(p, ev);
+		return 0;
+	case GGMLVIZ_EVENT_OP_BYTES:
+		on_op_bytes(p, ev);
 		return 0;
 	case GGMLVIZ_EVENT_META:
 		ggmlviz__ties_op_name(&p->gpu, ev);

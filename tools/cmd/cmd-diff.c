@@ -198,6 +198,28 @@ static void text_row(struct cli_table *t, const char *name, const struct cli_dis
 	text_pct(t, pct(mean_of(a), mean_of(b)));
 }
 
+/* GB/S A and B: each group's bytes over its time, where the traces record bytes (OP_BYTES). */
+static void text_gbps(struct cli_table *t, const struct cli_group *a, const struct cli_group *b)
+{
+	const struct cli_group *g[2] = { a, b };
+
+	for (int k = 0; k < 2; k++)
+		if (g[k] && cli_group_gbps(g[k]) >= 0)
+			cli_table_add(t, "%.2f", cli_group_gbps(g[k]));
+		else
+			cli_table_add(t, "-");
+}
+
+/* Whether either trace records the bytes of some op. */
+static bool any_bytes(const struct cli_agg *agg[2])
+{
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < agg[k]->n; i++)
+			if (agg[k]->sorted[i]->bytes_ns)
+				return true;
+	return false;
+}
+
 /*
  * The two traces; with --phase and tokens in both, each one's op time per
  * token and its change: what compares runs that generated more or fewer tokens.
@@ -233,16 +255,24 @@ static void print_text(struct cli_out *o, const struct cli_agg *agg[2],
 	for (i = 0; cli_by_names[agg[0]->by][i] && i + 1 < sizeof title; i++)
 		title[i] = (char)toupper((unsigned char)cli_by_names[agg[0]->by][i]);
 	title[i] = '\0';
-	cli_table_init(&t, 10);
+	bool bytes = any_bytes(agg);
+
+	cli_table_init(&t, bytes ? 12 : 10);
 	cli_table_add(&t, "%s", title);
 	for (const char *const *c = columns; *c; c++)
 		cli_table_add(&t, "%s", *c);
+	if (bytes)
+		cli_table_add(&t, "GB/S A"), cli_table_add(&t, "GB/S B");
 	for (i = 0; i < shown; i++) {
 		char *name = cli_text_dup(rows[i].name, rows[i].name_len);
 		text_row(&t, name ? name : "?", dist(rows[i].a), dist(rows[i].b));
+		if (bytes)
+			text_gbps(&t, rows[i].a, rows[i].b);
 		free(name);
 	}
 	text_row(&t, "TOTAL", &ta, &tb);
+	if (bytes)
+		text_gbps(&t, NULL, NULL);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
 	if (shown < n)
@@ -283,11 +313,21 @@ static void print_csv(struct cli_out *o, const struct cli_agg *agg[2],
 	csv_row(o, "TOTAL", 5, &ta, &tb);
 }
 
-static void json_row(struct cli_out *o, const char *name, size_t len,
-		     const struct cli_dist *a, const struct cli_dist *b)
+/* GB/s and GFLOP/s of a trace's group, null where unknown. */
+static void json_rates(struct cli_out *o, const struct cli_group *g, char k)
+{
+	cli_out_printf(o, ",\"gbps_%c\":", k);
+	cli_json_double(o, g && g->bytes_ns ? cli_group_gbps(g) : (double)NAN);
+	cli_out_printf(o, ",\"gflops_%c\":", k);
+	cli_json_double(o, g && g->flops_ns ? cli_group_gflops(g) : (double)NAN);
+}
+
+/* A group's row (r), or the totals (r NULL, no rates). */
+static void json_row(struct cli_out *o, const struct row *r, const struct cli_dist *a,
+		     const struct cli_dist *b)
 {
 	cli_out_str(o, "{\"name\":");
-	cli_json_str(o, name, len);
+	cli_json_str(o, r ? r->name : "TOTAL", r ? r->name_len : 5);
 	cli_out_printf(o, ",\"count_a\":%llu,\"count_b\":%llu,\"total_a_ns\":%llu,"
 			    "\"total_b_ns\":%llu,\"total_change_ns\":%lld,\"total_change_pct\":",
 			    (unsigned long long)a->count, (unsigned long long)b->count,
@@ -300,6 +340,8 @@ static void json_row(struct cli_out *o, const char *name, size_t len,
 	cli_json_double(o, mean_of(b));
 	cli_out_str(o, ",\"mean_change_pct\":");
 	cli_json_double(o, pct(mean_of(a), mean_of(b)));
+	if (r)
+		json_rates(o, r->a, 'a'), json_rates(o, r->b, 'b');
 	cli_out_char(o, '}');
 }
 
@@ -313,12 +355,12 @@ static void print_json(struct cli_out *o, const struct cli_agg *agg[2],
 	cli_out_str(o, ",\"b\":");
 	cli_json_cstr(o, paths[1]);
 	cli_out_printf(o, ",\"by\":\"%s\",\"total\":", cli_by_names[agg[0]->by]);
-	json_row(o, "TOTAL", 5, &ta, &tb);
+	json_row(o, NULL, &ta, &tb);
 	cli_out_str(o, ",\"groups\":[");
 	for (size_t i = 0; i < shown; i++) {
 		if (i)
 			cli_out_char(o, ',');
-		json_row(o, rows[i].name, rows[i].name_len, dist(rows[i].a), dist(rows[i].b));
+		json_row(o, &rows[i], dist(rows[i].a), dist(rows[i].b));
 	}
 	cli_out_printf(o, "],\"groups_not_shown\":%zu}\n", n - shown);
 }

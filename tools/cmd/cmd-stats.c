@@ -21,7 +21,8 @@ static const char help[] =
 	"\n"
 	"Per-op timing table of a trace: for each group of ops, the count, total,\n"
 	"mean, min, p50, p95 and max duration, the share of all op time, and the\n"
-	"achieved GFLOP/s of the ops whose work the trace records (OP_INFO).\n"
+	"achieved GFLOP/s of the ops whose work the trace records (OP_INFO) and GB/s of\n"
+	"those whose bytes it records (OP_BYTES: their sources and output).\n"
 	"\n"
 	"Options:\n"
 	"  -b, --by KEY       group by op (default), name (tensor name), layer (as the\n"
@@ -31,9 +32,9 @@ static const char help[] =
 	"                     phase (prompt and generation), method (how the ops\n"
 	"                     were timed: tick, gpu, sync, unknown), or kernel (the\n"
 	"                     GPU kernels, by their function's name)\n"
-	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops\n"
-	"                     (biggest first), name, or order (layer 0, 1, ...; step 1,\n"
-	"                     2, ...: the default by layer, step and phase)\n"
+	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
+	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
+	"                     step 1, 2, ...: the default by layer, step and phase)\n"
 	"  -n, --top N        show the first N groups only\n"
 	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
 	"                     them (all: the default); with tokens, each group's time\n"
@@ -67,7 +68,7 @@ static size_t shown(const struct cli_agg *a, uint64_t top)
 }
 
 static const char *const columns[] = { "COUNT", "TOTAL", "MEAN", "MIN", "P50",
-				       "P95", "MAX", "SHARE", "GFLOP/S", NULL };
+				       "P95", "MAX", "SHARE", "GFLOP/S", "GB/S", NULL };
 
 /* With --phase and its tokens, a PER TOKEN column after TOTAL: a group's time per token of that phase. */
 static void text_header(struct cli_table *t, int by, int per_token)
@@ -88,7 +89,8 @@ static void text_header(struct cli_table *t, int by, int per_token)
 
 /* One group's row; tokens: the phase's, for the PER TOKEN column (0: none). */
 static void text_row(struct cli_table *t, const char *name, const struct cli_dist *d,
-		     uint64_t p50, uint64_t p95, double sh, double gflops, uint64_t tokens)
+		     uint64_t p50, uint64_t p95, double sh, const struct cli_group *g,
+		     uint64_t tokens)
 {
 	char b[7][32];
 	double avg = d->count ? (double)d->total / (double)d->count : 0;
@@ -104,8 +106,12 @@ static void text_row(struct cli_table *t, const char *name, const struct cli_dis
 	cli_table_add(t, "%s", p95 == UINT64_MAX ? "" : cli_fmt_ns((double)p95, b[4]));
 	cli_table_add(t, "%s", cli_fmt_ns((double)d->max, b[5]));
 	cli_table_add(t, "%.1f%%", sh * 100);
-	if (gflops >= 0)
-		cli_table_add(t, "%.1f", gflops);
+	if (g && cli_group_gflops(g) >= 0)
+		cli_table_add(t, "%.1f", cli_group_gflops(g));
+	else
+		cli_table_add(t, "-");
+	if (g && cli_group_gbps(g) >= 0)
+		cli_table_add(t, "%.2f", cli_group_gbps(g));
 	else
 		cli_table_add(t, "-");
 }
@@ -175,17 +181,17 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_backends_text(o, &a->backends, "");
 		return;
 	}
-	cli_table_init(&t, per_token ? 11 : 10);
+	cli_table_init(&t, per_token ? 12 : 11);
 	text_header(&t, a->by, per_token != 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
 		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, cli_group_share(a, g),
-			 cli_group_gflops(g), per_token);
+			 g, per_token);
 		free(name);
 	}
 	if (a->n)
-		text_row(&t, "TOTAL", &all, UINT64_MAX, UINT64_MAX, a->op_ns ? 1 : 0, -1,
+		text_row(&t, "TOTAL", &all, UINT64_MAX, UINT64_MAX, a->op_ns ? 1 : 0, NULL,
 			 per_token);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
@@ -209,7 +215,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 {
 	cli_out_str(o, "group,count,total_ns,mean_ns,min_ns,p50_ns,p95_ns,max_ns,share,"
-			 "gflops,flops");
+			 "gflops,flops,gbps,bytes");
 	cli_out_str(o, cli_by_steps(a->by) ? ",steps,tokens,step_ns\n" : "\n");
 	for (size_t i = 0; i < shown(a, top); i++) {
 		const struct cli_group *g = a->sorted[i];
@@ -223,7 +229,10 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 				    (unsigned long long)g->d.max, cli_group_share(a, g));
 		if (gf >= 0)
 			cli_out_printf(o, "%.3f", gf);
-		cli_out_printf(o, ",%llu", (unsigned long long)g->flops);
+		cli_out_printf(o, ",%llu,", (unsigned long long)g->flops);
+		if (cli_group_gbps(g) >= 0)
+			cli_out_printf(o, "%.3f", cli_group_gbps(g));
+		cli_out_printf(o, ",%llu", (unsigned long long)g->bytes);
 		if (cli_by_steps(a->by))
 			cli_out_printf(o, ",%llu,%llu,%llu", (unsigned long long)g->steps,
 				       (unsigned long long)g->tokens,

@@ -187,6 +187,7 @@ static void op_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 	op = cli_backend_name(rep->names, rep->r, t->backend_ptr, buf);
 	num(rep->o, cli_report_string(rep, op, strlen(op)));
 	num(rep->o, t->method);
+	num(rep->o, t->bytes_read + t->bytes_written);
 }
 
 /* A GPU kernel: its function's name, the op it was tied to ("" if none), layer, step, stream. */

@@ -41,6 +41,7 @@
 	}
 	function fmtShare(s) { return (s * 100).toFixed(1) + '%'; }
 	function fmtGflops(g) { return g === null || g === undefined ? '-' : g.toFixed(1); }
+	function fmtGbps(g) { return g === null || g === undefined ? '-' : g.toFixed(2); }
 	function fmtCount(n) { return String(n); }
 	function el(tag, attrs, text) {
 		var e = document.createElement(tag);
@@ -317,6 +318,7 @@
 			lines.push('backend ' + str(s[15]) + ', timed by ' + (METHODS[s[16]] || 'unknown') +
 				(s[7] >= 0 ? ', layer ' + s[7] : '') + (s[8] ? ', step ' + s[8] : ''));
 			if (s[9]) lines.push((s[9] / s[4]).toFixed(1) + ' GFLOP/s (' + s[9] + ' flops)');
+			if (s[17]) lines.push((s[17] / s[4]).toFixed(2) + ' GB/s (' + fmtBytes(s[17]) + ' read and written)');
 		} else if (s[0] === KIND.STEP) {
 			lines.push(s[7] + ' tokens, ' + (PHASES[s[8]] || 'unknown') + ', returned ' + s[9] +
 				(s[7] ? ', ' + fmtNs(s[4] / s[7]) + ' per token' : ''));
@@ -400,7 +402,8 @@
 		['P95', 'p95_ns', function (g) { return g.p95_ns; }, fmtNs],
 		['MAX', 'max_ns', function (g) { return g.max_ns; }, fmtNs],
 		['SHARE', 'share', function (g) { return g.share; }, fmtShare],
-		['GFLOP/S', 'gflops', function (g) { return g.gflops; }, fmtGflops]
+		['GFLOP/S', 'gflops', function (g) { return g.gflops; }, fmtGflops],
+		['GB/S', 'gbps', function (g) { return g.gbps; }, fmtGbps]
 	];
 
 	/*

@@ -41,6 +41,8 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_double(o, "share", cli_group_share(a, g));
 	json_double(o, "gflops", g->flops_ns ? cli_group_gflops(g) : (double)NAN);
 	json_u64(o, "flops", g->flops);
+	json_double(o, "gbps", g->bytes_ns ? cli_group_gbps(g) : (double)NAN);
+	json_u64(o, "bytes", g->bytes);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');

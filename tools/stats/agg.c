@@ -21,7 +21,7 @@
 const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
 				     "backend", "step", "phase", "method", "kernel", NULL };
 const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
-				       "p95",   "gflops", "name", "order", NULL };
+				       "p95",   "gflops", "name", "order", "gbps", NULL };
 
 struct key {
 	uint64_t id;
@@ -184,6 +184,8 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 		return -ENOMEM;
 	if (t->flops)
 		g->flops += t->flops, g->flops_ns += t->duration_ns;
+	if (t->bytes_read || t->bytes_written)
+		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
 	a->ops++;
 	a->op_ns += t->duration_ns;
 	return 0;
@@ -197,6 +199,11 @@ double cli_group_share(const struct cli_agg *a, const struct cli_group *g)
 double cli_group_mean(const struct cli_group *g)
 {
 	return g->d.count ? (double)g->d.total / (double)g->d.count : 0;
+}
+
+double cli_group_gbps(const struct cli_group *g)
+{
+	return g->bytes_ns ? (double)g->bytes / (double)g->bytes_ns : -1;
 }
 
 double cli_group_gflops(const struct cli_group *g)
@@ -292,6 +299,7 @@ static double sort_value(const struct cli_group *g, int sort)
 	case CLI_SORT_P50: return (double)g->p50;
 	case CLI_SORT_P95: return (double)g->p95;
 	case CLI_SORT_GFLOPS: return cli_group_gflops(g);
+	case CLI_SORT_GBPS: return cli_group_gbps(g);
 	default: return (double)g->d.total;
 	}
 }

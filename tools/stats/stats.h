@@ -49,7 +49,7 @@ extern const char *const cli_by_names[];
 /* How groups are sorted (--sort): by a value, biggest first, or by name. */
 enum cli_sort { CLI_SORT_TOTAL, CLI_SORT_COUNT, CLI_SORT_MEAN,
 		     CLI_SORT_MIN, CLI_SORT_MAX, CLI_SORT_P50, CLI_SORT_P95,
-		     CLI_SORT_GFLOPS, CLI_SORT_NAME, CLI_SORT_ORDER };
+		     CLI_SORT_GFLOPS, CLI_SORT_NAME, CLI_SORT_ORDER, CLI_SORT_GBPS };
 extern const char *const cli_sort_names[];
 
 struct cli_group {
@@ -60,6 +60,7 @@ struct cli_group {
 	size_t name_len;
 	struct cli_dist d;
 	uint64_t flops, flops_ns; /* work, and time, of the ops whose work is known */
+	uint64_t bytes, bytes_ns; /* bytes moved, and time, of the ops whose bytes are known */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
@@ -104,6 +105,8 @@ double cli_group_mean(const struct cli_group *g);
 
 /* GFLOP/s of a group (flops per ns), or -1 when no op knows its work. */
 double cli_group_gflops(const struct cli_group *g);
+/* The group's GB/s over the ops whose bytes are known (OP_BYTES); -1 when none is. */
+double cli_group_gbps(const struct cli_group *g);
 
 /* Groups kept apart at most; the keys past it share one "(other groups)". */
 #define CLI_MAX_GROUPS 65536

@@ -278,6 +278,26 @@ void ggmlviz__emit_op_info_at(uint64_t ts, uint64_t tensor, const int64_t ne[4],
 	ggmlviz__emit_close(&e);
 }
 
+void ggmlviz__emit_op_bytes_at(uint64_t ts, uint64_t tensor, uint64_t bytes_read,
+			       uint64_t bytes_written)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_BYTES, NULL, 0, ts);
+
+	if (!pl)
+		return;
+	put_u64(pl + BYTES_TENSOR, tensor);
+	put_u64(pl + BYTES_READ, bytes_read);
+	put_u64(pl + BYTES_WRITTEN, bytes_written);
+	put_u64(pl + BYTES_ZERO, 0);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_op_bytes(const void *tensor, uint64_t bytes_read, uint64_t bytes_written)
+{
+	ggmlviz__emit_op_bytes_at(0, ggmlviz__addr(tensor), bytes_read, bytes_written);
+}
+
 void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8_t method,
 			      uint8_t flags, const uint64_t src[2])
 {

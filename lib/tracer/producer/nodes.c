@@ -200,6 +200,8 @@ static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, co
 	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
 			    label);
 	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
+	if (d->bytes_read || d->bytes_written)
+		ggmlviz__emit_op_bytes_at(begin, tensor, d->bytes_read, d->bytes_written);
 	ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
 				 (uint8_t)(d->flags & GGMLVIZ_NODE_FUSED), src);
 	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,

@@ -121,6 +121,9 @@ void ggmlviz__emit_op_at(uint64_t ts, uint8_t type, uint64_t tensor, uint32_t op
 /* OP_INFO at ts. */
 void ggmlviz__emit_op_info_at(uint64_t ts, uint64_t tensor, const int64_t ne[4], uint64_t flops,
 			      const char *type_name);
+/* OP_BYTES at ts. */
+void ggmlviz__emit_op_bytes_at(uint64_t ts, uint64_t tensor, uint64_t bytes_read,
+			       uint64_t bytes_written);
 /* OP_NODE at ts (src: two addresses). */
 void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8_t method,
 			      uint8_t flags, const uint64_t src[2]);
