@@ -140,6 +140,7 @@ rc=$?
 result $rc "ASan+UBSan build"
 [ $rc -eq 0 ] && check build-asan "asan+ubsan" check \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0" \
 	GGMLVIZ_TEST_SANITIZED=1
 
 note "ThreadSanitizer: make check-threaded"

@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -176,12 +177,67 @@ START_TEST(gpu_runs_tied_to_their_kernels)
 }
 END_TEST
 
+/* tu_each: META GPU's value and label, copied. */
+struct note {
+	int seen;
+	uint64_t value;
+	char label[320];
+};
+
+static int copy_note(const struct ggmlviz_event *ev, void *arg)
+{
+	struct note *n = arg;
+
+	if (ev->type != GGMLVIZ_EVENT_META || ev->data.meta.kind != GGMLVIZ_META_GPU)
+		return 0;
+	n->seen++;
+	n->value = ev->data.meta.value;
+	snprintf(n->label, sizeof n->label, "%.*s", (int)ev->label_len, ev->label ? ev->label : "");
+	return 0;
+}
+
+/*
+ * CUPTI that cannot be had: a path that does not exist, or no NVIDIA GPU
+ * to reach. Tracing goes on, and the trace says why there are no kernels.
+ */
+START_TEST(gpu_kernels_said_why_not)
+{
+	struct ggmlviz_config cfg;
+	struct note n = { 0 };
+	char path[256];
+
+	tu_path(path, sizeof path, "gpu-why");
+	tu_config(&cfg, path);
+	cfg.cupti_path = "/nonexistent/libcupti.so";
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each(path, copy_note, &n), 0);
+	ck_assert_int_eq(n.seen, 1);
+	ck_assert_uint_eq(n.value, 0);
+	if (HAVE_CUPTI)
+		ck_assert_msg(strstr(n.label, "/nonexistent/libcupti.so could not be loaded"), "%s",
+			      n.label);
+	else
+		ck_assert_msg(strstr(n.label, "built without CUPTI's headers"), "%s", n.label);
+	if (HAVE_CUPTI && access("/dev/nvidiactl", F_OK) != 0 && access("/dev/dxg", F_OK) != 0) {
+		memset(&n, 0, sizeof n);
+		tu_config(&cfg, path);
+		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+		ck_assert_int_eq(ggmlviz_stop(), 0);
+		ck_assert_int_eq(tu_each(path, copy_note, &n), 0);
+		ck_assert_msg(strstr(n.label, "not recorded: no NVIDIA GPU here"), "%s", n.label);
+	}
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("GPU op times without a GPU");
 	TCase *c = tcase_create("gpu");
 
 	tcase_add_test(c, gpu_runs_tied_to_their_kernels);
+	tcase_add_test(c, gpu_kernels_said_why_not);
 	suite_add_tcase(s, c);
 	return s;
 }

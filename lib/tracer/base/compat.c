@@ -136,3 +136,13 @@ const char *ggmlviz__os_program_name(void)
 	return "";
 #endif
 }
+
+const char *ggmlviz__os_nvidia_device(void)
+{
+	static const char *const nodes[] = { "/dev/nvidiactl", "/dev/dxg" };
+
+	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+		if (access(nodes[i], F_OK) == 0)
+			return nodes[i];
+	return NULL;
+}

@@ -45,6 +45,13 @@ void ggmlviz__os_thread_name(char name[16]);
  */
 uint32_t ggmlviz__os_thread_comm(uint32_t tid, const char fallback[16], char name[16]);
 
+/*
+ * The device node through which this process could reach an NVIDIA GPU
+ * (/dev/nvidiactl; /dev/dxg under WSL), or NULL when there is none: no
+ * CUDA kernel can run, and CUPTI is not worth loading.
+ */
+const char *ggmlviz__os_nvidia_device(void);
+
 /* The program's short name (program_invocation_short_name), or "". */
 const char *ggmlviz__os_program_name(void);
 

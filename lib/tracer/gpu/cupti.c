@@ -30,6 +30,7 @@
 #include <cupti.h>
 
 #include "tracer/base/clock.h"
+#include "tracer/base/compat.h"
 
 /*
  * The kernel record: CUPTI writes the newest version its library knows;
@@ -65,6 +66,7 @@ static struct {
 
 static void *lib;
 static char lib_path[256];
+static int subscribed; /* once, the library stays: a thread may still pop its run */
 
 /* The pool: buffers, and which are free (a bit each). */
 static uint8_t *pool[MAX_BUFFERS];
@@ -253,29 +255,49 @@ static int subscribe(char *why, size_t size)
 	return 0;
 }
 
+/*
+ * A CUPTI that cannot be used is unloaded: nothing of it was installed,
+ * and a loaded CUPTI without a driver has threads and handlers of its own
+ * (LeakSanitizer's stop of every thread at exit crashed on one).
+ */
+static int unload(int rc)
+{
+	if (lib && !subscribed) {
+		dlclose(lib);
+		lib = NULL;
+	}
+	return rc;
+}
+
 static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
 {
 	uint32_t version = 0;
 
 	int rc;
 
+	if (!lib && !path && !ggmlviz__os_nvidia_device()) {
+		snprintf(what, size, "not recorded: no NVIDIA GPU here (neither /dev/nvidiactl nor "
+			 "/dev/dxg), so CUPTI was not loaded");
+		return -2; /* a machine without an NVIDIA GPU: nothing to say unasked */
+	}
 	if (!lib && (rc = load(path, what, size)) < 0)
-		return rc;
+		return unload(rc);
 	if (api.get_version(&version) != CUPTI_SUCCESS ||
 	    generation(version) != generation(CUPTI_API_VERSION)) {
 		snprintf(what, size, "not recorded: %s has CUPTI API version %u, this libggmlviz "
 			 "was built with CUPTI's headers of version %u", lib_path, version,
 			 (unsigned)CUPTI_API_VERSION);
-		return -1;
+		return unload(-1);
 	}
 	if (make_pool(buffer_bytes) < 0) {
 		snprintf(what, size, "not recorded: no memory for CUPTI's buffers");
-		return -1;
+		return unload(-1);
 	}
 	ggmlviz__gpu_sink_reset();
 	clock_point();
 	if (subscribe(what, size) < 0)
-		return -1;
+		return unload(-1);
+	subscribed = 1;
 	atomic_store_explicit(&ggmlviz__state.gpu_run_end, run_end, memory_order_release);
 	atomic_store_explicit(&ggmlviz__state.gpu_run_begin, run_begin, memory_order_release);
 	snprintf(what, size, "recorded through CUPTI (API version %u, %s), %zu MiB of buffers",

@@ -271,10 +271,28 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	return ring_done(&w->pass[end - 1]) ? end : end - 1;
 }
 
+/* The session's word on GPU kernels, in a pass with no ring to drain (no thread emitted yet). */
+static void note_alone(struct ggmlviz__writer *w)
+{
+	w->n_iov = 0;
+	w->meta_len = 0;
+	w->meta_records = 0;
+	ggmlviz__records_gpu_note(w);
+	if (w->n_iov == 0)
+		return;
+	if (ggmlviz__output_append(w, w->iov, w->n_iov) < 0) {
+		w->gpu_note_due = 1; /* written with the next batch that is */
+		return;
+	}
+	atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
+}
+
 /* The pass's core: every ring of w->pass, batch after batch. */
 static void drain_rings(struct ggmlviz__writer *w, int final)
 {
 	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
+	if (w->n_pass == 0)
+		note_alone(w);
 	for (size_t first = 0; first < w->n_pass;)
 		first = drain_batch(w, first, final);
 }
