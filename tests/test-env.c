@@ -20,7 +20,8 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_MAX_EVENTS",	    "GGML_VIZ_BUFFER_SIZE",  "GGML_VIZ_FLUSH_INTERVAL",
 	"GGML_VIZ_OP_TIMING",	    "GGML_VIZ_MEMORY_TRACKING", "GGML_VIZ_THREAD_TRACKING",
 	"GGML_VIZ_TENSOR_NAMES",   "GGML_VIZ_OP_SAMPLE",    "GGML_VIZ_CRASH_HANDLER",
-	"GGML_VIZ_ANONYMIZE",	    "GGML_VIZ_BUFFER_MAX",
+	"GGML_VIZ_ANONYMIZE",	    "GGML_VIZ_BUFFER_MAX",   "GGML_VIZ_GPU_KERNELS",
+	"GGML_VIZ_GPU_BUFFER",	    "GGML_VIZ_CUPTI",	     "GGML_VIZ_PEAK",
 };
 
 static char messages[8192];
@@ -96,6 +97,7 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_OP_SAMPLE", "16", 1);
 	setenv("GGML_VIZ_CRASH_HANDLER", "off", 1);
 	setenv("GGML_VIZ_ANONYMIZE", "yes", 1);
+	setenv("GGML_VIZ_PEAK", "8", 1);
 	init(&cfg);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_str_eq(cfg.output, "/tmp/x-%p.ggmlviz");
@@ -112,6 +114,7 @@ START_TEST(good_values)
 	ck_assert_uint_eq(cfg.op_sample, 16);
 	ck_assert_int_eq(cfg.crash_handler, 0);
 	ck_assert_int_eq(cfg.anonymize, 1);
+	ck_assert_uint_eq(cfg.peak_threads, 8);
 	ck_assert_int_eq(n_messages, 0);
 	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
@@ -164,6 +167,8 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_DISABLE", "disable", "keeping 0" },
 	{ "GGML_VIZ_VERBOSE", "3", "keeping 0" },
 	{ "GGML_VIZ_OUTPUT", "", "keeping \"ggmlviz-%p.ggmlviz\"" },
+	{ "GGML_VIZ_PEAK", "1025", "keeping 0" },
+	{ "GGML_VIZ_PEAK", "all", "keeping 0" },
 };
 
 START_TEST(bad_value)

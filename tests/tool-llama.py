@@ -241,6 +241,31 @@ ok(mm and mm[0]['bytes'] == mm_bytes and mm[0]['gbps'] and
 rc, out, err = ggmlviz('stats', trace)
 ok(rc == 0 and 'GB/S' in out.splitlines()[1], 'stats: a GB/S column beside GFLOP/S', out[:300])
 
+# ---- the machine's peak (GGML_VIZ_PEAK) and what bounds each op ----
+peak_trace = os.path.join(TMP, 'peak.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', '2', '--threads', '2', '--output', peak_trace,
+                   env=dict(os.environ, GGML_VIZ_PEAK='2'))
+rc, out, err = ggmlviz('stats', '-f', 'json', peak_trace)
+js = json.loads(out) if rc == 0 else {}
+pk = js.get('peak') or {}
+ok(pk.get('threads') == 2 and pk.get('bytes_per_s', 0) > 1e8 and pk.get('flop_per_s', 0) > 1e8,
+   'GGML_VIZ_PEAK=2: the trace holds the machine\'s peak, measured with 2 threads', pk)
+bad = []
+for g in js.get('groups', []):
+    if not g.get('bytes') or g.get('gflops') is None or g.get('gbps') is None:
+        continue
+    memory = g['flops'] / g['bytes'] < pk['flop_per_s'] / pk['bytes_per_s']
+    share = g['gbps'] * 1e9 / pk['bytes_per_s'] if memory else g['gflops'] * 1e9 / pk['flop_per_s']
+    if g.get('bound') != ('memory' if memory else 'compute') or \
+            abs(g.get('peak_share', -1) - share) > 1e-6 * max(share, 1e-9):
+        bad.append((g['name'], g.get('bound'), g.get('peak_share'), share))
+ok(js.get('groups') and not bad, 'stats: each op group\'s bound and share of the peak, by the roofline',
+   bad[:4])
+rc, out, err = ggmlviz('stats', peak_trace)
+ok(rc == 0 and out.splitlines()[1].rstrip().endswith('BOUND') and 'the machine\'s peak' in out,
+   'stats: a BOUND column, and what the peak is under the table', out[:600])
+
 # ---- stats --by method ----
 rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)
 js = json.loads(out) if rc == 0 else {}

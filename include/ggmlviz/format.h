@@ -155,7 +155,8 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_DROPPED = 5,      /**< key = thread id, value = events lost since its last DROPPED */
 	GGMLVIZ_META_TRACE_END = 6,    /**< value = events written, value2 = events dropped; written last */
 	GGMLVIZ_META_CRASH = 7,        /**< key = signal number, value = events written, value2 = dropped, label = the signal's name: the program crashed, the rings were saved; written last */
-	GGMLVIZ_META_GPU = 8           /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
+	GGMLVIZ_META_GPU = 8,          /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
+	GGMLVIZ_META_PEAK = 9          /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
 };
 
 /**

@@ -203,11 +203,23 @@ struct ggmlviz_config {
 	 */
 	const char *cupti_path;
 	/**
+	 * Measure the machine's peak when tracing starts, with this many
+	 * threads (those the program computes with): the memory's read
+	 * bandwidth and the f32 fused multiply-add rate, in about a quarter of
+	 * a second, before ggmlviz_start() returns, recorded in a META PEAK
+	 * record; readers then say of each op group whether memory or
+	 * arithmetic bounds it, and how close to the peak it came (ggmlviz
+	 * stats). Measured once a process for a thread count. 0 (the default):
+	 * not measured; at most 1024. GGML_VIZ_PEAK.
+	 */
+	uint32_t peak_threads;
+	uint32_t reserved32; /**< zero */
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[4];
+	uint64_t reserved[3];
 };
 
 /**
@@ -258,9 +270,9 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
- * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER and GGML_VIZ_CUPTI
- * (each described at its member of struct ggmlviz_config). Booleans accept 0/1, true/false, yes/no,
- * on/off. A variable with a bad value leaves its member unchanged and
+ * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI and
+ * GGML_VIZ_PEAK (each described at its member of struct ggmlviz_config).
+ * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
  *

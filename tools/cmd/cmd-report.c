@@ -189,6 +189,9 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	thr = threshold(x->cli, in->path, x->max_slices);
 	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes, scan.t_min, scan.t_max,
 			     thr, x->max_slices);
+	cli_peak_read(in->path, &rep.by[0].peak);
+	for (int i = 1; i < CLI_REPORT_BY_COUNT; i++)
+		rep.by[i].peak = rep.by[0].peak; /* every table's BOUND on the same machine */
 	o->json_html = true;
 	cli_report_page_begin(o, x->title ? x->title : slash ? slash + 1 : in->path);
 	cli_out_str(o, "{\"slices\":[");

@@ -71,7 +71,7 @@ static const char *const columns[] = { "COUNT", "TOTAL", "MEAN", "MIN", "P50",
 				       "P95", "MAX", "SHARE", "GFLOP/S", "GB/S", NULL };
 
 /* With --phase and its tokens, a PER TOKEN column after TOTAL: a group's time per token of that phase. */
-static void text_header(struct cli_table *t, int by, int per_token)
+static void text_header(struct cli_table *t, int by, int per_token, bool peak)
 {
 	char title[16];
 	size_t i;
@@ -85,6 +85,21 @@ static void text_header(struct cli_table *t, int by, int per_token)
 		if (per_token && !strcmp(*h, "TOTAL"))
 			cli_table_add(t, "PER TOKEN");
 	}
+	if (peak)
+		cli_table_add(t, "BOUND");
+}
+
+/* BOUND: what limits the group on this machine, and how close to that peak it came. */
+static void bound_cell(struct cli_table *t, const struct cli_group *g, const struct cli_peak *p)
+{
+	double share;
+	int bound = g ? cli_roofline(g, p, &share) : CLI_BOUND_UNKNOWN;
+
+	if (bound == CLI_BOUND_UNKNOWN)
+		cli_table_add(t, "-");
+	else
+		cli_table_add(t, "%s %.0f%%", bound == CLI_BOUND_MEMORY ? "memory" : "compute",
+			      share * 100);
 }
 
 /* One group's row; tokens: the phase's, for the PER TOKEN column (0: none). */
@@ -181,24 +196,36 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_backends_text(o, &a->backends, "");
 		return;
 	}
-	cli_table_init(&t, per_token ? 12 : 11);
-	text_header(&t, a->by, per_token != 0);
+	cli_table_init(&t, (per_token ? 12u : 11u) + (a->peak.known ? 1u : 0u));
+	text_header(&t, a->by, per_token != 0, a->peak.known);
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
 		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, cli_group_share(a, g),
 			 g, per_token);
+		if (a->peak.known)
+			bound_cell(&t, g, &a->peak);
 		free(name);
 	}
 	if (a->n)
 		text_row(&t, "TOTAL", &all, UINT64_MAX, UINT64_MAX, a->op_ns ? 1 : 0, NULL,
 			 per_token);
+	if (a->n && a->peak.known)
+		bound_cell(&t, NULL, &a->peak);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
 	if (n < a->n)
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->peak.known)
+		cli_out_printf(o, "(BOUND: the machine's peak, measured when tracing started with %u "
+			       "threads, is %.1f GB/s read from memory and %.1f GFLOP/s of f32 FMAs (%s);"
+			       " a group whose FLOP per byte is below %.1f is memory-bound, the share"
+			       " its GB/s of the peak's, else compute-bound, the share its GFLOP/s of"
+			       " the peak's; quantized products use integer units with other peaks)\n",
+			       a->peak.threads, a->peak.bytes_per_s / 1e9, a->peak.flop_per_s / 1e9,
+			       a->peak.how, a->peak.flop_per_s / a->peak.bytes_per_s);
 	if (a->by == CLI_BY_KERNEL && !a->n)
 		cli_out_str(o, "(no GPU kernels in this trace: the tracer records them on CUDA where "
 			       "it finds CUPTI; `ggmlviz info` says why not)\n");

@@ -102,11 +102,16 @@ void cli_input_describe(const struct cli_input *in, char *buf, size_t size)
 	snprintf(buf, size, "%s", in->what);
 }
 
-bool cli_input_is_file(const struct cli_input *in)
+bool cli_path_is_file(const char *path)
 {
 	struct stat st;
 
-	return stat(in->path, &st) == 0 && S_ISREG(st.st_mode);
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool cli_input_is_file(const struct cli_input *in)
+{
+	return cli_path_is_file(in->path);
 }
 
 int cli_input_report(const struct cli_input *in)

@@ -70,6 +70,8 @@ void cli_input_describe(const struct cli_input *in, char *buf, size_t size);
 
 /* Whether the input is a regular file (which a second reader can read again). */
 bool cli_input_is_file(const struct cli_input *in);
+/* Whether path is a regular file (not standard input, not a pipe). */
+bool cli_path_is_file(const char *path);
 
 /* Prints the damage, if any, on stderr; returns 0 or CLI_EXIT_DAMAGED. */
 int cli_input_report(const struct cli_input *in);

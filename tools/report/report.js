@@ -136,6 +136,11 @@
 				'abort callback. Pass the scheduler as the eval callback\u2019s user_data, or call ' +
 				'ggmlviz_ggml_trace_sched(), or in llama.cpp ggmlviz_llama_context_params(), and ' +
 				'every node is timed.');
+		if (D.by_op.peak)
+			say('ok', 'The machine\u2019s peak was measured when tracing started (' + D.by_op.peak.how +
+				'): ' + (D.by_op.peak.bytes_per_s / 1e9).toFixed(1) + ' GB/s read, ' +
+				(D.by_op.peak.flop_per_s / 1e9).toFixed(1) + ' GFLOP/s of f32 FMAs; BOUND in the op ' +
+				'table says which one limits each op, and how close it came.');
 		if (D.lanes_over)
 			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
 		if (!list.children.length) say('ok', 'Nothing to report.');
@@ -414,11 +419,16 @@
 		var table = document.getElementById('ops'), agg = D.by_op, groups = agg.groups.slice();
 		var sortKey = 'total_ns', up = false;
 		var pick = document.getElementById('ops-phase'), note = document.getElementById('ops-note');
+		/* BOUND, where the trace measured the machine's peak: memory or compute, and the share of it */
+		var bound = ['BOUND', 'peak_share', function (g) { return g.peak_share; }, function (v, g) {
+			return g && g.bound ? g.bound + ' ' + (v * 100).toFixed(0) + '%' : '-';
+		}];
 		function columns() {
+			var cols = D.by_op.peak ? COLUMNS.concat([bound]) : COLUMNS;
 			if (pick.value === 'all' || !agg.tokens)
-				return COLUMNS;
+				return cols;
 			var per = ['PER TOKEN', 'per_token_ns', function (g) { return g.total_ns / agg.tokens; }, fmtNs];
-			return COLUMNS.slice(0, 3).concat([per], COLUMNS.slice(3));
+			return cols.slice(0, 3).concat([per], cols.slice(3));
 		}
 		if (D.by_op.steps) {
 			pick.hidden = false;
@@ -455,7 +465,7 @@
 				var tr = el('tr', { 'data-name': g.name });
 				cols.forEach(function (c) {
 					var v = c[2](g);
-					tr.appendChild(el('td', { 'data-key': c[1], 'data-v': String(v) }, c[3](v)));
+					tr.appendChild(el('td', { 'data-key': c[1], 'data-v': String(v) }, c[3](v, g)));
 				});
 				table.appendChild(tr);
 			});

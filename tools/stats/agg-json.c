@@ -26,6 +26,21 @@ static void json_double(struct cli_out *o, const char *key, double v)
 	cli_json_double(o, v);
 }
 
+/* The group's FLOP per byte, and what bounds it on the trace's machine (null where unknown). */
+static void json_bound(struct cli_out *o, const struct cli_agg *a, const struct cli_group *g)
+{
+	double share;
+	int bound = cli_roofline(g, &a->peak, &share);
+
+	json_double(o, "intensity", g->bytes && g->flops_ns ? (double)g->flops / (double)g->bytes
+							    : (double)NAN);
+	cli_out_str(o, ",\"bound\":");
+	cli_out_str(o, bound == CLI_BOUND_MEMORY ? "\"memory\"" : bound == CLI_BOUND_COMPUTE
+										? "\"compute\""
+										: "null");
+	json_double(o, "peak_share", bound == CLI_BOUND_UNKNOWN ? (double)NAN : share);
+}
+
 static void json_group(struct cli_out *o, const struct cli_agg *a,
 		       const struct cli_group *g)
 {
@@ -43,6 +58,7 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "flops", g->flops);
 	json_double(o, "gbps", g->bytes_ns ? cli_group_gbps(g) : (double)NAN);
 	json_u64(o, "bytes", g->bytes);
+	json_bound(o, a, g);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');
@@ -68,6 +84,16 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
+	if (a->peak.known) {
+		cli_out_printf(o, ",\"peak\":{\"threads\":%u", a->peak.threads);
+		json_double(o, "bytes_per_s", a->peak.bytes_per_s);
+		json_double(o, "flop_per_s", a->peak.flop_per_s);
+		cli_out_str(o, ",\"how\":");
+		cli_json_cstr(o, a->peak.how);
+		cli_out_char(o, '}');
+	} else {
+		cli_out_str(o, ",\"peak\":null");
+	}
 	cli_out_str(o, ",\"quantile_max_relative_error\":0.015625,\"groups\":[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)

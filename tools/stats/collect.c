@@ -44,6 +44,7 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 
 	if (cli_input_open(&in, cmd, path) < 0)
 		return -1;
+	cli_peak_read(path, &a->peak);
 	while (rc == 0 && cli_input_timing(&in, &t) == 1)
 		rc = cli_agg_add(a, &t);
 	ggmlviz_reader_pairing_counts(in.r, &a->counts);

@@ -111,6 +111,28 @@ double cli_group_gbps(const struct cli_group *g);
 /* Groups kept apart at most; the keys past it share one "(other groups)". */
 #define CLI_MAX_GROUPS 65536
 
+/* The machine's peak, from the trace's META PEAK record (roofline.c). */
+struct cli_peak {
+	bool known;
+	uint32_t threads;
+	double bytes_per_s, flop_per_s;
+	char how[160];
+};
+
+/* Reads path's META PEAK, if it is a file that has one (a second reader: its first records). */
+void cli_peak_read(const char *path, struct cli_peak *p);
+
+enum { CLI_BOUND_UNKNOWN, CLI_BOUND_MEMORY, CLI_BOUND_COMPUTE };
+
+struct cli_group;
+/*
+ * What bounds g on a machine of peak p (CLI_BOUND_*), and in *share how
+ * close it came: its bytes/s over the peak's when memory bounds it, its
+ * FLOP/s over the peak's when arithmetic does. UNKNOWN (share 0) without a
+ * peak, or without both bytes and flops.
+ */
+int cli_roofline(const struct cli_group *g, const struct cli_peak *p, double *share);
+
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
@@ -119,6 +141,7 @@ struct cli_agg {
 	uint64_t ops, op_ns, graphs, graph_ns;
 	uint64_t steps, tokens, step_ns; /* every step */
 	bool has_context;             /* a step said its context (STEP_SEQ) */
+	struct cli_peak peak;         /* the machine's, when the trace says it */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;

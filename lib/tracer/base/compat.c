@@ -65,6 +65,20 @@ void ggmlviz__os_membarrier(void)
 }
 #endif
 
+uint64_t ggmlviz__os_cache_bytes(void)
+{
+	long n = -1;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	n = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+	if (n <= 0)
+		n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	return n > 0 ? (uint64_t)n : 32u << 20;
+}
+
 uint64_t ggmlviz__os_page_size(void)
 {
 	static _Atomic uint64_t page;

@@ -30,6 +30,9 @@ int ggmlviz__os_membarrier_register(void);
 /* A full memory barrier on every running thread of the process (after registering). */
 void ggmlviz__os_membarrier(void);
 
+/* The last-level cache's size (sysconf: L3, else L2), or 32 MiB when unknown. */
+uint64_t ggmlviz__os_cache_bytes(void);
+
 /* The page size (sysconf, read once). */
 uint64_t ggmlviz__os_page_size(void);
 

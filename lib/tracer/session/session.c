@@ -177,10 +177,39 @@ static uint64_t anon_key(void)
 		(uint64_t)(uintptr_t)&ts) | 1;
 }
 
+/*
+ * The machine's peak for cfg's thread count: measured once a process per
+ * thread count, before the writer starts (its threads would be measured
+ * too); NULL when not asked for, or when it could not be measured (said).
+ */
+static const struct ggmlviz__peak_figures *peak_of(const struct ggmlviz_config *cfg,
+						   struct ggmlviz__peak_figures *f)
+{
+	static struct ggmlviz__peak measured;
+	int rc = 0;
+
+	if (!cfg->peak_threads)
+		return NULL;
+	if (measured.threads != cfg->peak_threads)
+		rc = ggmlviz__peak_measure((int)cfg->peak_threads, &measured);
+	if (rc < 0) {
+		ggmlviz__log(&sink, GGMLVIZ_LOG_WARN, "the machine's peak was not measured "
+			     "(GGML_VIZ_PEAK=%u): %s", cfg->peak_threads, ggmlviz_strerror(rc));
+		return NULL;
+	}
+	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "the machine's peak: %.1f GB/s read, %.1f GFLOP/s "
+		     "(%s)", (double)measured.bytes_per_s / 1e9, (double)measured.flop_per_s / 1e9,
+		     measured.how);
+	*f = (struct ggmlviz__peak_figures){ measured.threads, measured.bytes_per_s,
+					     measured.flop_per_s, measured.how };
+	return f;
+}
+
 static int open_session(const struct ggmlviz_config *cfg, const char *path)
 {
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
-					  ggmlviz__os_gettid(), sink, NULL, 0 };
+					  ggmlviz__os_gettid(), sink, NULL, 0, NULL };
+	struct ggmlviz__peak_figures peak;
 	char gpu_note[320];
 	int rc;
 
@@ -191,6 +220,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	/* GPU kernels before the writer: its first records say whether they are recorded */
 	o.gpu_recorded = ggmlviz__gpu_start(cfg, &sink, gpu_note, sizeof gpu_note);
 	o.gpu_note = gpu_note;
+	o.peak = rc == 0 ? peak_of(cfg, &peak) : NULL;
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
 	if (rc < 0) {

@@ -35,4 +35,21 @@ int ggmlviz__claim(const struct ggmlviz__log_sink *sink);
 /* In a child after fork(): the parent's claim is not the child's (close(2) only). */
 void ggmlviz__claim_forget(void);
 
+#define GGMLVIZ__PEAK_MAX_THREADS 1024u
+
+/* The machine's peak, as peak.c measured it. */
+struct ggmlviz__peak {
+	uint32_t threads;     /* 0: not measured */
+	uint64_t bytes_per_s; /* read from memory, every thread together */
+	uint64_t flop_per_s;  /* f32 fused multiply-adds, every thread together */
+	char how[160];        /* in words: threads, sizes, the vector width */
+};
+
+/*
+ * Measures the memory's read bandwidth and the f32 FMA peak with threads
+ * threads (1 to 1024), in about a quarter of a second; 0, or -ENOMEM or
+ * another -errno (a thread could not be made) with *out zeroed.
+ */
+int ggmlviz__peak_measure(int threads, struct ggmlviz__peak *out);
+
 #endif /* GGMLVIZ_SESSION_H */

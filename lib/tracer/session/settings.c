@@ -23,7 +23,8 @@
 #define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 50 ms at 20 M events/s */
 #define DEFAULT_FLUSH_MS 100u
 
-enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB };
+enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
+		VAR_THREADS };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -51,6 +52,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_GPU_KERNELS", VAR_BOOL, offsetof(struct ggmlviz_config, gpu_kernels) },
 	{ "GGML_VIZ_GPU_BUFFER", VAR_KIB, offsetof(struct ggmlviz_config, gpu_buffer_kib) },
 	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
+	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -162,6 +164,8 @@ static const char *expected(enum var_kind kind)
 		return "is not a decimal number from 0 to 4294967295";
 	case VAR_KIB:
 		return "is not 0 (the default) or a number of KiB from 256 to 1048576";
+	case VAR_THREADS:
+		return "is not 0 (off, the default) or a number of threads from 1 to 1024";
 	}
 	return "is invalid";
 }
@@ -188,11 +192,13 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 	case VAR_POW2:
 	case VAR_MS:
 	case VAR_KIB:
+	case VAR_THREADS:
 	case VAR_U32: {
 		int ok = parse_u64(s, &n) == 0 &&
 			 (v->kind == VAR_POW2 ? ggmlviz__buffer_events_ok(n)
 			  : v->kind == VAR_MS ? ggmlviz__flush_ms_ok(n)
-			  : v->kind == VAR_KIB ? ggmlviz__gpu_buffer_ok(n) : n <= UINT32_MAX);
+			  : v->kind == VAR_KIB ? ggmlviz__gpu_buffer_ok(n)
+			  : v->kind == VAR_THREADS ? n <= GGMLVIZ__PEAK_MAX_THREADS : n <= UINT32_MAX);
 		uint32_t n32 = (uint32_t)n;
 		if (!ok)
 			return -EINVAL;
@@ -233,6 +239,7 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	case VAR_POW2:
 	case VAR_MS:
 	case VAR_KIB:
+	case VAR_THREADS:
 	case VAR_U32:
 		memcpy(&n32, field, sizeof n32);
 		n = n32;
@@ -294,6 +301,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "op_timing is not a value of enum ggmlviz_op_timing";
 	else if (!ggmlviz__gpu_buffer_ok(cfg->gpu_buffer_kib))
 		what = "gpu_buffer_kib is neither 0 nor from 256 to 1048576";
+	else if (cfg->peak_threads > GGMLVIZ__PEAK_MAX_THREADS || cfg->reserved32)
+		what = "peak_threads is not from 0 to 1024, or reserved32 is not zero";
 	else if (!reserved_zero(cfg))
 		what = "reserved is not all zero (fill the config with ggmlviz_config_init())";
 	if (!what)

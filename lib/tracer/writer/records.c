@@ -22,10 +22,12 @@
 
 int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
-	uint8_t buf[GGMLVIZ_HEADER_SIZE + GGMLVIZ_LABELED_RECORD_SIZE + 256];
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + 2 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160];
 	const char *prog = ggmlviz__os_program_name();
 	uint32_t len = (uint32_t)strnlen(prog, 256);
 	uint64_t now = ggmlviz__now_ns();
+	const struct ggmlviz__peak_figures *pk = o->peak;
+	uint64_t metas = 1;
 	struct iovec iov;
 
 	ggmlviz_encode_header(buf, sizeof buf);
@@ -36,12 +38,20 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__w
 					   &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS,
 								    (uint64_t)getpid(), 0, 0 },
 					   prog, len);
+	if (pk && pk->threads) { /* measured before the file was opened: said at its start */
+		iov.iov_len += ggmlviz__encode_meta(
+			buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid,
+			&(struct ggmlviz__meta){ GGMLVIZ_META_PEAK, pk->threads, pk->bytes_per_s,
+						 pk->flop_per_s },
+			pk->how, (uint32_t)strnlen(pk->how, 160));
+		metas++;
+	}
 	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
 	w->gpu_recorded = o->gpu_recorded;
 	w->gpu_tid = o->tid;
 	w->gpu_ts = now; /* the session's start, as PROCESS: before the thread's first event */
 	w->gpu_note_due = 1;
-	atomic_store_explicit(&w->meta_written, 1, memory_order_relaxed);
+	atomic_store_explicit(&w->meta_written, metas, memory_order_relaxed);
 	return ggmlviz__output_append(w, &iov, 1);
 }
 

@@ -30,6 +30,14 @@ struct ggmlviz__writer_opts {
 	struct ggmlviz__log_sink sink;
 	const char *gpu_note; /* META GPU's label: whether GPU kernels are recorded, or why not */
 	int gpu_recorded;     /* its value */
+	const struct ggmlviz__peak_figures *peak; /* the machine's peak (META PEAK), or NULL */
+};
+
+/* The machine's peak, as the session measured it (META PEAK). */
+struct ggmlviz__peak_figures {
+	uint32_t threads;
+	uint64_t bytes_per_s, flop_per_s;
+	const char *how;
 };
 
 /* What the session counts of the writer: its own records, bytes, error, retired rings. */
