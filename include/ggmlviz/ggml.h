@@ -176,9 +176,10 @@ static inline uint64_t ggmlviz_ggml__u64(int64_t v)
  * Matrix products count a multiply-add as 2: MUL_MAT and MUL_MAT_ID
  * 2·K·(output elements), K being the shared dimension (ne[0] of the first
  * source); OUT_PROD 2·K·(output elements), K = ne[1] of the first source;
- * FLASH_ATTN_EXT 2·n_q·n_kv·(D_k + D_v)·heads·batch. Nodes that compute
- * nothing count 0, and every other op one per output element (a rough
- * lower bound, enough to rank ops that are not matrix products).
+ * FLASH_ATTN_EXT 2·n_q·n_kv·(D_k + D_v)·heads·batch; SET_ROWS one per
+ * element of the rows it writes (its output is the whole cache). Nodes
+ * that compute nothing count 0, and every other op one per output element
+ * (a rough lower bound, enough to rank ops that are not matrix products).
  *
  * @param t a graph node (borrowed).
  * @return the estimate; 0 for nodes that compute nothing.
@@ -197,6 +198,8 @@ static inline uint64_t ggmlviz_ggml_flops(const struct ggml_tensor *t)
 	if (t->op == GGML_OP_FLASH_ATTN_EXT)
 		return 2 * ggmlviz_ggml__u64(q->ne[1] * q->ne[2] * q->ne[3]) *
 		       ggmlviz_ggml__u64(k->ne[1]) * ggmlviz_ggml__u64(k->ne[0] + v->ne[0]);
+	if (t->op == GGML_OP_SET_ROWS && q)
+		return ggmlviz_ggml__u64(ggml_nelements(q)); /* the rows it writes, not the cache */
 	return out;
 }
 
@@ -215,6 +218,8 @@ static inline uint64_t ggmlviz_ggml__src_bytes(const struct ggml_tensor *t, int 
 
 	if (t->op == GGML_OP_GET_ROWS && j == 0 && t->src[1])
 		return ggmlviz_ggml__rows(s, ggml_nelements(t->src[1]));
+	if (t->op == GGML_OP_SET_ROWS && j >= 2)
+		return 0; /* the cache it writes into, which it does not read */
 	if (t->op == GGML_OP_MUL_MAT_ID && j == 0 && ids && s->ne[2] > ids->ne[0] * ids->ne[1])
 		return all / ggmlviz_ggml__u64(s->ne[2]) * ggmlviz_ggml__u64(ids->ne[0] * ids->ne[1]);
 	return all;
@@ -227,7 +232,8 @@ static inline uint64_t ggmlviz_ggml__src_bytes(const struct ggml_tensor *t, int 
  * Every source counts whole, in its own type (a block-quantized weight by
  * its blocks, ggml_nbytes()), but for GET_ROWS the rows it looks up (not
  * the whole table), for MUL_MAT_ID the experts its ids can use at most,
- * and for SET_ROWS the rows it writes into the cache (not the whole cache).
+ * and for SET_ROWS the rows it writes into the cache (not the whole cache,
+ * which it does not read either).
  * What the backend keeps in cache is not told apart: this is what the op
  * needs to move, the figure a roofline compares with the memory's
  * bandwidth.

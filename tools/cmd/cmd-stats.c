@@ -89,6 +89,17 @@ static void text_header(struct cli_table *t, int by, int per_token, bool peak)
 		cli_table_add(t, "BOUND");
 }
 
+/* Whether a group went past the measured peak (its data in the caches). */
+static bool over_peak(const struct cli_agg *a)
+{
+	double share;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (cli_roofline(a->sorted[i], &a->peak, &share) != CLI_BOUND_UNKNOWN && share > 1)
+			return true;
+	return false;
+}
+
 /* BOUND: what limits the group on this machine, and how close to that peak it came. */
 static void bound_cell(struct cli_table *t, const struct cli_group *g, const struct cli_peak *p)
 {
@@ -218,6 +229,9 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->peak.known && over_peak(a))
+		cli_out_str(o, "(a share over 100%: the op's data were in the CPU's caches, which are"
+			       " faster than the memory the peak was measured from)\n");
 	if (a->peak.known)
 		cli_out_printf(o, "(BOUND: the machine's peak, measured when tracing started with %u "
 			       "threads, is %.1f GB/s read from memory and %.1f GFLOP/s of f32 FMAs (%s);"
