@@ -5,7 +5,12 @@
  *
  *   llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]
  *               [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]
+ *               [--no-threadpool]
  *
+ * As llama.cpp's own tools do, it attaches a threadpool of --threads
+ * threads to its context (GGML's CPU backend then wakes its workers for
+ * each graph); --no-threadpool leaves the backend to make the threads
+ * anew for every graph, which the first op of each run then holds.
  * --text prints the generated text (the demo's model has random weights:
  * its text means nothing); --verbose lets llama.cpp's own log through
  * (otherwise only its warnings and errors). --gpu-layers puts that many
@@ -42,12 +47,51 @@ struct options {
 	int generate, threads, n_ctx;
 	bool text, verbose;
 	int gpu_layers; /* -1: libllama's default */
+	bool no_threadpool;
 };
+
+typedef struct ggml_threadpool *(*threadpool_new_fn)(struct ggml_threadpool_params *params);
+typedef void (*threadpool_free_fn)(struct ggml_threadpool *tp);
+
+/* GGML's CPU backend's threadpool functions (it may be a module loaded at run time). */
+static void *cpu_proc(const char *name)
+{
+	ggml_backend_dev_t dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+
+	return dev ? ggml_backend_reg_get_proc_address(ggml_backend_dev_backend_reg(dev), name)
+		   : NULL;
+}
+
+/* A threadpool of n threads attached to ctx, as llama.cpp's tools attach one; NULL if none. */
+static struct ggml_threadpool *attach_threadpool(struct llama_context *ctx, int n)
+{
+	threadpool_new_fn make = NULL;
+	void *proc = cpu_proc("ggml_threadpool_new");
+	struct ggml_threadpool_params tpp = ggml_threadpool_params_default(n);
+	struct ggml_threadpool *tp;
+
+	memcpy(&make, &proc, sizeof make); /* POSIX: a function's address as a void * */
+	if (!make || !(tp = make(&tpp)))
+		return NULL;
+	llama_attach_threadpool(ctx, tp, NULL);
+	return tp;
+}
+
+static void free_threadpool(struct ggml_threadpool *tp)
+{
+	threadpool_free_fn release = NULL;
+	void *proc = cpu_proc("ggml_threadpool_free");
+
+	memcpy(&release, &proc, sizeof release);
+	if (tp && release)
+		release(tp);
+}
 
 static int usage(void)
 {
 	fputs("usage: llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]\n"
-	      "                   [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]\n",
+	      "                   [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]\n"
+	      "                   [--no-threadpool]\n",
 	      stderr);
 	return 2;
 }
@@ -86,7 +130,7 @@ static int valued(struct options *o, const char *a, const char *v)
 static int parse(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ NULL, "the model is a tensor graph and each token is a step",
-			       "llama.ggmlviz", 16, 2, 256, false, false, -1 };
+			       "llama.ggmlviz", 16, 2, 256, false, false, -1, false };
 	for (int i = 1; i < argc; i++) {
 		int rc = valued(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
 
@@ -98,6 +142,8 @@ static int parse(int argc, char **argv, struct options *o)
 			o->text = true;
 		else if (!strcmp(argv[i], "--verbose"))
 			o->verbose = true;
+		else if (!strcmp(argv[i], "--no-threadpool"))
+			o->no_threadpool = true;
 		else
 			return usage();
 	}
@@ -192,6 +238,7 @@ int main(int argc, char **argv)
 	struct ggmlviz_stats st;
 	struct llama_model *model;
 	struct llama_context *ctx;
+	struct ggml_threadpool *tp;
 	struct options o;
 	int rc;
 
@@ -222,10 +269,12 @@ int main(int argc, char **argv)
 	cp.no_perf = true;
 	ggmlviz_llama_context_params(&cp); /* the one line: per-op timing without splitting */
 	ctx = llama_init_from_model(model, cp);
+	tp = ctx && !o.no_threadpool ? attach_threadpool(ctx, o.threads) : NULL;
 	rc = ctx ? run(ctx, llama_model_get_vocab(model), &o) : 1;
 	if (!ctx)
 		fprintf(stderr, "llama_trace: cannot make a context\n");
 	llama_free(ctx);
+	free_threadpool(tp);
 	llama_model_free(model);
 	llama_backend_free();
 	ggmlviz_stop();

@@ -241,6 +241,20 @@ ok(mm and mm[0]['bytes'] == mm_bytes and mm[0]['gbps'] and
 rc, out, err = ggmlviz('stats', trace)
 ok(rc == 0 and 'GB/S' in out.splitlines()[1], 'stats: a GB/S column beside GFLOP/S', out[:300])
 
+# ---- the ops that began a CPU run (OP_NODE flag 2): one a timed run, said by stats ----
+flagged = sum(1 for r in records if r['type'] == 'OP_NODE' and r.get('flags', 0) & 2)
+timed_runs = sum(1 for r in records if r['type'] == 'SPLIT_END' and r.get('n_timed', 0) > 0)
+ok(flagged == timed_runs > 0, 'OP_NODE: the first op of each timed run says it began the run',
+   '%d flagged, %d runs' % (flagged, timed_runs))
+rc, out, err = ggmlviz('stats', '-f', 'json', trace)
+js = json.loads(out) if rc == 0 else {}
+ok(sum(g.get('run_start_ops', 0) for g in js.get('groups', [])) == flagged,
+   'stats: each group\'s ops that began a run', [(g['name'], g.get('run_start_ops'))
+                                                   for g in js.get('groups', [])][:5])
+rc, out, err = ggmlviz('stats', trace)
+ok(rc == 0 and '%d ops began a CPU run' % flagged in out and 'waited for at GGML\'s barrier' in out,
+   'stats: says what the first op of a run and the op after a barrier hold', out[-900:])
+
 # ---- the machine's peak (GGML_VIZ_PEAK) and what bounds each op ----
 peak_trace = os.path.join(TMP, 'peak.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,

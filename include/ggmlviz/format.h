@@ -211,7 +211,14 @@ enum ggmlviz_op_method {
 /** @brief OP_NODE flags. */
 enum ggmlviz_node_flag {
 	/** The backend computed this node and the next in one kernel (e.g. RMS_NORM + MUL). */
-	GGMLVIZ_NODE_FUSED = 1
+	GGMLVIZ_NODE_FUSED = 1,
+	/**
+	 * The first op timed by ticks in its run: it begins where the
+	 * scheduler handed the run to the backend, so its time also holds the
+	 * backend's start of the run (GGML's graph plan, its worker threads
+	 * made or woken), which no call of the backend tells apart.
+	 */
+	GGMLVIZ_NODE_RUN_START = 2
 };
 
 /** @brief What part of a program's work a step is (STEP_BEGIN's phase). */

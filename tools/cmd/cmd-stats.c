@@ -89,6 +89,44 @@ static void text_header(struct cli_table *t, int by, int per_token, bool peak)
 		cli_table_add(t, "BOUND");
 }
 
+/* Whether some op was timed by the CPU backend's ticks. */
+static bool ticked(const struct cli_agg *a)
+{
+	for (size_t i = 0; i < a->backends.n; i++)
+		if (a->backends.s[i].ops[GGMLVIZ_OP_METHOD_TICK])
+			return true;
+	return false;
+}
+
+/*
+ * The ops that began a CPU run: what their time holds besides their work,
+ * and the groups that hold most of them.
+ */
+static void run_start_note(struct cli_out *o, const struct cli_agg *a)
+{
+	const struct cli_group *top[3] = { NULL, NULL, NULL };
+	char b[32];
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct cli_group *g = a->sorted[i];
+		for (int k = 0; k < 3 && g->run_starts; k++)
+			if (!top[k] || g->run_start_ns > top[k]->run_start_ns) {
+				memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof top[0]);
+				top[k] = g;
+				break;
+			}
+	}
+	cli_out_printf(o, "(%llu ops began a CPU run: their time also holds the run's start, GGML's"
+		       " graph plan and its worker threads made or woken, %s in all (",
+		       (unsigned long long)a->run_starts, cli_fmt_ns((double)a->run_start_ns, b));
+	for (int k = 0; k < 3 && top[k]; k++)
+		cli_out_printf(o, "%s%.*s %llu of %llu", k ? ", " : "", (int)top[k]->name_len,
+			       top[k]->name, (unsigned long long)top[k]->run_starts,
+			       (unsigned long long)top[k]->d.count);
+	cli_out_str(o, "); a program that attaches a threadpool to its context, as llama.cpp's"
+		       " tools do, starts its runs without making threads)\n");
+}
+
 /* Whether a group went past the measured peak (its data in the caches). */
 static bool over_peak(const struct cli_agg *a)
 {
@@ -229,6 +267,13 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->run_starts && a->by == CLI_BY_OP)
+		run_start_note(o, a);
+	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)
+		cli_out_str(o, "(timed by ticks: an op's time starts when the CPU backend's first thread"
+			       " finished its share of the op before; with several threads, what the"
+			       " others still had of that op, waited for at GGML's barrier, is counted"
+			       " in the next op: small ops after MUL_MATs show more than their work)\n");
 	if (a->peak.known && over_peak(a))
 		cli_out_str(o, "(a share over 100%: the op's data were in the CPU's caches, which are"
 			       " faster than the memory the peak was measured from)\n");

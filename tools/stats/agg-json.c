@@ -59,6 +59,8 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_double(o, "gbps", g->bytes_ns ? cli_group_gbps(g) : (double)NAN);
 	json_u64(o, "bytes", g->bytes);
 	json_bound(o, a, g);
+	json_u64(o, "run_start_ops", g->run_starts);
+	json_u64(o, "run_start_ns", g->run_start_ns);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');

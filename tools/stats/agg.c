@@ -186,6 +186,10 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 		g->flops += t->flops, g->flops_ns += t->duration_ns;
 	if (t->bytes_read || t->bytes_written)
 		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
+	if (t->node_flags & GGMLVIZ_NODE_RUN_START) {
+		g->run_starts++, g->run_start_ns += t->duration_ns;
+		a->run_starts++, a->run_start_ns += t->duration_ns;
+	}
 	a->ops++;
 	a->op_ns += t->duration_ns;
 	return 0;

@@ -61,6 +61,7 @@ struct cli_group {
 	struct cli_dist d;
 	uint64_t flops, flops_ns; /* work, and time, of the ops whose work is known */
 	uint64_t bytes, bytes_ns; /* bytes moved, and time, of the ops whose bytes are known */
+	uint64_t run_starts, run_start_ns; /* its ops that began a run (GGMLVIZ_NODE_RUN_START) */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
@@ -142,6 +143,7 @@ struct cli_agg {
 	uint64_t steps, tokens, step_ns; /* every step */
 	bool has_context;             /* a step said its context (STEP_SEQ) */
 	struct cli_peak peak;         /* the machine's, when the trace says it */
+	uint64_t run_starts, run_start_ns; /* ops that began a run, and their time */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;

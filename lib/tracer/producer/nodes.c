@@ -183,9 +183,9 @@ static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], 
 	return FUSED_BIT | (d->op_type & 0x7fffu) | (d->op_type2 & 0x7fffu) << 16;
 }
 
-/* One op timing: begin, its info and node, end. */
+/* One op timing: begin, its info and node (flags: more than the node's own), end. */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
-		      uint64_t begin, uint64_t end, uint8_t method)
+		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags)
 {
 	char label_buf[160], op_buf[80];
 	const char *label = d->name, *op_name = d->op_name;
@@ -203,7 +203,7 @@ static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, co
 	if (d->bytes_read || d->bytes_written)
 		ggmlviz__emit_op_bytes_at(begin, tensor, d->bytes_read, d->bytes_written);
 	ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
-				 (uint8_t)(d->flags & GGMLVIZ_NODE_FUSED), src);
+				 (uint8_t)((d->flags & GGMLVIZ_NODE_FUSED) | flags), src);
 	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
 			    label);
 }
@@ -220,7 +220,7 @@ static void record_gpu_ops(const struct run *r, uint64_t at)
 		if (!d.ticks)
 			continue;
 		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED; /* a GPU backend fuses as its kernels say */
-		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU);
+		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU, 0);
 	}
 }
 
@@ -233,7 +233,8 @@ static uint32_t record_ops(const struct run *r)
 	for (uint32_t i = 0; i < r->n; i++) {
 		if (!r->desc[i].ticks)
 			continue;
-		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK);
+		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
+			  k ? 0 : GGMLVIZ_NODE_RUN_START);
 		prev = r->ticks[k++];
 	}
 	return k;
