@@ -41,7 +41,9 @@ if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
 	examples/make_tiny_llama demo.gguf --layers 8 --embd 512 --heads 8 --kv-heads 4 \
 		--ff 1408 --vocab 2048
 	step "tracing llama.cpp: a 64-token prompt, then 32 tokens generated, on 2 CPU threads"
-	examples/llama_trace --model demo.gguf --generate 32 --threads 2 --output "$trace"
+	# GGML_VIZ_PEAK=2: the machine's peak measured first, so that stats says what bounds each op
+	GGML_VIZ_PEAK=2 examples/llama_trace --model demo.gguf --generate 32 --threads 2 \
+		--output "$trace"
 	step "where the time went, by phase: prompt processing and generation, per token"
 	tools/ggmlviz stats "$trace" --by phase
 	step "each generated token, by op"
