@@ -5,8 +5,12 @@
  *
  *   llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]
  *               [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]
- *               [--no-threadpool]
+ *               [--no-threadpool] [--sequences N]
  *
+ * --sequences N decodes N requests together, as llama-server decodes its
+ * slots: their prompts (the prompt less its last s tokens for sequence s)
+ * in one batch, then a batch of one token each per generated token;
+ * ggmlviz stats --by sequence tells them apart.
  * As llama.cpp's own tools do, it attaches a threadpool of --threads
  * threads to its context (GGML's CPU backend then wakes its workers for
  * each graph); --no-threadpool leaves the backend to make the threads
@@ -48,6 +52,7 @@ struct options {
 	bool text, verbose;
 	int gpu_layers; /* -1: libllama's default */
 	bool no_threadpool;
+	int sequences;  /* decoded together, as a server's requests */
 };
 
 typedef struct ggml_threadpool *(*threadpool_new_fn)(struct ggml_threadpool_params *params);
@@ -91,7 +96,7 @@ static int usage(void)
 {
 	fputs("usage: llama_trace --model M.gguf [--prompt TEXT] [--generate N] [--threads N]\n"
 	      "                   [--output TRACE] [--ctx N] [--gpu-layers N] [--text] [--verbose]\n"
-	      "                   [--no-threadpool]\n",
+	      "                   [--no-threadpool] [--sequences N]\n",
 	      stderr);
 	return 2;
 }
@@ -116,6 +121,8 @@ static int valued(struct options *o, const char *a, const char *v)
 		num = &o->n_ctx;
 	else if (!strcmp(a, "--gpu-layers"))
 		num = &o->gpu_layers;
+	else if (!strcmp(a, "--sequences"))
+		num = &o->sequences;
 	if (!str && !num)
 		return 0;
 	if (!v)
@@ -130,7 +137,7 @@ static int valued(struct options *o, const char *a, const char *v)
 static int parse(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ NULL, "the model is a tensor graph and each token is a step",
-			       "llama.ggmlviz", 16, 2, 256, false, false, -1, false };
+			       "llama.ggmlviz", 16, 2, 256, false, false, -1, false, 1 };
 	for (int i = 1; i < argc; i++) {
 		int rc = valued(o, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
 
@@ -147,7 +154,8 @@ static int parse(int argc, char **argv, struct options *o)
 		else
 			return usage();
 	}
-	if (!o->model || o->generate < 0 || o->threads < 1 || o->n_ctx < 16)
+	if (!o->model || o->generate < 0 || o->threads < 1 || o->n_ctx < 16 || o->sequences < 1 ||
+	    o->sequences > 256)
 		return usage();
 	return 0;
 }
@@ -173,9 +181,10 @@ static double now_ms(void)
 }
 
 /* The most likely next token (greedy). */
-static llama_token argmax(struct llama_context *ctx, const struct llama_vocab *vocab)
+/* The most likely next token after the batch's output i (-1: the last). */
+static llama_token argmax(struct llama_context *ctx, const struct llama_vocab *vocab, int32_t i)
 {
-	const float *logits = llama_get_logits_ith(ctx, -1);
+	const float *logits = llama_get_logits_ith(ctx, i);
 	int32_t n = llama_vocab_n_tokens(vocab);
 	llama_token best = 0;
 
@@ -195,6 +204,63 @@ static void print_piece(const struct llama_vocab *vocab, llama_token t)
 }
 
 /* Prompt, then generation; 0, or 1 after a message. */
+/* Token k of the batch: token t at position pos of sequence seq, with an output or not. */
+static void put(struct llama_batch *b, llama_token t, llama_pos pos, llama_seq_id seq, bool out)
+{
+	int32_t k = b->n_tokens++;
+
+	b->token[k] = t, b->pos[k] = pos, b->n_seq_id[k] = 1, b->seq_id[k][0] = seq;
+	b->logits[k] = out;
+}
+
+/*
+ * --sequences N: N requests decoded together, as llama-server decodes its
+ * slots: sequence s's prompt is the prompt less its last s tokens, all of
+ * them in one batch, then one batch a generated token, a token of each.
+ */
+static int run_sequences(struct llama_context *ctx, const struct llama_vocab *vocab,
+			 const struct options *o, const llama_token *tokens, int n)
+{
+	int seqs = o->sequences, rc;
+	struct llama_batch b = llama_batch_init(n * seqs, 0, 1);
+	int32_t *last = calloc((size_t)seqs, sizeof *last); /* each sequence's output in the batch */
+	llama_pos *pos = calloc((size_t)seqs, sizeof *pos);
+
+	if (!last || !pos || n - seqs + 1 < 1) {
+		fprintf(stderr, "llama_trace: --sequences %d wants a prompt of %d tokens or more\n",
+			seqs, seqs);
+		rc = 1;
+		goto out;
+	}
+	for (int s = 0; s < seqs; s++)
+		for (int i = 0; i < n - s; i++) {
+			put(&b, tokens[i], i, s, i == n - s - 1);
+			last[s] = b.n_tokens - 1, pos[s] = i + 1;
+		}
+	rc = ggmlviz_llama_decode(ctx, b); /* every prompt: one step */
+	for (int g = 0; g < o->generate && rc == 0; g++) {
+		llama_token next[256];
+		for (int s = 0; s < seqs && s < 256; s++)
+			next[s] = argmax(ctx, vocab, last[s]);
+		b.n_tokens = 0;
+		for (int s = 0; s < seqs && s < 256; s++) {
+			put(&b, next[s], pos[s]++, s, true);
+			last[s] = s;
+		}
+		rc = ggmlviz_llama_decode(ctx, b); /* a token of each sequence: one step */
+	}
+	printf("llama_trace: %d sequences, each a prompt then %d tokens generated together\n", seqs,
+	       o->generate);
+	if (rc != 0)
+		fprintf(stderr, "llama_trace: llama_decode() returned %d\n", rc);
+	rc = rc != 0;
+out:
+	free(last);
+	free(pos);
+	llama_batch_free(b);
+	return rc;
+}
+
 static int run(struct llama_context *ctx, const struct llama_vocab *vocab, const struct options *o)
 {
 	llama_token tokens[512], next;
@@ -208,13 +274,15 @@ static int run(struct llama_context *ctx, const struct llama_vocab *vocab, const
 			o->n_ctx);
 		return 1;
 	}
+	if (o->sequences > 1)
+		return run_sequences(ctx, vocab, o, tokens, n);
 	t0 = now_ms();
 	rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(tokens, n)); /* the prompt: one step */
 	t1 = now_ms();
 	if (o->text)
 		printf("llama_trace: generated:");
 	for (int i = 0; i < o->generate && rc == 0; i++) {
-		next = argmax(ctx, vocab);
+		next = argmax(ctx, vocab, -1);
 		if (o->text)
 			print_piece(vocab, next);
 		rc = ggmlviz_llama_decode(ctx, llama_batch_get_one(&next, 1)); /* a step per token */
@@ -264,7 +332,8 @@ int main(int argc, char **argv)
 		ggmlviz_stop();
 		return 1;
 	}
-	cp.n_ctx = cp.n_batch = (uint32_t)o.n_ctx;
+	cp.n_ctx = cp.n_batch = (uint32_t)(o.n_ctx * o.sequences); /* --ctx for each sequence */
+	cp.n_seq_max = (uint32_t)o.sequences;
 	cp.n_threads = cp.n_threads_batch = o.threads;
 	cp.no_perf = true;
 	ggmlviz_llama_context_params(&cp); /* the one line: per-op timing without splitting */

@@ -4,7 +4,11 @@
  *
  *   make_tiny_llama OUT.gguf [--layers N] [--embd N] [--heads N]
  *                   [--kv-heads N] [--ff N] [--vocab N] [--seed N]
+ *                   [--type f32|f16|q8_0|q4_0|q4_K]
  *
+ * --type quantizes the matrices with GGML's own functions (the default f32),
+ * so that the MUL_MATs traced run the kernels of people's models; a matrix
+ * whose rows are not whole blocks of the type stays f16.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -18,7 +22,8 @@
 static int usage(void)
 {
 	fputs("usage: make_tiny_llama OUT.gguf [--layers N] [--embd N] [--heads N] [--kv-heads N]\n"
-	      "                       [--ff N] [--vocab N] [--seed N]\n", stderr);
+	      "                       [--ff N] [--vocab N] [--seed N] [--type f32|f16|q8_0|q4_0|q4_K]\n",
+	      stderr);
 	return 2;
 }
 
@@ -48,7 +53,14 @@ int main(int argc, char **argv)
 			     : !strcmp(a, "--heads") ? &p.n_head : !strcmp(a, "--kv-heads") ? &p.n_head_kv
 			     : !strcmp(a, "--ff") ? &p.n_ff : !strcmp(a, "--vocab") ? &p.n_vocab : NULL;
 
-		if (field || !strcmp(a, "--seed")) {
+		if (!strcmp(a, "--type")) {
+			if (!v || tiny_llama_type(v, &p.type) < 0) {
+				fprintf(stderr, "make_tiny_llama: --type wants f32, f16, q8_0, q4_0 or "
+					"q4_K, not '%s'\n", v ? v : "");
+				return 2;
+			}
+			i++;
+		} else if (field || !strcmp(a, "--seed")) {
 			int n = number(a, v);
 			if (!n)
 				return 2;
@@ -73,6 +85,7 @@ int main(int argc, char **argv)
 	if (tiny_llama_write(out, &p) < 0)
 		return 1;
 	printf("make_tiny_llama: %s: %d layers, %d wide, %d heads (%d for keys and values), "
-	       "%d tokens\n", out, p.n_layer, p.n_embd, p.n_head, p.n_head_kv, p.n_vocab);
+	       "%d tokens, %s\n", out, p.n_layer, p.n_embd, p.n_head, p.n_head_kv, p.n_vocab,
+	       ggml_type_name(p.type));
 	return 0;
 }

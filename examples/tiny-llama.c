@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ggml.h>
 #include <gguf.h>
@@ -36,6 +37,7 @@ void tiny_llama_params_init(struct tiny_llama_params *p)
 	p->n_vocab = 512;
 	p->n_ctx_train = 2048;
 	p->seed = 42;
+	p->type = GGML_TYPE_F32;
 }
 
 /* ---- the vocabulary ---- */
@@ -106,6 +108,18 @@ static void set_vocab(struct gguf_context *g, const struct vocab *v)
 	gguf_set_val_bool(g, "tokenizer.ggml.add_bos_token", true);
 }
 
+/* llama.cpp's llama_ftype of a model whose matrices are of type t. */
+static uint32_t file_type(enum ggml_type t)
+{
+	switch (t) {
+	case GGML_TYPE_F16: return 1;  /* MOSTLY_F16 */
+	case GGML_TYPE_Q4_0: return 2; /* MOSTLY_Q4_0 */
+	case GGML_TYPE_Q8_0: return 7; /* MOSTLY_Q8_0 */
+	case GGML_TYPE_Q4_K: return 14; /* MOSTLY_Q4_K_S */
+	default: return 0;             /* ALL_F32 */
+	}
+}
+
 static void set_hparams(struct gguf_context *g, const struct tiny_llama_params *p)
 {
 	gguf_set_val_str(g, "general.architecture", "llama");
@@ -120,7 +134,7 @@ static void set_hparams(struct gguf_context *g, const struct tiny_llama_params *
 	gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)(p->n_embd / p->n_head));
 	gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
 	gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)p->n_vocab);
-	gguf_set_val_u32(g, "general.file_type", 0); /* all F32 */
+	gguf_set_val_u32(g, "general.file_type", file_type(p->type)); /* llama_ftype */
 }
 
 /* ---- the tensors ---- */
@@ -131,17 +145,45 @@ static uint32_t next_random(uint32_t *state)
 	return *state >> 8;
 }
 
-/* A weight filled from the seed; norms (1 dimension) are all ones. */
-static struct ggml_tensor *weight(struct ggml_context *ctx, struct gguf_context *g,
-				  const char *name, int64_t ne0, int64_t ne1, uint32_t *rng)
+int tiny_llama_type(const char *name, enum ggml_type *type)
 {
-	struct ggml_tensor *t = ne1 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1)
-				    : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
-	float *data = (float *)t->data;
+	static const enum ggml_type known[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0,
+						GGML_TYPE_Q4_0, GGML_TYPE_Q4_K };
 
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strcasecmp(name, ggml_type_name(known[i]))) {
+			*type = known[i];
+			return 0;
+		}
+	return -1;
+}
+
+/* The type a matrix of rows of ne0 takes: the model's, else f16 where its blocks do not fit. */
+static enum ggml_type matrix_type(enum ggml_type want, int64_t ne0)
+{
+	return ne0 % ggml_blck_size(want) == 0 ? want : GGML_TYPE_F16;
+}
+
+/* A weight filled from the seed (norms, of 1 dimension, are all ones), in its type. */
+static struct ggml_tensor *weight(struct ggml_context *ctx, struct gguf_context *g,
+				  const char *name, int64_t ne0, int64_t ne1, uint32_t *rng,
+				  enum ggml_type type)
+{
+	enum ggml_type as = ne1 ? matrix_type(type, ne0) : GGML_TYPE_F32;
+	struct ggml_tensor *t = ne1 ? ggml_new_tensor_2d(ctx, as, ne0, ne1)
+				    : ggml_new_tensor_1d(ctx, as, ne0);
+	int64_t n = ne0 * (ne1 ? ne1 : 1);
+	float *data = as == GGML_TYPE_F32 ? (float *)t->data : malloc((size_t)n * sizeof *data);
+
+	if (!data)
+		return NULL;
 	ggml_set_name(t, name);
-	for (int64_t i = 0; i < ggml_nelements(t); i++)
+	for (int64_t i = 0; i < n; i++)
 		data[i] = ne1 ? ((float)(next_random(rng) % 16001) / 100000.0f - 0.08f) : 1.0f;
+	if (as != GGML_TYPE_F32) {
+		ggml_quantize_chunk(as, data, t->data, 0, ne1, ne0, NULL);
+		free(data);
+	}
 	gguf_add_tensor(g, t);
 	return t;
 }
@@ -153,7 +195,7 @@ static void add_tensors(struct ggml_context *ctx, struct gguf_context *g,
 	uint32_t rng = p->seed;
 	char name[64];
 
-	weight(ctx, g, "token_embd.weight", e, p->n_vocab, &rng);
+	weight(ctx, g, "token_embd.weight", e, p->n_vocab, &rng, p->type);
 	for (int l = 0; l < p->n_layer; l++) {
 		static const char *const parts[] = { "attn_norm", "attn_q", "attn_k", "attn_v",
 						     "attn_output", "ffn_norm", "ffn_gate",
@@ -162,11 +204,11 @@ static void add_tensors(struct ggml_context *ctx, struct gguf_context *g,
 					      { e, 0 }, { e, f }, { f, e }, { e, f } };
 		for (int k = 0; k < 9; k++) {
 			snprintf(name, sizeof name, "blk.%d.%s.weight", l, parts[k]);
-			weight(ctx, g, name, shape[k][0], shape[k][1], &rng);
+			weight(ctx, g, name, shape[k][0], shape[k][1], &rng, p->type);
 		}
 	}
-	weight(ctx, g, "output_norm.weight", e, 0, &rng);
-	weight(ctx, g, "output.weight", e, p->n_vocab, &rng);
+	weight(ctx, g, "output_norm.weight", e, 0, &rng, p->type);
+	weight(ctx, g, "output.weight", e, p->n_vocab, &rng, p->type);
 }
 
 static size_t tensor_bytes(const struct tiny_llama_params *p)

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <ggml.h>
+
 struct tiny_llama_params {
 	int n_layer;     /* blocks */
 	int n_embd;      /* width */
@@ -19,12 +21,24 @@ struct tiny_llama_params {
 	int n_vocab;     /* tokens: <unk>, <s>, </s>, 256 bytes, then words */
 	int n_ctx_train; /* the context length the model claims */
 	uint32_t seed;   /* of the weights, drawn uniformly in [-0.08, 0.08] */
+	enum ggml_type type; /* of the matrices (f32, f16, q8_0, q4_0, q4_K): GGML's own quantization */
 };
 
-/* 4 layers, 256 wide, 4 heads of which 2 for keys and values, 688 feed-forward, 512 tokens. */
+/* 4 layers, 256 wide, 4 heads of which 2 for keys and values, 688 feed-forward, 512 tokens, f32. */
 void tiny_llama_params_init(struct tiny_llama_params *p);
 
-/* Writes the model to path; 0, or -1 after a message on stderr. */
+/*
+ * The matrix type named name (f32, f16, q8_0, q4_0, q4_K; any case) in *type;
+ * 0, or -1 for another name.
+ */
+int tiny_llama_type(const char *name, enum ggml_type *type);
+
+/*
+ * Writes the model to path; 0, or -1 after a message on stderr. Matrices
+ * are quantized to p->type by GGML (ggml_quantize_chunk()); one whose rows
+ * are not whole blocks of that type stays f16, as llama.cpp's quantizer
+ * falls back; the norms stay f32.
+ */
 int tiny_llama_write(const char *path, const struct tiny_llama_params *p);
 
 #endif

@@ -255,6 +255,51 @@ rc, out, err = ggmlviz('stats', trace)
 ok(rc == 0 and '%d ops began a CPU run' % flagged in out and 'waited for at GGML\'s barrier' in out,
    'stats: says what the first op of a run and the op after a barrier hold', out[-900:])
 
+# ---- several sequences in one batch, as llama-server decodes its requests ----
+seq_trace = os.path.join(TMP, 'seqs.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', '3', '--sequences', '2', '--output', seq_trace,
+                   '--prompt', PROMPT_WORDS)
+rc2, out, err2 = ggmlviz('stats', '--by', 'sequence', '-f', 'json', seq_trace)
+js = json.loads(out) if rc == 0 and rc2 == 0 else {}
+groups = js.get('groups', [])
+rcs, steps_out, _ = ggmlviz('stats', '--by', 'step', '-f', 'json', seq_trace)
+step_js = json.loads(steps_out) if rcs == 0 else {}
+prompt_tokens = [g.get('prompt_tokens') for g in groups]
+ok(len(groups) == 2 and prompt_tokens[0] == prompt_tokens[1] + 1 and
+   all(g['generated_tokens'] == 3 and g['steps'] == 4 for g in groups),
+   'stats --by sequence: two requests, each its prompt and its 3 generated tokens', groups)
+ok(groups and abs(sum(g['ns'] for g in groups) - step_js.get('step_ns', -1)) < 1e-6 * step_js.get('step_ns', 1)
+   and [g.get('sequences') for g in step_js.get('groups', [])] == [2] * 4,
+   'stats --by sequence: the steps\' time shared among the requests, nothing lost',
+   (sum(g['ns'] for g in groups), step_js.get('step_ns')))
+
+# ---- a quantized model: MUL_MATs read its quantized weights ----
+q8 = os.path.join(TMP, 'tiny-q8.gguf')
+q8_trace = os.path.join(TMP, 'q8.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), q8, '--layers', '3',
+                   '--type', 'q8_0')
+rc2, out2, err2 = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', q8, '--generate', '2',
+                      '--output', q8_trace, '--prompt', PROMPT_WORDS)
+ok(rc == 0 and rc2 == 0 and 'q8_0' in out, 'make_tiny_llama --type q8_0: a model libllama runs',
+   err + err2)
+# q8_0 is 34 bytes a block of 32; ffn_down's rows (688) are not whole blocks: f16
+q8_bytes = lambda n: n // 32 * 34
+mm = LAYERS * (q8_bytes(2 * E * E + 2 * E * KV + 2 * E * FF) + 2 * FF * E) + q8_bytes(E * VOCAB)
+rc, out, err = ggmlviz('dump', '-f', 'jsonl', q8_trace)
+q_records = [json.loads(line) for line in out.splitlines()] if rc == 0 else []
+op_of, step_no, read = {}, 0, {}
+for r in q_records:
+    if r['type'] == 'STEP_BEGIN':
+        step_no += 1
+    elif r['type'] == 'OP_COMPUTE_BEGIN':
+        op_of[(r['tid'], r['tensor'])] = r.get('op')
+    elif r['type'] == 'OP_BYTES' and op_of.get((r['tid'], r['tensor'])) == 'MUL_MAT':
+        read[step_no] = read.get(step_no, 0) + r['bytes_read']
+ok(read.get(2) and mm <= read[2] <= mm * 1.05,
+   'a generated token\'s MUL_MATs read the quantized weights (q8_0, and f16 where blocks do not fit)',
+   '%s against %d' % (read, mm))
+
 # ---- the machine's peak (GGML_VIZ_PEAK) and what bounds each op ----
 peak_trace = os.path.join(TMP, 'peak.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,

@@ -30,8 +30,11 @@ static const char help[] =
 	"                     names; others go to \"(none)\"), thread, backend, step\n"
 	"                     (one group per llama_decode(): tokens, time per token),\n"
 	"                     phase (prompt and generation), method (how the ops\n"
-	"                     were timed: tick, gpu, sync, unknown), or kernel (the\n"
-	"                     GPU kernels, by their function's name)\n"
+	"                     were timed: tick, gpu, sync, unknown), kernel (the GPU\n"
+	"                     kernels, by their function's name), or sequence (the\n"
+	"                     requests of llama-server: each one's prompt and generated\n"
+	"                     tokens, and its share of its steps' time, by tokens;\n"
+	"                     text or JSON)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase)\n"
@@ -327,6 +330,24 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 	}
 }
 
+/* By sequence: the requests of a server, from the records (sequences.c). */
+static int stats_sequences(const struct cli_group_opts *opts, const char *path)
+{
+	struct cli_sequences s;
+	struct cli_out o;
+	int status;
+
+	if (cli_out_open(&o, "stats", NULL) < 0)
+		return CLI_EXIT_DAMAGED;
+	status = cli_sequences_collect("stats", path, &s);
+	if (status >= 0 && opts->format == CLI_FORMAT_TEXT)
+		cli_sequences_text(&o, path, &s);
+	else if (status >= 0)
+		cli_sequences_json(&o, path, &s);
+	cli_sequences_free(&s);
+	return cli_out_close(&o, "stats") || status < 0 ? CLI_EXIT_DAMAGED : status;
+}
+
 int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 {
 	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0 };
@@ -336,6 +357,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (opts.by == CLI_BY_SEQUENCE)
+		return stats_sequences(&opts, argv[first]);
 	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
 		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
 									   : CLI_SORT_TOTAL;

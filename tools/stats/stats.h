@@ -43,7 +43,26 @@ void cli_dist_free(struct cli_dist *d);
 
 /* What op timings are grouped by (--by). */
 enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
-	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL };
+	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE };
+
+/* By sequence (sequences.c): one request of llama-server, from the steps' STEP_SEQ records. */
+struct cli_seq_sum {
+	int32_t seq;
+	uint64_t steps, prompt_tokens, generated, context, first_ns, last_ns;
+	double ns; /* its share of its steps' time, by tokens */
+};
+
+struct cli_sequences {
+	struct cli_seq_sum *s; /* by sequence id */
+	size_t n;
+	uint64_t steps, steps_without; /* steps, and those that said no sequence */
+};
+
+/* Reads path's steps and their sequences; the command's exit status, or -1 when unreadable. */
+int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequences *out);
+void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_sequences *s);
+void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_sequences *s);
+void cli_sequences_free(struct cli_sequences *s);
 extern const char *const cli_by_names[];
 
 /* How groups are sorted (--sort): by a value, biggest first, or by name. */
