@@ -21,29 +21,15 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run  # noqa: E402
 
 BUILD, TMP = sys.argv[1], sys.argv[2]
 G = os.path.join(BUILD, 'tools', 'ggmlviz')
 STEPS = 5  # one prompt of 16 tokens, 4 generated
-n = 0
-failed = False
-
-
-def ok(cond, what, detail=''):
-    global n, failed
-    n += 1
-    print('%s %d - %s' % ('ok' if cond else 'not ok', n, what))
-    if not cond:
-        failed = True
-        for line in str(detail).splitlines()[:8]:
-            print('# ' + line)
-
-
-def run(*args):
-    p = subprocess.run(list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
 
 
 def stats_json(*args):
@@ -194,5 +180,4 @@ ok(rc == 0 and 'no GPU kernels in this trace' in out,
 rc, out, err = run(G, 'info', cpu)
 ok(rc == 0 and '\nGPU:' not in out, 'info: no GPU line where no GPU ran', out)
 
-print('1..%d' % n)
-sys.exit(0)
+taplib.finish()

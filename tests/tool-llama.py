@@ -18,30 +18,16 @@ SPDX-License-Identifier: MIT
 """
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run, skip  # noqa: E402
 
 BUILD, TMP = sys.argv[1], sys.argv[2]
 G = os.path.join(BUILD, 'tools', 'ggmlviz')
 PROMPT_WORDS = 'the model is a tensor graph and each token is a step'
 GENERATE = 6
-n = 0
-failed = False
-
-
-def ok(cond, what, detail=''):
-    global n, failed
-    n += 1
-    print('%s %d - %s' % ('ok' if cond else 'not ok', n, what))
-    if not cond:
-        failed = True
-        for line in str(detail).splitlines()[:8]:
-            print('# ' + line)
-
-
-def run(*args, env=None):
-    p = subprocess.run(list(args), capture_output=True, text=True, env=env)
-    return p.returncode, p.stdout, p.stderr
 
 
 def ggmlviz(*args):
@@ -58,9 +44,8 @@ rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', mo
                    '--generate', str(GENERATE), '--threads', '2', '--output', trace,
                    '--prompt', PROMPT_WORDS, env=env)
 ok(rc == 0 and os.path.exists(trace), 'llama_trace traces llama.cpp', err)
-if failed:
-    print('1..%d' % n)
-    sys.exit(1)
+if taplib.failed:
+    taplib.finish()
 
 # ---- the truth, from the records ----
 rc, out, err = ggmlviz('dump', '-f', 'jsonl', trace)
@@ -218,15 +203,23 @@ ok(rc == 0 and 'CONTEXT' in out.splitlines()[1] and
 # all f32), plus their small activations
 E, KV, FF, VOCAB, LAYERS = 256, 128, 688, 512, 3
 weights = 4 * (LAYERS * (2 * E * E + 2 * E * KV + 3 * E * FF) + E * VOCAB)
-op_of, step_no, mm_read, mm_bytes = {}, 0, {}, 0
-for r in records:
-    if r['type'] == 'STEP_BEGIN':
-        step_no += 1
-    elif r['type'] == 'OP_COMPUTE_BEGIN':
-        op_of[(r['tid'], r['tensor'])] = r.get('op')
-    elif r['type'] == 'OP_BYTES' and op_of.get((r['tid'], r['tensor'])) == 'MUL_MAT':
-        mm_read[step_no] = mm_read.get(step_no, 0) + r['bytes_read']
-        mm_bytes += r['bytes_read'] + r['bytes_written']
+
+
+def matmul_bytes(recs):
+    """Each step's MUL_MAT bytes read (by step number), and all their bytes moved."""
+    op_of, step_no, read, moved = {}, 0, {}, 0
+    for r in recs:
+        if r['type'] == 'STEP_BEGIN':
+            step_no += 1
+        elif r['type'] == 'OP_COMPUTE_BEGIN':
+            op_of[(r['tid'], r['tensor'])] = r.get('op')
+        elif r['type'] == 'OP_BYTES' and op_of.get((r['tid'], r['tensor'])) == 'MUL_MAT':
+            read[step_no] = read.get(step_no, 0) + r['bytes_read']
+            moved += r['bytes_read'] + r['bytes_written']
+    return read, moved
+
+
+mm_read, mm_bytes = matmul_bytes(records)
 gen_read = [mm_read.get(i + 1, 0) for i, s in enumerate(steps) if s[3] == 2]
 ok(gen_read and all(weights <= b <= weights * 1.03 for b in gen_read),
    'OP_BYTES: a generated token\'s MUL_MATs read the model\'s matmul weights (within 3%)',
@@ -287,15 +280,7 @@ ok(rc == 0 and rc2 == 0 and 'q8_0' in out, 'make_tiny_llama --type q8_0: a model
 q8_bytes = lambda n: n // 32 * 34
 mm = LAYERS * (q8_bytes(2 * E * E + 2 * E * KV + 2 * E * FF) + 2 * FF * E) + q8_bytes(E * VOCAB)
 rc, out, err = ggmlviz('dump', '-f', 'jsonl', q8_trace)
-q_records = [json.loads(line) for line in out.splitlines()] if rc == 0 else []
-op_of, step_no, read = {}, 0, {}
-for r in q_records:
-    if r['type'] == 'STEP_BEGIN':
-        step_no += 1
-    elif r['type'] == 'OP_COMPUTE_BEGIN':
-        op_of[(r['tid'], r['tensor'])] = r.get('op')
-    elif r['type'] == 'OP_BYTES' and op_of.get((r['tid'], r['tensor'])) == 'MUL_MAT':
-        read[step_no] = read.get(step_no, 0) + r['bytes_read']
+read, _ = matmul_bytes([json.loads(line) for line in out.splitlines()] if rc == 0 else [])
 ok(read.get(2) and mm <= read[2] <= mm * 1.05,
    'a generated token\'s MUL_MATs read the quantized weights (q8_0, and f16 where blocks do not fit)',
    '%s against %d' % (read, mm))
@@ -393,12 +378,6 @@ rc, out, err = ggmlviz('diff', trace, short)
 ok(rc == 0 and 'per token' not in out, 'diff over both phases: no per-token line', out[:200])
 
 # ---- a GPU backend: GGML's Vulkan backend on Mesa's software device ----
-def skip(what, why):
-    global n
-    n += 1
-    print('ok %d - %s # SKIP %s' % (n, what, why))
-
-
 vk_trace = os.path.join(TMP, 'vulkan.ggmlviz')
 vk_env = dict(os.environ, GGML_VK_VISIBLE_DEVICES='0')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
@@ -440,5 +419,4 @@ else:
     ok(rc == 0 and rc2 == 0 and vk_line and 'ops timed synchronized one by one' in vk_line[0],
        GPU_CHECKS[4], err + out[-600:])
 
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+taplib.finish()
