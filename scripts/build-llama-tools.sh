@@ -52,7 +52,7 @@ done
 
 # 1. the release's source
 src="$top/third_party/ggml/src"
-if [ ! -f "$src/CMakeLists.txt" ]; then
+if [ ! -d "$src/scripts" ]; then
 	say "fetching the release's llama.cpp source (scripts/fetch-ggml.sh --source)"
 	"$top/scripts/fetch-ggml.sh" --source >&2 || die "the source could not be fetched"
 fi
@@ -69,7 +69,7 @@ if [ ! -f "$lib" ]; then
 fi
 
 # 3. the patched source, made again when the source or the patch changed
-stamp=$(cat "$patch_file" "$top/third_party/ggml/VERSION" | cksum | cut -d' ' -f1)
+stamp=$({ cat "$patch_file" "$top/third_party/ggml/VERSION"; ls "$src"; } | cksum | cut -d' ' -f1)
 if [ "$(cat "$dest/src/.ggmlviz-patch" 2>/dev/null)" != "$stamp" ]; then
 	say "copying the source into $dest/src and applying $(basename "$patch_file")"
 	rm -rf "$dest/src"
@@ -90,7 +90,8 @@ cmake -S "$dest/src" -B "$dest/build" $generator -DCMAKE_BUILD_TYPE=Release \
 	-DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON -DGGML_BACKEND_DL=OFF \
 	-DLLAMA_GGMLVIZ=ON -DLLAMA_GGMLVIZ_INCLUDE="$top/include" -DLLAMA_GGMLVIZ_LIB="$lib" \
 	-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-	-DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF >"$log" 2>&1 ||
+	-DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF \
+	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >"$log" 2>&1 ||
 	{ tail -n 20 "$log" >&2; die "cmake could not configure (the whole log: $log)"; }
 cmake --build "$dest/build" -j "$(nproc 2>/dev/null || echo 2)" \
 	--target llama-bench llama-cli llama-completion llama-server >>"$log" 2>&1 ||

@@ -76,7 +76,7 @@ is_complete() {
 		[ -f "$dest/lib/libggml-base.so" ] &&
 		ls "$dest"/lib/libllama.v*.so >/dev/null 2>&1 && [ -f "$dest/include/llama.h" ] &&
 		grep -q '^vulkan=' "$dest/VERSION" &&
-		{ [ "$source" = no ] || [ -f "$dest/src/CMakeLists.txt" ]; }
+		{ [ "$source" = no ] || [ -d "$dest/src/scripts" ]; }
 }
 if [ "$force" = no ] && is_complete; then
 	say "GGML is already in $dest ($(sed -n 's/^ggml=//p' "$dest/VERSION"))"
@@ -140,7 +140,7 @@ cp "$bins"/libggml*.so "$bins"/libllama.v*.so "$stage/lib/"
 if [ "$source" = yes ]; then
 	mkdir -p "$stage/src"
 	git -C "$tmp/src" archive FETCH_HEAD CMakeLists.txt cmake ggml src include common tools \
-		vendor licenses LICENSE app | tar -x -C "$stage/src" ||
+		vendor licenses LICENSE app scripts | tar -x -C "$stage/src" ||
 		die "cannot extract llama.cpp's source from $bundle"
 fi
 

@@ -9,7 +9,9 @@
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
-#   6. make distcheck (the release tarball builds and passes on its own).
+#   6. llama.cpp's own tools (llama-bench, llama-server) built traced from
+#      the fetched release's source, and tests/test-llama-tools.sh;
+#   7. make distcheck (the release tarball builds and passes on its own).
 #
 # The GGML tests run when GGML is there (./quickstart.sh fetches it).
 # Ends with one line "N passed, N failed", counted from the tests' own TAP
@@ -181,6 +183,34 @@ if command -v clang >/dev/null 2>&1; then
 	fi
 else
 	result 1 "libFuzzer: clang is needed (scripts/install-deps.sh installs it)"
+fi
+
+# Counts the TAP lines of a test script's output (not run by make check).
+count_tap() { # file label
+	p=$(grep -c '^ok ' "$1")
+	f=$(grep -c '^not ok ' "$1")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "$2: $p passed, $f failed"
+	[ "$f" -eq 0 ] || failures="$failures
+$(grep '^not ok ' "$1" | sed "s|^|  $2: |")"
+	grep -q '^1\.\.' "$1" || { failed=$((failed + 1)); failures="$failures
+  $2: no plan (the script stopped early)"; }
+}
+
+# llama.cpp's own tools traced: built from the fetched release's source when
+# GGML is here (scripts/build-llama-tools.sh), then tests/test-llama-tools.sh.
+if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_llama" ]; then
+	note "llama.cpp's tools traced: scripts/build-llama-tools.sh, tests/test-llama-tools.sh"
+	tools=$("$top/scripts/build-llama-tools.sh" 2>"$top/build/llama-tools.err" | tail -n 1)
+	rc=$?
+	[ -x "$tools/llama-server" ] || { rc=1; tail -20 "$top/build/llama-tools.err"; }
+	result $rc "scripts/build-llama-tools.sh builds llama-bench, llama-cli and llama-server"
+	if [ $rc -eq 0 ]; then
+		top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$tools" \
+			sh "$top/tests/test-llama-tools.sh" >"$top/build/llama-tools.out" 2>&1
+		count_tap "$top/build/llama-tools.out" "llama-tools"
+	fi
 fi
 
 note "make distcheck"

@@ -26,8 +26,8 @@ def skip(what, why):
     print('ok %d - %s # SKIP %s' % (count, what, why))
 
 
-def run(*args, env=None):
-    p = subprocess.run(list(args), capture_output=True, text=True, env=env)
+def run(*args, env=None, cwd=None):
+    p = subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 

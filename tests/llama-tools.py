@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""llama.cpp's own tools traced (TAP): llama-bench and llama-server built by
+scripts/build-llama-tools.sh, on a q8_0 model that make_tiny_llama writes.
+
+- llama-bench untraced writes no trace; traced, its own output is the same
+  in shape, and its trace holds each repetition's decodes as steps, the
+  prompt's and the generated tokens' told apart;
+- llama-server with 2 slots, traced: two requests sent at once, the server
+  stopped with SIGTERM; the trace is complete and stats --by sequence
+  tells the two requests apart, each with its generated tokens;
+- bad input: a trace that cannot be written (the tool runs as the original,
+  and says once why it does not trace); a server killed with SIGKILL (its
+  trace is cut, and what was written reads).
+
+    llama-tools.py BUILDDIR TMPDIR TOOLSDIR
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run  # noqa: E402
+
+BUILD, TMP, TOOLS = (os.path.abspath(a) for a in sys.argv[1:4])
+G = os.path.join(BUILD, 'tools', 'ggmlviz')
+BENCH = os.path.join(TOOLS, 'llama-bench')
+SERVER = os.path.join(TOOLS, 'llama-server')
+PLAIN = {k: v for k, v in os.environ.items() if not k.startswith('GGML_VIZ_')}
+
+
+def env_with(**kw):
+    return dict(PLAIN, **kw)
+
+
+def records(path):
+    rc, out, err = run(G, 'dump', '-f', 'jsonl', path)
+    return [json.loads(line) for line in out.splitlines()] if rc == 0 else []
+
+
+model = os.path.join(TMP, 'tiny-q8.gguf')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '2',
+                   '--type', 'q8_0')
+ok(rc == 0, 'make_tiny_llama writes a q8_0 model', err)
+
+# ---- llama-bench ----
+BENCH_ARGS = ['-m', model, '-p', '16', '-n', '4', '-r', '2', '-t', '2', '-o', 'json']
+quiet_dir = os.path.join(TMP, 'untraced')
+os.mkdir(quiet_dir)
+rc, plain_out, err = run(BENCH, *BENCH_ARGS, env=env_with(), cwd=quiet_dir)
+plain = json.loads(plain_out) if rc == 0 else []
+ok(rc == 0 and len(plain) == 2 and os.listdir(quiet_dir) == [],
+   'llama-bench untraced: its results, and nothing written', err[-400:])
+bench_trace = os.path.join(TMP, 'bench.ggmlviz')
+rc, traced_out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT=bench_trace))
+traced = json.loads(traced_out) if rc == 0 else []
+ok(rc == 0 and [sorted(r) for r in traced] == [sorted(r) for r in plain],
+   'llama-bench traced: the same results, in the same shape', err[-400:])
+rc, out, err = run(G, 'validate', bench_trace)
+ok(rc == 0 and 'complete' in out, 'llama-bench\'s trace is complete', out + err)
+recs = records(bench_trace)
+steps = [r for r in recs if r['type'] == 'STEP_BEGIN']
+prompt = [s for s in steps if s['phase'] == 1 and s['n_tokens'] == 16]
+gen = [s for s in steps if s['phase'] == 2 and s['n_tokens'] == 1]
+# a warm-up run, then -r 2 repetitions: each a 16-token prompt test and a 4-token generation test
+ok(len(prompt) >= 2 and len(gen) >= 8 and len(prompt) + len(gen) == len(steps),
+   'llama-bench\'s decodes are steps: each prompt of 16 tokens, each generated token',
+   '%d steps, %d prompt, %d generation' % (len(steps), len(prompt), len(gen)))
+rc, out, err = run(G, 'stats', '--by', 'phase', bench_trace)
+ok(rc == 0 and 'prompt' in out and 'generation' in out, 'stats --by phase on llama-bench', out)
+
+# ---- bad input: a trace that cannot be written ----
+rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT='/nonexistent/dir/x.ggmlviz'))
+said = [line for line in err.splitlines() if 'not tracing' in line]
+ok(rc == 0 and len(json.loads(out)) == 2 and len(said) == 1 and '/nonexistent/dir' in err,
+   'an unwritable GGML_VIZ_OUTPUT: llama-bench runs as the original, and says once why not',
+   err[-400:])
+
+
+# ---- llama-server: two requests at once ----
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_server(trace):
+    port = free_port()
+    p = subprocess.Popen([SERVER, '-m', model, '--host', '127.0.0.1', '--port', str(port),
+                          '-np', '2', '-c', '512', '-t', '2', '--no-webui'],
+                         env=env_with(GGML_VIZ_OUTPUT=trace), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and p.poll() is None:
+        try:
+            with urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=2) as r:
+                if r.status == 200:
+                    return p, port
+        except OSError:
+            time.sleep(0.2)
+    return p, None
+
+
+def complete(port, prompt, out, i):
+    body = json.dumps({'prompt': prompt, 'n_predict': 6, 'temperature': 0,
+                       'cache_prompt': False}).encode()
+    req = urllib.request.Request('http://127.0.0.1:%d/completion' % port, body,
+                                 {'Content-Type': 'application/json'})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            out[i] = json.loads(r.read())
+    except OSError as e:
+        out[i] = {'error': str(e)}
+
+
+server_trace = os.path.join(TMP, 'server.ggmlviz')
+proc, port = start_server(server_trace)
+ok(port is not None, 'llama-server traced starts and answers /health',
+   '' if port else proc.stderr.read()[-600:] if proc.poll() is not None else 'no answer in 60 s')
+answers = [None, None]
+if port:
+    threads = [threading.Thread(target=complete, args=(port, p, answers, i))
+               for i, p in enumerate(['the model is a tensor graph', 'each token is a step and'])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+ok(all(a and a.get('content') is not None for a in answers),
+   'two requests sent at once, both answered', answers)
+proc.send_signal(signal.SIGTERM)
+try:
+    proc.wait(60)
+except subprocess.TimeoutExpired:
+    proc.kill()
+rc, out, err = run(G, 'validate', server_trace)
+ok(rc == 0 and 'complete' in out, 'llama-server stopped by SIGTERM: its trace is complete',
+   out + err)
+rc, out, err = run(G, 'stats', '--by', 'sequence', '-f', 'json', server_trace)
+groups = json.loads(out).get('groups', []) if rc == 0 else []
+ok(len(groups) >= 2 and sorted(g['generated_tokens'] for g in groups)[-2:] >= [5, 5] and
+   all(g['prompt_tokens'] > 0 for g in groups[:2]),
+   'stats --by sequence: the two requests told apart, each its prompt and its tokens', groups)
+
+# ---- bad input: a server killed ----
+killed_trace = os.path.join(TMP, 'killed.ggmlviz')
+proc, port = start_server(killed_trace)
+if port:
+    answers = [None]
+    complete(port, 'the model is a tensor graph', answers, 0)
+    time.sleep(0.3)  # a flush interval: what was traced is on disk
+proc.send_signal(signal.SIGKILL)
+proc.wait(30)
+rc, out, err = run(G, 'validate', killed_trace)
+ok(rc != 0 and ('cut short' in out + err or 'incomplete' in out + err),
+   'a server killed with SIGKILL: validate says its trace is cut', out + err)
+rc, out, err = run(G, 'stats', '--by', 'step', killed_trace)
+ok('STEP' in out, 'what the killed server wrote reads (stats --by step)', out[:400] + err)
+
+taplib.finish()
