@@ -37,9 +37,9 @@ make -j2 >make.out 2>&1 || { tail -40 make.out; exit 1; }
 echo "built: lib/libggmlviz.a, tools/ggmlviz, examples/"
 
 if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
-	step "writing a small llama model (8 layers, 512 wide, random weights) to build/demo.gguf"
+	step "writing a small llama model (8 layers, 512 wide, random weights, q8_0) to build/demo.gguf"
 	examples/make_tiny_llama demo.gguf --layers 8 --embd 512 --heads 8 --kv-heads 4 \
-		--ff 1408 --vocab 2048
+		--ff 1408 --vocab 2048 --type q8_0
 	step "tracing llama.cpp: a 64-token prompt, then 32 tokens generated, on 2 CPU threads"
 	# GGML_VIZ_PEAK=2: the machine's peak measured first, so that stats says what bounds each op
 	GGML_VIZ_PEAK=2 examples/llama_trace --model demo.gguf --generate 32 --threads 2 \

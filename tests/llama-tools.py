@@ -150,6 +150,12 @@ groups = json.loads(out).get('groups', []) if rc == 0 else []
 ok(len(groups) >= 2 and sorted(g['generated_tokens'] for g in groups)[-2:] >= [5, 5] and
    all(g['prompt_tokens'] > 0 for g in groups[:2]),
    'stats --by sequence: the two requests told apart, each its prompt and its tokens', groups)
+page = os.path.join(TMP, 'server.html')
+rc, out, err = run(G, 'report', server_trace, '-o', page)
+shown = (json.loads(open(page, encoding='utf-8').read()
+                    .split('<script id="data" type="application/json">', 1)[1]
+                    .split('</script>', 1)[0]).get('by_sequence') or {}) if rc == 0 else {}
+ok(shown.get('groups') == groups, 'the report shows the requests', shown)
 
 # ---- bad input: a server killed ----
 killed_trace = os.path.join(TMP, 'killed.ggmlviz')

@@ -267,6 +267,16 @@ ok(groups and abs(sum(g['ns'] for g in groups) - step_js.get('step_ns', -1)) < 1
    'stats --by sequence: the steps\' time shared among the requests, nothing lost',
    (sum(g['ns'] for g in groups), step_js.get('step_ns')))
 
+page = os.path.join(TMP, 'seqs.html')
+rc, out, err = ggmlviz('report', seq_trace, '-o', page)
+data = {}
+if rc == 0:
+    text = open(page, encoding='utf-8').read()
+    data = json.loads(text.split('<script id="data" type="application/json">', 1)[1]
+                      .split('</script>', 1)[0])
+ok((data.get('by_sequence') or {}).get('groups') == groups,
+   'report: the requests, as stats --by sequence gives them', data.get('by_sequence'))
+
 # ---- a quantized model: MUL_MATs read its quantized weights ----
 q8 = os.path.join(TMP, 'tiny-q8.gguf')
 q8_trace = os.path.join(TMP, 'q8.ggmlviz')

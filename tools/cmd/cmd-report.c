@@ -124,6 +124,21 @@ static void third_pass(struct cli_report *rep, struct cli_input *in)
 
 /* Every grouping, as stats --by writes it (steps: the first 5000 in order; the ops
  * and the layers of each phase as stats --phase). */
+/* The requests (sequences), as stats --by sequence gives them: a pass of its own; null if none. */
+static void sequences(struct cli_report *rep, const char *path)
+{
+	struct cli_sequences s;
+
+	cli_out_str(rep->o, "\"by_sequence\":");
+	if (cli_path_is_file(path) && cli_sequences_collect("report", path, &s) >= 0 && s.n)
+		cli_sequences_json(rep->o, path, &s);
+	else
+		cli_out_str(rep->o, "null");
+	cli_out_char(rep->o, ',');
+	if (cli_path_is_file(path))
+		cli_sequences_free(&s);
+}
+
 static void groupings(struct cli_report *rep, const char *path)
 {
 	static const char *const keys[CLI_REPORT_BY_COUNT] = {
@@ -144,6 +159,7 @@ static void groupings(struct cli_report *rep, const char *path)
 		cli_agg_json(rep->o, path, &rep->by[i], i == CLI_REPORT_BY_STEP ? 5000 : UINT64_MAX);
 		cli_out_char(rep->o, ',');
 	}
+	sequences(rep, path);
 }
 
 /* The trace itself: its file, state, time base and clock. */

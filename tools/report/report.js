@@ -616,6 +616,14 @@
 		});
 		if (gen.length > 1)
 			contextChart(gen);
+		if (D.by_sequence && D.by_sequence.groups.length > 1)
+			bars('Requests (sequences)', D.by_sequence.groups, function (g) { return g.ns; },
+				function (g) {
+					return fmtNs(g.ns) + ': ' + g.prompt_tokens + ' prompt and ' + g.generated_tokens +
+						' generated tokens, ' + fmtNs(g.ns_per_token) + ' per token, ' +
+						g.steps + ' steps over ' + fmtNs(g.last_ns - g.first_ns);
+				}, 'Each request\u2019s share of the time of the steps it was decoded in, each step\u2019s ' +
+				'time shared among its sequences in proportion to their tokens (stats --by sequence).');
 		var runs = D.by_op.splits.map(function (x) {
 			return { name: x.backend, total_ns: x.ns, runs: x.runs, nodes: x.nodes, how: howTimed(x) };
 		});
