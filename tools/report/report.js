@@ -27,8 +27,13 @@
 
 	/* ---- numbers, as tools/fmt.c writes them ---- */
 
+	/* Whole nanoseconds as C's printf("%.0f") writes them: a half to even (924.5: 924), where toFixed rounds up. */
+	function wholeNs(ns) {
+		var f = Math.floor(ns);
+		return ns - f === 0.5 && f % 2 === 0 ? f : Math.round(ns);
+	}
 	function fmtNs(ns) {
-		if (ns < 1e3) return ns.toFixed(0) + ' ns';
+		if (ns < 1e3) return wholeNs(ns) + ' ns';
 		if (ns < 1e6) return (ns / 1e3).toFixed(3) + ' us';
 		if (ns < 1e9) return (ns / 1e6).toFixed(3) + ' ms';
 		return (ns / 1e9).toFixed(3) + ' s';
