@@ -350,6 +350,23 @@ outside = [e for e in op_x if e['args'].get('step') not in step_x or
            + 0.0005]
 ok(not outside, 'export: every op slice lies inside its step\'s', outside[:2])
 ok(all(e['args'].get('timed_by') == 'tick' for e in op_x), 'export: ops say how they were timed')
+# a viewer adds ts and dur in doubles (speedscope, chrome://tracing): no slice may then
+# end past the start of a slice of its thread that begins inside it and ends after it
+by_thread = {}
+for e in xs:
+    by_thread.setdefault((e['pid'], e['tid']), []).append(e)
+crossed = []
+for slices in by_thread.values():
+    slices.sort(key=lambda e: (e['ts'], -e['dur']))
+    open_ends = []  # the ends of the slices that enclose the current one
+    for e in slices:
+        while open_ends and open_ends[-1] <= e['ts']:
+            open_ends.pop()
+        if open_ends and e['ts'] + e['dur'] > open_ends[-1]:
+            crossed.append(e['name'])
+        open_ends.append(e['ts'] + e['dur'])
+ok(not crossed, 'export: summed in doubles, every slice ends before the next begins or inside its parent',
+   crossed[:5])
 
 # ---- dump names every op ----
 rc, out, err = ggmlviz('dump', '-t', 'op', trace)

@@ -344,13 +344,34 @@ def us_to_ns(v):
     return int(ns) if ns == int(ns) else None
 
 
+def as_read(ns):
+    """Microseconds as a viewer reads the export's decimal: the nearest double."""
+    return float('%d.%03d' % (ns // 1000, ns % 1000))
+
+
+def viewer_dur(ts, ns, encloses):
+    """The dur the export writes: its sum with ts, in doubles, the end's ts (ggmlviz(1))."""
+    start, end = as_read(ts), as_read(ts + ns)
+    for k in range(4):
+        if start + as_read(ns + k) == end:
+            return ns + k
+        if k <= ns and start + as_read(ns - k) == end:
+            return ns - k
+    d = ns
+    while encloses and start + as_read(d) < end:
+        d += 1
+    while not encloses and d > 0 and start + as_read(d) > end:
+        d -= 1
+    return d
+
+
 def expected_slices(R, a, t0):
     out = []
     for kind, tid, b, e, r in timings(R):
         if a.window and not (b - t0 <= a.window[1] and e - t0 >= a.window[0]):
             continue
         name = op_name(r['op_type']) if kind == 'op' else 'graph' if kind == 'graph' else 'decode'
-        out.append((kind, name, tid, b - t0, e - b))
+        out.append((kind, name, tid, b - t0, viewer_dur(b - t0, e - b, kind != 'op')))
     return sorted(out)
 
 

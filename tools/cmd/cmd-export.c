@@ -271,7 +271,10 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 	}
 	cli_chrome_event(&x->chrome, 'X', x->pid, track, name ? name : t->label,
 			      name ? strlen(name) : t->label_len, t->begin_ns);
-	cli_chrome_dur(&x->chrome, t->duration_ns);
+	/* an op encloses its kernels on a GPU track; ops elsewhere and kernels enclose nothing */
+	cli_chrome_dur(&x->chrome, t->duration_ns,
+		       t->kind != GGMLVIZ_TIMING_KERNEL &&
+			       (t->kind != GGMLVIZ_TIMING_OP || t->method == GGMLVIZ_OP_METHOD_GPU));
 	cli_chrome_cat(&x->chrome, cats[t->kind]);
 	if (t->kind == GGMLVIZ_TIMING_OP && !x->no_args)
 		op_args(x, t);

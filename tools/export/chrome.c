@@ -5,6 +5,9 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/anon.h"
@@ -36,8 +39,9 @@ void cli_chrome_event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
 	cli_json_str(c->o, name ? name : "", name ? name_len : 0);
 	if (ts == UINT64_MAX)
 		return;
+	c->ts = ts > c->t0 ? ts - c->t0 : 0;
 	cli_out_str(c->o, ",\"ts\":");
-	cli_json_us(c->o, ts > c->t0 ? ts - c->t0 : 0);
+	cli_json_us(c->o, c->ts);
 }
 
 void cli_chrome_end_event(struct cli_chrome *c)
@@ -45,10 +49,47 @@ void cli_chrome_end_event(struct cli_chrome *c)
 	cli_out_char(c->o, '}');
 }
 
-void cli_chrome_dur(struct cli_chrome *c, uint64_t ns)
+/* Microseconds as a viewer reads what cli_json_us() wrote: the nearest double. */
+static double as_read(uint64_t ns)
+{
+	char b[32];
+
+	snprintf(b, sizeof b, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	return strtod(b, NULL);
+}
+
+/*
+ * The duration to write for a slice of ns from c->ts: one whose sum with ts,
+ * in a viewer's double arithmetic, is the end's own ts (so that the next
+ * slice, which begins there, neither overlaps it nor leaves a gap, and a
+ * slice ending with its parent ends with it): ns, else the nearest within
+ * 3 ns. Where none is, a slice that encloses others reaches past the end,
+ * so that they stay inside it, and one that does not stops short of it, so
+ * that it does not overlap the next (520.120 + 145.425 is
+ * 665.5450000000001 in doubles, past 665.545).
+ */
+static uint64_t viewer_dur(uint64_t ts, uint64_t ns, bool encloses)
+{
+	double start = as_read(ts), end = as_read(ts + ns);
+	uint64_t d = ns;
+
+	for (uint64_t k = 0; k <= 3; k++) {
+		if (start + as_read(ns + k) == end)
+			return ns + k;
+		if (k <= ns && start + as_read(ns - k) == end)
+			return ns - k;
+	}
+	while (encloses && start + as_read(d) < end)
+		d++;
+	while (!encloses && d > 0 && start + as_read(d) > end)
+		d--;
+	return d;
+}
+
+void cli_chrome_dur(struct cli_chrome *c, uint64_t ns, bool encloses)
 {
 	cli_out_str(c->o, ",\"dur\":");
-	cli_json_us(c->o, ns);
+	cli_json_us(c->o, viewer_dur(c->ts, ns, encloses));
 }
 
 void cli_chrome_cat(struct cli_chrome *c, const char *cat)

@@ -26,6 +26,7 @@ struct cli_chrome {
 	uint64_t t0;     /* the trace's start: ts 0 */
 	uint64_t events; /* written so far */
 	struct cli_anon *anon; /* addresses written as ids (--anonymize), or NULL */
+	uint64_t ts;     /* the last event's ts, ns from t0 (for its dur) */
 };
 
 /* Opens the document: {"traceEvents":[ ; addresses go through anon (may be NULL). */
@@ -40,8 +41,14 @@ void cli_chrome_event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
 			   const char *name, size_t name_len, uint64_t ts);
 void cli_chrome_end_event(struct cli_chrome *c);
 
-/* ,"dur":.. for a duration in ns. */
-void cli_chrome_dur(struct cli_chrome *c, uint64_t ns);
+/*
+ * ,"dur":.. for a duration in ns from the last event's ts, written so that
+ * a viewer adding ts and dur in doubles lands on the end's ts (a few
+ * nanoseconds off where the decimals need it; where none lands, past it
+ * for a slice that encloses others, short of it for one that does not):
+ * adjacent slices never overlap, and children stay inside their parents.
+ */
+void cli_chrome_dur(struct cli_chrome *c, uint64_t ns, bool encloses);
 /* ,"cat":"..." */
 void cli_chrome_cat(struct cli_chrome *c, const char *cat);
 
