@@ -11,10 +11,12 @@ set -eu
 # checks), groff (man page checks), clang and its libFuzzer (fuzzing),
 # chromium (the report drawn in a real browser), Mesa's Vulkan driver and
 # loader (GGML's Vulkan backend on a software GPU); docs: doxygen; GGML
-# fetch: git, npm.
+# fetch: git, npm; llama.cpp's own tools (scripts/build-llama-tools.sh):
+# cmake, ninja; the command's SQLite export: libsqlite3-dev, and sqlite3
+# for its tests.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
-mesa-vulkan-drivers libvulkan1"
+mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3"
 
 missing=""
 for p in $PACKAGES; do

@@ -18,6 +18,7 @@ SPDX-License-Identifier: MIT
 """
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -367,6 +368,79 @@ for slices in by_thread.values():
         open_ends.append(e['ts'] + e['dur'])
 ok(not crossed, 'export: summed in doubles, every slice ends before the next begins or inside its parent',
    crossed[:5])
+
+# ---- tables for SQL engines: sqlite, csv, jsonl-ops ----
+db = os.path.join(TMP, 'trace.db')
+rc, out, err = ggmlviz('export', '--format', 'sqlite', trace, '-o', db)
+has_sqlite = 'without SQLite' not in err
+if rc == 0 and has_sqlite:
+    import sqlite3
+    con = sqlite3.connect(db)
+    bad = []
+    queries = {
+        'op': 'SELECT op, COUNT(*), SUM(duration_ns) FROM ops GROUP BY op',
+        'layer': "SELECT COALESCE(CAST(layer AS TEXT), '(none)'), COUNT(*), SUM(duration_ns) "
+                 'FROM ops GROUP BY layer',
+        'step': 'SELECT CAST(step AS TEXT), COUNT(*), SUM(duration_ns) FROM ops GROUP BY step',
+        'phase': 'SELECT phase, COUNT(*), SUM(duration_ns) FROM ops GROUP BY phase',
+    }
+    for by, q in queries.items():
+        rc2, out2, _ = ggmlviz('stats', '--by', by, '-f', 'json', trace)
+        want = {g['name']: (g['count'], g['total_ns']) for g in json.loads(out2)['groups']
+                if g['count']} if rc2 == 0 else {}
+        got = {str(n): (c, s) for n, c, s in con.execute(q)}
+        if got != want:
+            bad.append((by, sorted(got.items())[:3], sorted(want.items())[:3]))
+    ok(not bad, 'export --format sqlite: SQL sums by op, layer, step and phase are stats\' '
+       'number for number', bad)
+    steps_db = [r[0] for r in con.execute('SELECT tokens FROM steps ORDER BY step')]
+    ok(steps_db == [s[2] for s in steps], 'export --format sqlite: a row a step, with its tokens',
+       steps_db)
+    indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    ok({'idx_ops_op', 'idx_ops_layer', 'idx_ops_step', 'idx_ops_phase'} <= indexes,
+       'export --format sqlite: indexes on what people filter by', indexes)
+    con.close()
+    again = os.path.join(TMP, 'again.ggmlviz')  # a second trace, by its name
+    shutil.copyfile(trace, again)
+    rc, out, err = ggmlviz('export', '--format', 'sqlite', again, '-o', db)
+    con = sqlite3.connect(db)
+    per_trace = dict(con.execute('SELECT trace, COUNT(*) FROM ops GROUP BY trace'))
+    con.close()
+    ok(rc == 0 and per_trace == {os.path.basename(trace): len(ops), 'again.ggmlviz': len(ops)},
+       'export --format sqlite: two traces in one database, told apart', per_trace)
+else:
+    skip('export --format sqlite: SQL sums by op, layer, step and phase are stats\'',
+         'built without SQLite')
+rc, out, err = ggmlviz('export', '--format', 'csv', trace, '-o', '-')
+import csv  # noqa: E402
+import io  # noqa: E402
+rows = list(csv.DictReader(io.StringIO(out))) if rc == 0 else []
+ok(len(rows) == len(ops) and sum(int(r['duration_ns']) for r in rows) ==
+   sum(g['total_ns'] for g in json.loads(ggmlviz('stats', '-f', 'json', trace)[1])['groups']),
+   'export --format csv: a row an op, their time the ops\' time', len(rows))
+rc, out, err = ggmlviz('export', '--format', 'jsonl-ops', '--table', 'splits', trace, '-o', '-')
+splits_rows = [json.loads(line) for line in out.splitlines()] if rc == 0 else []
+ok(splits_rows and all(r['backend'] == 'CPU' and r['timed'] > 0 for r in splits_rows),
+   'export --format jsonl-ops --table splits: each run, its backend and its timed nodes',
+   splits_rows[:2])
+refused = []
+for args in (['--table', 'ops'], ['-f', 'csv', '--from', '1ms'], ['-f', 'csv', '--no-args'],
+             ['-f', 'jsonl-ops', '--anonymize'], ['-f', 'sqlite', '--table', 'ops'],
+             ['-f', 'sqlite', '-o', '-']):
+    out_arg = [] if '-o' in args else ['-o', os.path.join(TMP, 'refused.out')]
+    rc, out, err = ggmlviz('export', *args, trace, *out_arg)
+    if rc != 2 or 'ggmlviz export: ' not in err or os.path.exists(os.path.join(TMP, 'refused.out')):
+        refused.append((args, rc, err.strip()))
+ok(not refused, 'export: an option the format does not take is refused (exit 2), not ignored',
+   refused)
+not_db = os.path.join(TMP, 'not-a.db')
+with open(not_db, 'w') as f:
+    f.write('notes, not a database\n')
+rc, out, err = ggmlviz('export', '-f', 'sqlite', trace, '-o', not_db)
+ok(not has_sqlite or rc == 1 and 'not-a.db' in err and 'not a database' in err and
+   open(not_db).read() == 'notes, not a database\n',
+   'export --format sqlite: a file that is not a database is named and left as it was',
+   (rc, err))
 
 # ---- dump names every op ----
 rc, out, err = ggmlviz('dump', '-t', 'op', trace)

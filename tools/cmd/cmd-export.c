@@ -31,6 +31,7 @@
 
 static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
+	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] FILE -o OUT\n"
 	"\n"
 	"Write a trace as Chrome Trace Event JSON, which opens in Perfetto\n"
 	"(ui.perfetto.dev) and chrome://tracing: graphs, ops and scopes as complete\n"
@@ -44,6 +45,13 @@ static const char help[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE   where to write (\"-\": standard output); required\n"
+	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), or tables:\n"
+	"                      csv or jsonl-ops (one table: a row per timed op, or what\n"
+	"                      --table says), sqlite (every table into the database\n"
+	"                      OUT, added beside what it holds; a trace column tells\n"
+	"                      traces apart)\n"
+	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits\n"
+	"                      or kernels\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
 	"      --to TIME       it: durations (ns, us, ms, s) from the start of the trace\n"
 	"      --no-args       leave out the args of ops and graphs (a smaller file)\n"
@@ -57,10 +65,15 @@ static const char help[] =
 	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
 	"damage is exported, as valid JSON) or a write error, 2 bad command line.\n";
 
+enum { FORMAT_CHROME, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
+static const char *const formats[] = { "chrome", "csv", "jsonl-ops", "sqlite", NULL };
+static const char *const tables[] = { "ops", "steps", "splits", "kernels", NULL };
+
 struct export {
 	struct cli *cli;
 	const char *output;
-	bool no_args;
+	int format, table;
+	bool table_given, no_args;
 	struct cli_window window;
 	struct cli_chrome chrome;
 	struct cli_live live;
@@ -87,6 +100,11 @@ static int option(void *ctx, int c, char *arg)
 	case 'F':
 	case 'U':
 		return cli_window_option("export", &x->window, c, arg);
+	case 'f':
+		return cli_parse_choice("export", "--format", arg, formats, &x->format);
+	case 'T':
+		x->table_given = true;
+		return cli_parse_choice("export", "--table", arg, tables, &x->table);
 	default:
 		return CLI_EXIT_USAGE;
 	}
@@ -96,10 +114,11 @@ static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "from", required_argument, NULL, 'F' },
 	{ "to", required_argument, NULL, 'U' },	    { "no-args", no_argument, NULL, 'A' },
 	{ "anonymize", no_argument, NULL, 'N' },    { "help", no_argument, NULL, 'h' },
+	{ "format", required_argument, NULL, 'f' }, { "table", required_argument, NULL, 'T' },
 	{ NULL, 0, NULL, 0 }
 };
 
-static const struct cli_cmd cmd = { "export", help, "o:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "export", help, "o:f:", longopts, 1, 1, option };
 
 /* Whether [begin, end] meets the --from/--to window. */
 static bool in_window(const struct export *x, uint64_t begin, uint64_t end)
@@ -458,6 +477,50 @@ static void warn_size(const struct cli_out *o)
 		       " ui.perfetto.dev", o->path, cli_fmt_bytes(o->bytes, size));
 }
 
+/*
+ * Options that one kind of output does not take are refused, not ignored:
+ * a user who asked for a window or anonymity must not get a file without.
+ */
+static int check_format_options(const struct export *x)
+{
+	if (x->format == FORMAT_CHROME)
+		return x->table_given ? cli_usage("export", "--table is for --format csv or"
+							    " jsonl-ops") : -1;
+	if (x->window.set || x->no_args || x->cli->anon.on)
+		return cli_usage("export", "--from, --to, --no-args and --anonymize are for"
+				      " --format chrome: the tables hold every row, and no address");
+	if (x->format == FORMAT_SQLITE && x->table_given)
+		return cli_usage("export", "--format sqlite writes every table: --table is for"
+				      " csv and jsonl-ops");
+	if (x->format == FORMAT_SQLITE && !strcmp(x->output, "-"))
+		return cli_usage("export", "--format sqlite writes a database: give -o FILE.db");
+	return -1;
+}
+
+/*
+ * --format csv, jsonl-ops or sqlite: the trace as tables (tables.c), its
+ * names learnt by a first pass.
+ */
+static int export_tables(struct export *x, struct cli_input *in)
+{
+	struct cli_text_sink sink;
+	struct cli_scan scan;
+	struct cli_out o;
+	int rc;
+
+	cli_scan(in, &scan, &x->cli->names);
+	if (x->format == FORMAT_SQLITE)
+		return cli_tables_sqlite(x->cli, in, x->output) < 0 ? -1 : 0;
+	if (cli_out_open(&o, "export", x->output) < 0)
+		return -1;
+	cli_text_sink_init(&sink, &o, x->table,
+			   x->format == FORMAT_CSV ? CLI_TABLES_CSV : CLI_TABLES_JSONL);
+	rc = cli_tables_write(x->cli, in, &sink.base);
+	if (rc < 0)
+		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
+	return cli_out_close(&o, "export") || rc < 0 ? -1 : 0;
+}
+
 int cli_cmd_export(struct cli *cli, int argc, char **argv)
 {
 	struct export x = { .cli = cli, .window = { 0, UINT64_MAX, false } };
@@ -474,8 +537,16 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		return status;
 	if (cli_same_file(argv[first], x.output))
 		return cli_usage("export", "the output %s is the input", x.output);
+	if ((status = check_format_options(&x)) >= 0)
+		return status;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
+	if (x.format != FORMAT_CHROME) {
+		rc = export_tables(&x, &in);
+		status = cli_input_report(&in);
+		cli_input_close(&in);
+		return rc < 0 ? CLI_EXIT_DAMAGED : status;
+	}
 	if (cli_out_open(&o, "export", x.output) < 0) {
 		cli_input_close(&in);
 		return CLI_EXIT_DAMAGED;

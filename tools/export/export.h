@@ -1,8 +1,9 @@
 /*
  * Traces written in other forms (tools/export/): Chrome Trace Event JSON
  * (chrome.c) on tracks without partial overlaps (tracks.c), one record as
- * a text line or a JSON Lines object (event.c), and GGMLVIZ v1 records
- * again (trace-out.c, for merge).
+ * a text line or a JSON Lines object (event.c), GGMLVIZ v1 records again
+ * (trace-out.c, for merge), and tables for SQL engines (tables.c, the rows;
+ * table-out.c, CSV, JSON Lines and SQLite).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -113,5 +114,61 @@ void cli_trace_meta(struct cli_out *o, struct cli_recbuf *rb, uint64_t ts, uint3
 		    uint32_t kind, const uint64_t kv[3], const char *label, uint32_t len);
 /* Frees rb's buffer. */
 void cli_recbuf_free(struct cli_recbuf *rb);
+
+/* ---- Tables: a row per op, step, run and kernel (tables.c, table-out.c) ---- */
+
+struct cli;
+
+enum { CLI_COL_NULL, CLI_COL_INT, CLI_COL_TEXT };
+enum { CLI_TABLE_OPS, CLI_TABLE_STEPS, CLI_TABLE_SPLITS, CLI_TABLE_KERNELS, CLI_TABLE_COUNT };
+
+struct cli_column {
+	const char *name;
+	int kind; /* CLI_COL_INT or CLI_COL_TEXT */
+};
+
+/* A table: its name, its columns (ending with a NULL name), the columns indexed in SQLite. */
+struct cli_table_def {
+	const char *name;
+	const struct cli_column *cols;
+	const char *indexed; /* column names separated by spaces */
+};
+
+extern const struct cli_table_def cli_tables[CLI_TABLE_COUNT];
+
+/* A value of a row: a number, a text (not NUL-terminated), or NULL. */
+struct cli_val {
+	int kind;
+	int64_t i;
+	const char *s;
+	size_t len;
+};
+
+/* Where rows go: row() gets a row of a table, its values in the table's column order. */
+struct cli_table_sink {
+	int (*row)(struct cli_table_sink *sink, int table, const struct cli_val *v);
+};
+
+/* Every timed op, step, run and kernel of in's trace as rows into sink; 0 or a negative code. */
+int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sink *sink);
+
+/* CSV or JSON Lines of one table into o (table-out.c). */
+enum { CLI_TABLES_CSV, CLI_TABLES_JSONL, CLI_TABLES_SQLITE };
+struct cli_text_sink {
+	struct cli_table_sink base;
+	struct cli_out *o;
+	int table, format;
+	bool header_done;
+};
+void cli_text_sink_init(struct cli_text_sink *s, struct cli_out *o, int table, int format);
+
+/*
+ * Every table into the SQLite database at path (made if missing; a trace's
+ * rows are added beside those there, told apart by their trace column),
+ * in one transaction, indexed; 0, or -1 after a message naming the
+ * database and SQLite's words. -ENOSYS where the command was built without
+ * SQLite.
+ */
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path);
 
 #endif /* CLI_EXPORT_H */

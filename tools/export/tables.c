@@ -1,0 +1,239 @@
+/*
+ * ggmlviz export --format csv|jsonl-ops|sqlite (see export.h): the trace
+ * as tables for SQL engines and data frames, one row per timed op (ops),
+ * per step (steps), per run of nodes (splits) and per GPU kernel
+ * (kernels), each with the trace's file name, so that several traces go
+ * into one database or one set of files and are queried together. Rows are
+ * written as the pairing engine completes them: memory does not grow with
+ * the trace.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export/export.h"
+#include "input/input.h"
+#include "output/output.h"
+
+/* ---- the tables ---- */
+
+#define T CLI_COL_TEXT
+#define I CLI_COL_INT
+static const struct cli_column ops_cols[] = {
+	{ "trace", T }, { "pid", I },	     { "thread", I },	  { "step", I },
+	{ "phase", T }, { "layer", I },	     { "name", T },	  { "op", T },
+	{ "backend", T }, { "method", T },   { "start_ns", I },	  { "duration_ns", I },
+	{ "ne0", I },	{ "ne1", I },	     { "ne2", I },	  { "ne3", I },
+	{ "type", T },	{ "flops", I },	     { "bytes_read", I }, { "bytes_written", I },
+	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { NULL, 0 }
+};
+static const struct cli_column steps_cols[] = {
+	{ "trace", T },	   { "pid", I },	 { "thread", I },	   { "step", I },
+	{ "label", T },	   { "phase", T },	 { "tokens", I },	   { "start_ns", I },
+	{ "duration_ns", I }, { "status", I },	 { "sequences", I },	   { "sequence", I },
+	{ "context_tokens", I }, { "context_cells", I }, { NULL, 0 }
+};
+static const struct cli_column splits_cols[] = {
+	{ "trace", T },	      { "pid", I },	{ "thread", I },  { "step", I },
+	{ "backend", T },     { "start_ns", I }, { "duration_ns", I }, { "nodes", I },
+	{ "timed", I },	      { "ticks", I },	{ "ticks_expected", I }, { "run_id", I },
+	{ NULL, 0 }
+};
+static const struct cli_column kernels_cols[] = {
+	{ "trace", T },	  { "pid", I },	     { "track", I },	     { "step", I },
+	{ "run_id", I },  { "op", T },	     { "layer", I },	     { "name", T },
+	{ "mangled", T }, { "stream", I },   { "start_ns", I },	     { "duration_ns", I },
+	{ NULL, 0 }
+};
+#undef T
+#undef I
+
+const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
+	[CLI_TABLE_OPS] = { "ops", ops_cols, "op layer step phase" },
+	[CLI_TABLE_STEPS] = { "steps", steps_cols, "step phase" },
+	[CLI_TABLE_SPLITS] = { "splits", splits_cols, "step backend" },
+	[CLI_TABLE_KERNELS] = { "kernels", kernels_cols, "step name" },
+};
+
+/* ---- rows ---- */
+
+struct rows {
+	struct cli *cli;
+	const struct ggmlviz_reader *r;
+	struct cli_table_sink *sink;
+	const char *trace;
+	uint64_t pid;
+	struct cli_val v[24];
+	size_t n;
+	int error;
+};
+
+static void text(struct rows *w, const char *s, size_t len)
+{
+	w->v[w->n++] = (struct cli_val){ s ? CLI_COL_TEXT : CLI_COL_NULL, 0, s, len };
+}
+
+static void cstr(struct rows *w, const char *s)
+{
+	text(w, s, s ? strlen(s) : 0);
+}
+
+static void num(struct rows *w, int64_t i)
+{
+	w->v[w->n++] = (struct cli_val){ CLI_COL_INT, i, NULL, 0 };
+}
+
+static void none(struct rows *w)
+{
+	w->v[w->n++] = (struct cli_val){ CLI_COL_NULL, 0, NULL, 0 };
+}
+
+/* trace, pid, thread (or track), step: the first columns of every table. */
+static void head(struct rows *w, const struct ggmlviz_timing *t)
+{
+	w->n = 0;
+	cstr(w, w->trace);
+	num(w, (int64_t)w->pid);
+	num(w, t->thread_id);
+	if (t->step_seq)
+		num(w, (int64_t)t->step_seq);
+	else
+		none(w);
+}
+
+static const char *phase_of(const struct ggmlviz_timing *t)
+{
+	static const char *const names[] = { "unknown", "prompt", "generation" };
+
+	return !t->step_seq ? NULL : t->phase < 3 ? names[t->phase] : "unknown";
+}
+
+static void put(struct rows *w, int table)
+{
+	if (!w->error && w->sink->row(w->sink, table, w->v) < 0)
+		w->error = -EIO;
+}
+
+static void op_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	static const char *const methods[] = { "unknown", "sync", "tick", "gpu" };
+	char op[24], backend[24];
+
+	head(w, t);
+	cstr(w, phase_of(t));
+	if (t->layer >= 0)
+		num(w, t->layer);
+	else
+		none(w);
+	text(w, t->label, t->label_len);
+	cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
+	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
+	cstr(w, methods[t->method < 4 ? t->method : 0]);
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	for (int i = 0; i < 4; i++)
+		num(w, t->ne[i]);
+	text(w, t->type_name, t->type_name_len);
+	num(w, (int64_t)t->flops);
+	num(w, (int64_t)t->bytes_read);
+	num(w, (int64_t)t->bytes_written);
+	num(w, (int64_t)t->run_id);
+	num(w, t->n_kernels);
+	num(w, (int64_t)t->gpu_ns);
+	put(w, CLI_TABLE_OPS);
+}
+
+static void step_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	head(w, t);
+	text(w, t->label, t->label_len);
+	cstr(w, phase_of(t));
+	num(w, t->n_tokens);
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	num(w, t->status);
+	num(w, t->n_seqs);
+	if (t->n_seqs)
+		num(w, t->seq_id), num(w, t->context_tokens), num(w, t->context_cells);
+	else
+		none(w), none(w), none(w);
+	put(w, CLI_TABLE_STEPS);
+}
+
+static void split_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	char backend[24];
+
+	head(w, t);
+	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	num(w, t->n_nodes);
+	num(w, t->n_timed);
+	num(w, t->ticks);
+	num(w, t->ticks_expected);
+	num(w, (int64_t)t->run_id);
+	put(w, CLI_TABLE_SPLITS);
+}
+
+static void kernel_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	char op[24], name[96];
+
+	head(w, t);
+	num(w, (int64_t)t->run_id);
+	if (t->ptr)
+		cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
+	else
+		none(w);
+	if (t->layer >= 0)
+		num(w, t->layer);
+	else
+		none(w);
+	cstr(w, cli_kernel_name(t->label, t->label_len, name));
+	text(w, t->label, t->label_len);
+	num(w, t->stream);
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	put(w, CLI_TABLE_KERNELS);
+}
+
+static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	switch (t->kind) {
+	case GGMLVIZ_TIMING_OP: op_row(w, t); break;
+	case GGMLVIZ_TIMING_STEP: step_row(w, t); break;
+	case GGMLVIZ_TIMING_SPLIT: split_row(w, t); break;
+	case GGMLVIZ_TIMING_KERNEL: kernel_row(w, t); break;
+	default: break;
+	}
+}
+
+int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sink *sink)
+{
+	struct rows w = { .cli = cli, .r = in->r, .sink = sink };
+	struct ggmlviz_pairing *p;
+	struct ggmlviz_event ev;
+	struct ggmlviz_timing t;
+	const char *slash = strrchr(in->path, '/');
+	int rc;
+
+	w.trace = slash ? slash + 1 : in->path;
+	if ((rc = ggmlviz_pairing_new(&p)) < 0)
+		return rc;
+	while (!w.error && cli_input_next(in, &ev) == 1) {
+		cli_track_pid(&w.pid, &ev);
+		for (rc = ggmlviz_pairing_add(p, &ev, &t); rc == 1; rc = ggmlviz_pairing_take(p, &t))
+			timing_row(&w, &t);
+	}
+	ggmlviz_pairing_finish(p);
+	while (!w.error && ggmlviz_pairing_take(p, &t) == 1)
+		timing_row(&w, &t);
+	ggmlviz_pairing_free(p);
+	return w.error;
+}
