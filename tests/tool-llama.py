@@ -402,12 +402,43 @@ if rc == 0 and has_sqlite:
     con.close()
     again = os.path.join(TMP, 'again.ggmlviz')  # a second trace, by its name
     shutil.copyfile(trace, again)
-    rc, out, err = ggmlviz('export', '--format', 'sqlite', again, '-o', db)
+    rc0, _, err0 = ggmlviz('export', '--format', 'sqlite', again, '-o', db)
+    rc, out, err = ggmlviz('export', '--format', 'sqlite', '--append', again, '-o', db)
     con = sqlite3.connect(db)
     per_trace = dict(con.execute('SELECT trace, COUNT(*) FROM ops GROUP BY trace'))
     con.close()
-    ok(rc == 0 and per_trace == {os.path.basename(trace): len(ops), 'again.ggmlviz': len(ops)},
-       'export --format sqlite: two traces in one database, told apart', per_trace)
+    ok(rc0 == 2 and 'exists' in err0 and rc == 0 and
+       per_trace == {os.path.basename(trace): len(ops), 'again.ggmlviz': len(ops)},
+       'export --format sqlite: a database that exists is refused, --append adds a second '
+       'trace, told apart', (rc0, err0, rc, err, per_trace))
+    rc, out, err = ggmlviz('export', '--format', 'sqlite', '--append', again, '-o', db)
+    con = sqlite3.connect(db)
+    per_trace2 = dict(con.execute('SELECT trace, COUNT(*) FROM ops GROUP BY trace'))
+    con.close()
+    ok(rc == 1 and 'already holds' in err and 'again.ggmlviz' in err and per_trace2 == per_trace,
+       'export --format sqlite --append: the same trace twice is refused, nothing added',
+       (rc, err, per_trace2))
+    rc, out, err = ggmlviz('export', '--format', 'sqlite', '--force', again, '-o', db)
+    con = sqlite3.connect(db)
+    per_trace3 = dict(con.execute('SELECT trace, COUNT(*) FROM ops GROUP BY trace'))
+    con.close()
+    ok(rc == 0 and per_trace3 == {'again.ggmlviz': len(ops)} and
+       not [f for f in os.listdir(TMP) if f.startswith('trace.db.')],
+       'export --format sqlite --force: the database replaced, no file left beside it',
+       (rc, err, per_trace3))
+    rc, out, err = ggmlviz('mem', '-f', 'json', trace)
+    mem = json.loads(out) if rc == 0 else {}
+    con = sqlite3.connect(db)
+    got = dict((e, (c, b)) for e, c, b in con.execute(
+        'SELECT event, COUNT(*), SUM(bytes) FROM memory GROUP BY event'))
+    peak = con.execute('SELECT MAX(live_bytes) FROM memory').fetchone()[0]
+    con.close()
+    want = {'alloc': (mem.get('allocations'), mem.get('allocated_bytes'))}
+    if mem.get('frees'):
+        want['free'] = (mem['frees'], mem['freed_bytes'])
+    ok(mem.get('allocations') and got == want and peak == mem['peak']['bytes'],
+       'export --format sqlite: the memory table\'s allocations, frees and peak are mem\'s',
+       (got, want, peak))
 else:
     skip('export --format sqlite: SQL sums by op, layer, step and phase are stats\'',
          'built without SQLite')
@@ -424,7 +455,9 @@ ok(splits_rows and all(r['backend'] == 'CPU' and r['timed'] > 0 for r in splits_
    'export --format jsonl-ops --table splits: each run, its backend and its timed nodes',
    splits_rows[:2])
 refused = []
-for args in (['--table', 'ops'], ['-f', 'csv', '--from', '1ms'], ['-f', 'csv', '--no-args'],
+for args in (['--table', 'ops'], ['--force'], ['-f', 'csv', '--append'],
+             ['-f', 'sqlite', '--append', '--force'], ['-f', 'sqlite', '--append'],
+             ['-f', 'csv', '--from', '1ms'], ['-f', 'csv', '--no-args'],
              ['-f', 'jsonl-ops', '--anonymize'], ['-f', 'sqlite', '--table', 'ops'],
              ['-f', 'sqlite', '-o', '-']):
     out_arg = [] if '-o' in args else ['-o', os.path.join(TMP, 'refused.out')]
@@ -433,10 +466,42 @@ for args in (['--table', 'ops'], ['-f', 'csv', '--from', '1ms'], ['-f', 'csv', '
         refused.append((args, rc, err.strip()))
 ok(not refused, 'export: an option the format does not take is refused (exit 2), not ignored',
    refused)
+csv_out = os.path.join(TMP, 'steps.csv')
+rc0, _, _ = ggmlviz('export', '-f', 'csv', '--table', 'steps', trace, '-o', csv_out)
+rc1, _, err1 = ggmlviz('export', '-f', 'csv', '--table', 'memory', trace, '-o', csv_out)
+kept = open(csv_out).readline() if os.path.exists(csv_out) else ''
+rc2, _, _ = ggmlviz('export', '-f', 'csv', '--table', 'memory', '--force', trace, '-o', csv_out)
+replaced = open(csv_out).readline() if os.path.exists(csv_out) else ''
+ok(rc0 == 0 and rc1 == 2 and 'steps.csv exists' in err1 and kept.startswith('trace,pid,thread,step,label')
+   and rc2 == 0 and replaced.startswith('trace,pid,thread,ts_ns,event'),
+   'export --format csv: an output that exists is kept unless --force', (rc0, rc1, err1, kept, replaced))
+
+
+def small_disk():
+    """A disk that fills at 8 KiB: writes past it fail (EFBIG), as on a full disk."""
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+
+import subprocess  # noqa: E402
+left = []
+for fmt in ('sqlite', 'csv'):
+    if fmt == 'sqlite' and not has_sqlite:
+        continue
+    full = os.path.join(TMP, 'full-disk.' + fmt)
+    p = subprocess.run([G, 'export', '-f', fmt, trace, '-o', full], preexec_fn=small_disk,
+                       capture_output=True, text=True)
+    stray = [f for f in os.listdir(TMP) if f.startswith('full-disk')]
+    if p.returncode != 1 or 'full-disk.' + fmt not in p.stderr or stray:
+        left.append((fmt, p.returncode, p.stderr.strip(), stray))
+ok(not left, 'export --format sqlite|csv: a full disk is said, naming the output, and nothing is '
+   'left behind', left)
 not_db = os.path.join(TMP, 'not-a.db')
 with open(not_db, 'w') as f:
     f.write('notes, not a database\n')
-rc, out, err = ggmlviz('export', '-f', 'sqlite', trace, '-o', not_db)
+rc, out, err = ggmlviz('export', '-f', 'sqlite', '--append', trace, '-o', not_db)
 ok(not has_sqlite or rc == 1 and 'not-a.db' in err and 'not a database' in err and
    open(not_db).read() == 'notes, not a database\n',
    'export --format sqlite: a file that is not a database is named and left as it was',

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/anon.h"
 #include "export/export.h"
@@ -31,7 +32,8 @@
 
 static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
-	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] FILE -o OUT\n"
+	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] [--force|--append]\n"
+	"                      FILE -o OUT\n"
 	"\n"
 	"Write a trace as Chrome Trace Event JSON, which opens in Perfetto\n"
 	"(ui.perfetto.dev) and chrome://tracing: graphs, ops and scopes as complete\n"
@@ -48,10 +50,11 @@ static const char help[] =
 	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), or tables:\n"
 	"                      csv or jsonl-ops (one table: a row per timed op, or what\n"
 	"                      --table says), sqlite (every table into the database\n"
-	"                      OUT, added beside what it holds; a trace column tells\n"
-	"                      traces apart)\n"
-	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits\n"
-	"                      or kernels\n"
+	"                      OUT; a trace column tells traces apart)\n"
+	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
+	"                      kernels or memory\n"
+	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
+	"      --append        sqlite: add the trace's rows to the database OUT\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
 	"      --to TIME       it: durations (ns, us, ms, s) from the start of the trace\n"
 	"      --no-args       leave out the args of ops and graphs (a smaller file)\n"
@@ -67,13 +70,13 @@ static const char help[] =
 
 enum { FORMAT_CHROME, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
 static const char *const formats[] = { "chrome", "csv", "jsonl-ops", "sqlite", NULL };
-static const char *const tables[] = { "ops", "steps", "splits", "kernels", NULL };
+static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", NULL };
 
 struct export {
 	struct cli *cli;
 	const char *output;
 	int format, table;
-	bool table_given, no_args;
+	bool table_given, no_args, force, append;
 	struct cli_window window;
 	struct cli_chrome chrome;
 	struct cli_live live;
@@ -102,6 +105,12 @@ static int option(void *ctx, int c, char *arg)
 		return cli_window_option("export", &x->window, c, arg);
 	case 'f':
 		return cli_parse_choice("export", "--format", arg, formats, &x->format);
+	case 'R':
+		x->force = true;
+		return 0;
+	case 'P':
+		x->append = true;
+		return 0;
 	case 'T':
 		x->table_given = true;
 		return cli_parse_choice("export", "--table", arg, tables, &x->table);
@@ -115,6 +124,7 @@ static const struct option longopts[] = {
 	{ "to", required_argument, NULL, 'U' },	    { "no-args", no_argument, NULL, 'A' },
 	{ "anonymize", no_argument, NULL, 'N' },    { "help", no_argument, NULL, 'h' },
 	{ "format", required_argument, NULL, 'f' }, { "table", required_argument, NULL, 'T' },
+	{ "force", no_argument, NULL, 'R' },	    { "append", no_argument, NULL, 'P' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -478,14 +488,33 @@ static void warn_size(const struct cli_out *o)
 }
 
 /*
+ * Tables are things people keep and add to: an output that exists is
+ * refused (exit 2) unless --force replaces it or --append adds to it; a
+ * database to add to must exist.
+ */
+static int check_output_exists(const struct export *x)
+{
+	bool exists = strcmp(x->output, "-") && access(x->output, F_OK) == 0;
+
+	if (exists && !x->force && !x->append)
+		return cli_usage("export", "%s exists: --force replaces it%s", x->output,
+				 x->format == FORMAT_SQLITE ? ", --append adds this trace to it" : "");
+	if (!exists && x->append)
+		return cli_usage("export", "--append: %s does not exist", x->output);
+	return -1;
+}
+
+/*
  * Options that one kind of output does not take are refused, not ignored:
  * a user who asked for a window or anonymity must not get a file without.
  */
 static int check_format_options(const struct export *x)
 {
 	if (x->format == FORMAT_CHROME)
-		return x->table_given ? cli_usage("export", "--table is for --format csv or"
-							    " jsonl-ops") : -1;
+		return x->table_given || x->force || x->append
+			       ? cli_usage("export", "--table, --force and --append are for"
+						     " --format csv, jsonl-ops or sqlite")
+			       : -1;
 	if (x->window.set || x->no_args || x->cli->anon.on)
 		return cli_usage("export", "--from, --to, --no-args and --anonymize are for"
 				      " --format chrome: the tables hold every row, and no address");
@@ -494,7 +523,10 @@ static int check_format_options(const struct export *x)
 				      " csv and jsonl-ops");
 	if (x->format == FORMAT_SQLITE && !strcmp(x->output, "-"))
 		return cli_usage("export", "--format sqlite writes a database: give -o FILE.db");
-	return -1;
+	if (x->append && (x->format != FORMAT_SQLITE || x->force))
+		return cli_usage("export", "--append adds to a database: it is for --format"
+				      " sqlite, without --force");
+	return check_output_exists(x);
 }
 
 /*
@@ -510,14 +542,14 @@ static int export_tables(struct export *x, struct cli_input *in)
 
 	cli_scan(in, &scan, &x->cli->names);
 	if (x->format == FORMAT_SQLITE)
-		return cli_tables_sqlite(x->cli, in, x->output) < 0 ? -1 : 0;
+		return cli_tables_sqlite(x->cli, in, x->output, x->append) < 0 ? -1 : 0;
 	if (cli_out_open(&o, "export", x->output) < 0)
 		return -1;
 	cli_text_sink_init(&sink, &o, x->table,
 			   x->format == FORMAT_CSV ? CLI_TABLES_CSV : CLI_TABLES_JSONL);
 	rc = cli_tables_write(x->cli, in, &sink.base);
-	if (rc < 0)
-		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
+	if (rc < 0 && !o.error) /* a write error is said by cli_out_close() */
+		cli_error("export: %s", strerror(-rc));
 	return cli_out_close(&o, "export") || rc < 0 ? -1 : 0;
 }
 

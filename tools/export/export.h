@@ -115,12 +115,19 @@ void cli_trace_meta(struct cli_out *o, struct cli_recbuf *rb, uint64_t ts, uint3
 /* Frees rb's buffer. */
 void cli_recbuf_free(struct cli_recbuf *rb);
 
-/* ---- Tables: a row per op, step, run and kernel (tables.c, table-out.c) ---- */
+/* ---- Tables: a row per op, step, run, kernel and allocation (tables.c, table-out.c) ---- */
 
 struct cli;
 
 enum { CLI_COL_NULL, CLI_COL_INT, CLI_COL_TEXT };
-enum { CLI_TABLE_OPS, CLI_TABLE_STEPS, CLI_TABLE_SPLITS, CLI_TABLE_KERNELS, CLI_TABLE_COUNT };
+enum {
+	CLI_TABLE_OPS,
+	CLI_TABLE_STEPS,
+	CLI_TABLE_SPLITS,
+	CLI_TABLE_KERNELS,
+	CLI_TABLE_MEMORY,
+	CLI_TABLE_COUNT
+};
 
 struct cli_column {
 	const char *name;
@@ -149,7 +156,10 @@ struct cli_table_sink {
 	int (*row)(struct cli_table_sink *sink, int table, const struct cli_val *v);
 };
 
-/* Every timed op, step, run and kernel of in's trace as rows into sink; 0 or a negative code. */
+/*
+ * Every timed op, step, run and kernel, and every allocation and free, of
+ * in's trace as rows into sink; 0 or a negative code.
+ */
 int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sink *sink);
 
 /* CSV or JSON Lines of one table into o (table-out.c). */
@@ -158,17 +168,21 @@ struct cli_text_sink {
 	struct cli_table_sink base;
 	struct cli_out *o;
 	int table, format;
-	bool header_done;
 };
+/* A sink of rows of table (CLI_TABLE_*) into o as format (CLI_TABLES_CSV or _JSONL). */
 void cli_text_sink_init(struct cli_text_sink *s, struct cli_out *o, int table, int format);
 
+/* The name rows give a trace: its file's, without the directories. */
+const char *cli_trace_name(const struct cli_input *in);
+
 /*
- * Every table into the SQLite database at path (made if missing; a trace's
- * rows are added beside those there, told apart by their trace column),
- * in one transaction, indexed; 0, or -1 after a message naming the
- * database and SQLite's words. -ENOSYS where the command was built without
- * SQLite.
+ * Every table into the SQLite database at path, in one transaction,
+ * indexed: a new database (made beside path, renamed to it once whole:
+ * what path held is replaced), or with append, the rows added to those of
+ * the database at path (refused when it holds a trace of the same name);
+ * 0, or -1 after a message naming the database and SQLite's words.
+ * -ENOSYS where the command was built without SQLite.
  */
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path);
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append);
 
 #endif /* CLI_EXPORT_H */

@@ -8,9 +8,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if HAVE_SQLITE
 #include <sqlite3.h>
@@ -57,8 +60,6 @@ static int text_row(struct cli_table_sink *base, int table, const struct cli_val
 
 	if (table != s->table)
 		return 0;
-	if (s->format == CLI_TABLES_CSV && !s->header_done)
-		csv_header(s->o, c), s->header_done = true;
 	for (size_t i = 0; c[i].name; i++) {
 		if (s->format == CLI_TABLES_CSV) {
 			if (i)
@@ -75,9 +76,12 @@ static int text_row(struct cli_table_sink *base, int table, const struct cli_val
 	return s->o->error ? -EIO : 0;
 }
 
+/* A CSV starts with its header, so that a table without rows still names its columns. */
 void cli_text_sink_init(struct cli_text_sink *s, struct cli_out *o, int table, int format)
 {
-	*s = (struct cli_text_sink){ { text_row }, o, table, format, false };
+	*s = (struct cli_text_sink){ { text_row }, o, table, format };
+	if (format == CLI_TABLES_CSV)
+		csv_header(o, cli_tables[table].cols);
 }
 
 /* ---- SQLite: every table ---- */
@@ -90,9 +94,13 @@ struct sqlite_sink {
 	sqlite3_stmt *insert[CLI_TABLE_COUNT];
 };
 
+/* Says what failed in SQLite's words, and the system's where a system call failed. */
 static int fail(sqlite3 *db, const char *path, const char *what)
 {
-	cli_error("export: %s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+	int err = db ? sqlite3_system_errno(db) : 0;
+
+	cli_error("export: %s: %s: %s%s%s%s", path, what, db ? sqlite3_errmsg(db) : "out of memory",
+		  err ? " (" : "", err ? strerror(err) : "", err ? ")" : "");
 	return -1;
 }
 
@@ -135,17 +143,49 @@ static int sqlite_row(struct cli_table_sink *base, int table, const struct cli_v
 	return 0;
 }
 
+/*
+ * Whether the database already holds rows of this trace (by its file
+ * name): adding them again would count them twice. 1, 0, or -1 after a
+ * message.
+ */
+static int sqlite_has_trace(struct sqlite_sink *s, const char *path, const char *trace)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	int found = 0;
+
+	for (int t = 0; t < CLI_TABLE_COUNT && !found; t++) {
+		snprintf(sql, sizeof sql, "SELECT 1 FROM %s WHERE trace = ? LIMIT 1",
+			 cli_tables[t].name);
+		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+			return fail(s->db, path, "cannot read its tables");
+		sqlite3_bind_text(st, 1, trace, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	if (found)
+		cli_error("export: %s already holds the rows of a trace named %s: export it under"
+			  " another name, or give --force to replace the database", path, trace);
+	return found ? -1 : 0;
+}
+
 /* The tables (if new), their inserts, and a transaction open. */
-static int sqlite_open(struct sqlite_sink *s, const char *path)
+static int sqlite_open(struct sqlite_sink *s, const char *path, const char *trace)
 {
 	char create[2048], ins[1024];
 
-	if (sqlite3_open(path, &s->db) != SQLITE_OK)
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		return fail(s->db, path, "cannot open the database");
 	for (int t = 0; t < CLI_TABLE_COUNT; t++) {
 		table_sql(&cli_tables[t], create, sizeof create, ins, sizeof ins);
-		if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_prepare_v2(s->db, ins, -1, &s->insert[t], NULL) != SQLITE_OK)
+		if (sqlite3_exec(s->db, create, NULL, NULL, NULL) != SQLITE_OK)
+			return fail(s->db, path, "cannot make its tables");
+	}
+	if (sqlite_has_trace(s, path, trace) < 0)
+		return -1;
+	for (int t = 0; t < CLI_TABLE_COUNT; t++) {
+		table_sql(&cli_tables[t], create, sizeof create, ins, sizeof ins);
+		if (sqlite3_prepare_v2(s->db, ins, -1, &s->insert[t], NULL) != SQLITE_OK)
 			return fail(s->db, path, "cannot make its tables");
 	}
 	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -177,26 +217,62 @@ static void sqlite_close(struct sqlite_sink *s)
 	sqlite3_close(s->db);
 }
 
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path)
+/* Every table of in's trace into the database at path, in one transaction. */
+static int sqlite_write(struct cli *cli, struct cli_input *in, const char *path, const char *shown)
 {
 	struct sqlite_sink s = { { sqlite_row }, NULL, { NULL } };
-	int rc = sqlite_open(&s, path);
+	int rc = sqlite_open(&s, path, cli_trace_name(in));
 
 	if (rc == 0 && (rc = cli_tables_write(cli, in, &s.base)) < 0)
-		rc = fail(s.db, path, "cannot write its rows");
+		rc = fail(s.db, shown, "cannot write its rows");
 	if (rc == 0 && sqlite3_exec(s.db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = fail(s.db, path, "cannot commit the rows");
+		rc = fail(s.db, shown, "cannot commit the rows");
 	if (rc == 0)
-		rc = sqlite_index(&s, path);
+		rc = sqlite_index(&s, shown);
 	sqlite_close(&s);
 	return rc;
 }
 
+/*
+ * A new database: made beside path and renamed to it once whole, so that a
+ * failure (a full disk) leaves nothing, or what path held, behind.
+ */
+static int sqlite_new(struct cli *cli, struct cli_input *in, const char *path)
+{
+	size_t cap = strlen(path) + 32;
+	char *tmp = malloc(cap), *journal = malloc(cap + 8);
+	int fd = -1, rc = -1;
+
+	if (tmp && journal) {
+		snprintf(tmp, cap, "%s.%ld.tmp", path, (long)getpid());
+		snprintf(journal, cap + 8, "%s-journal", tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	}
+	if (fd < 0) {
+		cli_error("export: %s: cannot make the database: %s", path, strerror(errno));
+	} else {
+		close(fd);
+		rc = sqlite_write(cli, in, tmp, path);
+		if (rc == 0 && rename(tmp, path) < 0)
+			rc = -1, cli_error("export: %s: %s", path, strerror(errno));
+		if (rc < 0)
+			unlink(tmp), unlink(journal);
+	}
+	free(tmp);
+	free(journal);
+	return rc;
+}
+
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append)
+{
+	return append ? sqlite_write(cli, in, path, path) : sqlite_new(cli, in, path);
+}
+
 #else /* !HAVE_SQLITE */
 
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path)
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append)
 {
-	(void)cli, (void)in, (void)path;
+	(void)cli, (void)in, (void)path, (void)append;
 	cli_error("export: --format sqlite: this ggmlviz was built without SQLite (install "
 		  "libsqlite3-dev and configure again); --format csv or jsonl-ops give the same rows");
 	return -ENOSYS;

@@ -1,11 +1,11 @@
 /*
  * ggmlviz export --format csv|jsonl-ops|sqlite (see export.h): the trace
  * as tables for SQL engines and data frames, one row per timed op (ops),
- * per step (steps), per run of nodes (splits) and per GPU kernel
- * (kernels), each with the trace's file name, so that several traces go
+ * per step (steps), per run of nodes (splits), per GPU kernel (kernels)
+ * and per allocation or free (memory), each with the trace's file name, so that several traces go
  * into one database or one set of files and are queried together. Rows are
  * written as the pairing engine completes them: memory does not grow with
- * the trace.
+ * the trace (but for the allocations live at a time, as in mem).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "export/export.h"
 #include "input/input.h"
+#include "memory/memory.h"
 #include "output/output.h"
 
 /* ---- the tables ---- */
@@ -50,6 +51,11 @@ static const struct cli_column kernels_cols[] = {
 	{ "mangled", T }, { "stream", I },   { "start_ns", I },	     { "duration_ns", I },
 	{ NULL, 0 }
 };
+static const struct cli_column memory_cols[] = {
+	{ "trace", T },	 { "pid", I },	  { "thread", I },	{ "ts_ns", I },
+	{ "event", T },	 { "ptr", I },	  { "bytes", I },	{ "name", T },
+	{ "live_bytes", I }, { NULL, 0 }
+};
 #undef T
 #undef I
 
@@ -58,6 +64,7 @@ const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
 	[CLI_TABLE_STEPS] = { "steps", steps_cols, "step phase" },
 	[CLI_TABLE_SPLITS] = { "splits", splits_cols, "step backend" },
 	[CLI_TABLE_KERNELS] = { "kernels", kernels_cols, "step name" },
+	[CLI_TABLE_MEMORY] = { "memory", memory_cols, "name" },
 };
 
 /* ---- rows ---- */
@@ -68,6 +75,7 @@ struct rows {
 	struct cli_table_sink *sink;
 	const char *trace;
 	uint64_t pid;
+	struct cli_live live;
 	struct cli_val v[24];
 	size_t n;
 	int error;
@@ -203,6 +211,36 @@ static void kernel_row(struct rows *w, const struct ggmlviz_timing *t)
 	put(w, CLI_TABLE_KERNELS);
 }
 
+/*
+ * An allocation or a free, with the bytes live in its process after it (a
+ * free's bytes are those its allocation held, as mem counts them).
+ */
+static void memory_row(struct rows *w, const struct ggmlviz_event *ev)
+{
+	bool alloc = ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC;
+	uint64_t size = ev->data.memory.size;
+
+	if (alloc) {
+		struct cli_alloc a = { w->pid, ev->data.memory.ptr, size, ev->timestamp_ns,
+				       ev->offset, NULL, 0 };
+		if (cli_live_alloc(&w->live, &a) < 0)
+			w->error = -ENOMEM;
+	} else if (!cli_live_free(&w->live, w->pid, ev->data.memory.ptr, &size)) {
+		size = ev->data.memory.size;
+	}
+	w->n = 0;
+	cstr(w, w->trace);
+	num(w, (int64_t)w->pid);
+	num(w, ev->thread_id);
+	num(w, (int64_t)ev->timestamp_ns);
+	cstr(w, alloc ? "alloc" : "free");
+	num(w, (int64_t)ev->data.memory.ptr);
+	num(w, (int64_t)size);
+	text(w, ev->label_len ? ev->label : NULL, ev->label_len);
+	num(w, (int64_t)cli_live_bytes(&w->live, w->pid));
+	put(w, CLI_TABLE_MEMORY);
+}
+
 static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
 {
 	switch (t->kind) {
@@ -214,20 +252,28 @@ static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
 	}
 }
 
+const char *cli_trace_name(const struct cli_input *in)
+{
+	const char *slash = strrchr(in->path, '/');
+
+	return slash ? slash + 1 : in->path;
+}
+
 int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sink *sink)
 {
 	struct rows w = { .cli = cli, .r = in->r, .sink = sink };
 	struct ggmlviz_pairing *p;
 	struct ggmlviz_event ev;
 	struct ggmlviz_timing t;
-	const char *slash = strrchr(in->path, '/');
 	int rc;
 
-	w.trace = slash ? slash + 1 : in->path;
+	w.trace = cli_trace_name(in);
 	if ((rc = ggmlviz_pairing_new(&p)) < 0)
 		return rc;
 	while (!w.error && cli_input_next(in, &ev) == 1) {
 		cli_track_pid(&w.pid, &ev);
+		if (ev.type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev.type == GGMLVIZ_EVENT_TENSOR_FREE)
+			memory_row(&w, &ev);
 		for (rc = ggmlviz_pairing_add(p, &ev, &t); rc == 1; rc = ggmlviz_pairing_take(p, &t))
 			timing_row(&w, &t);
 	}
@@ -235,5 +281,6 @@ int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sin
 	while (!w.error && ggmlviz_pairing_take(p, &t) == 1)
 		timing_row(&w, &t);
 	ggmlviz_pairing_free(p);
+	cli_live_release(&w.live);
 	return w.error;
 }
