@@ -172,7 +172,7 @@ if command -v clang >/dev/null 2>&1; then
 		"$f/tests/gen-trace" --corrupt 9 "$f/corpus/corrupt.ggmlviz" >/dev/null
 		for target in fuzz-reader fuzz-tools; do
 			(cd "$f" && "./tests/$target" -max_total_time="${FUZZ_SECONDS:-60}" \
-				-close_fd_mask=3 -max_len=65536 -artifact_prefix="$f/$target-" \
+				-timeout=30 -close_fd_mask=3 -max_len=65536 -artifact_prefix="$f/$target-" \
 				work corpus >"$target.out" 2>&1)
 			rc=$?
 			[ $rc -eq 0 ] || tail -30 "$f/$target.out"

@@ -403,4 +403,18 @@ run 1 directory "$G" stats "$T"
 run 1 diff-missing "$G" diff "$T/basic.ggmlviz" "$T/nothere.ggmlviz"
 empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 
+# Inputs the fuzzer found (tests/data/fuzz-*): each command ends, within a
+# minute, with exit 0 or 1. fuzz-huge-kernel: a kernel of 1.8e19 ns made
+# export's search for a viewer-safe duration endless.
+for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
+	base=$(basename "$f" .ggmlviz)
+	for cmd in info dump stats mem report "export -o $T/x.json" "export -f csv -o -"; do
+		case $cmd in report) cmd="report -o $T/x.html" ;; esac
+		timeout 60 "$G" $cmd "$f" >"$T/$base.out" 2>"$T/$base.err"
+		got=$?
+		[ "$got" -le 1 ]
+		ok $? "$base: ${cmd%% -o*} ends, exit $got"
+	done
+done
+
 echo "1..$n"

@@ -351,6 +351,8 @@ def as_read(ns):
 
 def viewer_dur(ts, ns, encloses):
     """The dur the export writes: its sum with ts, in doubles, the end's ts (ggmlviz(1))."""
+    if ts + ns + 64 > 2**64 - 1:
+        return ns
     start, end = as_read(ts), as_read(ts + ns)
     for k in range(4):
         if start + as_read(ns + k) == end:
@@ -358,11 +360,11 @@ def viewer_dur(ts, ns, encloses):
         if k <= ns and start + as_read(ns - k) == end:
             return ns - k
     d = ns
-    while encloses and start + as_read(d) < end:
+    while encloses and start + as_read(d) < end and d - ns < 64:
         d += 1
-    while not encloses and d > 0 and start + as_read(d) > end:
+    while not encloses and d > 0 and start + as_read(d) > end and ns - d < 64:
         d -= 1
-    return d
+    return ns if abs(d - ns) == 64 else d
 
 
 def expected_slices(R, a, t0):

@@ -66,24 +66,32 @@ static double as_read(uint64_t ns)
  * 3 ns. Where none is, a slice that encloses others reaches past the end,
  * so that they stay inside it, and one that does not stops short of it, so
  * that it does not overlap the next (520.120 + 145.425 is
- * 665.5450000000001 in doubles, past 665.545).
+ * 665.5450000000001 in doubles, past 665.545). The walk is bounded: past
+ * 52 days from the start a double's step is coarser than VIEWER_WALK ns
+ * and nothing a viewer shows would move (a fuzzed trace once made it
+ * endless); ns is then written as it is.
  */
+#define VIEWER_WALK 64
+
 static uint64_t viewer_dur(uint64_t ts, uint64_t ns, bool encloses)
 {
-	double start = as_read(ts), end = as_read(ts + ns);
+	double start, end;
 	uint64_t d = ns;
 
+	if (ts > UINT64_MAX - VIEWER_WALK || ns > UINT64_MAX - VIEWER_WALK - ts)
+		return ns;
+	start = as_read(ts), end = as_read(ts + ns);
 	for (uint64_t k = 0; k <= 3; k++) {
 		if (start + as_read(ns + k) == end)
 			return ns + k;
 		if (k <= ns && start + as_read(ns - k) == end)
 			return ns - k;
 	}
-	while (encloses && start + as_read(d) < end)
+	while (encloses && start + as_read(d) < end && d - ns < VIEWER_WALK)
 		d++;
-	while (!encloses && d > 0 && start + as_read(d) > end)
+	while (!encloses && d > 0 && start + as_read(d) > end && ns - d < VIEWER_WALK)
 		d--;
-	return d;
+	return d == ns + VIEWER_WALK || ns - d == VIEWER_WALK ? ns : d;
 }
 
 void cli_chrome_dur(struct cli_chrome *c, uint64_t ns, bool encloses)
