@@ -407,6 +407,8 @@ empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 # minute, with exit 0 or 1. fuzz-huge-kernel: a kernel of 1.8e19 ns made
 # export's search for a viewer-safe duration endless.
 for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
+	[ -f "$f" ]
+	ok $? "fuzz input $(basename "$f") is in the tree"
 	base=$(basename "$f" .ggmlviz)
 	for cmd in info dump stats mem report "export -o $T/x.json" "export -f csv -o -"; do
 		case $cmd in report) cmd="report -o $T/x.html" ;; esac
