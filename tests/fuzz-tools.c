@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: every command of ggmlviz on any bytes, as a file: info,
- * dump (text and JSON Lines, anonymized), stats by each grouping, export,
+ * dump (text and JSON Lines, anonymized), stats by each grouping, export
+ * (JSON and Perfetto),
  * mem, diff, merge and validate. Their output goes to /dev/null; run it
  * with -close_fd_mask=3 to silence their messages. Built with
  * --enable-fuzzing (clang); tests/run-all.sh runs it for a bounded time.
@@ -80,6 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run(cli_cmd_stats, (const char *const[]){ "stats", "-f", "json", "-b", bys[i], path,
 							 NULL });
 	run(cli_cmd_export, (const char *const[]){ "export", path, "-o", "/dev/null", NULL });
+	run(cli_cmd_export, (const char *const[]){ "export", "-f", "perfetto", path, "-o",
+						  "/dev/null", NULL });
 	run(cli_cmd_mem, (const char *const[]){ "mem", "-f", "json", path, NULL });
 	run(cli_cmd_diff, (const char *const[]){ "diff", path, path, NULL });
 	run(cli_cmd_merge, (const char *const[]){ "merge", path, path, "-o", merged, NULL });

@@ -96,6 +96,7 @@ info|info
 mem|mem
 validate|validate
 export|export -o /dev/null
+perfetto|export -f perfetto -o /dev/null
 dump|dump -f jsonl
 diff|diff
 merge|merge -o /dev/null
@@ -123,6 +124,14 @@ grep -q "holds .* of JSON: chrome://tracing cannot load more than 256 MiB" \
 ok $? "export warns when its JSON is too big for a browser viewer"
 [ ! -s "$T/export-30.err" ]
 ok $? "export of 30 MB: no warning, nothing on stderr"
+
+# Perfetto's protobuf against the JSON of the same 300 MB trace, both streamed.
+json_bytes=$("$G" export "$T/300.ggmlviz" -o - 2>/dev/null | wc -c)
+pf_bytes=$("$G" export -f perfetto "$T/300.ggmlviz" -o - 2>/dev/null | wc -c)
+ratio=$(awk -v j="$json_bytes" -v p="$pf_bytes" 'BEGIN { printf "%.2f", p ? j / p : 0 }')
+echo "# export of 300 MB: JSON $json_bytes bytes, Perfetto $pf_bytes bytes: ${ratio}x smaller"
+[ "$pf_bytes" -gt 0 ] && [ $((pf_bytes * 5)) -le $((json_bytes * 2)) ]
+ok $? "export -f perfetto of 300 MB: at least 2.5x smaller than its JSON (${ratio}x)"
 
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$G' dump -f jsonl '$T/300.ggmlviz' 2>&1 >/dev/null" /dev/null >"$T/tty.txt"

@@ -24,6 +24,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto  # noqa: E402
 import taplib  # noqa: E402
 from taplib import ok, run  # noqa: E402
 
@@ -146,6 +147,28 @@ ok(not overlaps and not any('overlapping' in str(e.get('args', {}).get('name', '
    'export: kernels back to back, none overlapping the next', overlaps[:3])
 names = {e['args']['name'] for e in events if e.get('ph') == 'M' and e['name'] == 'thread_name'}
 ok('GPU 0 stream 7' in names, 'export: the GPU track named', names)
+
+# ---- export --format perfetto: kernels under their ops on the GPU stream's track ----
+pf = os.path.join(TMP, 'gpu.pftrace')
+rc, out, err = run(G, 'export', '--format', 'perfetto', trace, '-o', pf)
+if perfetto.have_protoc():
+    packets, why = perfetto.decode(pf) if rc == 0 else (None, err)
+    pslices, ptracks, _, perrors = perfetto.slices(packets or [])
+    ok(packets and not perrors, 'export --format perfetto: decoded, every slice paired',
+       (why, perrors[:3]))
+    gpu_tracks = {u for u, d in ptracks.items() if perfetto.one(d, 'name') == 'GPU 0 stream 7'}
+    pk = [s for s in pslices if s['category'] == 'kernel']
+    pops = {(s['track'], s['ts']): s for s in pslices if s['category'] == 'op'}
+    # each kernel one level below the op that launched it, which begins with its first kernel
+    parent_ok = [k for k in pk if any(o['name'] == k['args'].get('op') and o['depth'] + 1 == k['depth']
+                                      and o['ts'] <= k['ts'] and k['end'] <= o['end']
+                                      for o in pops.values() if o['track'] == k['track'])]
+    ok(len(gpu_tracks) == 1 and len(pk) == len(kernels) and
+       all(k['track'] in gpu_tracks for k in pk) and len(parent_ok) == len(pk),
+       'export --format perfetto: every kernel on the named GPU track, nested in its op '
+       '(which begins on the same nanosecond)', (len(pk), len(parent_ok), len(gpu_tracks)))
+else:
+    taplib.skip('export --format perfetto', 'protoc is missing (apt-get install protobuf-compiler)')
 
 # ---- report: kernel slices in the GPU stream's lane ----
 page = os.path.join(TMP, 'gpu.html')

@@ -22,6 +22,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto  # noqa: E402
 import taplib  # noqa: E402
 from taplib import ok, run, skip  # noqa: E402
 
@@ -368,6 +369,49 @@ for slices in by_thread.values():
         open_ends.append(e['ts'] + e['dur'])
 ok(not crossed, 'export: summed in doubles, every slice ends before the next begins or inside its parent',
    crossed[:5])
+
+# ---- export --format perfetto: the same slices, nested the same, read as Perfetto reads ----
+pf = os.path.join(TMP, 'trace.pftrace')
+rc, out, err = ggmlviz('export', '--format', 'perfetto', trace, '-o', pf)
+if not perfetto.have_protoc():
+    skip('export --format perfetto', 'protoc is missing (apt-get install protobuf-compiler)')
+else:
+    packets, why = perfetto.decode(pf) if rc == 0 else (None, err)
+    ok(packets, 'export --format perfetto: protoc decodes it against Perfetto\'s schema', why)
+    pslices, ptracks, pcounters, perrors = perfetto.slices(packets or [])
+    ok(packets and not perrors, 'export --format perfetto: every name, track and slice end '
+       'defined before use, every slice ended', perrors[:5])
+    tid_of = {u: perfetto.one(perfetto.one(d, 'thread', {}), 'tid') for u, d in ptracks.items()}
+    want_depth = perfetto.json_depths(ex['traceEvents'])
+    got_depth = {(tid_of[s['track']], s['ts'], s['name']): s['depth']
+                 for s in pslices if not s['instant']}
+    ok(got_depth and got_depth == want_depth, 'export --format perfetto: every slice of the JSON '
+       'export, at the same nanosecond and nested the same', (len(got_depth), len(want_depth)))
+    pops = [s for s in pslices if s['category'] == 'op']
+    jops = {(round(e['ts'] * 1000), e['name']): e['args'] for e in op_x}
+    bad = [s for s in pops if any(s['args'].get(k) != jops.get((s['ts'], s['name']), {}).get(k)
+                                  for k in ('tensor', 'layer', 'timed_by', 'type', 'flops'))]
+    ok(len(pops) == len(op_x) and not bad, 'export --format perfetto: each op\'s args as the '
+       'JSON\'s', bad[:2])
+    tps = [c for c in pcounters if c[0] == 'tokens/s']
+    ok(len(tps) == len(steps) and all(c[2] > 0 for c in tps),
+       'export --format perfetto: a tokens/s counter per step', tps[:3])
+    about = [s for s in pslices if s['name'] == 'ggmlviz export']
+    ok(about and about[0]['args'].get('complete') == 1 and
+       about[0]['args'].get('start_ts_ns') == ex['otherData']['start_ts_ns'],
+       'export --format perfetto: says where the trace starts and that it is complete',
+       about[:1])
+    cut = os.path.join(TMP, 'cut.ggmlviz')
+    with open(trace, 'rb') as f, open(cut, 'wb') as g:
+        g.write(f.read()[:os.path.getsize(trace) // 2])
+    rc, out, err = ggmlviz('export', '--format', 'perfetto', cut, '-o', pf)
+    packets, why = perfetto.decode(pf)
+    cslices, _, _, cerrors = perfetto.slices(packets or [])
+    cabout = [s for s in cslices if s['name'] == 'ggmlviz export']
+    ok(rc == 1 and packets and not cerrors and cabout and cabout[0]['args'].get('complete') == 0
+       and 'damage' in cabout[0]['args'] and 0 < len(cslices) < len(pslices),
+       'export --format perfetto: a cut trace exported up to the cut, the damage said',
+       (rc, err, why, cerrors[:2]))
 
 # ---- tables for SQL engines: sqlite, csv, jsonl-ops ----
 db = os.path.join(TMP, 'trace.db')

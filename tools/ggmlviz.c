@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"            dropped events, and whether it is complete\n"
 	"  dump      one event per line, as text or JSON Lines (--format jsonl)\n"
 	"  stats     per-op timing table: count, total, mean, min, p50, p95, max, share\n"
-	"  export    Chrome Trace Event JSON for Perfetto and chrome://tracing\n"
+	"  export    Chrome Trace Event JSON or Perfetto's protobuf trace, or tables\n"
 	"  diff      stats of two traces side by side, with the change per op\n"
 	"  mem       tensor memory: peak, live bytes over time, largest allocations\n"
 	"  merge     several traces (processes) into one\n"

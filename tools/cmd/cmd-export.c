@@ -1,6 +1,6 @@
 /*
- * ggmlviz export: a trace as Chrome Trace Event JSON, for Perfetto and
- * chrome://tracing. Two reads: the first finds the start of the trace and
+ * ggmlviz export: a trace as Chrome Trace Event JSON (for Perfetto and
+ * chrome://tracing) or Perfetto's protobuf trace, through a cli_esink. Two reads: the first finds the start of the trace and
  * its first process; the second writes every event as it goes, pairing
  * begins with ends itself so it sees every record.
  *
@@ -32,6 +32,7 @@
 
 static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
+	"       ggmlviz export --format perfetto [OPTIONS] FILE -o OUT.pftrace\n"
 	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] [--force|--append]\n"
 	"                      FILE -o OUT\n"
 	"\n"
@@ -47,7 +48,9 @@ static const char help[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE   where to write (\"-\": standard output); required\n"
-	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), or tables:\n"
+	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), perfetto\n"
+	"                      (Perfetto's protobuf trace: the same slices, a third of\n"
+	"                      the size, for big traces), or tables:\n"
 	"                      csv or jsonl-ops (one table: a row per timed op, or what\n"
 	"                      --table says), sqlite (every table into the database\n"
 	"                      OUT; a trace column tells traces apart)\n"
@@ -68,8 +71,8 @@ static const char help[] =
 	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
 	"damage is exported, as valid JSON) or a write error, 2 bad command line.\n";
 
-enum { FORMAT_CHROME, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
-static const char *const formats[] = { "chrome", "csv", "jsonl-ops", "sqlite", NULL };
+enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
+static const char *const formats[] = { "chrome", "perfetto", "csv", "jsonl-ops", "sqlite", NULL };
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", NULL };
 
 struct export {
@@ -79,6 +82,8 @@ struct export {
 	bool table_given, no_args, force, append;
 	struct cli_window window;
 	struct cli_chrome chrome;
+	struct cli_perfetto perfetto;
+	struct cli_esink *sink; /* one of the two */
 	struct cli_live live;
 	struct cli_tracks tracks;
 	const struct ggmlviz_reader *r;
@@ -133,21 +138,11 @@ static const struct cli_cmd cmd = { "export", help, "o:f:", longopts, 1, 1, opti
 /* Whether [begin, end] meets the --from/--to window. */
 static bool in_window(const struct export *x, uint64_t begin, uint64_t end)
 {
-	uint64_t t0 = x->chrome.t0;
+	uint64_t t0 = x->sink->t0;
 
 	return !x->window.set ||
 	       ((begin > t0 ? begin - t0 : 0) <= x->window.to &&
 		(end > t0 ? end - t0 : 0) >= x->window.from);
-}
-
-static void shape_arg(struct cli_chrome *c, const int64_t ne[4])
-{
-	cli_out_str(c->o, ",\"shape\":[");
-	for (int i = 0; i < 4; i++) {
-		cli_out_str(c->o, i ? "," : "");
-		cli_out_i64(c->o, ne[i]);
-	}
-	cli_out_char(c->o, ']');
 }
 
 static const char *method_name(uint8_t method)
@@ -159,32 +154,31 @@ static const char *method_name(uint8_t method)
 
 static void op_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 	char buf[24];
 
-	cli_chrome_args(c);
-	cli_chrome_arg_str(c, "tensor", t->label, t->label_len, true);
-	cli_chrome_arg_u64(c, "op_type", t->op_type, false);
-	cli_chrome_arg_u64(c, "size", t->op_size, false);
-	cli_chrome_arg_cstr(c, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf),
-				 false);
+	s->ops->arg_str(s, "tensor", t->label, t->label_len);
+	if (!s->nested)
+		s->ops->arg_u64(s, "op_type", t->op_type);
+	s->ops->arg_u64(s, "size", t->op_size);
+	cli_esink_arg_cstr(s, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf));
 	if (t->type_name)
-		cli_chrome_arg_str(c, "type", t->type_name, t->type_name_len, false);
+		s->ops->arg_str(s, "type", t->type_name, t->type_name_len);
 	if (t->ne[0] || t->ne[1] || t->ne[2] || t->ne[3])
-		shape_arg(c, t->ne);
+		s->ops->arg_shape(s, "shape", t->ne);
 	if (t->flops)
-		cli_chrome_arg_u64(c, "flops", t->flops, false);
-	cli_chrome_arg_u64(c, "graph", t->graph_seq, false);
-	if (t->step_seq)
-		cli_chrome_arg_u64(c, "step", t->step_seq, false);
+		s->ops->arg_u64(s, "flops", t->flops);
+	if (!s->nested)
+		s->ops->arg_u64(s, "graph", t->graph_seq);
+	if (t->step_seq && !s->nested)
+		s->ops->arg_u64(s, "step", t->step_seq);
 	if (t->layer >= 0)
-		cli_chrome_arg_i64(c, "layer", t->layer, false);
-	cli_chrome_arg_cstr(c, "timed_by", method_name(t->method), false);
+		s->ops->arg_i64(s, "layer", t->layer);
+	cli_esink_arg_cstr(s, "timed_by", method_name(t->method));
 	if (t->n_kernels) {
-		cli_chrome_arg_u64(c, "kernels", t->n_kernels, false);
-		cli_chrome_arg_u64(c, "gpu_ns", t->gpu_ns, false);
+		s->ops->arg_u64(s, "kernels", t->n_kernels);
+		s->ops->arg_u64(s, "gpu_ns", t->gpu_ns);
 	}
-	cli_chrome_args_end(c);
 }
 
 static const char *phase_name(uint32_t phase)
@@ -195,63 +189,54 @@ static const char *phase_name(uint32_t phase)
 
 static void step_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 
-	cli_chrome_args(c);
-	cli_chrome_arg_u64(c, "step", t->step_seq, true);
-	cli_chrome_arg_u64(c, "tokens", t->n_tokens, false);
-	cli_chrome_arg_cstr(c, "phase", phase_name(t->phase), false);
-	cli_chrome_arg_i64(c, "status", t->status, false);
-	cli_chrome_args_end(c);
+	s->ops->arg_u64(s, "step", t->step_seq);
+	s->ops->arg_u64(s, "tokens", t->n_tokens);
+	cli_esink_arg_cstr(s, "phase", phase_name(t->phase));
+	s->ops->arg_i64(s, "status", t->status);
 }
 
 static void split_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 	char buf[24];
 
-	cli_chrome_args(c);
-	cli_chrome_arg_cstr(c, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf), true);
-	cli_chrome_arg_u64(c, "n_nodes", t->n_nodes, false);
-	cli_chrome_arg_u64(c, "timed_one_by_one", t->n_timed, false);
-	cli_chrome_arg_u64(c, "ticks", t->ticks, false);
-	cli_chrome_arg_u64(c, "ticks_expected", t->ticks_expected, false);
+	cli_esink_arg_cstr(s, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf));
+	s->ops->arg_u64(s, "n_nodes", t->n_nodes);
+	s->ops->arg_u64(s, "timed_one_by_one", t->n_timed);
+	s->ops->arg_u64(s, "ticks", t->ticks);
+	s->ops->arg_u64(s, "ticks_expected", t->ticks_expected);
 	if (t->step_seq)
-		cli_chrome_arg_u64(c, "step", t->step_seq, false);
-	cli_chrome_args_end(c);
+		s->ops->arg_u64(s, "step", t->step_seq);
 }
 
 static void graph_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 	char buf[24];
 
-	cli_chrome_args(c);
-	cli_chrome_arg_hex(c, "graph_ptr", t->ptr, true);
-	cli_chrome_arg_u64(c, "n_nodes", t->n_nodes, false);
-	cli_chrome_arg_u64(c, "n_threads", t->n_threads, false);
-	cli_chrome_arg_cstr(c, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf),
-				 false);
-	cli_chrome_arg_u64(c, "seq", t->graph_seq, false);
-	cli_chrome_args_end(c);
+	s->ops->arg_addr(s, "graph_ptr", t->ptr);
+	s->ops->arg_u64(s, "n_nodes", t->n_nodes);
+	s->ops->arg_u64(s, "n_threads", t->n_threads);
+	cli_esink_arg_cstr(s, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf));
+	s->ops->arg_u64(s, "seq", t->graph_seq);
 }
 
 /* A kernel's arguments: the op it was tied to (or none), its layer, run and stream. */
 static void kernel_args(struct export *x, const struct ggmlviz_timing *t)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 	char buf[24];
 
-	cli_chrome_args(c);
-	cli_chrome_arg_cstr(c, "op", t->ptr ? cli_op_name(&x->cli->names, x->r, t->op_type, buf)
-					    : "(untied)", true);
-	cli_chrome_arg_str(c, "kernel", t->label, t->label_len, false);
+	cli_esink_arg_cstr(s, "op", t->ptr ? cli_op_name(&x->cli->names, x->r, t->op_type, buf)
+					   : "(untied)");
+	s->ops->arg_str(s, "kernel", t->label, t->label_len);
 	if (t->layer >= 0)
-		cli_chrome_arg_i64(c, "layer", t->layer, false);
-	cli_chrome_arg_u64(c, "run", t->run_id, false);
-	cli_chrome_arg_u64(c, "stream", t->stream, false);
-	cli_chrome_arg_u64(c, "step", t->step_seq, false);
-	cli_chrome_args_end(c);
+		s->ops->arg_i64(s, "layer", t->layer);
+	s->ops->arg_u64(s, "run", t->run_id);
+	s->ops->arg_u64(s, "stream", t->stream);
+	s->ops->arg_u64(s, "step", t->step_seq);
 }
 
 /* What a complete event is named: its op, "graph", "decode 12", "CPU run", a scope's label. */
@@ -279,13 +264,42 @@ static const char *timing_name(struct export *x, const struct ggmlviz_timing *t,
 	}
 }
 
-/* A pair, as a complete event: an op, a graph, a step, a split, a scope. */
+/* A timing's args, as its kind has them (most are left out with --no-args). */
+static void timing_args(struct export *x, const struct ggmlviz_timing *t)
+{
+	if (t->kind == GGMLVIZ_TIMING_STEP)
+		step_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_SCOPE)
+		x->sink->ops->arg_u64(x->sink, "value", t->value);
+	else if (x->no_args)
+		return;
+	else if (t->kind == GGMLVIZ_TIMING_OP)
+		op_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_GRAPH)
+		graph_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_SPLIT)
+		split_args(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_KERNEL)
+		kernel_args(x, t);
+}
+
+/* A step's tokens per second, as a counter over the step. */
+static void tokens_per_second(struct export *x, const struct ggmlviz_timing *t)
+{
+	static const char name[] = "tokens/s";
+
+	if (t->n_tokens && t->duration_ns)
+		x->sink->ops->counter(x->sink, x->pid, name, sizeof name - 1, t->begin_ns, "value",
+				      (double)t->n_tokens * 1e9 / (double)t->duration_ns);
+}
+
+/* A pair, as a slice: an op, a graph, a step, a split, a scope, a kernel. */
 static void timing(struct export *x, const struct ggmlviz_timing *t)
 {
 	static const char *const cats[] = { "", "op", "graph", "scope", "step", "split", "kernel" };
+	struct cli_esink *s = x->sink;
 	char buf[96];
 	const char *name = timing_name(x, t, buf);
-
 	uint32_t track;
 	int level;
 	bool first;
@@ -295,49 +309,35 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 	track = cli_track_of(&x->tracks, t->thread_id, t->begin_ns, t->end_ns, &level, &first);
 	if (first) {
 		snprintf(buf, sizeof buf, "%" PRIu32 " (overlapping slices %d)", t->thread_id, level);
-		cli_chrome_name(&x->chrome, "thread_name", x->pid, track, buf, strlen(buf));
+		s->ops->name_track(s, x->pid, track, buf, strlen(buf));
 		name = timing_name(x, t, buf);
 	}
-	cli_chrome_event(&x->chrome, 'X', x->pid, track, name ? name : t->label,
-			      name ? strlen(name) : t->label_len, t->begin_ns);
+	if (t->kind == GGMLVIZ_TIMING_STEP)
+		tokens_per_second(x, t);
 	/* an op encloses its kernels on a GPU track; ops elsewhere and kernels enclose nothing */
-	cli_chrome_dur(&x->chrome, t->duration_ns,
-		       t->kind != GGMLVIZ_TIMING_KERNEL &&
-			       (t->kind != GGMLVIZ_TIMING_OP || t->method == GGMLVIZ_OP_METHOD_GPU));
-	cli_chrome_cat(&x->chrome, cats[t->kind]);
-	if (t->kind == GGMLVIZ_TIMING_OP && !x->no_args)
-		op_args(x, t);
-	else if (t->kind == GGMLVIZ_TIMING_GRAPH && !x->no_args)
-		graph_args(x, t);
-	else if (t->kind == GGMLVIZ_TIMING_STEP)
-		step_args(x, t);
-	else if (t->kind == GGMLVIZ_TIMING_SPLIT && !x->no_args)
-		split_args(x, t);
-	else if (t->kind == GGMLVIZ_TIMING_KERNEL && !x->no_args)
-		kernel_args(x, t);
-	else if (t->kind == GGMLVIZ_TIMING_SCOPE) {
-		cli_chrome_args(&x->chrome);
-		cli_chrome_arg_u64(&x->chrome, "value", t->value, true);
-		cli_chrome_args_end(&x->chrome);
-	}
-	cli_chrome_end_event(&x->chrome);
+	s->ops->slice(s, x->pid, track, name ? name : t->label, name ? strlen(name) : t->label_len,
+		      cats[t->kind], t->begin_ns, t->duration_ns,
+		      t->kind != GGMLVIZ_TIMING_KERNEL &&
+			      (t->kind != GGMLVIZ_TIMING_OP || t->method == GGMLVIZ_OP_METHOD_GPU));
+	timing_args(x, t);
+	s->ops->end(s);
 }
 
-/* An instant or counter event named name, with one numeric arg. */
+/* An instant (on the record's thread) or a counter named name, with one numeric arg. */
 static void point(struct export *x, const struct ggmlviz_event *ev, char ph, const char *name,
 		  size_t len, const char *key, int64_t v)
 {
-	struct cli_chrome *c = &x->chrome;
+	struct cli_esink *s = x->sink;
 
 	if (!in_window(x, ev->timestamp_ns, ev->timestamp_ns))
 		return;
-	cli_chrome_event(c, ph, x->pid, ev->thread_id, name, len, ev->timestamp_ns);
-	if (ph == 'i')
-		cli_out_str(c->o, ",\"s\":\"t\"");
-	cli_chrome_args(c);
-	cli_chrome_arg_i64(c, key, v, true);
-	cli_chrome_args_end(c);
-	cli_chrome_end_event(c);
+	if (ph == 'C') {
+		s->ops->counter(s, x->pid, name, len, ev->timestamp_ns, key, (double)v);
+		return;
+	}
+	s->ops->instant(s, x->pid, ev->thread_id, name, len, ev->timestamp_ns);
+	s->ops->arg_i64(s, key, v);
+	s->ops->end(s);
 }
 
 static void live_counter(struct export *x, const struct ggmlviz_event *ev)
@@ -366,12 +366,11 @@ static void meta(struct export *x, const struct ggmlviz_event *ev)
 	cli_track_pid(&x->pid, ev);
 	switch (ev->data.meta.kind) {
 	case GGMLVIZ_META_PROCESS:
-		cli_chrome_name(&x->chrome, "process_name", x->pid, 0, ev->label,
-				     ev->label_len);
+		x->sink->ops->name_process(x->sink, x->pid, ev->label, ev->label_len);
 		break;
 	case GGMLVIZ_META_THREAD_NAME:
-		cli_chrome_name(&x->chrome, "thread_name", x->pid, (uint32_t)ev->data.meta.key,
-				     ev->label, ev->label_len);
+		x->sink->ops->name_track(x->sink, x->pid, (uint32_t)ev->data.meta.key, ev->label,
+					 ev->label_len);
 		break;
 	case GGMLVIZ_META_DROPPED:
 		point(x, ev, 'i', dropped, sizeof dropped - 1, "count",
@@ -407,8 +406,8 @@ static void record(struct export *x, const struct ggmlviz_event *ev)
 		break;
 	case GGMLVIZ_EVENT_THREAD_BEGIN:
 		if (ev->label_len && !ggmlviz_reader_thread_name(x->r, ev->thread_id))
-			cli_chrome_name(&x->chrome, "thread_name", x->pid, ev->thread_id,
-					     ev->label, ev->label_len);
+			x->sink->ops->name_track(x->sink, x->pid, ev->thread_id, ev->label,
+						 ev->label_len);
 		break;
 	default:
 		break;
@@ -438,17 +437,18 @@ static int write_events(struct export *x, struct cli_input *in)
 static void other_data(struct export *x, const struct cli_input *in)
 {
 	struct cli_out *o = x->chrome.o;
+	uint64_t t0 = x->sink->t0;
 	char what[256];
 
 	cli_out_str(o, ",\"otherData\":{\"source\":");
 	cli_json_cstr(o, in->path);
 	cli_out_str(o, ",\"exporter\":\"ggmlviz " GGMLVIZ_VERSION_STRING "\"");
 	cli_out_str(o, ",\"start_ts_ns\":");
-	cli_out_u64(o, x->chrome.t0);
+	cli_out_u64(o, t0);
 	cli_out_str(o, ",\"complete\":");
 	cli_out_str(o, in->ended && !in->error ? "true" : "false");
 	cli_out_printf(o, ",\"clock\":\"%s\",\"op_names_assumed\":%s,\"slices_on_overlap_tracks\":%"
-			  PRIu64, cli_clock_is_steady(x->chrome.t0) ? "steady" : "wall",
+			  PRIu64, cli_clock_is_steady(t0) ? "steady" : "wall",
 		       x->cli->names.assumed ? "true" : "false", x->tracks.moved);
 	if (in->error) {
 		cli_input_describe(in, what, sizeof what);
@@ -458,20 +458,61 @@ static void other_data(struct export *x, const struct cli_input *in)
 	cli_out_str(o, "}}\n");
 }
 
+/*
+ * What the JSON's otherData says, for Perfetto: an instant "ggmlviz export"
+ * at time 0 on the process's track, with the same keys as args.
+ */
+static void about(struct export *x, const struct cli_input *in)
+{
+	static const char name[] = "ggmlviz export";
+	struct cli_esink *s = x->sink;
+	char what[256];
+
+	s->ops->instant(s, x->pid, CLI_PROCESS_TRACK, name, sizeof name - 1, s->t0);
+	cli_esink_arg_cstr(s, "source", in->path);
+	cli_esink_arg_cstr(s, "exporter", "ggmlviz " GGMLVIZ_VERSION_STRING);
+	s->ops->arg_u64(s, "start_ts_ns", s->t0);
+	s->ops->arg_u64(s, "complete", in->ended && !in->error);
+	cli_esink_arg_cstr(s, "clock", cli_clock_is_steady(s->t0) ? "steady" : "wall");
+	s->ops->arg_u64(s, "op_names_assumed", x->cli->names.assumed);
+	s->ops->arg_u64(s, "slices_on_overlap_tracks", x->tracks.moved);
+	if (in->error) {
+		cli_input_describe(in, what, sizeof what);
+		cli_esink_arg_cstr(s, "damage", what);
+	}
+	s->ops->end(s);
+}
+
 static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 {
 	struct cli_scan scan;
-	int rc;
+	int rc, rc_end = 0;
 
 	cli_scan(in, &scan, &x->cli->names);
 	x->pid = scan.first_pid;
 	x->r = in->r;
-	cli_chrome_begin(&x->chrome, o, scan.t_min, &x->cli->anon);
+	if (x->format == FORMAT_PERFETTO) {
+		if ((rc = cli_perfetto_begin(&x->perfetto, o, scan.t_min, &x->cli->anon)) < 0) {
+			cli_error("export: %s", strerror(-rc));
+			return rc;
+		}
+		x->sink = &x->perfetto.base;
+	} else {
+		cli_chrome_begin(&x->chrome, o, scan.t_min, &x->cli->anon);
+		x->sink = &x->chrome.base;
+	}
 	rc = write_events(x, in);
-	cli_chrome_end(&x->chrome);
-	other_data(x, in);
+	if (x->format == FORMAT_PERFETTO) {
+		about(x, in);
+		rc_end = cli_perfetto_end(&x->perfetto);
+	} else {
+		cli_chrome_end(&x->chrome);
+		other_data(x, in);
+	}
 	if (rc < 0)
 		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
+	else if ((rc = rc_end) < 0)
+		cli_error("export: %s", strerror(-rc));
 	return rc;
 }
 
@@ -510,14 +551,15 @@ static int check_output_exists(const struct export *x)
  */
 static int check_format_options(const struct export *x)
 {
-	if (x->format == FORMAT_CHROME)
+	if (x->format == FORMAT_CHROME || x->format == FORMAT_PERFETTO)
 		return x->table_given || x->force || x->append
 			       ? cli_usage("export", "--table, --force and --append are for"
 						     " --format csv, jsonl-ops or sqlite")
 			       : -1;
 	if (x->window.set || x->no_args || x->cli->anon.on)
 		return cli_usage("export", "--from, --to, --no-args and --anonymize are for"
-				      " --format chrome: the tables hold every row, and no address");
+				      " --format chrome and perfetto: the tables hold every row,"
+				      " and no address");
 	if (x->format == FORMAT_SQLITE && x->table_given)
 		return cli_usage("export", "--format sqlite writes every table: --table is for"
 				      " csv and jsonl-ops");
@@ -573,7 +615,7 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		return status;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
-	if (x.format != FORMAT_CHROME) {
+	if (x.format != FORMAT_CHROME && x.format != FORMAT_PERFETTO) {
 		rc = export_tables(&x, &in);
 		status = cli_input_report(&in);
 		cli_input_close(&in);
@@ -585,7 +627,8 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 	}
 	rc = export_to(&x, &in, &o);
 	status = cli_input_report(&in);
-	warn_size(&o);
+	if (x.format == FORMAT_CHROME)
+		warn_size(&o);
 	cli_input_close(&in);
 	cli_live_release(&x.live);
 	cli_tracks_free(&x.tracks);

@@ -1,5 +1,6 @@
 /*
- * The Chrome Trace Event JSON writer of chrome.h.
+ * Chrome Trace Event JSON (see export.h): export's events as JSON objects,
+ * one a line.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,17 +15,20 @@
 #include "export/export.h"
 #include "output/output.h"
 
+static const struct cli_esink_ops chrome_ops;
+
 void cli_chrome_begin(struct cli_chrome *c, struct cli_out *o, uint64_t t0, struct cli_anon *anon)
 {
-	c->o = o;
-	c->anon = anon;
-	c->t0 = t0;
-	c->events = 0;
+	*c = (struct cli_chrome){ .base = { &chrome_ops, t0, anon, false }, .o = o };
 	cli_out_str(o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 }
 
-void cli_chrome_event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
-			   const char *name, size_t name_len, uint64_t ts)
+/*
+ * Starts an event: a separator, then {"ph":PH,"pid":..,"tid":..,"name":NAME
+ * (and "ts" when ts != UINT64_MAX). Fields follow, each after a comma.
+ */
+static void event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
+		  const char *name, size_t name_len, uint64_t ts)
 {
 	/* one event per line, so that line tools (grep, head) work on the file */
 	if (c->events++)
@@ -37,16 +41,12 @@ void cli_chrome_event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
 	cli_out_u64(c->o, tid);
 	cli_out_str(c->o, ",\"name\":");
 	cli_json_str(c->o, name ? name : "", name ? name_len : 0);
+	c->args = false;
 	if (ts == UINT64_MAX)
 		return;
-	c->ts = ts > c->t0 ? ts - c->t0 : 0;
+	c->ts = ts > c->base.t0 ? ts - c->base.t0 : 0;
 	cli_out_str(c->o, ",\"ts\":");
 	cli_json_us(c->o, c->ts);
-}
-
-void cli_chrome_end_event(struct cli_chrome *c)
-{
-	cli_out_char(c->o, '}');
 }
 
 /* Microseconds as a viewer reads what cli_json_us() wrote: the nearest double. */
@@ -94,78 +94,119 @@ static uint64_t viewer_dur(uint64_t ts, uint64_t ns, bool encloses)
 	return d == ns + VIEWER_WALK || ns - d == VIEWER_WALK ? ns : d;
 }
 
-void cli_chrome_dur(struct cli_chrome *c, uint64_t ns, bool encloses)
+static void end(struct cli_esink *s)
 {
-	cli_out_str(c->o, ",\"dur\":");
-	cli_json_us(c->o, viewer_dur(c->ts, ns, encloses));
+	struct cli_chrome *c = (struct cli_chrome *)s;
+
+	cli_out_str(c->o, c->args ? "}}" : "}");
 }
 
-void cli_chrome_cat(struct cli_chrome *c, const char *cat)
+static void slice(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+		  size_t len, const char *cat, uint64_t ts, uint64_t dur, bool encloses)
 {
+	struct cli_chrome *c = (struct cli_chrome *)s;
+
+	event(c, 'X', pid, track, name, len, ts);
+	cli_out_str(c->o, ",\"dur\":");
+	cli_json_us(c->o, viewer_dur(c->ts, dur, encloses));
 	cli_out_str(c->o, ",\"cat\":");
 	cli_json_cstr(c->o, cat);
 }
 
-void cli_chrome_name(struct cli_chrome *c, const char *what, uint64_t pid, uint32_t tid,
-			  const char *name, size_t len)
+static void instant(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+		    size_t len, uint64_t ts)
 {
-	cli_chrome_event(c, 'M', pid, tid, what, strlen(what), UINT64_MAX);
-	cli_chrome_args(c);
-	cli_chrome_arg_str(c, "name", name, len, true);
-	cli_chrome_args_end(c);
-	cli_chrome_end_event(c);
+	struct cli_chrome *c = (struct cli_chrome *)s;
+
+	event(c, 'i', pid, track, name, len, ts);
+	cli_out_str(c->o, ",\"s\":\"t\"");
 }
 
-void cli_chrome_args(struct cli_chrome *c)
+/* The next arg's key, after "args":{ or a comma. */
+static struct cli_chrome *arg_key(struct cli_esink *s, const char *key)
 {
-	cli_out_str(c->o, ",\"args\":{");
-}
+	struct cli_chrome *c = (struct cli_chrome *)s;
 
-static void arg_key(struct cli_chrome *c, const char *key, bool first)
-{
-	if (!first)
-		cli_out_char(c->o, ',');
+	cli_out_str(c->o, c->args ? "," : ",\"args\":{");
+	c->args = true;
 	cli_json_cstr(c->o, key);
 	cli_out_char(c->o, ':');
+	return c;
 }
 
-void cli_chrome_arg_u64(struct cli_chrome *c, const char *key, uint64_t v, bool first)
+static void arg_u64(struct cli_esink *s, const char *key, uint64_t v)
 {
-	arg_key(c, key, first);
-	cli_out_u64(c->o, v);
+	cli_out_u64(arg_key(s, key)->o, v);
 }
 
-void cli_chrome_arg_i64(struct cli_chrome *c, const char *key, int64_t v, bool first)
+static void arg_i64(struct cli_esink *s, const char *key, int64_t v)
 {
-	arg_key(c, key, first);
-	cli_out_i64(c->o, v);
+	cli_out_i64(arg_key(s, key)->o, v);
 }
 
-void cli_chrome_arg_str(struct cli_chrome *c, const char *key, const char *s,
-			     size_t len, bool first)
+static void arg_str(struct cli_esink *s, const char *key, const char *v, size_t len)
 {
-	arg_key(c, key, first);
-	cli_json_str(c->o, s, len);
+	cli_json_str(arg_key(s, key)->o, v, len);
 }
 
-void cli_chrome_arg_cstr(struct cli_chrome *c, const char *key, const char *s,
-			      bool first)
+static void arg_addr(struct cli_esink *s, const char *key, uint64_t v)
 {
-	cli_chrome_arg_str(c, key, s, strlen(s), first);
+	struct cli_out *o = arg_key(s, key)->o;
+
+	cli_out_char(o, '"');
+	cli_out_hex(o, cli_anon(s->anon, v));
+	cli_out_char(o, '"');
 }
 
-void cli_chrome_arg_hex(struct cli_chrome *c, const char *key, uint64_t v, bool first)
+static void arg_shape(struct cli_esink *s, const char *key, const int64_t ne[4])
 {
-	arg_key(c, key, first);
-	cli_out_char(c->o, '"');
-	cli_out_hex(c->o, cli_anon(c->anon, v));
-	cli_out_char(c->o, '"');
+	struct cli_out *o = arg_key(s, key)->o;
+
+	for (int i = 0; i < 4; i++) {
+		cli_out_char(o, i ? ',' : '[');
+		cli_out_i64(o, ne[i]);
+	}
+	cli_out_char(o, ']');
 }
 
-void cli_chrome_args_end(struct cli_chrome *c)
+/* A counter: integral values as integers, others with their decimals. */
+static void counter(struct cli_esink *s, uint64_t pid, const char *name, size_t len,
+		    uint64_t ts, const char *key, double v)
 {
-	cli_out_char(c->o, '}');
+	struct cli_chrome *c = (struct cli_chrome *)s;
+
+	event(c, 'C', pid, 0, name, len, ts);
+	if (v == (double)(int64_t)v)
+		arg_i64(s, key, (int64_t)v);
+	else
+		cli_json_double(arg_key(s, key)->o, v);
+	end(s);
 }
+
+/* A process_name or thread_name metadata event. */
+static void name_meta(struct cli_chrome *c, const char *what, uint64_t pid, uint32_t tid,
+		      const char *name, size_t len)
+{
+	event(c, 'M', pid, tid, what, strlen(what), UINT64_MAX);
+	arg_str(&c->base, "name", name, len);
+	end(&c->base);
+}
+
+static void name_process(struct cli_esink *s, uint64_t pid, const char *name, size_t len)
+{
+	name_meta((struct cli_chrome *)s, "process_name", pid, 0, name, len);
+}
+
+static void name_track(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+		       size_t len)
+{
+	name_meta((struct cli_chrome *)s, "thread_name", pid, track, name, len);
+}
+
+static const struct cli_esink_ops chrome_ops = {
+	name_process, name_track, slice, instant, counter,
+	arg_u64, arg_i64, arg_str, arg_addr, arg_shape, end,
+};
 
 void cli_chrome_end(struct cli_chrome *c)
 {

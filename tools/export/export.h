@@ -1,6 +1,7 @@
 /*
  * Traces written in other forms (tools/export/): Chrome Trace Event JSON
- * (chrome.c) on tracks without partial overlaps (tracks.c), one record as
+ * (chrome.c) or Perfetto's protobuf trace (perfetto.c, through pb.c), on
+ * tracks without partial overlaps (tracks.c), one record as
  * a text line or a JSON Lines object (event.c), GGMLVIZ v1 records again
  * (trace-out.c, for merge), and tables for SQL engines (tables.c, the rows;
  * table-out.c, CSV, JSON Lines and SQLite).
@@ -14,62 +15,115 @@
 #include <ggmlviz/reader.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/anon.h"
 #include "base/htab.h"
 #include "input/input.h"
 #include "output/output.h"
 
-/* ---- Chrome Trace Event JSON, for Perfetto and chrome://tracing (chrome.c) ---- */
+/* ---- Where export's slices, instants and counters go (chrome.c, perfetto.c) ---- */
+
+/*
+ * A writer of a trace for viewers: Chrome Trace Event JSON (chrome.c) or
+ * Perfetto's protobuf trace (perfetto.c). Times are the trace's ns; a
+ * track is a thread id, a GPU track or an overlap track of one (tracks.c),
+ * within process pid. An event (slice or instant) takes args until
+ * end(); a counter and a name take none.
+ */
+struct cli_esink;
+#define CLI_PROCESS_TRACK UINT32_MAX /* an instant's track: the process's own */
+struct cli_esink_ops {
+	void (*name_process)(struct cli_esink *s, uint64_t pid, const char *name, size_t len);
+	void (*name_track)(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+			   size_t len);
+	/* A slice [ts, ts + dur) of category cat; encloses: slices may lie inside it. */
+	void (*slice)(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+		      size_t len, const char *cat, uint64_t ts, uint64_t dur, bool encloses);
+	void (*instant)(struct cli_esink *s, uint64_t pid, uint32_t track, const char *name,
+			size_t len, uint64_t ts);
+	/* The counter name of process pid is v from ts on; key: what v is ("bytes", "value"). */
+	void (*counter)(struct cli_esink *s, uint64_t pid, const char *name, size_t len,
+			uint64_t ts, const char *key, double v);
+	void (*arg_u64)(struct cli_esink *s, const char *key, uint64_t v);
+	void (*arg_i64)(struct cli_esink *s, const char *key, int64_t v);
+	void (*arg_str)(struct cli_esink *s, const char *key, const char *v, size_t len);
+	/* An address, through --anonymize's ids where asked. */
+	void (*arg_addr)(struct cli_esink *s, const char *key, uint64_t v);
+	/* A tensor's shape: its 4 dimensions. */
+	void (*arg_shape)(struct cli_esink *s, const char *key, const int64_t ne[4]);
+	/* Ends the slice or instant begun last. */
+	void (*end)(struct cli_esink *s);
+};
+
+struct cli_esink {
+	const struct cli_esink_ops *ops;
+	uint64_t t0; /* the trace's start: time 0 in the output */
+	struct cli_anon *anon; /* addresses written as ids (--anonymize), or NULL */
+	/*
+	 * Slices nest in the output (Perfetto): an op's args leave out what
+	 * its name and the slices around it say (op_type, graph, step).
+	 */
+	bool nested;
+};
+
+static inline void cli_esink_arg_cstr(struct cli_esink *s, const char *key, const char *v)
+{
+	s->ops->arg_str(s, key, v, strlen(v));
+}
+
+/* ---- Chrome Trace Event JSON, for chrome://tracing and Perfetto (chrome.c) ---- */
 
 struct cli_chrome {
+	struct cli_esink base;
 	struct cli_out *o;
-	uint64_t t0;     /* the trace's start: ts 0 */
 	uint64_t events; /* written so far */
-	struct cli_anon *anon; /* addresses written as ids (--anonymize), or NULL */
 	uint64_t ts;     /* the last event's ts, ns from t0 (for its dur) */
+	bool args;       /* the event being written has args: "args":{ is open */
 };
 
 /* Opens the document: {"traceEvents":[ ; addresses go through anon (may be NULL). */
 void cli_chrome_begin(struct cli_chrome *c, struct cli_out *o, uint64_t t0, struct cli_anon *anon);
 
-/*
- * Starts an event: a separator, then {"ph":PH,"pid":..,"tid":..,"name":NAME
- * (and "ts" when ts != UINT64_MAX). The caller adds fields (each starting
- * with a comma) and closes it with cli_chrome_end_event().
- */
-void cli_chrome_event(struct cli_chrome *c, char ph, uint64_t pid, uint32_t tid,
-			   const char *name, size_t name_len, uint64_t ts);
-void cli_chrome_end_event(struct cli_chrome *c);
-
-/*
- * ,"dur":.. for a duration in ns from the last event's ts, written so that
- * a viewer adding ts and dur in doubles lands on the end's ts (a few
- * nanoseconds off where the decimals need it; where none lands, past it
- * for a slice that encloses others, short of it for one that does not):
- * adjacent slices never overlap, and children stay inside their parents.
- */
-void cli_chrome_dur(struct cli_chrome *c, uint64_t ns, bool encloses);
-/* ,"cat":"..." */
-void cli_chrome_cat(struct cli_chrome *c, const char *cat);
-
-/* A process_name or thread_name metadata event. */
-void cli_chrome_name(struct cli_chrome *c, const char *what, uint64_t pid, uint32_t tid,
-			  const char *name, size_t len);
-
-/* Args of an event: ,"args":{ then fields "k":v separated by commas, then } */
-void cli_chrome_args(struct cli_chrome *c);
-void cli_chrome_arg_u64(struct cli_chrome *c, const char *key, uint64_t v, bool first);
-void cli_chrome_arg_i64(struct cli_chrome *c, const char *key, int64_t v, bool first);
-void cli_chrome_arg_str(struct cli_chrome *c, const char *key, const char *s,
-			     size_t len, bool first);
-void cli_chrome_arg_cstr(struct cli_chrome *c, const char *key, const char *s,
-			      bool first);
-void cli_chrome_arg_hex(struct cli_chrome *c, const char *key, uint64_t v, bool first);
-void cli_chrome_args_end(struct cli_chrome *c);
-
 /* Closes the array; the caller writes more keys (each after a comma) and "}". */
 void cli_chrome_end(struct cli_chrome *c);
+
+/* ---- Protocol Buffers' wire format, into memory (pb.c) ---- */
+
+struct cli_pb {
+	uint8_t *buf;
+	size_t len, cap;
+	bool failed; /* memory ran out: nothing was written since */
+};
+
+void cli_pb_varint(struct cli_pb *b, uint64_t v);
+/* Fields: a varint (uint32/64, enum, bool), an int64 (two's complement), a double, bytes. */
+void cli_pb_uint(struct cli_pb *b, uint32_t field, uint64_t v);
+void cli_pb_int(struct cli_pb *b, uint32_t field, int64_t v);
+void cli_pb_double(struct cli_pb *b, uint32_t field, double v);
+void cli_pb_bytes(struct cli_pb *b, uint32_t field, const void *p, size_t n);
+/* Bytes already encoded (fields, a packet), appended as they are. */
+void cli_pb_raw(struct cli_pb *b, const void *p, size_t n);
+/* A nested message: its fields follow; cli_pb_close() with what this returned ends it. */
+size_t cli_pb_open(struct cli_pb *b, uint32_t field);
+void cli_pb_close(struct cli_pb *b, size_t body);
+void cli_pb_free(struct cli_pb *b);
+
+/* ---- Perfetto's protobuf trace: TrackEvent packets (perfetto.c) ---- */
+
+struct cli_perfetto_state;
+
+struct cli_perfetto {
+	struct cli_esink base;
+	struct cli_out *o;
+	struct cli_perfetto_state *st;
+};
+
+/* Starts the trace into o; 0 or -ENOMEM. */
+int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
+		       struct cli_anon *anon);
+/* Writes what it holds and frees it; 0, or -ENOMEM when memory ran out on the way. */
+int cli_perfetto_end(struct cli_perfetto *p);
 
 /* ---- Tracks without partial overlaps (tracks.c) ---- */
 
