@@ -35,7 +35,8 @@ static int add_meta(const struct ggmlviz_event *ev, void *arg)
 
 static void add_timing(struct gu_trace *tr, const struct ggmlviz_timing *t)
 {
-	ck_assert_uint_lt(tr->n_ops + tr->n_graphs + tr->n_splits + tr->n_steps, GU_MAX_RECORDS);
+	ck_assert_uint_lt(tr->n_ops + tr->n_graphs + tr->n_splits + tr->n_steps + tr->n_sums,
+			  GU_MAX_RECORDS);
 	if (t->kind == GGMLVIZ_TIMING_OP)
 		tr->ops[tr->n_ops++] = *t;
 	else if (t->kind == GGMLVIZ_TIMING_GRAPH)
@@ -44,6 +45,8 @@ static void add_timing(struct gu_trace *tr, const struct ggmlviz_timing *t)
 		tr->splits[tr->n_splits++] = *t;
 	else if (t->kind == GGMLVIZ_TIMING_STEP)
 		tr->steps[tr->n_steps++] = *t;
+	else if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY)
+		tr->sums[tr->n_sums++] = *t;
 }
 
 void gu_read(struct gu_trace *tr, const char *path)
@@ -56,8 +59,9 @@ void gu_read(struct gu_trace *tr, const char *path)
 	tr->graphs = calloc(GU_MAX_RECORDS, sizeof *tr->graphs);
 	tr->splits = calloc(GU_MAX_RECORDS, sizeof *tr->splits);
 	tr->steps = calloc(GU_MAX_RECORDS, sizeof *tr->steps);
+	tr->sums = calloc(GU_MAX_RECORDS, sizeof *tr->sums);
 	tr->metas = calloc(GU_MAX_RECORDS, sizeof *tr->metas);
-	ck_assert(tr->ops && tr->graphs && tr->splits && tr->steps && tr->metas);
+	ck_assert(tr->ops && tr->graphs && tr->splits && tr->steps && tr->sums && tr->metas);
 	ck_assert_int_eq(ggmlviz_reader_open(path, &tr->r), 0);
 	while ((rc = ggmlviz_reader_next_timing(tr->r, &t)) == 1)
 		add_timing(tr, &t);
@@ -73,6 +77,7 @@ void gu_free(struct gu_trace *tr)
 	free(tr->graphs);
 	free(tr->splits);
 	free(tr->steps);
+	free(tr->sums);
 	free(tr->metas);
 }
 

@@ -33,8 +33,8 @@ struct gu_meta {
 /* A trace read back: its timings by kind, its META records, pairing counts. */
 struct gu_trace {
 	struct ggmlviz_reader *r; /* the timings' labels point into it */
-	struct ggmlviz_timing *ops, *graphs, *splits, *steps;
-	size_t n_ops, n_graphs, n_splits, n_steps;
+	struct ggmlviz_timing *ops, *graphs, *splits, *steps, *sums; /* sums: OP_SUMMARY */
+	size_t n_ops, n_graphs, n_splits, n_steps, n_sums;
 	struct gu_meta *metas;
 	size_t n_metas;
 	uint64_t events; /* records of every kind */

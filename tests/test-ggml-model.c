@@ -458,6 +458,18 @@ START_TEST(test_threads_each_with_a_scheduler)
 }
 END_TEST
 
+/* The ops of the graphs (the units here) summed, by op type, per graph n: their count. */
+static uint64_t summed_in_graph(const struct gu_trace *tr, size_t n)
+{
+	uint64_t count = 0;
+
+	for (size_t i = 0; i < tr->n_sums; i++)
+		if (tr->sums[i].begin_ns >= tr->graphs[n].begin_ns &&
+		    tr->sums[i].begin_ns <= tr->graphs[n].end_ns)
+			count += tr->sums[i].n_nodes;
+	return count;
+}
+
 START_TEST(test_op_sampling)
 {
 	struct ggmlviz_config cfg;
@@ -475,7 +487,7 @@ START_TEST(test_op_sampling)
 	model_steps(&mr, 5);
 	ggmlviz_ggml_untrace_sched(mr.sched);
 	gu_stop_and_read(path, &tr);
-	/* graphs and splits always; ops of graphs 1, 3 and 5 only */
+	/* graphs and splits always; ops of graphs 1, 3 and 5 one by one */
 	ck_assert_uint_eq(tr.n_graphs, 5);
 	ck_assert_uint_eq(tr.n_splits, 5);
 	per_graph = tr.splits[0].n_timed;
@@ -483,9 +495,49 @@ START_TEST(test_op_sampling)
 	ck_assert_uint_eq(tr.n_ops, 3 * per_graph);
 	for (size_t i = 0; i < tr.n_ops; i++)
 		ck_assert_uint_eq(tr.ops[i].graph_seq % 2, 1);
+	/* ... and those of graphs 2 and 4 summed by op type, inside their graph */
 	ck_assert_uint_eq(tr.splits[1].n_timed, 0);
-	ck_assert_uint_eq(tr.splits[1].ticks, 0); /* not listened to */
+	ck_assert_uint_eq(tr.splits[1].ticks, tr.splits[1].ticks_expected);
+	ck_assert_uint_eq(summed_in_graph(&tr, 1), per_graph);
+	ck_assert_uint_eq(summed_in_graph(&tr, 3), per_graph);
+	ck_assert_uint_eq(summed_in_graph(&tr, 0) + summed_in_graph(&tr, 2), 0);
+	for (size_t i = 0; i < tr.n_sums; i++)
+		ck_assert_uint_le(tr.sums[i].value, tr.sums[i].duration_ns); /* longest <= total */
+	ck_assert_uint_eq(gu_count_meta(&tr, GGMLVIZ_META_SAMPLE, 2, NULL), 1);
 	gu_free(&tr);
+	model_free(&mr);
+}
+END_TEST
+
+/*
+ * op_slow_us: a graph that took that long keeps its ops one by one,
+ * sampled or not: 1 us keeps every graph, a minute none but the sampled.
+ */
+START_TEST(test_slow_units_kept)
+{
+	static const uint64_t slow_us[2] = { 1, 60000000 };
+	struct ggmlviz_config cfg;
+	struct model_run mr;
+	struct gu_trace tr;
+	char path[256];
+
+	model_init(&mr);
+	for (int k = 0; k < 2; k++) {
+		tu_path(path, sizeof path, "ggml-slow");
+		tu_config(&cfg, path);
+		cfg.op_sample = 1000;
+		cfg.op_slow_us = slow_us[k];
+		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+		ck_assert_int_eq(ggmlviz_ggml_trace_sched(mr.sched, GU_THREADS, NULL, NULL), 0);
+		model_steps(&mr, 4);
+		ggmlviz_ggml_untrace_sched(mr.sched);
+		gu_stop_and_read(path, &tr);
+		ck_assert_uint_eq(tr.n_graphs, 4);
+		ck_assert_uint_eq(tr.n_ops, (k == 0 ? 4 : 1) * tr.splits[0].n_timed);
+		ck_assert_uint_eq(tr.n_sums == 0, k == 0);
+		ck_assert_uint_eq(summed_in_graph(&tr, 3), k == 0 ? 0 : tr.splits[0].n_timed);
+		gu_free(&tr);
+	}
 	model_free(&mr);
 }
 END_TEST
@@ -504,6 +556,7 @@ static Suite *make_suite(void)
 	tcase_add_test(model, test_untrace_restores_chain);
 	tcase_add_test(model, test_threads_each_with_a_scheduler);
 	tcase_add_test(model, test_op_sampling);
+	tcase_add_test(model, test_slow_units_kept);
 	tcase_set_timeout(model, 120);
 	suite_add_tcase(s, model);
 	return s;

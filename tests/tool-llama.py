@@ -587,6 +587,119 @@ ok(len(lines) > 2 and lines[2] == 'op time per token: %+.1f%%' % change,
 rc, out, err = ggmlviz('diff', trace, short)
 ok(rc == 0 and 'per token' not in out, 'diff over both phases: no per-token line', out[:200])
 
+# ---- long runs: 1 step in N op by op, the slow ones too, the others summed by op type ----
+def trace_with(name, generate, **env_vars):
+    path = os.path.join(TMP, name)
+    rc, _, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                     '--generate', str(generate), '--threads', '2', '--output', path,
+                     '--prompt', PROMPT_WORDS, env=dict(os.environ, **env_vars))
+    return path if rc == 0 else None, err
+
+
+ROLL_GENERATE = 12
+roll, err = trace_with('roll.ggmlviz', ROLL_GENERATE, GGML_VIZ_OP_SAMPLE='3')
+rc, out, _ = ggmlviz('dump', '-f', 'jsonl', roll) if roll else (1, '', '')
+rrecs = [json.loads(line) for line in out.splitlines()]
+step_no, per_step = 0, {}  # step number -> {'ops': {op: n}, 'sums': {op: (n, total, max)}}
+open_ops = {}
+for r in rrecs:
+    if r['type'] == 'STEP_BEGIN':
+        step_no += 1
+        per_step[step_no] = {'ops': {}, 'sums': {}, 'ns': 0, 'begin': r['ts']}
+    elif r['type'] == 'STEP_END' and step_no:
+        per_step[step_no]['end'] = r['ts']
+    elif r['type'] == 'OP_COMPUTE_BEGIN':
+        open_ops[r['tensor']] = r['ts']
+    elif r['type'] == 'OP_COMPUTE_END' and step_no:
+        d = per_step[step_no]['ops']
+        d[r['op']] = d.get(r['op'], 0) + 1
+        per_step[step_no]['ns'] += r['ts'] - open_ops.pop(r['tensor'])
+    elif r['type'] == 'OP_SUMMARY' and step_no:
+        per_step[step_no]['sums'][r['op']] = (r['count'], r['total_ns'], r['max_ns'])
+        per_step[step_no]['ns'] += r['total_ns']
+kept = [n for n, d in per_step.items() if d['ops']]
+summed = [n for n, d in per_step.items() if d['sums']]
+ok(roll and kept == list(range(1, len(per_step) + 1, 3)) and
+   summed == [n for n in per_step if n not in kept] and
+   not any(per_step[n]['ops'] and per_step[n]['sums'] for n in per_step),
+   'GGML_VIZ_OP_SAMPLE=3: steps 1, 4, 7... op by op, every other step summed by op type',
+   (err, kept, summed))
+# a generated token's graph is the same at every step: its sums count what a kept one ran
+shape = per_step[kept[-1]]['ops'] if kept else {}
+ok(summed and all({op: c[0] for op, c in per_step[n]['sums'].items()} == shape for n in summed)
+   and all(0 < m <= t for n in summed for _, t, m in per_step[n]['sums'].values()),
+   'OP_SUMMARY: each summed step counts every op a kept step ran, by op type; longest <= total',
+   (shape, per_step[summed[0]]['sums'] if summed else None))
+# the writer made the sums nanoseconds (the tracer holds clock ticks): they fit in their step
+ok(summed and all(0 < per_step[n]['ns'] <= per_step[n]['end'] - per_step[n]['begin']
+                  for n in summed),
+   'OP_SUMMARY: a step\'s summed op time, in ns, within the step\'s own time',
+   [(per_step[n]['ns'], per_step[n]['end'] - per_step[n]['begin']) for n in summed[:3]])
+rc, out, _ = ggmlviz('info', roll)
+ok(rc == 0 and 'sampling:   1 step in 3 op by op; the others\' CPU ops summed by op type' in out
+   and '%d steps summed' % len(summed) in out, 'info: how ops were sampled, how many steps summed',
+   out[-700:])
+rc, out, _ = ggmlviz('stats', '--by', 'step', '-f', 'json', roll)
+groups = {int(g['name']): g for g in json.loads(out)['groups']} if rc == 0 else {}
+ok(groups and all(groups[n]['count'] == sum(d['ops'].values()) + sum(c[0] for c in d['sums'].values())
+                  and groups[n]['total_ns'] == d['ns'] for n, d in per_step.items()),
+   'stats --by step: every step\'s ops and op time, summed or not, as the records say',
+   [(n, groups.get(n, {}).get('count')) for n in list(per_step)[:4]])
+rc, out, _ = ggmlviz('stats', '--by', 'op', '-f', 'json', roll)
+sj = json.loads(out) if rc == 0 else {}
+want = {}
+for d in per_step.values():
+    for op, c in d['ops'].items():
+        want[op] = want.get(op, 0) + c
+    for op, c in d['sums'].items():
+        want[op] = want.get(op, 0) + c[0]
+ok(sj and {g['name']: g['count'] for g in sj['groups']} == want and
+   sj['summed_ops'] == sum(c[0] for d in per_step.values() for c in d['sums'].values()),
+   'stats --by op: the summed ops in their op\'s COUNT, and said in JSON', sj.get('summed_ops'))
+rc, out, _ = ggmlviz('stats', roll)
+ok(rc == 0 and 'known by their sums per op type' in out and 'MIN, P50 and P95 are of the ops'
+   in out, 'stats: says which columns hold the summed ops', out[-900:])
+rc, out, _ = ggmlviz('stats', '--by', 'layer', roll)
+ok(rc == 0 and 'not in this table' in out, 'stats --by layer: says the summed ops have no layer',
+   out[-500:])
+db = os.path.join(TMP, 'roll.db')
+rc, out, err = ggmlviz('export', '--format', 'sqlite', roll, '-o', db)
+if rc == 0 and has_sqlite:
+    import sqlite3
+    con = sqlite3.connect(db)
+    rows = dict((op, n) for op, n in con.execute('SELECT op, SUM(count) FROM summaries GROUP BY op'))
+    con.close()
+    sums_by_op = {}
+    for d in per_step.values():
+        for op, c in d['sums'].items():
+            sums_by_op[op] = sums_by_op.get(op, 0) + c[0]
+    ok(rows == sums_by_op, 'export --format sqlite: a summaries table, a row per op type and step',
+       rows)
+else:
+    skip('export --format sqlite: a summaries table', 'built without SQLite' if rc == 0 else err)
+# GGML_VIZ_OP_SLOW: every step of at least 1 us is slow, so kept op by op, sampled or not
+slow, err = trace_with('slow.ggmlviz', 4, GGML_VIZ_OP_SAMPLE='1000', GGML_VIZ_OP_SLOW='1')
+rc, out, _ = ggmlviz('dump', '-f', 'jsonl', slow) if slow else (1, '', '')
+types = [json.loads(line)['type'] for line in out.splitlines()]
+ops_per_step = []
+for t in types:
+    if t == 'STEP_BEGIN':
+        ops_per_step.append(0)
+    elif t == 'OP_COMPUTE_END' and ops_per_step:
+        ops_per_step[-1] += 1
+ok(slow and 'OP_SUMMARY' not in types and len(ops_per_step) == 5 and min(ops_per_step) > 0,
+   'GGML_VIZ_OP_SLOW=1: every step slow enough, kept op by op, sampled or not',
+   (err, ops_per_step))
+slow2, err = trace_with('slow2.ggmlviz', 4, GGML_VIZ_OP_SAMPLE='1000', GGML_VIZ_OP_SLOW='60000000')
+rc, out, _ = ggmlviz('info', slow2) if slow2 else (1, '', '')
+ok(rc == 0 and '4 steps summed' in out and 'every step of 60000000 us or more' in out,
+   'GGML_VIZ_OP_SLOW of a minute: only the sampled step kept, the 4 others summed', out[-600:])
+per_step_full = os.path.getsize(trace) / len(steps)
+per_step_roll = os.path.getsize(roll) / len(per_step) if roll and per_step else 0
+ok(0 < per_step_roll < per_step_full * 0.6,
+   'a rolling trace takes less per step: %d bytes a step against %d with every op kept'
+   % (per_step_roll, per_step_full))
+
 # ---- a GPU backend: GGML's Vulkan backend on Mesa's software device ----
 vk_trace = os.path.join(TMP, 'vulkan.ggmlviz')
 vk_env = dict(os.environ, GGML_VK_VISIBLE_DEVICES='0')

@@ -138,7 +138,14 @@ enum ggmlviz_event_type {
 	 * end, beside OP_INFO; no label.
 	 */
 	GGMLVIZ_EVENT_OP_BYTES = 22,
-	GGMLVIZ_EVENT_TYPE_COUNT = 23          /**< one past the last type this library knows (20 in 0.2) */
+	/**
+	 * The ops of one type and backend that a step ran, summed, where the
+	 * step was not recorded op by op (ggmlviz_config::op_sample,
+	 * op_slow_us): written before its STEP_END, one per op type and
+	 * backend, on the step's thread; no label.
+	 */
+	GGMLVIZ_EVENT_OP_SUMMARY = 23,
+	GGMLVIZ_EVENT_TYPE_COUNT = 24          /**< one past the last type this library knows (20 in 0.2, 23 in 0.3) */
 };
 
 /**
@@ -156,7 +163,8 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_TRACE_END = 6,    /**< value = events written, value2 = events dropped; written last */
 	GGMLVIZ_META_CRASH = 7,        /**< key = signal number, value = events written, value2 = dropped, label = the signal's name: the program crashed, the rings were saved; written last */
 	GGMLVIZ_META_GPU = 8,          /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
-	GGMLVIZ_META_PEAK = 9          /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
+	GGMLVIZ_META_PEAK = 9,         /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
+	GGMLVIZ_META_SAMPLE = 10       /**< key = op_sample, value = op_slow_us, value2 = 1 if the other steps' ops are summed (OP_SUMMARY), label = in words: which steps keep their ops one by one */
 };
 
 /**
@@ -324,6 +332,14 @@ struct ggmlviz_event {
 			 */
 			uint64_t run_id;
 		} split;
+		/** GGMLVIZ_EVENT_OP_SUMMARY. */
+		struct {
+			uint32_t op_type;     /**< the ops' type, as their OP records would give it */
+			uint32_t count;       /**< how many of them the step ran */
+			uint64_t total_ns;    /**< their time, summed */
+			uint64_t backend_ptr; /**< the backend that ran them */
+			uint64_t max_ns;      /**< the longest of them */
+		} op_summary;
 		/** GGMLVIZ_EVENT_OP_BYTES. */
 		struct {
 			uint64_t tensor_ptr;    /**< the op's tensor address */

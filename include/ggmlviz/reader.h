@@ -217,7 +217,17 @@ enum ggmlviz_timing_kind {
 	 * A KERNEL record: a kernel the GPU ran, on its GPU track; ptr is the
 	 * node it was tied to (0: none), op_type that node's.
 	 */
-	GGMLVIZ_TIMING_KERNEL = 6
+	GGMLVIZ_TIMING_KERNEL = 6,
+	/**
+	 * An OP_SUMMARY record: the ops of one type and backend that a step
+	 * ran, summed, where the step was not recorded op by op. op_type and
+	 * backend_ptr are theirs; n_nodes is how many they were, duration_ns
+	 * their total time and value the longest; begin_ns and end_ns the
+	 * record's time; step_seq, n_tokens and phase those of the step
+	 * around it on its thread; method #GGMLVIZ_OP_METHOD_TICK (the
+	 * tracer sums the ops GGML's CPU backend ticked).
+	 */
+	GGMLVIZ_TIMING_OP_SUMMARY = 7
 };
 
 /** @brief One begin paired with its end. */

@@ -146,8 +146,9 @@ struct ggmlviz_config {
 	void *log_user;
 	/**
 	 * Time the ops of 1 step (or graph) in op_sample, from the first;
-	 * steps, splits and graphs are always recorded. 0 and 1: every one.
-	 * Default 1. GGML_VIZ_OP_SAMPLE.
+	 * steps, splits and graphs are always recorded, and the other steps'
+	 * ops timed by GGML's CPU backend are summed by op type (see
+	 * op_slow_us). 0 and 1: every one. Default 1. GGML_VIZ_OP_SAMPLE.
 	 */
 	uint32_t op_sample;
 	/**
@@ -215,11 +216,25 @@ struct ggmlviz_config {
 	uint32_t peak_threads;
 	uint32_t reserved32; /**< zero */
 	/**
+	 * With op_sample above 1, a step whose ops are not timed one by one
+	 * still has them summed by op type (OP_SUMMARY records: count, total
+	 * and longest time per op type and backend), so that every step's
+	 * time is accounted for; and a step that took this many microseconds
+	 * or more keeps its ops one by one, sampled or not (the slow tokens
+	 * of a long server run are the ones worth seeing). 0 (the default):
+	 * no step is kept for its time. Setting it turns summaries on even
+	 * with op_sample 1 (where every step is kept anyway); to keep only
+	 * the slow steps, give op_sample a large value. Not in
+	 * GGMLVIZ_OP_TIMING_SYNC mode, which times the sampled steps only.
+	 * GGML_VIZ_OP_SLOW. (Formerly reserved[0], which had to be zero.)
+	 */
+	uint64_t op_slow_us;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[3];
+	uint64_t reserved[2];
 };
 
 /**
@@ -268,7 +283,7 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * Reads GGML_VIZ_OUTPUT, GGML_VIZ_DISABLE, GGML_VIZ_VERBOSE,
  * GGML_VIZ_MAX_EVENTS, GGML_VIZ_BUFFER_SIZE, GGML_VIZ_BUFFER_MAX,
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
- * GGML_VIZ_OP_SAMPLE, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
+ * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI and
  * GGML_VIZ_PEAK (each described at its member of struct ggmlviz_config).

@@ -92,6 +92,12 @@
 	X("tensor", ADDRESS, BYTES_TENSOR, 8, 0, op_bytes.tensor_ptr)          \
 	X("bytes_read", U64, BYTES_READ, 8, 0, op_bytes.bytes_read)            \
 	X("bytes_written", U64, BYTES_WRITTEN, 8, 0, op_bytes.bytes_written)
+#define OP_SUMMARY(X)                                                  \
+	X("op_type", OP_TYPE, SUM_TYPE, 4, 0, op_summary.op_type)          \
+	X("count", U32, SUM_COUNT, 4, 0, op_summary.count)                 \
+	X("total_ns", U64, SUM_TOTAL, 8, 0, op_summary.total_ns)           \
+	X("backend", BACKEND, SUM_BACKEND, 8, 0, op_summary.backend_ptr)   \
+	X("max_ns", U64, SUM_MAX, 8, 0, op_summary.max_ns)
 
 #define PUBLIC(name, kind, off, size, flags, member) \
 	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
@@ -116,6 +122,7 @@ DEFINE(split_begin, SPLIT_BEGIN)
 DEFINE(kernel, KERNEL)
 DEFINE(step_seq, STEP_SEQ)
 DEFINE(op_bytes, OP_BYTES)
+DEFINE(op_summary, OP_SUMMARY)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -148,6 +155,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_KERNEL] = LAYOUT(kernel),
 	[GGMLVIZ_EVENT_STEP_SEQ] = LAYOUT(step_seq),
 	[GGMLVIZ_EVENT_OP_BYTES] = LAYOUT(op_bytes),
+	[GGMLVIZ_EVENT_OP_SUMMARY] = LAYOUT(op_summary),
 };
 
 static const struct layout *layout_of(uint8_t type)

@@ -44,7 +44,7 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"THREAD_FREE",         "META",              "MARK",             "COUNTER",
 	"SCOPE_BEGIN",         "SCOPE_END",         "OP_INFO",          "OP_NODE",
 	"STEP_BEGIN",          "STEP_END",          "SPLIT_BEGIN",      "SPLIT_END",
-	"KERNEL",              "STEP_SEQ",          "OP_BYTES",
+	"KERNEL",              "STEP_SEQ",          "OP_BYTES",         "OP_SUMMARY",
 };
 
 const char *ggmlviz_event_type_name(uint8_t type)
@@ -57,6 +57,7 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 	static const char *const names[] = {
 		"UNKNOWN", "OP_NAME", "THREAD_NAME", "BACKEND_NAME",
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH", "GPU",         "PEAK",
+		"SAMPLE",
 	};
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
 }

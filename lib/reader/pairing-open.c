@@ -276,10 +276,10 @@ void ggmlviz__open_close(struct ggmlviz_pairing *p, uint32_t i)
 	item_free(p, i);
 }
 
-/* What an entry inherits from the step around it: its thread's, else the newest. */
-static void inherit_step(struct ggmlviz_pairing *p, struct open_item *it)
+/* What t inherits from the step open around it: that of thread index th, else the newest. */
+static void inherit_step_of(struct ggmlviz_pairing *p, uint32_t th, struct ggmlviz_timing *t)
 {
-	uint32_t s = p->threads[it->thread].steps;
+	uint32_t s = th < p->n_threads ? p->threads[th].steps : NIL;
 	const struct ggmlviz_timing *st;
 
 	if (s == NIL)
@@ -287,9 +287,19 @@ static void inherit_step(struct ggmlviz_pairing *p, struct open_item *it)
 	if (s == NIL)
 		return;
 	st = &p->items[s].t;
-	it->t.step_seq = st->step_seq;
-	it->t.n_tokens = st->n_tokens;
-	it->t.phase = st->phase;
+	t->step_seq = st->step_seq;
+	t->n_tokens = st->n_tokens;
+	t->phase = st->phase;
+}
+
+static void inherit_step(struct ggmlviz_pairing *p, struct open_item *it)
+{
+	inherit_step_of(p, it->thread, &it->t);
+}
+
+void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t)
+{
+	inherit_step_of(p, thread_of(p, tid), t);
 }
 
 void ggmlviz__open_place(struct ggmlviz_pairing *p, uint32_t i)

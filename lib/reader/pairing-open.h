@@ -99,6 +99,12 @@ void ggmlviz__open_place(struct ggmlviz_pairing *p, uint32_t i);
 /* The most recent open begin of this identity, or GGMLVIZ__NIL. */
 uint32_t ggmlviz__open_find(const struct ggmlviz_pairing *p, const struct ggmlviz__identity *id);
 
+/*
+ * Fills t's step_seq, n_tokens and phase from the step open around a
+ * record of thread tid (its innermost, else the newest of any thread).
+ */
+void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t);
+
 /* Forgets an open entry, ended or abandoned (a graph abandons its open ops). */
 void ggmlviz__open_close(struct ggmlviz_pairing *p, uint32_t i);
 

@@ -183,6 +183,27 @@ static int on_pair_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *
 	return begin ? on_begin(p, ev, &id) : on_end(p, ev, &id, t);
 }
 
+/* An OP_SUMMARY as a timing of its own (GGMLVIZ_TIMING_OP_SUMMARY); 1. */
+static int on_op_summary(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+			 struct ggmlviz_timing *t)
+{
+	memset(t, 0, sizeof *t);
+	t->kind = GGMLVIZ_TIMING_OP_SUMMARY;
+	t->op_type = ev->data.op_summary.op_type;
+	t->thread_id = ev->thread_id;
+	t->begin_ns = t->end_ns = ev->timestamp_ns;
+	t->duration_ns = ev->data.op_summary.total_ns;
+	t->backend_ptr = ev->data.op_summary.backend_ptr;
+	t->n_nodes = ev->data.op_summary.count;
+	t->value = ev->data.op_summary.max_ns;
+	t->begin_offset = t->end_offset = ev->offset;
+	t->layer = -1;
+	t->method = GGMLVIZ_OP_METHOD_TICK; /* the tracer sums the ops the CPU backend ticked */
+	ggmlviz__open_step_around(p, ev->thread_id, t);
+	p->counts.paired++;
+	return 1;
+}
+
 /* The event's own pair, if it completed one; 1, 0, or -ENOMEM. */
 static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		     struct ggmlviz_timing *t)
@@ -225,6 +246,8 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	case GGMLVIZ_EVENT_KERNEL:
 		ggmlviz__ties_kernel(&p->gpu, ev, &p->counts);
 		return 0;
+	case GGMLVIZ_EVENT_OP_SUMMARY:
+		return on_op_summary(p, ev, t);
 	default:
 		return 0;
 	}

@@ -55,7 +55,7 @@ static const char help[] =
 	"                      --table says), sqlite (every table into the database\n"
 	"                      OUT; a trace column tells traces apart)\n"
 	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
-	"                      kernels or memory\n"
+	"                      kernels, memory or summaries\n"
 	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
 	"      --append        sqlite: add the trace's rows to the database OUT\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
@@ -73,7 +73,8 @@ static const char help[] =
 
 enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
 static const char *const formats[] = { "chrome", "perfetto", "csv", "jsonl-ops", "sqlite", NULL };
-static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", NULL };
+static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
+				      NULL };
 
 struct export {
 	struct cli *cli;
@@ -293,6 +294,26 @@ static void tokens_per_second(struct export *x, const struct ggmlviz_timing *t)
 				      (double)t->n_tokens * 1e9 / (double)t->duration_ns);
 }
 
+/* A step's ops of one type, summed (rolling mode): an instant on its thread at the sum's record. */
+static void summary(struct export *x, const struct ggmlviz_timing *t)
+{
+	struct cli_esink *s = x->sink;
+	char op[24], backend[24], name[64];
+
+	if (!in_window(x, t->begin_ns, t->end_ns))
+		return;
+	snprintf(name, sizeof name, "%s x%" PRIu32 " (summed)",
+		 cli_op_name(&x->cli->names, x->r, t->op_type, op), t->n_nodes);
+	s->ops->instant(s, x->pid, t->thread_id, name, strlen(name), t->begin_ns);
+	s->ops->arg_u64(s, "count", t->n_nodes);
+	s->ops->arg_u64(s, "total_ns", t->duration_ns);
+	s->ops->arg_u64(s, "max_ns", t->value);
+	cli_esink_arg_cstr(s, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, backend));
+	if (t->step_seq)
+		s->ops->arg_u64(s, "step", t->step_seq);
+	s->ops->end(s);
+}
+
 /* A pair, as a slice: an op, a graph, a step, a split, a scope, a kernel. */
 static void timing(struct export *x, const struct ggmlviz_timing *t)
 {
@@ -304,6 +325,10 @@ static void timing(struct export *x, const struct ggmlviz_timing *t)
 	int level;
 	bool first;
 
+	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
+		summary(x, t);
+		return;
+	}
 	if (t->kind < 1 || t->kind > 6 || !in_window(x, t->begin_ns, t->end_ns))
 		return;
 	track = cli_track_of(&x->tracks, t->thread_id, t->begin_ns, t->end_ns, &level, &first);

@@ -73,6 +73,9 @@ struct info {
 	uint64_t types[256], meta_kinds[META_KINDS];
 	uint64_t t_min, t_max, pairs[7], drops_total;
 	const char *gpu_note;  /* META GPU's label (borrowed from the reader), or NULL */
+	const char *sample_note; /* META SAMPLE's label (borrowed), or NULL: every step op by op */
+	uint32_t sample_note_len;
+	uint64_t summaries, summed_ops, summed_steps, last_summed_step;
 	uint32_t gpu_note_len;
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
@@ -157,6 +160,8 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 	else if (kind == GGMLVIZ_META_GPU && ev->label)
 		info->gpu_note = ev->label, info->gpu_note_len = ev->label_len,
 		info->gpu_recorded = ev->data.meta.value;
+	else if (kind == GGMLVIZ_META_SAMPLE && ev->label)
+		info->sample_note = ev->label, info->sample_note_len = ev->label_len;
 }
 
 static void add_timing(struct info *info, const struct ggmlviz_timing *t)
@@ -166,6 +171,13 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 	info->kernels_tied += t->kind == GGMLVIZ_TIMING_KERNEL && t->ptr;
 	if (t->kind == GGMLVIZ_TIMING_OP)
 		info->methods[t->method < 4 ? t->method : 0]++;
+	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
+		info->summaries++;
+		info->summed_ops += t->n_nodes;
+		/* a step's summaries come together, before its end */
+		info->summed_steps += t->step_seq != info->last_summed_step || !t->step_seq;
+		info->last_summed_step = t->step_seq;
+	}
 	cli_backends_add(&info->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP) {
 		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
@@ -425,6 +437,24 @@ static void print_methods(struct cli_out *o, const struct info *info)
 	cli_backends_text(o, &info->backends, "  ");
 }
 
+/* How ops were sampled (META SAMPLE), and what the trace holds of it. */
+static void print_sampling(struct cli_out *o, const struct info *info)
+{
+	if (!info->sample_note && !info->summaries)
+		return;
+	cli_out_str(o, "sampling:   ");
+	if (info->sample_note)
+		cli_text_str(o, info->sample_note, info->sample_note_len);
+	else
+		cli_out_str(o, "not said (no META SAMPLE record)");
+	cli_out_char(o, '\n');
+	if (info->summaries)
+		cli_out_printf(o, "  %" PRIu64 " steps summed (%" PRIu64 " ops in %" PRIu64
+			       " OP_SUMMARY records: count, total and longest time by op type),"
+			       " %" PRIu64 " ops timed one by one\n", info->summed_steps,
+			       info->summed_ops, info->summaries, info->pairs[GGMLVIZ_TIMING_OP]);
+}
+
 static void print_drops(struct cli_out *o, const struct info *info,
 			const struct cli_input *in)
 {
@@ -462,6 +492,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_threads(o, info, in->r);
 	print_steps(o, info);
 	print_methods(o, info);
+	print_sampling(o, info);
 	print_gpu(o, info);
 	print_pairs(o, info);
 	print_drops(o, info, in);

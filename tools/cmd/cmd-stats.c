@@ -168,9 +168,15 @@ static void text_row(struct cli_table *t, const char *name, const struct cli_dis
 	if (tokens)
 		cli_table_add(t, "%s", cli_fmt_ns((double)d->total / (double)tokens, b[6]));
 	cli_table_add(t, "%s", cli_fmt_ns(avg, b[1]));
-	cli_table_add(t, "%s", cli_fmt_ns((double)d->min, b[2]));
-	cli_table_add(t, "%s", p50 == UINT64_MAX ? "" : cli_fmt_ns((double)p50, b[3]));
-	cli_table_add(t, "%s", p95 == UINT64_MAX ? "" : cli_fmt_ns((double)p95, b[4]));
+	if (d->count && d->count == d->summed) { /* known by sums only: no one op's time */
+		cli_table_add(t, "-");
+		cli_table_add(t, "%s", p50 == UINT64_MAX ? "" : "-");
+		cli_table_add(t, "%s", p95 == UINT64_MAX ? "" : "-");
+	} else {
+		cli_table_add(t, "%s", cli_fmt_ns((double)d->min, b[2]));
+		cli_table_add(t, "%s", p50 == UINT64_MAX ? "" : cli_fmt_ns((double)p50, b[3]));
+		cli_table_add(t, "%s", p95 == UINT64_MAX ? "" : cli_fmt_ns((double)p95, b[4]));
+	}
 	cli_table_add(t, "%s", cli_fmt_ns((double)d->max, b[5]));
 	cli_table_add(t, "%.1f%%", sh * 100);
 	if (g && cli_group_gflops(g) >= 0)
@@ -190,10 +196,12 @@ static struct cli_dist all_groups(const struct cli_agg *a)
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct cli_dist *g = &a->sorted[i]->d;
-		d.min = d.count && d.min < g->min ? d.min : g->min;
+		if (g->count > g->summed)
+			d.min = d.count > d.summed && d.min < g->min ? d.min : g->min;
 		d.max = d.max > g->max ? d.max : g->max;
 		d.count += g->count;
 		d.total += g->total;
+		d.summed += g->summed;
 	}
 	return d;
 }
@@ -223,6 +231,25 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 				  b[1]));
 }
 
+/* Ops known by their sums per step (rolling mode): where they count, and where not. */
+static void summed_note(struct cli_out *o, const struct cli_agg *a)
+{
+	char b[32];
+
+	if (a->summed_out)
+		cli_out_printf(o, "(%llu ops, %s, of the steps not kept op by op (GGML_VIZ_OP_SAMPLE,"
+			       " GGML_VIZ_OP_SLOW) are known by their sums per op type, without names"
+			       " or layers: they are in the header's figures, not in this table;"
+			       " --by op or --by step shows them)\n",
+			       (unsigned long long)a->summed_out, cli_fmt_ns((double)a->summed_ns, b));
+	else if (a->summed)
+		cli_out_printf(o, "(%llu ops, %s, of the steps not kept op by op (GGML_VIZ_OP_SAMPLE,"
+			       " GGML_VIZ_OP_SLOW) are known by their sums per op type: they count in"
+			       " COUNT, TOTAL, MEAN, MAX and SHARE; MIN, P50 and P95 are of the ops"
+			       " timed one by one)\n",
+			       (unsigned long long)a->summed, cli_fmt_ns((double)a->summed_ns, b));
+}
+
 /* By layer: what "(none)" holds, when it is there. */
 static void layer_note(struct cli_out *o, const struct cli_agg *a)
 {
@@ -245,6 +272,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	print_head(o, path, a);
 	if (cli_by_steps(a->by)) {
 		cli_steps_text(o, a, top);
+		summed_note(o, a);
 		cli_backends_text(o, &a->backends, "");
 		return;
 	}
@@ -270,6 +298,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	summed_note(o, a);
 	if (a->run_starts && a->by == CLI_BY_OP)
 		run_start_note(o, a);
 	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)

@@ -176,7 +176,7 @@ static void counter(struct cli_esink *s, uint64_t pid, const char *name, size_t 
 	struct cli_chrome *c = (struct cli_chrome *)s;
 
 	event(c, 'C', pid, 0, name, len, ts);
-	if (v == (double)(int64_t)v)
+	if (cli_esink_integral(v))
 		arg_i64(s, key, (int64_t)v);
 	else
 		cli_json_double(arg_key(s, key)->o, v);

@@ -67,6 +67,12 @@ struct cli_esink {
 	bool nested;
 };
 
+/* Whether a counter's value is a whole number an int64_t holds (then written as one). */
+static inline bool cli_esink_integral(double v)
+{
+	return v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == (double)(int64_t)v;
+}
+
 static inline void cli_esink_arg_cstr(struct cli_esink *s, const char *key, const char *v)
 {
 	s->ops->arg_str(s, key, v, strlen(v));
@@ -180,6 +186,7 @@ enum {
 	CLI_TABLE_SPLITS,
 	CLI_TABLE_KERNELS,
 	CLI_TABLE_MEMORY,
+	CLI_TABLE_SUMMARIES,
 	CLI_TABLE_COUNT
 };
 

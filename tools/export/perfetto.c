@@ -453,7 +453,7 @@ static void counter(struct cli_esink *s, uint64_t pid, const char *name, size_t 
 	body = cli_pb_open(b, PACKET_TRACK_EVENT);
 	cli_pb_uint(b, EVENT_TYPE, COUNTER);
 	cli_pb_uint(b, EVENT_TRACK, uuid);
-	if (v == (double)(int64_t)v)
+	if (cli_esink_integral(v))
 		cli_pb_int(b, EVENT_COUNTER, (int64_t)v);
 	else
 		cli_pb_double(b, EVENT_DOUBLE_COUNTER, v);

@@ -1,8 +1,9 @@
 /*
  * ggmlviz export --format csv|jsonl-ops|sqlite (see export.h): the trace
  * as tables for SQL engines and data frames, one row per timed op (ops),
- * per step (steps), per run of nodes (splits), per GPU kernel (kernels)
- * and per allocation or free (memory), each with the trace's file name, so that several traces go
+ * per step (steps), per run of nodes (splits), per GPU kernel (kernels),
+ * per allocation or free (memory), and per op type of a step whose ops
+ * were summed (summaries: rolling mode's OP_SUMMARY records), each with the trace's file name, so that several traces go
  * into one database or one set of files and are queried together. Rows are
  * written as the pairing engine completes them: memory does not grow with
  * the trace (but for the allocations live at a time, as in mem).
@@ -56,6 +57,11 @@ static const struct cli_column memory_cols[] = {
 	{ "event", T },	 { "ptr", I },	  { "bytes", I },	{ "name", T },
 	{ "live_bytes", I }, { NULL, 0 }
 };
+static const struct cli_column summaries_cols[] = {
+	{ "trace", T },	  { "pid", I },	   { "thread", I },	  { "step", I },
+	{ "phase", T },	  { "op", T },	   { "backend", T },	  { "ts_ns", I },
+	{ "count", I },	  { "total_ns", I }, { "max_ns", I },	  { NULL, 0 }
+};
 #undef T
 #undef I
 
@@ -65,6 +71,7 @@ const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
 	[CLI_TABLE_SPLITS] = { "splits", splits_cols, "step backend" },
 	[CLI_TABLE_KERNELS] = { "kernels", kernels_cols, "step name" },
 	[CLI_TABLE_MEMORY] = { "memory", memory_cols, "name" },
+	[CLI_TABLE_SUMMARIES] = { "summaries", summaries_cols, "op step phase" },
 };
 
 /* ---- rows ---- */
@@ -241,9 +248,26 @@ static void memory_row(struct rows *w, const struct ggmlviz_event *ev)
 	put(w, CLI_TABLE_MEMORY);
 }
 
+/* The ops of one type and backend a step ran, summed (OP_SUMMARY). */
+static void summary_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	char op[24], backend[24];
+
+	head(w, t);
+	cstr(w, phase_of(t));
+	cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
+	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
+	num(w, (int64_t)t->begin_ns);
+	num(w, t->n_nodes);
+	num(w, (int64_t)t->duration_ns);
+	num(w, (int64_t)t->value);
+	put(w, CLI_TABLE_SUMMARIES);
+}
+
 static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
 {
 	switch (t->kind) {
+	case GGMLVIZ_TIMING_OP_SUMMARY: summary_row(w, t); break;
 	case GGMLVIZ_TIMING_OP: op_row(w, t); break;
 	case GGMLVIZ_TIMING_STEP: step_row(w, t); break;
 	case GGMLVIZ_TIMING_SPLIT: split_row(w, t); break;

@@ -60,6 +60,7 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "bytes", g->bytes);
 	json_bound(o, a, g);
 	json_u64(o, "run_start_ops", g->run_starts);
+	json_u64(o, "summed", g->d.summed);
 	json_u64(o, "run_start_ns", g->run_start_ns);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
@@ -79,6 +80,9 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "ops", a->ops);
 	json_u64(o, "graphs", a->graphs);
 	json_u64(o, "op_ns", a->op_ns);
+	json_u64(o, "summed_ops", a->summed);
+	json_u64(o, "summed_ns", a->summed_ns);
+	json_u64(o, "summed_not_grouped", a->summed_out);
 	json_u64(o, "graph_ns", a->graph_ns);
 	json_u64(o, "steps", a->steps);
 	json_u64(o, "tokens", a->tokens);

@@ -158,6 +158,28 @@ static int add_kernel(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
+/*
+ * Ops a step ran, summed by op type and backend (OP_SUMMARY): in the
+ * totals, and in their group where the grouping has a key for them (not
+ * by name or layer: a summary has neither).
+ */
+static int add_summary(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k = key_of(a->by, t);
+	struct cli_group *g;
+
+	a->ops += t->n_nodes, a->op_ns += t->duration_ns;
+	a->summed += t->n_nodes, a->summed_ns += t->duration_ns;
+	if (a->by == CLI_BY_NAME || a->by == CLI_BY_LAYER) {
+		a->summed_out += t->n_nodes;
+		return 0;
+	}
+	if (!(g = group_of(a, &k)))
+		return -ENOMEM;
+	cli_dist_add_sum(&g->d, t->n_nodes, t->duration_ns, t->value);
+	return 0;
+}
+
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	struct key k;
@@ -175,6 +197,8 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 		return add_step(a, t);
 	if (a->by == CLI_BY_KERNEL)
 		return t->kind == GGMLVIZ_TIMING_KERNEL ? add_kernel(a, t) : 0;
+	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY)
+		return add_summary(a, t);
 	if (t->kind != GGMLVIZ_TIMING_OP)
 		return 0;
 	k = key_of(a->by, t);

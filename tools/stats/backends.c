@@ -35,10 +35,15 @@ void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
 {
 	struct cli_split_sum *s;
 
-	if (t->kind != GGMLVIZ_TIMING_SPLIT && t->kind != GGMLVIZ_TIMING_OP)
+	if (t->kind != GGMLVIZ_TIMING_SPLIT && t->kind != GGMLVIZ_TIMING_OP &&
+	    t->kind != GGMLVIZ_TIMING_OP_SUMMARY)
 		return;
 	if (!(s = cli_backends_of(b, t->backend_ptr)))
 		return;
+	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
+		s->summed += t->n_nodes;
+		return;
+	}
 	if (t->kind == GGMLVIZ_TIMING_OP) {
 		s->ops[t->method < 4 ? t->method : 0]++;
 		s->gpu_ns += t->method == GGMLVIZ_OP_METHOD_GPU ? t->duration_ns : 0;
@@ -84,7 +89,10 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 			cli_out_printf(o, " (%s on the GPU)", cli_fmt_ns((double)s->gpu_ns, buf));
 		sep = ", ";
 	}
-	if (*sep == ':')
+	if (s->summed)
+		cli_out_printf(o, "%s%llu ops timed by the backend's ticks and summed by op type in"
+			       " the steps not kept op by op", sep, (unsigned long long)s->summed);
+	else if (*sep == ':')
 		cli_out_str(o, ": runs only, each timed as a whole (no op timing on this backend"
 			       " in this trace)");
 	if (s->mismatched)
@@ -97,7 +105,7 @@ static bool runs_only(const struct cli_backends *b, bool cpu)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const struct cli_split_sum *s = &b->s[i];
-		if (s->count && !s->ops[0] && !s->ops[1] && !s->ops[2] && !s->ops[3] &&
+		if (s->count && !s->ops[0] && !s->ops[1] && !s->ops[2] && !s->ops[3] && !s->summed &&
 		    (strcmp(s->name, "CPU") == 0) == cpu)
 			return true;
 	}
@@ -164,7 +172,8 @@ void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
 		cli_json_cstr(o, s->name);
 		cli_out_printf(o, ",\"runs\":%llu,\"ns\":%llu,\"nodes\":%llu,\"timed\":%llu,"
 			       "\"mismatched\":%llu,\"ops_tick\":%llu,\"ops_gpu\":%llu,"
-			       "\"ops_sync\":%llu,\"ops_unknown\":%llu,\"gpu_ns\":%llu}",
+			       "\"ops_sync\":%llu,\"ops_unknown\":%llu,\"gpu_ns\":%llu,"
+			       "\"ops_summed\":%llu}",
 			       (unsigned long long)s->count,
 			       (unsigned long long)s->ns, (unsigned long long)s->nodes,
 			       (unsigned long long)s->timed, (unsigned long long)s->mismatched,
@@ -172,7 +181,7 @@ void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_GPU],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_SYNC],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_UNKNOWN],
-			       (unsigned long long)s->gpu_ns);
+			       (unsigned long long)s->gpu_ns, (unsigned long long)s->summed);
 	}
 	cli_out_char(o, ']');
 }

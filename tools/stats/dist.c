@@ -90,27 +90,39 @@ int cli_dist_add(struct cli_dist *d, uint64_t v)
 	if (rc < 0)
 		return -ENOMEM;
 	d->buckets[held(d, b) - d->lo]++;
-	d->min = d->count && d->min < v ? d->min : v;
+	d->min = d->count > d->summed && d->min < v ? d->min : v;
+	d->one_max = d->count > d->summed && d->one_max > v ? d->one_max : v;
 	d->max = d->count && d->max > v ? d->max : v;
 	d->count++;
 	d->total += v;
 	return 0;
 }
 
+void cli_dist_add_sum(struct cli_dist *d, uint64_t n, uint64_t total, uint64_t max)
+{
+	if (!n)
+		return;
+	d->max = d->count && d->max > max ? d->max : max;
+	d->count += n;
+	d->summed += n;
+	d->total += total;
+}
+
 uint64_t cli_dist_quantile(const struct cli_dist *d, double q)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)d->count), seen = 0, mid;
+	uint64_t n = d->count - d->summed; /* the values in the buckets */
+	uint64_t rank = (uint64_t)ceil(q * (double)n), seen = 0, mid;
 	uint32_t i;
 
-	if (!d->count)
+	if (!n)
 		return 0;
-	rank = rank < 1 ? 1 : rank > d->count ? d->count : rank;
-	if (rank == 1 || rank == d->count)
-		return rank == 1 ? d->min : d->max; /* known exactly */
+	rank = rank < 1 ? 1 : rank > n ? n : rank;
+	if (rank == 1 || rank == n)
+		return rank == 1 ? d->min : d->one_max; /* known exactly */
 	for (i = 0; i + 1 < d->n && seen + d->buckets[i] < rank; i++)
 		seen += d->buckets[i];
 	mid = bucket_middle(d->lo + i);
-	return mid < d->min ? d->min : mid > d->max ? d->max : mid;
+	return mid < d->min ? d->min : mid > d->one_max ? d->one_max : mid;
 }
 
 void cli_dist_free(struct cli_dist *d)

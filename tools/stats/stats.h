@@ -29,6 +29,12 @@
  */
 struct cli_dist {
 	uint64_t count, total, min, max;
+	/*
+	 * Of count, values known only by their sum (OP_SUMMARY): in count,
+	 * total and max, not in min, the buckets or the quantiles, which are
+	 * of the others; one_max is the largest of those others.
+	 */
+	uint64_t summed, one_max;
 	uint64_t *buckets; /* n counters for the buckets lo .. lo + n - 1 */
 	uint32_t lo, n;
 	/* Counter bytes of every distribution of the command (struct cli's dist_bytes), set by its owner. */
@@ -37,6 +43,8 @@ struct cli_dist {
 
 /* Adds one value; 0 or -ENOMEM. */
 int cli_dist_add(struct cli_dist *d, uint64_t v);
+/* Adds n values known by their total and their largest only (summed). */
+void cli_dist_add_sum(struct cli_dist *d, uint64_t n, uint64_t total, uint64_t max);
 /* The q-quantile (0 < q <= 1) by nearest rank, 0 when empty. */
 uint64_t cli_dist_quantile(const struct cli_dist *d, double q);
 void cli_dist_free(struct cli_dist *d);
@@ -95,6 +103,7 @@ struct cli_group {
 struct cli_split_sum {
 	uint64_t backend, count, ns, nodes, timed, mismatched;
 	uint64_t ops[4]; /* op timings on this backend, by enum ggmlviz_op_method */
+	uint64_t summed; /* its ops known by their sums per step (OP_SUMMARY) */
 	uint64_t gpu_ns; /* the GPU time of its ops timed by kernels */
 	char name[48]; /* the backend's, set by cli_backends_name() */
 };
@@ -163,6 +172,8 @@ struct cli_agg {
 	bool has_context;             /* a step said its context (STEP_SEQ) */
 	struct cli_peak peak;         /* the machine's, when the trace says it */
 	uint64_t run_starts, run_start_ns; /* ops that began a run, and their time */
+	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
+	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;

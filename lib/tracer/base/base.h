@@ -45,6 +45,14 @@ struct ggmlviz__state {
 	int heavy_fence;        /* no membarrier(2): the emit path needs a real fence */
 	int use_tsc;            /* records are stamped with the time-stamp counter (clock.h) */
 	uint32_t op_sample;     /* ops timed in 1 step (or graph) in op_sample */
+	/*
+	 * Rolling mode (op_sample > 1 or op_slow_us, not sync): a step's runs
+	 * are held until it ends (producer/stage.c), then recorded op by op
+	 * if the step is sampled or took op_slow_stamps or more, else summed
+	 * by op type (OP_SUMMARY).
+	 */
+	int rolling;
+	uint64_t op_slow_stamps; /* op_slow_us in raw stamps (clock.h); 0: none */
 	int anonymize;          /* the writer replaces addresses by ids (anonymize) */
 	uint64_t anon_key;      /* the session's key of that permutation */
 	_Atomic uint64_t lost;  /* events lost before a ring: none could be made, or the GPU's profiler dropped them */

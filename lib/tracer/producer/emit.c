@@ -34,18 +34,6 @@ static inline void emit_op(uint8_t type, uint64_t tensor, uint32_t op_type, uint
 	ggmlviz__emit_close(&e);
 }
 
-static inline void emit_graph(uint8_t type, uint64_t graph, uint32_t n_nodes,
-			      uint32_t n_threads, uint64_t backend)
-{
-	struct ggmlviz__emit e;
-	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, NULL, 0, 0);
-
-	if (!pl)
-		return;
-	ggmlviz__put_graph(pl, graph, n_nodes, n_threads, backend);
-	ggmlviz__emit_close(&e);
-}
-
 static inline void emit_memory(unsigned bits, uint8_t type, uint64_t ptr, uint64_t size,
 			       const char *label)
 {
@@ -67,22 +55,6 @@ static inline void emit_user(uint8_t type, const char *name, uint64_t value)
 		return;
 	ggmlviz__put_user(pl, value);
 	ggmlviz__emit_close(&e);
-}
-
-void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads,
-			 const void *backend)
-{
-	if (ggmlviz__mask_relaxed() & GGMLVIZ__ACTIVE)
-		ggmlviz__unit_begin();
-	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_BEGIN, ggmlviz__addr(graph), n_nodes, n_threads, ggmlviz__addr(backend));
-}
-
-void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
-		       const void *backend)
-{
-	emit_graph(GGMLVIZ_EVENT_GRAPH_COMPUTE_END, ggmlviz__addr(graph), n_nodes, n_threads,
-		   ggmlviz__addr(backend));
-	ggmlviz__unit_end();
 }
 
 void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
@@ -117,35 +89,16 @@ void ggmlviz_op_node(const void *tensor, int32_t layer, uint8_t method, uint8_t 
 	ggmlviz__emit_op_node_at(0, ggmlviz__addr(tensor), layer, method, flags, src);
 }
 
-static void emit_step(uint8_t type, const struct ggmlviz__step *s, const char *label)
+void ggmlviz__emit_step_at(uint64_t ts, uint8_t type, const struct ggmlviz__step *s,
+			   const char *label)
 {
 	struct ggmlviz__emit e;
-	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, label, 0, 0);
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, label, 0, ts);
 
 	if (!pl)
 		return;
 	ggmlviz__put_step(pl, s);
 	ggmlviz__emit_close(&e);
-}
-
-void ggmlviz_step_begin(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
-			const char *label)
-{
-	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, 0 };
-
-	if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
-		return;
-	ggmlviz__unit_begin();
-	emit_step(GGMLVIZ_EVENT_STEP_BEGIN, &s, label);
-}
-
-void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
-		      int32_t status, const char *label)
-{
-	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, status };
-
-	emit_step(GGMLVIZ_EVENT_STEP_END, &s, label);
-	ggmlviz__unit_end();
 }
 
 void ggmlviz_step_seq(const void *ctx, int32_t seq_id, uint32_t n_tokens, uint32_t n_outputs,
@@ -164,16 +117,6 @@ void ggmlviz_step_seq(const void *ctx, int32_t seq_id, uint32_t n_tokens, uint32
 	put_u32(pl + SEQ_CELLS, context_cells);
 	put_u32(pl + SEQ_ZERO, 0);
 	ggmlviz__emit_close(&e);
-}
-
-int ggmlviz_ops_timing(void)
-{
-	unsigned mask = ggmlviz__mask_relaxed();
-
-	if ((mask & (GGMLVIZ__ACTIVE | GGMLVIZ__OPS)) != (GGMLVIZ__ACTIVE | GGMLVIZ__OPS) ||
-	    !ggmlviz__unit_sampled())
-		return GGMLVIZ_OP_TIMING_OFF;
-	return mask & GGMLVIZ__SYNC ? GGMLVIZ_OP_TIMING_SYNC : GGMLVIZ_OP_TIMING_AUTO;
 }
 
 void ggmlviz_tensor_alloc(const void *ptr, uint64_t size, const char *label)
@@ -318,6 +261,33 @@ void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__spl
 	if (!pl)
 		return;
 	ggmlviz__put_split(pl, s);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_graph_at(uint64_t ts, uint8_t type, uint64_t graph, uint32_t n_nodes,
+			    uint32_t n_threads, uint64_t backend)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, NULL, 0, ts);
+
+	if (!pl)
+		return;
+	ggmlviz__put_graph(pl, graph, n_nodes, n_threads, backend);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *s)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_SUMMARY, NULL, 0, ts);
+
+	if (!pl)
+		return;
+	put_u32(pl + SUM_TYPE, s->op_type);
+	put_u32(pl + SUM_COUNT, s->count);
+	put_u64(pl + SUM_TOTAL, s->total_stamps); /* the writer makes them nanoseconds */
+	put_u64(pl + SUM_BACKEND, s->backend);
+	put_u64(pl + SUM_MAX, s->max_stamps);
 	ggmlviz__emit_close(&e);
 }
 

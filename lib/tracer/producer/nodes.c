@@ -32,7 +32,6 @@
 #include "tracer/producer/producer.h"
 
 #define RUN_MIN 64u
-#define FUSED_BIT 0x80000000u
 
 struct run {
 	const void **nodes;              /* the run's nodes, in order */
@@ -49,6 +48,7 @@ struct run {
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
+	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
 };
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
@@ -172,40 +172,24 @@ static uint32_t describe_all(struct run *r)
 	return expected;
 }
 
-/* The op type and names of a fused pair; the label and op name composed into bufs. */
-static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], char op[80],
-			    const char **lp, const char **op_name)
-{
-	snprintf(label, 160, "%s + %s", d->name ? d->name : "?", d->name2 ? d->name2 : "?");
-	snprintf(op, 80, "%s+%s", d->op_name ? d->op_name : "?", d->op_name2 ? d->op_name2 : "?");
-	*lp = label;
-	*op_name = op;
-	return FUSED_BIT | (d->op_type & 0x7fffu) | (d->op_type2 & 0x7fffu) << 16;
-}
-
-/* One op timing: begin, its info and node (flags: more than the node's own), end. */
+/* One op timing, recorded now or held with its run's unit (rolling mode). */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
 		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags)
 {
-	char label_buf[160], op_buf[80];
-	const char *label = d->name, *op_name = d->op_name;
-	uint64_t tensor = ggmlviz__addr(node), backend = ggmlviz__addr(r->backend);
-	uint64_t src[2] = { ggmlviz__addr(d->src[0]), ggmlviz__addr(d->src[1]) };
-	uint32_t op_type = d->op_type;
+	if (r->staged)
+		ggmlviz__stage_op(r->backend, d, node, begin, end, method, flags);
+	else
+		ggmlviz__nodes_record_op(r->backend, d, node, begin, end, method, flags);
+}
 
-	if (d->flags & GGMLVIZ_NODE_FUSED)
-		op_type = fused_names(d, label_buf, op_buf, &label, &op_name);
-	if (op_name)
-		ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, op_type, op_name);
-	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
-			    label);
-	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
-	if (d->bytes_read || d->bytes_written)
-		ggmlviz__emit_op_bytes_at(begin, tensor, d->bytes_read, d->bytes_written);
-	ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
-				 (uint8_t)((d->flags & GGMLVIZ_NODE_FUSED) | flags), src);
-	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
-			    label);
+/* A SPLIT record, recorded now or held with its run's unit. */
+static void record_split(const struct run *r, uint64_t ts, uint8_t type,
+			 const struct ggmlviz__split *s)
+{
+	if (r->staged)
+		ggmlviz__stage_split(ts, type, s);
+	else
+		ggmlviz__emit_split_at(ts, type, s);
 }
 
 /*
@@ -263,7 +247,7 @@ static void run_close(struct run *r)
 		record_gpu_ops(r, end);
 	s.ticks = r->ignore_ticks ? 0 : got;
 	s.expected = expected;
-	ggmlviz__emit_split_at(end, GGMLVIZ_EVENT_SPLIT_END, &s);
+	record_split(r, end, GGMLVIZ_EVENT_SPLIT_END, &s);
 	run_reset(r);
 }
 
@@ -278,12 +262,13 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->user = user;
 	r->session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
+	r->staged = ggmlviz__unit_staged();
 	r->open = 1;
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
 	s.run_id = r->run_id;
-	ggmlviz__emit_split_at(now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
+	record_split(r, now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
 }
 
 /* ---- the public functions ---- */

@@ -80,8 +80,53 @@ void ggmlviz__registry_forget_all(void);
 void ggmlviz__unit_begin(void);
 /* It ends. */
 void ggmlviz__unit_end(void);
-/* Whether the calling thread's current unit has its ops timed. */
+/* Whether the calling thread's current unit has its ops timed one by one. */
 int ggmlviz__unit_sampled(void);
+/*
+ * Rolling mode (base.h): whether the calling thread's runs are held now
+ * (stage.c), a unit being open.
+ */
+int ggmlviz__unit_staged(void);
+/*
+ * The calling thread's unit is about to end (before its END record): if
+ * it is the outermost, its held runs are recorded, op by op where it is
+ * sampled or slow, else summed. Returns 1 when it is inside an outer one
+ * in rolling mode (its END record is to be held too), else 0.
+ */
+int ggmlviz__unit_closing(void);
+
+/* ---- a unit's runs, held until it ends (stage.c) ---- */
+
+/*
+ * In rolling mode the node engine hands a unit's SPLIT and nested GRAPH
+ * records and its ops to the stage, in the order it would record them;
+ * at the unit's end they are recorded as they were (keep), or the SPLIT
+ * and GRAPH records with one OP_SUMMARY per op type and backend in place
+ * of the ops. Memory: up to GGMLVIZ__STAGE_MAX ops a thread, made off
+ * the emit path (as the node engine's own arrays); past it the unit is
+ * summed.
+ */
+#define GGMLVIZ__STAGE_MAX 65536u
+
+struct ggmlviz_node_desc;
+struct ggmlviz__split;
+
+void ggmlviz__stage_split(uint64_t ts, uint8_t type, const struct ggmlviz__split *s);
+void ggmlviz__stage_graph(uint64_t ts, uint8_t type, uint64_t graph, uint32_t n_nodes,
+			  uint32_t n_threads, uint64_t backend);
+void ggmlviz__stage_op(const void *backend, const struct ggmlviz_node_desc *d, const void *node,
+		       uint64_t begin, uint64_t end, uint8_t method, uint8_t flags);
+/* Records what the calling thread holds (keep: op by op) and empties it. */
+void ggmlviz__stage_flush(int keep);
+
+/* ---- a node's records (node-records.c), for the node engine and the stage ---- */
+
+/* An op's records (begin, info, bytes, node, end) at the stamps begin and end. */
+void ggmlviz__nodes_record_op(const void *backend, const struct ggmlviz_node_desc *d,
+			      const void *node, uint64_t begin, uint64_t end, uint8_t method,
+			      uint8_t flags);
+/* The op type a node's records carry (a fused pair's), its name recorded once. */
+uint32_t ggmlviz__nodes_op_type(const struct ggmlviz_node_desc *d);
 
 /* ---- records stamped with a time taken earlier (emit.c) ---- */
 
@@ -129,6 +174,26 @@ void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8
 			      uint8_t flags, const uint64_t src[2]);
 /* SPLIT_BEGIN or _END at ts. */
 void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s);
+/* STEP_BEGIN or _END at ts, labelled label (may be NULL). */
+struct ggmlviz__step;
+void ggmlviz__emit_step_at(uint64_t ts, uint8_t type, const struct ggmlviz__step *s,
+			   const char *label);
+/* GRAPH_COMPUTE_BEGIN or _END at ts. */
+void ggmlviz__emit_graph_at(uint64_t ts, uint8_t type, uint64_t graph, uint32_t n_nodes,
+			    uint32_t n_threads, uint64_t backend);
+
+/*
+ * What an OP_SUMMARY record holds. In the ring total and max are raw stamp
+ * differences: the writer makes them nanoseconds at the rate of the
+ * record's own stretch of the clock (span.c).
+ */
+struct ggmlviz__op_summary {
+	uint32_t op_type, count;
+	uint64_t total_stamps, backend, max_stamps;
+};
+
+/* OP_SUMMARY at ts. */
+void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *s);
 /* KERNEL at ts (a raw stamp) on the GPU track `track`, named name (len bytes). */
 void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__kernel_rec *k,
 			     const char *name);

@@ -205,10 +205,34 @@ static const struct ggmlviz__peak_figures *peak_of(const struct ggmlviz_config *
 	return f;
 }
 
+/*
+ * Op sampling for the session (base.h's rolling mode); what META SAMPLE
+ * says of it, or NULL when every step is timed op by op.
+ */
+static const struct ggmlviz__sample_figures *sampling(const struct ggmlviz_config *cfg,
+						       struct ggmlviz__sample_figures *f)
+{
+	int sync = cfg->op_timing == GGMLVIZ_OP_TIMING_SYNC;
+
+	ggmlviz__state.op_sample = cfg->op_sample;
+	ggmlviz__state.rolling = cfg->op_timing && !sync && (cfg->op_sample > 1 || cfg->op_slow_us);
+	ggmlviz__state.op_slow_stamps = 0;
+	if (ggmlviz__state.rolling && cfg->op_slow_us)
+		ggmlviz__state.op_slow_stamps =
+			(uint64_t)((double)cfg->op_slow_us * 1e3 * ggmlviz__clock_stamps_per_ns());
+	if (cfg->op_sample <= 1 && !ggmlviz__state.rolling)
+		return NULL;
+	*f = (struct ggmlviz__sample_figures){ cfg->op_sample > 1 ? cfg->op_sample : 1,
+					       ggmlviz__state.rolling ? cfg->op_slow_us : 0,
+					       ggmlviz__state.rolling };
+	return f;
+}
+
 static int open_session(const struct ggmlviz_config *cfg, const char *path)
 {
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
-					  ggmlviz__os_gettid(), sink, NULL, 0, NULL };
+					  ggmlviz__os_gettid(), sink, NULL, 0, NULL, NULL };
+	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
 	char gpu_note[320];
 	int rc;
@@ -221,6 +245,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	o.gpu_recorded = ggmlviz__gpu_start(cfg, &sink, gpu_note, sizeof gpu_note);
 	o.gpu_note = gpu_note;
 	o.peak = rc == 0 ? peak_of(cfg, &peak) : NULL;
+	o.sample = sampling(cfg, &sample);
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
 	if (rc < 0) {
@@ -237,7 +262,6 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	atomic_store(&ggmlviz__state.ended, 0);
 	if (cfg->crash_handler && ggmlviz__crash_arm(writer) < 0)
 		ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "no crash handler: the rings are lost on a crash");
-	ggmlviz__state.op_sample = cfg->op_sample;
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,

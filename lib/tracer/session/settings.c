@@ -44,6 +44,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_FLUSH_INTERVAL", VAR_MS, offsetof(struct ggmlviz_config, flush_interval_ms) },
 	{ "GGML_VIZ_OP_TIMING", VAR_TIMING, offsetof(struct ggmlviz_config, op_timing) },
 	{ "GGML_VIZ_OP_SAMPLE", VAR_U32, offsetof(struct ggmlviz_config, op_sample) },
+	{ "GGML_VIZ_OP_SLOW", VAR_U64, offsetof(struct ggmlviz_config, op_slow_us) },
 	{ "GGML_VIZ_TENSOR_NAMES", VAR_BOOL, offsetof(struct ggmlviz_config, tensor_names) },
 	{ "GGML_VIZ_MEMORY_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, memory_tracking) },
 	{ "GGML_VIZ_THREAD_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, thread_tracking) },

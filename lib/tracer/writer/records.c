@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,9 +21,27 @@
 #include "tracer/producer/producer.h"
 #include "tracer/writer/internal.h"
 
+/* META SAMPLE: how ops are sampled, with its words; its size. */
+static uint32_t sample_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t tid,
+			      const struct ggmlviz__sample_figures *sf)
+{
+	char how[160];
+	int n = snprintf(how, sizeof how, "1 step in %" PRIu32 " op by op", sf->op_sample);
+
+	if (sf->op_slow_us)
+		n += snprintf(how + n, sizeof how - (size_t)n, ", and every step of %" PRIu64
+			      " us or more", sf->op_slow_us);
+	if (sf->summed)
+		snprintf(how + n, sizeof how - (size_t)n, "; the others' CPU ops summed by op type");
+	return ggmlviz__encode_meta(buf, cap, now, tid,
+				    &(struct ggmlviz__meta){ GGMLVIZ_META_SAMPLE, sf->op_sample,
+							     sf->op_slow_us, (uint64_t)sf->summed },
+				    how, (uint32_t)strnlen(how, sizeof how));
+}
+
 int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
-	uint8_t buf[GGMLVIZ_HEADER_SIZE + 2 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160];
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + 3 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160 + 160];
 	const char *prog = ggmlviz__os_program_name();
 	uint32_t len = (uint32_t)strnlen(prog, 256);
 	uint64_t now = ggmlviz__now_ns();
@@ -44,6 +63,11 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__w
 			&(struct ggmlviz__meta){ GGMLVIZ_META_PEAK, pk->threads, pk->bytes_per_s,
 						 pk->flop_per_s },
 			pk->how, (uint32_t)strnlen(pk->how, 160));
+		metas++;
+	}
+	if (o->sample) {
+		iov.iov_len += sample_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid,
+					     o->sample);
 		metas++;
 	}
 	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");

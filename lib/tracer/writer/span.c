@@ -54,6 +54,25 @@ static void convert_kernel_end(const struct ggmlviz__ring *r, uint64_t pos, uint
 	resync(r, pos, REC_PAYLOAD + KERN_DURATION, REC_PAYLOAD + KERN_DURATION + 8);
 }
 
+/*
+ * An OP_SUMMARY record's total and longest time: raw stamp differences
+ * (producer.h), made nanoseconds at the rate of the record's stretch.
+ */
+static void convert_summary(const struct ggmlviz__ring *r, uint64_t pos,
+			    const struct ggmlviz__clock_span *cs)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint8_t *whole = r->cbuf + (pos & r->cmask);
+	static const unsigned fields[] = { SUM_TOTAL, SUM_MAX };
+
+	for (unsigned i = 0; i < 2; i++) {
+		uint8_t *field = whole + REC_PAYLOAD + fields[i];
+
+		put_u64(field, (uint64_t)(((u128)get_u64(field) * cs->mult) >> 32));
+		resync(r, pos, REC_PAYLOAD + fields[i], REC_PAYLOAD + fields[i] + 8);
+	}
+}
+
 /* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 			  struct ggmlviz__clock_span *cs)
@@ -67,6 +86,8 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
 	if (whole[REC_TYPE] == GGMLVIZ_EVENT_KERNEL)
 		convert_kernel_end(r, pos, ggmlviz__clock_span_ns(cs, stamp));
+	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SUMMARY)
+		convert_summary(r, pos, cs);
 }
 
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */

@@ -31,6 +31,14 @@ struct ggmlviz__writer_opts {
 	const char *gpu_note; /* META GPU's label: whether GPU kernels are recorded, or why not */
 	int gpu_recorded;     /* its value */
 	const struct ggmlviz__peak_figures *peak; /* the machine's peak (META PEAK), or NULL */
+	const struct ggmlviz__sample_figures *sample; /* op sampling (META SAMPLE), or NULL: none */
+};
+
+/* How the session samples ops (META SAMPLE). */
+struct ggmlviz__sample_figures {
+	uint32_t op_sample;
+	uint64_t op_slow_us;
+	int summed; /* the other steps' ops are summed (rolling mode) */
 };
 
 /* The machine's peak, as the session measured it (META PEAK). */
