@@ -27,6 +27,10 @@ scripts/fetch-ggml.sh || {
 	echo "quickstart: GGML could not be fetched; the demo falls back to the GGML-free example"
 }
 
+# speedscope, a profile viewer: only a test opens an export in it (chromium)
+scripts/fetch-speedscope.sh >/dev/null 2>&1 ||
+	echo "quickstart: speedscope could not be fetched; its browser test will say so"
+
 step "building (out of tree, in build/)"
 [ -x configure ] || ./autogen.sh >/dev/null
 mkdir -p build

@@ -32,7 +32,7 @@
 
 static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
-	"       ggmlviz export --format perfetto [OPTIONS] FILE -o OUT.pftrace\n"
+	"       ggmlviz export --format perfetto|speedscope [OPTIONS] FILE -o OUT\n"
 	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] [--force|--append]\n"
 	"                      FILE -o OUT\n"
 	"\n"
@@ -50,7 +50,9 @@ static const char help[] =
 	"  -o, --output FILE   where to write (\"-\": standard output); required\n"
 	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), perfetto\n"
 	"                      (Perfetto's protobuf trace: the same slices, a third of\n"
-	"                      the size, for big traces), or tables:\n"
+	"                      the size, for big traces), speedscope (its own format:\n"
+	"                      a profile a thread, a frame per op name, no args), or\n"
+	"                      tables:\n"
 	"                      csv or jsonl-ops (one table: a row per timed op, or what\n"
 	"                      --table says), sqlite (every table into the database\n"
 	"                      OUT; a trace column tells traces apart)\n"
@@ -71,8 +73,10 @@ static const char help[] =
 	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
 	"damage is exported, as valid JSON) or a write error, 2 bad command line.\n";
 
-enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_CSV, FORMAT_JSONL_OPS, FORMAT_SQLITE };
-static const char *const formats[] = { "chrome", "perfetto", "csv", "jsonl-ops", "sqlite", NULL };
+enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_SPEEDSCOPE, FORMAT_CSV, FORMAT_JSONL_OPS,
+       FORMAT_SQLITE };
+static const char *const formats[] = { "chrome", "perfetto", "speedscope", "csv", "jsonl-ops",
+				       "sqlite", NULL };
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
 				      NULL };
 
@@ -84,7 +88,8 @@ struct export {
 	struct cli_window window;
 	struct cli_chrome chrome;
 	struct cli_perfetto perfetto;
-	struct cli_esink *sink; /* one of the two */
+	struct cli_speedscope speedscope;
+	struct cli_esink *sink; /* one of the three */
 	struct cli_live live;
 	struct cli_tracks tracks;
 	const struct ggmlviz_reader *r;
@@ -253,9 +258,14 @@ static const char *timing_name(struct export *x, const struct ggmlviz_timing *t,
 	case GGMLVIZ_TIMING_GRAPH:
 		return "graph";
 	case GGMLVIZ_TIMING_STEP:
-		snprintf(buf, 96, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
-			 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
-			 t->label ? t->label : "step", t->step_seq, t->n_tokens);
+		if (x->sink->unnumbered)
+			snprintf(buf, 96, "%.*s (%" PRIu32 " tokens)",
+				 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
+				 t->label ? t->label : "step", t->n_tokens);
+		else
+			snprintf(buf, 96, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
+				 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
+				 t->label ? t->label : "step", t->step_seq, t->n_tokens);
 		return buf;
 	case GGMLVIZ_TIMING_SPLIT:
 		snprintf(buf, 96, "%s run", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, backend));
@@ -508,32 +518,60 @@ static void about(struct export *x, const struct cli_input *in)
 	s->ops->end(s);
 }
 
+/* The sink of x->format, started; 0 or a negative errno (said). */
+static int sink_begin(struct export *x, struct cli_out *o, uint64_t t0)
+{
+	int rc = 0;
+
+	if (x->format == FORMAT_PERFETTO) {
+		rc = cli_perfetto_begin(&x->perfetto, o, t0, &x->cli->anon);
+		x->sink = &x->perfetto.base;
+	} else if (x->format == FORMAT_SPEEDSCOPE) {
+		rc = cli_speedscope_begin(&x->speedscope, o, t0);
+		x->sink = &x->speedscope.base;
+	} else {
+		cli_chrome_begin(&x->chrome, o, t0, &x->cli->anon);
+		x->sink = &x->chrome.base;
+	}
+	if (rc < 0)
+		cli_error("export: %s", strerror(-rc));
+	return rc;
+}
+
+/* Ends the sink's output with what the trace says of itself; 0 or a negative errno. */
+static int sink_end(struct export *x, const struct cli_input *in)
+{
+	uint64_t left_out = 0;
+	int rc = 0;
+
+	if (x->format == FORMAT_PERFETTO) {
+		about(x, in);
+		return cli_perfetto_end(&x->perfetto);
+	}
+	if (x->format == FORMAT_SPEEDSCOPE) {
+		rc = cli_speedscope_end(&x->speedscope, cli_trace_name(in), &left_out);
+		if (left_out)
+			cli_error("export: %" PRIu64 " slices of threads past the 256th left out"
+				  " (speedscope: a profile a thread)", left_out);
+		return rc;
+	}
+	cli_chrome_end(&x->chrome);
+	other_data(x, in);
+	return 0;
+}
+
 static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 {
 	struct cli_scan scan;
-	int rc, rc_end = 0;
+	int rc, rc_end;
 
 	cli_scan(in, &scan, &x->cli->names);
 	x->pid = scan.first_pid;
 	x->r = in->r;
-	if (x->format == FORMAT_PERFETTO) {
-		if ((rc = cli_perfetto_begin(&x->perfetto, o, scan.t_min, &x->cli->anon)) < 0) {
-			cli_error("export: %s", strerror(-rc));
-			return rc;
-		}
-		x->sink = &x->perfetto.base;
-	} else {
-		cli_chrome_begin(&x->chrome, o, scan.t_min, &x->cli->anon);
-		x->sink = &x->chrome.base;
-	}
+	if ((rc = sink_begin(x, o, scan.t_min)) < 0)
+		return rc;
 	rc = write_events(x, in);
-	if (x->format == FORMAT_PERFETTO) {
-		about(x, in);
-		rc_end = cli_perfetto_end(&x->perfetto);
-	} else {
-		cli_chrome_end(&x->chrome);
-		other_data(x, in);
-	}
+	rc_end = sink_end(x, in);
 	if (rc < 0)
 		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
 	else if ((rc = rc_end) < 0)
@@ -576,14 +614,14 @@ static int check_output_exists(const struct export *x)
  */
 static int check_format_options(const struct export *x)
 {
-	if (x->format == FORMAT_CHROME || x->format == FORMAT_PERFETTO)
+	if (x->format <= FORMAT_SPEEDSCOPE) /* the formats for viewers */
 		return x->table_given || x->force || x->append
 			       ? cli_usage("export", "--table, --force and --append are for"
 						     " --format csv, jsonl-ops or sqlite")
 			       : -1;
 	if (x->window.set || x->no_args || x->cli->anon.on)
 		return cli_usage("export", "--from, --to, --no-args and --anonymize are for"
-				      " --format chrome and perfetto: the tables hold every row,"
+				      " --format chrome, perfetto and speedscope: the tables hold every row,"
 				      " and no address");
 	if (x->format == FORMAT_SQLITE && x->table_given)
 		return cli_usage("export", "--format sqlite writes every table: --table is for"
@@ -640,7 +678,7 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		return status;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
-	if (x.format != FORMAT_CHROME && x.format != FORMAT_PERFETTO) {
+	if (x.format > FORMAT_SPEEDSCOPE) {
 		rc = export_tables(&x, &in);
 		status = cli_input_report(&in);
 		cli_input_close(&in);

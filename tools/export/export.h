@@ -65,6 +65,8 @@ struct cli_esink {
 	 * its name and the slices around it say (op_type, graph, step).
 	 */
 	bool nested;
+	/* A step is named without its number (speedscope: steps group by name). */
+	bool unnumbered;
 };
 
 /* Whether a counter's value is a whole number an int64_t holds (then written as one). */
@@ -115,6 +117,45 @@ size_t cli_pb_open(struct cli_pb *b, uint32_t field);
 void cli_pb_close(struct cli_pb *b, size_t body);
 void cli_pb_free(struct cli_pb *b);
 
+/* ---- Slices held and written in nesting order (nest.c) ---- */
+
+/*
+ * For formats whose slices are a begin and an end event: slices are held
+ * (a step at a time, or CLI_NEST_MAX of them) and written per track in
+ * nesting order, so that a slice and the first slice inside it, which may
+ * begin on the same nanosecond (a GPU op and its kernel, a run of one
+ * op), come outer first, and adjacent ones end before the next begins.
+ */
+#define CLI_NEST_MAX 65536               /* slices held before they are written anyway */
+#define CLI_NEST_BYTES ((size_t)32 << 20) /* ... or bytes of their opening events */
+
+struct cli_nest_slice {
+	uint64_t track, begin, end;
+	size_t off;   /* its opening bytes in the arena (set by cli_nest_hold) */
+	uint32_t len, seq;
+	uint8_t rank; /* cli_nest_rank() of its category */
+	bool slice;   /* it has an end (else an instant) */
+};
+
+struct cli_nest {
+	struct cli_nest_slice *held;
+	size_t n, cap;
+	struct cli_pb arena;
+	/* called in nesting order: a slice opens (with the bytes held for it), and closes */
+	void (*open)(void *ctx, const struct cli_nest_slice *s, const uint8_t *bytes);
+	void (*close)(void *ctx, const struct cli_nest_slice *s, const uint8_t *bytes);
+	void *ctx;
+};
+
+/* Where a category nests: steps outside graphs, runs, ops, kernels (others last). */
+uint8_t cli_nest_rank(const char *cat);
+/* Holds s with len bytes to open it with; writes what is held when full; 0 or -ENOMEM. */
+int cli_nest_hold(struct cli_nest *n, const struct cli_nest_slice *s, const void *bytes,
+		  size_t len);
+/* Writes every held slice, each track's in nesting order. */
+void cli_nest_flush(struct cli_nest *n);
+void cli_nest_free(struct cli_nest *n);
+
 /* ---- Perfetto's protobuf trace: TrackEvent packets (perfetto.c) ---- */
 
 struct cli_perfetto_state;
@@ -130,6 +171,26 @@ int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
 		       struct cli_anon *anon);
 /* Writes what it holds and frees it; 0, or -ENOMEM when memory ran out on the way. */
 int cli_perfetto_end(struct cli_perfetto *p);
+
+/* ---- speedscope's own file format: evented profiles (speedscope.c) ---- */
+
+struct cli_speedscope_state;
+
+struct cli_speedscope {
+	struct cli_esink base;
+	struct cli_out *o;
+	struct cli_speedscope_state *st;
+};
+
+/* Starts it; nothing is written before cli_speedscope_end(); 0 or -ENOMEM. */
+int cli_speedscope_begin(struct cli_speedscope *p, struct cli_out *o, uint64_t t0);
+/*
+ * Writes the whole file into o (its profiles, a thread or GPU track each,
+ * then the frames), named name, and frees what it held; 0, or a negative
+ * errno when memory or a temporary file failed on the way. *left_out:
+ * slices of tracks past the most it keeps.
+ */
+int cli_speedscope_end(struct cli_speedscope *p, const char *name, uint64_t *left_out);
 
 /* ---- Tracks without partial overlaps (tracks.c) ---- */
 

@@ -11,11 +11,10 @@
  * packets by time and, at equal times, keeps the file's order, while the
  * pairing completes a slice after the slices inside it: a parent that
  * begins on the same nanosecond as its first child (a GPU op and its
- * kernel) must still come first. So slices are held, a step at a time
- * (or HOLD_MAX of them), and written per track in nesting order: begins
- * by time, the longer first; each end when the next begin is past it.
- * Memory stays bounded whatever the trace's size: the held slices, the
- * tracks, and at most INTERN_MAX interned strings.
+ * kernel) must still come first. So slices are held a step at a time and
+ * written per track in nesting order (nest.c). Memory stays bounded
+ * whatever the trace's size: the held slices, the tracks, and at most
+ * INTERN_MAX interned strings.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -56,9 +55,6 @@ enum { IN_CATEGORY = 1, IN_NAME = 2, IN_ARG_NAME = 3, IN_ARG_STRING = 29 };
 #define SEQUENCE 1
 #define INTERN_MAX 65536           /* strings interned; past it, written in place */
 #define INTERN_LEN 256             /* longer strings are written in place */
-#define HOLD_MAX 65536             /* slices held before they are written anyway */
-#define HOLD_BYTES ((size_t)32 << 20)
-#define DEPTH_MAX 256              /* open slices per track while writing held ones */
 #define OS_TID_LIMIT (1u << 22)    /* OS thread ids stay below; tracks above are not threads */
 
 struct interned {
@@ -75,26 +71,16 @@ struct track {
 	char name[];
 };
 
-struct held {
-	uint64_t track, begin, end;
-	size_t off;     /* its SLICE_BEGIN or INSTANT packet in the arena */
-	uint32_t len;
-	uint32_t seq;   /* order of arrival, which breaks ties */
-	uint8_t rank;   /* where its category nests: a step outside a run, a run outside an op */
-	bool slice;     /* has an end */
-};
-
 struct cli_perfetto_state {
 	struct cli_htab interned, tracks;
 	uint64_t next_iid[4], next_uuid; /* each interned table numbers its own */
 	size_t n_interned;
-	struct cli_pb pkt, tmp, arena;
-	struct held *held;
-	size_t n_held, cap_held;
+	struct cli_pb pkt, tmp;
+	struct cli_nest nest; /* slices and instants, held until written in nesting order */
 	size_t event;   /* where the open TrackEvent's body starts in pkt */
 	bool holding;   /* the event being built is held (a slice or an instant) */
 	bool step;      /* it is a step: what is held may be written after it */
-	struct held cur;
+	struct cli_nest_slice cur;
 	int error;
 };
 
@@ -268,33 +254,15 @@ static uint64_t track(struct cli_perfetto *p, uint32_t kind, uint64_t pid, uint3
 
 /* ---- Slices and instants, held and written in nesting order ---- */
 
-static int held_cmp(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	if (x->begin != y->begin)
-		return x->begin < y->begin ? -1 : 1;
-	if (x->end != y->end) /* the longer first: it encloses the other */
-		return x->end > y->end ? -1 : 1;
-	/*
-	 * The same times (a run of one op, an op of one kernel): the outer
-	 * category first, then the later, as a slice completes after those
-	 * inside it.
-	 */
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->seq > y->seq ? -1 : x->seq < y->seq;
-}
-
 /* The SLICE_END of h into the output. */
-static void emit_end(struct cli_perfetto *p, const struct held *h, uint64_t t0)
+static void close_slice(void *ctx, const struct cli_nest_slice *h, const uint8_t *bytes)
 {
+	struct cli_perfetto *p = ctx;
 	struct cli_pb *b = &p->st->tmp;
 	size_t body;
 
-	cli_pb_uint(b, PACKET_TIMESTAMP, h->end - t0);
+	(void)bytes; /* its begin's packet: the end needs only its track */
+	cli_pb_uint(b, PACKET_TIMESTAMP, h->end - p->base.t0);
 	body = cli_pb_open(b, PACKET_TRACK_EVENT);
 	cli_pb_uint(b, EVENT_TYPE, SLICE_END);
 	cli_pb_uint(b, EVENT_TRACK, h->track);
@@ -302,59 +270,21 @@ static void emit_end(struct cli_perfetto *p, const struct held *h, uint64_t t0)
 	emit_tmp(p, 0);
 }
 
-/* Every held slice and instant into the output, each track's in nesting order. */
-static void flush(struct cli_perfetto *p)
+/* Its SLICE_BEGIN or INSTANT packet, as it was built, into the output. */
+static void open_slice(void *ctx, const struct cli_nest_slice *h, const uint8_t *bytes)
 {
-	struct cli_perfetto_state *st = p->st;
-	const struct held *open[DEPTH_MAX];
-	size_t depth = 0;
-
-	qsort(st->held, st->n_held, sizeof *st->held, held_cmp);
-	for (size_t i = 0; i < st->n_held; i++) {
-		const struct held *h = &st->held[i];
-
-		while (depth && (open[depth - 1]->track != h->track || open[depth - 1]->end <= h->begin))
-			emit_end(p, open[--depth], p->base.t0);
-		emit(p, st->arena.buf + h->off, h->len);
-		if (!h->slice)
-			continue;
-		if (depth == DEPTH_MAX) /* deeper than any trace nests: ends as it began */
-			emit_end(p, h, p->base.t0);
-		else
-			open[depth++] = h;
-	}
-	while (depth)
-		emit_end(p, open[--depth], p->base.t0);
-	st->n_held = 0;
-	st->arena.len = 0;
+	emit(ctx, bytes, h->len);
 }
 
 /* Keeps the event built in pkt until its step, or the room for held slices, ends. */
 static void hold(struct cli_perfetto *p)
 {
 	struct cli_perfetto_state *st = p->st;
-	struct held *h = st->held;
 
-	if (st->n_held == st->cap_held) {
-		size_t cap = st->cap_held ? st->cap_held * 2 : 1024;
-
-		if (!(h = realloc(st->held, cap * sizeof *h))) {
-			st->error = -ENOMEM;
-			return;
-		}
-		st->held = h, st->cap_held = cap;
-	}
-	st->cur.off = st->arena.len;
-	st->cur.len = (uint32_t)st->pkt.len;
-	st->cur.seq = (uint32_t)st->n_held;
-	cli_pb_raw(&st->arena, st->pkt.buf, st->pkt.len);
-	if (st->arena.failed) {
+	if (cli_nest_hold(&st->nest, &st->cur, st->pkt.buf, st->pkt.len) < 0)
 		st->error = -ENOMEM;
-		return;
-	}
-	h[st->n_held++] = st->cur;
-	if (st->step || st->n_held >= HOLD_MAX || st->arena.len >= HOLD_BYTES)
-		flush(p);
+	else if (st->step)
+		cli_nest_flush(&st->nest);
 }
 
 /* Starts a TrackEvent packet in pkt: its time, sequence, type, track, name and category. */
@@ -383,17 +313,6 @@ static void event(struct cli_perfetto *p, uint64_t ts, uint32_t type, uint64_t u
 		cli_pb_bytes(b, EVENT_CATEGORY, cat, strlen(cat));
 }
 
-/* How deep a category nests: steps hold graphs, graphs runs, runs ops, ops kernels. */
-static uint8_t rank_of(const char *cat)
-{
-	static const char *const order[] = { "step", "scope", "graph", "split", "op", "kernel" };
-
-	for (uint8_t i = 0; i < sizeof order / sizeof *order; i++)
-		if (!strcmp(cat, order[i]))
-			return i;
-	return 6;
-}
-
 static void slice(struct cli_esink *s, uint64_t pid, uint32_t id, const char *name, size_t len,
 		  const char *cat, uint64_t ts, uint64_t dur, bool encloses)
 {
@@ -405,8 +324,8 @@ static void slice(struct cli_esink *s, uint64_t pid, uint32_t id, const char *na
 	(void)encloses; /* exact nanoseconds: no viewer's rounding to make room for */
 	st->step = !strcmp(cat, "step"); /* a step's name holds its number: not interned */
 	event(p, ts, SLICE_BEGIN, uuid, name, len, cat, !st->step);
-	st->cur = (struct held){ .track = uuid, .begin = ts, .end = end, .rank = rank_of(cat),
-				 .slice = true };
+	st->cur = (struct cli_nest_slice){ .track = uuid, .begin = ts, .end = end,
+					   .rank = cli_nest_rank(cat), .slice = true };
 	st->holding = true;
 }
 
@@ -419,7 +338,7 @@ static void instant(struct cli_esink *s, uint64_t pid, uint32_t id, const char *
 
 	p->st->step = false;
 	event(p, ts, INSTANT, uuid, name, len, NULL, true);
-	p->st->cur = (struct held){ .track = uuid, .begin = ts, .end = ts, .rank = 7 };
+	p->st->cur = (struct cli_nest_slice){ .track = uuid, .begin = ts, .end = ts, .rank = 7 };
 	p->st->holding = true;
 }
 
@@ -548,6 +467,9 @@ int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
 	*p = (struct cli_perfetto){ .base = { &perfetto_ops, t0, anon, true }, .o = o };
 	if (!(p->st = calloc(1, sizeof *p->st)))
 		return -ENOMEM;
+	p->st->nest.open = open_slice;
+	p->st->nest.close = close_slice;
+	p->st->nest.ctx = p;
 	emit_tmp(p, STATE_CLEARED); /* the sequence's interned strings start here */
 	return 0;
 }
@@ -569,14 +491,13 @@ int cli_perfetto_end(struct cli_perfetto *p)
 
 	if (!st)
 		return 0;
-	flush(p);
+	cli_nest_flush(&st->nest);
 	error = st->error;
 	free_items(&st->interned);
 	free_items(&st->tracks);
 	cli_pb_free(&st->pkt);
 	cli_pb_free(&st->tmp);
-	cli_pb_free(&st->arena);
-	free(st->held);
+	cli_nest_free(&st->nest);
 	free(st);
 	p->st = NULL;
 	return error;
