@@ -80,6 +80,15 @@ static const char *const formats[] = { "chrome", "perfetto", "speedscope", "csv"
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
 				      NULL };
 
+#define RUNS_FOLLOWED 16 /* threads whose open run is followed (formats where slices nest) */
+
+/* The run of nodes open on a thread (SPLIT_BEGIN seen, not its end). */
+struct open_run {
+	uint32_t tid;
+	bool open;
+	uint64_t backend;
+};
+
 struct export {
 	struct cli *cli;
 	const char *output;
@@ -94,6 +103,7 @@ struct export {
 	struct cli_tracks tracks;
 	const struct ggmlviz_reader *r;
 	uint64_t pid;
+	struct open_run runs[RUNS_FOLLOWED];
 	int error;
 };
 
@@ -158,16 +168,53 @@ static const char *method_name(uint8_t method)
 	return method < 4 ? names[method] : "unknown";
 }
 
+/*
+ * Where slices nest: whether op t lies in a run of its own backend open on
+ * its thread, timed by that run's ticks, which the run's slice says (its
+ * backend, and timed_by); the op's args then leave both out.
+ */
+static bool said_by_run(const struct export *x, const struct ggmlviz_timing *t)
+{
+	if (!x->sink->nested || t->method != GGMLVIZ_OP_METHOD_TICK)
+		return false;
+	for (int i = 0; i < RUNS_FOLLOWED; i++)
+		if (x->runs[i].open && x->runs[i].tid == t->thread_id)
+			return x->runs[i].backend == t->backend_ptr;
+	return false;
+}
+
+/* Follows the run open on each thread (the first RUNS_FOLLOWED threads that run any). */
+static void follow_run(struct export *x, const struct ggmlviz_event *ev)
+{
+	bool begin = ev->type == GGMLVIZ_EVENT_SPLIT_BEGIN;
+	int free_slot = -1;
+
+	for (int i = 0; i < RUNS_FOLLOWED; i++) {
+		if (x->runs[i].open && x->runs[i].tid == ev->thread_id) {
+			x->runs[i].open = begin;
+			x->runs[i].backend = ev->data.split.backend_ptr;
+			return;
+		}
+		if (!x->runs[i].open && free_slot < 0)
+			free_slot = i;
+	}
+	if (begin && free_slot >= 0)
+		x->runs[free_slot] = (struct open_run){ ev->thread_id, true, ev->data.split.backend_ptr };
+}
+
 static void op_args(struct export *x, const struct ggmlviz_timing *t)
 {
 	struct cli_esink *s = x->sink;
+	bool by_run = said_by_run(x, t);
 	char buf[24];
 
 	s->ops->arg_str(s, "tensor", t->label, t->label_len);
 	if (!s->nested)
 		s->ops->arg_u64(s, "op_type", t->op_type);
 	s->ops->arg_u64(s, "size", t->op_size);
-	cli_esink_arg_cstr(s, "backend", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf));
+	if (!by_run)
+		cli_esink_arg_cstr(s, "backend",
+				   cli_backend_name(&x->cli->names, x->r, t->backend_ptr, buf));
 	if (t->type_name)
 		s->ops->arg_str(s, "type", t->type_name, t->type_name_len);
 	if (t->ne[0] || t->ne[1] || t->ne[2] || t->ne[3])
@@ -180,7 +227,8 @@ static void op_args(struct export *x, const struct ggmlviz_timing *t)
 		s->ops->arg_u64(s, "step", t->step_seq);
 	if (t->layer >= 0)
 		s->ops->arg_i64(s, "layer", t->layer);
-	cli_esink_arg_cstr(s, "timed_by", method_name(t->method));
+	if (!by_run)
+		cli_esink_arg_cstr(s, "timed_by", method_name(t->method));
 	if (t->n_kernels) {
 		s->ops->arg_u64(s, "kernels", t->n_kernels);
 		s->ops->arg_u64(s, "gpu_ns", t->gpu_ns);
@@ -213,6 +261,8 @@ static void split_args(struct export *x, const struct ggmlviz_timing *t)
 	s->ops->arg_u64(s, "timed_one_by_one", t->n_timed);
 	s->ops->arg_u64(s, "ticks", t->ticks);
 	s->ops->arg_u64(s, "ticks_expected", t->ticks_expected);
+	if (s->nested && t->ticks) /* its ops leave out what it says (said_by_run) */
+		cli_esink_arg_cstr(s, "timed_by", method_name(GGMLVIZ_OP_METHOD_TICK));
 	if (t->step_seq)
 		s->ops->arg_u64(s, "step", t->step_seq);
 }
@@ -438,6 +488,10 @@ static void record(struct export *x, const struct ggmlviz_event *ev)
 	case GGMLVIZ_EVENT_BARRIER_WAIT:
 		point(x, ev, 'i', barrier, sizeof barrier - 1, "wait_ns",
 		      ev->data.memory.size > INT64_MAX ? INT64_MAX : (int64_t)ev->data.memory.size);
+		break;
+	case GGMLVIZ_EVENT_SPLIT_BEGIN:
+	case GGMLVIZ_EVENT_SPLIT_END:
+		follow_run(x, ev);
 		break;
 	case GGMLVIZ_EVENT_THREAD_BEGIN:
 		if (ev->label_len && !ggmlviz_reader_thread_name(x->r, ev->thread_id))

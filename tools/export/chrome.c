@@ -19,7 +19,7 @@ static const struct cli_esink_ops chrome_ops;
 
 void cli_chrome_begin(struct cli_chrome *c, struct cli_out *o, uint64_t t0, struct cli_anon *anon)
 {
-	*c = (struct cli_chrome){ .base = { &chrome_ops, t0, anon, false }, .o = o };
+	*c = (struct cli_chrome){ .base = { .ops = &chrome_ops, .t0 = t0, .anon = anon }, .o = o };
 	cli_out_str(o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 }
 

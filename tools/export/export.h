@@ -62,7 +62,8 @@ struct cli_esink {
 	struct cli_anon *anon; /* addresses written as ids (--anonymize), or NULL */
 	/*
 	 * Slices nest in the output (Perfetto): an op's args leave out what
-	 * its name and the slices around it say (op_type, graph, step).
+	 * its name and the slices around it say (op_type, graph, step; and
+	 * backend and timed_by inside a run of its backend timed by ticks).
 	 */
 	bool nested;
 	/* A step is named without its number (speedscope: steps group by name). */

@@ -464,7 +464,7 @@ static const struct cli_esink_ops perfetto_ops = {
 int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
 		       struct cli_anon *anon)
 {
-	*p = (struct cli_perfetto){ .base = { &perfetto_ops, t0, anon, true }, .o = o };
+	*p = (struct cli_perfetto){ .base = { .ops = &perfetto_ops, .t0 = t0, .anon = anon, .nested = true }, .o = o };
 	if (!(p->st = calloc(1, sizeof *p->st)))
 		return -ENOMEM;
 	p->st->nest.open = open_slice;

@@ -253,7 +253,7 @@ int cli_speedscope_begin(struct cli_speedscope *p, struct cli_out *o, uint64_t t
 {
 	struct cli_speedscope_state *st;
 
-	*p = (struct cli_speedscope){ .base = { &speedscope_ops, t0, NULL, true, true }, .o = o };
+	*p = (struct cli_speedscope){ .base = { .ops = &speedscope_ops, .t0 = t0, .nested = true, .unnumbered = true }, .o = o };
 	if (!(st = p->st = calloc(1, sizeof *st)) ||
 	    !(st->by_index = calloc(FRAMES_MAX, sizeof *st->by_index)))
 		return -ENOMEM;
