@@ -19,7 +19,9 @@
 
 #include "base/anon.h"
 #include "base/htab.h"
+#include "base/opts.h"
 #include "input/input.h"
+#include "memory/memory.h"
 #include "output/output.h"
 
 /* ---- Where export's slices, instants and counters go (chrome.c, perfetto.c) ---- */
@@ -213,6 +215,37 @@ uint32_t cli_track_of(struct cli_tracks *t, uint32_t tid, uint64_t begin, uint64
 		      int *level, bool *first);
 
 void cli_tracks_free(struct cli_tracks *t);
+
+/* ---- What viewers see of a trace: slices, instants, counters, names (viewer.c) ---- */
+
+#define CLI_RUNS_FOLLOWED 16 /* threads whose open run is followed (formats where slices nest) */
+
+/* The run of nodes open on a thread (its SPLIT_BEGIN read, not its end). */
+struct cli_open_run {
+	uint32_t tid;
+	bool open;
+	uint64_t backend;
+};
+
+struct cli;
+/* Writing a trace into a sink; the caller sets cli, sink, window and no_args, zeroes the rest. */
+struct cli_viewer {
+	struct cli *cli;
+	struct cli_esink *sink;
+	struct cli_window window; /* --from/--to */
+	bool no_args;             /* leave out the args of ops, graphs, runs and kernels */
+	const struct ggmlviz_reader *r;
+	uint64_t pid;             /* the process of the records read last */
+	struct cli_live live;     /* live tensor bytes, for their counter */
+	struct cli_tracks tracks;
+	struct cli_open_run runs[CLI_RUNS_FOLLOWED];
+	int error;
+};
+
+/* Every record of in into v->sink, from pid onwards; 0 or a negative code. */
+int cli_viewer_write(struct cli_viewer *v, struct cli_input *in);
+/* An instant "ggmlviz export" at time 0: what the JSON's otherData says, as args. */
+void cli_viewer_about(struct cli_viewer *v, const struct cli_input *in);
 
 /* ---- One record as a text line or a JSON Lines object (event.c) ---- */
 
