@@ -32,7 +32,8 @@ scripts/fetch-speedscope.sh >/dev/null 2>&1 ||
 	echo "quickstart: speedscope could not be fetched; its browser test will say so"
 
 step "building (out of tree, in build/)"
-[ -x configure ] || ./autogen.sh >/dev/null
+# automake's notes on the files it installs are not news: said only if it fails
+[ -x configure ] || out=$(./autogen.sh 2>&1) || { echo "$out"; exit 1; }
 mkdir -p build
 cd build
 ../configure --enable-werror >configure.out 2>&1 || { tail -30 configure.out; exit 1; }
