@@ -31,9 +31,10 @@ from taplib import ok, run, skip  # noqa: E402
 BUILD, TMP = sys.argv[1], sys.argv[2]
 G = os.path.join(BUILD, 'tools', 'ggmlviz')
 SRC = os.environ.get('top_srcdir', os.path.join(os.path.dirname(__file__), '..'))
-VIEWER = os.path.join(os.environ.get('SPEEDSCOPE_DIR', os.path.join(SRC, 'third_party',
-                                                                    'speedscope')),
-                      'dist', 'release', 'index.html')
+# absolute: make check gives top_srcdir as a relative path, and a file:// URL needs a whole one
+VIEWER = os.path.abspath(os.path.join(
+    os.environ.get('SPEEDSCOPE_DIR', os.path.join(SRC, 'third_party', 'speedscope')),
+    'dist', 'release', 'index.html'))
 
 
 def tool(name):
@@ -128,7 +129,7 @@ if not os.path.exists(VIEWER):
 elif not browser:
     ok(False, 'speedscope opens it in chromium', 'chromium is needed (apt-get install chromium)')
 else:
-    js = os.path.join(TMP, 'profile.js')
+    js = os.path.abspath(os.path.join(TMP, 'profile.js'))
     with open(js, 'w') as f:  # what speedscope's own command line does
         f.write('speedscope.loadFileFromBase64(%s, %s)' % (
             json.dumps('real.speedscope.json'), json.dumps(base64.b64encode(open(ss, 'rb').read())
