@@ -51,13 +51,13 @@ static const char help[] =
 	"Options:\n"
 	"  -o, --output FILE   where to write (\"-\": standard output); required\n"
 	"  -f, --format F      chrome (the default: Chrome Trace Event JSON), perfetto\n"
-	"                      (Perfetto's protobuf trace: the same slices, a third of\n"
-	"                      the size, for big traces), speedscope (its own format:\n"
-	"                      a profile a thread, a frame per op name, no args), or\n"
-	"                      tables:\n"
-	"                      csv or jsonl-ops (one table: a row per timed op, or what\n"
-	"                      --table says), sqlite (every table into the database\n"
-	"                      OUT; a trace column tells traces apart)\n"
+	"                      (Perfetto's protobuf trace: the same slices, under a\n"
+	"                      third of the size, for big traces), speedscope (its\n"
+	"                      own format: a profile a thread, a frame per op name,\n"
+	"                      no args); or tables: csv or jsonl-ops (one table: a\n"
+	"                      row per timed op, or what --table says), sqlite\n"
+	"                      (every table into the database OUT; a trace column\n"
+	"                      tells traces apart)\n"
 	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
 	"                      kernels, memory or summaries\n"
 	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
@@ -68,12 +68,12 @@ static const char help[] =
 	"      --anonymize     addresses as ids 0x1, 0x2, ... in the order first seen\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"An output over 256 MiB gets a warning: chrome://tracing cannot load it and the\n"
-	"Perfetto UI may run out of memory in the browser (use --from/--to, or open it\n"
-	"with 'trace_processor --httpd' and ui.perfetto.dev).\n"
+	"A JSON output over 256 MiB gets a warning: chrome://tracing cannot load it and\n"
+	"the Perfetto UI may run out of memory in the browser (use --format perfetto,\n"
+	"--from/--to, or open it with 'trace_processor --httpd' and ui.perfetto.dev).\n"
 	"\n"
 	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
-	"damage is exported, as valid JSON) or a write error, 2 bad command line.\n";
+	"damage is exported, as a valid file) or a write error, 2 bad command line.\n";
 
 enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_SPEEDSCOPE, FORMAT_CSV, FORMAT_JSONL_OPS,
        FORMAT_SQLITE };
