@@ -228,8 +228,9 @@ static void warn_size(const struct cli_out *o)
 	if (o->bytes <= BROWSER_LIMIT || o->error)
 		return;
 	cli_error("export: %s holds %s of JSON: chrome://tracing cannot load more than"
-		       " 256 MiB, and the Perfetto UI may run out of memory in the browser; cut it"
-		       " with --from/--to, or open it with 'trace_processor --httpd FILE' and"
+		       " 256 MiB, and the Perfetto UI may run out of memory in the browser; export"
+		       " it with --format perfetto (under a third of the size), cut it with"
+		       " --from/--to, or open it with 'trace_processor --httpd FILE' and"
 		       " ui.perfetto.dev", o->path, cli_fmt_bytes(o->bytes, size));
 }
 
