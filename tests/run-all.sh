@@ -155,8 +155,9 @@ result $rc "TSan build"
 
 note "fuzzing: libFuzzer (clang) under ASan+UBSan, ${FUZZ_SECONDS:-60} s per target"
 # Each target runs on a seed corpus written by tests/gen-trace (a whole trace,
-# one ended by a crash, one cut short, one corrupt) and stops at the first
-# crash, leak or sanitizer report; a crash's input is kept in build-fuzz/.
+# one ended by a crash, one cut short, one corrupt) and the inputs kept in
+# tests/data, and stops at the first crash, leak or sanitizer report; a
+# crash's input is kept in build-fuzz/.
 if command -v clang >/dev/null 2>&1; then
 	build build-fuzz CC=clang --enable-sanitizers=address,undefined --enable-fuzzing \
 		--with-ggml=no
@@ -170,6 +171,8 @@ if command -v clang >/dev/null 2>&1; then
 		"$f/tests/gen-trace" --crash --graphs 2 "$f/corpus/crash.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --cut-bytes 7 "$f/corpus/cut.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --corrupt 9 "$f/corpus/corrupt.ggmlviz" >/dev/null
+		# and every input a fuzzer found before: each is a regression to pass first
+		cp "$top"/tests/data/*.ggmlviz "$f/corpus/"
 		for target in fuzz-reader fuzz-tools; do
 			(cd "$f" && "./tests/$target" -max_total_time="${FUZZ_SECONDS:-60}" \
 				-timeout=30 -close_fd_mask=3 -max_len=65536 -artifact_prefix="$f/$target-" \

@@ -407,7 +407,9 @@ empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 # minute, with exit 0 or 1. fuzz-huge-kernel: a kernel of 1.8e19 ns made
 # export's search for a viewer-safe duration endless. fuzz-counter-int64-max:
 # a counter of INT64_MAX, as a double 2^63, was cast back to int64_t
-# (undefined; UBSan stops there).
+# (undefined; UBSan stops there). fuzz-scope-without-label: the Perfetto
+# export interned its NULL name (memcmp of NULL), and a trace with no slice
+# sorted a NULL array of held ones.
 for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
 	[ -f "$f" ]
 	ok $? "fuzz input $(basename "$f") is in the tree"

@@ -81,7 +81,8 @@ void cli_nest_flush(struct cli_nest *n)
 	const struct cli_nest_slice *open[DEPTH_MAX];
 	size_t depth = 0;
 
-	qsort(n->held, n->n, sizeof *n->held, held_cmp);
+	if (n->n) /* nothing held: no array to sort (qsort of NULL) */
+		qsort(n->held, n->n, sizeof *n->held, held_cmp);
 	for (size_t i = 0; i < n->n; i++) {
 		const struct cli_nest_slice *h = &n->held[i];
 

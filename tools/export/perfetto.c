@@ -145,13 +145,15 @@ static unsigned table_index(uint32_t table)
 static uint64_t intern(struct cli_perfetto *p, uint32_t table, const char *s, size_t len)
 {
 	struct cli_perfetto_state *st = p->st;
-	struct key k = { .kind = table, .s = s, .len = len };
+	/* s NULL: the name of a scope without a label, empty */
+	struct key k = { .kind = table, .s = s ? s : "", .len = s ? len : 0 };
 	struct interned *in;
 	uint64_t hash;
 	size_t body, entry;
 
-	if (len > INTERN_LEN)
+	if (k.len > INTERN_LEN)
 		return 0;
+	s = k.s, len = k.len;
 	hash = cli_hash_bytes(s, len, table);
 	if ((in = cli_htab_find(&st->interned, hash, interned_eq, &k)))
 		return in->iid;
