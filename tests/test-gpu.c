@@ -53,9 +53,13 @@ static void check_op(const struct ggmlviz_timing *t, struct seen *s,
 	s->ops++;
 	ck_assert_int_eq(t->method, GGMLVIZ_OP_METHOD_GPU);
 	ck_assert_uint_gt(t->n_kernels, 0);
-	/* 1 us each on the GPU; both ends rounded to the trace's clock */
-	ck_assert_uint_ge(t->gpu_ns, 1000u * t->n_kernels - 2u * t->n_kernels);
-	ck_assert_uint_le(t->gpu_ns, 1000u * t->n_kernels + 2u * t->n_kernels);
+	/*
+	 * 1 us each on the GPU; both ends converted to the trace's clock, at
+	 * a rate measured over at most the test's short life (a loaded
+	 * machine read 1003 ns): within 1%, and the rounding of both ends
+	 */
+	ck_assert_uint_ge(t->gpu_ns, 1000u * t->n_kernels - 12u * t->n_kernels);
+	ck_assert_uint_le(t->gpu_ns, 1000u * t->n_kernels + 12u * t->n_kernels);
 	ck_assert_uint_eq(t->thread_id, GGMLVIZ_GPU_TRACK(0, 7)); /* where its time was spent */
 	ck_assert_uint_eq(t->depth, 0); /* the host's step and run do not enclose it there */
 	s->fused += (t->node_flags & GGMLVIZ_NODE_FUSED) ? 1u : 0u;
