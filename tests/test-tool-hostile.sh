@@ -52,6 +52,10 @@ bounded threads-info "$G" info "$T/threads.ggmlviz"
 says threads-info "records of more threads, not listed" "info: says threads were left out"
 bounded threads-stats "$G" stats --by thread "$T/threads.ggmlviz"
 bounded threads-export "$G" export "$T/threads.ggmlviz" -o /dev/null
+bounded threads-perfetto "$G" export -f perfetto "$T/threads.ggmlviz" -o /dev/null
+grep -q "more than 65536 threads and counters" "$T/threads-perfetto.err"
+ok $? "export -f perfetto: says the threads past 65536 share one track"
+bounded threads-speedscope "$G" export -f speedscope "$T/threads.ggmlviz" -o /dev/null
 
 "$GEN" names 1000000 "$T/names.ggmlviz"
 bounded names-info "$G" info "$T/names.ggmlviz"
@@ -65,6 +69,10 @@ bounded big-dump "$G" dump "$T/big.ggmlviz"
 "$GEN" ops 1000000 "$T/ops.ggmlviz"
 bounded ops-stats "$G" stats -f json "$T/ops.ggmlviz"
 says ops-stats '"name":"(other groups)"' "stats: groups past 65536 are one (other groups)"
+bounded ops-perfetto "$G" export -f perfetto "$T/ops.ggmlviz" -o /dev/null
+bounded ops-speedscope "$G" export -f speedscope "$T/ops.ggmlviz" -o -
+says ops-speedscope '{"name":"(other names)"}' \
+	"export -f speedscope: names past 65535 share one frame, the known ones keep theirs"
 bounded ops-diff "$G" diff "$T/ops.ggmlviz" "$T/ops.ggmlviz"
 
 "$GEN" allocs 1200000 "$T/allocs.ggmlviz"

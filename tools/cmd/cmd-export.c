@@ -188,7 +188,12 @@ static int sink_end(struct export *x, const struct cli_input *in)
 
 	if (x->format == FORMAT_PERFETTO) {
 		cli_viewer_about(&x->v, in);
-		return cli_perfetto_end(&x->perfetto);
+		rc = cli_perfetto_end(&x->perfetto, &left_out);
+		if (left_out)
+			cli_error("export: more than 65536 threads and counters: %" PRIu64 " slices,"
+				  " names and counter values of the others went on one track or"
+				  " were left out", left_out);
+		return rc;
 	}
 	if (x->format == FORMAT_SPEEDSCOPE) {
 		rc = cli_speedscope_end(&x->speedscope, cli_trace_name(in), &left_out);

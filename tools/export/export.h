@@ -172,8 +172,13 @@ struct cli_perfetto {
 /* Starts the trace into o; 0 or -ENOMEM. */
 int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
 		       struct cli_anon *anon);
-/* Writes what it holds and frees it; 0, or -ENOMEM when memory ran out on the way. */
-int cli_perfetto_end(struct cli_perfetto *p);
+/*
+ * Writes what it holds and frees it; 0, or -ENOMEM when memory ran out on
+ * the way. *tracks_over: the asks for tracks past the most it describes
+ * (65536: more threads' slices went on one "(other tracks)" track, their
+ * names and more counters were left out).
+ */
+int cli_perfetto_end(struct cli_perfetto *p, uint64_t *tracks_over);
 
 /* ---- speedscope's own file format: evented profiles (speedscope.c) ---- */
 

@@ -56,6 +56,8 @@ enum { IN_CATEGORY = 1, IN_NAME = 2, IN_ARG_NAME = 3, IN_ARG_STRING = 29 };
 #define INTERN_MAX 65536           /* strings interned; past it, written in place */
 #define INTERN_LEN 256             /* longer strings are written in place */
 #define OS_TID_LIMIT (1u << 22)    /* OS thread ids stay below; tracks above are not threads */
+#define TRACKS_MAX 65536           /* tracks described; what more run goes on one */
+#define OTHER_TRACKS 0x7ffffffeu   /* that one's id: no thread's, no GPU track's */
 
 struct interned {
 	uint64_t hash, iid;
@@ -74,6 +76,7 @@ struct track {
 struct cli_perfetto_state {
 	struct cli_htab interned, tracks;
 	uint64_t next_iid[4], next_uuid; /* each interned table numbers its own */
+	uint64_t tracks_over;           /* tracks past TRACKS_MAX asked for */
 	size_t n_interned;
 	struct cli_pb pkt, tmp;
 	struct cli_nest nest; /* slices and instants, held until written in nesting order */
@@ -209,8 +212,8 @@ static void describe(struct cli_perfetto *p, const struct track *t, uint64_t par
 		if (name)
 			cli_pb_bytes(b, THREAD_NAME, name, len);
 		cli_pb_close(b, sub);
-	} else if (name) {
-		cli_pb_bytes(b, TRACK_NAME, name, len);
+	} else if (name || t->id == OTHER_TRACKS) {
+		cli_pb_bytes(b, TRACK_NAME, name ? name : "(other tracks)", name ? len : 14);
 	}
 	if (t->kind == T_COUNTER) {
 		sub = cli_pb_open(b, TRACK_COUNTER);
@@ -238,6 +241,14 @@ static uint64_t track(struct cli_perfetto *p, uint32_t kind, uint64_t pid, uint3
 
 	if (t && (!name || kind == T_COUNTER))
 		return t->uuid;
+	if (!t && st->tracks.count >= TRACKS_MAX && !(kind == T_THREAD && id == OTHER_TRACKS)) {
+		/*
+		 * Memory stays bounded: the slices of more threads go on one
+		 * track, their names and more counters are left out (0).
+		 */
+		st->tracks_over++;
+		return kind == T_THREAD && !name ? track(p, T_THREAD, pid, OTHER_TRACKS, NULL, 0) : 0;
+	}
 	if (!t) {
 		if (!(t = malloc(sizeof *t + k.len)))
 			return st->error = -ENOMEM, 0;
@@ -368,6 +379,8 @@ static void counter(struct cli_esink *s, uint64_t pid, const char *name, size_t 
 	size_t body;
 
 	(void)key; /* the track's unit says what v is */
+	if (!uuid)
+		return; /* a counter past TRACKS_MAX tracks: left out, counted */
 	b->len = 0;
 	cli_pb_uint(b, PACKET_TIMESTAMP, ts > p->base.t0 ? ts - p->base.t0 : 0);
 	cli_pb_uint(b, PACKET_SEQUENCE, SEQUENCE);
@@ -486,15 +499,17 @@ static void free_items(struct cli_htab *t)
 	cli_htab_free(t);
 }
 
-int cli_perfetto_end(struct cli_perfetto *p)
+int cli_perfetto_end(struct cli_perfetto *p, uint64_t *tracks_over)
 {
 	struct cli_perfetto_state *st = p->st;
 	int error;
 
+	*tracks_over = 0;
 	if (!st)
 		return 0;
 	cli_nest_flush(&st->nest);
 	error = st->error;
+	*tracks_over = st->tracks_over;
 	free_items(&st->interned);
 	free_items(&st->tracks);
 	cli_pb_free(&st->pkt);

@@ -61,43 +61,57 @@ struct cli_speedscope_state {
 	int error;
 };
 
+/* What a frame is looked up by: its name. */
+struct frame_key {
+	const char *name;
+	size_t len;
+};
+
 static bool frame_eq(const void *item, const void *key)
 {
 	const struct frame *f = item;
-	const struct frame *k = key;
+	const struct frame_key *k = key;
 
 	return f->len == k->len && !memcmp(f->name, k->name, k->len);
 }
 
-/* The index of the frame named name (len bytes), made on first sight. */
+/* A new frame named k's name, last in the list; its index, or 0 without memory. */
+static uint32_t frame_add(struct cli_speedscope_state *st, const struct frame_key *k,
+			  uint64_t hash)
+{
+	struct frame *f = malloc(sizeof *f + k->len + 1);
+
+	if (!f || cli_htab_add(&st->frames, hash, f) < 0) {
+		free(f);
+		st->error = -ENOMEM;
+		return 0;
+	}
+	*f = (struct frame){ hash, st->n_frames, (uint32_t)k->len };
+	memcpy(f->name, k->name, k->len);
+	f->name[k->len] = '\0';
+	st->by_index[st->n_frames] = f;
+	return st->n_frames++;
+}
+
+/*
+ * The index of the frame named name (len bytes), made on first sight;
+ * past FRAMES_MAX - 1 names, a new one is "(other names)".
+ */
 static uint32_t frame_of(struct cli_speedscope_state *st, const char *name, size_t len)
 {
-	struct frame *key, *f;
-	uint64_t hash;
+	struct frame_key k = { name, len < NAME_MAX_LEN ? len : NAME_MAX_LEN };
+	uint64_t hash = cli_hash_bytes(k.name, k.len, 0);
+	struct frame *f = cli_htab_find(&st->frames, hash, frame_eq, &k);
 
-	if (len > NAME_MAX_LEN)
-		len = NAME_MAX_LEN;
-	if (st->n_frames >= FRAMES_MAX - 1 && len) /* the last index is for the others */
-		name = other_frame, len = sizeof other_frame - 1;
-	hash = cli_hash_bytes(name, len, 0);
-	if (!(key = malloc(sizeof *key + len + 1))) {
-		st->error = -ENOMEM;
-		return 0;
-	}
-	*key = (struct frame){ hash, st->n_frames, (uint32_t)len };
-	memcpy(key->name, name, len);
-	key->name[len] = '\0';
-	if ((f = cli_htab_find(&st->frames, hash, frame_eq, key))) {
-		free(key);
+	if (f)
 		return f->index;
+	if (st->n_frames >= FRAMES_MAX - 1) {
+		k = (struct frame_key){ other_frame, sizeof other_frame - 1 };
+		hash = cli_hash_bytes(k.name, k.len, 0);
+		if ((f = cli_htab_find(&st->frames, hash, frame_eq, &k)))
+			return f->index;
 	}
-	if (cli_htab_add(&st->frames, hash, key) < 0) {
-		free(key);
-		st->error = -ENOMEM;
-		return 0;
-	}
-	st->by_index[st->n_frames] = key;
-	return st->n_frames++;
+	return frame_add(st, &k, hash);
 }
 
 /* The index of the track of (pid, id), made on first sight; -1 past TRACKS_MAX or without memory. */
