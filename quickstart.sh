@@ -78,5 +78,6 @@ The trace is $trace. Try:
   build/tools/ggmlviz stats $trace --by name --top 20
   build/tools/ggmlviz report $trace -o report.html  (open it in any browser, offline)
   build/tools/ggmlviz export $trace -o demo.json   (open it in https://ui.perfetto.dev)
+  build/tools/ggmlviz export -f perfetto $trace -o demo.pftrace   (Perfetto's own format, for long runs)
 Run every test with: tests/run-all.sh
 TXT

@@ -659,6 +659,10 @@ ok(groups and all(groups[n]['count'] == sum(d['ops'].values()) + sum(c[0] for c 
                   and groups[n]['total_ns'] == d['ns'] for n, d in per_step.items()),
    'stats --by step: every step\'s ops and op time, summed or not, as the records say',
    [(n, groups.get(n, {}).get('count')) for n in list(per_step)[:4]])
+ok(groups and all((groups[n]['min_ns'] is None) == (n in summed) and
+                  (groups[n]['p50_ns'] is None) == (n in summed) for n in per_step),
+   'stats --by step: a summed step has no min, p50 or p95 (null), a kept one has them',
+   [(n, groups.get(n, {}).get('min_ns')) for n in list(per_step)[:4]])
 rc, out, _ = ggmlviz('stats', '--by', 'op', '-f', 'json', roll)
 sj = json.loads(out) if rc == 0 else {}
 want = {}

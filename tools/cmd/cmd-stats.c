@@ -340,11 +340,14 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 		double gf = cli_group_gflops(g);
 
 		cli_csv_str(o, g->name, g->name_len);
-		cli_out_printf(o, ",%llu,%llu,%.3f,%llu,%llu,%llu,%llu,%.6f,",
-				    (unsigned long long)g->d.count, (unsigned long long)g->d.total,
-				    cli_group_mean(g), (unsigned long long)g->d.min,
-				    (unsigned long long)g->p50, (unsigned long long)g->p95,
-				    (unsigned long long)g->d.max, cli_group_share(a, g));
+		cli_out_printf(o, ",%llu,%llu,%.3f,", (unsigned long long)g->d.count,
+			       (unsigned long long)g->d.total, cli_group_mean(g));
+		if (g->d.count && g->d.count == g->d.summed) /* summed ops only: empty */
+			cli_out_str(o, ",,,");
+		else
+			cli_out_printf(o, "%llu,%llu,%llu,", (unsigned long long)g->d.min,
+				       (unsigned long long)g->p50, (unsigned long long)g->p95);
+		cli_out_printf(o, "%llu,%.6f,", (unsigned long long)g->d.max, cli_group_share(a, g));
 		if (gf >= 0)
 			cli_out_printf(o, "%.3f", gf);
 		cli_out_printf(o, ",%llu,", (unsigned long long)g->flops);

@@ -33,6 +33,7 @@
 		return ns - f === 0.5 && f % 2 === 0 ? f : Math.round(ns);
 	}
 	function fmtNs(ns) {
+		if (ns === null || ns === undefined) return '-'; /* ops known by their sums only */
 		if (ns < 1e3) return wholeNs(ns) + ' ns';
 		if (ns < 1e6) return (ns / 1e3).toFixed(3) + ' us';
 		if (ns < 1e9) return (ns / 1e6).toFixed(3) + ' ms';

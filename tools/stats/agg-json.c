@@ -49,9 +49,13 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "count", g->d.count);
 	json_u64(o, "total_ns", g->d.total);
 	json_double(o, "mean_ns", cli_group_mean(g));
-	json_u64(o, "min_ns", g->d.min);
-	json_u64(o, "p50_ns", g->p50);
-	json_u64(o, "p95_ns", g->p95);
+	if (g->d.count && g->d.count == g->d.summed) { /* summed ops only: no one op's time */
+		cli_out_str(o, ",\"min_ns\":null,\"p50_ns\":null,\"p95_ns\":null");
+	} else {
+		json_u64(o, "min_ns", g->d.min);
+		json_u64(o, "p50_ns", g->p50);
+		json_u64(o, "p95_ns", g->p95);
+	}
 	json_u64(o, "max_ns", g->d.max);
 	json_double(o, "share", cli_group_share(a, g));
 	json_double(o, "gflops", g->flops_ns ? cli_group_gflops(g) : (double)NAN);
