@@ -111,7 +111,7 @@ ok(re.search(r'CUDA0 +5 runs, [0-9.]+ [mu]?s, 60 nodes: 50 ops timed by their GP
    'stats: the GPU runs, their ops\' GPU time beside them, said what a run\'s time holds', out)
 s = stats_json('--by', 'layer')
 layers = {x['name']: x['count'] for x in s['groups']}
-ok(layers == {'(none)': STEPS, '0': 5 * STEPS, '1': 5 * STEPS},
+ok(layers == {'(none)': STEPS, '(run start)': STEPS, '0': 5 * STEPS, '1': 5 * STEPS},
    'stats --by layer: GPU ops keep their layers', layers)
 
 # ---- export: kernels on the GPU track, inside the ops that launched them ----

@@ -143,10 +143,11 @@ at = head.find('PER TOKEN')
 want = {g['name']: fmt_ns(g['total_ns'] / js['tokens']) for g in js.get('groups', [])}
 got = {}
 for l in lines[lines.index(head) + 1:] if head else []:
-    cols = l.split()
-    if not cols or cols[0] == 'TOTAL' or cols[0] not in want:
+    name = next((n for n in want if l.startswith(n + ' ')), None)  # '(run start)' has a space
+    if name is None:
         break
-    got[cols[0]] = ' '.join(cols[4:6])  # LAYER COUNT TOTAL(2) PER TOKEN(2)
+    cols = l[len(name):].split()
+    got[name] = ' '.join(cols[3:5])  # LAYER COUNT TOTAL(2) PER TOKEN(2)
 ok(at > 0 and want and got == want,
    'stats --phase generation --by layer: PER TOKEN is each layer\'s total over the phase\'s tokens',
    '%s against %s' % (sorted(got.items())[:3], sorted(want.items())[:3]))
@@ -246,9 +247,13 @@ js = json.loads(out) if rc == 0 else {}
 ok(sum(g.get('run_start_ops', 0) for g in js.get('groups', [])) == flagged,
    'stats: each group\'s ops that began a run', [(g['name'], g.get('run_start_ops'))
                                                    for g in js.get('groups', [])][:5])
-rc, out, err = ggmlviz('stats', trace)
+rc, out, err = ggmlviz('stats', '--raw-ticks', trace)
 ok(rc == 0 and '%d ops began a CPU run' % flagged in out and 'waited for at GGML\'s barrier' in out,
-   'stats: says what the first op of a run and the op after a barrier hold', out[-900:])
+   'stats --raw-ticks: says what the first op of a run and the op after a barrier hold', out[-900:])
+rc, out, err = ggmlviz('stats', trace)
+ok(rc == 0 and '((run start): in each of %d CPU runs' % flagged in out and
+   'moved back to the op that caused them' in out and '\n(run start) ' in out,
+   'stats: the runs\' start is a line of its own, and says how the waits were read', out[-1200:])
 
 # ---- several sequences in one batch, as llama-server decodes its requests ----
 seq_trace = os.path.join(TMP, 'seqs.ggmlviz')
@@ -325,8 +330,9 @@ ok(rc == 0 and out.splitlines()[1].rstrip().endswith('BOUND') and 'the machine\'
 # ---- stats --by method ----
 rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)
 js = json.loads(out) if rc == 0 else {}
-ok([g['name'] for g in js.get('groups', [])] == ['tick'] and all(o[4] == 2 for o in ops),
-   'stats --by method: every op timed from the ticks', out[:300])
+ok([g['name'] for g in js.get('groups', [])] == ['tick', '(run start)'] and
+   all(o[4] == 2 for o in ops) and js['groups'][0]['count'] == len(ops),
+   'stats --by method: every op timed from the ticks, the runs\' starts apart', out[:300])
 splits = js.get('splits', [])
 ok(len(splits) == 1 and splits[0]['backend'] == 'CPU' and splits[0]['mismatched'] == 0 and
    splits[0]['timed'] == len(ops), 'stats json: the CPU splits, every op timed, none mismatched',
@@ -343,9 +349,12 @@ rc, out, err = ggmlviz('export', trace, '-o', '-')
 ex = json.loads(out) if rc == 0 else {'traceEvents': []}
 xs = [e for e in ex['traceEvents'] if e.get('ph') == 'X']
 step_x = {e['args']['step']: e for e in xs if e.get('cat') == 'step'}
-op_x = [e for e in xs if e.get('cat') == 'op']
+op_x = [e for e in xs if e.get('cat') == 'op' and e['name'] != '(run start)']
+start_x = [e for e in xs if e.get('cat') == 'op' and e['name'] == '(run start)']
 ok(len(step_x) == len(steps) and len(op_x) == len(ops), 'export: every step and op is a slice',
    '%d steps, %d ops' % (len(step_x), len(op_x)))
+ok(len(start_x) == flagged and all(e['args'].get('estimated') == 1 for e in start_x),
+   'export: each CPU run\'s start is a slice of its own, said estimated', len(start_x))
 outside = [e for e in op_x if e['args'].get('step') not in step_x or
            e['ts'] < step_x[e['args']['step']]['ts'] - 0.0005 or
            e['ts'] + e['dur'] > step_x[e['args']['step']]['ts'] + step_x[e['args']['step']]['dur']
@@ -387,7 +396,7 @@ else:
                  for s in pslices if not s['instant']}
     ok(got_depth and got_depth == want_depth, 'export --format perfetto: every slice of the JSON '
        'export, at the same nanosecond and nested the same', (len(got_depth), len(want_depth)))
-    pops = [s for s in pslices if s['category'] == 'op']
+    pops = [s for s in pslices if s['category'] == 'op' and s['name'] != '(run start)']
     jops = {(round(e['ts'] * 1000), e['name']): e['args'] for e in op_x}
     runs_p = [s for s in pslices if s['category'] == 'split']
 
@@ -443,7 +452,7 @@ if rc == 0 and has_sqlite:
         'phase': 'SELECT phase, COUNT(*), SUM(duration_ns) FROM ops GROUP BY phase',
     }
     for by, q in queries.items():
-        rc2, out2, _ = ggmlviz('stats', '--by', by, '-f', 'json', trace)
+        rc2, out2, _ = ggmlviz('stats', '--raw-ticks', '--by', by, '-f', 'json', trace)
         want = {g['name']: (g['count'], g['total_ns']) for g in json.loads(out2)['groups']
                 if g['count']} if rc2 == 0 else {}
         got = {str(n): (c, s) for n, c, s in con.execute(q)}
@@ -671,7 +680,7 @@ for d in per_step.values():
         want[op] = want.get(op, 0) + c
     for op, c in d['sums'].items():
         want[op] = want.get(op, 0) + c[0]
-ok(sj and {g['name']: g['count'] for g in sj['groups']} == want and
+ok(sj and {g['name']: g['count'] for g in sj['groups'] if g['name'] != '(run start)'} == want and
    sj['summed_ops'] == sum(c[0] for d in per_step.values() for c in d['sums'].values()),
    'stats --by op: the summed ops in their op\'s COUNT, and said in JSON', sj.get('summed_ops'))
 rc, out, _ = ggmlviz('stats', roll)

@@ -124,3 +124,13 @@ void cli_htab_free(struct cli_htab *t)
 	t->slots = NULL;
 	t->mask = t->count = 0;
 }
+
+void cli_htab_free_all(struct cli_htab *t)
+{
+	size_t cursor = 0;
+	void *item;
+
+	while ((item = cli_htab_next(t, &cursor)))
+		free(item);
+	cli_htab_free(t);
+}

@@ -42,6 +42,8 @@ void *cli_htab_next(const struct cli_htab *t, size_t *cursor);
 
 /* Frees the table, not the items. */
 void cli_htab_free(struct cli_htab *t);
+/* Frees each item (malloc'd, holding nothing of its own), then the table. */
+void cli_htab_free_all(struct cli_htab *t);
 
 /* 64-bit hashes of bytes and of a number. */
 uint64_t cli_hash_bytes(const void *p, size_t n, uint64_t seed);

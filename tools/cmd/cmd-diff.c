@@ -35,6 +35,7 @@ static const char help[] =
 	"                     the text then gives each trace's op time per token\n"
 	"  -f, --format FMT   text (default), csv or json (times in integer ns; changes\n"
 	"                     in percent are null when A has no time for the group)\n"
+	CLI_RAW_TICKS_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"A group found in one trace only is compared with zero. When the traces ran\n"
@@ -391,7 +392,7 @@ static int print(const struct cli_group_opts *opts, const struct cli_agg *agg[2]
 
 int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT, UINT64_MAX, 0 };
+	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT, UINT64_MAX, 0, false };
 	struct cli_agg a, b;
 	const struct cli_agg *both[2] = { &a, &b };
 	int first, sa, sb, status = cli_parse(&cmd, argc, argv, &opts, &first);
@@ -404,6 +405,7 @@ int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	cli_agg_init(&b, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = b.phase = (uint32_t)opts.phase;
+	a.raw_ticks = b.raw_ticks = opts.raw_ticks;
 	sa = cli_collect("diff", paths[0], &a);
 	sb = sa < 0 ? -1 : cli_collect("diff", paths[1], &b);
 	status = sa < 0 || sb < 0 ? CLI_EXIT_DAMAGED : print(&opts, both, paths);

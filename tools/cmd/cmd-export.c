@@ -66,6 +66,11 @@ static const char help[] =
 	"      --to TIME       it: durations (ns, us, ms, s) from the start of the trace\n"
 	"      --no-args       leave out the args of ops and graphs (a smaller file)\n"
 	"      --anonymize     addresses as ids 0x1, 0x2, ... in the order first seen\n"
+	"      --raw-ticks     ops timed by the CPU backend's ticks as ticked: without it,\n"
+	"                      each CPU run's start is a slice \"(run start)\" of its own\n"
+	"                      and waits at GGML's barrier are moved back to the op that\n"
+	"                      caused them (estimated: see ggmlviz stats; tables keep\n"
+	"                      the times as ticked)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"A JSON output over 256 MiB gets a warning: chrome://tracing cannot load it and\n"
@@ -103,6 +108,9 @@ static int option(void *ctx, int c, char *arg)
 	case 'A':
 		x->v.no_args = true;
 		return 0;
+	case CLI_OPT_RAW_TICKS:
+		x->v.ticks.raw = true;
+		return 0;
 	case 'N':
 		cli_anon_enable(&x->v.cli->anon);
 		return 0;
@@ -131,7 +139,7 @@ static const struct option longopts[] = {
 	{ "anonymize", no_argument, NULL, 'N' },    { "help", no_argument, NULL, 'h' },
 	{ "format", required_argument, NULL, 'f' }, { "table", required_argument, NULL, 'T' },
 	{ "force", no_argument, NULL, 'R' },	    { "append", no_argument, NULL, 'P' },
-	{ NULL, 0, NULL, 0 }
+	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }, { NULL, 0, NULL, 0 }
 };
 
 static const struct cli_cmd cmd = { "export", help, "o:f:", longopts, 1, 1, option };
@@ -215,6 +223,8 @@ static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 	cli_scan(in, &scan, &x->v.cli->names);
 	x->v.pid = scan.first_pid;
 	x->v.r = in->r;
+	if (cli_ticks_learn_file(&x->v.ticks, "export", in->path) < 0)
+		cli_ticks_free(&x->v.ticks); /* as ticked: the last pass says what is wrong */
 	if ((rc = sink_begin(x, o, scan.t_min)) < 0)
 		return rc;
 	rc = cli_viewer_write(&x->v, in);
@@ -267,10 +277,10 @@ static int check_format_options(const struct export *x)
 			       ? cli_usage("export", "--table, --force and --append are for"
 						     " --format csv, jsonl-ops or sqlite")
 			       : -1;
-	if (x->v.window.set || x->v.no_args || x->v.cli->anon.on)
-		return cli_usage("export", "--from, --to, --no-args and --anonymize are for"
-				      " --format chrome, perfetto and speedscope: the tables hold every row,"
-				      " and no address");
+	if (x->v.window.set || x->v.no_args || x->v.cli->anon.on || x->v.ticks.raw)
+		return cli_usage("export", "--from, --to, --no-args, --anonymize and --raw-ticks"
+				      " are for --format chrome, perfetto and speedscope: the tables hold"
+				      " every row as recorded, and no address");
 	if (x->format == FORMAT_SQLITE && x->table_given)
 		return cli_usage("export", "--format sqlite writes every table: --table is for"
 				      " csv and jsonl-ops");
@@ -343,6 +353,7 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 	cli_input_close(&in);
 	cli_live_release(&x.v.live);
 	cli_tracks_free(&x.v.tracks);
+	cli_ticks_free(&x.v.ticks);
 	status = cli_out_close(&o, "export") || rc < 0 ? CLI_EXIT_DAMAGED : status;
 	return status;
 }

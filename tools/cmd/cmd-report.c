@@ -35,6 +35,8 @@ static const char help[] =
 	"  -o, --output FILE     the page to write (\"-\": standard output); required\n"
 	"      --max-slices N    draw at most N ops one by one (default 200000)\n"
 	"      --title TEXT      the page's title (default: the trace's file name)\n"
+	"      --raw-ticks       ops timed by the CPU backend's ticks as ticked (see\n"
+	"                        ggmlviz-stats: no run start, no barrier wait moved)\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 damaged or unreadable trace (what came before the\n"
@@ -45,6 +47,7 @@ struct report_opts {
 	const char *output, *title;
 	uint64_t max_slices;
 	int status;
+	bool raw_ticks;
 };
 
 static int option(void *ctx, int c, char *arg)
@@ -60,6 +63,9 @@ static int option(void *ctx, int c, char *arg)
 	case 'T':
 		x->title = arg;
 		return 0;
+	case CLI_OPT_RAW_TICKS:
+		x->raw_ticks = true;
+		return 0;
 	default:
 		return CLI_EXIT_USAGE;
 	}
@@ -68,6 +74,7 @@ static int option(void *ctx, int c, char *arg)
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "max-slices", required_argument, NULL, 'M' },
 	{ "title", required_argument, NULL, 'T' },  { "help", no_argument, NULL, 'h' },
+	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -98,7 +105,7 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	return ns;
 }
 
-static void third_pass(struct cli_report *rep, struct cli_input *in)
+static void third_pass(struct cli_report *rep, struct cli_input *in, struct cli_ticks *k)
 {
 	struct ggmlviz_pairing *pairing;
 	struct ggmlviz_timing t;
@@ -109,12 +116,22 @@ static void third_pass(struct cli_report *rep, struct cli_input *in)
 	while (rc == 0 && !rep->error && cli_input_next(in, &ev) == 1) {
 		cli_report_record(rep, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
-		for (; rc == 1; rc = ggmlviz_pairing_take(pairing, &t))
-			cli_report_timing(rep, &t);
+		while (rc == 1) {
+			if (cli_ticks_feed(k, &t, cli_report_timing, rep) < 0)
+				rc = -ENOMEM;
+			else
+				rc = ggmlviz_pairing_take(pairing, &t);
+		}
 	}
 	ggmlviz_pairing_finish(pairing);
-	while (ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
-		cli_report_timing(rep, &t);
+	while (rc >= 0 && ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
+		rc = cli_ticks_feed(k, &t, cli_report_timing, rep);
+	if (rc >= 0)
+		rc = cli_ticks_flush(k, cli_report_timing, rep);
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
+		rep->by[i].ticks = k->sums, rep->by[i].ticks_estimated = k->learnt;
+		rep->by[i].raw_ticks = k->raw;
+	}
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
 		ggmlviz_pairing_counts(pairing, &rep->by[i].counts);
 	ggmlviz_pairing_free(pairing);
@@ -196,6 +213,7 @@ static void summary(struct cli_report *rep, const struct cli_input *in)
 static int write_report(struct report_opts *x, struct cli_input *in, struct cli_out *o)
 {
 	struct cli_report rep;
+	struct cli_ticks ticks = { .raw = x->raw_ticks };
 	struct cli_scan scan;
 	const char *slash = strrchr(in->path, '/');
 	uint64_t thr;
@@ -211,8 +229,11 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	o->json_html = true;
 	cli_report_page_begin(o, x->title ? x->title : slash ? slash + 1 : in->path);
 	cli_out_str(o, "{\"slices\":[");
+	if (rc == 0 && cli_ticks_learn_file(&ticks, "report", in->path) < 0)
+		cli_ticks_free(&ticks); /* as ticked: the third pass says what is wrong */
 	if (rc == 0)
-		third_pass(&rep, in);
+		third_pass(&rep, in, &ticks);
+	cli_ticks_free(&ticks);
 	cli_out_str(o, "],\n");
 	cli_report_tail(&rep);
 	groupings(&rep, in->path);
@@ -229,7 +250,7 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 
 int cli_cmd_report(struct cli *cli, int argc, char **argv)
 {
-	struct report_opts x = { cli, NULL, NULL, 200000, 0 };
+	struct report_opts x = { cli, NULL, NULL, 200000, 0, false };
 	struct cli_input in;
 	struct cli_out o;
 	int first, rc, status = cli_parse(&cmd, argc, argv, &x, &first);

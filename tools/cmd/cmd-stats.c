@@ -44,6 +44,7 @@ static const char help[] =
 	"                     per token of that phase (PER TOKEN)\n"
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
+	CLI_RAW_TICKS_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Count, total, mean, min and max are exact. p50 and p95 come from a\n"
@@ -105,20 +106,38 @@ static bool ticked(const struct cli_agg *a)
  * The ops that began a CPU run: what their time holds besides their work,
  * and the groups that hold most of them.
  */
-static void run_start_note(struct cli_out *o, const struct cli_agg *a)
+/* The (at most) 3 groups of a with the most of value, the most first; the others NULL. */
+static void top3(const struct cli_agg *a, uint64_t (*value)(const struct cli_group *),
+		 const struct cli_group *top[3])
 {
-	const struct cli_group *top[3] = { NULL, NULL, NULL };
-	char b[32];
-
+	top[0] = top[1] = top[2] = NULL;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct cli_group *g = a->sorted[i];
-		for (int k = 0; k < 3 && g->run_starts; k++)
-			if (!top[k] || g->run_start_ns > top[k]->run_start_ns) {
+		for (int k = 0; k < 3 && value(g); k++)
+			if (!top[k] || value(g) > value(top[k])) {
 				memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof top[0]);
 				top[k] = g;
 				break;
 			}
 	}
+}
+
+static uint64_t run_start_ns(const struct cli_group *g)
+{
+	return g->run_starts ? g->run_start_ns : 0;
+}
+
+static uint64_t wait_ns(const struct cli_group *g)
+{
+	return g->wait_ns;
+}
+
+static void run_start_note(struct cli_out *o, const struct cli_agg *a)
+{
+	const struct cli_group *top[3];
+	char b[32];
+
+	top3(a, run_start_ns, top);
 	cli_out_printf(o, "(%llu ops began a CPU run: their time also holds the run's start, GGML's"
 		       " graph plan and its worker threads made or woken, %s in all (",
 		       (unsigned long long)a->run_starts, cli_fmt_ns((double)a->run_start_ns, b));
@@ -128,6 +147,62 @@ static void run_start_note(struct cli_out *o, const struct cli_agg *a)
 			       (unsigned long long)top[k]->d.count);
 	cli_out_str(o, "); a program that attaches a threadpool to its context, as llama.cpp's"
 		       " tools do, starts its runs without making threads)\n");
+}
+
+/* The groups into which most barrier wait was moved, in words. */
+static void wait_tops(struct cli_out *o, const struct cli_agg *a)
+{
+	const struct cli_group *top[3];
+	char b[32];
+
+	top3(a, wait_ns, top);
+	for (int k = 0; k < 3 && top[k]; k++)
+		cli_out_printf(o, "%s%.*s %s", k ? ", " : " (", (int)top[k]->name_len, top[k]->name,
+			       cli_fmt_ns((double)top[k]->wait_ns, b));
+	if (top[0])
+		cli_out_char(o, ')');
+}
+
+/* How the ops timed by ticks were read: estimated (ticks.h), or as ticked and why. */
+static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
+{
+	const struct cli_ticks_sums *k = &a->ticks;
+	char b[2][32];
+
+	if (!a->ticks_estimated) {
+		if (a->run_starts)
+			run_start_note(o, a);
+		cli_out_printf(o, "(timed by ticks, as ticked (%s): an op's time starts when the CPU"
+			       " backend's first thread finished its share of the op before; with several"
+			       " threads, what the others still had of that op, waited for at GGML's"
+			       " barrier, is counted in the next op: small ops after MUL_MATs show more"
+			       " than their work)\n",
+			       a->raw_ticks ? "--raw-ticks" : "a trace that is not a regular file is read once: not estimated");
+		return;
+	}
+	if (a->starts)
+		cli_out_printf(o, "((run start): in each of %llu CPU runs, the time from the scheduler's"
+			       " last ask to the first op's work: GGML's graph plan, its worker threads"
+			       " made or woken, and the first barrier's wait for them; %s in all. Told"
+			       " apart by estimate: the first op's work is its bytes at the best rate of"
+			       " the same op elsewhere in the trace%s; a program that attaches a"
+			       " threadpool to its context, as llama.cpp's tools do, makes no threads)\n",
+			       (unsigned long long)a->starts, cli_fmt_ns((double)a->start_ns, b[0]),
+			       k->unsplit ? ", and the first ops without such a peer keep their whole"
+					    " time" : "");
+	cli_out_printf(o, "(timed by ticks, which the CPU backend gives after its first thread's"
+		       " share of an op: the wait at GGML's barrier for the other threads to finish"
+		       " an op lands on the op after it. Estimated from each node's least time in the"
+		       " trace: the time an op took above its least is the wait for the op before,"
+		       " when that one is at least %d times longer; %llu waits, %s, were moved back to"
+		       " the op that caused them",
+		       CLI_TICKS_LEAD, (unsigned long long)a->waits, cli_fmt_ns((double)a->wait_ns, b[1]));
+	wait_tops(o, a);
+	if (k->passed)
+		cli_out_printf(o, "; %llu ops kept their time as ticked (no run's first op seen on"
+			       " their thread, or past the first %u nodes or %u threads)",
+			       (unsigned long long)k->passed, CLI_TICKS_NODES, CLI_TICKS_THREADS);
+	cli_out_str(o, ". --raw-ticks shows the times as ticked)\n");
 }
 
 /* Whether a group went past the measured peak (its data in the caches). */
@@ -222,6 +297,8 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 			       (unsigned long long)a->tokens, a->graphs ? " and " : "");
 	if (a->graphs || !a->steps)
 		cli_out_printf(o, "%llu graphs", (unsigned long long)a->graphs);
+	if (a->starts)
+		cli_out_printf(o, "; %llu runs' starts", (unsigned long long)a->starts);
 	cli_out_printf(o, "; %s time %s", what, cli_fmt_ns((double)a->op_ns, b[0]));
 	if (a->tokens)
 		cli_out_printf(o, " (%s per token)",
@@ -299,13 +376,8 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
 	summed_note(o, a);
-	if (a->run_starts && a->by == CLI_BY_OP)
-		run_start_note(o, a);
 	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)
-		cli_out_str(o, "(timed by ticks: an op's time starts when the CPU backend's first thread"
-			       " finished its share of the op before; with several threads, what the"
-			       " others still had of that op, waited for at GGML's barrier, is counted"
-			       " in the next op: small ops after MUL_MATs show more than their work)\n");
+		ticks_notes(o, a);
 	if (a->peak.known && over_peak(a))
 		cli_out_str(o, "(a share over 100%: the op's data were in the CPU's caches, which are"
 			       " faster than the memory the peak was measured from)\n");
@@ -382,7 +454,7 @@ static int stats_sequences(const struct cli_group_opts *opts, const char *path)
 
 int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0 };
+	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0, false };
 	struct cli_agg a;
 	struct cli_out o;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
@@ -398,6 +470,7 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_DAMAGED;
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = (uint32_t)opts.phase;
+	a.raw_ticks = opts.raw_ticks;
 	status = cli_collect("stats", argv[first], &a);
 	if (status < 0) {
 		cli_agg_free(&a);

@@ -21,6 +21,7 @@
 #include "base/htab.h"
 #include "base/opts.h"
 #include "input/input.h"
+#include "stats/ticks.h"
 #include "memory/memory.h"
 #include "output/output.h"
 
@@ -244,6 +245,8 @@ struct cli_viewer {
 	struct cli_live live;     /* live tensor bytes, for their counter */
 	struct cli_tracks tracks;
 	struct cli_open_run runs[CLI_RUNS_FOLLOWED];
+	struct cli_ticks ticks;   /* op times from ticks, estimated (stats/ticks.h); .raw: as ticked */
+	uint64_t wait_ns;         /* of the op being written: the barrier wait moved into it */
 	int error;
 };
 

@@ -489,16 +489,6 @@ int cli_perfetto_begin(struct cli_perfetto *p, struct cli_out *o, uint64_t t0,
 	return 0;
 }
 
-static void free_items(struct cli_htab *t)
-{
-	size_t cursor = 0;
-	void *item;
-
-	while ((item = cli_htab_next(t, &cursor)))
-		free(item);
-	cli_htab_free(t);
-}
-
 int cli_perfetto_end(struct cli_perfetto *p, uint64_t *tracks_over)
 {
 	struct cli_perfetto_state *st = p->st;
@@ -510,8 +500,8 @@ int cli_perfetto_end(struct cli_perfetto *p, uint64_t *tracks_over)
 	cli_nest_flush(&st->nest);
 	error = st->error;
 	*tracks_over = st->tracks_over;
-	free_items(&st->interned);
-	free_items(&st->tracks);
+	cli_htab_free_all(&st->interned);
+	cli_htab_free_all(&st->tracks);
 	cli_pb_free(&st->pkt);
 	cli_pb_free(&st->tmp);
 	cli_nest_free(&st->nest);

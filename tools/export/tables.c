@@ -32,7 +32,8 @@ static const struct cli_column ops_cols[] = {
 	{ "backend", T }, { "method", T },   { "start_ns", I },	  { "duration_ns", I },
 	{ "ne0", I },	{ "ne1", I },	     { "ne2", I },	  { "ne3", I },
 	{ "type", T },	{ "flops", I },	     { "bytes_read", I }, { "bytes_written", I },
-	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { NULL, 0 }
+	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { "run_start", I },
+	{ NULL, 0 }
 };
 static const struct cli_column steps_cols[] = {
 	{ "trace", T },	   { "pid", I },	 { "thread", I },	   { "step", I },
@@ -160,6 +161,7 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t)
 	num(w, (int64_t)t->run_id);
 	num(w, t->n_kernels);
 	num(w, (int64_t)t->gpu_ns);
+	num(w, t->node_flags & GGMLVIZ_NODE_RUN_START ? 1 : 0);
 	put(w, CLI_TABLE_OPS);
 }
 

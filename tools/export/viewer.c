@@ -78,6 +78,14 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 	bool by_run = said_by_run(x, t);
 	char buf[24];
 
+	if (t->op_type == CLI_OP_RUN_START) { /* not an op: the time before the first */
+		s->ops->arg_u64(s, "workers_wait_ns", t->value);
+		s->ops->arg_u64(s, "estimated", 1);
+		if (t->step_seq && !s->nested)
+			s->ops->arg_u64(s, "step", t->step_seq);
+		return;
+	}
+
 	s->ops->arg_str(s, "tensor", t->label, t->label_len);
 	if (!s->nested)
 		s->ops->arg_u64(s, "op_type", t->op_type);
@@ -97,6 +105,8 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 		s->ops->arg_u64(s, "step", t->step_seq);
 	if (t->layer >= 0)
 		s->ops->arg_i64(s, "layer", t->layer);
+	if (x->wait_ns)
+		s->ops->arg_u64(s, "barrier_wait_ns", x->wait_ns);
 	if (!by_run)
 		cli_esink_arg_cstr(s, "timed_by", method_name(t->method));
 	if (t->n_kernels) {
@@ -244,6 +254,14 @@ static void summary(struct cli_viewer *x, const struct ggmlviz_timing *t)
 	s->ops->end(s);
 }
 
+/* A slice's length: a run's start is drawn up to its first op (its wait for the workers comes after). */
+static uint64_t slice_ns(const struct ggmlviz_timing *t)
+{
+	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START)
+		return t->end_ns - t->begin_ns;
+	return t->duration_ns;
+}
+
 /* A pair, as a slice: an op, a graph, a step, a split, a scope, a kernel. */
 static void timing(struct cli_viewer *x, const struct ggmlviz_timing *t)
 {
@@ -271,7 +289,7 @@ static void timing(struct cli_viewer *x, const struct ggmlviz_timing *t)
 		tokens_per_second(x, t);
 	/* an op encloses its kernels on a GPU track; ops elsewhere and kernels enclose nothing */
 	s->ops->slice(s, x->pid, track, name ? name : t->label, name ? strlen(name) : t->label_len,
-		      cats[t->kind], t->begin_ns, t->duration_ns,
+		      cats[t->kind], t->begin_ns, slice_ns(t),
 		      t->kind != GGMLVIZ_TIMING_KERNEL &&
 			      (t->kind != GGMLVIZ_TIMING_OP || t->method == GGMLVIZ_OP_METHOD_GPU));
 	timing_args(x, t);
@@ -373,6 +391,16 @@ static void record(struct cli_viewer *x, const struct ggmlviz_event *ev)
 	}
 }
 
+/* A timing after the estimate of op times from ticks (a cli_timing_sink). */
+static int estimated(void *ctx, const struct ggmlviz_timing *t, uint64_t wait_ns)
+{
+	struct cli_viewer *x = ctx;
+
+	x->wait_ns = wait_ns;
+	timing(x, t);
+	return 0;
+}
+
 int cli_viewer_write(struct cli_viewer *x, struct cli_input *in)
 {
 	struct ggmlviz_pairing *pairing;
@@ -383,12 +411,16 @@ int cli_viewer_write(struct cli_viewer *x, struct cli_input *in)
 	while (rc == 0 && !x->error && cli_input_next(in, &ev) == 1) {
 		record(x, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
-		for (; rc == 1; rc = ggmlviz_pairing_take(pairing, &t))
-			timing(x, &t);
+		while (rc == 1)
+			rc = cli_ticks_feed(&x->ticks, &t, estimated, x) < 0
+				     ? -ENOMEM
+				     : ggmlviz_pairing_take(pairing, &t);
 	}
 	ggmlviz_pairing_finish(pairing);
-	while (ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
-		timing(x, &t);
+	while (rc >= 0 && ggmlviz_pairing_take(pairing, &t) == 1) /* GPU runs tied at the end */
+		rc = cli_ticks_feed(&x->ticks, &t, estimated, x);
+	if (rc >= 0)
+		rc = cli_ticks_flush(&x->ticks, estimated, x);
 	ggmlviz_pairing_free(pairing);
 	return rc < 0 ? rc : x->error;
 }

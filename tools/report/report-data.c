@@ -253,15 +253,16 @@ static void slice(struct cli_report *rep, size_t lane, const struct ggmlviz_timi
 	cli_out_char(o, ']');
 }
 
-void cli_report_timing(struct cli_report *rep, const struct ggmlviz_timing *t)
+int cli_report_timing(void *report, const struct ggmlviz_timing *t, uint64_t wait_ns)
 {
+	struct cli_report *rep = report;
 	size_t lane;
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
-		if (cli_agg_add(&rep->by[i], t) < 0)
+		if (cli_agg_add_waited(&rep->by[i], t, wait_ns) < 0)
 			rep->error = -ENOMEM;
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
-		return;
+		return 0;
 	lane = lane_of(rep, rep->pid, t->thread_id);
 	rep->kernels += t->kind == GGMLVIZ_TIMING_KERNEL;
 	if (t->kind == GGMLVIZ_TIMING_KERNEL &&
@@ -272,6 +273,7 @@ void cli_report_timing(struct cli_report *rep, const struct ggmlviz_timing *t)
 		add_to_bins(rep, lane, t);
 	else
 		slice(rep, lane, t);
+	return 0;
 }
 
 /* ---- records: the process, memory ---- */

@@ -142,6 +142,18 @@
 				'abort callback. Pass the scheduler as the eval callback\u2019s user_data, or call ' +
 				'ggmlviz_ggml_trace_sched(), or in llama.cpp ggmlviz_llama_context_params(), and ' +
 				'every node is timed.');
+		var tk = o.ticks, ticked = o.splits.some(function (x) { return x.ops_tick; });
+		if (ticked && tk.estimated)
+			say('ok', 'CPU ops are timed by the backend\u2019s ticks, read as compute: ' + tk.run_starts +
+				' runs\u2019 starts (' + fmtNs(tk.run_start_ns) + ': the graph plan, the worker threads ' +
+				'started) are told apart from their first ops as \u201c(run start)\u201d, and ' +
+				tk.waits_moved + ' waits at GGML\u2019s barrier (' + fmtNs(tk.wait_ns_moved) + ') were ' +
+				'moved back to the op that caused them; both estimated from each node\u2019s least ' +
+				'time in the trace (libggmlviz(7); report --raw-ticks shows the times as ticked).');
+		else if (ticked)
+			say('warn', 'CPU ops as ticked: the first op of each run holds the run\u2019s start, and ' +
+				'with several threads each op holds the wait at GGML\u2019s barrier for the op before ' +
+				'it (' + (tk.raw ? '--raw-ticks' : 'the trace was read once') + ').');
 		if (D.by_op.peak)
 			say('ok', 'The machine\u2019s peak was measured when tracing started (' + D.by_op.peak.how +
 				'): ' + (D.by_op.peak.bytes_per_s / 1e9).toFixed(1) + ' GB/s read, ' +

@@ -66,6 +66,7 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "run_start_ops", g->run_starts);
 	json_u64(o, "summed", g->d.summed);
 	json_u64(o, "run_start_ns", g->run_start_ns);
+	json_u64(o, "barrier_wait_ns", g->wait_ns);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');
@@ -94,6 +95,15 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
+	cli_out_printf(o, ",\"ticks\":{\"estimated\":%s", a->ticks_estimated ? "true" : "false");
+	json_u64(o, "run_starts", a->starts);
+	json_u64(o, "run_start_ns", a->start_ns);
+	json_u64(o, "first_ops_unsplit", a->ticks.unsplit);
+	json_u64(o, "waits_moved", a->waits);
+	json_u64(o, "wait_ns_moved", a->wait_ns);
+	json_u64(o, "lead", CLI_TICKS_LEAD);
+	cli_out_printf(o, ",\"raw\":%s", a->raw_ticks ? "true" : "false");
+	cli_out_char(o, '}');
 	if (a->peak.known) {
 		cli_out_printf(o, ",\"peak\":{\"threads\":%u", a->peak.threads);
 		json_double(o, "bytes_per_s", a->peak.bytes_per_s);

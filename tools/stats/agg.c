@@ -38,11 +38,19 @@ static bool group_eq(const void *item, const void *k)
 	       (!key->len || !memcmp(g->key, key->s, key->len));
 }
 
+/* The group of the runs' starts (ticks.h) where the grouping has no place for them. */
+#define RUN_START_ID (UINT64_MAX - 1)
+
 /* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
 static struct key key_of(int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
 
+	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START &&
+	    (by == CLI_BY_LAYER || by == CLI_BY_THREAD || by == CLI_BY_BACKEND || by == CLI_BY_METHOD)) {
+		k.id = RUN_START_ID; /* a line of its own, not an op of some layer or thread */
+		return k;
+	}
 	switch (by) {
 	case CLI_BY_OP: k.id = t->op_type; break;
 	case CLI_BY_NAME: k.s = t->label_len ? t->label : NULL, k.len = t->label_len; break;
@@ -204,18 +212,41 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	k = key_of(a->by, t);
 	if (!(g = group_of(a, &k)))
 		return -ENOMEM;
-	if (cli_dist_add(&g->d, t->duration_ns) < 0)
+	if (t->op_type == CLI_OP_RUN_START && cli_by_steps(a->by))
+		g->d.total += t->duration_ns; /* in the step's op time, not one of its ops */
+	else if (cli_dist_add(&g->d, t->duration_ns) < 0)
 		return -ENOMEM;
 	if (t->flops)
 		g->flops += t->flops, g->flops_ns += t->duration_ns;
 	if (t->bytes_read || t->bytes_written)
 		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
+	a->op_ns += t->duration_ns;
+	if (t->op_type == CLI_OP_RUN_START) { /* not an op: the time before one (ticks.h) */
+		a->starts++, a->start_ns += t->duration_ns;
+		return 0;
+	}
 	if (t->node_flags & GGMLVIZ_NODE_RUN_START) {
 		g->run_starts++, g->run_start_ns += t->duration_ns;
 		a->run_starts++, a->run_start_ns += t->duration_ns;
 	}
 	a->ops++;
-	a->op_ns += t->duration_ns;
+	return 0;
+}
+
+int cli_agg_add_waited(void *agg, const struct ggmlviz_timing *t, uint64_t wait_ns)
+{
+	struct cli_agg *a = agg;
+	struct cli_group *g;
+	struct key k;
+	int rc = cli_agg_add(a, t);
+
+	if (rc < 0 || !wait_ns || t->kind != GGMLVIZ_TIMING_OP || a->by == CLI_BY_KERNEL ||
+	    (a->phase && t->phase != a->phase))
+		return rc;
+	a->waits++, a->wait_ns += wait_ns;
+	k = key_of(a->by, t);
+	if ((g = group_of(a, &k)))
+		g->wait_ns += wait_ns;
 	return 0;
 }
 
@@ -270,6 +301,8 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	if (g->id == other_key.id && g->key_len == other_key.len &&
 	    !memcmp(g->key, other_key.s, other_key.len))
 		name = "(other groups)";
+	else if (g->id == RUN_START_ID && !g->key_len && a->by != CLI_BY_STEP && a->by != CLI_BY_OP)
+		name = "(run start)";
 	else if (a->by == CLI_BY_OP)
 		name = cli_op_name(a->names, r, (uint32_t)g->id, buf);
 	else if (by_bytes(a->by))

@@ -44,6 +44,8 @@ void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
 		s->summed += t->n_nodes;
 		return;
 	}
+	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START)
+		return; /* a run's start, told apart from its first op: not an op */
 	if (t->kind == GGMLVIZ_TIMING_OP) {
 		s->ops[t->method < 4 ? t->method : 0]++;
 		s->gpu_ns += t->method == GGMLVIZ_OP_METHOD_GPU ? t->duration_ns : 0;

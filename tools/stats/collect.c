@@ -27,6 +27,9 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 	case 'f':
 		return cli_parse_choice(cmd, "--format", arg, cli_format_names,
 					     &o->format);
+	case CLI_OPT_RAW_TICKS:
+		o->raw_ticks = true;
+		return 0;
 	case 'p': /* the order of enum ggmlviz_phase */
 		return cli_parse_choice(cmd, "--phase", arg,
 					(const char *const[]){ "all", "prompt", "generation", NULL },
@@ -42,11 +45,21 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	struct ggmlviz_timing t;
 	int rc = 0, status;
 
+	struct cli_ticks ticks = { .raw = a->raw_ticks };
+
 	if (cli_input_open(&in, cmd, path) < 0)
 		return -1;
 	cli_peak_read(path, &a->peak);
+	if (cli_ticks_learn_file(&ticks, cmd, path) < 0)
+		cli_ticks_free(&ticks); /* as ticked: the second pass says what is wrong */
+	else if (ticks.learnt)
+		in.progress.stage = "pass 2 of 2: ";
 	while (rc == 0 && cli_input_timing(&in, &t) == 1)
-		rc = cli_agg_add(a, &t);
+		rc = cli_ticks_feed(&ticks, &t, cli_agg_add_waited, a);
+	if (rc == 0)
+		rc = cli_ticks_flush(&ticks, cli_agg_add_waited, a);
+	a->ticks = ticks.sums, a->ticks_estimated = ticks.learnt;
+	cli_ticks_free(&ticks);
 	ggmlviz_reader_pairing_counts(in.r, &a->counts);
 	if (rc == 0)
 		rc = cli_agg_finish(a, in.r);

@@ -17,6 +17,7 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "output/output.h"
+#include "stats/ticks.h"
 
 /* ---- Op timings in groups, each with its distribution (agg.c, dist.c, collect.c, agg-json.c) ---- */
 
@@ -89,6 +90,7 @@ struct cli_group {
 	uint64_t flops, flops_ns; /* work, and time, of the ops whose work is known */
 	uint64_t bytes, bytes_ns; /* bytes moved, and time, of the ops whose bytes are known */
 	uint64_t run_starts, run_start_ns; /* its ops that began a run (GGMLVIZ_NODE_RUN_START) */
+	uint64_t wait_ns; /* of d.total: barrier waits charged to it from the ops after (ticks.h) */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
@@ -172,6 +174,11 @@ struct cli_agg {
 	bool has_context;             /* a step said its context (STEP_SEQ) */
 	struct cli_peak peak;         /* the machine's, when the trace says it */
 	uint64_t run_starts, run_start_ns; /* ops that began a run, and their time */
+	bool raw_ticks;               /* set by the command: tick-timed ops as ticked, no estimate */
+	bool ticks_estimated;         /* a first pass learnt the floors: run starts and waits estimated */
+	struct cli_ticks_sums ticks;  /* ... what the estimate did (ticks.h) */
+	uint64_t starts, start_ns;    /* the runs' starts told apart (CLI_OP_RUN_START), in op_ns */
+	uint64_t waits, wait_ns;      /* barrier waits moved back to the op that caused them */
 	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
 	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
 	struct cli_backends backends;  /* runs and op timings by backend */
@@ -191,6 +198,8 @@ void cli_agg_init(struct cli_agg *a, int by, struct cli_names *names, uint64_t *
 /* Adds a timing (ops to their group; steps to theirs by step or phase;
  * graphs, steps and splits to the totals); 0 or -ENOMEM. */
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t);
+/* The same, for a timing into which wait_ns of barrier wait was moved (a cli_timing_sink). */
+int cli_agg_add_waited(void *a, const struct ggmlviz_timing *t, uint64_t wait_ns);
 /* Names the groups (with r's names) and lists them; 0 or -ENOMEM. */
 int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
 /* Sorts the list by enum cli_sort. */
@@ -221,13 +230,17 @@ struct cli_group_opts {
 	int format;   /* enum cli_format */
 	uint64_t top; /* groups shown, UINT64_MAX: all */
 	int phase;    /* --phase: 0 all, GGMLVIZ_PHASE_PROMPT, GGMLVIZ_PHASE_GENERATION */
+	bool raw_ticks; /* --raw-ticks: tick-timed ops as ticked (stats/ticks.h) */
 };
 
 #define CLI_GROUP_SHORTOPTS "b:s:n:f:p:"
 #define CLI_GROUP_LONGOPTS                                                              \
 	{ "by", required_argument, NULL, 'b' }, { "sort", required_argument, NULL, 's' },   \
 	{ "top", required_argument, NULL, 'n' }, { "format", required_argument, NULL, 'f' }, \
-	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }
+	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }, \
+	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }
+
+
 
 /* Takes --by, --top, --format, and --sort among sorts; 0 or CLI_EXIT_USAGE. */
 int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,

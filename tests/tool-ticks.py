@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Op times from the CPU backend's ticks, read as compute (TAP).
+
+llama.cpp runs a small model on 2 CPU threads and on 1, traced. GGML's CPU
+backend ticks after its first thread's share of each node: a run's first
+op holds the run's start, and each op the wait at GGML's barrier for the
+op before. stats, report and export estimate both (tools/stats/ticks.h);
+this script computes the same estimate itself from the ops table (export
+--format jsonl-ops, which keeps the times as ticked) and checks every
+figure against it, to the nanosecond: each op group's time, the runs'
+start, the waits moved. Then what the estimate must mean: op time is
+conserved, the embedding lookup is under 5 us per generated token, and
+the small ops after MUL_MATs are brought back toward their 1-thread time.
+
+    tool-ticks.py BUILDDIR TMPDIR
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run  # noqa: E402
+
+BUILD, TMP = sys.argv[1], sys.argv[2]
+G = os.path.join(BUILD, 'tools', 'ggmlviz')
+LEAD = 4  # CLI_TICKS_LEAD
+GENERATE = 12
+
+
+def ggmlviz(*args):
+    return run(G, *args)
+
+
+def stats(*args):
+    rc, out, err = ggmlviz('stats', '-f', 'json', *args)
+    return json.loads(out) if rc == 0 else {'groups': [], 'ticks': {}, 'error': err}
+
+
+# ---- two traces: 2 threads and 1 ----
+model = os.path.join(TMP, 'tiny.gguf')
+rc, _, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '3')
+ok(rc == 0, 'make_tiny_llama writes a model', err)
+traces = {}
+for threads in (2, 1):
+    path = os.path.join(TMP, 'ticks-%d.ggmlviz' % threads)
+    rc, _, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                     '--generate', str(GENERATE), '--threads', str(threads), '--output', path)
+    ok(rc == 0 and os.path.exists(path), 'llama_trace on %d threads' % threads, err)
+    traces[threads] = path
+if taplib.failed:
+    taplib.finish()
+
+
+# ---- the estimate, computed here from the ops table ----
+def rows_of(path):
+    rc, out, err = ggmlviz('export', '--format', 'jsonl-ops', path, '-o', '-')
+    return [json.loads(line) for line in out.splitlines()] if rc == 0 else []
+
+
+def key_of(r, pos):
+    return (pos, r['op'], r['bytes_read'], r['bytes_written'], r['backend'], r['name'],
+            r['ne0'], r['ne1'])
+
+
+def positions(rows):
+    """Each tick-timed op with its place in its run (None: no run begun on its thread)."""
+    pos, out = {}, []
+    for r in rows:
+        if r['method'] != 'tick':
+            continue
+        th = r['thread']
+        if r['run_start']:
+            pos[th] = 0
+        elif pos.get(th) is not None:
+            pos[th] += 1
+        out.append((r, pos.get(th)))
+    return out
+
+
+def first_work(rate, r):
+    b = r['bytes_read'] + r['bytes_written']
+    if r['op'] not in rate or not b:
+        return 0
+    ns = rate[r['op']] * b + 0.5
+    return 1 if ns < 1 else r['duration_ns'] if ns >= r['duration_ns'] else int(ns)
+
+
+def estimate(rows):
+    """What stats should give: (op, phase) -> [count, ns], and the sums."""
+    ops = positions(rows)
+    floor = {}
+    for r, p in ops:
+        if p is not None:
+            k = key_of(r, p)
+            floor[k] = min(floor.get(k, r['duration_ns']), r['duration_ns'])
+    rate = {}
+    for k, f in floor.items():
+        b = k[2] + k[3]
+        if k[0] and b:
+            rate[k[1]] = min(rate.get(k[1], float('inf')), f / b)
+    got = {}
+    sums = {'runs': 0, 'run_ns': 0, 'waits': 0, 'wait_ns': 0, 'unsplit': 0}
+    held = {}  # thread -> {'op': [row, ns, wait], 'start': ns or None, 'floor': ns, 'pos': p}
+
+    def give(th):
+        h = held.pop(th, None)
+        if not h:
+            return
+        if h['start'] is not None:
+            add('(run start)', h['op'][0]['phase'], h['start'], 0)
+            sums['run_ns'] += h['start']
+        add(h['op'][0]['op'], h['op'][0]['phase'], h['op'][1], h['op'][2])
+
+    def add(name, phase, ns, wait):
+        g = got.setdefault((name, phase), [0, 0, 0])
+        g[0] += 1
+        g[1] += ns
+        g[2] += wait
+
+    for r, p in ops:
+        th, ns = r['thread'], r['duration_ns']
+        h = held.get(th)
+        f = floor.get(key_of(r, p)) if p is not None else None
+        if h and not r['run_start'] and f:
+            w = ns - f if ns > f else 0
+            if w and p == 1 and h['start'] is not None:
+                h['start'] += w
+                ns -= w
+            elif w and h['floor'] >= LEAD * f:
+                h['op'][1] += w
+                h['op'][2] += w
+                ns -= w
+                sums['waits'] += 1
+                sums['wait_ns'] += w
+        give(th)
+        if f is None:
+            add(r['op'], r['phase'], ns, 0)
+            continue
+        if p == 0:
+            work = first_work(rate, dict(r, duration_ns=ns))
+            if not work:
+                sums['unsplit'] += 1
+                work = ns
+            held[th] = {'op': [r, work, 0], 'start': ns - work, 'floor': f}
+            sums['runs'] += 1
+        else:
+            held[th] = {'op': [r, ns, 0], 'start': None, 'floor': f}
+    for th in list(held):
+        give(th)
+    return got, sums
+
+
+def by_op(got, phase=None):
+    out = {}
+    for (name, ph), (c, ns, w) in got.items():
+        if phase is None or ph == phase:
+            o = out.setdefault(name, [0, 0, 0])
+            o[0] += c
+            o[1] += ns
+            o[2] += w
+    return out
+
+
+rows2 = rows_of(traces[2])
+ok(rows2 and 'run_start' in rows2[0] and sum(r['run_start'] for r in rows2) > GENERATE,
+   'export --format jsonl-ops: a run_start column, 1 for the first op of each CPU run',
+   rows2[:1])
+got2, sums2 = estimate(rows2)
+want = by_op(got2)
+s2 = stats(traces[2])
+have = {g['name']: [g['count'], g['total_ns'], g['barrier_wait_ns']] for g in s2['groups']}
+ok(s2['ticks'].get('estimated') and have == want,
+   'stats --by op: every group\'s count, time and waits moved into it, as computed here',
+   sorted((n, have.get(n), want.get(n)) for n in set(have) | set(want)
+          if have.get(n) != want.get(n))[:4])
+tk = s2['ticks']
+ok(tk.get('run_starts') == sums2['runs'] and tk.get('run_start_ns') == sums2['run_ns'] and
+   tk.get('waits_moved') == sums2['waits'] and tk.get('wait_ns_moved') == sums2['wait_ns'] and
+   tk.get('first_ops_unsplit') == sums2['unsplit'],
+   'stats json: the runs\' starts and the waits moved, as computed here', (tk, sums2))
+gen = stats('--phase', 'generation', traces[2])
+want_gen = by_op(got2, 'generation')
+ok({g['name']: g['total_ns'] for g in gen['groups']} == {n: v[1] for n, v in want_gen.items()},
+   'stats --phase generation: the same, for the generated tokens only')
+
+# ---- what it must mean ----
+raw2 = stats('--raw-ticks', traces[2])
+ok(raw2['ticks'].get('estimated') is False and raw2['op_ns'] == s2['op_ns'] and
+   not any(g['name'] == '(run start)' for g in raw2['groups']),
+   'stats --raw-ticks: as ticked, and the estimate moves time without making or losing any',
+   (raw2['op_ns'], s2['op_ns']))
+steps_raw = {g['name']: g['total_ns'] for g in stats('--raw-ticks', '--by', 'step', traces[2])['groups']}
+steps_est = {g['name']: g['total_ns'] for g in stats('--by', 'step', traces[2])['groups']}
+ok(steps_raw and steps_raw == steps_est, 'stats --by step: each step\'s op time the same either way',
+   [(n, steps_raw[n], steps_est.get(n)) for n in steps_raw if steps_raw[n] != steps_est.get(n)][:3])
+embd = [g for g in gen['groups'] if g['name'] == 'GET_ROWS']
+tokens = gen.get('tokens', 0)
+ok(embd and tokens and embd[0]['total_ns'] / tokens < 5000,
+   'the one-row embedding lookup is under 5 us per generated token (the run\'s start apart)',
+   (embd, tokens))
+starts = [g for g in gen['groups'] if g['name'] == '(run start)']
+ok(starts and starts[0]['count'] == tokens, 'stats: a (run start) line, one per generated token\'s run',
+   starts)
+
+
+def small_ratio(name):
+    """name's generation time at 2 threads over 1, estimated and as ticked."""
+    e = [{g['name']: g['total_ns'] for g in stats(*a, '--phase', 'generation', traces[t])['groups']}
+         for a in ((), ('--raw-ticks',)) for t in (2, 1)]
+    return e[0].get(name, 0) / max(e[1].get(name, 1), 1), e[2].get(name, 0) / max(e[3].get(name, 1), 1)
+
+
+est, raw = small_ratio('ADD')
+ok(est < raw, 'ADD after the MUL_MATs: the 2-thread over 1-thread time is nearer 1 estimated '
+   'than as ticked', '%.2fx estimated, %.2fx as ticked' % (est, raw))
+print('# ADD at 2 threads over 1: %.2fx estimated, %.2fx as ticked' % (est, raw))
+s1 = stats(traces[1])
+ok(s1['ticks'].get('wait_ns_moved', 0) < 0.05 * s1['op_ns'],
+   'on 1 thread (no barrier) the waits moved are under 5% of op time',
+   (s1['ticks'], s1['op_ns']))
+
+# ---- export and the report: the same estimate ----
+rc, out, err = ggmlviz('export', traces[2], '-o', '-')
+ex = json.loads(out) if rc == 0 else {'traceEvents': []}
+xs = [e for e in ex['traceEvents'] if e.get('ph') == 'X' and e.get('cat') == 'op']
+starts_x = [e for e in xs if e['name'] == '(run start)']
+waits_x = sum(e['args'].get('barrier_wait_ns', 0) for e in xs)
+ok(len(starts_x) == sums2['runs'] and waits_x == sums2['wait_ns'],
+   'export: a (run start) slice per run, and each op\'s barrier_wait_ns, as stats',
+   (len(starts_x), waits_x, sums2))
+overlap = []
+by_thread = {}
+for e in xs:
+    by_thread.setdefault(e['tid'], []).append(e)
+for sl in by_thread.values():
+    sl.sort(key=lambda e: e['ts'])
+    overlap += [(a['name'], b['name']) for a, b in zip(sl, sl[1:])
+                if round((a['ts'] + a['dur']) * 1000) > round(b['ts'] * 1000)]
+ok(xs and not overlap, 'export: ops and run starts follow one another on their thread, none overlaps',
+   overlap[:3])
+page = os.path.join(TMP, 'ticks.html')
+rc, out, err = ggmlviz('report', traces[2], '-o', page)
+html = open(page).read() if rc == 0 else ''
+ok('"name":"(run start)"' in html and '"estimated":true' in html,
+   'report: the op table has the (run start) line, and the estimate is said', err)
+with open(traces[2], 'rb') as f:
+    rc, out, err = run('sh', '-c', 'cat "$1" | "$2" stats -f json /dev/stdin', 'sh', traces[2], G)
+piped = json.loads(out) if rc == 0 else {'ticks': {}}
+ok(piped['ticks'].get('estimated') is False and piped.get('op_ns') == s2['op_ns'],
+   'stats of a pipe (read once): as ticked, and said', (rc, err, piped.get('ticks')))
+taplib.finish()
