@@ -102,7 +102,7 @@ def estimate(rows):
         if k[0] and b:
             rate[k[1]] = min(rate.get(k[1], float('inf')), f / b)
     got = {}
-    sums = {'runs': 0, 'run_ns': 0, 'waits': 0, 'wait_ns': 0, 'unsplit': 0}
+    sums = {'runs': 0, 'run_ns': 0, 'waits': 0, 'wait_ns': 0, 'unsplit': 0, 'above_ns': 0}
     held = {}  # thread -> {'op': [row, ns, wait], 'start': ns or None, 'floor': ns, 'pos': p}
 
     def give(th):
@@ -110,15 +110,16 @@ def estimate(rows):
         if not h:
             return
         if h['start'] is not None:
-            add('(run start)', h['op'][0]['phase'], h['start'], 0)
+            add('(run start)', h['op'][0]['phase'], h['start'], 0, 0)
             sums['run_ns'] += h['start']
-        add(h['op'][0]['op'], h['op'][0]['phase'], h['op'][1], h['op'][2])
+        add(h['op'][0]['op'], h['op'][0]['phase'], *h['op'][1:])
 
-    def add(name, phase, ns, wait):
-        g = got.setdefault((name, phase), [0, 0, 0])
+    def add(name, phase, ns, wait, above):
+        g = got.setdefault((name, phase), [0, 0, 0, 0])
         g[0] += 1
         g[1] += ns
         g[2] += wait
+        g[3] += above
 
     for r, p in ops:
         th, ns = r['thread'], r['duration_ns']
@@ -137,30 +138,30 @@ def estimate(rows):
                 sums['wait_ns'] += w
         give(th)
         if f is None:
-            add(r['op'], r['phase'], ns, 0)
+            add(r['op'], r['phase'], ns, 0, 0)
             continue
         if p == 0:
             work = first_work(rate, dict(r, duration_ns=ns))
             if not work:
                 sums['unsplit'] += 1
                 work = ns
-            held[th] = {'op': [r, work, 0], 'start': ns - work, 'floor': f}
+            held[th] = {'op': [r, work, 0, 0], 'start': ns - work, 'floor': f}
             sums['runs'] += 1
         else:
-            held[th] = {'op': [r, ns, 0], 'start': None, 'floor': f}
+            held[th] = {'op': [r, ns, 0, max(ns - f, 0)], 'start': None, 'floor': f}
     for th in list(held):
         give(th)
+    sums['above_ns'] = sum(g[3] for g in got.values())
     return got, sums
 
 
 def by_op(got, phase=None):
     out = {}
-    for (name, ph), (c, ns, w) in got.items():
+    for (name, ph), g in got.items():
         if phase is None or ph == phase:
-            o = out.setdefault(name, [0, 0, 0])
-            o[0] += c
-            o[1] += ns
-            o[2] += w
+            o = out.setdefault(name, [0, 0, 0, 0])
+            for i in range(4):
+                o[i] += g[i]
     return out
 
 
@@ -171,15 +172,17 @@ ok(rows2 and 'run_start' in rows2[0] and sum(r['run_start'] for r in rows2) > GE
 got2, sums2 = estimate(rows2)
 want = by_op(got2)
 s2 = stats(traces[2])
-have = {g['name']: [g['count'], g['total_ns'], g['barrier_wait_ns']] for g in s2['groups']}
+have = {g['name']: [g['count'], g['total_ns'], g['barrier_wait_ns'], g['above_floor_ns']]
+        for g in s2['groups']}
 ok(s2['ticks'].get('estimated') and have == want,
-   'stats --by op: every group\'s count, time and waits moved into it, as computed here',
+   'stats --by op: every group\'s count, time, waits moved into it and time left above its '
+   'nodes\' floors, as computed here',
    sorted((n, have.get(n), want.get(n)) for n in set(have) | set(want)
           if have.get(n) != want.get(n))[:4])
 tk = s2['ticks']
 ok(tk.get('run_starts') == sums2['runs'] and tk.get('run_start_ns') == sums2['run_ns'] and
    tk.get('waits_moved') == sums2['waits'] and tk.get('wait_ns_moved') == sums2['wait_ns'] and
-   tk.get('first_ops_unsplit') == sums2['unsplit'],
+   tk.get('first_ops_unsplit') == sums2['unsplit'] and tk.get('above_floor_ns') == sums2['above_ns'],
    'stats json: the runs\' starts and the waits moved, as computed here', (tk, sums2))
 gen = stats('--phase', 'generation', traces[2])
 want_gen = by_op(got2, 'generation')
@@ -228,9 +231,10 @@ ex = json.loads(out) if rc == 0 else {'traceEvents': []}
 xs = [e for e in ex['traceEvents'] if e.get('ph') == 'X' and e.get('cat') == 'op']
 starts_x = [e for e in xs if e['name'] == '(run start)']
 waits_x = sum(e['args'].get('barrier_wait_ns', 0) for e in xs)
-ok(len(starts_x) == sums2['runs'] and waits_x == sums2['wait_ns'],
-   'export: a (run start) slice per run, and each op\'s barrier_wait_ns, as stats',
-   (len(starts_x), waits_x, sums2))
+above_x = sum(e['args'].get('above_floor_ns', 0) for e in xs)
+ok(len(starts_x) == sums2['runs'] and waits_x == sums2['wait_ns'] and above_x == sums2['above_ns'],
+   'export: a (run start) slice per run, and each op\'s barrier_wait_ns and above_floor_ns, as stats',
+   (len(starts_x), waits_x, above_x, sums2))
 overlap = []
 by_thread = {}
 for e in xs:

@@ -198,6 +198,10 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 		       " the op that caused them",
 		       CLI_TICKS_LEAD, (unsigned long long)a->waits, cli_fmt_ns((double)a->wait_ns, b[1]));
 	wait_tops(o, a);
+	if (a->above_ns)
+		cli_out_printf(o, "; %s more above the nodes' least stays in the ops, their own"
+			       " variation or a wait that could not be told apart (above_floor_ns in JSON)",
+			       cli_fmt_ns((double)a->above_ns, b[0]));
 	if (k->passed)
 		cli_out_printf(o, "; %llu ops kept their time as ticked (no run's first op seen on"
 			       " their thread, or past the first %u nodes or %u threads)",

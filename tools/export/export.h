@@ -246,7 +246,7 @@ struct cli_viewer {
 	struct cli_tracks tracks;
 	struct cli_open_run runs[CLI_RUNS_FOLLOWED];
 	struct cli_ticks ticks;   /* op times from ticks, estimated (stats/ticks.h); .raw: as ticked */
-	uint64_t wait_ns;         /* of the op being written: the barrier wait moved into it */
+	struct cli_tick_est est;  /* of the op being written: what the estimate says of it */
 	int error;
 };
 

@@ -105,8 +105,10 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 		s->ops->arg_u64(s, "step", t->step_seq);
 	if (t->layer >= 0)
 		s->ops->arg_i64(s, "layer", t->layer);
-	if (x->wait_ns)
-		s->ops->arg_u64(s, "barrier_wait_ns", x->wait_ns);
+	if (x->est.wait_ns)
+		s->ops->arg_u64(s, "barrier_wait_ns", x->est.wait_ns);
+	if (x->est.above_ns)
+		s->ops->arg_u64(s, "above_floor_ns", x->est.above_ns);
 	if (!by_run)
 		cli_esink_arg_cstr(s, "timed_by", method_name(t->method));
 	if (t->n_kernels) {
@@ -392,11 +394,11 @@ static void record(struct cli_viewer *x, const struct ggmlviz_event *ev)
 }
 
 /* A timing after the estimate of op times from ticks (a cli_timing_sink). */
-static int estimated(void *ctx, const struct ggmlviz_timing *t, uint64_t wait_ns)
+static int estimated(void *ctx, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_viewer *x = ctx;
 
-	x->wait_ns = wait_ns;
+	x->est = *e;
 	timing(x, t);
 	return 0;
 }

@@ -253,13 +253,13 @@ static void slice(struct cli_report *rep, size_t lane, const struct ggmlviz_timi
 	cli_out_char(o, ']');
 }
 
-int cli_report_timing(void *report, const struct ggmlviz_timing *t, uint64_t wait_ns)
+int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_report *rep = report;
 	size_t lane;
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
-		if (cli_agg_add_waited(&rep->by[i], t, wait_ns) < 0)
+		if (cli_agg_add_waited(&rep->by[i], t, e) < 0)
 			rep->error = -ENOMEM;
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;

@@ -80,8 +80,8 @@ void cli_report_free(struct cli_report *rep);
 /* One record of the second pass: the process, memory. */
 void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev);
 /* One timing: to the groupings, and drawn as a slice or summed into a bin. */
-/* Adds a timing (a cli_timing_sink: wait_ns of barrier wait moved into it); 0. */
-int cli_report_timing(void *rep, const struct ggmlviz_timing *t, uint64_t wait_ns);
+/* Adds a timing, with what the estimate of op times from ticks says of it (a cli_timing_sink); 0. */
+int cli_report_timing(void *rep, const struct ggmlviz_timing *t, const struct cli_tick_est *e);
 
 /* What the end knows, as members of the data object: lanes, bins, strings, memory. */
 void cli_report_tail(struct cli_report *rep);

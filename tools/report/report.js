@@ -441,8 +441,12 @@
 		var bound = ['BOUND', 'peak_share', function (g) { return g.peak_share; }, function (v, g) {
 			return g && g.bound ? g.bound + ' ' + (v * 100).toFixed(0) + '%' : '-';
 		}];
+		/* the barrier waits charged to each op (ticks estimated): in its TOTAL, the others' share of it */
+		var wait = ['BARRIER WAIT', 'barrier_wait_ns', function (g) { return g.barrier_wait_ns; }, fmtNs];
 		function columns() {
 			var cols = D.by_op.peak ? COLUMNS.concat([bound]) : COLUMNS;
+			if (agg.ticks && agg.ticks.estimated && agg.groups.some(function (g) { return g.barrier_wait_ns; }))
+				cols = cols.concat([wait]);
 			if (pick.value === 'all' || !agg.tokens)
 				return cols;
 			var per = ['PER TOKEN', 'per_token_ns', function (g) { return g.total_ns / agg.tokens; }, fmtNs];

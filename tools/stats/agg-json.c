@@ -67,6 +67,7 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "summed", g->d.summed);
 	json_u64(o, "run_start_ns", g->run_start_ns);
 	json_u64(o, "barrier_wait_ns", g->wait_ns);
+	json_u64(o, "above_floor_ns", g->above_ns);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');
@@ -101,6 +102,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "first_ops_unsplit", a->ticks.unsplit);
 	json_u64(o, "waits_moved", a->waits);
 	json_u64(o, "wait_ns_moved", a->wait_ns);
+	json_u64(o, "above_floor_ns", a->above_ns);
 	json_u64(o, "lead", CLI_TICKS_LEAD);
 	cli_out_printf(o, ",\"raw\":%s", a->raw_ticks ? "true" : "false");
 	cli_out_char(o, '}');

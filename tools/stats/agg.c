@@ -233,20 +233,20 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
-int cli_agg_add_waited(void *agg, const struct ggmlviz_timing *t, uint64_t wait_ns)
+int cli_agg_add_waited(void *agg, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_agg *a = agg;
 	struct cli_group *g;
 	struct key k;
 	int rc = cli_agg_add(a, t);
 
-	if (rc < 0 || !wait_ns || t->kind != GGMLVIZ_TIMING_OP || a->by == CLI_BY_KERNEL ||
+	if (rc < 0 || !(e->wait_ns || e->above_ns) || t->kind != GGMLVIZ_TIMING_OP || a->by == CLI_BY_KERNEL ||
 	    (a->phase && t->phase != a->phase))
 		return rc;
-	a->waits++, a->wait_ns += wait_ns;
+	a->waits += e->wait_ns != 0, a->wait_ns += e->wait_ns, a->above_ns += e->above_ns;
 	k = key_of(a->by, t);
 	if ((g = group_of(a, &k)))
-		g->wait_ns += wait_ns;
+		g->wait_ns += e->wait_ns, g->above_ns += e->above_ns;
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct cli_group {
 	uint64_t bytes, bytes_ns; /* bytes moved, and time, of the ops whose bytes are known */
 	uint64_t run_starts, run_start_ns; /* its ops that began a run (GGMLVIZ_NODE_RUN_START) */
 	uint64_t wait_ns; /* of d.total: barrier waits charged to it from the ops after (ticks.h) */
+	uint64_t above_ns; /* of d.total: its ops' time above their nodes' floors, left in them */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
@@ -179,6 +180,7 @@ struct cli_agg {
 	struct cli_ticks_sums ticks;  /* ... what the estimate did (ticks.h) */
 	uint64_t starts, start_ns;    /* the runs' starts told apart (CLI_OP_RUN_START), in op_ns */
 	uint64_t waits, wait_ns;      /* barrier waits moved back to the op that caused them */
+	uint64_t above_ns;            /* time above the nodes' floors left in the ops */
 	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
 	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
 	struct cli_backends backends;  /* runs and op timings by backend */
@@ -198,8 +200,8 @@ void cli_agg_init(struct cli_agg *a, int by, struct cli_names *names, uint64_t *
 /* Adds a timing (ops to their group; steps to theirs by step or phase;
  * graphs, steps and splits to the totals); 0 or -ENOMEM. */
 int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t);
-/* The same, for a timing into which wait_ns of barrier wait was moved (a cli_timing_sink). */
-int cli_agg_add_waited(void *a, const struct ggmlviz_timing *t, uint64_t wait_ns);
+/* The same, with what the estimate of op times from ticks says of it (a cli_timing_sink). */
+int cli_agg_add_waited(void *a, const struct ggmlviz_timing *t, const struct cli_tick_est *e);
 /* Names the groups (with r's names) and lists them; 0 or -ENOMEM. */
 int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
 /* Sorts the list by enum cli_sort. */

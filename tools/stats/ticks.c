@@ -36,7 +36,7 @@ struct rate {
 struct held {
 	bool on;
 	struct ggmlviz_timing t;
-	uint64_t wait_ns; /* moved into t from the op after it */
+	struct cli_tick_est est;
 	char *label, *type;
 	size_t label_cap, type_cap;
 };
@@ -48,6 +48,8 @@ struct cli_tick_thread {
 	struct held op;       /* the last op, until the next says its wait */
 	struct held start;    /* its run's start, until the second op says the workers' */
 };
+
+static const struct cli_tick_est none; /* of a timing the estimate did not touch */
 
 static bool tick_op(const struct ggmlviz_timing *t)
 {
@@ -228,7 +230,7 @@ static char *keep(char **buf, size_t *cap, const char *s, size_t n)
 static int hold(struct held *h, const struct ggmlviz_timing *t)
 {
 	h->t = *t;
-	h->wait_ns = 0;
+	h->est = (struct cli_tick_est){ 0, 0 };
 	h->t.label = keep(&h->label, &h->label_cap, t->label, t->label_len);
 	h->t.type_name = keep(&h->type, &h->type_cap, t->type_name, t->type_name_len);
 	if ((t->label_len && !h->t.label) || (t->type_name_len && !h->t.type_name))
@@ -242,7 +244,7 @@ static int give(struct held *h, cli_timing_sink sink, void *ctx)
 	if (!h->on)
 		return 0;
 	h->on = false;
-	return sink(ctx, &h->t, h->wait_ns);
+	return sink(ctx, &h->t, &h->est);
 }
 
 /* Gives the thread's held run start, then its held op. */
@@ -318,7 +320,7 @@ static void take_wait(struct cli_ticks *k, struct cli_tick_thread *th, struct gg
 		t->begin_ns += w, t->duration_ns -= w;
 	} else if (th->floor_ns >= (uint64_t)CLI_TICKS_LEAD * floor_ns) {
 		shift(&th->op.t, t, w);
-		th->op.wait_ns += w;
+		th->op.est.wait_ns += w;
 		k->sums.waits++, k->sums.wait_ns += w;
 	}
 }
@@ -340,12 +342,14 @@ static int feed_op(struct cli_ticks *k, struct cli_tick_thread *th, const struct
 	if (!f) {
 		k->sums.passed++;
 		th->floor_ns = 0;
-		return sink(ctx, &now, 0); /* nothing to hold it for: the next op has no floor to compare */
+		return sink(ctx, &now, &none); /* nothing to hold it for: the next op has no floor to compare */
 	}
 	th->floor_ns = f->min_ns;
 	if (pos == 0)
 		return begin_run(k, th, &now);
-	return hold(&th->op, &now);
+	if ((rc = hold(&th->op, &now)) == 0)
+		th->op.est.above_ns = now.duration_ns > f->min_ns ? now.duration_ns - f->min_ns : 0;
+	return rc;
 }
 
 int cli_ticks_feed(struct cli_ticks *k, const struct ggmlviz_timing *t, cli_timing_sink sink,
@@ -360,7 +364,7 @@ int cli_ticks_feed(struct cli_ticks *k, const struct ggmlviz_timing *t, cli_timi
 	if (!k->learnt || k->raw || !tick_op(t) || !(th = thread_of(k, t->thread_id))) {
 		if (k->learnt && !k->raw && tick_op(t))
 			k->sums.passed++;
-		return sink(ctx, t, 0);
+		return sink(ctx, t, &none);
 	}
 	return feed_op(k, th, t, sink, ctx);
 }

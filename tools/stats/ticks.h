@@ -91,12 +91,16 @@ struct cli_ticks {
 	struct cli_ticks_sums sums;
 };
 
-/*
- * Where timings go after the estimate, with the barrier wait (ns) moved
- * into t's time from the op after it: 0, or a negative code that stops
- * the feed.
- */
-typedef int (*cli_timing_sink)(void *ctx, const struct ggmlviz_timing *t, uint64_t wait_ns);
+/* What the estimate says of an op it gives (zero for any other timing). */
+struct cli_tick_est {
+	uint64_t wait_ns;  /* barrier wait moved into its time, from the op after it */
+	uint64_t above_ns; /* its time above its node's floor, left in it: its own variation,
+			      or a wait for the op before that could not be told apart */
+};
+
+/* Where timings go after the estimate: 0, or a negative code that stops the feed. */
+typedef int (*cli_timing_sink)(void *ctx, const struct ggmlviz_timing *t,
+			       const struct cli_tick_est *e);
 
 /* First pass: learns t's node floor (other timings are ignored); 0 or -ENOMEM. */
 int cli_ticks_learn(struct cli_ticks *k, const struct ggmlviz_timing *t);
