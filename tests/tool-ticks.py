@@ -82,10 +82,10 @@ def positions(rows):
 
 def first_work(rate, r):
     b = r['bytes_read'] + r['bytes_written']
-    if r['op'] not in rate or not b:
+    if r['op'] not in rate or not b or not r['duration_ns']:
         return 0
     ns = rate[r['op']] * b + 0.5
-    return 1 if ns < 1 else r['duration_ns'] if ns >= r['duration_ns'] else int(ns)
+    return r['duration_ns'] if ns >= r['duration_ns'] else 1 if ns < 1 else int(ns)
 
 
 def estimate(rows):
@@ -142,7 +142,7 @@ def estimate(rows):
             continue
         if p == 0:
             work = first_work(rate, dict(r, duration_ns=ns))
-            if not work:
+            if not work and ns:
                 sums['unsplit'] += 1
                 work = ns
             held[th] = {'op': [r, work, 0, 0], 'start': ns - work, 'floor': f}

@@ -275,10 +275,10 @@ static uint64_t first_work(const struct cli_ticks *k, const struct ggmlviz_timin
 					     &t->op_type);
 	double ns;
 
-	if (!r || !bytes)
+	if (!r || !bytes || !t->duration_ns)
 		return 0;
 	ns = r->ns_per_byte * (double)bytes + 0.5;
-	return ns < 1 ? 1 : ns >= (double)t->duration_ns ? t->duration_ns : (uint64_t)ns;
+	return ns >= (double)t->duration_ns ? t->duration_ns : ns < 1 ? 1 : (uint64_t)ns;
 }
 
 /* A run's first op t: its start told apart, as a timing of its own held before it. */
@@ -289,7 +289,7 @@ static int begin_run(struct cli_ticks *k, struct cli_tick_thread *th, const stru
 
 	if (hold(&th->op, t) < 0)
 		return -ENOMEM;
-	if (!work) {
+	if (!work && t->duration_ns) {
 		k->sums.unsplit++;
 		work = t->duration_ns;
 	}
