@@ -8,9 +8,11 @@ op before. stats, report and export estimate both (tools/stats/ticks.h);
 this script computes the same estimate itself from the ops table (export
 --format jsonl-ops, which keeps the times as ticked) and checks every
 figure against it, to the nanosecond: each op group's time, the runs'
-start, the waits moved. Then what the estimate must mean: op time is
-conserved, the embedding lookup is under 5 us per generated token, and
-the small ops after MUL_MATs are brought back toward their 1-thread time.
+start, the waits moved. Then what the estimate must mean, whatever the
+machine's load: op time is conserved, each step's is unchanged, the
+embedding lookup is under 5 us per generated token, an ADD after the
+MUL_MATs loses its waits. The 2-thread over 1-thread ratios are printed,
+not asserted: bench/ticks-threads.sh measures them.
 
     tool-ticks.py BUILDDIR TMPDIR
 
@@ -199,31 +201,32 @@ steps_raw = {g['name']: g['total_ns'] for g in stats('--raw-ticks', '--by', 'ste
 steps_est = {g['name']: g['total_ns'] for g in stats('--by', 'step', traces[2])['groups']}
 ok(steps_raw and steps_raw == steps_est, 'stats --by step: each step\'s op time the same either way',
    [(n, steps_raw[n], steps_est.get(n)) for n in steps_raw if steps_raw[n] != steps_est.get(n)][:3])
-embd = [g for g in gen['groups'] if g['name'] == 'GET_ROWS']
+names = stats('--by', 'name', '--phase', 'generation', traces[2])
+embd = [g for g in names['groups'] if g['name'] == 'embd']
 tokens = gen.get('tokens', 0)
 ok(embd and tokens and embd[0]['total_ns'] / tokens < 5000,
-   'the one-row embedding lookup is under 5 us per generated token (the run\'s start apart)',
+   'the one-row embedding lookup (embd) is under 5 us per generated token (the run\'s start apart)',
    (embd, tokens))
 starts = [g for g in gen['groups'] if g['name'] == '(run start)']
 ok(starts and starts[0]['count'] == tokens, 'stats: a (run start) line, one per generated token\'s run',
    starts)
 
 
-def small_ratio(name):
-    """name's generation time at 2 threads over 1, estimated and as ticked."""
-    e = [{g['name']: g['total_ns'] for g in stats(*a, '--phase', 'generation', traces[t])['groups']}
-         for a in ((), ('--raw-ticks',)) for t in (2, 1)]
-    return e[0].get(name, 0) / max(e[1].get(name, 1), 1), e[2].get(name, 0) / max(e[3].get(name, 1), 1)
+def generation(path, *args):
+    return {g['name']: g['total_ns'] for g in stats(*args, '--phase', 'generation', path)['groups']}
 
 
-est, raw = small_ratio('ADD')
-ok(est < raw, 'ADD after the MUL_MATs: the 2-thread over 1-thread time is nearer 1 estimated '
-   'than as ticked', '%.2fx estimated, %.2fx as ticked' % (est, raw))
-print('# ADD at 2 threads over 1: %.2fx estimated, %.2fx as ticked' % (est, raw))
+est2, raw2_ = generation(traces[2]), generation(traces[2], '--raw-ticks')
+est1, raw1 = generation(traces[1]), generation(traces[1], '--raw-ticks')
+ok(est2.get('ADD', 0) < raw2_.get('ADD', 0),
+   'ADD after the MUL_MATs, on 2 threads: less estimated than as ticked (its waits charged back)',
+   (est2.get('ADD'), raw2_.get('ADD')))
+# what they mean, said but not asserted (timings: bench/ticks-threads.sh measures them)
+print('# ADD at 2 threads over 1: %.2fx estimated, %.2fx as ticked' % (
+    est2.get('ADD', 0) / max(est1.get('ADD', 1), 1), raw2_.get('ADD', 0) / max(raw1.get('ADD', 1), 1)))
 s1 = stats(traces[1])
-ok(s1['ticks'].get('wait_ns_moved', 0) < 0.05 * s1['op_ns'],
-   'on 1 thread (no barrier) the waits moved are under 5% of op time',
-   (s1['ticks'], s1['op_ns']))
+print('# on 1 thread, %d ns of %d ns of op time moved as waits' % (
+    s1['ticks'].get('wait_ns_moved', 0), s1['op_ns']))
 
 # ---- export and the report: the same estimate ----
 rc, out, err = ggmlviz('export', traces[2], '-o', '-')
