@@ -83,23 +83,35 @@ static const struct cli_cmd cmd = { "report", help, "o:", longopts, 1, 1, option
 /*
  * The shortest op or GPU kernel drawn one by one: 0 when every one fits in
  * max_slices, else the duration above which about max_slices lie (second
- * pass).
+ * pass, which also learns the floors of op times from ticks, unless
+ * k->raw: stats/ticks.h).
  */
-static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices)
+static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices,
+			  struct cli_ticks *k)
 {
 	struct cli_input in;
 	struct ggmlviz_timing t;
 	struct cli_dist d = { .spent = &cli->dist_bytes };
+	bool learn = !k->raw && cli_path_is_file(path);
 	uint64_t ns = 0;
 
 	if (cli_input_start(&in, "report", path) < 0)
 		return 0;
-	while (cli_input_timing(&in, &t) == 1)
+	while (cli_input_timing(&in, &t) == 1) {
+		if (learn && cli_ticks_learn(k, &t) < 0)
+			learn = false;
 		if ((t.kind == GGMLVIZ_TIMING_OP || t.kind == GGMLVIZ_TIMING_KERNEL) &&
 		    cli_dist_add(&d, t.duration_ns) < 0)
 			break;
+	}
 	if (d.count > max_slices)
 		ns = cli_dist_quantile(&d, 1.0 - 0.9 * (double)max_slices / (double)d.count) + 1;
+	if (learn && cli_ticks_ready(k) < 0) {
+		cli_ticks_free(k); /* as ticked: no memory to learn it */
+		learn = false;
+	}
+	if (!learn && !k->raw)
+		cli_ticks_free(k); /* what a failed learning left */
 	cli_dist_free(&d);
 	cli_input_close(&in);
 	return ns;
@@ -220,7 +232,7 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	int rc;
 
 	cli_scan(in, &scan, &x->cli->names);
-	thr = threshold(x->cli, in->path, x->max_slices);
+	thr = threshold(x->cli, in->path, x->max_slices, &ticks);
 	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes, scan.t_min, scan.t_max,
 			     thr, x->max_slices);
 	cli_peak_read(in->path, &rep.by[0].peak);
@@ -229,8 +241,6 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	o->json_html = true;
 	cli_report_page_begin(o, x->title ? x->title : slash ? slash + 1 : in->path);
 	cli_out_str(o, "{\"slices\":[");
-	if (rc == 0 && cli_ticks_learn_file(&ticks, "report", in->path) < 0)
-		cli_ticks_free(&ticks); /* as ticked: the third pass says what is wrong */
 	if (rc == 0)
 		third_pass(&rep, in, &ticks);
 	cli_ticks_free(&ticks);
