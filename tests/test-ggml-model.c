@@ -459,6 +459,17 @@ START_TEST(test_threads_each_with_a_scheduler)
 END_TEST
 
 /* The ops of the graphs (the units here) summed, by op type, per graph n: their count. */
+/* Steps of the model traced with cfg (its sched traced for them), read back into tr. */
+static void traced_steps(struct model_run *mr, const struct ggmlviz_config *cfg, int steps,
+			 struct gu_trace *tr)
+{
+	ck_assert_int_eq(ggmlviz_start(cfg), 0);
+	ck_assert_int_eq(ggmlviz_ggml_trace_sched(mr->sched, GU_THREADS, NULL, NULL), 0);
+	model_steps(mr, steps);
+	ggmlviz_ggml_untrace_sched(mr->sched);
+	gu_stop_and_read(cfg->output, tr);
+}
+
 static uint64_t summed_in_graph(const struct gu_trace *tr, size_t n)
 {
 	uint64_t count = 0;
@@ -482,11 +493,7 @@ START_TEST(test_op_sampling)
 	tu_path(path, sizeof path, "ggml-sample");
 	tu_config(&cfg, path);
 	cfg.op_sample = 2;
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	ck_assert_int_eq(ggmlviz_ggml_trace_sched(mr.sched, GU_THREADS, NULL, NULL), 0);
-	model_steps(&mr, 5);
-	ggmlviz_ggml_untrace_sched(mr.sched);
-	gu_stop_and_read(path, &tr);
+	traced_steps(&mr, &cfg, 5, &tr);
 	/* graphs and splits always; ops of graphs 1, 3 and 5 one by one */
 	ck_assert_uint_eq(tr.n_graphs, 5);
 	ck_assert_uint_eq(tr.n_splits, 5);
@@ -527,11 +534,7 @@ START_TEST(test_slow_units_kept)
 		tu_config(&cfg, path);
 		cfg.op_sample = 1000;
 		cfg.op_slow_us = slow_us[k];
-		ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-		ck_assert_int_eq(ggmlviz_ggml_trace_sched(mr.sched, GU_THREADS, NULL, NULL), 0);
-		model_steps(&mr, 4);
-		ggmlviz_ggml_untrace_sched(mr.sched);
-		gu_stop_and_read(path, &tr);
+		traced_steps(&mr, &cfg, 4, &tr);
 		ck_assert_uint_eq(tr.n_graphs, 4);
 		ck_assert_uint_eq(tr.n_ops, (k == 0 ? 4 : 1) * tr.splits[0].n_timed);
 		ck_assert_uint_eq(tr.n_sums == 0, k == 0);

@@ -223,8 +223,7 @@ static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 	cli_scan(in, &scan, &x->v.cli->names);
 	x->v.pid = scan.first_pid;
 	x->v.r = in->r;
-	if (cli_ticks_learn_file(&x->v.ticks, "export", in->path) < 0)
-		cli_ticks_free(&x->v.ticks); /* as ticked: the last pass says what is wrong */
+	cli_ticks_learn_file(&x->v.ticks, "export", in->path);
 	if ((rc = sink_begin(x, o, scan.t_min)) < 0)
 		return rc;
 	rc = cli_viewer_write(&x->v, in);

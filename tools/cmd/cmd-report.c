@@ -106,12 +106,8 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	}
 	if (d.count > max_slices)
 		ns = cli_dist_quantile(&d, 1.0 - 0.9 * (double)max_slices / (double)d.count) + 1;
-	if (learn && cli_ticks_ready(k) < 0) {
-		cli_ticks_free(k); /* as ticked: no memory to learn it */
-		learn = false;
-	}
-	if (!learn && !k->raw)
-		cli_ticks_free(k); /* what a failed learning left */
+	if (!learn || cli_ticks_ready(k) < 0)
+		cli_ticks_free(k); /* as ticked: a pipe, --raw-ticks, or no memory to learn */
 	cli_dist_free(&d);
 	cli_input_close(&in);
 	return ns;
@@ -141,11 +137,9 @@ static void third_pass(struct cli_report *rep, struct cli_input *in, struct cli_
 	if (rc >= 0)
 		rc = cli_ticks_flush(k, cli_report_timing, rep);
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
-		rep->by[i].ticks = k->sums, rep->by[i].ticks_estimated = k->learnt;
-		rep->by[i].raw_ticks = k->raw;
-	}
-	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		cli_agg_ticks(&rep->by[i], k);
 		ggmlviz_pairing_counts(pairing, &rep->by[i].counts);
+	}
 	ggmlviz_pairing_free(pairing);
 	if (rc < 0)
 		rep->error = rc;

@@ -318,16 +318,10 @@ static void point(struct cli_viewer *x, const struct ggmlviz_event *ev, char ph,
 static void live_counter(struct cli_viewer *x, const struct ggmlviz_event *ev)
 {
 	static const char name[] = "live tensor bytes";
-	uint64_t size, bytes;
+	uint64_t bytes;
 
-	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
-		cli_live_free(&x->live, x->pid, ev->data.memory.ptr, &size);
-	} else {
-		struct cli_alloc a = { x->pid, ev->data.memory.ptr, ev->data.memory.size,
-					    ev->timestamp_ns, ev->offset, NULL, 0 };
-		if (cli_live_alloc(&x->live, &a) < 0)
-			x->error = -ENOMEM;
-	}
+	if (cli_live_event(&x->live, x->pid, ev) < 0)
+		x->error = -ENOMEM;
 	bytes = cli_live_bytes(&x->live, x->pid);
 	point(x, ev, 'C', name, sizeof name - 1, "bytes", bytes > INT64_MAX ? INT64_MAX
 									 : (int64_t)bytes);

@@ -129,8 +129,11 @@ void cli_names_free(struct cli_names *n);
  * numbering of mid-2025 gives it (n->assumed then says so); a fused pair
  * the trace names only by its parts, "FIRST+SECOND"; else "op#N" in buf.
  */
-/* The op type stats gives a CPU run's start (CLI_OP_RUN_START, stats/ticks.h). */
-#define CLI_OP_RUN_START_NAMED 0x7fffffffu
+/*
+ * The op type of a CPU run's start, told apart from its first op by the
+ * estimate of op times from ticks (stats/ticks.h): named "(run start)".
+ */
+#define CLI_OP_RUN_START 0x7fffffffu
 
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
 			char buf[24]);

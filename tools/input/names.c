@@ -146,7 +146,7 @@ const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uin
 {
 	const char *name = ggmlviz_reader_op_name(r, op_type);
 
-	if (op_type == CLI_OP_RUN_START_NAMED)
+	if (op_type == CLI_OP_RUN_START)
 		return "(run start)"; /* told apart from a run's first op (stats/ticks.h) */
 	if (name || (name = known_name(n, NAME_OP, op_type)) || (name = fused_name(n, r, op_type, buf)))
 		return name;

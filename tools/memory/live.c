@@ -107,6 +107,19 @@ bool cli_live_free(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *siz
 	return false;
 }
 
+int cli_live_event(struct cli_live *l, uint64_t pid, const struct ggmlviz_event *ev)
+{
+	struct cli_alloc a = { pid, ev->data.memory.ptr, ev->data.memory.size, ev->timestamp_ns,
+			       ev->offset, NULL, 0 };
+	uint64_t size;
+
+	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
+		cli_live_free(l, pid, a.ptr, &size);
+		return 0;
+	}
+	return cli_live_alloc(l, &a);
+}
+
 const struct cli_alloc *cli_live_next(const struct cli_live *l, size_t *cursor)
 {
 	return cli_htab_next(&l->allocs, cursor);

@@ -8,6 +8,7 @@
 #ifndef CLI_MEMORY_H
 #define CLI_MEMORY_H
 
+#include <ggmlviz/reader.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,6 +42,8 @@ struct cli_live {
 int cli_live_alloc(struct cli_live *l, const struct cli_alloc *a);
 /* Frees pid's ptr: true with *size the bytes it held, false if it was not live (counted). */
 bool cli_live_free(struct cli_live *l, uint64_t pid, uint64_t ptr, uint64_t *size);
+/* Applies a TENSOR_ALLOC or TENSOR_FREE record of process pid (a free of what is not live is counted); 0 or -ENOMEM. */
+int cli_live_event(struct cli_live *l, uint64_t pid, const struct ggmlviz_event *ev);
 /* Bytes live in process pid. */
 uint64_t cli_live_bytes(const struct cli_live *l, uint64_t pid);
 /* Visits the live allocations: start with *cursor = 0; NULL after the last. */

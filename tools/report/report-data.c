@@ -259,7 +259,7 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 	size_t lane;
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
-		if (cli_agg_add_waited(&rep->by[i], t, e) < 0)
+		if (cli_agg_add(&rep->by[i], t, e) < 0)
 			rep->error = -ENOMEM;
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;
@@ -280,18 +280,12 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 
 static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
-	uint64_t size, bytes;
+	uint64_t bytes;
 	size_t b = bin_of(rep, ev->timestamp_ns);
 
 	rep->has_memory = true;
-	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
-		cli_live_free(&rep->live, rep->pid, ev->data.memory.ptr, &size);
-	} else {
-		struct cli_alloc a = { rep->pid, ev->data.memory.ptr, ev->data.memory.size,
-				       ev->timestamp_ns, ev->offset, NULL, 0 };
-		if (cli_live_alloc(&rep->live, &a) < 0)
-			rep->error = -ENOMEM;
-	}
+	if (cli_live_event(&rep->live, rep->pid, ev) < 0)
+		rep->error = -ENOMEM;
 	bytes = rep->live.bytes;
 	if (bytes > rep->mem_bins[b])
 		rep->mem_bins[b] = bytes;

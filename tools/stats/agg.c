@@ -41,14 +41,24 @@ static bool group_eq(const void *item, const void *k)
 /* The group of the runs' starts (ticks.h) where the grouping has no place for them. */
 #define RUN_START_ID (UINT64_MAX - 1)
 
+/*
+ * Whether the runs' starts are a group of their own by `by`: by op and by
+ * name they are already (their op type and label), by step and phase they
+ * are in their step's time, not an op of some layer, thread or method.
+ */
+static bool starts_apart(int by)
+{
+	return by == CLI_BY_LAYER || by == CLI_BY_THREAD || by == CLI_BY_BACKEND ||
+	       by == CLI_BY_METHOD;
+}
+
 /* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
 static struct key key_of(int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
 
-	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START &&
-	    (by == CLI_BY_LAYER || by == CLI_BY_THREAD || by == CLI_BY_BACKEND || by == CLI_BY_METHOD)) {
-		k.id = RUN_START_ID; /* a line of its own, not an op of some layer or thread */
+	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START && starts_apart(by)) {
+		k.id = RUN_START_ID;
 		return k;
 	}
 	switch (by) {
@@ -188,10 +198,40 @@ static int add_summary(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
-int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
+/* An op: to its group and the totals, with what the estimate of op times from ticks says of it. */
+static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
-	struct key k;
-	struct cli_group *g;
+	struct key k = key_of(a->by, t);
+	struct cli_group *g = group_of(a, &k);
+
+	if (!g)
+		return -ENOMEM;
+	if (t->op_type == CLI_OP_RUN_START && cli_by_steps(a->by))
+		g->d.total += t->duration_ns; /* in the step's op time, not one of its ops */
+	else if (cli_dist_add(&g->d, t->duration_ns) < 0)
+		return -ENOMEM;
+	if (t->flops)
+		g->flops += t->flops, g->flops_ns += t->duration_ns;
+	if (t->bytes_read || t->bytes_written)
+		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
+	g->wait_ns += e->wait_ns, g->above_ns += e->above_ns;
+	a->waits += e->wait_ns != 0, a->wait_ns += e->wait_ns, a->above_ns += e->above_ns;
+	a->op_ns += t->duration_ns;
+	if (t->op_type == CLI_OP_RUN_START) { /* not an op: the time before one (ticks.h) */
+		a->starts++, a->start_ns += t->duration_ns;
+		return 0;
+	}
+	if (t->node_flags & GGMLVIZ_NODE_RUN_START) {
+		g->run_starts++, g->run_start_ns += t->duration_ns;
+		a->run_starts++, a->run_start_ns += t->duration_ns;
+	}
+	a->ops++;
+	return 0;
+}
+
+int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
+{
+	struct cli_agg *a = agg;
 
 	if (a->phase && t->phase != a->phase)
 		return 0; /* --phase: another phase's, or outside every step */
@@ -207,47 +247,14 @@ int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t)
 		return t->kind == GGMLVIZ_TIMING_KERNEL ? add_kernel(a, t) : 0;
 	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY)
 		return add_summary(a, t);
-	if (t->kind != GGMLVIZ_TIMING_OP)
-		return 0;
-	k = key_of(a->by, t);
-	if (!(g = group_of(a, &k)))
-		return -ENOMEM;
-	if (t->op_type == CLI_OP_RUN_START && cli_by_steps(a->by))
-		g->d.total += t->duration_ns; /* in the step's op time, not one of its ops */
-	else if (cli_dist_add(&g->d, t->duration_ns) < 0)
-		return -ENOMEM;
-	if (t->flops)
-		g->flops += t->flops, g->flops_ns += t->duration_ns;
-	if (t->bytes_read || t->bytes_written)
-		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
-	a->op_ns += t->duration_ns;
-	if (t->op_type == CLI_OP_RUN_START) { /* not an op: the time before one (ticks.h) */
-		a->starts++, a->start_ns += t->duration_ns;
-		return 0;
-	}
-	if (t->node_flags & GGMLVIZ_NODE_RUN_START) {
-		g->run_starts++, g->run_start_ns += t->duration_ns;
-		a->run_starts++, a->run_start_ns += t->duration_ns;
-	}
-	a->ops++;
-	return 0;
+	return t->kind == GGMLVIZ_TIMING_OP ? add_op(a, t, e) : 0;
 }
 
-int cli_agg_add_waited(void *agg, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
+void cli_agg_ticks(struct cli_agg *a, const struct cli_ticks *k)
 {
-	struct cli_agg *a = agg;
-	struct cli_group *g;
-	struct key k;
-	int rc = cli_agg_add(a, t);
-
-	if (rc < 0 || !(e->wait_ns || e->above_ns) || t->kind != GGMLVIZ_TIMING_OP || a->by == CLI_BY_KERNEL ||
-	    (a->phase && t->phase != a->phase))
-		return rc;
-	a->waits += e->wait_ns != 0, a->wait_ns += e->wait_ns, a->above_ns += e->above_ns;
-	k = key_of(a->by, t);
-	if ((g = group_of(a, &k)))
-		g->wait_ns += e->wait_ns, g->above_ns += e->above_ns;
-	return 0;
+	a->ticks = k->sums;
+	a->ticks_estimated = k->learnt;
+	a->raw_ticks = k->raw;
 }
 
 double cli_group_share(const struct cli_agg *a, const struct cli_group *g)
@@ -301,7 +308,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	if (g->id == other_key.id && g->key_len == other_key.len &&
 	    !memcmp(g->key, other_key.s, other_key.len))
 		name = "(other groups)";
-	else if (g->id == RUN_START_ID && !g->key_len && a->by != CLI_BY_STEP && a->by != CLI_BY_OP)
+	else if (g->id == RUN_START_ID && starts_apart(a->by))
 		name = "(run start)";
 	else if (a->by == CLI_BY_OP)
 		name = cli_op_name(a->names, r, (uint32_t)g->id, buf);

@@ -50,15 +50,12 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	if (cli_input_open(&in, cmd, path) < 0)
 		return -1;
 	cli_peak_read(path, &a->peak);
-	if (cli_ticks_learn_file(&ticks, cmd, path) < 0)
-		cli_ticks_free(&ticks); /* as ticked: the second pass says what is wrong */
-	else if (ticks.learnt)
-		in.progress.stage = "pass 2 of 2: ";
+	cli_ticks_learn_file(&ticks, cmd, path);
 	while (rc == 0 && cli_input_timing(&in, &t) == 1)
-		rc = cli_ticks_feed(&ticks, &t, cli_agg_add_waited, a);
+		rc = cli_ticks_feed(&ticks, &t, cli_agg_add, a);
 	if (rc == 0)
-		rc = cli_ticks_flush(&ticks, cli_agg_add_waited, a);
-	a->ticks = ticks.sums, a->ticks_estimated = ticks.learnt;
+		rc = cli_ticks_flush(&ticks, cli_agg_add, a);
+	cli_agg_ticks(a, &ticks);
 	cli_ticks_free(&ticks);
 	ggmlviz_reader_pairing_counts(in.r, &a->counts);
 	if (rc == 0)

@@ -177,7 +177,7 @@ struct cli_agg {
 	uint64_t run_starts, run_start_ns; /* ops that began a run, and their time */
 	bool raw_ticks;               /* set by the command: tick-timed ops as ticked, no estimate */
 	bool ticks_estimated;         /* a first pass learnt the floors: run starts and waits estimated */
-	struct cli_ticks_sums ticks;  /* ... what the estimate did (ticks.h) */
+	struct cli_ticks_sums ticks;  /* ... what the estimate could not do (ticks.h) */
 	uint64_t starts, start_ns;    /* the runs' starts told apart (CLI_OP_RUN_START), in op_ns */
 	uint64_t waits, wait_ns;      /* barrier waits moved back to the op that caused them */
 	uint64_t above_ns;            /* time above the nodes' floors left in the ops */
@@ -197,11 +197,15 @@ struct cli_agg {
  * distributions within the command's budget (*dist_bytes: struct cli).
  */
 void cli_agg_init(struct cli_agg *a, int by, struct cli_names *names, uint64_t *dist_bytes);
-/* Adds a timing (ops to their group; steps to theirs by step or phase;
- * graphs, steps and splits to the totals); 0 or -ENOMEM. */
-int cli_agg_add(struct cli_agg *a, const struct ggmlviz_timing *t);
-/* The same, with what the estimate of op times from ticks says of it (a cli_timing_sink). */
-int cli_agg_add_waited(void *a, const struct ggmlviz_timing *t, const struct cli_tick_est *e);
+/*
+ * Adds a timing to the cli_agg a (ops to their group, with what the
+ * estimate of op times from ticks says of them, e; steps to theirs by step
+ * or phase; graphs, steps and splits to the totals): a cli_timing_sink;
+ * 0 or -ENOMEM.
+ */
+int cli_agg_add(void *a, const struct ggmlviz_timing *t, const struct cli_tick_est *e);
+/* Keeps how op times from ticks were read (k, after its feed): said by stats and the report. */
+void cli_agg_ticks(struct cli_agg *a, const struct cli_ticks *k);
 /* Names the groups (with r's names) and lists them; 0 or -ENOMEM. */
 int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r);
 /* Sorts the list by enum cli_sort. */

@@ -85,7 +85,6 @@ static struct cli_tick_floor *floor_find(const struct cli_ticks *k, const struct
 	return cli_htab_find(&k->floors, key_hash(key), floor_eq, key);
 }
 
-/* The thread's state, made on first sight; NULL past CLI_TICKS_THREADS. */
 /* The thread's state, if it has one. */
 static struct cli_tick_thread *thread_find(struct cli_ticks *k, uint32_t id)
 {
@@ -99,6 +98,7 @@ static struct cli_tick_thread *thread_find(struct cli_ticks *k, uint32_t id)
 	return NULL;
 }
 
+/* The thread's state, made on first sight; NULL past CLI_TICKS_THREADS. */
 static struct cli_tick_thread *thread_of(struct cli_ticks *k, uint32_t id)
 {
 	struct cli_tick_thread *th = thread_find(k, id);
@@ -192,21 +192,20 @@ int cli_ticks_ready(struct cli_ticks *k)
 	return 0;
 }
 
-int cli_ticks_learn_file(struct cli_ticks *k, const char *cmd, const char *path)
+void cli_ticks_learn_file(struct cli_ticks *k, const char *cmd, const char *path)
 {
 	struct cli_input first;
 	struct ggmlviz_timing t;
 	int rc = 0;
 
-	if (k->raw || !cli_path_is_file(path))
-		return 0;
-	if ((rc = cli_input_start(&first, cmd, path)) < 0)
-		return rc;
-	first.progress.stage = "pass 1 of 2: ";
+	if (k->raw || !cli_path_is_file(path) || cli_input_start(&first, cmd, path) < 0)
+		return;
+	first.progress.stage = "op times, first: ";
 	while (rc == 0 && cli_input_timing(&first, &t) == 1)
 		rc = cli_ticks_learn(k, &t);
 	cli_input_close(&first);
-	return rc < 0 ? rc : cli_ticks_ready(k);
+	if (rc < 0 || cli_ticks_ready(k) < 0)
+		cli_ticks_free(k); /* as ticked: no memory to learn */
 }
 
 /* ---- the second pass ---- */
@@ -248,14 +247,9 @@ static int give(struct held *h, cli_timing_sink sink, void *ctx)
 }
 
 /* Gives the thread's held run start, then its held op. */
-static int give_thread(struct cli_ticks *k, struct cli_tick_thread *th, cli_timing_sink sink,
-		       void *ctx)
+static int give_thread(struct cli_tick_thread *th, cli_timing_sink sink, void *ctx)
 {
-	int rc;
-
-	if (th->start.on)
-		k->sums.run_ns += th->start.t.duration_ns;
-	rc = give(&th->start, sink, ctx);
+	int rc = give(&th->start, sink, ctx);
 
 	return rc < 0 ? rc : give(&th->op, sink, ctx);
 }
@@ -301,15 +295,11 @@ static int begin_run(struct cli_ticks *k, struct cli_tick_thread *th, const stru
 	s.type_name = NULL, s.type_name_len = 0, s.ptr = 0, s.layer = -1, s.flops = 0;
 	s.bytes_read = s.bytes_written = 0, s.op_size = 0, s.src[0] = s.src[1] = 0;
 	memset(s.ne, 0, sizeof s.ne);
-	if (hold(&th->start, &s) < 0)
-		return -ENOMEM;
-	k->sums.runs++;
-	return 0;
+	return hold(&th->start, &s);
 }
 
 /* t, the op after th's held one: the wait it holds for that op, moved back. */
-static void take_wait(struct cli_ticks *k, struct cli_tick_thread *th, struct ggmlviz_timing *t,
-		      uint64_t floor_ns)
+static void take_wait(struct cli_tick_thread *th, struct ggmlviz_timing *t, uint64_t floor_ns)
 {
 	uint64_t w = t->duration_ns > floor_ns ? t->duration_ns - floor_ns : 0;
 
@@ -321,7 +311,6 @@ static void take_wait(struct cli_ticks *k, struct cli_tick_thread *th, struct gg
 	} else if (th->floor_ns >= (uint64_t)CLI_TICKS_LEAD * floor_ns) {
 		shift(&th->op.t, t, w);
 		th->op.est.wait_ns += w;
-		k->sums.waits++, k->sums.wait_ns += w;
 	}
 }
 
@@ -336,8 +325,8 @@ static int feed_op(struct cli_ticks *k, struct cli_tick_thread *th, const struct
 	int rc;
 
 	if (follows && f)
-		take_wait(k, th, &now, f->min_ns);
-	if ((rc = give_thread(k, th, sink, ctx)) < 0)
+		take_wait(th, &now, f->min_ns);
+	if ((rc = give_thread(th, sink, ctx)) < 0)
 		return rc;
 	if (!f) {
 		k->sums.passed++;
@@ -359,7 +348,7 @@ int cli_ticks_feed(struct cli_ticks *k, const struct ggmlviz_timing *t, cli_timi
 	int rc;
 
 	if (k->learnt && !tick_op(t) && (th = thread_find(k, t->thread_id)) &&
-	    (rc = give_thread(k, th, sink, ctx)) < 0) /* what ends after a held op comes after it */
+	    (rc = give_thread(th, sink, ctx)) < 0) /* what ends after a held op comes after it */
 		return rc;
 	if (!k->learnt || k->raw || !tick_op(t) || !(th = thread_of(k, t->thread_id))) {
 		if (k->learnt && !k->raw && tick_op(t))
@@ -374,7 +363,7 @@ int cli_ticks_flush(struct cli_ticks *k, cli_timing_sink sink, void *ctx)
 	int rc = 0;
 
 	for (uint32_t i = 0; rc == 0 && i < k->n_threads; i++) {
-		rc = give_thread(k, &k->threads[i], sink, ctx);
+		rc = give_thread(&k->threads[i], sink, ctx);
 		k->threads[i].pos = UINT32_MAX;
 	}
 	return rc;
@@ -382,8 +371,11 @@ int cli_ticks_flush(struct cli_ticks *k, cli_timing_sink sink, void *ctx)
 
 void cli_ticks_free(struct cli_ticks *k)
 {
+	bool raw;
+
 	if (!k)
 		return;
+	raw = k->raw;
 	cli_htab_free_all(&k->floors);
 	cli_htab_free_all(&k->rates);
 	for (uint32_t i = 0; i < k->n_threads; i++) {
@@ -391,5 +383,5 @@ void cli_ticks_free(struct cli_ticks *k)
 		free(k->threads[i].start.label), free(k->threads[i].start.type);
 	}
 	free(k->threads);
-	memset(k, 0, sizeof *k);
+	*k = (struct cli_ticks){ .raw = raw };
 }

@@ -43,12 +43,11 @@
 #include "input/input.h"
 
 /*
- * The op type of a run's start, given as an op timing of its own, named
- * "(run start)": begin_ns to end_ns, from the last ask to the first op's
- * work; duration_ns adds value, the first barrier's wait for the worker
- * threads, which comes after the first op.
+ * A run's start is given as an op timing of its own, of op type
+ * CLI_OP_RUN_START (input.h): begin_ns to end_ns, from the last ask to the
+ * first op's work; duration_ns adds value, the first barrier's wait for
+ * the worker threads, which comes after the first op.
  */
-#define CLI_OP_RUN_START CLI_OP_RUN_START_NAMED
 
 /* How many times longer (at its floor) an op must be than the next for the next's excess to be its wait. */
 #define CLI_TICKS_LEAD 4
@@ -72,12 +71,13 @@
 
 struct cli_tick_thread;
 
-/* What the estimate did, for the commands to say. */
+/*
+ * What the estimate could not do, for the commands to say (what it did,
+ * each command sums from the timings it keeps: a phase's, say).
+ */
 struct cli_ticks_sums {
-	uint64_t runs, run_ns;   /* run starts told apart, and their time */
-	uint64_t unsplit;        /* first ops whose work could not be told (no peer): left whole */
-	uint64_t waits, wait_ns; /* barrier waits moved to the op that caused them */
-	uint64_t passed;         /* tick-timed ops left as they were (no floor, or past the caps) */
+	uint64_t unsplit; /* first ops whose work could not be told (no peer): left whole */
+	uint64_t passed;  /* tick-timed ops left as they were (no floor, or past the caps) */
 };
 
 /* Floors learnt in a first pass, and the state of the second. Zeroed: empty. */
@@ -122,13 +122,13 @@ int cli_ticks_feed(struct cli_ticks *k, const struct ggmlviz_timing *t, cli_timi
 int cli_ticks_flush(struct cli_ticks *k, cli_timing_sink sink, void *ctx);
 
 /*
- * Reads path a first time to learn its floors (nothing when it is not a
- * regular file, or when k->raw): 0, or a negative code (the second pass
- * then reports the damage itself).
+ * Reads path a first time to learn its floors, up to any damage (the
+ * second pass reports it). Nothing is learnt, and k stays as ticked, when
+ * path is not a regular file, when k->raw, or without the memory.
  */
-int cli_ticks_learn_file(struct cli_ticks *k, const char *cmd, const char *path);
+void cli_ticks_learn_file(struct cli_ticks *k, const char *cmd, const char *path);
 
-/* Frees what k holds; k may be NULL. */
+/* Frees what k holds and leaves it empty, as ticked (its raw kept); k may be NULL. */
 void cli_ticks_free(struct cli_ticks *k);
 
 #endif /* CLI_TICKS_H */
