@@ -276,8 +276,7 @@ static void print_text(struct cli_out *o, const struct cli_agg *agg[2],
 		text_gbps(&t, NULL, NULL);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
-	if (shown < n)
-		cli_out_printf(o, "(%zu more groups not shown: --top)\n", n - shown);
+	cli_out_not_shown(o, n - shown);
 }
 
 static void csv_row(struct cli_out *o, const char *name, size_t len,

@@ -375,8 +375,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		bound_cell(&t, NULL, &a->peak);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
-	if (n < a->n)
-		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
+	cli_out_not_shown(o, a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
 	summed_note(o, a);

@@ -145,6 +145,12 @@ void cli_out_str(struct cli_out *o, const char *s)
 	cli_out_write(o, s, strlen(s));
 }
 
+void cli_out_not_shown(struct cli_out *o, size_t n)
+{
+	if (n)
+		cli_out_printf(o, "(%zu more group%s not shown: --top)\n", n, n == 1 ? "" : "s");
+}
+
 void cli_out_u64(struct cli_out *o, uint64_t v)
 {
 	char digits[20];

@@ -40,6 +40,8 @@ struct cli_out {
 int cli_out_open(struct cli_out *o, const char *cmd, const char *path);
 void cli_out_write(struct cli_out *o, const void *p, size_t n);
 void cli_out_str(struct cli_out *o, const char *s);
+/* "(N more groups not shown: --top)" under a table cut short; nothing when n is 0. */
+void cli_out_not_shown(struct cli_out *o, size_t n);
 void cli_out_u64(struct cli_out *o, uint64_t v);
 void cli_out_i64(struct cli_out *o, int64_t v);
 void cli_out_hex(struct cli_out *o, uint64_t v);

@@ -442,7 +442,8 @@
 			return g && g.bound ? g.bound + ' ' + (v * 100).toFixed(0) + '%' : '-';
 		}];
 		/* the barrier waits charged to each op (ticks estimated): in its TOTAL, the others' share of it */
-		var wait = ['BARRIER WAIT', 'barrier_wait_ns', function (g) { return g.barrier_wait_ns; }, fmtNs];
+		var wait = ['BARRIER WAIT', 'barrier_wait_ns', function (g) { return g.barrier_wait_ns; },
+			function (v) { return v ? fmtNs(v) : '-'; }];
 		function columns() {
 			var cols = D.by_op.peak ? COLUMNS.concat([bound]) : COLUMNS;
 			if (agg.ticks && agg.ticks.estimated && agg.groups.some(function (g) { return g.barrier_wait_ns; }))

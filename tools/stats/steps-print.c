@@ -82,8 +82,7 @@ void cli_steps_text(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 		context_cell(&t, NULL);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
-	if (n < a->n)
-		cli_out_printf(o, "(%zu more groups not shown: --top)\n", a->n - n);
+	cli_out_not_shown(o, a->n - n);
 	cli_out_str(o, "(TIME: of the steps; PER TOKEN and TOKENS/S: step time over its tokens;"
 		       " COVERED: the share of the steps' time that their op timings cover");
 	cli_out_str(o, a->has_context ? "; CONTEXT: tokens already in the context before the step,"
