@@ -146,6 +146,7 @@ static int start_tracing(const struct options *o)
 	int rc;
 
 	ggmlviz_config_init(&cfg);
+	ggmlviz_config_from_env(&cfg); /* GGML_VIZ_* may adjust it */
 	cfg.output = o->output;
 	rc = ggmlviz_start(&cfg);
 	if (rc < 0)

@@ -64,8 +64,8 @@ static void gs_sync(void)
 		;
 }
 
-static void describe(void *user, const void *const *nodes, size_t n, size_t i,
-		     struct ggmlviz_node_desc *out)
+void gs_describe(void *user, const void *const *nodes, size_t n, size_t i,
+		 struct ggmlviz_node_desc *out)
 {
 	const struct gs_node *nd = nodes[i];
 
@@ -95,17 +95,19 @@ static int sim_start(uint64_t buffer_bytes, const char *path, char *what, size_t
 	return 0;
 }
 
-static void sim_flush(void)
-{
-	clock_point(); /* as a buffer's completion takes one */
-}
-
 static void sim_stop(void)
 {
+	clock_point(); /* as a buffer's completion takes one */
 	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
 }
 
-static const struct ggmlviz__gpu_profiler sim = { sim_start, sim_flush, sim_stop };
+static int sim_available(const char *path, char *why, size_t size)
+{
+	(void)path, (void)why, (void)size;
+	return 0;
+}
+
+static const struct ggmlviz__gpu_profiler sim = { sim_available, sim_start, sim_stop };
 
 void gs_install(void)
 {
@@ -124,7 +126,7 @@ void gs_correlate(uint32_t correlation, uint64_t run_id)
 
 static void ran(const char *name, uint32_t correlation, uint64_t start, uint64_t ns)
 {
-	struct ggmlviz__gpu_launch k = { start, start + ns, 0, 7, correlation, name };
+	struct ggmlviz__gpu_launch k = { start, start + ns, 0, 7, correlation, name, 0 };
 
 	ggmlviz__gpu_kernel(&k);
 }
@@ -141,7 +143,7 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 	uint64_t launch, run, at, start[64];
 
 	for (size_t i = 0; i < n; i++)
-		ggmlviz_nodes_ask(&nodes[i], backend, describe, NULL);
+		ggmlviz_nodes_ask(&nodes[i], backend, gs_describe, NULL);
 	run = atomic_load(&current_run);
 	launch = mono_ns();
 	next_correlation += (uint32_t)m;
@@ -161,7 +163,7 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 	}
 	for (uint32_t k = 0; k < m && late; k++) /* they waited: now their runs are known */
 		gs_correlate(first + k, run);
-	ggmlviz__gpu_settle(0);
+	ggmlviz__gpu_settle(GGMLVIZ__GPU_TIE);
 	return run;
 }
 

@@ -25,6 +25,14 @@ struct gs_node {
 	int32_t layer;
 };
 
+/*
+ * Describes node i of a run of struct gs_node (ggmlviz_node_describe_fn):
+ * a computing node of a GPU backend, which gives no tick.
+ */
+struct ggmlviz_node_desc;
+void gs_describe(void *user, const void *const *nodes, size_t n, size_t i,
+		 struct ggmlviz_node_desc *out);
+
 /* A kernel the run launches, and how long it runs on the GPU (ns). */
 struct gs_kernel {
 	const char *name;

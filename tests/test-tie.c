@@ -160,6 +160,23 @@ START_TEST(out_of_order)
 }
 END_TEST
 
+/* A copy of one type is a memcpy; mmvq clears its weight's padding first; a split's input copy is no node's. */
+START_TEST(copies_and_sets)
+{
+	static const char *const ops[] = { "CPY", "MUL_MAT", "TOP_K", NULL };
+	static const char *const names[] = { "[CUDA memcpy HtoD]", "[CUDA memcpy DtoD]",
+					     "[CUDA memset]", QUANTIZE, MMVQ, NULL };
+	static const uint32_t want[] = { NONE, 0, 1, 1, 1 };
+	struct stream s;
+
+	tie(&s, ops, names);
+	expect(&s, want);
+	ck_assert(ggmlviz__tie_can_launch("[CUDA memcpy DtoH]", 18, "MUL_MAT_ID", 10));
+	ck_assert(!ggmlviz__tie_can_launch("[CUDA memcpy DtoH]", 18, "CPY", 3));
+	ck_assert(!ggmlviz__tie_can_launch("[CUDA memset]", 13, "CPY", 3));
+}
+END_TEST
+
 START_TEST(what_launches_what)
 {
 	ck_assert(ggmlviz__tie_can_launch(ADD, strlen(ADD), "ADD", 3));
@@ -194,6 +211,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, unknown_kernel);
 	tcase_add_test(c, stream_cut_short);
 	tcase_add_test(c, out_of_order);
+	tcase_add_test(c, copies_and_sets);
 	tcase_add_test(c, what_launches_what);
 	tcase_add_test(c, empty_runs);
 	suite_add_tcase(s, c);

@@ -79,6 +79,24 @@ enum ggmlviz_op_timing {
 	GGMLVIZ_OP_TIMING_SYNC = 2
 };
 
+/** @brief When GPU kernels are recorded (ggmlviz_config::gpu_kernels, GGML_VIZ_GPU_KERNELS). */
+enum ggmlviz_gpu_kernels {
+	/** Never. */
+	GGMLVIZ_GPU_KERNELS_OFF = 0,
+	/**
+	 * From the first split a CUDA backend runs (the first time the
+	 * adapter names a backend "CUDA..."): NVIDIA's CUPTI is loaded then,
+	 * on the thread that runs it, and never in a program that runs none.
+	 * The default.
+	 */
+	GGMLVIZ_GPU_KERNELS_CUDA = 1,
+	/**
+	 * From ggmlviz_start(), which loads CUPTI: for CUDA work that no GGML
+	 * backend names (a program's own kernels).
+	 */
+	GGMLVIZ_GPU_KERNELS_AT_START = 2
+};
+
 /** @brief Severity of a message passed to a ggmlviz_log_fn. */
 enum ggmlviz_log_level {
 	GGMLVIZ_LOG_ERROR = 0, /**< recording could not start, or a write failed */
@@ -185,10 +203,13 @@ struct ggmlviz_config {
 	 * Record the kernels a GPU runs (KERNEL records), each timed by the GPU
 	 * and tied by readers to the GGML node that launched it, so that ops on
 	 * a GPU are timed without synchronizing anything (method
-	 * GGMLVIZ_OP_METHOD_GPU): where NVIDIA's CUPTI loads (a CUDA program,
-	 * and a libggmlviz built with CUPTI's headers). The trace's META GPU
-	 * record says whether kernels were recorded, or why not. Default 1.
-	 * GGML_VIZ_GPU_KERNELS.
+	 * GGMLVIZ_OP_METHOD_GPU), and the memory copies and sets: where NVIDIA's
+	 * CUPTI loads (a CUDA program, and a libggmlviz built with CUPTI's
+	 * headers). A value of enum ggmlviz_gpu_kernels: by default
+	 * GGMLVIZ_GPU_KERNELS_CUDA, from the first CUDA split on. The trace's
+	 * META GPU records say whether and how kernels were recorded, or why
+	 * not, and at the end what was recorded and left out.
+	 * GGML_VIZ_GPU_KERNELS (0/off, 1/on, start).
 	 */
 	int gpu_kernels;
 	/**

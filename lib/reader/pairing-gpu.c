@@ -13,7 +13,7 @@
 #include "reader/tie.h"
 
 #define MAX_RUNS 256        /* runs waiting at once; past it the oldest is tied as it is */
-#define RUNS_WAIT 64        /* a run that had no kernel is tied after this many later runs */
+#define OTHERS_WAIT_NS 3000000000ull /* another thread's run waits for kernels this far past its end */
 #define MAX_NODES 16384     /* nodes held per run; past it, counted over the limit */
 #define MAX_KERNELS 65536   /* kernels kept per run; likewise */
 #define FUSED_BIT 0x80000000u
@@ -28,6 +28,7 @@ struct ggmlviz__ties_kernel {
 struct ggmlviz__ties_run {
 	struct ggmlviz_timing split;  /* its SPLIT_BEGIN's: id, thread, step, backend */
 	int closed;                   /* its SPLIT_END was read */
+	uint64_t end_ns;              /* and when it ended */
 	int has_device;
 	uint32_t device;
 	struct ggmlviz_timing *nodes; /* its ops, held, in graph order */
@@ -301,18 +302,31 @@ void ggmlviz__ties_run_end(struct ggmlviz__ties *g, const struct ggmlviz_timing 
 {
 	struct ggmlviz__ties_run *r = run_of(g, split->run_id);
 
-	if (r)
+	if (r) {
 		r->closed = 1;
+		r->end_ns = split->end_ns;
+	}
 }
 
-/* Runs a kernel of run `id` on device `dev` completes: older, ended, on that device (or long idle). */
-static void complete_before(struct ggmlviz__ties *g, uint64_t id, uint32_t dev,
-			    struct ggmlviz_pairing_counts *c)
+/*
+ * The runs a kernel of run `run` completes. One thread's launches reach
+ * the trace in their order, so its earlier runs on that device (or with
+ * no kernel yet) have all theirs. Another thread's do not: its buffers
+ * are CUPTI's per-thread buffers, delivered at other times, so its runs
+ * wait until the GPU's time is 3 s past their end.
+ */
+static void complete_before(struct ggmlviz__ties *g, const struct ggmlviz__ties_run *run,
+			    const struct ggmlviz__ties_kernel *k, struct ggmlviz_pairing_counts *c)
 {
+	uint64_t id = run->split.run_id;
+	uint32_t tid = run->split.thread_id;
+
 	for (uint32_t i = 0; i < g->n_runs;) {
 		struct ggmlviz__ties_run *r = &g->runs[i];
+		int mine = r->split.thread_id == tid;
 		int done = r->closed && r->split.run_id < id &&
-			   (r->has_device ? r->device == dev : r->split.run_id + RUNS_WAIT < id);
+			   (mine ? !r->has_device || r->device == k->device
+				 : k->begin_ns > r->end_ns + OTHERS_WAIT_NS);
 
 		if (done)
 			complete(g, i, c);
@@ -352,7 +366,8 @@ void ggmlviz__ties_kernel(struct ggmlviz__ties *g, const struct ggmlviz_event *e
 		r->has_device = 1;
 		r->device = k.device;
 	}
-	complete_before(g, ev->data.kernel.run_id, k.device, c);
+	if (r)
+		complete_before(g, r, &k, c); /* r stays: only runs before it complete */
 }
 
 void ggmlviz__ties_finish(struct ggmlviz__ties *g, struct ggmlviz_pairing_counts *c)

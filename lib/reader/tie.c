@@ -27,6 +27,18 @@ struct row {
 
 /* First match wins: specific rows before general ones. */
 static const struct row table[] = {
+	/*
+	 * memory copies and sets (CUPTI's MEMCPY and MEMSET records, named as
+	 * Nsight Systems names them): a contiguous copy of one type is a
+	 * cudaMemcpyAsync; mmq and mmvq clear a weight's padding, MUL_MAT_ID
+	 * copies its ids to the host and back. A split's input copies are no
+	 * node's: they stay the run's, untied.
+	 */
+	{ "[CUDA memcpy DtoD]", NULL, MAIN, "CPY DUP CONT CONCAT " },
+	{ "[CUDA memcpy DtoD]", NULL, PRE, "ARGSORT SOLVE_TRI " },
+	{ "[CUDA memcpy DtoD]", NULL, POST, "TOP_K " },
+	{ "[CUDA memcpy", NULL, PRE, "MUL_MAT_ID " },
+	{ "[CUDA memset]", NULL, PRE, "MUL_MAT MUL_MAT_ID COUNT_EQUAL " },
 	/* matrix products: ggml-cuda's own kernels, then cuBLAS's */
 	{ "quantize_q8_1", NULL, PRE, "MUL_MAT MUL_MAT_ID " },
 	{ "quantize_mmq", NULL, PRE, "MUL_MAT MUL_MAT_ID " },

@@ -293,7 +293,10 @@ static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 		rep->mem_peak = bytes, rep->mem_peak_ts = ev->timestamp_ns;
 }
 
-/* The first process's word on GPU kernels (a merged trace's others say the same or less). */
+/*
+ * The trace's last word on GPU kernels: a session says at its start how they
+ * are recorded, and at its end what was (a merged trace: its last process's).
+ */
 static void gpu_note(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
 	size_t n = ev->label_len < sizeof rep->gpu_note ? ev->label_len : sizeof rep->gpu_note - 1;
@@ -310,9 +313,8 @@ void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev)
 		rep->pid = ev->data.meta.key;
 	else if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
 		memory(rep, ev);
-	else if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_GPU &&
-		 !rep->has_gpu_note)
-		gpu_note(rep, ev);
+	else if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_GPU)
+		gpu_note(rep, ev); /* the last one says most: how, and at the end what was recorded */
 }
 
 /* ---- what the end knows ---- */

@@ -10,7 +10,7 @@
  *   producer/  lost (no ring could be made), mismatches (nodes.c),
  *              ring_mapped and ring_mapped_peak (as buffers are mapped),
  *              gpu_runs (nodes.c, as GPU runs begin);
- *   gpu/       lost (kernels the GPU's profiler dropped), the gpu hooks;
+ *   gpu/       lost (records the GPU's profiler dropped), the gpu hooks;
  *   writer/    ended (max_events reached), ring_mapped as it grows rings;
  *   anyone     reads it; the set-once members after the mask opens.
  *
@@ -71,6 +71,12 @@ struct ggmlviz__state {
 	void (*_Atomic gpu_run_begin)(uint64_t run_id);
 	void (*_Atomic gpu_run_end)(void);
 	_Atomic uint64_t gpu_runs;  /* run ids given so far (ids start at 1) */
+	/*
+	 * Set while kernels are to be recorded from the first CUDA split on
+	 * (gpu/): called with a backend's name the first time a session
+	 * names it (ggmlviz_meta_once, BACKEND_NAME), on the naming thread.
+	 */
+	void (*_Atomic gpu_backend_named)(const char *name);
 };
 
 extern struct ggmlviz__state ggmlviz__state __attribute__((visibility("hidden")));

@@ -1,56 +1,154 @@
 /*
- * GPU kernels in a session (see gpu.h): started before the writer opens,
- * whose first records say whether they are recorded, and stopped before
- * the mask closes, so that the kernels still buffered go in too.
+ * GPU kernels in a session (see gpu.h): armed at the start, before the
+ * writer opens, so that its first records say whether and when they are
+ * recorded; the profiler started then, or by the first CUDA split; stopped
+ * before the mask closes, and at exit before the profiler's own exit
+ * handlers run, so that the records still buffered go in too.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <ggmlviz/tracer.h>
 
 #include "tracer/gpu/gpu.h"
+#include "tracer/producer/producer.h"
 
 #define DEFAULT_BUFFER_KIB 8192u
 
-static int recording; /* this session records kernels */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct ggmlviz__gpu_profiler *profiler = &ggmlviz__cupti;
+
+/* This session's, set at its start. */
+static struct {
+	int recording;     /* the profiler runs */
+	int armed;         /* it starts with the first CUDA split */
+	uint64_t buffer_bytes;
+	char path[512];
+	int has_path;
+	struct ggmlviz__log_sink log;
+	char note[320];    /* how kernels are recorded, for the last META GPU */
+} gpu;
 
 void ggmlviz__gpu_use(const struct ggmlviz__gpu_profiler *p)
 {
 	profiler = p ? p : &ggmlviz__cupti;
 }
 
+/* At exit, before the handlers of a profiler loaded after the session's own. */
+static void at_exit(void)
+{
+	ggmlviz__gpu_stop();
+}
+
+/* Starts the profiler now; 1 when kernels are recorded. Called with the lock held. */
+static int start_now(char *what, size_t size)
+{
+	static int exit_hook;
+	int rc;
+
+	what[0] = '\0';
+	rc = profiler->start(gpu.buffer_bytes, gpu.has_path ? gpu.path : NULL, what, size);
+	if (rc == -1)
+		ggmlviz__log(&gpu.log, GGMLVIZ_LOG_INFO, "GPU kernels %s", what);
+	if (rc < 0)
+		return 0;
+	if (!exit_hook)
+		exit_hook = atexit(at_exit) == 0; /* after the profiler's library was loaded */
+	gpu.recording = 1;
+	snprintf(gpu.note, sizeof gpu.note, "%s", what);
+	ggmlviz__log(&gpu.log, GGMLVIZ_LOG_INFO, "GPU kernels %s", what);
+	return 1;
+}
+
+/*
+ * A backend was named for the first time this session (META BACKEND_NAME,
+ * on the traced thread about to run it): a CUDA one starts the profiler.
+ */
+static void backend_named(const char *name)
+{
+	char what[320];
+	int ok;
+
+	if (!name || strncmp(name, "CUDA", 4) != 0)
+		return;
+	pthread_mutex_lock(&lock);
+	if (gpu.armed) {
+		gpu.armed = 0;
+		atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_relaxed);
+		ok = start_now(what, sizeof what);
+		ggmlviz__emit_meta_gpu(0, (uint64_t)ok, 0, what);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static int arm(const struct ggmlviz_config *cfg, char *what, size_t size)
+{
+	gpu.buffer_bytes = (uint64_t)(cfg->gpu_buffer_kib ? cfg->gpu_buffer_kib : DEFAULT_BUFFER_KIB)
+			   << 10;
+	gpu.has_path = cfg->cupti_path != NULL;
+	snprintf(gpu.path, sizeof gpu.path, "%s", cfg->cupti_path ? cfg->cupti_path : "");
+	if (profiler->available(gpu.has_path ? gpu.path : NULL, what, size) < 0)
+		return 0;
+	if (cfg->gpu_kernels == GGMLVIZ_GPU_KERNELS_AT_START)
+		return start_now(what, size);
+	gpu.armed = 1;
+	atomic_store_explicit(&ggmlviz__state.gpu_backend_named, backend_named,
+			      memory_order_release);
+	snprintf(what, size, "recorded from the first CUDA split on: CUPTI is loaded then "
+		 "(GGML_VIZ_GPU_KERNELS=start loads it at the start)");
+	return 0;
+}
+
 int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink,
 		       char *what, size_t size)
 {
-	uint32_t kib = cfg->gpu_buffer_kib ? cfg->gpu_buffer_kib : DEFAULT_BUFFER_KIB;
 	int rc;
 
-	recording = 0;
+	pthread_mutex_lock(&lock);
+	gpu.recording = gpu.armed = 0;
+	gpu.log = *sink;
 	if (!cfg->op_timing || !cfg->gpu_kernels) {
 		snprintf(what, size, "not recorded: %s",
 			 cfg->op_timing ? "GGML_VIZ_GPU_KERNELS=0" : "op timing is off");
-		return 0;
+		rc = 0;
+	} else {
+		rc = arm(cfg, what, size);
 	}
-	rc = profiler->start((uint64_t)kib << 10, cfg->cupti_path, what, size);
-	if (rc == -1)
-		ggmlviz__log(sink, GGMLVIZ_LOG_INFO, "GPU kernels %s", what);
-	if (rc < 0)
-		return 0;
-	recording = 1;
-	ggmlviz__log(sink, GGMLVIZ_LOG_INFO, "GPU kernels %s", what);
-	return 1;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* The session's last word on kernels: the note it started with, and the figures. */
+static void say_figures(void)
+{
+	struct ggmlviz__gpu_counts c;
+	char label[512];
+
+	ggmlviz__gpu_counts(&c);
+	snprintf(label, sizeof label, "%s; %llu KERNEL records (%llu memory copies and sets), %llu "
+		 "without their run, %llu incomplete records left out (no GPU time), %llu lost "
+		 "(the profiler's buffers were full)", gpu.note, (unsigned long long)c.kernels,
+		 (unsigned long long)c.copies, (unsigned long long)c.without_run,
+		 (unsigned long long)c.incomplete, (unsigned long long)c.dropped);
+	ggmlviz__emit_meta_gpu(c.kernels, 1, c.incomplete, label);
 }
 
 void ggmlviz__gpu_stop(void)
 {
-	if (!recording)
-		return;
-	profiler->flush(); /* every buffer handed over: the kernels recorded */
-	profiler->stop();
-	ggmlviz__gpu_settle(1); /* those whose run never came, without one */
-	recording = 0;
+	pthread_mutex_lock(&lock);
+	atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_release);
+	gpu.armed = 0;
+	if (gpu.recording) {
+		profiler->stop(); /* every buffer handed over: the records written */
+		ggmlviz__gpu_settle(GGMLVIZ__GPU_FINAL); /* those whose run never came, without one */
+		say_figures();
+		gpu.recording = 0;
+	}
+	pthread_mutex_unlock(&lock);
 }

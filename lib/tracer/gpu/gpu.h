@@ -24,73 +24,108 @@
 /* ---- the session's side (gpu.c) ---- */
 
 /*
- * Starts recording kernels as cfg asks (gpu_kernels, gpu_buffer_kib,
- * cupti_path), before the writer opens: what says whether they are
- * recorded, through what, or why not (the writer's META GPU record, the
- * trace's first after PROCESS); said to sink when kernels are recorded, or
- * when a profiler was found but could not be used. Returns 1 when kernels
- * are recorded, 0 when not.
+ * At a session's start, before the writer opens: whether and when kernels
+ * are recorded, as cfg asks (gpu_kernels, gpu_buffer_kib, cupti_path).
+ * With GGMLVIZ_GPU_KERNELS_AT_START the profiler starts now; by default
+ * it starts on the traced thread that first names a CUDA backend (META
+ * BACKEND_NAME "CUDA0": the first CUDA split), so that a program that
+ * never runs one never loads CUPTI. `what` says which (the writer's META
+ * GPU record, the trace's first after PROCESS); said to sink when kernels
+ * are recorded, or when a profiler was found but could not be used.
+ * Returns 1 when kernels are recorded from the start, 0 when not (yet).
  */
 int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink,
 		       char *what, size_t size);
 
-/* Before the mask closes: the kernels still buffered recorded, the profiler released. */
+/*
+ * Before the mask closes: the profiler's records all delivered and
+ * recorded, the profiler detached, a META GPU record with the figures.
+ * Also at exit, before the profiler's own exit handlers (cupti.c).
+ */
 void ggmlviz__gpu_stop(void);
 
 /* ---- the sink (kernels.c) ---- */
 
-/* A kernel as the profiler reports it. */
+/* A GPU record as the profiler reports it: a kernel, or a copy or set. */
 struct ggmlviz__gpu_launch {
 	uint64_t start, end;          /* GPU time, ns */
 	uint32_t device, stream, correlation;
-	const char *name;             /* borrowed during the call */
+	const char *name;             /* borrowed during the call; "[CUDA memcpy DtoD]" for a copy */
+	int copy;                     /* a memory copy or set, not a kernel */
 };
 
-/* A new session: forgets every clock point, mapping and waiting kernel. */
+/* A new session: forgets every clock point, mapping, waiting kernel and count. */
 void ggmlviz__gpu_sink_reset(void);
 
-/* A calibration point: the GPU's clock (ns) and the tracer's raw stamp (clock.h), read together. */
-void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t stamp);
+/* A calibration point: the GPU's clock and the trace's (ns since the epoch), read together. */
+void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t trace_ns);
 
 /*
  * A calibration point read now: the GPU's clock (gpu_now: 0 and the time,
- * or -1) between two raw stamps, three times, the narrowest bracket kept
- * with its middle stamp, so that a thread preempted between two reads
- * does not shift every kernel after it. -1 when the GPU's clock could not
- * be read.
+ * or -1) between two reads of the trace's clock, three times, the
+ * narrowest bracket kept with its middle, so that a thread preempted
+ * between two reads does not shift every kernel after it. -1 when the
+ * GPU's clock could not be read.
  */
 int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns));
 
 /*
- * The raw stamp of a GPU time: from the newest point, at the rate between
- * the first and the newest point once they are 100 ms apart (before, at
- * the rate the clock measured at init).
+ * The trace's time of a GPU time: the newest point's, plus the distance
+ * from it, scaled only where the two clocks run at rates apart by more
+ * than 2 ppm (measured over 1 to 60 s).
  */
-uint64_t ggmlviz__gpu_stamp_of(uint64_t gpu_ns);
+uint64_t ggmlviz__gpu_trace_ns(uint64_t gpu_ns);
 
 /* The launch `correlation` was made inside run `run_id` (an external correlation). */
 void ggmlviz__gpu_correlate(uint32_t correlation, uint64_t run_id);
 
 /*
- * A kernel ran: recorded as KERNEL on its device's and stream's GPU track
- * (named once a session), with the run that launched it, once its launch's
- * run is known; until then it waits (a bounded number of kernels).
+ * A kernel ran: queued, to be recorded by ggmlviz__gpu_settle() as KERNEL
+ * on its device's and stream's GPU track (named once a session), with the
+ * run that launched it once its launch's run is known. Recorded at once,
+ * on the calling thread, only when the queue is full.
  */
 void ggmlviz__gpu_kernel(const struct ggmlviz__gpu_launch *k);
 
-/*
- * After a batch of the profiler's records: waiting kernels whose run is now
- * known are recorded; with final, every one is (without a run when none).
- */
-void ggmlviz__gpu_settle(int final);
+/* What ggmlviz__gpu_settle does with the kernels waiting for their run. */
+enum ggmlviz__gpu_settle {
+	GGMLVIZ__GPU_TIE,   /* records those whose run is known */
+	GGMLVIZ__GPU_PASS,  /* the same, at the end of a profiler's pass: those that waited 10 go without */
+	GGMLVIZ__GPU_FINAL, /* records every one, without a run when none is known */
+};
 
-/* The profiler lost n kernel records (its buffers were full): counted as dropped events. */
+/* The queued kernels, in the order they came, as `how` says: call it from one thread at a time. */
+void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how);
+
+/* The profiler lost n records (its buffers were full): counted as dropped events. */
 void ggmlviz__gpu_dropped(uint64_t n);
+
+/* The profiler delivered n records without their times (a forced flush): left out. */
+void ggmlviz__gpu_incomplete(uint64_t n);
+
+/* What the sink did this session. */
+struct ggmlviz__gpu_counts {
+	uint64_t kernels;      /* KERNEL records written, copies and sets included */
+	uint64_t copies;       /* of those, memory copies and sets */
+	uint64_t without_run;  /* of those, without the run that launched them */
+	uint64_t waited_out;   /* of those, because their run was not known in time */
+	uint64_t incomplete;   /* records left out: no start or end */
+	uint64_t dropped;      /* records the profiler lost */
+	uint32_t waiting;      /* kernels waiting now */
+};
+
+void ggmlviz__gpu_counts(struct ggmlviz__gpu_counts *out);
 
 /* ---- a GPU profiler's glue ---- */
 
 /* What the session calls of a GPU profiler's glue. */
 struct ggmlviz__gpu_profiler {
+	/*
+	 * Whether a profiler may be here, cheaply, without loading anything:
+	 * 0, or -2 with why when it cannot be (no NVIDIA device: nothing
+	 * worth saying unasked). path: where its library was named, or NULL.
+	 */
+	int (*available)(const char *path, char *why, size_t size);
 	/*
 	 * Subscribes to kernel records with at most buffer_bytes of buffers,
 	 * loading the profiler from path (NULL: where it usually is); resets
@@ -101,9 +136,10 @@ struct ggmlviz__gpu_profiler {
 	 * why not.
 	 */
 	int (*start)(uint64_t buffer_bytes, const char *path, char *what, size_t size);
-	/* Delivers every buffered record to the sink (the session's end). */
-	void (*flush)(void);
-	/* Unsubscribes; the run hooks stop tagging (a thread may still pop its run). */
+	/*
+	 * Delivers every buffered record to the sink and detaches: the run
+	 * hooks stop tagging (a thread may still pop its run).
+	 */
 	void (*stop)(void);
 };
 

@@ -145,15 +145,12 @@ static int tracer_writes_kind(uint32_t kind)
 	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU;
 }
 
-void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
-		  const char *label)
+static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
+		      const char *label)
 {
 	struct ggmlviz__emit e;
-	uint8_t *pl;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, GGMLVIZ_EVENT_META, label, 0, 0);
 
-	if (tracer_writes_kind(kind))
-		return; /* the accounting records are the tracer's own */
-	pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, GGMLVIZ_EVENT_META, label, 0, 0);
 	if (!pl)
 		return;
 	put_u32(pl + META_KIND, kind);
@@ -162,6 +159,20 @@ void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
 	put_u64(pl + META_VALUE, value);
 	put_u64(pl + META_VALUE2, value2);
 	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
+		  const char *label)
+{
+	if (tracer_writes_kind(kind))
+		return; /* the accounting records are the tracer's own */
+	emit_meta(kind, key, value, value2, label);
+}
+
+void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,
+			    const char *label)
+{
+	emit_meta(GGMLVIZ_META_GPU, kernels, recorded, left_out, label);
 }
 
 void ggmlviz_thread_name(const char *name)
@@ -291,16 +302,18 @@ void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *
 	ggmlviz__emit_close(&e);
 }
 
-void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__kernel_rec *k,
-			     const char *name)
+void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
+			     const struct ggmlviz__kernel_rec *k, const char *name)
 {
 	struct ggmlviz__emit e;
-	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_KERNEL, name, 0, ts);
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_KERNEL, name, 0, 0);
 
 	if (!pl)
 		return;
+	/* stamped now for the ring (a drop note's time); the record keeps the GPU's time */
+	put_u64(pl - REC_PAYLOAD + REC_TIMESTAMP, start_ns);
 	ggmlviz__emit_track(&e, pl, track);
-	put_u64(pl + KERN_DURATION, k->end_stamp); /* the writer makes it the duration */
+	put_u64(pl + KERN_DURATION, k->duration_ns);
 	put_u64(pl + KERN_RUN, k->run_id);
 	put_u32(pl + KERN_CORRELATION, k->correlation);
 	put_u32(pl + KERN_STREAM, k->stream);

@@ -58,8 +58,14 @@ int ggmlviz_meta_once(uint32_t kind, uint64_t key, const char *label)
 {
 	if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
 		return 0;
+	void (*named)(const char *);
+
 	if (!first_time(kind >= 1 && kind <= KINDS ? sets[kind - 1] : NULL, key))
 		return 0;
+	/* before the record: a profiler it starts (a CUDA backend's) says so after it */
+	if (kind == GGMLVIZ_META_BACKEND_NAME &&
+	    (named = atomic_load_explicit(&ggmlviz__state.gpu_backend_named, memory_order_acquire)))
+		named(label);
 	ggmlviz_meta(kind, key, 0, 0, label);
 	return 1;
 }

@@ -150,13 +150,12 @@ struct ggmlviz__split {
 };
 
 /*
- * What a KERNEL record holds. In the ring its duration field holds the raw
- * stamp of the kernel's end: the writer converts both ends and writes the
- * duration between them (span.c), so that kernels back to back on the GPU
- * are back to back in the file, not a rounding apart.
+ * What a KERNEL record holds. Its times are the trace's nanoseconds
+ * already, converted by the GPU's sink from the GPU's clock: the writer
+ * leaves them as they are (span.c).
  */
 struct ggmlviz__kernel_rec {
-	uint64_t end_stamp, run_id;
+	uint64_t duration_ns, run_id;
 	uint32_t correlation, stream, device;
 };
 
@@ -194,9 +193,18 @@ struct ggmlviz__op_summary {
 
 /* OP_SUMMARY at ts. */
 void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *s);
-/* KERNEL at ts (a raw stamp) on the GPU track `track`, named name (len bytes). */
-void ggmlviz__emit_kernel_at(uint64_t ts, uint32_t track, const struct ggmlviz__kernel_rec *k,
-			     const char *name);
+/* KERNEL at start_ns (the trace's nanoseconds, not a stamp) on the GPU track `track`, named name. */
+void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
+			     const struct ggmlviz__kernel_rec *k, const char *name);
+
+/*
+ * A META GPU record from the calling thread: what became of GPU kernels
+ * after the session's start (CUPTI loaded at the first CUDA split, or not,
+ * and why; at the end, the figures): key = KERNEL records so far, value =
+ * 1 if kernels are recorded, value2 = GPU records left out (incomplete).
+ */
+void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,
+			    const char *label);
 
 /* THREAD_FREE for the calling thread, if thread tracking is on (the thread-exit hook). */
 void ggmlviz__emit_thread_free(void);

@@ -24,7 +24,7 @@
 #define DEFAULT_FLUSH_MS 100u
 
 enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
-		VAR_THREADS };
+		VAR_THREADS, VAR_GPU };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -50,7 +50,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_THREAD_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, thread_tracking) },
 	{ "GGML_VIZ_CRASH_HANDLER", VAR_BOOL, offsetof(struct ggmlviz_config, crash_handler) },
 	{ "GGML_VIZ_ANONYMIZE", VAR_BOOL, offsetof(struct ggmlviz_config, anonymize) },
-	{ "GGML_VIZ_GPU_KERNELS", VAR_BOOL, offsetof(struct ggmlviz_config, gpu_kernels) },
+	{ "GGML_VIZ_GPU_KERNELS", VAR_GPU, offsetof(struct ggmlviz_config, gpu_kernels) },
 	{ "GGML_VIZ_GPU_BUFFER", VAR_KIB, offsetof(struct ggmlviz_config, gpu_buffer_kib) },
 	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
 	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
@@ -94,6 +94,16 @@ static int parse_timing(const char *s, int *out)
 	}
 	if (!strcasecmp(s, "sync")) {
 		*out = GGMLVIZ_OP_TIMING_SYNC;
+		return 0;
+	}
+	return parse_bool(s, out);
+}
+
+/* A boolean, or "start" (2): enum ggmlviz_gpu_kernels. */
+static int parse_gpu(const char *s, int *out)
+{
+	if (!strcasecmp(s, "start")) {
+		*out = GGMLVIZ_GPU_KERNELS_AT_START;
 		return 0;
 	}
 	return parse_bool(s, out);
@@ -161,6 +171,8 @@ static const char *expected(enum var_kind kind)
 		return "is empty";
 	case VAR_TIMING:
 		return "is not 0/off, 1/on/auto or sync";
+	case VAR_GPU:
+		return "is not 0/off, 1/on (from the first CUDA split) or start";
 	case VAR_U32:
 		return "is not a decimal number from 0 to 4294967295";
 	case VAR_KIB:
@@ -181,7 +193,9 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 	switch (v->kind) {
 	case VAR_BOOL:
 	case VAR_TIMING:
-		if ((v->kind == VAR_BOOL ? parse_bool(s, &b) : parse_timing(s, &b)) < 0)
+	case VAR_GPU:
+		if ((v->kind == VAR_BOOL ? parse_bool(s, &b)
+		     : v->kind == VAR_GPU ? parse_gpu(s, &b) : parse_timing(s, &b)) < 0)
 			return -EINVAL;
 		memcpy(field, &b, sizeof b);
 		return 0;
@@ -233,6 +247,10 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	case VAR_TIMING:
 		memcpy(&b, field, sizeof b);
 		snprintf(buf, size, "%s", b == GGMLVIZ_OP_TIMING_SYNC ? "sync" : b ? "auto" : "off");
+		return;
+	case VAR_GPU:
+		memcpy(&b, field, sizeof b);
+		snprintf(buf, size, "%s", b == GGMLVIZ_GPU_KERNELS_AT_START ? "start" : b ? "1" : "0");
 		return;
 	case VAR_U64:
 		memcpy(&n, field, sizeof n);
@@ -300,6 +318,9 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "overflow is neither GGMLVIZ_OVERFLOW_DROP nor GGMLVIZ_OVERFLOW_BLOCK";
 	else if (cfg->op_timing < GGMLVIZ_OP_TIMING_OFF || cfg->op_timing > GGMLVIZ_OP_TIMING_SYNC)
 		what = "op_timing is not a value of enum ggmlviz_op_timing";
+	else if (cfg->gpu_kernels < GGMLVIZ_GPU_KERNELS_OFF ||
+		 cfg->gpu_kernels > GGMLVIZ_GPU_KERNELS_AT_START)
+		what = "gpu_kernels is not a value of enum ggmlviz_gpu_kernels";
 	else if (!ggmlviz__gpu_buffer_ok(cfg->gpu_buffer_kib))
 		what = "gpu_buffer_kib is neither 0 nor from 256 to 1048576";
 	else if (cfg->peak_threads > GGMLVIZ__PEAK_MAX_THREADS || cfg->reserved32)

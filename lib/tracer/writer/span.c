@@ -38,23 +38,6 @@ static void resync(const struct ggmlviz__ring *r, uint64_t pos, unsigned from, u
 }
 
 /*
- * A KERNEL record's duration: its end's raw stamp in the ring (producer.h),
- * converted as its start was, less the start's nanoseconds.
- */
-static void convert_kernel_end(const struct ggmlviz__ring *r, uint64_t pos, uint64_t start_ns)
-{
-	uint8_t *whole = r->cbuf + (pos & r->cmask);
-	uint8_t *field = whole + REC_PAYLOAD + KERN_DURATION;
-	struct ggmlviz__clock_span end_span;
-	uint64_t end_ns;
-
-	ggmlviz__clock_span_of(get_u64(field), &end_span);
-	end_ns = ggmlviz__clock_span_ns(&end_span, get_u64(field));
-	put_u64(field, end_ns > start_ns ? end_ns - start_ns : 0);
-	resync(r, pos, REC_PAYLOAD + KERN_DURATION, REC_PAYLOAD + KERN_DURATION + 8);
-}
-
-/*
  * An OP_SUMMARY record's total and longest time: raw stamp differences
  * (producer.h), made nanoseconds at the rate of the record's stretch.
  */
@@ -80,13 +63,13 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 	uint8_t *whole = r->cbuf + (pos & r->cmask);
 	uint64_t stamp = get_u64(whole + REC_TIMESTAMP);
 
+	if (whole[REC_TYPE] == GGMLVIZ_EVENT_KERNEL)
+		return; /* the GPU's sink wrote the trace's nanoseconds (producer.h) */
 	if (stamp < cs->from || stamp >= cs->to)
 		ggmlviz__clock_span_of(stamp, cs);
 	put_u64(whole + REC_TIMESTAMP, ggmlviz__clock_span_ns(cs, stamp));
 	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
-	if (whole[REC_TYPE] == GGMLVIZ_EVENT_KERNEL)
-		convert_kernel_end(r, pos, ggmlviz__clock_span_ns(cs, stamp));
-	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SUMMARY)
+	if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SUMMARY)
 		convert_summary(r, pos, cs);
 }
 

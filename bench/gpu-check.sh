@@ -1,0 +1,208 @@
+#!/bin/sh
+# libggmlviz on a machine with an NVIDIA GPU, in one command: builds what
+# it needs and prints one table of what the GPU path does there.
+#
+#     bench/gpu-check.sh [--arch ARCH] [--tokens N]
+#
+# What it builds, out of tree under build-gpu/ (GPU_CHECK_DIR): libggmlviz
+# with CUPTI's headers (lib-build/); bench/gpu-probe.cu with nvcc; GGML and
+# libllama with CUDA from the fetched release's source
+# (scripts/fetch-ggml.sh --source where npm is reachable, then
+# scripts/build-ggml-cuda.sh --arch ARCH, default native: about 150 s on
+# 16 cores) and libggmlviz's benchmarks and examples against them
+# (cuda-build/). Then, one row each:
+#   - CUPTI's correlation arrives and ties: gpu-probe's direct launches and
+#     launches of a captured CUDA graph, each kernel tied to the run that
+#     launched it, copies and sets too;
+#   - kernel times against CUPTI's raw records (GGML_VIZ_CUPTI_LOG), to the
+#     nanosecond;
+#   - llama.cpp decoding N tokens (default 5000) with every layer on the
+#     GPU: KERNEL records, none without its run, none lost;
+#   - decode tokens/s traced (every kernel recorded) / untraced, with CUDA
+#     graphs on and with GGML_CUDA_DISABLE_GRAPHS=1 (bench_llama); the ops'
+#     GPU time against the GPU's busy time;
+#   - bench_llama on the CPU at 1, 4, 8 and 16 threads;
+#   - bench_writer with 4, 8 and 16 producers.
+# Without a GPU (or without the toolkit) it says what is missing, runs the
+# parts that need neither, and exits 77; 1 when a check missed its target.
+#
+# SPDX-License-Identifier: MIT
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${GPU_CHECK_DIR:-$top/build-gpu}
+arch=native
+tokens=5000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) [ $# -ge 2 ] || { echo "gpu-check: --arch wants a value (90, native)" >&2; exit 2; }
+		arch=$2; shift ;;
+	--tokens) [ $# -ge 2 ] || { echo "gpu-check: --tokens wants a number" >&2; exit 2; }
+		tokens=$2; shift ;;
+	-h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+mkdir -p "$work" || exit 1
+table="$work/table.txt"
+: >"$table"
+failed=0
+
+say() { printf 'gpu-check: %s\n' "$*" >&2; }
+# row WHAT RESULT TARGET [ok|miss|skip]
+row() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$table"
+	[ "${4:-}" = miss ] && failed=1
+	return 0
+}
+
+# ---- 1. what is here ----
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+have_gpu=no
+{ [ -e /dev/nvidiactl ] || [ -e /dev/dxg ]; } && [ -n "$gpu" ] && have_gpu=yes
+nvcc=$(command -v nvcc 2>/dev/null || true)
+[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+toolkit=
+[ -n "$nvcc" ] && toolkit=$(cd "$(dirname "$nvcc")/.." && pwd)
+missing=
+[ "$have_gpu" = yes ] || missing="$missing; no NVIDIA GPU (no /dev/nvidiactl, or nvidia-smi sees none)"
+[ -n "$nvcc" ] || missing="$missing; no nvcc (the CUDA toolkit: /usr/local/cuda/bin)"
+[ -n "$toolkit" ] && [ ! -f "$toolkit/include/cupti.h" ] &&
+	missing="$missing; no cupti.h in $toolkit/include (the toolkit's CUPTI)"
+row "GPU" "${gpu:-none}" "an NVIDIA GPU" "$([ "$have_gpu" = yes ] && echo ok || echo skip)"
+[ -z "$missing" ] || say "missing here${missing}"
+
+# ---- 2. libggmlviz with CUPTI ----
+lib="$work/lib-build"
+mkdir -p "$lib"
+[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh >/dev/null 2>&1)
+cupti_flag=--without-cupti
+[ -n "$toolkit" ] && [ -f "$toolkit/include/cupti.h" ] && cupti_flag="--with-cupti=$toolkit"
+say "building libggmlviz ($cupti_flag) in $lib"
+if ! { [ -f "$lib/Makefile" ] || (cd "$lib" && "$top/configure" "$cupti_flag" >configure.out 2>&1); } ||
+	! (cd "$lib" && make -j"$(nproc)" >make.out 2>&1); then
+	say "libggmlviz did not build: see $lib/configure.out and $lib/make.out"
+	exit 1
+fi
+
+# ---- 3. the probe: CUPTI's correlation and times, without GGML ----
+probe="$work/gpu-probe"
+if [ -n "$nvcc" ] && [ "$cupti_flag" != --without-cupti ]; then
+	say "compiling bench/gpu-probe.cu with $nvcc"
+	"$nvcc" -std=c++17 -O2 -I"$top/include" "$top/bench/gpu-probe.cu" "$lib/lib/libggmlviz.a" \
+		-lpthread -ldl -o "$probe" 2>"$work/probe-build.out" ||
+		{ row "gpu-probe built with nvcc" "failed: $work/probe-build.out" "builds" miss; probe=; }
+else
+	probe=
+	row "gpu-probe" "not built: no nvcc or no CUPTI headers" "builds" skip
+fi
+if [ -n "$probe" ] && [ "$have_gpu" = yes ]; then
+	"$probe" "$work/probe.ggmlviz" "$work/probe-raw.log" >"$work/probe.out" 2>&1
+	rc=$?
+	st=$([ $rc -eq 0 ] && echo ok || echo miss)
+	row "direct launches, tied to their run" "$(sed -n 's/^direct *//p' "$work/probe.out")" "all tied" "$st"
+	row "CUDA graph launches, tied" "$(sed -n 's/^graph *//p' "$work/probe.out")" "all tied, one id a launch" "$st"
+	row "memory copies and sets, tied" "$(sed -n 's/^copies *//p' "$work/probe.out")" "all tied" "$st"
+	row "kernel times against CUPTI's records" "$(sed -n 's/^times *//p' "$work/probe.out")" "all, to the ns" "$st"
+	[ $rc -le 1 ] || say "gpu-probe failed: $(tail -n 3 "$work/probe.out")"
+elif [ -n "$probe" ]; then
+	row "gpu-probe (correlation, graphs, copies, times)" "built; not run: no GPU" "all tied, exact" skip
+fi
+
+# ---- 4. GGML and libllama with CUDA, and the benchmarks against them ----
+ggml_cuda="$top/third_party/ggml-cuda"
+cuda_build="$work/cuda-build"
+if [ "$have_gpu" = yes ] && [ -n "$nvcc" ]; then
+	[ -f "$top/third_party/ggml/src/CMakeLists.txt" ] || "$top/scripts/fetch-ggml.sh" --source >&2 ||
+		say "the release's source could not be fetched (scripts/fetch-ggml.sh --source needs npm's registry)"
+	[ -f "$ggml_cuda/VERSION" ] || "$top/scripts/build-ggml-cuda.sh" --arch "$arch" "$ggml_cuda" >&2 ||
+		say "GGML with CUDA did not build (see $ggml_cuda.build.log)"
+	mkdir -p "$cuda_build"
+	if [ -f "$ggml_cuda/VERSION" ] &&
+		{ [ -f "$cuda_build/Makefile" ] ||
+			(cd "$cuda_build" && "$top/configure" "$cupti_flag" --with-ggml="$ggml_cuda" >configure.out 2>&1); } &&
+		(cd "$cuda_build" && make -j"$(nproc)" >make.out 2>&1); then
+		say "libggmlviz's benchmarks built against $ggml_cuda"
+	else
+		say "libggmlviz did not build against $ggml_cuda (see $cuda_build/*.out)"
+		cuda_build=
+	fi
+else
+	cuda_build=
+fi
+
+if [ -n "$cuda_build" ] && [ -x "$cuda_build/examples/llama_trace" ]; then
+	model="$work/check.gguf"
+	"$cuda_build/examples/make_tiny_llama" "$model" --layers 8 --embd 512 --heads 8 --kv-heads 4 \
+		--ff 1408 --vocab 2048 --type q8_0 >/dev/null 2>&1
+	say "llama.cpp decoding $tokens tokens on the GPU, traced"
+	"$cuda_build/examples/llama_trace" --model "$model" --gpu-layers 99 --generate "$tokens" \
+		--ctx $((tokens + 256)) --output "$work/tokens.ggmlviz" >"$work/tokens.out" 2>&1
+	"$cuda_build/tools/ggmlviz" info "$work/tokens.ggmlviz" >"$work/tokens.info" 2>&1
+	kernels=$(sed -n 's/^GPU:.*; \([0-9]*\) KERNEL records.*/\1/p' "$work/tokens.info")
+	norun=$(sed -n 's/^GPU:.* \([0-9]*\) without their run.*/\1/p' "$work/tokens.info")
+	lost=$(sed -n 's/^GPU:.* \([0-9]*\) lost (the profiler.*/\1/p' "$work/tokens.info")
+	dropped=$(sed -n 's/^dropped: *\([0-9]*\) events.*/\1/p' "$work/tokens.info")
+	st=miss
+	[ -n "$kernels" ] && [ "${kernels:-0}" -gt 0 ] && [ "$norun" = 0 ] && [ "$lost" = 0 ] &&
+		[ "$dropped" = 0 ] && st=ok
+	row "$tokens tokens decoded: KERNEL records, without their run, lost, dropped" \
+		"${kernels:-?}, ${norun:-?}, ${lost:-?}, ${dropped:-?}" "0, 0 and 0" "$st"
+	for graphs in on off; do
+		say "bench_llama --gpu-layers 99, CUDA graphs $graphs"
+		if [ "$graphs" = on ]; then
+			"$cuda_build/bench/bench_llama" --gpu-layers 99 --rounds 9 >"$work/bench-gpu-on.out" 2>&1
+		else
+			GGML_CUDA_DISABLE_GRAPHS=1 "$cuda_build/bench/bench_llama" --gpu-layers 99 --rounds 9 \
+				>"$work/bench-gpu-off.out" 2>&1
+		fi
+		ratio=$(sed -n 's/^ *generation, every op *\([0-9.]*\).*/\1/p' "$work/bench-gpu-$graphs.out" | head -n 1)
+		st=$(awk -v r="${ratio:-0}" 'BEGIN { print (r >= 0.97 ? "ok" : "miss") }')
+		[ "$graphs" = off ] && st=
+		row "decode tokens/s traced / untraced, CUDA graphs $graphs" "${ratio:-?}" \
+			"$([ "$graphs" = on ] && echo 'at least 0.97' || echo '(measured)')" "$st"
+	done
+	share=$(sed -n 's/.* \([0-9.]*\)% of the GPU.s busy time.*/\1/p' "$work/bench-gpu-on.out" | head -n 1)
+	st=$(awk -v s="${share:-0}" 'BEGIN { print (s >= 95 && s <= 105 ? "ok" : "miss") }')
+	row "the ops' GPU time / the GPU's busy time" "${share:-?}%" "within 5%" "$st"
+else
+	row "llama.cpp on the GPU ($tokens tokens; tokens/s traced/untraced)" \
+		"not run: $([ "$have_gpu" = yes ] && echo 'GGML with CUDA did not build' || echo 'no GPU')" \
+		"0 lost; at least 0.97" skip
+fi
+
+# ---- 5. the CPU: bench_llama by thread count, bench_writer by producers ----
+cpu_build=${cuda_build:-}
+[ -n "$cpu_build" ] || { [ -x "$lib/bench/bench_llama" ] && cpu_build=$lib; }
+[ -n "$cpu_build" ] || { [ -x "$top/build/bench/bench_llama" ] && cpu_build="$top/build"; }
+for threads in 1 4 8 16; do
+	if [ -z "$cpu_build" ]; then
+		row "bench_llama, CPU, $threads threads" "not built: no GGML (scripts/fetch-ggml.sh)" "at least 0.98" skip
+		continue
+	fi
+	say "bench_llama on the CPU, $threads threads"
+	"$cpu_build/bench/bench_llama" --threads "$threads" --rounds 7 >"$work/bench-cpu-$threads.out" 2>&1
+	ratio=$(sed -n 's/^ *generation, every op *\([0-9.]*\).*/\1/p' "$work/bench-cpu-$threads.out" | head -n 1)
+	st=$(awk -v r="${ratio:-0}" 'BEGIN { print (r >= 0.98 ? "ok" : "miss") }')
+	row "bench_llama, CPU, $threads threads: every op / untraced" "${ratio:-?} ($(nproc) cores)" \
+		"at least 0.98" "$st"
+done
+for producers in 4 8 16; do
+	say "bench_writer, $producers producers"
+	"$lib/bench/bench_writer" --threads "$producers" --ring 65536 >"$work/writer-$producers.out" 2>&1
+	ratio=$(sed -n 's/.*block mode: .* = \([0-9.]*\)x the page cache.*/\1/p' "$work/writer-$producers.out" | head -n 1)
+	st=$(awk -v r="${ratio:-0}" 'BEGIN { print (r >= 0.8 ? "ok" : "miss") }')
+	row "bench_writer, $producers producers, lossless: x the page cache" "${ratio:-?} ($(nproc) cores)" \
+		"at least 0.8" "$st"
+done
+
+# ---- the table ----
+printf '\n%-62s  %-44s  %-26s  %s\n' "CHECK" "RESULT" "TARGET" ""
+awk -F'\t' '{ printf "%-62s  %-44s  %-26s  %s\n", $1, $2, $3, $4 }' "$table"
+printf '\n(the outputs behind each row are in %s)\n' "$work"
+if [ "$have_gpu" != yes ] || [ -z "$nvcc" ]; then
+	echo "gpu-check: no GPU or no CUDA toolkit here${missing}: the GPU rows were not run (exit 77)"
+	exit 77
+fi
+exit $failed

@@ -1,0 +1,690 @@
+/*
+ * The CUPTI client (lib/tracer/gpu/cupti*.c) without a GPU: libggmlviz
+ * loads the tests' stand-in libcupti (cupti-standin.h) through
+ * GGML_VIZ_CUPTI, as it loads the real one, and this program plays a GPU
+ * backend: it names a "CUDA0" backend, asks for its nodes as GGML's
+ * scheduler does, and launches kernels, graphs, copies and sets through
+ * the stand-in inside each run. The stand-in logs every GPU record it
+ * delivers; each test compares the trace with that log.
+ *
+ * Each scenario runs in a child process of its own (a fresh stand-in, and
+ * exit handlers that run), which reports through its exit status; the
+ * checks of the trace run in the parent. One test per way the client
+ * could fail on first contact with a GPU:
+ *   kernel times exact to the ns (CUPTI's timestamps are ~1.8e18 ns),
+ *   nothing at the clock's origin, every kernel tied to its run, copies
+ *   tied to their nodes; kernels in the trace without a stop; correlation
+ *   records in other buffers than their kernels, delivered later, by two
+ *   threads at once; a CUPTI that cannot take a NULL buffer, and one that
+ *   can; incomplete records at the end; another profiler, a refusal, a
+ *   driver older than CUPTI, another major version, in words; a clean
+ *   detach and a second session; an exit without ggmlviz_stop(); a CPU
+ *   program, which never loads CUPTI.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "cupti-standin.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+
+#define MAX_LOGGED 8192
+
+static char standin[512], driver[512], trace[256], logfile[256];
+static char cuda0, cpu; /* their addresses name the backends */
+static const char *scenario = ""; /* what the child runs, for its messages */
+
+/* ---- the child: a GPU program ---- */
+
+static struct {
+	cupti_standin_launch_fn launch;
+	cupti_standin_graph_fn graph;
+	cupti_standin_copy_fn copy;
+	cupti_standin_sync_fn sync;
+	cupti_standin_counts_fn counts;
+} gpu;
+
+/* A failed expectation in the child: said, and the child's status says it. */
+static void expect(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "test-cupti, %s: ", scenario);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	_exit(3);
+}
+
+/* The stand-in libggmlviz loaded, found as the same library: its functions. */
+static void bind(void)
+{
+	void *h = dlopen(standin, RTLD_NOW | RTLD_NOLOAD);
+
+	expect(h != NULL, "libggmlviz did not load %s", standin);
+	*(void **)&gpu.launch = dlsym(h, "cupti_standin_launch");
+	*(void **)&gpu.graph = dlsym(h, "cupti_standin_graph");
+	*(void **)&gpu.copy = dlsym(h, "cupti_standin_copy");
+	*(void **)&gpu.sync = dlsym(h, "cupti_standin_sync");
+	*(void **)&gpu.counts = dlsym(h, "cupti_standin_counts");
+	expect(gpu.launch && gpu.graph && gpu.copy && gpu.sync && gpu.counts, "stand-in symbols");
+}
+
+static const struct gs_node layer[] = {
+	{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 2, "MUL", "attn_norm-0 (w)", 0 },
+	{ 3, "MUL_MAT", "Qcur-0", 0 },       { 4, "CPY", "k_cache_view-0 (copy of Kcur-0)", 0 },
+	{ 5, "ROPE", "Qcur-0 (rope)", 0 },
+};
+
+/*
+ * One GPU run: its nodes asked, its work launched, waited for (GGML's
+ * scheduler synchronizes after each split while an eval callback is set),
+ * and ended. Odd durations, so that a rounding shows. A graph run launches
+ * its kernels as one CUDA graph.
+ */
+static void gpu_run(int graph)
+{
+	static const char *const names[] = { GS_RMS_NORM_FUSED, GS_QUANTIZE, GS_MMVQ, GS_ROPE };
+	static const uint64_t ns[] = { 1337, 2001, 4999, 1503 };
+
+	for (size_t i = 0; i < sizeof layer / sizeof layer[0]; i++)
+		ggmlviz_nodes_ask(&layer[i], &cuda0, gs_describe, NULL);
+	if (graph) {
+		gpu.graph(names, ns, 3, 7);
+	} else {
+		for (size_t k = 0; k < 3; k++)
+			gpu.launch(names[k], ns[k], 7);
+	}
+	gpu.copy(0, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 8192, 777, 7); /* the CPY node */
+	gpu.launch(names[3], ns[3], 7);
+	gpu.sync();
+	ggmlviz_nodes_flush();
+}
+
+/* Starts tracing to `trace` through the stand-in; CUDA0 named, as the adapter names it. */
+static void start(int at_start, uint32_t buffer_kib)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config(&cfg, trace);
+	cfg.cupti_path = standin;
+	cfg.gpu_kernels = at_start ? GGMLVIZ_GPU_KERNELS_AT_START : GGMLVIZ_GPU_KERNELS_CUDA;
+	cfg.gpu_buffer_kib = buffer_kib;
+	expect(ggmlviz_start(&cfg) == 0, "ggmlviz_start");
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
+}
+
+static void steps(int n)
+{
+	for (int i = 0; i < n; i++) {
+		ggmlviz_step_begin(&cuda0, 1, 1, GGMLVIZ_PHASE_GENERATION, "decode");
+		gpu_run(i % 3 == 0);
+		ggmlviz_step_end(&cuda0, 1, 1, GGMLVIZ_PHASE_GENERATION, 0, "decode");
+	}
+}
+
+/* Runs fn in a child with the stand-in's settings env ("NAME=value", NULL-ended); its status. */
+#define in_child(fn, env) in_child_named(fn, #fn, env)
+static int in_child_named(void (*fn)(void), const char *name, const char *const *env)
+{
+	pid_t pid;
+	int status = -1;
+
+	scenario = name;
+	unlink(trace);
+	unlink(logfile);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setenv("CUPTI_STANDIN_LOG", logfile, 1);
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* The child's status says it ran to its end. */
+#define CHILD_OK(call) child_ok(call)
+static void child_ok(int status)
+{
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s: the child %s %d (see its messages above)", scenario,
+		      WIFSIGNALED(status) ? "died of signal" : "exited with",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* ---- the parent: the trace against the stand-in's log ---- */
+
+struct gpu_rec {
+	char what;
+	uint32_t corr, stream;
+	uint64_t ext, start, end, run;
+	int complete;
+	char name[160];
+};
+
+struct seen {
+	struct gpu_rec k[MAX_LOGGED];
+	size_t n;
+	uint64_t at_origin;      /* KERNEL records before 2001: at the clock's origin */
+	uint64_t gpu_notes, figures_kernels, figures_left_out;
+	char note[640];          /* the last META GPU's label */
+	uint64_t note_value;
+};
+
+static int read_log(struct gpu_rec *out, size_t max, size_t *dropped)
+{
+	FILE *f = fopen(logfile, "r");
+	char line[512];
+	size_t n = 0;
+
+	*dropped = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		struct gpu_rec r = { 0 };
+		unsigned long long ext, start, end;
+		size_t d;
+
+		if (sscanf(line, "D %zu", &d) == 1) {
+			*dropped += d;
+			continue;
+		}
+		if (n < max && sscanf(line, "%c %u %llu %llu %llu %u %d %159s", &r.what, &r.corr, &ext,
+				      &start, &end, &r.stream, &r.complete, r.name) == 8) {
+			r.ext = ext, r.start = start, r.end = end;
+			out[n++] = r;
+		}
+	}
+	fclose(f);
+	return (int)n;
+}
+
+static int on_event(const struct ggmlviz_event *ev, void *arg)
+{
+	struct seen *s = arg;
+
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_GPU) {
+		s->gpu_notes++;
+		s->note_value = ev->data.meta.value;
+		s->figures_kernels = ev->data.meta.key;
+		s->figures_left_out = ev->data.meta.value2;
+		snprintf(s->note, sizeof s->note, "%.*s", (int)ev->label_len,
+			 ev->label ? ev->label : "");
+	}
+	if (ev->type != GGMLVIZ_EVENT_KERNEL || s->n == MAX_LOGGED)
+		return 0;
+	s->at_origin += ev->timestamp_ns < 978307200000000000ull; /* 2001-01-01 */
+	s->k[s->n++] = (struct gpu_rec){ 'K', ev->data.kernel.correlation, ev->data.kernel.stream,
+					 0, ev->timestamp_ns,
+					 ev->timestamp_ns + ev->data.kernel.duration_ns,
+					 ev->data.kernel.run_id, 1, "" };
+	snprintf(s->k[s->n - 1].name, sizeof s->k[0].name, "%.*s", (int)ev->label_len,
+		 ev->label ? ev->label : "");
+	return 0;
+}
+
+static int by_launch(const void *a, const void *b)
+{
+	const struct gpu_rec *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct seen *read_trace(void)
+{
+	struct seen *s = calloc(1, sizeof *s);
+
+	ck_assert_ptr_nonnull(s);
+	tu_each(trace, on_event, s);
+	qsort(s->k, s->n, sizeof s->k[0], by_launch);
+	return s;
+}
+
+/*
+ * Every complete GPU record of the log is in the trace: the same launch,
+ * its duration to the ns, its start within a millisecond (the trace's
+ * clock is the realtime clock as it was when tracing began), its run;
+ * nothing else is, and nothing sits at the clock's origin. Returns how
+ * many were compared.
+ */
+static size_t same_as_log(const struct seen *s, int want_runs)
+{
+	static struct gpu_rec logged[MAX_LOGGED];
+	size_t dropped, n = (size_t)read_log(logged, MAX_LOGGED, &dropped), m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (logged[i].complete)
+			logged[m++] = logged[i];
+	qsort(logged, m, sizeof logged[0], by_launch);
+	ck_assert_uint_eq(s->at_origin, 0);
+	ck_assert_uint_eq(s->n, m);
+	for (size_t i = 0; i < m; i++) {
+		const struct gpu_rec *t = &s->k[i], *l = &logged[i];
+		int64_t d = (int64_t)(t->end - t->start) - (int64_t)(l->end - l->start);
+		int64_t at = (int64_t)(t->start - l->start);
+
+		ck_assert_uint_eq(t->corr, l->corr);
+		ck_assert_msg(d >= -1 && d <= 1, "launch %u: %llu ns in the trace, %llu on the GPU",
+			      l->corr, (unsigned long long)(t->end - t->start),
+			      (unsigned long long)(l->end - l->start));
+		ck_assert_msg(at > -1000000 && at < 1000000, "launch %u starts %lld ns off", l->corr,
+			      (long long)at);
+		if (want_runs)
+			ck_assert_msg(t->run == l->ext && t->run != 0,
+				      "launch %u: run %llu in the trace, launched in run %llu", l->corr,
+				      (unsigned long long)t->run, (unsigned long long)l->ext);
+	}
+	return m;
+}
+
+/* The ops of the trace, timed by their kernels: those of each op type, and untied kernels. */
+struct ops {
+	size_t gpu_ops, cpy_ops, cpy_memcpy;
+	uint64_t untied, untimed;
+};
+
+static struct ops read_ops(void)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	struct ggmlviz_pairing_counts c;
+	struct ops o = { 0 };
+	int rc;
+
+	ck_assert_int_eq(ggmlviz_reader_open(trace, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (t.kind != GGMLVIZ_TIMING_OP || t.method != GGMLVIZ_OP_METHOD_GPU)
+			continue;
+		o.gpu_ops++;
+		if (t.op_type == 4) {
+			o.cpy_ops++;
+			o.cpy_memcpy += t.n_kernels == 1 && t.gpu_ns >= 776 && t.gpu_ns <= 778;
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_pairing_counts(r, &c);
+	o.untied = c.kernels_untied;
+	o.untimed = c.gpu_nodes_untimed;
+	ggmlviz_reader_close(r);
+	return o;
+}
+
+/* ---- scenarios and their checks ---- */
+
+static void twelve_steps(void)
+{
+	start(0, 0);
+	bind();
+	steps(12);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+START_TEST(kernels_exact_tied_and_copies_timed)
+{
+	int status = in_child(twelve_steps, NULL);
+	struct seen *s;
+	struct ops o;
+
+	CHILD_OK(status);
+	s = read_trace();
+	/* 12 runs of 3 kernels, a copy and a kernel */
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5);
+	ck_assert_msg(strstr(s->note, "recorded through CUPTI") &&
+		      strstr(s->note, "60 KERNEL records (12 memory copies and sets), 0 without "
+				      "their run, 0 incomplete"), "%s", s->note);
+	ck_assert_uint_eq(s->figures_kernels, 60);
+	o = read_ops();
+	/* RMS_NORM+MUL (fused by its kernel), MUL_MAT, CPY, ROPE, each step */
+	ck_assert_uint_eq(o.gpu_ops, 12 * 4);
+	ck_assert_uint_eq(o.cpy_ops, 12);
+	ck_assert_uint_eq(o.cpy_memcpy, 12); /* each CPY timed by its copy */
+	ck_assert_uint_eq(o.untied, 0);
+	ck_assert_uint_eq(o.untimed, 0);
+	free(s);
+}
+END_TEST
+
+/* Kernels reach the file as the program runs: read before the stop. */
+static void no_stop(void)
+{
+	struct tu_summary sum;
+
+	start(0, 0);
+	bind();
+	steps(6);
+	for (int i = 0; i < 40; i++) { /* up to 2 s */
+		struct timespec pause = { 0, 50000000 };
+		size_t kernels = 0;
+
+		tu_summarize(trace, &sum);
+		kernels = sum.by_type[GGMLVIZ_EVENT_KERNEL];
+		if (kernels == 6 * 5) {
+			ggmlviz_stop();
+			return;
+		}
+		nanosleep(&pause, NULL);
+	}
+	expect(0, "%llu of 30 kernels in the trace 2 s after they ran, without a stop",
+	       (unsigned long long)sum.by_type[GGMLVIZ_EVENT_KERNEL]);
+}
+
+START_TEST(kernels_in_the_trace_without_a_stop)
+{
+	CHILD_OK(in_child(no_stop, NULL));
+}
+END_TEST
+
+/* Two threads each running steps on a backend of their own ("CUDA0" both: one stream). */
+static void *thread_steps(void *arg)
+{
+	const struct timespec token = { 0, 300000 };
+
+	(void)arg;
+	for (int i = 0; i < 40; i++) {
+		steps(1);
+		nanosleep(&token, NULL);
+	}
+	return NULL;
+}
+
+static void two_threads(void)
+{
+	pthread_t t[2];
+	struct cupti_standin_counts c;
+
+	start(0, 65536); /* 64 buffers: none dropped while a loaded machine delays deliveries */
+	bind();
+	for (int i = 0; i < 2; i++)
+		expect(pthread_create(&t[i], NULL, thread_steps, NULL) == 0, "pthread_create");
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+	gpu.counts(&c);
+	expect(c.per_thread == 1, "per-thread buffers are CUDA 13's default");
+	expect(c.delivered > 10, "%llu buffers delivered", (unsigned long long)c.delivered);
+	fprintf(stderr, "# %llu buffers delivered, %llu while another was being read\n",
+		(unsigned long long)c.delivered, (unsigned long long)c.concurrent);
+}
+
+START_TEST(correlation_in_other_buffers_later)
+{
+	/* the device's buffers fill after 20 records: the correlations come only with a flush */
+	static const char *const env[] = { "CUPTI_STANDIN_RECORDS=20", NULL };
+	struct seen *s;
+
+	CHILD_OK(in_child(two_threads, env));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 80 * 5);
+	ck_assert_uint_eq(read_ops().untied, 0);
+	free(s);
+}
+END_TEST
+
+/* A burst of 48 kernels, queued on the GPU faster than it runs them, through 2 buffers. */
+static void burst(void)
+{
+	start(0, 256);
+	bind();
+	ggmlviz_nodes_ask(&layer[2], &cuda0, gs_describe, NULL);
+	for (int i = 0; i < 48; i++)
+		gpu.launch(GS_MMVQ, 20011, 7);
+	gpu.sync();
+	ggmlviz_nodes_flush();
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+START_TEST(full_pool_on_a_cupti_that_cannot_take_null)
+{
+	/* CUDA 12.8's CUPTI (API 26), one buffer for everything, full after 4 records */
+	static const char *const env[] = { "CUPTI_STANDIN_VERSION=26", "CUPTI_STANDIN_RECORDS=4", NULL };
+	struct seen *s;
+
+	CHILD_OK(in_child(burst, env)); /* the stand-in crashes on a NULL buffer */
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 48); /* nothing lost: buffers made beyond the pool */
+	ck_assert_msg(strstr(s->note, "0 lost"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+START_TEST(full_pool_on_a_cupti_that_drops)
+{
+	static const char *const env[] = { "CUPTI_STANDIN_RECORDS=4", NULL };
+	static struct gpu_rec logged[MAX_LOGGED];
+	size_t dropped;
+	struct seen *s;
+	char lost[64];
+
+	CHILD_OK(in_child(burst, env));
+	s = read_trace();
+	read_log(logged, MAX_LOGGED, &dropped);
+	ck_assert_uint_gt(dropped, 0); /* CUPTI dropped records, and said how many */
+	ck_assert_uint_eq(same_as_log(s, 1), 48 - dropped);
+	snprintf(lost, sizeof lost, "%zu lost", dropped);
+	ck_assert_msg(strstr(s->note, lost), "%s (%s)", s->note, lost);
+	free(s);
+}
+END_TEST
+
+/* Kernels still running or queued when tracing stops. */
+static void stop_while_running(void)
+{
+	start(0, 0);
+	bind();
+	steps(3);
+	ggmlviz_nodes_ask(&layer[2], &cuda0, gs_describe, NULL);
+	gpu.launch(GS_MMVQ, 3000000000ull, 7); /* 3 s: running at the stop */
+	gpu.launch(GS_MMVQ, 1000, 7);           /* queued behind it */
+	ggmlviz_nodes_flush();
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+START_TEST(incomplete_records_left_out)
+{
+	struct seen *s;
+
+	CHILD_OK(in_child(stop_while_running, NULL));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 3 * 5); /* the two incomplete are not */
+	ck_assert_uint_eq(s->figures_left_out, 2);
+	ck_assert_msg(strstr(s->note, "2 incomplete records left out"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+/* A session that gets no kernels: its trace says why, and the program runs on. */
+static void refused(void)
+{
+	void *cuda = getenv("WITH_DRIVER") ? dlopen(driver, RTLD_NOW | RTLD_GLOBAL) : NULL;
+
+	expect(!getenv("WITH_DRIVER") || cuda, "%s: %s", driver, dlerror());
+	start(0, 0);
+	ggmlviz_step_begin(&cuda0, 1, 1, GGMLVIZ_PHASE_GENERATION, "decode");
+	ggmlviz_nodes_ask(&layer[0], &cuda0, gs_describe, NULL);
+	ggmlviz_nodes_flush();
+	ggmlviz_step_end(&cuda0, 1, 1, GGMLVIZ_PHASE_GENERATION, 0, "decode");
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+static void refused_with(const char *const *env, const char *said)
+{
+	struct tu_summary sum;
+	struct seen *s;
+
+	CHILD_OK(in_child(refused, env));
+	s = read_trace();
+	ck_assert_uint_eq(s->note_value, 0);
+	ck_assert_msg(strstr(s->note, said), "META GPU says \"%s\", not \"%s\"", s->note, said);
+	ck_assert_int_eq(tu_summarize(trace, &sum), 0);
+	ck_assert_uint_eq(sum.by_type[GGMLVIZ_EVENT_STEP_END], 1); /* traced all the same */
+	free(s);
+}
+
+START_TEST(refusals_said_in_words)
+{
+	static const char *const holder[] = { "CUPTI_STANDIN_HOLDER=Nsight Systems", NULL };
+	static const char *const no_driver[] = { "CUPTI_STANDIN_REFUSE=999", NULL };
+	static const char *const old_driver[] = { "CUPTI_STANDIN_REFUSE=999", "WITH_DRIVER=1",
+						  "CUDA_STANDIN_DRIVER=12040", NULL };
+	static const char *const next_major[] = { "CUPTI_STANDIN_VERSION=140000", NULL };
+	static const char *const too_old[] = { "CUPTI_STANDIN_VERSION=17", NULL };
+
+	refused_with(holder, "another profiler holds CUPTI (Nsight Systems)");
+	refused_with(no_driver, "CUPTI refused to subscribe (CUPTI_ERROR_UNKNOWN): no NVIDIA "
+				"driver is loaded in this process");
+	refused_with(old_driver, "the NVIDIA driver supports CUDA 12.4, older than this CUPTI's "
+				 "CUDA 13.0");
+	refused_with(next_major, "has CUPTI API version 140000 (CUDA 14)");
+	refused_with(too_old, "has CUPTI API version 17 (CUDA 0)");
+}
+END_TEST
+
+/* Two sessions in one process: the first detaches, the second records again. */
+static void two_sessions(void)
+{
+	struct cupti_standin_counts c;
+
+	start(0, 0);
+	bind();
+	steps(3);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+	gpu.counts(&c);
+	expect(!c.subscribers && !c.kinds_enabled && !c.api_cbids_enabled,
+	       "after the stop: %u subscribers, %u kinds and %u API calls enabled", c.subscribers,
+	       c.kinds_enabled, c.api_cbids_enabled);
+	/* the empty buffer CUPTI took ahead is still its own: never handed out twice */
+	expect(c.buffers_held == 1, "%u buffers held after the stop", c.buffers_held);
+	start(0, 0);
+	steps(3);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+START_TEST(detached_at_stop_and_a_second_session)
+{
+	struct seen *s;
+
+	CHILD_OK(in_child(two_sessions, NULL));
+	s = read_trace(); /* the second session's trace */
+	ck_assert_uint_eq(s->n, 3 * 5);
+	for (size_t i = 0; i < s->n; i++)
+		ck_assert_uint_ne(s->k[i].run, 0);
+	free(s);
+}
+END_TEST
+
+/* A program that exits with tracing on: CUPTI's exit handlers run too. */
+static void exit_traced(void)
+{
+	start(0, 0);
+	bind();
+	steps(6);
+	exit(0);
+}
+
+START_TEST(exit_without_stop)
+{
+	struct tu_summary sum;
+	struct seen *s;
+
+	CHILD_OK(in_child(exit_traced, NULL)); /* the stand-in aborts if used after its teardown */
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 6 * 5);
+	ck_assert_msg(strstr(s->note, "30 KERNEL records"), "%s", s->note);
+	ck_assert_int_eq(tu_summarize(trace, &sum), 0); /* ended as a stopped trace ends */
+	free(s);
+}
+END_TEST
+
+/* A program that runs no CUDA backend: CUPTI is never loaded. */
+static void cpu_only(void)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config(&cfg, trace);
+	cfg.cupti_path = standin;
+	expect(ggmlviz_start(&cfg) == 0, "ggmlviz_start");
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cpu, "CPU");
+	for (int i = 0; i < 4; i++) {
+		ggmlviz_nodes_ask(&layer[0], &cpu, gs_describe, NULL);
+		ggmlviz_nodes_tick();
+		ggmlviz_nodes_flush();
+	}
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+	expect(dlopen(standin, RTLD_NOW | RTLD_NOLOAD) == NULL, "CUPTI was loaded");
+}
+
+START_TEST(cpu_program_never_loads_cupti)
+{
+	struct seen *s;
+
+	CHILD_OK(in_child(cpu_only, NULL));
+	s = read_trace();
+	ck_assert_uint_eq(s->gpu_notes, 1);
+	ck_assert_msg(strstr(s->note, "recorded from the first CUDA split on"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("the CUPTI client, against a stand-in libcupti");
+	TCase *c = tcase_create("cupti");
+
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, kernels_exact_tied_and_copies_timed);
+	tcase_add_test(c, kernels_in_the_trace_without_a_stop);
+	tcase_add_test(c, correlation_in_other_buffers_later);
+	tcase_add_test(c, full_pool_on_a_cupti_that_cannot_take_null);
+	tcase_add_test(c, full_pool_on_a_cupti_that_drops);
+	tcase_add_test(c, incomplete_records_left_out);
+	tcase_add_test(c, refusals_said_in_words);
+	tcase_add_test(c, detached_at_stop_and_a_second_session);
+	tcase_add_test(c, exit_without_stop);
+	tcase_add_test(c, cpu_program_never_loads_cupti);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	const char *top = getenv("top_builddir");
+	char dir[384];
+
+	if (!getcwd(dir, sizeof dir))
+		return 99;
+	/* absolute: GGML_VIZ_CUPTI names a file, and the children's checks open it again */
+	snprintf(standin, sizeof standin, "%s/%s/tests/libcupti-standin.so", dir, top ? top : ".");
+	snprintf(driver, sizeof driver, "%s/%s/tests/standin-driver/libcuda.so.1", dir,
+		 top ? top : ".");
+	tu_path(trace, sizeof trace, "cupti");
+	tu_path(logfile, sizeof logfile, "cupti-log");
+	return run_suite(make_suite());
+}
