@@ -1,22 +1,48 @@
 #!/bin/sh
-# Builds llama.cpp's own tools traced by libggmlviz: llama-bench, llama-cli
-# (the chat tool), llama-completion and llama-server, from the source of the
-# release that scripts/fetch-ggml.sh fetches, with the project's patch
-# (contrib/llama.cpp/ggmlviz-tools.patch: common/trace.h, which the tools
-# call around their contexts and their llama_decode() calls). When a
-# GGML_VIZ_* variable is set (GGML_VIZ_OUTPUT=run.ggmlviz), a tool traces from
-# its start to its exit; unset, it runs as the original does.
+# Builds llama.cpp's own tools traced by libggmlviz: llama-bench, llama-cli,
+# llama-completion and llama-server (or the tools --tools names), from the
+# release scripts/fetch-ggml.sh fetches, or from your own llama.cpp
+# checkout, for the CPU, CUDA or Vulkan. When GGML_VIZ_OUTPUT is set
+# (GGML_VIZ_OUTPUT=run.ggmlviz), a tool traces from its first model load to
+# its exit, every llama_decode() and llama_encode() a step; unset, it runs
+# as the original does.
 #
-#     scripts/build-llama-tools.sh [DIR]   (DIR: third_party/llama-tools)
-#     GGML_VIZ_OUTPUT=bench.ggmlviz DIR/bin/llama-bench -m model.gguf
+#     scripts/build-llama-tools.sh [--source DIR] [--cuda [--arch ARCH]] [--vulkan]
+#                                  [--tools LIST] [OUT]
+#     GGML_VIZ_OUTPUT=bench.ggmlviz OUT/build/bin/llama-bench -m model.gguf
 #
-# It fetches the source if it is missing (scripts/fetch-ggml.sh --source),
-# builds libggmlviz if build/ has none, copies the source into DIR/src and
-# applies the patch there (again only when the patch changed), and builds
-# with CMake (Ninja when there is one) in DIR/build: GGML and libllama
-# statically, for the CPU (GGML_NATIVE), in a few minutes on 2 cores; run
-# again, it builds what changed only. The last line it prints is the folder
-# holding the tools.
+# Nothing of llama.cpp is edited to trace the decodes: CMake gets
+# contrib/llama.cpp/ggmlviz.cmake (CMAKE_PROJECT_INCLUDE), which forces
+# contrib/llama.cpp/ggmlviz-llama-tools.h into the compilation of every
+# target of common/, tools/ and examples/, so that every call of
+# llama_decode() and llama_encode(), wherever upstream puts it, goes through
+# the tracer; after the build, a check fails if any object of those targets
+# still calls them directly. The source is copied into OUT/src first (DIR is
+# never written to); the edits a build needs there are
+# contrib/llama.cpp/ggmlviz-edit.py's, each of which says where it did not
+# fit: llama-server's requests (a call where a request arrives, starts its
+# prompt, gets its first token and ends: `ggmlviz stats --by request`), and
+# --vulkan on Debian 12's toolchain.
+#
+#   --source DIR  a llama.cpp checkout (releases of the last months; its
+#                 tracked and untracked files, not what git ignores);
+#                 default: the fetched release (scripts/fetch-ggml.sh
+#                 --source, which this runs if needed), the one the tests use
+#   --cuda        GGML's CUDA backend (nvcc: PATH or /usr/local/cuda);
+#                 --arch ARCH: CMAKE_CUDA_ARCHITECTURES (default native)
+#   --vulkan      GGML's Vulkan backend (glslc, libvulkan-dev:
+#                 scripts/install-deps.sh); on Mesa's software device, run
+#                 with GGML_VK_VISIBLE_DEVICES=0
+#   --tools LIST  the CMake targets to build (default: llama-bench,llama-cli,
+#                 llama-completion,llama-server)
+#   OUT           default third_party/llama-tools (-cuda, -vulkan; for
+#                 --source, -src-NAME after the checkout's folder)
+#
+# libggmlviz is built and installed into OUT/ggmlviz from this checkout,
+# whatever state it is in (configured in place, out of tree, or not at
+# all), and found by CMake's find_package(ggmlviz). GGML and libllama are
+# linked statically. Run again, it builds what changed only. The last line
+# printed is the folder holding the tools.
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -31,73 +57,147 @@ say() {
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-dest=
-for arg in "$@"; do
-	case "$arg" in
-	-h | --help)
-		printf 'usage: %s [DIR]\n  builds llama-bench, llama-cli, llama-completion and ' "$0"
-		printf 'llama-server traced by libggmlviz into DIR/bin\n  (default: third_party/llama-tools)\n'
-		exit 0 ;;
-	-*) die "unknown option '$arg'" ;;
-	*) [ -z "$dest" ] || die "more than one DIR given ('$dest', '$arg')"; dest=$arg ;;
+contrib="$top/contrib/llama.cpp"
+source_dir=
+backend=cpu
+arch=native
+tools="llama-bench,llama-cli,llama-completion,llama-server"
+out=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h | --help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--source) [ $# -ge 2 ] || die "--source wants a llama.cpp checkout"; source_dir=$2; shift ;;
+	--cuda) backend=cuda ;;
+	--vulkan) backend=vulkan ;;
+	--arch) [ $# -ge 2 ] || die "--arch wants a value (90, native, ...)"; arch=$2; shift ;;
+	--tools) [ $# -ge 2 ] || die "--tools wants a list (llama-bench,llama-server)"; tools=$2; shift ;;
+	-*) die "unknown option '$1' (--help)" ;;
+	*) [ -z "$out" ] || die "more than one OUT given ('$out', '$1')"; out=$1 ;;
 	esac
+	shift
 done
-[ -n "$dest" ] || dest="$top/third_party/llama-tools"
-patch_file="$top/contrib/llama.cpp/ggmlviz-tools.patch"
-[ -f "$patch_file" ] || die "the patch $patch_file is missing"
-for tool in cmake patch cc c++; do
+for tool in cmake cc c++ python3; do
 	command -v "$tool" >/dev/null 2>&1 ||
-		die "'$tool' is needed (scripts/install-deps.sh installs it: cmake, patch, g++)"
+		die "'$tool' is needed (scripts/install-deps.sh installs cmake, g++ and python3)"
 done
 
-# 1. the release's source
-src="$top/third_party/ggml/src"
-if [ ! -d "$src/scripts" ]; then
-	say "fetching the release's llama.cpp source (scripts/fetch-ggml.sh --source)"
-	"$top/scripts/fetch-ggml.sh" --source >&2 || die "the source could not be fetched"
+# ---- 1. the source ----
+if [ -n "$source_dir" ]; then
+	[ -d "$source_dir" ] || die "--source $source_dir: no such folder"
+	source_dir=$(cd "$source_dir" && pwd)
+	[ -f "$source_dir/include/llama.h" ] && [ -f "$source_dir/CMakeLists.txt" ] &&
+		[ -d "$source_dir/ggml" ] ||
+		die "--source $source_dir is not a llama.cpp checkout (no include/llama.h, ggml/ or CMakeLists.txt)"
+	suffix="-src-$(basename "$source_dir")"
+else
+	source_dir="$top/third_party/ggml/src"
+	if [ ! -f "$source_dir/CMakeLists.txt" ]; then
+		say "fetching the release's llama.cpp source (scripts/fetch-ggml.sh --source)"
+		"$top/scripts/fetch-ggml.sh" --source >&2 || die "the source could not be fetched"
+	fi
+	suffix=
+fi
+[ "$backend" = cpu ] || suffix="$suffix-$backend"
+[ -n "$out" ] || out="$top/third_party/llama-tools$suffix"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+case "$out/" in "$source_dir"/*) die "OUT ($out) is inside the source ($source_dir), which is never written to" ;; esac
+log="$out/build.log"
+: >"$log"
+
+# The files of the checkout: git's tracked and untracked-not-ignored (where DIR is a
+# work tree's top, not a folder another repository ignores), else all but build folders.
+list_files() {
+	if [ "$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null)" = "$source_dir" ]; then
+		git -C "$source_dir" ls-files -z --cached --others --exclude-standard
+	else
+		(cd "$source_dir" && find . -path ./.git -prune -o -path './build*' -prune -o -type f -print0)
+	fi
+}
+
+# ---- 2. the copy, made again when the source or the edits changed ----
+edits=
+case ",$tools," in *,llama-server,*) edits="--server-requests" ;; esac
+[ "$backend" = vulkan ] && edits="$edits --vulkan-guards"
+stamp=$({ list_files | tr '\0' '\n' | (cd "$source_dir" && xargs -r ls -l --time-style=+%s 2>/dev/null)
+	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
+if [ "$(cat "$out/src/.ggmlviz-copy" 2>/dev/null)" != "$stamp" ]; then
+	say "copying $source_dir into $out/src"
+	rm -rf "$out/src"
+	mkdir -p "$out/src"
+	list_files | (cd "$source_dir" && tar --null -T - -cf -) | tar -C "$out/src" -xf - ||
+		die "the source could not be copied into $out/src"
+	if [ -n "$edits" ]; then
+		# shellcheck disable=SC2086 # the options are words
+		python3 "$contrib/ggmlviz-edit.py" "$out/src" $edits >&2 ||
+			{ rm -rf "$out/src"; die "nothing was built (the message above says what did not fit)"; }
+	fi
+	echo "$stamp" >"$out/src/.ggmlviz-copy"
 fi
 
-# 2. libggmlviz
-lib="$top/build/lib/libggmlviz.a"
-if [ ! -f "$lib" ]; then
-	say "building libggmlviz in build/"
-	[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh >/dev/null)
-	mkdir -p "$top/build"
-	(cd "$top/build" && { [ -f Makefile ] || ../configure >configure.out 2>&1; } &&
-		make -j"$(nproc 2>/dev/null || echo 2)" lib/libggmlviz.a >make.out 2>&1) ||
-		die "libggmlviz did not build (see build/configure.out and build/make.out)"
+# ---- 3. libggmlviz, installed where CMake finds it ----
+prefix="$out/ggmlviz"
+want="lib/libggmlviz.a cmake/ggmlviz-config.cmake cmake/ggmlviz-config-version.cmake"
+installs="install-libLIBRARIES install-ggmlvizincludeHEADERS install-cmakeDATA"
+say "building libggmlviz and installing it into $prefix"
+if [ -f "$top/config.status" ]; then
+	# configured in place: built there, installed into a staging folder (the package is relocatable)
+	# shellcheck disable=SC2086 # the targets are words
+	(cd "$top" && make $want && rm -rf "$prefix.stage" &&
+		make $installs DESTDIR="$prefix.stage") >>"$log" 2>&1 ||
+		die "libggmlviz did not build in $top (see $log)"
+	cfg=$(find "$prefix.stage" -name ggmlviz-config.cmake | head -n 1)
+	rm -rf "$prefix"
+	mv "$(dirname "$(dirname "$(dirname "$(dirname "$cfg")")")")" "$prefix" ||
+		die "libggmlviz's staged install could not be moved into $prefix"
+	rm -rf "$prefix.stage"
+else
+	[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh) >>"$log" 2>&1 ||
+		die "autogen.sh failed (see $log)"
+	mkdir -p "$out/ggmlviz-build"
+	# shellcheck disable=SC2086 # the targets are words
+	(cd "$out/ggmlviz-build" &&
+		{ [ -f Makefile ] || "$top/configure" --prefix="$prefix" --with-ggml=no; } &&
+		make $want && make $installs) >>"$log" 2>&1 ||
+		die "libggmlviz did not build (see $log)"
 fi
+ggmlviz_dir=$(dirname "$(find "$prefix" -name ggmlviz-config.cmake | head -n 1)")
+[ -f "$ggmlviz_dir/ggmlviz-config.cmake" ] || die "no ggmlviz-config.cmake was installed under $prefix"
 
-# 3. the patched source, made again when the source or the patch changed
-stamp=$({ cat "$patch_file" "$top/third_party/ggml/VERSION"; ls "$src"; } | cksum | cut -d' ' -f1)
-if [ "$(cat "$dest/src/.ggmlviz-patch" 2>/dev/null)" != "$stamp" ]; then
-	say "copying the source into $dest/src and applying $(basename "$patch_file")"
-	rm -rf "$dest/src"
-	mkdir -p "$dest"
-	cp -R "$src" "$dest/src"
-	(cd "$dest/src" && patch -p1 --quiet --forward <"$patch_file") ||
-		die "the patch does not apply to this release's source"
-	echo "$stamp" >"$dest/src/.ggmlviz-patch"
-fi
-
-# 4. the tools
+# ---- 4. the tools ----
+case "$backend" in
+cpu) backend_flags="-DGGML_NATIVE=ON" ;;
+cuda)
+	nvcc=$(command -v nvcc 2>/dev/null || true)
+	[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+	[ -n "$nvcc" ] || die "--cuda: no nvcc (install the CUDA toolkit, or add /usr/local/cuda/bin to PATH)"
+	backend_flags="-DGGML_NATIVE=ON -DGGML_CUDA=ON -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=$arch" ;;
+vulkan)
+	command -v glslc >/dev/null 2>&1 || die "--vulkan: no glslc (apt-get install glslc libvulkan-dev)"
+	backend_flags="-DGGML_NATIVE=ON -DGGML_VULKAN=ON" ;;
+esac
 generator=
 command -v ninja >/dev/null 2>&1 && generator="-G Ninja"
-log="$dest/build.log"
-say "configuring and building in $dest/build (the log: $log)"
-# shellcheck disable=SC2086 # the generator's words
-cmake -S "$dest/src" -B "$dest/build" $generator -DCMAKE_BUILD_TYPE=Release \
-	-DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=ON -DGGML_BACKEND_DL=OFF \
-	-DLLAMA_GGMLVIZ=ON -DLLAMA_GGMLVIZ_INCLUDE="$top/include" -DLLAMA_GGMLVIZ_LIB="$lib" \
+say "configuring and building in $out/build (the log: $log)"
+# shellcheck disable=SC2086 # the generator's and the backend's words
+cmake -S "$out/src" -B "$out/build" $generator -DCMAKE_BUILD_TYPE=Release \
+	-DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=OFF $backend_flags \
+	-DCMAKE_PROJECT_INCLUDE="$contrib/ggmlviz.cmake" -Dggmlviz_DIR="$ggmlviz_dir" \
 	-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 	-DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF \
-	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >"$log" 2>&1 ||
+	-DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF >>"$log" 2>&1 ||
 	{ tail -n 20 "$log" >&2; die "cmake could not configure (the whole log: $log)"; }
-cmake --build "$dest/build" -j "$(nproc 2>/dev/null || echo 2)" \
-	--target llama-bench llama-cli llama-completion llama-server >>"$log" 2>&1 ||
+grep -q '^-- ggmlviz: [1-9][0-9]* targets' "$log" ||
+	die "contrib/llama.cpp/ggmlviz.cmake traced no target of this llama.cpp (see $log)"
+targets=$(echo "$tools" | tr ',' ' ')
+# shellcheck disable=SC2086 # the targets are words
+cmake --build "$out/build" -j "$(nproc 2>/dev/null || echo 2)" --target $targets >>"$log" 2>&1 ||
 	{ tail -n 30 "$log" >&2; die "the build failed (the whole log: $log)"; }
-for t in llama-bench llama-cli llama-completion llama-server; do
-	[ -x "$dest/build/bin/$t" ] || die "$t was not built (see $log)"
+for t in $targets; do
+	[ -x "$out/build/bin/$t" ] || die "$t was not built (see $log)"
 done
-say "llama-bench, llama-cli, llama-completion and llama-server, traced when GGML_VIZ_OUTPUT is set:"
-echo "$dest/build/bin"
+
+# ---- 5. no call escapes the tracer ----
+"$top/scripts/check-llama-tools.sh" "$out/build" >&2 || die "the tools were built, but not all traced"
+say "$(echo "$tools" | sed 's/,/, /g'), traced when GGML_VIZ_OUTPUT is set:"
+echo "$out/build/bin"

@@ -111,13 +111,13 @@ def start_server(trace):
     return p, None
 
 
-def complete(port, prompt, out, i):
-    body = json.dumps({'prompt': prompt, 'n_predict': 6, 'temperature': 0,
-                       'cache_prompt': False}).encode()
+def complete(port, prompt, out, i, n=6, **extra):
+    body = json.dumps(dict({'prompt': prompt, 'n_predict': n, 'temperature': 0,
+                            'cache_prompt': False}, **extra)).encode()
     req = urllib.request.Request('http://127.0.0.1:%d/completion' % port, body,
                                  {'Content-Type': 'application/json'})
     try:
-        with urllib.request.urlopen(req, timeout=60) as r:
+        with urllib.request.urlopen(req, timeout=120) as r:
             out[i] = json.loads(r.read())
     except OSError as e:
         out[i] = {'error': str(e)}
@@ -156,6 +156,94 @@ shown = (json.loads(open(page, encoding='utf-8').read()
                     .split('<script id="data" type="application/json">', 1)[1]
                     .split('</script>', 1)[0]).get('by_sequence') or {}) if rc == 0 else {}
 ok(shown.get('groups') == groups, 'the report shows the requests', shown)
+
+# ---- llama-server's requests: three at once on two slots, one cancelled ----
+def stream_and_hang_up(port, prompt):
+    # a client that goes away mid-generation: its request is cancelled
+    import http.client
+    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+    body = json.dumps({'prompt': prompt, 'n_predict': 400, 'stream': True, 'ignore_eos': True,
+                       'cache_prompt': False})
+    conn.request('POST', '/completion', body, {'Content-Type': 'application/json'})
+    resp = conn.getresponse()
+    for _ in range(4):  # a few tokens, then gone
+        resp.fp.readline()
+    conn.sock.shutdown(socket.SHUT_RDWR)
+    conn.close()
+
+
+req_trace = os.path.join(TMP, 'requests.ggmlviz')
+proc, port = start_server(req_trace)
+prompts = ['the model', 'the model is a tensor graph', 'the model is a tensor graph and each '
+           'token is a step of the decode loop']
+answers = [None] * 3
+if port:
+    threads = [threading.Thread(target=complete, args=(port, p, answers, i, 8 + 4 * i),
+                                kwargs={'ignore_eos': True}) for i, p in enumerate(prompts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    stream_and_hang_up(port, 'each token is a step')
+    time.sleep(1.0)  # the server notices the client gone at its next token
+proc.send_signal(signal.SIGTERM)
+try:
+    proc.wait(60)
+except subprocess.TimeoutExpired:
+    proc.kill()
+rc, out, err = run(G, 'stats', '--by', 'request', '-f', 'json', req_trace)
+stats = json.loads(out) if rc == 0 else {}
+reqs = stats.get('requests', [])
+done = [r for r in reqs if r['status'] == 'done']
+ok(all(a and 'timings' in a for a in answers) and len(done) == 3,
+   'three requests at once on 2 slots: each answered, each a request of the trace',
+   '%s\n%s' % (out[-600:], [a and a.get('error') for a in answers]))
+ok(done and max(r['queue_ns'] or 0 for r in done) > 1000000 and
+   min(r['queue_ns'] or 0 for r in done) >= 0,
+   'one of them waited in the queue for a slot: its queue time is above 1 ms',
+   [r['queue_ns'] for r in done])
+matched = 0
+detail = []
+for a in answers:
+    if not a or 'timings' not in a:
+        continue
+    tm = a['timings']
+    mine = [r for r in done if r['generated_tokens'] == tm['predicted_n'] and
+            r['prompt_tokens'] - r['cached_tokens'] == tm['prompt_n'] and
+            r['cached_tokens'] == tm.get('cache_n', 0)]
+    if len(mine) != 1:
+        detail.append(('no single request with', tm))
+        continue
+    r = mine[0]
+    p_ms, g_ms = r['prompt_ns'] / 1e6, (r['total_ns'] - r['ttft_ns']) / 1e6
+    close = (abs(p_ms - tm['prompt_ms']) <= 0.05 * tm['prompt_ms'] + 0.2 and
+             abs(g_ms - tm['predicted_ms']) <= 0.05 * tm['predicted_ms'] + 0.5)
+    matched += close
+    detail.append((r['request'], p_ms, tm['prompt_ms'], g_ms, tm['predicted_ms']))
+ok(matched == 3, 'each request\'s prompt, cached and generated tokens are what the server '
+   'answered, its prompt and generation times within 5% of the server\'s own timings', detail)
+cancelled = [r for r in reqs if r['status'] == 'cancelled']
+ok(len(cancelled) == 1 and 0 < cancelled[0]['generated_tokens'] < 400,
+   'a client gone mid-generation: its request ended as cancelled, with its tokens so far',
+   [(r['status'], r['generated_tokens']) for r in reqs])
+ok(stats.get('housekeeping_steps', 0) >= 1, 'the server\'s warm-up is labelled so, in no request',
+   stats.get('housekeeping_steps'))
+rc, out, err = run(G, 'stats', '--by', 'request', req_trace)
+ok(rc == 0 and 'QUEUE' in out and 'TTFT' in out and 'p99' in out,
+   'stats --by request as text: the table and the percentiles', out[-800:])
+db = os.path.join(TMP, 'requests.db')
+rc, out, err = run(G, 'export', '-f', 'sqlite', '-o', db, req_trace)
+rc2, out2, err2 = run('sqlite3', db, "SELECT status, COUNT(*) FROM requests GROUP BY status "
+                      "ORDER BY status")
+ok(rc == 0 and rc2 == 0 and out2.split() == ['cancelled|1', 'done|3'],
+   'export -f sqlite: a requests table, one row each', out2 + err + err2)
+page = os.path.join(TMP, 'requests.html')
+rc, out, err = run(G, 'report', req_trace, '-o', page)
+shown = (json.loads(open(page, encoding='utf-8').read()
+                    .split('<script id="data" type="application/json">', 1)[1]
+                    .split('</script>', 1)[0]).get('by_request') or {}) if rc == 0 else {}
+ok(len(shown.get('requests', [])) == 4, 'the report draws the requests over time',
+   str(shown)[:300])
 
 # ---- bad input: a server killed ----
 killed_trace = os.path.join(TMP, 'killed.ggmlviz')

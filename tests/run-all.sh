@@ -10,7 +10,8 @@
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
 #   6. llama.cpp's own tools (llama-bench, llama-server) built traced from
-#      the fetched release's source, and tests/test-llama-tools.sh;
+#      the fetched release's source, and tests/test-llama-tools.sh; the
+#      integration on a changed copy of it (tests/test-llama-upstream.sh);
 #   7. make distcheck (the release tarball builds and passes on its own).
 #
 # The GGML tests run when GGML is there (./quickstart.sh fetches it).
@@ -133,6 +134,22 @@ if [ $rc -eq 0 ]; then
 		test -f "$dest/usr/local/share/man/man3/ggmlviz_start.3"
 	)
 	result $? "make install DESTDIR=...; build and run a threaded program, and a shared object, with pkg-config alone"
+	# CMake's find_package(ggmlviz 0.2): the package found where it was staged, not
+	# where it was configured to go (relocatable), and a traced program built and run
+	(
+		set -e
+		cmake -S "$top/tests/cmake-consumer" -B "$dest/cmake-consumer" \
+			-DCMAKE_PREFIX_PATH="$dest/usr/local" >"$dest/cmake.out" 2>&1
+		cmake --build "$dest/cmake-consumer" >>"$dest/cmake.out" 2>&1
+		"$dest/cmake-consumer/consumer" "$dest/cmake.ggmlviz" >>"$dest/cmake.out" 2>&1
+		test -s "$dest/cmake.ggmlviz"
+		# an older CMake package request is answered, a newer one refused
+		! cmake -S "$top/tests/cmake-consumer" -B "$dest/cmake-too-new" \
+			-DCMAKE_PREFIX_PATH="$dest/usr/local" -Dggmlviz_DIR= \
+			-DCMAKE_PROJECT_INCLUDE_BEFORE="$top/tests/cmake-consumer/want-99.cmake" \
+			>>"$dest/cmake.out" 2>&1
+	) || tail -20 "$dest/cmake.out"
+	result $? "make install DESTDIR=...; a CMake project with find_package(ggmlviz 0.2 REQUIRED), built and run; 99.0 refused"
 	rm -rf "$dest"
 fi
 
@@ -214,6 +231,10 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 			sh "$top/tests/test-llama-tools.sh" >"$top/build/llama-tools.out" 2>&1
 		count_tap "$top/build/llama-tools.out" "llama-tools"
 	fi
+	note "the llama.cpp integration on a llama.cpp changed as upstream changes it"
+	top_srcdir="$top" top_builddir="$top/build" \
+		sh "$top/tests/test-llama-upstream.sh" >"$top/build/llama-upstream.out" 2>&1
+	count_tap "$top/build/llama-upstream.out" "llama-upstream"
 fi
 
 note "make distcheck"

@@ -124,6 +124,78 @@ static void check_op(uint64_t tensor, uint64_t begin, uint64_t end, const char *
 	ck_assert_mem_eq(t.label, label, t.label_len);
 }
 
+/* A REQUEST_BEGIN (24), _END (25) or _STAGE (26) of request id. */
+static int request(uint8_t type, uint32_t tid, uint64_t id, uint64_t ts, int32_t slot,
+		   uint32_t what, uint32_t prompt, uint32_t cached, uint32_t generated,
+		   const char *label)
+{
+	struct ggmlviz_event ev = event(type, tid, ts, label);
+
+	ev.data.request.request_id = id;
+	ev.data.request.slot = slot;
+	ev.data.request.what = what;
+	ev.data.request.prompt_tokens = prompt;
+	ev.data.request.cached_tokens = cached;
+	ev.data.request.generated_tokens = generated;
+	return ggmlviz_pairing_add(p, &ev, &t);
+}
+
+/* Two requests interleaved, each begun on one thread and staged and ended on another. */
+START_TEST(test_requests_across_threads)
+{
+	ck_assert_int_eq(request(24, 7, 3, 100, -1, GGMLVIZ_REQUEST_COMPLETION, 12, 0, 0, "completion"), 0);
+	ck_assert_int_eq(request(24, 8, 4, 110, -1, GGMLVIZ_REQUEST_EMBEDDING, 5, 0, 0, NULL), 0);
+	ck_assert_int_eq(request(26, 9, 3, 150, 1, GGMLVIZ_REQUEST_PROMPT, 12, 0, 0, NULL), 0);
+	ck_assert_int_eq(request(26, 9, 3, 400, 1, GGMLVIZ_REQUEST_FIRST_TOKEN, 12, 8, 0, NULL), 0);
+	ck_assert_int_eq(request(26, 9, 3, 450, 1, GGMLVIZ_REQUEST_PROMPT, 12, 0, 0, NULL), 0);
+	check_counts(0, 0, 0, 2);
+	ck_assert_int_eq(request(25, 9, 3, 900, 1, GGMLVIZ_REQUEST_DONE, 12, 8, 6, "eos"), 1);
+	ck_assert_int_eq(t.kind, GGMLVIZ_TIMING_REQUEST);
+	ck_assert_uint_eq(t.ptr, 3);
+	ck_assert_uint_eq(t.op_type, GGMLVIZ_REQUEST_COMPLETION);
+	ck_assert_uint_eq(t.thread_id, 7); /* its arrival's */
+	ck_assert_uint_eq(t.begin_ns, 100);
+	ck_assert_uint_eq(t.value, 150); /* its prompt's start, the first of two */
+	ck_assert_uint_eq(t.first_token_ns, 400);
+	ck_assert_uint_eq(t.end_ns, 900);
+	ck_assert_uint_eq(t.duration_ns, 800);
+	ck_assert_int_eq(t.seq_id, 1);
+	ck_assert_int_eq(t.status, GGMLVIZ_REQUEST_DONE);
+	ck_assert_uint_eq(t.n_tokens, 12);
+	ck_assert_uint_eq(t.context_tokens, 8);
+	ck_assert_uint_eq(t.n_nodes, 6);
+	ck_assert_mem_eq(t.label, "completion", t.label_len);
+	ck_assert_uint_eq(t.type_name_len, 3);
+	ck_assert_mem_eq(t.type_name, "eos", 3);
+	/* the other, cancelled while queued: no slot, no stage */
+	ck_assert_int_eq(request(25, 7, 4, 950, -1, GGMLVIZ_REQUEST_CANCELLED, 0, 0, 0, NULL), 1);
+	ck_assert_uint_eq(t.ptr, 4);
+	ck_assert_int_eq(t.seq_id, -1);
+	ck_assert_uint_eq(t.value, 0);
+	ck_assert_uint_eq(t.first_token_ns, 0);
+	ck_assert_uint_eq(t.n_tokens, 5); /* its arrival's count */
+	ck_assert_int_eq(t.status, GGMLVIZ_REQUEST_CANCELLED);
+	check_counts(2, 0, 0, 0);
+}
+END_TEST
+
+/* An end or stage of no open request, an id begun twice, and one never ended. */
+START_TEST(test_requests_unmatched)
+{
+	ck_assert_int_eq(request(25, 1, 9, 10, 0, 0, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(request(26, 1, 9, 10, 0, 1, 0, 0, 0, NULL), 0);
+	check_counts(0, 1, 0, 0);
+	ck_assert_int_eq(request(24, 1, 5, 20, -1, 1, 0, 0, 0, NULL), 0);
+	ck_assert_int_eq(request(24, 1, 5, 30, -1, 1, 0, 0, 0, NULL), 0); /* the first never ended */
+	check_counts(0, 1, 1, 1);
+	ck_assert_int_eq(request(25, 1, 5, 40, 0, 0, 0, 0, 1, NULL), 1);
+	ck_assert_uint_eq(t.begin_ns, 30);
+	ck_assert_int_eq(request(24, 1, 6, 50, -1, 1, 0, 0, 0, NULL), 0);
+	ggmlviz_pairing_finish(p);
+	check_counts(1, 1, 2, 0);
+}
+END_TEST
+
 START_TEST(test_interleaved_ends)
 {
 	ck_assert_int_eq(op(1, 1, 0xa0, 10, "A"), 0);
@@ -637,6 +709,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_graph_seq_rules);
 	tcase_add_test(tc, test_clock_backwards_and_ignored_events);
 	tcase_add_test(tc, test_new_and_free_arguments);
+	tcase_add_test(tc, test_requests_across_threads);
+	tcase_add_test(tc, test_requests_unmatched);
 	tcase_add_test(tc, test_memory_bounded);
 	tcase_add_test(tc, test_colliding_ops);
 	tcase_add_test(tc, test_colliding_scopes);

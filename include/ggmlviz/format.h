@@ -145,7 +145,49 @@ enum ggmlviz_event_type {
 	 * backend, on the step's thread; no label.
 	 */
 	GGMLVIZ_EVENT_OP_SUMMARY = 23,
-	GGMLVIZ_EVENT_TYPE_COUNT = 24          /**< one past the last type this library knows (20 in 0.2, 23 in 0.3) */
+	/**
+	 * A request to a server arrived (llama-server's task): REQUEST
+	 * payload with its id, its kind (enum ggmlviz_request_kind) and its
+	 * prompt's tokens when known; label = what it asked for, or none.
+	 * Any thread; its stages and its end may come from another.
+	 */
+	GGMLVIZ_EVENT_REQUEST_BEGIN = 24,
+	/**
+	 * It ended: REQUEST payload with its slot, its status (enum
+	 * ggmlviz_request_status) and its prompt, cached and generated
+	 * tokens; label = why it stopped ("eos", "limit", "word"), or none.
+	 */
+	GGMLVIZ_EVENT_REQUEST_END = 25,
+	/**
+	 * A stage of an open request (enum ggmlviz_request_stage): REQUEST
+	 * payload with its slot and the tokens known then; no label.
+	 */
+	GGMLVIZ_EVENT_REQUEST_STAGE = 26,
+	GGMLVIZ_EVENT_TYPE_COUNT = 27          /**< one past the last type this library knows (20 in 0.2, 26 in 0.3) */
+};
+
+/** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
+enum ggmlviz_request_kind {
+	GGMLVIZ_REQUEST_OTHER = 0,      /**< not said, or none of these */
+	GGMLVIZ_REQUEST_COMPLETION = 1, /**< a completion (and a chat completion) */
+	GGMLVIZ_REQUEST_EMBEDDING = 2,  /**< embeddings */
+	GGMLVIZ_REQUEST_RERANK = 3,     /**< a reranking */
+	GGMLVIZ_REQUEST_INFILL = 4      /**< an infill */
+};
+
+/** @brief A stage of a request (REQUEST_STAGE's stage). */
+enum ggmlviz_request_stage {
+	/** Its slot begins on its prompt: it waited in the queue until now. */
+	GGMLVIZ_REQUEST_PROMPT = 1,
+	/** Its first token was sampled: its prompt is processed. */
+	GGMLVIZ_REQUEST_FIRST_TOKEN = 2
+};
+
+/** @brief How a request ended (REQUEST_END's status). */
+enum ggmlviz_request_status {
+	GGMLVIZ_REQUEST_DONE = 0,      /**< answered */
+	GGMLVIZ_REQUEST_CANCELLED = 1, /**< cancelled: its client went away, or asked */
+	GGMLVIZ_REQUEST_FAILED = 2     /**< ended by an error */
 };
 
 /**
@@ -340,6 +382,15 @@ struct ggmlviz_event {
 			uint64_t backend_ptr; /**< the backend that ran them */
 			uint64_t max_ns;      /**< the longest of them */
 		} op_summary;
+		/** GGMLVIZ_EVENT_REQUEST_BEGIN, _END and _STAGE. */
+		struct {
+			uint64_t request_id;       /**< the server's id of the request (llama-server's task id) */
+			int32_t slot;              /**< the slot serving it, -1 none yet (BEGIN) */
+			uint32_t what;             /**< BEGIN: enum ggmlviz_request_kind; STAGE: enum ggmlviz_request_stage; END: enum ggmlviz_request_status */
+			uint32_t prompt_tokens;    /**< tokens of its prompt, 0 = not known yet */
+			uint32_t cached_tokens;    /**< of those, the ones its slot's cache held already (STAGE, END) */
+			uint32_t generated_tokens; /**< tokens it generated (END) */
+		} request;
 		/** GGMLVIZ_EVENT_OP_BYTES. */
 		struct {
 			uint64_t tensor_ptr;    /**< the op's tensor address */

@@ -227,7 +227,19 @@ enum ggmlviz_timing_kind {
 	 * around it on its thread; method #GGMLVIZ_OP_METHOD_TICK (the
 	 * tracer sums the ops GGML's CPU backend ticked).
 	 */
-	GGMLVIZ_TIMING_OP_SUMMARY = 7
+	GGMLVIZ_TIMING_OP_SUMMARY = 7,
+	/**
+	 * A request to a server, from its REQUEST_BEGIN to its REQUEST_END,
+	 * whatever threads wrote them: ptr is its id, op_type its kind (enum
+	 * ggmlviz_request_kind), begin_ns its arrival and end_ns its end,
+	 * value when its slot began on its prompt (0: never) and
+	 * first_token_ns when its first token was sampled (0: none), seq_id
+	 * its slot (-1: none), status enum ggmlviz_request_status, n_tokens
+	 * its prompt's tokens, context_tokens the cached ones of those,
+	 * n_nodes the tokens it generated; label is its begin's label (what
+	 * it asked for), type_name its end's (why it stopped).
+	 */
+	GGMLVIZ_TIMING_REQUEST = 8
 };
 
 /** @brief One begin paired with its end. */
@@ -300,11 +312,10 @@ struct ggmlviz_timing {
 	uint64_t bytes_read;    /**< op: bytes of its sources it reads, from OP_BYTES; 0 = unknown */
 	uint64_t bytes_written; /**< op: bytes of its output it writes, from OP_BYTES */
 	/**
-	 * Room to grow, zero: later members are carved out of it, so that a
-	 * program built against this header keeps working with a later
-	 * library of the same major version.
+	 * request: when its first token was sampled (REQUEST_STAGE
+	 * FIRST_TOKEN), 0 = none. (Formerly reserved[0], which was zero.)
 	 */
-	uint64_t reserved[1];
+	uint64_t first_token_ns;
 };
 
 /** @brief How pairing went so far. */

@@ -670,6 +670,54 @@ void ggmlviz_scope_begin(const char *name, uint64_t value);
  */
 void ggmlviz_scope_end(const char *name, uint64_t value);
 
+/**
+ * @brief Records REQUEST_BEGIN: a request to a server arrived and waits
+ * for a slot (llama-server's task, queued).
+ *
+ * A request is followed by its id from any thread: its stages and its end
+ * may be recorded by another thread than its arrival. Readers time it from
+ * here (ggmlviz_reader_next_timing(), #GGMLVIZ_TIMING_REQUEST).
+ *
+ * @param id the server's id of the request, unique while it is open.
+ * @param kind what it asks: enum ggmlviz_request_kind.
+ * @param prompt_tokens tokens of its prompt, 0 when not known yet.
+ * @param label what it asked for ("completion"), copied; may be NULL.
+ */
+void ggmlviz_request_begin(uint64_t id, uint32_t kind, uint32_t prompt_tokens, const char *label);
+
+/**
+ * @brief Records REQUEST_STAGE: an open request reached a stage.
+ *
+ * #GGMLVIZ_REQUEST_PROMPT when its slot begins on its prompt (the time it
+ * waited ends), #GGMLVIZ_REQUEST_FIRST_TOKEN when its first token is
+ * sampled (its prompt is processed).
+ *
+ * @param id the request's id, as given to ggmlviz_request_begin().
+ * @param slot the slot serving it (llama-server's slot: its sequence in
+ *        the batches decoded), -1 if none.
+ * @param stage enum ggmlviz_request_stage.
+ * @param prompt_tokens tokens of its prompt, 0 if not known.
+ * @param cached_tokens of those, the ones the slot's cache held already.
+ */
+void ggmlviz_request_stage(uint64_t id, int32_t slot, uint32_t stage, uint32_t prompt_tokens,
+			   uint32_t cached_tokens);
+
+/**
+ * @brief Records REQUEST_END: an open request ended, answered or not.
+ *
+ * @param id the request's id, as given to ggmlviz_request_begin().
+ * @param slot the slot that served it, -1 if none did.
+ * @param status enum ggmlviz_request_status: answered, cancelled (its
+ *        client went away) or failed; a cancelled request's tokens are
+ *        those generated so far.
+ * @param prompt_tokens tokens of its prompt.
+ * @param cached_tokens of those, the ones its slot's cache held already.
+ * @param generated_tokens tokens it generated.
+ * @param label why it stopped ("eos", "limit", "word"), copied; may be NULL.
+ */
+void ggmlviz_request_end(uint64_t id, int32_t slot, uint32_t status, uint32_t prompt_tokens,
+			 uint32_t cached_tokens, uint32_t generated_tokens, const char *label);
+
 /** @cond GGMLVIZ_INTERNAL */
 /*
  * The call-site check. Each emit function above is also a function-like
@@ -714,6 +762,12 @@ extern unsigned int ggmlviz__mask;
 	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_scope_begin(n, v) : (void)0)
 #define ggmlviz_scope_end(n, v) \
 	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_scope_end(n, v) : (void)0)
+#define ggmlviz_request_begin(i, k, p, l) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_request_begin(i, k, p, l) : (void)0)
+#define ggmlviz_request_stage(i, s, t, p, c) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_request_stage(i, s, t, p, c) : (void)0)
+#define ggmlviz_request_end(i, s, t, p, c, g, l) \
+	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_request_end(i, s, t, p, c, g, l) : (void)0)
 #endif
 /** @endcond */
 

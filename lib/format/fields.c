@@ -99,6 +99,17 @@
 	X("backend", BACKEND, SUM_BACKEND, 8, 0, op_summary.backend_ptr)   \
 	X("max_ns", U64, SUM_MAX, 8, 0, op_summary.max_ns)
 
+#define REQUEST(WHAT, X)                                                  \
+	X("request", U64, REQ_ID, 8, 0, request.request_id)                 \
+	X("slot", I32, REQ_SLOT, 4, 0, request.slot)                        \
+	X(WHAT, U32, REQ_WHAT, 4, 0, request.what)                          \
+	X("prompt_tokens", U32, REQ_PROMPT, 4, 0, request.prompt_tokens)    \
+	X("cached_tokens", U32, REQ_CACHED, 4, 0, request.cached_tokens)    \
+	X("generated_tokens", U32, REQ_GENERATED, 4, 0, request.generated_tokens)
+#define REQUEST_BEGIN(X) REQUEST("kind", X)
+#define REQUEST_END(X) REQUEST("status", X)
+#define REQUEST_STAGE(X) REQUEST("stage", X)
+
 #define PUBLIC(name, kind, off, size, flags, member) \
 	{ name, GGMLVIZ_FIELD_##kind, off, size, flags, 0 },
 #define MEMBER(name, kind, off, size, flags, member) \
@@ -123,6 +134,9 @@ DEFINE(kernel, KERNEL)
 DEFINE(step_seq, STEP_SEQ)
 DEFINE(op_bytes, OP_BYTES)
 DEFINE(op_summary, OP_SUMMARY)
+DEFINE(request_begin, REQUEST_BEGIN)
+DEFINE(request_end, REQUEST_END)
+DEFINE(request_stage, REQUEST_STAGE)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -156,6 +170,9 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_STEP_SEQ] = LAYOUT(step_seq),
 	[GGMLVIZ_EVENT_OP_BYTES] = LAYOUT(op_bytes),
 	[GGMLVIZ_EVENT_OP_SUMMARY] = LAYOUT(op_summary),
+	[GGMLVIZ_EVENT_REQUEST_BEGIN] = LAYOUT(request_begin),
+	[GGMLVIZ_EVENT_REQUEST_END] = LAYOUT(request_end),
+	[GGMLVIZ_EVENT_REQUEST_STAGE] = LAYOUT(request_stage),
 };
 
 static const struct layout *layout_of(uint8_t type)

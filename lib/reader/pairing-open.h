@@ -14,6 +14,7 @@
 #include <ggmlviz/reader.h>
 
 #include "reader/pairing-gpu.h"
+#include "reader/requests.h"
 #include "util/map.h"
 
 #define GGMLVIZ__NIL UINT32_MAX /* no entry */
@@ -66,6 +67,7 @@ struct ggmlviz_pairing {
 	uint64_t step_seq;
 	struct ggmlviz_pairing_counts counts;
 	struct ggmlviz__ties gpu; /* GPU runs waiting for their kernels, and what they completed */
+	struct ggmlviz__requests requests; /* a server's open requests */
 };
 
 /* What an end must match: kind, thread, and address or scope label. */

@@ -248,6 +248,10 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return 0;
 	case GGMLVIZ_EVENT_OP_SUMMARY:
 		return on_op_summary(p, ev, t);
+	case GGMLVIZ_EVENT_REQUEST_BEGIN:
+	case GGMLVIZ_EVENT_REQUEST_STAGE:
+	case GGMLVIZ_EVENT_REQUEST_END:
+		return ggmlviz__requests_add(&p->requests, ev, &p->counts, t);
 	default:
 		return 0;
 	}
@@ -288,15 +292,17 @@ int ggmlviz_pairing_new(struct ggmlviz_pairing **out)
 
 void ggmlviz_pairing_finish(struct ggmlviz_pairing *p)
 {
-	p->counts.unclosed_begins += p->counts.open;
+	p->counts.unclosed_begins += p->counts.open + ggmlviz__requests_open(&p->requests);
 	p->counts.open = 0;
 	ggmlviz__open_clear(p);
+	ggmlviz__requests_clear(&p->requests);
 	ggmlviz__ties_finish(&p->gpu, &p->counts);
 }
 
 void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pairing_counts *out)
 {
 	*out = p->counts;
+	out->open += ggmlviz__requests_open(&p->requests);
 }
 
 void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
@@ -306,6 +312,7 @@ void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
 	ggmlviz__map_release(&p->open);
 	ggmlviz__map_release(&p->thread_index);
 	ggmlviz__ties_free(&p->gpu);
+	ggmlviz__requests_free(&p->requests);
 	free(p->items);
 	free(p->threads);
 	free(p);

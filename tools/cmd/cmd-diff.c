@@ -399,6 +399,11 @@ int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST) {
+		cli_error("diff: --by %s compares no ops: see ggmlviz stats --by %s on each trace",
+			  cli_by_names[opts.by], cli_by_names[opts.by]);
+		return CLI_EXIT_USAGE;
+	}
 	paths[0] = argv[first];
 	paths[1] = argv[first + 1];
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);

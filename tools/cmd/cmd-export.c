@@ -59,7 +59,7 @@ static const char help[] =
 	"                      (every table into the database OUT; a trace column\n"
 	"                      tells traces apart)\n"
 	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
-	"                      kernels, memory or summaries\n"
+	"                      kernels, memory, summaries or requests\n"
 	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
 	"      --append        sqlite: add the trace's rows to the database OUT\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
@@ -85,7 +85,7 @@ enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_SPEEDSCOPE, FORMAT_CSV, FORMAT_JSO
 static const char *const formats[] = { "chrome", "perfetto", "speedscope", "csv", "jsonl-ops",
 				       "sqlite", NULL };
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
-				      NULL };
+				      "requests", NULL };
 
 struct export {
 	struct cli_viewer v; /* what viewers see of the trace, and where it goes */

@@ -162,6 +162,21 @@ static void sequences(struct cli_report *rep, const char *path)
 		cli_sequences_free(&s);
 }
 
+/* A server's requests, as stats --by request gives them: a pass of its own; null if none. */
+static void requests(struct cli_report *rep, const char *path)
+{
+	struct cli_requests s;
+
+	cli_out_str(rep->o, "\"by_request\":");
+	if (cli_path_is_file(path) && cli_requests_collect("report", path, &s) >= 0 && s.n)
+		cli_requests_json(rep->o, path, &s);
+	else
+		cli_out_str(rep->o, "null");
+	cli_out_char(rep->o, ',');
+	if (cli_path_is_file(path))
+		cli_requests_free(&s);
+}
+
 static void groupings(struct cli_report *rep, const char *path)
 {
 	static const char *const keys[CLI_REPORT_BY_COUNT] = {
@@ -183,6 +198,7 @@ static void groupings(struct cli_report *rep, const char *path)
 		cli_out_char(rep->o, ',');
 	}
 	sequences(rep, path);
+	requests(rep, path);
 }
 
 /* The trace itself: its file, state, time base and clock. */

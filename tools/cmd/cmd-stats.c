@@ -34,7 +34,10 @@ static const char help[] =
 	"                     kernels, by their function's name), or sequence (the\n"
 	"                     requests of llama-server: each one's prompt and generated\n"
 	"                     tokens, and its share of its steps' time, by tokens;\n"
-	"                     text or JSON)\n"
+	"                     text or JSON), or request (each request to llama-server:\n"
+	"                     its wait in the queue, its prompt's time, its time to\n"
+	"                     the first token, per generated token and in all, with\n"
+	"                     their p50, p95 and p99; text or JSON)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase)\n"
@@ -437,6 +440,24 @@ static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 	}
 }
 
+/* By request: a server's requests, from their REQUEST records (requests.c). */
+static int stats_requests(const struct cli_group_opts *opts, const char *path)
+{
+	struct cli_requests s;
+	struct cli_out o;
+	int status;
+
+	if (cli_out_open(&o, "stats", NULL) < 0)
+		return CLI_EXIT_DAMAGED;
+	status = cli_requests_collect("stats", path, &s);
+	if (status >= 0 && opts->format == CLI_FORMAT_TEXT)
+		cli_requests_text(&o, path, &s);
+	else if (status >= 0)
+		cli_requests_json(&o, path, &s);
+	cli_requests_free(&s);
+	return cli_out_close(&o, "stats") || status < 0 ? CLI_EXIT_DAMAGED : status;
+}
+
 /* By sequence: the requests of a server, from the records (sequences.c). */
 static int stats_sequences(const struct cli_group_opts *opts, const char *path)
 {
@@ -466,6 +487,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 		return status;
 	if (opts.by == CLI_BY_SEQUENCE)
 		return stats_sequences(&opts, argv[first]);
+	if (opts.by == CLI_BY_REQUEST)
+		return stats_requests(&opts, argv[first]);
 	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
 		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
 									   : CLI_SORT_TOTAL;

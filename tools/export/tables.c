@@ -2,8 +2,9 @@
  * ggmlviz export --format csv|jsonl-ops|sqlite (see export.h): the trace
  * as tables for SQL engines and data frames, one row per timed op (ops),
  * per step (steps), per run of nodes (splits), per GPU kernel (kernels),
- * per allocation or free (memory), and per op type of a step whose ops
- * were summed (summaries: rolling mode's OP_SUMMARY records), each with the trace's file name, so that several traces go
+ * per allocation or free (memory), per op type of a step whose ops were
+ * summed (summaries: rolling mode's OP_SUMMARY records), and per request
+ * to a server (requests), each with the trace's file name, so that several traces go
  * into one database or one set of files and are queried together. Rows are
  * written as the pairing engine completes them: memory does not grow with
  * the trace (but for the allocations live at a time, as in mem).
@@ -63,6 +64,14 @@ static const struct cli_column summaries_cols[] = {
 	{ "phase", T },	  { "op", T },	   { "backend", T },	  { "ts_ns", I },
 	{ "count", I },	  { "total_ns", I }, { "max_ns", I },	  { NULL, 0 }
 };
+static const struct cli_column requests_cols[] = {
+	{ "trace", T },		{ "pid", I },		  { "thread", I },	  { "step", I },
+	{ "request", I },	{ "kind", T },		  { "slot", I },	  { "status", T },
+	{ "stop", T },		{ "arrival_ns", I },	  { "prompt_start_ns", I },
+	{ "first_token_ns", I }, { "end_ns", I },	  { "queue_ns", I },	  { "prompt_ns", I },
+	{ "ttft_ns", I },	{ "total_ns", I },	  { "prompt_tokens", I }, { "cached_tokens", I },
+	{ "generated_tokens", I }, { "ns_per_token", I }, { NULL, 0 }
+};
 #undef T
 #undef I
 
@@ -73,6 +82,7 @@ const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
 	[CLI_TABLE_KERNELS] = { "kernels", kernels_cols, "step name" },
 	[CLI_TABLE_MEMORY] = { "memory", memory_cols, "name" },
 	[CLI_TABLE_SUMMARIES] = { "summaries", summaries_cols, "op step phase" },
+	[CLI_TABLE_REQUESTS] = { "requests", requests_cols, "request slot" },
 };
 
 /* ---- rows ---- */
@@ -84,7 +94,7 @@ struct rows {
 	const char *trace;
 	uint64_t pid;
 	struct cli_live live;
-	struct cli_val v[24];
+	struct cli_val v[32];
 	size_t n;
 	int error;
 };
@@ -266,6 +276,53 @@ static void summary_row(struct rows *w, const struct ggmlviz_timing *t)
 	put(w, CLI_TABLE_SUMMARIES);
 }
 
+/* b - a when both were recorded, else NULL. */
+static void span(struct rows *w, uint64_t a, uint64_t b)
+{
+	if (a && b && b >= a)
+		num(w, (int64_t)(b - a));
+	else
+		none(w);
+}
+
+static void time_or_none(struct rows *w, uint64_t ns)
+{
+	if (ns)
+		num(w, (int64_t)ns);
+	else
+		none(w);
+}
+
+/* A request to a server: its times, stages and tokens (see cli_request_kind()). */
+static void request_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	head(w, t);
+	num(w, (int64_t)t->ptr);
+	cstr(w, cli_request_kind(t->op_type));
+	if (t->seq_id >= 0)
+		num(w, t->seq_id);
+	else
+		none(w);
+	cstr(w, cli_request_status(t->status));
+	text(w, t->type_name, t->type_name_len);
+	num(w, (int64_t)t->begin_ns);
+	time_or_none(w, t->value);
+	time_or_none(w, t->first_token_ns);
+	num(w, (int64_t)t->end_ns);
+	span(w, t->begin_ns, t->value);
+	span(w, t->value, t->first_token_ns);
+	span(w, t->begin_ns, t->first_token_ns);
+	num(w, (int64_t)t->duration_ns);
+	num(w, t->n_tokens);
+	num(w, t->context_tokens);
+	num(w, t->n_nodes);
+	if (t->n_nodes > 1 && t->first_token_ns && t->end_ns > t->first_token_ns)
+		num(w, (int64_t)((t->end_ns - t->first_token_ns) / (t->n_nodes - 1)));
+	else
+		none(w);
+	put(w, CLI_TABLE_REQUESTS);
+}
+
 static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
 {
 	switch (t->kind) {
@@ -274,6 +331,7 @@ static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
 	case GGMLVIZ_TIMING_STEP: step_row(w, t); break;
 	case GGMLVIZ_TIMING_SPLIT: split_row(w, t); break;
 	case GGMLVIZ_TIMING_KERNEL: kernel_row(w, t); break;
+	case GGMLVIZ_TIMING_REQUEST: request_row(w, t); break;
 	default: break;
 	}
 }

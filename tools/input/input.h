@@ -167,6 +167,17 @@ const char *cli_backend_name(const struct cli_names *n, const struct ggmlviz_rea
  */
 const char *cli_kernel_name(const char *s, size_t len, char buf[96]);
 
+/*
+ * Whether a step served no request: llama.cpp's tools built by
+ * scripts/build-llama-tools.sh label their warm-up decodes "warmup" and
+ * their context probes "probe".
+ */
+bool cli_step_is_housekeeping(const struct ggmlviz_timing *t);
+
+/* A request's kind (enum ggmlviz_request_kind) and status (enum ggmlviz_request_status) in words. */
+const char *cli_request_kind(uint32_t kind);
+const char *cli_request_status(int32_t status);
+
 /* "name (tid)" or "tid" in buf; a named GPU track, its name alone ("GPU 0 stream 7"). */
 const char *cli_thread_label(const struct cli_names *n, const struct ggmlviz_reader *r,
 			     uint32_t tid, char *buf, size_t size);

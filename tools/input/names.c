@@ -201,3 +201,24 @@ const char *cli_kernel_name(const char *s, size_t len, char buf[96])
 	snprintf(buf, 96, "%.*s", (int)(len < 95 ? len : 95), s ? s : "");
 	return buf;
 }
+
+const char *cli_request_kind(uint32_t kind)
+{
+	static const char *const names[] = { "other", "completion", "embedding", "rerank", "infill" };
+
+	return kind < sizeof names / sizeof names[0] ? names[kind] : "other";
+}
+
+const char *cli_request_status(int32_t status)
+{
+	static const char *const names[] = { "done", "cancelled", "failed" };
+
+	return status >= 0 && status < 3 ? names[status] : "unknown";
+}
+
+bool cli_step_is_housekeeping(const struct ggmlviz_timing *t)
+{
+	return t->kind == GGMLVIZ_TIMING_STEP && t->label &&
+	       ((t->label_len == 6 && !memcmp(t->label, "warmup", 6)) ||
+		(t->label_len == 5 && !memcmp(t->label, "probe", 5)));
+}

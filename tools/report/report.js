@@ -574,6 +574,58 @@
 	}
 
 	/*
+	 * A server's requests over time, one row each in the order they came:
+	 * its wait in the queue (grey), its prompt (orange), its generation
+	 * (blue), from its arrival to its end; the percentiles under it.
+	 */
+	function requestChart(R) {
+		var box = el('div', { 'class': 'group-box' }), c = el('canvas', { id: 'requests-canvas' });
+		var reqs = R.requests, t0 = D.summary.t0_ns, t1 = t0;
+		reqs.forEach(function (r) { t1 = Math.max(t1, r.end_ns); });
+		var info = el('div', { 'class': 'hint' }, 'Each row is a request, in the order they came: ' +
+			'waiting in the queue in grey, its prompt in orange, its generation in blue; hover for ' +
+			'its figures (stats --by request).');
+		box.appendChild(el('h3', {}, 'Requests over time'));
+		box.appendChild(info);
+		box.appendChild(c);
+		var pct = [], P = R.percentiles, names = { queue_ns: 'queue', ttft_ns: 'time to first token',
+			per_token_ns: 'per token', total_ns: 'total' };
+		Object.keys(names).forEach(function (k) {
+			if (P[k])
+				pct.push(names[k] + ' p50 ' + fmtNs(P[k].p50) + ', p95 ' + fmtNs(P[k].p95) + ', p99 ' +
+					fmtNs(P[k].p99));
+		});
+		box.appendChild(el('div', { 'class': 'hint', id: 'requests-percentiles' }, pct.join('; ')));
+		document.getElementById('groups').appendChild(box);
+		var ratio = window.devicePixelRatio || 1, w = c.clientWidth || 800;
+		var row = Math.max(3, Math.min(14, Math.floor(300 / reqs.length))), h = row * reqs.length + 4;
+		c.style.height = h + 'px';
+		c.width = w * ratio; c.height = h * ratio;
+		var g = c.getContext('2d'), span = Math.max(t1 - t0, 1);
+		var x = function (t) { return (t - t0) / span * w; };
+		g.setTransform(ratio, 0, 0, ratio, 0, 0);
+		reqs.forEach(function (r, i) {
+			var y = 2 + i * row, hh = Math.max(row - 1, 2);
+			var prompt = r.arrival_ns + (r.queue_ns || 0), first = r.ttft_ns !== null ? r.arrival_ns + r.ttft_ns : r.end_ns;
+			g.fillStyle = '#b8bfcc';
+			g.fillRect(x(r.arrival_ns), y, Math.max(x(prompt) - x(r.arrival_ns), 1), hh);
+			g.fillStyle = '#e08a2e';
+			g.fillRect(x(prompt), y, Math.max(x(first) - x(prompt), 1), hh);
+			g.fillStyle = r.status === 'done' ? '#3b6fd8' : '#c0392b';
+			g.fillRect(x(first), y, Math.max(x(r.end_ns) - x(first), 1), hh);
+		});
+		c.addEventListener('mousemove', function (e) {
+			var r = reqs[Math.floor((e.offsetY - 2) / row)];
+			if (r)
+				info.textContent = 'request ' + r.request + ' (slot ' + r.slot + ', ' + r.status + '): ' +
+					r.prompt_tokens + ' prompt tokens (' + r.cached_tokens + ' cached), ' +
+					r.generated_tokens + ' generated; queue ' + fmtNs(r.queue_ns) + ', prompt ' +
+					fmtNs(r.prompt_ns) + ', first token after ' + fmtNs(r.ttft_ns) + ', ' +
+					fmtNs(r.per_token_ns) + ' per token, ' + fmtNs(r.total_ns) + ' in all';
+		});
+	}
+
+	/*
 	 * Time per generated token against the context it attends to: each
 	 * generation step a dot, so that attention's growth with the context
 	 * shows (and a step that stands out, too).
@@ -639,6 +691,8 @@
 		});
 		if (gen.length > 1)
 			contextChart(gen);
+		if (D.by_request && D.by_request.requests.length)
+			requestChart(D.by_request);
 		if (D.by_sequence && D.by_sequence.groups.length > 1)
 			bars('Requests (sequences)', D.by_sequence.groups, function (g) { return g.ns; },
 				function (g) {

@@ -19,7 +19,8 @@
 #include "input/input.h"
 
 const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
-				     "backend", "step", "phase", "method", "kernel", "sequence", NULL };
+				     "backend", "step", "phase", "method", "kernel", "sequence",
+				     "request", NULL };
 const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
 				       "p95",   "gflops", "name", "order", "gbps", NULL };
 

@@ -68,3 +68,38 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	}
 	return status;
 }
+
+int cli_each_timing(const char *cmd, const char *path, const struct cli_each *each, void *arg,
+		    struct ggmlviz_pairing_counts *counts)
+{
+	struct cli_input in;
+	struct ggmlviz_pairing *p;
+	struct ggmlviz_event ev;
+	struct ggmlviz_timing t;
+	int rc = 0, status;
+
+	if (cli_input_open(&in, cmd, path) < 0)
+		return -1;
+	if ((rc = ggmlviz_pairing_new(&p)) < 0) {
+		cli_input_close(&in);
+		return rc;
+	}
+	while (rc == 0 && cli_input_next(&in, &ev) == 1) {
+		if (each->event)
+			each->event(&ev, arg);
+		for (int got = ggmlviz_pairing_add(p, &ev, &t); got == 1 && rc == 0;
+		     got = ggmlviz_pairing_take(p, &t))
+			rc = each->timing(&t, arg);
+	}
+	ggmlviz_pairing_finish(p);
+	if (counts)
+		ggmlviz_pairing_counts(p, counts);
+	ggmlviz_pairing_free(p);
+	status = cli_input_report(&in);
+	cli_input_close(&in);
+	if (rc < 0) {
+		cli_error("%s: %s", path, ggmlviz_strerror(rc));
+		return CLI_EXIT_DAMAGED;
+	}
+	return status;
+}

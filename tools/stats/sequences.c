@@ -37,6 +37,7 @@ struct seqs {
 	struct pending pend[MAX_PENDING];
 	size_t n_pend;
 	uint64_t steps, steps_without; /* steps, and those without STEP_SEQ records */
+	uint64_t housekeeping;         /* steps labelled warmup or probe: in no sequence */
 };
 
 static struct cli_seq_sum *sum_of(struct seqs *q, int32_t seq)
@@ -97,6 +98,7 @@ static int on_step(struct seqs *q, const struct ggmlviz_timing *t)
 	int rc = 0, found = 0;
 
 	q->steps++;
+	q->housekeeping += cli_step_is_housekeeping(t);
 	for (size_t i = 0; i < q->n_pend; i++)
 		if (q->pend[i].tid == t->thread_id && q->pend[i].ctx == t->ptr)
 			tokens += q->pend[i].tokens;
@@ -107,7 +109,7 @@ static int on_step(struct seqs *q, const struct ggmlviz_timing *t)
 			continue;
 		}
 		found = 1;
-		if (rc == 0)
+		if (rc == 0 && !cli_step_is_housekeeping(t)) /* a warm-up serves no request */
 			rc = add_part(q, p, t, tokens);
 	}
 	q->n_pend = kept;
@@ -122,39 +124,26 @@ static int by_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+static void on_event(const struct ggmlviz_event *ev, void *arg)
+{
+	if (ev->type == GGMLVIZ_EVENT_STEP_SEQ)
+		on_seq(arg, ev);
+}
+
+static int on_timing(const struct ggmlviz_timing *t, void *arg)
+{
+	return t->kind == GGMLVIZ_TIMING_STEP ? on_step(arg, t) : 0;
+}
+
 int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequences *out)
 {
+	static const struct cli_each each = { on_event, on_timing };
 	struct seqs q = { 0 };
-	struct cli_input in;
-	struct ggmlviz_pairing *p;
-	struct ggmlviz_event ev;
-	struct ggmlviz_timing t;
-	int rc = 0, status;
+	int status = cli_each_timing(cmd, path, &each, &q, NULL);
 
-	memset(out, 0, sizeof *out);
-	if (cli_input_open(&in, cmd, path) < 0)
-		return -1;
-	if (ggmlviz_pairing_new(&p) < 0) {
-		cli_input_close(&in);
-		return -ENOMEM;
-	}
-	while (rc == 0 && cli_input_next(&in, &ev) == 1) {
-		if (ev.type == GGMLVIZ_EVENT_STEP_SEQ)
-			on_seq(&q, &ev);
-		for (int got = ggmlviz_pairing_add(p, &ev, &t); got == 1 && rc == 0;
-		     got = ggmlviz_pairing_take(p, &t))
-			rc = t.kind == GGMLVIZ_TIMING_STEP ? on_step(&q, &t) : 0;
-	}
-	ggmlviz_pairing_free(p);
-	status = cli_input_report(&in);
-	cli_input_close(&in);
 	if (q.n)
 		qsort(q.s, q.n, sizeof *q.s, by_seq);
-	*out = (struct cli_sequences){ q.s, q.n, q.steps, q.steps_without };
-	if (rc < 0) {
-		cli_error("%s: %s", path, ggmlviz_strerror(rc));
-		return CLI_EXIT_DAMAGED;
-	}
+	*out = (struct cli_sequences){ q.s, q.n, q.steps, q.steps_without, q.housekeeping };
 	return status;
 }
 
@@ -208,6 +197,9 @@ void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_se
 	if (s->steps_without)
 		cli_out_printf(o, "(%" PRIu64 " steps said no sequence: not counted)\n",
 			       s->steps_without);
+	if (s->housekeeping)
+		cli_out_printf(o, "(%" PRIu64 " steps were the server's warm-up or probes, labelled so: "
+			       "in no sequence)\n", s->housekeeping);
 }
 
 void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_sequences *s)
@@ -215,7 +207,8 @@ void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_se
 	cli_out_str(o, "{\"file\":");
 	cli_json_cstr(o, path);
 	cli_out_printf(o, ",\"by\":\"sequence\",\"steps\":%" PRIu64 ",\"steps_without_sequences\":%"
-		       PRIu64 ",\"groups\":[", s->steps, s->steps_without);
+		       PRIu64 ",\"housekeeping_steps\":%" PRIu64 ",\"groups\":[", s->steps,
+		       s->steps_without, s->housekeeping);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cli_seq_sum *q = &s->s[i];
 		uint64_t tokens = q->prompt_tokens + q->generated;

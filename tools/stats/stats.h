@@ -52,7 +52,8 @@ void cli_dist_free(struct cli_dist *d);
 
 /* What op timings are grouped by (--by). */
 enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
-	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE };
+	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE,
+	      CLI_BY_REQUEST };
 
 /* By sequence (sequences.c): one request of llama-server, from the steps' STEP_SEQ records. */
 struct cli_seq_sum {
@@ -65,6 +66,7 @@ struct cli_sequences {
 	struct cli_seq_sum *s; /* by sequence id */
 	size_t n;
 	uint64_t steps, steps_without; /* steps, and those that said no sequence */
+	uint64_t housekeeping;         /* steps labelled warmup or probe: counted in no sequence */
 };
 
 /* Reads path's steps and their sequences; the command's exit status, or -1 when unreadable. */
@@ -72,6 +74,42 @@ int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequence
 void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_sequences *s);
 void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_sequences *s);
 void cli_sequences_free(struct cli_sequences *s);
+/*
+ * Every record of path, then each timing the records complete, paired by
+ * an engine of its own (the records a timing gathers, such as a step's
+ * STEP_SEQ, come before it): what stats --by sequence and --by request
+ * read. timing's negative value stops the reading.
+ */
+struct cli_each {
+	void (*event)(const struct ggmlviz_event *ev, void *arg); /* may be NULL */
+	int (*timing)(const struct ggmlviz_timing *t, void *arg);
+};
+
+/* The command's exit status, -1 when unreadable (said), or a negative errno. */
+int cli_each_timing(const char *cmd, const char *path, const struct cli_each *each, void *arg,
+		    struct ggmlviz_pairing_counts *counts);
+
+/* By request (requests.c): one request to a server, from its REQUEST records. */
+struct cli_request {
+	uint64_t id, arrival_ns, prompt_ns, first_token_ns, end_ns; /* prompt_ns: its prompt's start */
+	uint32_t kind, prompt_tokens, cached_tokens, generated;
+	int32_t slot, status;
+	char stop[24]; /* why it stopped, as the server said */
+};
+
+struct cli_requests {
+	struct cli_request *r; /* in the order they arrived */
+	size_t n;
+	uint64_t steps, housekeeping; /* steps, and those labelled warmup or probe (in no request) */
+	uint64_t unended, over;       /* requests never ended in the trace; past the ones held */
+};
+
+/* Reads path's requests; the command's exit status, or -1 when unreadable. */
+int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out);
+void cli_requests_text(struct cli_out *o, const char *path, const struct cli_requests *s);
+void cli_requests_json(struct cli_out *o, const char *path, const struct cli_requests *s);
+void cli_requests_free(struct cli_requests *s);
+
 extern const char *const cli_by_names[];
 
 /* How groups are sorted (--sort): by a value, biggest first, or by name. */

@@ -175,6 +175,43 @@ void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_o
 	emit_meta(GGMLVIZ_META_GPU, kernels, recorded, left_out, label);
 }
 
+static void emit_request(uint8_t type, uint64_t id, int32_t slot, uint32_t what,
+			 uint32_t prompt, uint32_t cached, uint32_t generated, const char *label)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, label, 0, 0);
+
+	if (!pl)
+		return;
+	put_u64(pl + REQ_ID, id);
+	put_u32(pl + REQ_SLOT, (uint32_t)slot);
+	put_u32(pl + REQ_WHAT, what);
+	put_u32(pl + REQ_PROMPT, prompt);
+	put_u32(pl + REQ_CACHED, cached);
+	put_u32(pl + REQ_GENERATED, generated);
+	put_u32(pl + REQ_ZERO, 0);
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_request_begin(uint64_t id, uint32_t kind, uint32_t prompt_tokens, const char *label)
+{
+	emit_request(GGMLVIZ_EVENT_REQUEST_BEGIN, id, -1, kind, prompt_tokens, 0, 0, label);
+}
+
+void ggmlviz_request_stage(uint64_t id, int32_t slot, uint32_t stage, uint32_t prompt_tokens,
+			   uint32_t cached_tokens)
+{
+	emit_request(GGMLVIZ_EVENT_REQUEST_STAGE, id, slot, stage, prompt_tokens, cached_tokens, 0,
+		     NULL);
+}
+
+void ggmlviz_request_end(uint64_t id, int32_t slot, uint32_t status, uint32_t prompt_tokens,
+			 uint32_t cached_tokens, uint32_t generated_tokens, const char *label)
+{
+	emit_request(GGMLVIZ_EVENT_REQUEST_END, id, slot, status, prompt_tokens, cached_tokens,
+		     generated_tokens, label);
+}
+
 void ggmlviz_thread_name(const char *name)
 {
 	struct ggmlviz__ring *r;

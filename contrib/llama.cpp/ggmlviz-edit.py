@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The few edits scripts/build-llama-tools.sh makes to its copy of llama.cpp.
+
+Tracing the tools' decodes needs none (ggmlviz.cmake forces a header into
+their compilation). What needs one is named by an option:
+
+  --server-requests llama-server tells libggmlviz of each request: its
+                    arrival, the start of its prompt on a slot, its first
+                    token, its end (contrib/llama.cpp/ggmlviz-server.h);
+                    a call at each of those places, and an #include
+  --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
+                    without GL_KHR_cooperative_matrix and Vulkan headers
+                    older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
+                    each use guarded by the test GGML has for it. Where the
+                    code was changed upstream so that the guard is not
+                    needed, nothing is done.
+
+Every edit looks for its place first, in every file, before any is
+written: where one is not found exactly once, it says which file and what
+it looked for, and exits 1 with the copy untouched.
+
+    ggmlviz-edit.py SRC [--server-requests] [--vulkan-guards]
+
+SPDX-License-Identifier: MIT
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Edit:
+    """In path, the text matching `find` (a regex) replaced by `repl`: at the
+    one place it matches, or at each place with every=True; optional: none is
+    fine (the code no longer needs it)."""
+
+    def __init__(self, path, find, repl, what, optional=False, every=False):
+        self.path, self.find, self.repl, self.what = path, find, repl, what
+        self.optional, self.every = optional, every
+
+
+def vulkan_guards():
+    shaders = 'ggml/src/ggml-vulkan/vulkan-shaders/vulkan-shaders-gen.cpp'
+    vk = 'ggml/src/ggml-vulkan/ggml-vulkan.cpp'
+    coop = '#if defined(GGML_VULKAN_COOPMAT_GLSLC_SUPPORT)\n'
+    return [
+        Edit(shaders,
+             r'(?m)^([ \t]*string_to_spv\("fa_decode_ph1"[^\n]*\n[ \t]*string_to_spv\("fa_decode_ph2"[^\n]*\n)',
+             coop + r'\1#endif\n',
+             'the coopmat flash-attention decode shaders (string_to_spv("fa_decode_ph1", ...))',
+             optional=True),
+        Edit(vk,
+             r'(?m)^([ \t]*ggml_vk_create_pipeline\(device, pipelines\.first, "xe_fa_decode_ph1"[^\n]*\n'
+             r'[ \t]*ggml_vk_create_pipeline\(device, pipelines\.second, "xe_fa_decode_ph2"[^\n]*\n)',
+             coop + r'\1#endif\n',
+             'their pipelines (ggml_vk_create_pipeline(..., "xe_fa_decode_ph1", ...))',
+             optional=True),
+        Edit(vk,
+             r'(?ms)^([ \t]*)(VkBool32 enable_best_practice = layer_settings;\n.*?'
+             r'vk::InstanceCreateInfo instance_create_info\(([^;]*?), &layer_setting_info\);\n)',
+             r'#if VK_HEADER_VERSION >= 268\n\1\2#else\n'
+             r'\1(void) layer_settings; // no vk::LayerSettingEXT in these headers\n'
+             r'\1vk::InstanceCreateInfo instance_create_info(\3);\n#endif\n',
+             'the validation layer settings (VkBool32 enable_best_practice = layer_settings; ... '
+             'vk::InstanceCreateInfo instance_create_info(..., &layer_setting_info);)',
+             optional=True),
+    ]
+
+
+def server_requests():
+    ctx = 'tools/server/server-context.cpp'
+    queue = 'tools/server/server-queue.cpp'
+    header = '#include "%s" // libggmlviz: the requests (scripts/build-llama-tools.sh)\n' % (
+        os.path.join(HERE, 'ggmlviz-server.h'))
+    call = r'\1%s\n'
+    return [
+        Edit(queue, r'(?m)^(#include "server-queue.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "server-queue.h"'),
+        Edit(queue, r'(?m)^([ \t]*)(QUE_DBG\("new task, id = )', r'\1ggmlviz_server_arrived(task);\n\1\2',
+             'where a task is queued (QUE_DBG("new task, id = ...)', every=True),
+        Edit(queue, r'(?m)^(void server_queue::cleanup_pending_task\(int id_target\) \{\n)',
+             r'\1    ggmlviz_server_cancel_queued(id_target);\n',
+             'where a cancelled task leaves the queue (void server_queue::cleanup_pending_task(int id_target) {)'),
+        Edit(ctx, r'(?m)^(#include "server-task.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "server-task.h"'),
+        Edit(ctx, r'(?m)^([ \t]*)(slot\.stats\.update_prompt_start\(\);\n)',
+             r'\1\2\1ggmlviz_server_prompt(slot);\n',
+             'where a slot starts its prompt\'s clock (slot.stats.update_prompt_start();)'),
+        Edit(ctx, r'(?m)^([ \t]*if \(slot\.stats\.n_gen == 1\) \{\n)([ \t]*)(slot\.stats\.update_prompt_last\(\);\n)',
+             r'\1\2\3\2ggmlviz_server_first_token(slot);\n',
+             'where its first token stops that clock (if (slot.stats.n_gen == 1) { '
+             'slot.stats.update_prompt_last();)'),
+        Edit(ctx, r'(?m)^([ \t]*)(void send_final_response\(server_slot & slot\) \{\n)',
+             r'\1\2\1    ggmlviz_server_end(slot, GGMLVIZ_REQUEST_DONE);\n',
+             'where a request is answered (void send_final_response(server_slot & slot) {)'),
+        Edit(ctx, r'(?m)^([ \t]*)(void send_(?:embedding|rerank)\(const server_slot & slot, [^)]*\) \{\n)',
+             r'\1\2\1    ggmlviz_server_end(slot, GGMLVIZ_REQUEST_DONE);\n',
+             'where embeddings and rerankings are answered (void send_embedding(const server_slot & '
+             'slot, ...) {)', optional=True, every=True),
+        Edit(ctx, r'(?m)^([ \t]*)(void send_error\(const int id_task, [^)]*\) \{\n)',
+             r'\1\2\1    ggmlviz_server_failed(id_task);\n',
+             'where an error answers a request (void send_error(const int id_task, ...) {)'),
+        Edit(ctx, r'(?m)^([ \t]*if \(slot\.task && slot\.task->id == task\.id_target\) \{\n)([ \t]*)(slot\.release\(\);\n)',
+             r'\1\2ggmlviz_server_end(slot, GGMLVIZ_REQUEST_CANCELLED);\n\2\3',
+             'where a cancel releases the slot of its request (if (slot.task && slot.task->id == '
+             'task.id_target) { slot.release();)'),
+    ]
+
+
+def apply(src, edits):
+    texts = {}
+    for e in edits:
+        p = os.path.join(src, e.path)
+        if p not in texts:
+            try:
+                with open(p) as f:
+                    texts[p] = f.read()
+            except OSError as err:
+                sys.exit('ggmlviz-edit: %s: %s (this llama.cpp does not fit: %s)'
+                         % (e.path, err.strerror, e.what))
+    plan, skipped = [], []
+    for e in edits:
+        p = os.path.join(src, e.path)
+        n = len(re.findall(e.find, texts[p]))
+        if n == 1 or (e.every and n > 1):
+            texts[p] = re.sub(e.find, e.repl, texts[p], count=0 if e.every else 1)
+            plan.append(e)
+        elif e.optional and n == 0:
+            skipped.append(e)
+        else:
+            sys.exit('ggmlviz-edit: %s: %s %s: this llama.cpp does not fit; nothing was changed'
+                     % (e.path, 'found no place for' if n == 0 else 'found %d places for' % n,
+                        e.what))
+    for p, text in texts.items():
+        with open(p, 'w') as f:
+            f.write(text)
+    for e in plan:
+        print('ggmlviz-edit: %s: %s' % (e.path, e.what))
+    for e in skipped:
+        print('ggmlviz-edit: %s: not needed (no longer there): %s' % (e.path, e.what))
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith('-'):
+        sys.exit(__doc__.split('\n\n')[-2].strip())
+    src, edits = sys.argv[1], []
+    for opt in sys.argv[2:]:
+        if opt == '--vulkan-guards':
+            edits += vulkan_guards()
+        elif opt == '--server-requests':
+            edits += server_requests()
+        else:
+            sys.exit('ggmlviz-edit: unknown option %s' % opt)
+    apply(src, edits)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,96 @@
+// The wrappers that ggmlviz-llama-tools.h sends llama.cpp's tools to (see
+// there), and the adapters' implementation, once in every program.
+//
+// Tracing starts at the first model load or context (before any decode)
+// when GGML_VIZ_OUTPUT is set, with every GGML_VIZ_* variable read
+// (ggmlviz_start(NULL)), and stops at exit: a server stopped by SIGINT or
+// SIGTERM ends normally, and its trace with it. Without GGML_VIZ_OUTPUT, or
+// once tracing could not start, each wrapper is the plain call.
+//
+// A decode is a step labelled by what made it: "warmup" for the decodes
+// common_init_from_params() makes before the tool's own work, "probe" for
+// common_context_can_seq_rm()'s, "decode" (or "encode") for every other.
+//
+// SPDX-License-Identifier: MIT
+#define GGMLVIZ_LLAMA_TOOLS_IMPL
+#include "llama.h"
+
+#define GGMLVIZ_LLAMA_IMPLEMENTATION
+#include <ggmlviz/llama.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+static std::once_flag ggmlviz_tools_once;
+
+static void ggmlviz_tools_stop(void) {
+    ggmlviz_stop();
+}
+
+static void ggmlviz_tools_start(void) {
+    const char * out = getenv("GGML_VIZ_OUTPUT");
+
+    if (!out || !*out) {
+        return;
+    }
+    int rc = ggmlviz_start(NULL); // every GGML_VIZ_* read
+    if (rc < 0) {
+        fprintf(stderr, "ggmlviz: not tracing to %s: %s\n", out, ggmlviz_strerror(rc));
+        return;
+    }
+    atexit(ggmlviz_tools_stop);
+}
+
+static void ggmlviz_tools_maybe_start(void) {
+    std::call_once(ggmlviz_tools_once, ggmlviz_tools_start);
+}
+
+// The step's label: what the function that called llama_decode() does.
+static const char * ggmlviz_tools_label(const char * site, const char * dflt) {
+    if (site && strcmp(site, "common_init_from_params") == 0) {
+        return "warmup";
+    }
+    if (site && strcmp(site, "common_context_can_seq_rm") == 0) {
+        return "probe";
+    }
+    return dflt;
+}
+
+static bool ggmlviz_tools_recordable(struct llama_context * ctx, struct llama_batch batch) {
+    return ggmlviz_is_active() && ctx && batch.n_tokens > 0 && (batch.token || batch.embd);
+}
+
+extern "C" int32_t ggmlviz_tools_decode(const char * site, struct llama_context * ctx,
+                                        struct llama_batch batch) {
+    ggmlviz_tools_maybe_start();
+    if (!ggmlviz_tools_recordable(ctx, batch)) {
+        return llama_decode(ctx, batch);
+    }
+    return ggmlviz_llama__step(ctx, batch, llama_decode, ggmlviz_tools_label(site, "decode"));
+}
+
+extern "C" int32_t ggmlviz_tools_encode(const char * site, struct llama_context * ctx,
+                                        struct llama_batch batch) {
+    ggmlviz_tools_maybe_start();
+    if (!ggmlviz_tools_recordable(ctx, batch)) {
+        return llama_encode(ctx, batch);
+    }
+    return ggmlviz_llama__step(ctx, batch, llama_encode, ggmlviz_tools_label(site, "encode"));
+}
+
+extern "C" struct llama_context * ggmlviz_tools_init_from_model(struct llama_model * model,
+                                                                struct llama_context_params params) {
+    ggmlviz_tools_maybe_start();
+    if (ggmlviz_is_active()) {
+        ggmlviz_llama_context_params(&params); // its nodes timed, its own callbacks chained
+    }
+    return llama_init_from_model(model, params);
+}
+
+extern "C" struct llama_model * ggmlviz_tools_model_load_from_file(const char * path,
+                                                                   struct llama_model_params params) {
+    ggmlviz_tools_maybe_start();
+    return llama_model_load_from_file(path, params);
+}
