@@ -22,7 +22,8 @@
 # contrib/llama.cpp/ggmlviz-edit.py's, each of which says where it did not
 # fit: llama-server's requests (a call where a request arrives, starts its
 # prompt, gets its first token and ends: `ggmlviz stats --by request`), and
-# --vulkan on Debian 12's toolchain.
+# for --vulkan, each node's GPU time from the Vulkan backend's timestamp
+# queries (contrib/llama.cpp/ggmlviz-vulkan.h) and Debian 12's toolchain.
 #
 #   --source DIR  a llama.cpp checkout (releases of the last months; its
 #                 tracked and untracked files, not what git ignores);
@@ -118,9 +119,9 @@ list_files() {
 # ---- 2. the copy, made again when the source or the edits changed ----
 edits=
 case ",$tools," in *,llama-server,*) edits="--server-requests" ;; esac
-[ "$backend" = vulkan ] && edits="$edits --vulkan-guards"
+[ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
 stamp=$({ list_files | tr '\0' '\n' | (cd "$source_dir" && xargs -r ls -l --time-style=+%s 2>/dev/null)
-	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
+	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h" "$contrib/ggmlviz-vulkan.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
 if [ "$(cat "$out/src/.ggmlviz-copy" 2>/dev/null)" != "$stamp" ]; then
 	say "copying $source_dir into $out/src"
 	rm -rf "$out/src"

@@ -12,12 +12,14 @@ set -eu
 # chromium (the report drawn in a real browser), Mesa's Vulkan driver and
 # loader (GGML's Vulkan backend on a software GPU); docs: doxygen; GGML
 # fetch: git, npm; llama.cpp's own tools (scripts/build-llama-tools.sh):
-# cmake, ninja; the command's SQLite export: libsqlite3-dev, and sqlite3
+# cmake, ninja, and for their Vulkan build (--vulkan) glslc, libvulkan-dev,
+# glslang-tools, spirv-headers; the command's SQLite export: libsqlite3-dev, and sqlite3
 # for its tests; its Perfetto export's tests: protobuf-compiler (protoc
 # --decode).
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
-mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler"
+mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler
+glslc libvulkan-dev glslang-tools spirv-headers"
 
 missing=""
 for p in $PACKAGES; do

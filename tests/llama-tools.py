@@ -20,13 +20,12 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llamaserver  # noqa: E402
 import taplib  # noqa: E402
 from taplib import ok, run  # noqa: E402
 
@@ -86,41 +85,14 @@ ok(rc == 0 and len(json.loads(out)) == 2 and len(said) == 1 and '/nonexistent/di
 
 
 # ---- llama-server: two requests at once ----
-def free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def start_server(trace):
-    port = free_port()
-    p = subprocess.Popen([SERVER, '-m', model, '--host', '127.0.0.1', '--port', str(port),
-                          '-np', '2', '-c', '512', '-t', '2', '--no-webui'],
-                         env=env_with(GGML_VIZ_OUTPUT=trace), stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and p.poll() is None:
-        try:
-            with urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=2) as r:
-                if r.status == 200:
-                    return p, port
-        except OSError:
-            time.sleep(0.2)
-    return p, None
+    return llamaserver.start(SERVER, ['-m', model, '-np', '2', '-c', '512', '-t', '2', '--no-webui'],
+                             env_with(GGML_VIZ_OUTPUT=trace))
 
 
 def complete(port, prompt, out, i, n=6, **extra):
-    body = json.dumps(dict({'prompt': prompt, 'n_predict': n, 'temperature': 0,
-                            'cache_prompt': False}, **extra)).encode()
-    req = urllib.request.Request('http://127.0.0.1:%d/completion' % port, body,
-                                 {'Content-Type': 'application/json'})
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            out[i] = json.loads(r.read())
-    except OSError as e:
-        out[i] = {'error': str(e)}
+    llamaserver.complete(port, dict({'prompt': prompt, 'n_predict': n, 'temperature': 0,
+                                     'cache_prompt': False}, **extra), out, i)
 
 
 server_trace = os.path.join(TMP, 'server.ggmlviz')
@@ -137,11 +109,7 @@ if port:
         t.join(90)
 ok(all(a and a.get('content') is not None for a in answers),
    'two requests sent at once, both answered', answers)
-proc.send_signal(signal.SIGTERM)
-try:
-    proc.wait(60)
-except subprocess.TimeoutExpired:
-    proc.kill()
+llamaserver.stop(proc)
 rc, out, err = run(G, 'validate', server_trace)
 ok(rc == 0 and 'complete' in out, 'llama-server stopped by SIGTERM: its trace is complete',
    out + err)
@@ -186,11 +154,7 @@ if port:
         t.join(120)
     stream_and_hang_up(port, 'each token is a step')
     time.sleep(1.0)  # the server notices the client gone at its next token
-proc.send_signal(signal.SIGTERM)
-try:
-    proc.wait(60)
-except subprocess.TimeoutExpired:
-    proc.kill()
+llamaserver.stop(proc)
 rc, out, err = run(G, 'stats', '--by', 'request', '-f', 'json', req_trace)
 stats = json.loads(out) if rc == 0 else {}
 reqs = stats.get('requests', [])

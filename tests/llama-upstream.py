@@ -49,7 +49,11 @@ int main(int argc, char ** argv) {
     int rc = llama_decode(ctx, llama_batch_get_one(toks.data(), (int32_t) toks.size()));
     llama_token next = 5;
     rc |= llama_decode(ctx, { 1, &next, nullptr, nullptr, nullptr, nullptr, nullptr });
-    int enc = llama_encode(ctx, llama_batch_get_one(toks.data(), 2)); // a decoder-only model refuses
+    // a batch libllama refuses before computing (a decoder-only model's encode would crash it)
+    llama_batch bad = llama_batch_init(1, 0, 1);
+    bad.n_tokens = 1; bad.token[0] = 1; bad.pos[0] = 0; bad.n_seq_id[0] = 1; bad.seq_id[0][0] = 9999;
+    int enc = llama_encode(ctx, bad);
+    llama_batch_free(bad);
     printf("new-tool: decode %d, encode %d\n", rc, enc);
     llama_free(ctx);
     llama_model_free(model);
@@ -166,6 +170,12 @@ open(os.path.join(odd, 'include', 'llama.h'), 'w').write('')
 open(os.path.join(odd, 'CMakeLists.txt'), 'w').write(
     'cmake_minimum_required(VERSION 3.14)\nproject("llama.cpp" C CXX)\n')
 rc, out, err = run('sh', SCRIPT, '--source', odd, os.path.join(TMP, 'odd-out'))
+ok(rc != 0 and 'this llama.cpp does not fit' in err and 'nothing was built' in err and
+   not os.path.exists(os.path.join(TMP, 'odd-out', 'src')),
+   'a llama.cpp where llama-server\'s edits do not fit: the file and the place said, nothing '
+   'built', err[-300:])
+rc, out, err = run('sh', SCRIPT, '--source', odd, '--tools', 'llama-bench',
+                   os.path.join(TMP, 'odd-out'))
 ok(rc != 0 and "ggmlviz.cmake: this project has no target 'llama'" in open(
     os.path.join(TMP, 'odd-out', 'build.log')).read() and 'cmake could not configure' in err,
    'a llama.cpp the integration does not fit (no libllama target): said, nothing built',

@@ -10,8 +10,10 @@
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
 #   6. llama.cpp's own tools (llama-bench, llama-server) built traced from
-#      the fetched release's source, and tests/test-llama-tools.sh; the
-#      integration on a changed copy of it (tests/test-llama-upstream.sh);
+#      the fetched release's source, and tests/test-llama-tools.sh; the same
+#      built for GGML's Vulkan backend, on Mesa's software device
+#      (tests/test-llama-tools-vulkan.sh); the integration on a changed copy
+#      of it (tests/test-llama-upstream.sh);
 #   7. make distcheck (the release tarball builds and passes on its own).
 #
 # The GGML tests run when GGML is there (./quickstart.sh fetches it).
@@ -218,19 +220,29 @@ $(grep '^not ok ' "$1" | sed "s|^|  $2: |")"
   $2: no plan (the script stopped early)"; }
 }
 
+# Builds llama.cpp's tools (build-llama-tools.sh ARGS), then runs tests/test-NAME.sh on
+# them, their folder in the variable VAR.
+tools_tested() { # name var what args...
+	name=$1 var=$2 what=$3
+	shift 3
+	dir=$("$top/scripts/build-llama-tools.sh" "$@" 2>"$top/build/$name.err" | tail -n 1)
+	rc=$?
+	[ -x "$dir/llama-server" ] || { rc=1; tail -20 "$top/build/$name.err"; }
+	result $rc "scripts/build-llama-tools.sh ${*:+$* }builds $what"
+	[ $rc -eq 0 ] || return
+	env top_srcdir="$top" top_builddir="$top/build" "$var=$dir" \
+		sh "$top/tests/test-$name.sh" >"$top/build/$name.out" 2>&1
+	count_tap "$top/build/$name.out" "$name"
+}
+
 # llama.cpp's own tools traced: built from the fetched release's source when
 # GGML is here (scripts/build-llama-tools.sh), then tests/test-llama-tools.sh.
 if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_llama" ]; then
 	note "llama.cpp's tools traced: scripts/build-llama-tools.sh, tests/test-llama-tools.sh"
-	tools=$("$top/scripts/build-llama-tools.sh" 2>"$top/build/llama-tools.err" | tail -n 1)
-	rc=$?
-	[ -x "$tools/llama-server" ] || { rc=1; tail -20 "$top/build/llama-tools.err"; }
-	result $rc "scripts/build-llama-tools.sh builds llama-bench, llama-cli and llama-server"
-	if [ $rc -eq 0 ]; then
-		top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$tools" \
-			sh "$top/tests/test-llama-tools.sh" >"$top/build/llama-tools.out" 2>&1
-		count_tap "$top/build/llama-tools.out" "llama-tools"
-	fi
+	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli and llama-server"
+	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
+	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
+		--vulkan --tools llama-bench,llama-server
 	note "the llama.cpp integration on a llama.cpp changed as upstream changes it"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-llama-upstream.sh" >"$top/build/llama-upstream.out" 2>&1

@@ -13,10 +13,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <ggmlviz/nodes.h>
 #include <ggmlviz/reader.h>
 #include <ggmlviz/tracer.h>
 
@@ -247,6 +249,67 @@ START_TEST(gpu_kernels_said_why_not)
 }
 END_TEST
 
+/*
+ * A backend that times its nodes itself (Vulkan's timestamp queries,
+ * ggmlviz_nodes_gpu_time()): each computing node's op at that time, one
+ * given no time fused into the op before it; no kernels, no CUPTI.
+ */
+START_TEST(gpu_backend_own_times)
+{
+	static const struct gs_node run[] = {
+		{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 3, "MUL_MAT", "Qcur-0", 0 },
+		{ 4, "ROPE", "Qcur-0 (rope)", 0 },   { 5, "ADD", "ffn_inp-0", 0 },
+	};
+	struct ggmlviz_config cfg;
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	char path[256];
+	size_t ops = 0, fused = 0;
+	uint64_t d[4] = { 0 };
+	int rc;
+
+	tu_path(path, sizeof path, "gpu-own");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[0], 10, 5), -ENOENT); /* no run yet */
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&run[i], &gpu_backend, gs_describe, NULL), 0);
+	/* as the backend reads its queries once the graph is done: back to back, 90 us in all */
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[0], 90000, 80000), 0);
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[1], 80000, 30000), 0); /* with ROPE fused */
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[3], 30000, 0), 0);
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&layer[0], 10, 5), -ENOENT); /* not of this run */
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[3], 5, 10), -EINVAL);
+	ck_assert_int_eq(ggmlviz_nodes_gpu_time(NULL, 10, 5), -EINVAL);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (t.kind != GGMLVIZ_TIMING_OP)
+			continue;
+		ck_assert_int_eq(t.method, GGMLVIZ_OP_METHOD_GPU);
+		d[ops++] = t.duration_ns;
+		if (t.node_flags & GGMLVIZ_NODE_FUSED) {
+			fused++;
+			ck_assert_uint_eq(t.op_type, 0x80000000u | 3u | 4u << 16); /* MUL_MAT+ROPE */
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+	unlink(path);
+	ck_assert_uint_eq(ops, 3);
+	ck_assert_uint_eq(fused, 1);
+	/* the trace's clock converts the stamps: within 1% and a rounding */
+	ck_assert_uint_ge(d[0], 9890);
+	ck_assert_uint_le(d[0], 10110);
+	ck_assert_uint_ge(d[1], 49490);
+	ck_assert_uint_le(d[1], 50510);
+	ck_assert_uint_ge(d[2], 29690);
+	ck_assert_uint_le(d[2], 30310);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("GPU op times without a GPU");
@@ -254,6 +317,7 @@ static Suite *make_suite(void)
 
 	tcase_add_test(c, gpu_runs_tied_to_their_kernels);
 	tcase_add_test(c, gpu_kernels_said_why_not);
+	tcase_add_test(c, gpu_backend_own_times);
 	suite_add_tcase(s, c);
 	return s;
 }

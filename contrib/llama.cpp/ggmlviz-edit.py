@@ -8,6 +8,9 @@ their compilation). What needs one is named by an option:
                     arrival, the start of its prompt on a slot, its first
                     token, its end (contrib/llama.cpp/ggmlviz-server.h);
                     a call at each of those places, and an #include
+  --vulkan-times    GGML's Vulkan backend hands each node's GPU time, from
+                    its perf logger's timestamp queries, to libggmlviz
+                    (contrib/llama.cpp/ggmlviz-vulkan.h)
   --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
                     without GL_KHR_cooperative_matrix and Vulkan headers
                     older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
@@ -19,7 +22,7 @@ Every edit looks for its place first, in every file, before any is
 written: where one is not found exactly once, it says which file and what
 it looked for, and exits 1 with the copy untouched.
 
-    ggmlviz-edit.py SRC [--server-requests] [--vulkan-guards]
+    ggmlviz-edit.py SRC [--server-requests] [--vulkan-times] [--vulkan-guards]
 
 SPDX-License-Identifier: MIT
 """
@@ -65,6 +68,28 @@ def vulkan_guards():
              'the validation layer settings (VkBool32 enable_best_practice = layer_settings; ... '
              'vk::InstanceCreateInfo instance_create_info(..., &layer_setting_info);)',
              optional=True),
+    ]
+
+
+def vulkan_times():
+    vk = 'ggml/src/ggml-vulkan/ggml-vulkan.cpp'
+    header = '#include "%s" // libggmlviz: each node\'s GPU time (scripts/build-llama-tools.sh)\n' % (
+        os.path.join(HERE, 'ggmlviz-vulkan.h'))
+    return [
+        Edit(vk, r'(?m)^(#include "ggml-vulkan-common.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "ggml-vulkan-common.h"'),
+        Edit(vk, r'vk_perf_logger_enabled = getenv\("GGML_VK_PERF_LOGGER"\) != nullptr;',
+             'vk_perf_logger_enabled = ggmlviz_vk_wanted() || getenv("GGML_VK_PERF_LOGGER") != nullptr;',
+             'where the perf logger is turned on (vk_perf_logger_enabled = getenv("GGML_VK_PERF_LOGGER") '
+             '!= nullptr;)'),
+        Edit(vk, r'(?m)^([ \t]*VK_CHECK\(ctx->device->device\.getQueryPoolResults\(ctx->query_pool, [^\n]*\n)'
+                 r'([ \t]*)if \(!vk_perf_logger_concurrent\) \{\n',
+             r'\1\2ggmlviz_vk_times(ctx->query_nodes.data(), timestamps.data(), ctx->query_idx, '
+             r'ctx->device->properties.limits.timestampPeriod, vk_perf_logger_concurrent);\n'
+             r'\2if (ggmlviz_vk_quiet()) {\n\2    // libggmlviz alone asked for the queries: nothing to log\n'
+             r'\2} else if (!vk_perf_logger_concurrent) {\n',
+             'where a graph\'s timestamps are read (VK_CHECK(ctx->device->device.getQueryPoolResults('
+             'ctx->query_pool, ...)); if (!vk_perf_logger_concurrent) {)'),
     ]
 
 
@@ -148,6 +173,8 @@ def main():
     for opt in sys.argv[2:]:
         if opt == '--vulkan-guards':
             edits += vulkan_guards()
+        elif opt == '--vulkan-times':
+            edits += vulkan_times()
         elif opt == '--server-requests':
             edits += server_requests()
         else:

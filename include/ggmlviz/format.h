@@ -233,10 +233,12 @@ enum ggmlviz_op_method {
 	GGMLVIZ_OP_METHOD_TICK = 2,
 	/**
 	 * The node was computed on a GPU as part of the whole graph, and timed
-	 * by the GPU's own timestamps of the kernels it launched (KERNEL
-	 * records, tied to the node by the reader): the run is unchanged. In
-	 * the file, its OP_COMPUTE_BEGIN/END hold the run's host times; the
-	 * reader's timing holds the kernels' (see ggmlviz(5)).
+	 * by the GPU's own timestamps: of the kernels it launched (KERNEL
+	 * records, tied to the node by the reader; in the file, its
+	 * OP_COMPUTE_BEGIN/END then hold the run's host times, the reader's
+	 * timing the kernels'), or the backend's own (Vulkan's timestamp
+	 * queries, ggmlviz_nodes_gpu_time(): its OP_COMPUTE_BEGIN/END hold
+	 * them). The run is unchanged (see ggmlviz(5)).
 	 */
 	GGMLVIZ_OP_METHOD_GPU = 3
 };

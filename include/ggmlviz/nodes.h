@@ -119,6 +119,29 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 void ggmlviz_nodes_tick(void);
 
 /**
+ * @brief A GPU backend's own time of a node of the calling thread's run.
+ *
+ * For a backend that measures each node itself (GGML's Vulkan backend:
+ * a timestamp query after each node, read once the graph is done): the
+ * node's op is then recorded at that time when its run ends, with method
+ * #GGMLVIZ_OP_METHOD_GPU, where it would otherwise be timed by the kernels
+ * tied to it. Times are given as how long ago, from this call, the node
+ * began and ended on the GPU (the backend's timestamps against the end of
+ * its wait for the graph), so that no clock of the GPU's need be known
+ * here. A computing node of the run given no time was computed with the
+ * node before it (fused): that op names both.
+ *
+ * @param node a node of the calling thread's open run (as asked).
+ * @param began_ns_ago how long ago it began, in ns.
+ * @param ended_ns_ago how long ago it ended, in ns (at most began_ns_ago).
+ * @return 0; -EINVAL if @p node is NULL or it ended before it began;
+ *         -ENOENT if the calling thread has no open run holding @p node
+ *         (or its ops are not timed now). No lock, no system call, no
+ *         allocation.
+ */
+int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t ended_ns_ago);
+
+/**
  * @brief Records the calling thread's run now (a graph or a step ends).
  *
  * @return 0 (also when there was no run). Records that a full ring could

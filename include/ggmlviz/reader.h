@@ -296,7 +296,8 @@ struct ggmlviz_timing {
 	/**
 	 * op timed on a GPU (method GGMLVIZ_OP_METHOD_GPU): the time its
 	 * kernels ran, summed (begin_ns to end_ns spans them, first start to
-	 * last end); kernel: its duration.
+	 * last end), or, timed by the backend's own timestamps (a GPU run
+	 * without kernels: Vulkan), its duration; kernel: its duration.
 	 */
 	uint64_t gpu_ns;
 	uint32_t n_kernels;     /**< op timed on a GPU: kernels tied to it */

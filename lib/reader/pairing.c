@@ -108,8 +108,11 @@ static int on_end(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	p->counts.paired++;
 	if (t->kind == GGMLVIZ_TIMING_SPLIT && t->run_id)
 		ggmlviz__ties_run_end(&p->gpu, t);
-	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_GPU)
-		return !ggmlviz__ties_node(&p->gpu, t, &p->counts); /* held until its kernels are in */
+	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_GPU) {
+		if (ggmlviz__ties_node(&p->gpu, t, &p->counts))
+			return 0; /* held until its kernels are in */
+		t->gpu_ns = t->duration_ns; /* no kernels: the backend's own timestamps (Vulkan) */
+	}
 	return 1;
 }
 

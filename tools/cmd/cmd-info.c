@@ -429,7 +429,7 @@ static void print_methods(struct cli_out *o, const struct info *info)
 	if (!info->pairs[GGMLVIZ_TIMING_OP] && !info->pairs[GGMLVIZ_TIMING_SPLIT])
 		return;
 	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks and %" PRIu64
-		       " from GPU kernels (the run unchanged), %" PRIu64 " synchronized per node"
+		       " on the GPU (the run unchanged), %" PRIu64 " synchronized per node"
 		       " (the run changed), %" PRIu64 " by an unknown method\n",
 		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_GPU],
 		       info->methods[GGMLVIZ_OP_METHOD_SYNC],

@@ -23,7 +23,7 @@
 	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5, KERNEL: 6 };
 	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes', 'GPU kernel'];
 	var PHASES = ['unknown', 'prompt', 'generation'];
-	var METHODS = ['unknown', 'sync', 'tick', 'GPU kernels'];
+	var METHODS = ['unknown', 'sync', 'tick', 'the GPU'];
 
 	/* ---- numbers, as tools/fmt.c writes them ---- */
 
@@ -716,8 +716,8 @@
 	function howTimed(x) {
 		var parts = [];
 		if (x.ops_tick) parts.push(x.ops_tick + ' ops timed by the backend\'s ticks');
-		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed by their GPU kernels (' + fmtNs(x.gpu_ns) +
-			' on the GPU)');
+		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed on the GPU (its kernels, or the backend\'s timestamps): ' +
+			fmtNs(x.gpu_ns));
 		if (x.ops_sync) parts.push(x.ops_sync + ' ops synchronized one by one (the run changed)');
 		if (x.ops_unknown) parts.push(x.ops_unknown + ' ops timed by a method not said');
 		return parts.length ? parts.join(', ') : 'runs only, each timed as a whole (no op timing)';

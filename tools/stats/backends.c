@@ -73,7 +73,7 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 {
 	static const char *const how[] = {
 		[GGMLVIZ_OP_METHOD_TICK] = "by the backend's ticks",
-		[GGMLVIZ_OP_METHOD_GPU] = "by their GPU kernels",
+		[GGMLVIZ_OP_METHOD_GPU] = "on the GPU (its kernels, or the backend's timestamps)",
 		[GGMLVIZ_OP_METHOD_SYNC] = "synchronized one by one (the run changed)",
 		[GGMLVIZ_OP_METHOD_UNKNOWN] = "by a method the trace does not say",
 	};
@@ -88,7 +88,7 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 		cli_out_printf(o, "%s%llu ops timed %s", sep, (unsigned long long)s->ops[order[i]],
 			       how[order[i]]);
 		if (order[i] == GGMLVIZ_OP_METHOD_GPU)
-			cli_out_printf(o, " (%s on the GPU)", cli_fmt_ns((double)s->gpu_ns, buf));
+			cli_out_printf(o, ": %s", cli_fmt_ns((double)s->gpu_ns, buf));
 		sep = ", ";
 	}
 	if (s->summed)
@@ -155,7 +155,9 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 			       " ggmlviz_llama_context_params(), and every node is timed)\n", indent);
 	if (runs_only(b, false))
 		cli_out_printf(o, "%s(a run's time is not any op's: on CUDA, ops are timed by their"
-			       " kernels where CUPTI is found; GGML_VIZ_OP_TIMING=sync times every"
+			       " kernels where CUPTI is found, on Vulkan by its timestamps in llama.cpp's"
+			       " tools built by scripts/build-llama-tools.sh --vulkan;"
+			       " GGML_VIZ_OP_TIMING=sync times every"
 			       " node on any backend by synchronizing after it, which changes the"
 			       " run)\n", indent);
 }

@@ -6,7 +6,9 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -31,6 +33,14 @@ __extension__ typedef unsigned __int128 ggmlviz__u128;
 /* Stamps per nanosecond, measured once at init (written before any other thread reads it). */
 static double init_rate = 1.0;
 
+/*
+ * The same over the whole history (up to 128 points, the writer's passes
+ * apart), as a double's bits: written by the calibrating thread, read by
+ * any. Where 200 us at init give a rate within some 1e-4, a second of
+ * history gives one within 1e-7: what a span of seconds needs.
+ */
+static _Atomic uint64_t history_rate_bits;
+
 /* An invariant TSC: cpuid 0x80000007, EDX bit 8 ("constant and nonstop"). */
 static int invariant_tsc(void)
 {
@@ -52,12 +62,33 @@ static unsigned point(unsigned i)
 	return (cal.newest + POINTS + 1 - cal.n + i) % POINTS;
 }
 
+/* The rate from the oldest point kept to the newest, for ggmlviz__clock_stamps_per_ns(). */
+static void store_history_rate(void)
+{
+	unsigned oldest = point(0);
+	double rate;
+	uint64_t bits;
+
+	if (cal.n < 2 || cal.ns[cal.newest] - cal.ns[oldest] < 1000000)
+		return; /* under a millisecond: init's rate is as good */
+	rate = (double)(cal.stamp[cal.newest] - cal.stamp[oldest]) /
+	       (double)(cal.ns[cal.newest] - cal.ns[oldest]);
+	memcpy(&bits, &rate, sizeof bits);
+	atomic_store_explicit(&history_rate_bits, bits, memory_order_relaxed);
+}
+
 void ggmlviz__clock_calibrate(void)
 {
-	uint64_t s0 = ggmlviz__stamp(), ns = ggmlviz__monotonic_ns(), s1 = ggmlviz__stamp();
-	uint64_t stamp = s0 / 2 + s1 / 2;
+	uint64_t stamp = 0, ns = 0, width = UINT64_MAX;
 	unsigned at = cal.n ? (cal.newest + 1) % POINTS : 0, prev = cal.newest;
 
+	/* the narrowest of 3 reads: a thread preempted between the two clocks would skew the point */
+	for (int i = 0; i < 3; i++) {
+		uint64_t s0 = ggmlviz__stamp(), t = ggmlviz__monotonic_ns(), s1 = ggmlviz__stamp();
+
+		if (s1 - s0 < width)
+			width = s1 - s0, stamp = s0 / 2 + s1 / 2, ns = t;
+	}
 	if (cal.n && (stamp <= cal.stamp[prev] || ns < cal.ns[prev]))
 		return; /* no time passed since the last point */
 	cal.stamp[at] = stamp;
@@ -71,6 +102,7 @@ void ggmlviz__clock_calibrate(void)
 	cal.newest = at;
 	cal.n += cal.n < POINTS;
 	cal.seg = cal.n - 1;
+	store_history_rate();
 }
 
 void ggmlviz__clock_init(void)
@@ -96,7 +128,13 @@ void ggmlviz__clock_init(void)
 
 double ggmlviz__clock_stamps_per_ns(void)
 {
-	return init_rate;
+	uint64_t bits = atomic_load_explicit(&history_rate_bits, memory_order_relaxed);
+	double rate;
+
+	if (!bits)
+		return init_rate;
+	memcpy(&rate, &bits, sizeof rate);
+	return rate;
 }
 
 /* ns of stamp from point p on, at p's rate (before p: backwards from it). */

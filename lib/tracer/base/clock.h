@@ -52,7 +52,8 @@ static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *
 	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
 }
 
-/* Raw stamps per nanosecond as measured at init (1 for clock_gettime's); any thread. */
+/* Raw stamps per nanosecond (1 for clock_gettime's): at init, then over the calibration
+ * history the writer keeps; any thread, no lock. */
 double ggmlviz__clock_stamps_per_ns(void);
 
 /* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */

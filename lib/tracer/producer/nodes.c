@@ -36,6 +36,8 @@
 struct run {
 	const void **nodes;              /* the run's nodes, in order */
 	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
+	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
+	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	uint32_t n, cap;
 	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
@@ -64,6 +66,7 @@ static void run_free(void *arg)
 		return;
 	free(r->nodes);
 	free(r->ticks);
+	free(r->gpu);
 	free(r->desc);
 	free(r);
 }
@@ -106,6 +109,9 @@ static int run_grow(struct run *r)
 	if (!(p = realloc(r->ticks, cap * sizeof *r->ticks)))
 		return -ENOMEM;
 	r->ticks = p;
+	if (!(p = realloc(r->gpu, 2 * cap * sizeof *r->gpu)))
+		return -ENOMEM;
+	r->gpu = p;
 	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
 		return -ENOMEM;
 	r->desc = p;
@@ -116,6 +122,7 @@ static int run_grow(struct run *r)
 static void run_reset(struct run *r)
 {
 	r->n = r->n_ticks = r->lost = 0;
+	r->gpu_timed = r->gpu_hint = 0;
 	r->open = 0;
 	r->run_id = 0;
 }
@@ -208,6 +215,38 @@ static void record_gpu_ops(const struct run *r, uint64_t at)
 	}
 }
 
+/*
+ * The same where the backend gave its own time of the nodes it ran
+ * (ggmlviz_nodes_gpu_time(): Vulkan's timestamp queries): each computing
+ * node at its time; one it gave none is one it computed in the kernel of
+ * the node before (fused), whose op then names both.
+ */
+static uint32_t record_gpu_timed_ops(const struct run *r)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct ggmlviz_node_desc d = r->desc[i];
+		uint32_t next = i + 1;
+
+		if (!d.ticks || !r->gpu[2 * i + 1])
+			continue;
+		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED;
+		while (next < r->n && !r->desc[next].ticks)
+			next++; /* views compute nothing */
+		if (next < r->n && !r->gpu[2 * next + 1]) {
+			d.flags |= GGMLVIZ_NODE_FUSED;
+			d.op_type2 = r->desc[next].op_type;
+			d.op_name2 = r->desc[next].op_name;
+			d.name2 = r->desc[next].name;
+		}
+		record_op(r, &d, r->nodes[i], r->gpu[2 * i], r->gpu[2 * i + 1],
+			  GGMLVIZ_OP_METHOD_GPU, 0);
+		n++;
+	}
+	return n;
+}
+
 /* Every op of a run whose ticks match its nodes; returns how many. */
 static uint32_t record_ops(const struct run *r)
 {
@@ -243,6 +282,8 @@ static void run_close(struct run *r)
 		s.n_timed = record_ops(r);
 	else if (got && !r->ignore_ticks)
 		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
+	else if (r->gpu_timed && !r->ignore_ticks && !r->lost)
+		s.n_timed = record_gpu_timed_ops(r);
 	else if (r->run_id && !r->ignore_ticks && !r->lost)
 		record_gpu_ops(r, end);
 	s.ticks = r->ignore_ticks ? 0 : got;
@@ -297,6 +338,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 		r->lost++;
 		return -ENOMEM;
 	}
+	r->gpu[2 * r->n] = r->gpu[2 * r->n + 1] = 0;
 	r->nodes[r->n++] = node;
 	return 0;
 }
@@ -310,6 +352,32 @@ void ggmlviz_nodes_tick(void)
 	if (r->n_ticks < r->n)
 		r->ticks[r->n_ticks] = ggmlviz__stamp();
 	r->n_ticks++;
+}
+
+int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t ended_ns_ago)
+{
+	struct run *r = tls_run;
+	double rate;
+	uint64_t now;
+
+	if (!node || ended_ns_ago > began_ns_ago)
+		return -EINVAL;
+	if (!r || !r->open || r->ignore_ticks)
+		return -ENOENT;
+	for (uint32_t k = 0, i = r->gpu_hint; k < r->n; k++, i++) {
+		if (i >= r->n)
+			i = 0; /* nodes come in the run's order: the search starts past the last */
+		if (r->nodes[i] != node)
+			continue;
+		now = ggmlviz__stamp();
+		rate = ggmlviz__clock_stamps_per_ns();
+		r->gpu_timed += !r->gpu[2 * i + 1];
+		r->gpu[2 * i] = now - (uint64_t)((double)began_ns_ago * rate);
+		r->gpu[2 * i + 1] = now - (uint64_t)((double)ended_ns_ago * rate);
+		r->gpu_hint = i + 1;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int ggmlviz_nodes_flush(void)

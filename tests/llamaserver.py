@@ -1,0 +1,56 @@
+"""llama-server for the tests: started on a free port, asked for completions,
+stopped as a user stops it (SIGTERM).
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start(server, args, env, timeout=60):
+    """(the process, its port once /health answers 200, or None)."""
+    port = free_port()
+    p = subprocess.Popen([server, *args, '--host', '127.0.0.1', '--port', str(port)], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        try:
+            with urllib.request.urlopen('http://127.0.0.1:%d/health' % port, timeout=2) as r:
+                if r.status == 200:
+                    return p, port
+        except OSError:
+            time.sleep(0.2)
+    return p, None
+
+
+def complete(port, body, out, i, timeout=120):
+    """POST /completion with body (a dict); its answer, or {'error': ...}, into out[i]."""
+    req = urllib.request.Request('http://127.0.0.1:%d/completion' % port,
+                                 json.dumps(body).encode(), {'Content-Type': 'application/json'})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            out[i] = json.loads(r.read())
+    except OSError as e:
+        out[i] = {'error': str(e)}
+
+
+def stop(p, timeout=60):
+    """SIGTERM, then SIGKILL after timeout s; returns what it wrote to stderr."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        return p.communicate(timeout=timeout)[1] or ''
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.communicate()[1] or ''
