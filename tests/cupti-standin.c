@@ -481,11 +481,17 @@ static void *worker(void *arg)
 /* At exit, before the handlers registered earlier: CUPTI's static destructors. */
 static void teardown(void)
 {
+	int n;
+
 	__atomic_store_n(&S.stopping, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&S.lock);
 	S.torn_down = 1;
 	S.counts.torn_down = 1;
+	n = S.n_workers;
+	S.n_workers = 0;
 	pthread_mutex_unlock(&S.lock);
+	for (int i = 0; i < n; i++) /* CUPTI's threads end with it: none left running */
+		pthread_join(S.workers[i], NULL);
 }
 
 static uint64_t env_u64(const char *name, uint64_t def)

@@ -35,6 +35,10 @@
  *     --no-end TRACE_END at t+300 (written = records before it, dropped);
  *     with --crash, a META CRASH there instead (key 11, label "SIGSEGV").
  *
+ * --steps: each graph g also a step (STEP_BEGIN at t+5, STEP_END at c+15
+ * plus an idle (10 - f(g)) ms, n_tokens 1, generation), so that the
+ * steps' own time falls as their ops' time rises.
+ *
  * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
  * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
  * to 7. On stdout: records=, bytes=, last_record_offset=, graphs=, and
@@ -67,7 +71,7 @@ struct gen {
 	uint64_t graphs, size_limit; /* size_limit: bytes, 0 = use graphs */
 	const char *process, *magic;
 	uint32_t version;
-	int no_end, unknown, no_process, crash, original;
+	int no_end, unknown, no_process, crash, original, steps;
 	uint64_t cut, dropped;
 };
 
@@ -169,6 +173,17 @@ static void user(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid, uint64_
 	record(g, &ev);
 }
 
+static void step(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
+{
+	struct ggmlviz_event ev = event(type, ts, tid, "decode");
+
+	ev.data.step.ctx = 0xC0;
+	ev.data.step.n_tokens = 1;
+	ev.data.step.n_outputs = 1;
+	ev.data.step.phase = GGMLVIZ_PHASE_GENERATION;
+	record(g, &ev);
+}
+
 static void graph(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
 {
 	struct ggmlviz_event ev = event(type, ts, tid, NULL);
@@ -245,7 +260,11 @@ static uint64_t one_graph(struct gen *g, uint64_t gi, uint64_t t)
 	struct op dash = { 0x1E0200, 3, 0, 300, 0, 31, "-7", 2 };
 	struct op result = { 0x1F0000, 65536, GPU, 10000 * f, 0, 26, "result_output", 13 };
 
+	uint64_t idle = g->steps ? (10 - f) * 1000000 : 0;
+
 	user(g, T_SB, t, tid, gi, "decode");
+	if (g->steps)
+		step(g, GGMLVIZ_EVENT_STEP_BEGIN, t + 5, tid);
 	user(g, T_MARK, t, tid, gi, "token");
 	user(g, T_COUNTER, t, tid, (uint64_t)((int64_t)gi * 10 - 5), "kv_used");
 	graph(g, T_GB, t + 10, tid);
@@ -260,12 +279,14 @@ static uint64_t one_graph(struct gen *g, uint64_t gi, uint64_t t)
 	c = op(g, c, tid, &result) + 10;
 	mem(g, T_FREE, c, tid, 0x900000, 0, NULL);
 	graph(g, T_GE, c + 10, tid);
-	user(g, T_SE, c + 20, tid, gi, "decode");
+	if (g->steps)
+		step(g, GGMLVIZ_EVENT_STEP_END, c + 15 + idle, tid);
+	user(g, T_SE, c + 20 + idle, tid, gi, "decode");
 	if (gi == 1) {
 		meta(g, c + 30, g->main_tid + 1, M_DROPPED, g->main_tid + 1, 7, 0, NULL);
 		g->dropped = 7;
 	}
-	return c + 1000;
+	return c + 1000 + idle;
 }
 
 static void prologue(struct gen *g)
@@ -362,7 +383,7 @@ static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
 	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
-	      "  [--original]\n"
+	      "  [--original] [--steps]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);
@@ -383,6 +404,8 @@ static const char *parse(struct gen *g, int argc, char **argv)
 			g->unknown = 1;
 		else if (!strcmp(argv[i], "--no-process"))
 			g->no_process = 1;
+		else if (!strcmp(argv[i], "--steps"))
+			g->steps = 1;
 		else if (i + 1 >= argc || option(g, argv[i], argv[i + 1]) < 0)
 			usage();
 		else

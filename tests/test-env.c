@@ -150,6 +150,8 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_BUFFER_MAX", "3000", "keeping 0" },
 	{ "GGML_VIZ_BUFFER_MAX", "33554432", "keeping 0" },
 	{ "GGML_VIZ_BUFFER_MAX", "1M", "keeping 0" },
+	/* valid on its own, below the default ring of 65536: ggmlviz_start() would refuse it */
+	{ "GGML_VIZ_BUFFER_MAX", "1024", "below the ring's size (65536 events, GGML_VIZ_BUFFER_SIZE); keeping 0" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "0", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "60001", "keeping 100" },
 	{ "GGML_VIZ_FLUSH_INTERVAL", "1.5", "keeping 100" },
@@ -159,6 +161,7 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_OP_SAMPLE", "-1", "keeping 1" },
 	{ "GGML_VIZ_OP_SAMPLE", "4294967296", "keeping 1" },
 	{ "GGML_VIZ_OP_SAMPLE", "1 in 8", "keeping 1" },
+	{ "GGML_VIZ_OP_SLOW", "1.5", "is not a decimal number of microseconds (0 = off); keeping 0" },
 	{ "GGML_VIZ_CRASH_HANDLER", "maybe", "keeping 1" },
 	{ "GGML_VIZ_ANONYMIZE", "2", "keeping 0" },
 	{ "GGML_VIZ_MEMORY_TRACKING", "", "keeping 0" },

@@ -172,7 +172,7 @@ n_headers=$(echo "$HEADERS" | wc -w)
 n_funcs=$(cat "$tmp"/decl-* | wc -l)
 n_pages=$(wc -l <"$tmp/pages")
 # Per page: renders, .TH (or its .so link) right, listed.
-echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 3))"
+echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 4))"
 
 t=0
 fail=0
@@ -361,6 +361,18 @@ env_problems() {
 }
 check "every GGML_VIZ_* variable is documented (tracer.h, ggmlviz_config_init.3, libggmlviz.7, README.md)" \
 	env_problems
+
+# ggmlviz(5)'s words on the types it knows, against format.h's count of them.
+types_problems() {
+	last=$(($(sed -n 's/^[ \t]*GGMLVIZ_EVENT_TYPE_COUNT = \([0-9]*\).*/\1/p' "$inc/format.h") - 1))
+	# the first table of the page whose rows are "N<tab>NAME<tab>...": the record types
+	tbl=$(awk -F'\t' '/^[0-9]+\t[A-Z_]+\t/ { n = $1; seen = 1; next }
+		/^\.TE/ && seen { exit } END { print n }' "$man/ggmlviz.5")
+	[ "$tbl" = "$last" ] || echo "ggmlviz(5)'s table of types ends at $tbl; format.h's last type is $last"
+	grep -o 'A type above [0-9]*' "$man/ggmlviz.5" | grep -v "above $last\$" |
+		sed "s/\$/: format.h's last type is $last/"
+}
+check "ggmlviz(5) names the last type format.h knows" types_problems
 
 comm -13 "$tmp/pages" "$tmp/listed" | sed 's|^|dist_man_MANS lists man/|; s|$|, which does not exist|' \
 	>"$tmp/unlisted"

@@ -179,6 +179,17 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit([g['name'] for g in d['groups']] != ['(none)', '0', '1', '3'])" "$T/stats-name.out"
 ok $? "stats: --sort name"
+# the steps' own time falls as their ops' rises (gen-trace --steps): total sorts by the TIME column
+gen --steps --graphs 4 "$T/steps.ggmlviz"
+run 0 stats-steps "$G" stats -f json --by step --sort total "$T/steps.ggmlviz"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ns = [g['step_ns'] for g in d['groups']]
+sys.exit(not (len(ns) == 4 and ns == sorted(ns, reverse=True) and
+              [g['total_ns'] for g in d['groups']] != sorted([g['total_ns'] for g in d['groups']],
+                                                             reverse=True)))" "$T/stats-steps.out"
+ok $? "stats --by step --sort total: the slowest steps first (their TIME, not their op time)"
 
 # ---- export ----
 run 0 export "$G" export "$T/basic.ggmlviz" -o "$T/basic.json"

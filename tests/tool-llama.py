@@ -323,9 +323,26 @@ for g in js.get('groups', []):
         bad.append((g['name'], g.get('bound'), g.get('peak_share'), share))
 ok(js.get('groups') and not bad, 'stats: each op group\'s bound and share of the peak, by the roofline',
    bad[:4])
+rc, out, err = ggmlviz('info', peak_trace)
+meta = [l for l in out.splitlines() if l.strip().startswith('META ')]
+ok(rc == 0 and meta and 'PEAK 1' in meta[0] and 'other' not in meta[0],
+   'info names the META PEAK record among the META kinds', meta)
 rc, out, err = ggmlviz('stats', peak_trace)
 ok(rc == 0 and out.splitlines()[1].rstrip().endswith('BOUND') and 'the machine\'s peak' in out,
    'stats: a BOUND column, and what the peak is under the table', out[:600])
+
+# ---- one of a kind, said so: "1 step (1 token)" ----
+one = os.path.join(TMP, 'one.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', '1', '--threads', '2', '--output', one)
+rc1, stats_out, _ = ggmlviz('stats', '--phase', 'generation', one)
+rc2, info_out, _ = ggmlviz('info', one)
+rc3, _, _ = ggmlviz('export', one, '-o', one + '.json')
+names = [e.get('name') for e in json.load(open(one + '.json'))['traceEvents']] if rc3 == 0 else []
+ok(rc == rc1 == rc2 == 0 and ' in 1 step (1 token); 1 run\'s start;' in stats_out and
+   'generation  1 step, 1 token,' in info_out and 'decode 2 (1 token)' in names,
+   'one step of one token is said "1 step (1 token)" by stats, info and export',
+   stats_out[:200] + info_out[-400:])
 
 # ---- stats --by method ----
 rc, out, err = ggmlviz('stats', '--by', 'method', '-f', 'json', trace)
@@ -647,6 +664,10 @@ ok(roll and kept == list(range(1, len(per_step) + 1, 3)) and
    not any(per_step[n]['ops'] and per_step[n]['sums'] for n in per_step),
    'GGML_VIZ_OP_SAMPLE=3: steps 1, 4, 7... op by op, every other step summed by op type',
    (err, kept, summed))
+rc, out, _ = ggmlviz('info', roll) if roll else (1, '', '')
+meta = [l for l in out.splitlines() if l.strip().startswith('META ')]
+ok(rc == 0 and meta and 'SAMPLE 1' in meta[0] and 'other' not in meta[0],
+   'info names the META SAMPLE record among the META kinds', meta)
 # a generated token's graph is the same at every step: its sums count what a kept one ran
 shape = per_step[kept[-1]]['ops'] if kept else {}
 ok(summed and all({op: c[0] for op, c in per_step[n]['sums'].items()} == shape for n in summed)

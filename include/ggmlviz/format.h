@@ -163,7 +163,7 @@ enum ggmlviz_event_type {
 	 * payload with its slot and the tokens known then; no label.
 	 */
 	GGMLVIZ_EVENT_REQUEST_STAGE = 26,
-	GGMLVIZ_EVENT_TYPE_COUNT = 27          /**< one past the last type this library knows (20 in 0.2, 26 in 0.3) */
+	GGMLVIZ_EVENT_TYPE_COUNT = 27          /**< one past the last type this library knows (the count grows as types are added) */
 };
 
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */

@@ -43,7 +43,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS 10 /* the kinds known (1 to 8), and 9 for all others */
+#define META_KINDS (GGMLVIZ_META_SAMPLE + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -411,13 +411,14 @@ static void print_steps(struct cli_out *o, const struct info *info)
 		steps += info->phases[p].steps, tokens += info->phases[p].tokens;
 	if (!steps)
 		return;
-	cli_out_printf(o, "steps:      %" PRIu64 " (%" PRIu64 " tokens)\n", steps, tokens);
+	cli_out_printf(o, "steps:      %" PRIu64 " (%" PRIu64 " token%s)\n", steps, tokens, cli_s(tokens));
 	for (int p = 0; p < 3; p++) {
 		const struct phase_sum *s = &info->phases[p];
 		if (!s->steps)
 			continue;
-		cli_out_printf(o, "  %-11s %" PRIu64 " steps, %" PRIu64 " tokens, %s", names[p],
-			       s->steps, s->tokens, cli_fmt_ns((double)s->ns, d));
+		cli_out_printf(o, "  %-11s %" PRIu64 " step%s, %" PRIu64 " token%s, %s", names[p],
+			       s->steps, cli_s(s->steps), s->tokens, cli_s(s->tokens),
+			       cli_fmt_ns((double)s->ns, d));
 		if (s->tokens)
 			cli_out_printf(o, ", %.1f tokens/s", (double)s->tokens * 1e9 / (double)s->ns);
 		cli_out_char(o, '\n');

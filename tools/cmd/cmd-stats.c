@@ -40,7 +40,8 @@ static const char help[] =
 	"                     their p50, p95 and p99; text or JSON)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
-	"                     step 1, 2, ...: the default by layer, step and phase)\n"
+	"                     step 1, 2, ...: the default by layer, step and phase);\n"
+	"                     by step and phase, total is the TIME column\n"
 	"  -n, --top N        show the first N groups only\n"
 	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
 	"                     them (all: the default); with tokens, each group's time\n"
@@ -294,18 +295,20 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 
 	const char *what = a->by == CLI_BY_KERNEL ? "kernel" : "op";
 
-	cli_out_printf(o, "%s%s: %llu %ss in ", path,
+	cli_out_printf(o, "%s%s: %llu %s%s in ", path,
 		       a->phase == GGMLVIZ_PHASE_PROMPT	      ? " (prompt)"
 		       : a->phase == GGMLVIZ_PHASE_GENERATION ? " (generation)"
 							      : "",
-		       (unsigned long long)a->ops, what);
+		       (unsigned long long)a->ops, what, cli_s(a->ops));
 	if (a->steps)
-		cli_out_printf(o, "%llu steps (%llu tokens)%s", (unsigned long long)a->steps,
-			       (unsigned long long)a->tokens, a->graphs ? " and " : "");
+		cli_out_printf(o, "%llu step%s (%llu token%s)%s", (unsigned long long)a->steps,
+			       cli_s(a->steps), (unsigned long long)a->tokens, cli_s(a->tokens),
+			       a->graphs ? " and " : "");
 	if (a->graphs || !a->steps)
-		cli_out_printf(o, "%llu graphs", (unsigned long long)a->graphs);
+		cli_out_printf(o, "%llu graph%s", (unsigned long long)a->graphs, cli_s(a->graphs));
 	if (a->starts)
-		cli_out_printf(o, "; %llu runs' starts", (unsigned long long)a->starts);
+		cli_out_printf(o, "; %llu %s", (unsigned long long)a->starts,
+			       a->starts == 1 ? "run's start" : "runs' starts");
 	cli_out_printf(o, "; %s time %s", what, cli_fmt_ns((double)a->op_ns, b[0]));
 	if (a->tokens)
 		cli_out_printf(o, " (%s per token)",

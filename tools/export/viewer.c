@@ -191,13 +191,14 @@ static const char *timing_name(struct cli_viewer *x, const struct ggmlviz_timing
 		return "graph";
 	case GGMLVIZ_TIMING_STEP:
 		if (x->sink->unnumbered)
-			snprintf(buf, 96, "%.*s (%" PRIu32 " tokens)",
+			snprintf(buf, 96, "%.*s (%" PRIu32 " token%s)",
 				 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
-				 t->label ? t->label : "step", t->n_tokens);
+				 t->label ? t->label : "step", t->n_tokens, cli_s(t->n_tokens));
 		else
-			snprintf(buf, 96, "%.*s %" PRIu64 " (%" PRIu32 " tokens)",
+			snprintf(buf, 96, "%.*s %" PRIu64 " (%" PRIu32 " token%s)",
 				 t->label ? (int)(t->label_len < 24 ? t->label_len : 24) : 4,
-				 t->label ? t->label : "step", t->step_seq, t->n_tokens);
+				 t->label ? t->label : "step", t->step_seq, t->n_tokens,
+				 cli_s(t->n_tokens));
 		return buf;
 	case GGMLVIZ_TIMING_SPLIT:
 		snprintf(buf, 96, "%s run", cli_backend_name(&x->cli->names, x->r, t->backend_ptr, backend));

@@ -13,6 +13,11 @@
 
 #include "output/output.h"
 
+const char *cli_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 const char *cli_fmt_ns(double ns, char buf[32])
 {
 	if (ns < 1e3)

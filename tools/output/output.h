@@ -106,6 +106,8 @@ void cli_table_free(struct cli_table *t);
 
 /* ---- Numbers for people: durations, sizes, dates (fmt.c) ---- */
 
+/* "s" after a count of n things, unless n is 1: "1 token", "2 tokens". */
+const char *cli_s(uint64_t n);
 /* "12.345 ms": ns in the unit that suits it. */
 const char *cli_fmt_ns(double ns, char buf[32]);
 /* "1.500 MiB" (or "512 B"). */

@@ -369,7 +369,8 @@ static double sort_value(const struct cli_group *g, int sort)
 	case CLI_SORT_P95: return (double)g->p95;
 	case CLI_SORT_GFLOPS: return cli_group_gflops(g);
 	case CLI_SORT_GBPS: return cli_group_gbps(g);
-	default: return (double)g->d.total;
+	default: /* by step and phase: the steps' own time, the TIME column, not their ops' */
+		return g->steps ? (double)g->step_ns : (double)g->d.total;
 	}
 }
 

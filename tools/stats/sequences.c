@@ -176,7 +176,8 @@ void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_se
 	static const char *const head[] = { "SEQUENCE", "STEPS", "PROMPT", "GENERATED", "CONTEXT",
 					    "TIME", "PER TOKEN", "SPAN", NULL };
 
-	cli_out_printf(o, "%s: %zu sequences in %" PRIu64 " steps\n", path, s->n, s->steps);
+	cli_out_printf(o, "%s: %zu sequence%s in %" PRIu64 " step%s\n", path, s->n, cli_s(s->n),
+		       s->steps, cli_s(s->steps));
 	if (!s->n) {
 		cli_out_str(o, "(no STEP_SEQ records: the trace does not say the sequences of its "
 			       "steps; ggmlviz_llama_decode() records them)\n");

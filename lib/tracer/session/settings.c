@@ -24,7 +24,7 @@
 #define DEFAULT_FLUSH_MS 100u
 
 enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
-		VAR_THREADS, VAR_GPU };
+		VAR_THREADS, VAR_GPU, VAR_US };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -44,7 +44,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_FLUSH_INTERVAL", VAR_MS, offsetof(struct ggmlviz_config, flush_interval_ms) },
 	{ "GGML_VIZ_OP_TIMING", VAR_TIMING, offsetof(struct ggmlviz_config, op_timing) },
 	{ "GGML_VIZ_OP_SAMPLE", VAR_U32, offsetof(struct ggmlviz_config, op_sample) },
-	{ "GGML_VIZ_OP_SLOW", VAR_U64, offsetof(struct ggmlviz_config, op_slow_us) },
+	{ "GGML_VIZ_OP_SLOW", VAR_US, offsetof(struct ggmlviz_config, op_slow_us) },
 	{ "GGML_VIZ_TENSOR_NAMES", VAR_BOOL, offsetof(struct ggmlviz_config, tensor_names) },
 	{ "GGML_VIZ_MEMORY_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, memory_tracking) },
 	{ "GGML_VIZ_THREAD_TRACKING", VAR_BOOL, offsetof(struct ggmlviz_config, thread_tracking) },
@@ -163,6 +163,8 @@ static const char *expected(enum var_kind kind)
 		return "is not a boolean (0/1, true/false, yes/no, on/off)";
 	case VAR_U64:
 		return "is not a decimal number of events (0 = no limit)";
+	case VAR_US:
+		return "is not a decimal number of microseconds (0 = off)";
 	case VAR_POW2:
 		return "is not a power of two from 16 to 16777216";
 	case VAR_MS:
@@ -200,6 +202,7 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 		memcpy(field, &b, sizeof b);
 		return 0;
 	case VAR_U64:
+	case VAR_US:
 		if (parse_u64(s, &n) < 0)
 			return -EINVAL;
 		memcpy(field, &n, sizeof n);
@@ -253,6 +256,7 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 		snprintf(buf, size, "%s", b == GGMLVIZ_GPU_KERNELS_AT_START ? "start" : b ? "1" : "0");
 		return;
 	case VAR_U64:
+	case VAR_US:
 		memcpy(&n, field, sizeof n);
 		break;
 	case VAR_POW2:
@@ -271,8 +275,28 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	snprintf(buf, size, "%" PRIu64, n);
 }
 
+/*
+ * GGML_VIZ_BUFFER_MAX below the ring's size (its own or GGML_VIZ_BUFFER_SIZE's),
+ * which ggmlviz_start() would refuse: warned of here, the value before kept.
+ */
+static int check_ring_max(struct ggmlviz_config *cfg, uint32_t max_before)
+{
+	struct ggmlviz__log_sink sink;
+
+	if (!cfg->buffer_events_max || cfg->buffer_events_max >= cfg->buffer_events ||
+	    cfg->buffer_events_max == max_before)
+		return 0;
+	sink = ggmlviz__log_sink_of(cfg);
+	ggmlviz__log(&sink, GGMLVIZ_LOG_WARN, "GGML_VIZ_BUFFER_MAX=\"%.200s\" is below the ring's size"
+		     " (%" PRIu32 " events, GGML_VIZ_BUFFER_SIZE); keeping %" PRIu32,
+		     getenv("GGML_VIZ_BUFFER_MAX"), cfg->buffer_events, max_before);
+	cfg->buffer_events_max = max_before;
+	return -EINVAL;
+}
+
 int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 {
+	uint32_t max_before = cfg->buffer_events_max;
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
@@ -289,7 +313,7 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 			     expected(v->kind), kept);
 		rc = -EINVAL;
 	}
-	return rc;
+	return check_ring_max(cfg, max_before) < 0 ? -EINVAL : rc;
 }
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
