@@ -323,6 +323,9 @@ for g in js.get('groups', []):
         bad.append((g['name'], g.get('bound'), g.get('peak_share'), share))
 ok(js.get('groups') and not bad, 'stats: each op group\'s bound and share of the peak, by the roofline',
    bad[:4])
+rc, out, err = ggmlviz('stats', '--by', 'kernel', peak_trace)
+ok(rc == 0 and 'no GPU kernels in this trace' in out and '(BOUND:' not in out,
+   'stats --by kernel on a CPU trace: no BOUND note under a table without a BOUND column', out)
 rc, out, err = ggmlviz('info', peak_trace)
 meta = [l for l in out.splitlines() if l.strip().startswith('META ')]
 ok(rc == 0 and meta and 'PEAK 1' in meta[0] and 'other' not in meta[0],

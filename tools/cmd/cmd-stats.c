@@ -213,13 +213,14 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 	cli_out_str(o, ". --raw-ticks shows the times as ticked)\n");
 }
 
-/* Whether a group went past the measured peak (its data in the caches). */
-static bool over_peak(const struct cli_agg *a)
+/* Whether one of the first n groups (those shown) went past the measured peak, or any has a bound. */
+static bool over_peak(const struct cli_agg *a, size_t n, bool any)
 {
 	double share;
 
-	for (size_t i = 0; i < a->n; i++)
-		if (cli_roofline(a->sorted[i], &a->peak, &share) != CLI_BOUND_UNKNOWN && share > 1)
+	for (size_t i = 0; i < n; i++)
+		if (cli_roofline(a->sorted[i], &a->peak, &share) != CLI_BOUND_UNKNOWN &&
+		    (any || share > 1))
 			return true;
 	return false;
 }
@@ -387,16 +388,16 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	summed_note(o, a);
 	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)
 		ticks_notes(o, a);
-	if (a->peak.known && over_peak(a))
+	if (a->peak.known && over_peak(a, n, false))
 		cli_out_str(o, "(a share over 100%: the op's data were in the CPU's caches, which are"
 			       " faster than the memory the peak was measured from)\n");
-	if (a->peak.known)
+	if (a->peak.known && over_peak(a, n, true)) /* what the BOUND column says, where it says it */
 		cli_out_printf(o, "(BOUND: the machine's peak, measured when tracing started with %u "
-			       "threads, is %.1f GB/s read from memory and %.1f GFLOP/s of f32 FMAs (%s);"
+			       "thread%s, is %.1f GB/s read from memory and %.1f GFLOP/s of f32 FMAs (%s);"
 			       " a group whose FLOP per byte is below %.1f is memory-bound, the share"
 			       " its GB/s of the peak's, else compute-bound, the share its GFLOP/s of"
 			       " the peak's; quantized products use integer units with other peaks)\n",
-			       a->peak.threads, a->peak.bytes_per_s / 1e9, a->peak.flop_per_s / 1e9,
+			       a->peak.threads, cli_s(a->peak.threads), a->peak.bytes_per_s / 1e9, a->peak.flop_per_s / 1e9,
 			       a->peak.how, a->peak.flop_per_s / a->peak.bytes_per_s);
 	if (a->by == CLI_BY_KERNEL && !a->n)
 		cli_out_str(o, "(no GPU kernels in this trace: the tracer records them on CUDA where "
