@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every C example in README.md compiles as written. Prints TAP.
+# Every C example in README.md compiles as written, and the llama.cpp sample
+# runs as the README builds and runs it. Prints TAP.
 #
 # Each ```c block is a file of its own: one with a main() is compiled and
 # linked against lib/libggmlviz.a (and GGML, libllama where it includes
@@ -41,7 +42,86 @@ build() { # src out cflags libs
 	fi
 }
 
-echo "1..$n"
+# The shell block after the llama.cpp sample: built and run exactly as printed, in a
+# folder laid out as this checkout after the quick start (include/, third_party/ggml,
+# build/lib, build/tools, build/demo.gguf: a small model of make_tiny_llama's).
+run_llama_sample() { # block-N (its .c beside it)
+	ggml_root=$(echo "${GGML_CFLAGS:-}" | sed -n 's/^-I\(.*\)\/include$/\1/p')
+	awk '/^```c[ \t]*$/ { c++ } c && /^```sh[ \t]*$/ && /^```sh/ { if (c == want) on = 1; next }
+	     on && /^```/ { exit } on { print }' want="$llama_block" "$readme" >"$tmp/sample.sh"
+	if [ -n "${SAN_FLAGS:-}" ]; then
+		echo "sanitized build: the README's compile line links the plain library only"
+		return 77
+	fi
+	ls "$ggml_root"/lib/libllama.v*.so >/dev/null 2>&1 || {
+		echo "no libllama.v*.so in ${ggml_root:-(no GGML)}/lib: not the quick start's GGML"
+		return 77
+	}
+	grep -q 'app.c' "$tmp/sample.sh" || { echo "no shell block after the llama.cpp sample"; return 1; }
+	root="$tmp/root"
+	mkdir -p "$root/build" "$root/third_party"
+	ln -s "$(cd "$top_srcdir" && pwd)/include" "$root/include"
+	ln -s "$ggml_root" "$root/third_party/ggml"
+	ln -s "$(cd "$top_builddir" && pwd)/lib" "$root/build/lib"
+	ln -s "$(cd "$top_builddir" && pwd)/tools" "$root/build/tools"
+	cp "$1.c" "$root/app.c"
+	"$top_builddir/examples/make_tiny_llama" "$root/build/demo.gguf" --layers 2 >/dev/null || return 1
+	(cd "$root" && sh -e "$tmp/sample.sh") >"$tmp/sample.out" 2>&1 || {
+		tail -20 "$tmp/sample.out"
+		return 1
+	}
+	grep -q '^llama_decode: 0$' "$tmp/sample.out" && grep -q '^MUL_MAT ' "$tmp/sample.out" ||
+		{ tail -20 "$tmp/sample.out"; return 1; }
+}
+
+# The GGML sample's compute_traced(), called twice by tests/readme-ggml-main.c.
+run_ggml_sample() { # block-N (its .o built)
+	libdir=$(echo "${GGML_LIBS:-}" | sed -n 's/^-L\([^ ]*\) .*/\1/p')
+	if [ -n "${SAN_FLAGS:-}" ] || [ -z "$libdir" ]; then
+		echo "sanitized build, or no GGML library folder: not run"
+		return 77
+	fi
+	# shellcheck disable=SC2086 # the flags are lists of words
+	$CC -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/include" $GGML_CFLAGS -o "$tmp/ggml-main" \
+		"$top_srcdir/tests/readme-ggml-main.c" "$1.o" "$top_builddir/lib/libggmlviz.a" \
+		$GGML_LIBS -lm -lpthread || return 1
+	"$tmp/ggml-main" "$libdir" "$tmp/ggml.ggmlviz"
+}
+
+llama_block=0
+ggml_block=0
+i=1
+while [ "$i" -le "$n" ]; do
+	grep -q 'llama_model_load_from_file' "$tmp/block-$i.c" && llama_block=$i
+	grep -q '^enum ggml_status compute_traced' "$tmp/block-$i.c" && ggml_block=$i
+	i=$((i + 1))
+done
+
+# one result for a sample run: name, function, block
+sample_result() {
+	what=$1 fn=$2 block=$3
+	i=$((i + 1))
+	if [ "$block" -eq 0 ]; then
+		echo "not ok $i - $what (no such sample)"
+		fail=1
+	elif [ ! -f "$tmp/block-$block" ] && [ ! -f "$tmp/block-$block.o" ]; then
+		echo "ok $i - $what # SKIP the sample was not built here"
+	else
+		$fn "$tmp/block-$block" >"$tmp/log" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			echo "ok $i - $what"
+		elif [ $rc -eq 77 ]; then
+			echo "ok $i - $what # SKIP $(tail -n 1 "$tmp/log")"
+		else
+			echo "not ok $i - $what"
+			sed 's/^/# /' "$tmp/log"
+			fail=1
+		fi
+	fi
+}
+
+echo "1..$((n + 2))"
 fail=0
 i=1
 while [ "$i" -le "$n" ]; do
@@ -76,4 +156,9 @@ while [ "$i" -le "$n" ]; do
 	fi
 	i=$((i + 1))
 done
+i=$((i - 1))
+sample_result "the README's llama.cpp sample, built and run with its shell block as printed" \
+	run_llama_sample "$llama_block"
+sample_result "the README's GGML sample, compute_traced() called twice: both graphs computed and traced" \
+	run_ggml_sample "$ggml_block"
 exit $fail
