@@ -8,7 +8,7 @@
 set -eu
 
 # build: compilers, autotools, pkg-config; tests: Check, python3 (JSON
-# checks), groff (man page checks), clang and its libFuzzer (fuzzing),
+# checks), groff and man-db (man page checks), clang and its libFuzzer (fuzzing),
 # chromium (the report drawn in a real browser), Mesa's Vulkan driver and
 # loader (GGML's Vulkan backend on a software GPU); docs: doxygen; GGML
 # fetch: git, npm; llama.cpp's own tools (scripts/build-llama-tools.sh):
@@ -19,7 +19,7 @@ set -eu
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
 mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler
-glslc libvulkan-dev glslang-tools spirv-headers"
+glslc libvulkan-dev glslang-tools spirv-headers man-db"
 
 missing=""
 for p in $PACKAGES; do

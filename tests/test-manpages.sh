@@ -10,6 +10,8 @@
 #   file; every .so link reaches a page.
 # - Every page in man/ is listed in Makefile.am's dist_man_MANS, and every
 #   page listed there exists; the overview, libggmlviz(7), refers to them all.
+# - Every page reads with man -M build/man NAME (the build's man/manN/
+#   links, made by make), as the README shows it read before make install.
 # - Every GGML_VIZ_* variable the library reads is described in
 #   ggmlviz_config_init(3), listed in libggmlviz(7)'s ENVIRONMENT, and has a
 #   row in README.md's table.
@@ -172,7 +174,7 @@ n_headers=$(echo "$HEADERS" | wc -w)
 n_funcs=$(cat "$tmp"/decl-* | wc -l)
 n_pages=$(wc -l <"$tmp/pages")
 # Per page: renders, .TH (or its .so link) right, listed.
-echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 4))"
+echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 5))"
 
 t=0
 fail=0
@@ -373,6 +375,18 @@ types_problems() {
 		sed "s/\$/: format.h's last type is $last/"
 }
 check "ggmlviz(5) names the last type format.h knows" types_problems
+
+# Every page as the README has it read before make install: man -M build/man NAME.
+man_tree_problems() {
+	command -v man >/dev/null 2>&1 || { echo "man is missing (apt-get install man-db)"; return; }
+	while read -r file; do
+		out=$(MANWIDTH=80 man -M "$top_builddir/man" "${file##*.}" "${file%.*}" 2>&1 >/dev/null) ||
+			out="man -M $top_builddir/man ${file##*.} ${file%.*} failed${out:+: $out}"
+		[ -z "$out" ] || echo "$file: $out"
+	done <"$tmp/pages"
+}
+check "every page reads with man -M build/man NAME, .so links followed (README.md)" \
+	man_tree_problems
 
 comm -13 "$tmp/pages" "$tmp/listed" | sed 's|^|dist_man_MANS lists man/|; s|$|, which does not exist|' \
 	>"$tmp/unlisted"
