@@ -604,6 +604,9 @@ rc, out, err = ggmlviz('mem', '-f', 'json', trace)
 labels = json.dumps(json.loads(out)) if rc == 0 else ''
 ok('weights' in labels and 'kv_cache' in labels and 'compute' in labels,
    'mem: the weights, the KV cache and the compute buffer', out[:400])
+rc, out, err = ggmlviz('mem', trace)
+ok(rc == 0 and 'their frees are not traced' in out and 'not leaks' in out,
+   'mem: the backend buffers still listed at the end are said not to be leaks', out[-600:])
 
 # ---- diff --phase generation: runs of different lengths compared per token ----
 short = os.path.join(TMP, 'short.ggmlviz')

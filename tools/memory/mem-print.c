@@ -131,8 +131,22 @@ static void text_sizes(struct cli_out *o, const struct cli_mem *m)
 	cli_table_free(&t);
 }
 
+/* A backend buffer the GGML and llama.cpp adapters recorded when a graph first used it. */
+static bool adapter_buffer(const struct cli_alloc *a)
+{
+	static const char *const roles[] = { "weights ", "compute ", "kv_cache ", "buffer " };
+
+	for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+		if (a->label && a->label_len > strlen(roles[i]) &&
+		    !memcmp(a->label, roles[i], strlen(roles[i])))
+			return true;
+	return false;
+}
+
 void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m)
 {
+	bool seen = false;
+
 	text_summary(o, m);
 	if (!m->allocs)
 		return;
@@ -140,6 +154,13 @@ void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m)
 	text_allocs(o, m, &m->largest, "largest allocations");
 	text_sizes(o, m);
 	text_allocs(o, m, &m->still, "still allocated at the end (largest first)");
+	for (size_t i = 0; i < m->still.n && !seen; i++)
+		seen = adapter_buffer(&m->still.items[i]);
+	if (seen)
+		cli_out_str(o, "(weights, kv_cache, compute and buffer: GGML's backend buffers, which the"
+			       " adapters record when a graph first uses them; their frees are not"
+			       " traced, so they are listed here even where the program freed them"
+			       " before the trace ended: not leaks)\n");
 }
 
 static void json_alloc(struct cli_out *o, const struct cli_mem *m,
