@@ -480,6 +480,12 @@ if rc == 0 and has_sqlite:
             bad.append((by, sorted(got.items())[:3], sorted(want.items())[:3]))
     ok(not bad, 'export --format sqlite: SQL sums by op, layer, step and phase are stats\' '
        'number for number', bad)
+    rc2, out2, _ = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)
+    want = {g['name']: g['total_ns'] for g in json.loads(out2)['groups']} if rc2 == 0 else {}
+    got = {str(n): s for n, c, s in con.execute(queries['step'])}
+    ok(want and all(got.get(k, 0) == v or (k not in got and v == 0) for k, v in want.items()),
+       'export --format sqlite: a step\'s SQL sum is plain stats --by step\'s too (the '
+       'estimates move time within a run)', (sorted(got.items())[:3], sorted(want.items())[:3]))
     steps_db = [r[0] for r in con.execute('SELECT tokens FROM steps ORDER BY step')]
     ok(steps_db == [s[2] for s in steps], 'export --format sqlite: a row a step, with its tokens',
        steps_db)
