@@ -638,6 +638,14 @@ ok(len(lines) > 2 and lines[2] == 'op time per token: %+.1f%%' % change,
    'diff --phase generation: the change of op time per token', lines[2:3])
 rc, out, err = ggmlviz('diff', trace, short)
 ok(rc == 0 and 'per token' not in out, 'diff over both phases: no per-token line', out[:200])
+totals = {}
+for name, args in (('diff', ('diff', trace, short)), ('stats A', ('stats', trace)),
+                   ('stats B', ('stats', short))):
+    _, text, _ = ggmlviz(*args)
+    row = [l.split() for l in text.splitlines() if l.startswith('TOTAL ')]
+    totals[name] = row[0][1:3] if row and name == 'diff' else row[0][1:2] if row else None
+ok(totals['diff'] and totals['diff'] == totals['stats A'] + totals['stats B'],
+   'diff\'s TOTAL counts what stats\'s TOTAL counts, the runs\' starts with the ops', totals)
 
 # ---- long runs: 1 step in N op by op, the slow ones too, the others summed by op type ----
 def trace_with(name, generate, **env_vars):

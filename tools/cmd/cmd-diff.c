@@ -164,9 +164,10 @@ static void sort_rows(struct row *rows, size_t n, int sort)
 }
 
 /* The totals of a trace as a distribution (count and total only). */
+/* The TOTAL row, as stats's: the ops and the runs' starts told apart from them (their rows). */
 static struct cli_dist totals(const struct cli_agg *a)
 {
-	return (struct cli_dist){ .count = a->ops, .total = a->op_ns };
+	return (struct cli_dist){ .count = a->ops + a->starts, .total = a->op_ns };
 }
 
 static const char *const columns[] = { "COUNT A", "COUNT B", "TOTAL A", "TOTAL B", "CHANGE",
