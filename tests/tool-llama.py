@@ -684,6 +684,11 @@ ok(roll and kept == list(range(1, len(per_step) + 1, 3)) and
    not any(per_step[n]['ops'] and per_step[n]['sums'] for n in per_step),
    'GGML_VIZ_OP_SAMPLE=3: steps 1, 4, 7... op by op, every other step summed by op type',
    (err, kept, summed))
+rc, out, _ = ggmlviz('stats', roll) if roll else (1, '', '')
+rc2, out2, _ = ggmlviz('stats', '--raw-ticks', roll) if roll else (1, '', '')
+ok(rc == rc2 == 0 and 'those sums are as ticked' in out and 'those sums are as ticked' not in out2,
+   'stats on a rolling trace says its summed ops are as ticked, the kept ones estimated',
+   out[-700:])
 rc, out, _ = ggmlviz('info', roll) if roll else (1, '', '')
 meta = [l for l in out.splitlines() if l.strip().startswith('META ')]
 ok(rc == 0 and meta and 'SAMPLE 1' in meta[0] and 'other' not in meta[0],

@@ -336,6 +336,12 @@ static void summed_note(struct cli_out *o, const struct cli_agg *a)
 			       " COUNT, TOTAL, MEAN, MAX and SHARE; MIN, P50 and P95 are of the ops"
 			       " timed one by one)\n",
 			       (unsigned long long)a->summed, cli_fmt_ns((double)a->summed_ns, b));
+	if (a->summed && !a->raw_ticks)
+		cli_out_str(o, "(those sums are as ticked: the runs' starts and the waits at GGML's"
+			       " barrier are told apart in the steps kept op by op only, so in the"
+			       " summed steps an op holds the wait for the op before it, and the first"
+			       " op of a run its start; the shares mix both: --raw-ticks gives every"
+			       " row as ticked, a trace that keeps every op every row estimated)\n");
 }
 
 /* By layer: what "(none)" holds, when it is there. */
