@@ -686,7 +686,8 @@ ok(roll and kept == list(range(1, len(per_step) + 1, 3)) and
    (err, kept, summed))
 rc, out, _ = ggmlviz('stats', roll) if roll else (1, '', '')
 rc2, out2, _ = ggmlviz('stats', '--raw-ticks', roll) if roll else (1, '', '')
-ok(rc == rc2 == 0 and 'those sums are as ticked' in out and 'those sums are as ticked' not in out2,
+ok(rc == rc2 == 0 and 'those sums are as ticked' in out and 'those sums are as ticked' not in out2
+   and 'kept op by op (not those of the summed steps)' in out,
    'stats on a rolling trace says its summed ops are as ticked, the kept ones estimated',
    out[-700:])
 rc, out, _ = ggmlviz('info', roll) if roll else (1, '', '')

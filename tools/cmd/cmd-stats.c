@@ -185,13 +185,15 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 		return;
 	}
 	if (a->starts)
-		cli_out_printf(o, "((run start): in each of %llu CPU runs, the time from the scheduler's"
+		cli_out_printf(o, "((run start): in each of %llu CPU run%s%s, the time from the scheduler's"
 			       " last ask to the first op's work: GGML's graph plan, its worker threads"
 			       " made or woken, and the first barrier's wait for them; %s in all. Told"
 			       " apart by estimate: the first op's work is its bytes at the best rate of"
 			       " the same op elsewhere in the trace%s; a program that attaches a"
 			       " threadpool to its context, as llama.cpp's tools do, makes no threads)\n",
-			       (unsigned long long)a->starts, cli_fmt_ns((double)a->start_ns, b[0]),
+			       (unsigned long long)a->starts, cli_s(a->starts),
+			       a->summed ? " kept op by op (not those of the summed steps)" : "",
+			       cli_fmt_ns((double)a->start_ns, b[0]),
 			       k->unsplit ? ", and the first ops without such a peer keep their whole"
 					    " time" : "");
 	cli_out_printf(o, "(timed by ticks, which the CPU backend gives after its first thread's"
