@@ -17,7 +17,7 @@ result() { # status description
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; sed 's/^/# /' "$tmp/log"; fi
 }
 
-echo "1..16"
+echo "1..18"
 for h in $headers; do
 	printf '#include <ggmlviz/%s>\n#include <ggmlviz/%s>\nint main(void) { return 0; }\n' "$h" "$h" >"$tmp/h.c"
 	$CC -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror \
@@ -30,6 +30,23 @@ for h in $headers; do
 	$CXX -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$top_srcdir/include" \
 		-c "$tmp/h.cc" -o "$tmp/h.o" >"$tmp/log" 2>&1
 	result $? "$h alone as C++11, pedantic, warnings as errors"
+done
+
+# The adapters, with their implementation, in a C++ program (llama.cpp's tools are C++):
+# GGML's own headers as system headers, so that only ours are judged.
+for h in ggml llama; do
+	what="ggmlviz/$h.h with GGMLVIZ_$(echo "$h" | tr a-z A-Z)_IMPLEMENTATION, twice, as C++17, pedantic, warnings as errors"
+	if [ -z "${GGML_CFLAGS:-}" ]; then
+		n=$((n + 1))
+		echo "ok $n - $what # SKIP configure found no GGML"
+		continue
+	fi
+	printf '#define GGMLVIZ_%s_IMPLEMENTATION\n#include <ggmlviz/%s.h>\n#include <ggmlviz/%s.h>\nint main(void) { return 0; }\n' \
+		"$(echo "$h" | tr a-z A-Z)" "$h" "$h" >"$tmp/a.cc"
+	# shellcheck disable=SC2046 # the flags are words
+	$CXX -std=c++17 -Wall -Wextra -Wpedantic -Werror -I"$top_srcdir/include" \
+		$(echo "$GGML_CFLAGS" | sed 's/-I/-isystem /g') -c "$tmp/a.cc" -o "$tmp/a.o" >"$tmp/log" 2>&1
+	result $? "$what"
 done
 
 cat >"$tmp/use.c" <<'SRC'

@@ -62,22 +62,25 @@ static bool ggmlviz_tools_recordable(struct llama_context * ctx, struct llama_ba
     return ggmlviz_is_active() && ctx && batch.n_tokens > 0 && (batch.token || batch.embd);
 }
 
-extern "C" int32_t ggmlviz_tools_decode(const char * site, struct llama_context * ctx,
-                                        struct llama_batch batch) {
+// A decode or an encode (fn, named what), a step of the trace where one is recorded.
+static int32_t ggmlviz_tools_step(const char * site, struct llama_context * ctx, struct llama_batch batch,
+                                  int32_t (*fn)(struct llama_context *, struct llama_batch),
+                                  const char * what) {
     ggmlviz_tools_maybe_start();
     if (!ggmlviz_tools_recordable(ctx, batch)) {
-        return llama_decode(ctx, batch);
+        return fn(ctx, batch);
     }
-    return ggmlviz_llama__step(ctx, batch, llama_decode, ggmlviz_tools_label(site, "decode"));
+    return ggmlviz_llama__step(ctx, batch, fn, ggmlviz_tools_label(site, what));
+}
+
+extern "C" int32_t ggmlviz_tools_decode(const char * site, struct llama_context * ctx,
+                                        struct llama_batch batch) {
+    return ggmlviz_tools_step(site, ctx, batch, llama_decode, "decode");
 }
 
 extern "C" int32_t ggmlviz_tools_encode(const char * site, struct llama_context * ctx,
                                         struct llama_batch batch) {
-    ggmlviz_tools_maybe_start();
-    if (!ggmlviz_tools_recordable(ctx, batch)) {
-        return llama_encode(ctx, batch);
-    }
-    return ggmlviz_llama__step(ctx, batch, llama_encode, ggmlviz_tools_label(site, "encode"));
+    return ggmlviz_tools_step(site, ctx, batch, llama_encode, "encode");
 }
 
 extern "C" struct llama_context * ggmlviz_tools_init_from_model(struct llama_model * model,

@@ -216,7 +216,9 @@ static struct ggmlviz_llama__seq *ggmlviz_llama__seq_of(struct ggmlviz_llama__se
 			return &s[j];
 	if (*n == GGMLVIZ_LLAMA__MAX_SEQS)
 		return NULL;
-	s[*n] = (struct ggmlviz_llama__seq){ id, 0, 0, -1 };
+	s[*n].id = id; /* member by member: a compound literal is not C++ (-Wpedantic) */
+	s[*n].n_tokens = s[*n].n_outputs = 0;
+	s[*n].first_pos = -1;
 	return &s[(*n)++];
 }
 
