@@ -334,6 +334,19 @@ rc, out, err = ggmlviz('stats', peak_trace)
 ok(rc == 0 and out.splitlines()[1].rstrip().endswith('BOUND') and 'the machine\'s peak' in out,
    'stats: a BOUND column, and what the peak is under the table', out[:600])
 
+# a trace on a pipe reads as the same file would: the peak, the estimate, the report's too
+rc, out, err = run('sh', '-c', 'cat "$1" | "$2" stats -f json /dev/stdin', 'sh', peak_trace, G)
+piped = json.loads(out) if rc == 0 else {}
+ok(piped.get('peak') == js.get('peak') and piped.get('groups') == js.get('groups') and
+   (piped.get('ticks') or {}).get('estimated') is True,
+   'stats of a pipe: the peak (BOUND) and the estimated op times, as from the file',
+   (rc, err, piped.get('peak'), (piped.get('ticks') or {}).get('estimated')))
+page = os.path.join(TMP, 'piped.html')
+rc, out, err = run('sh', '-c', 'cat "$1" | "$2" report -o "$3" /dev/stdin', 'sh', peak_trace, G, page)
+html = open(page).read() if rc == 0 and os.path.exists(page) else ''
+ok('"peak":null' not in html and '"estimated":true' in html and '"by_sequence":{' in html,
+   'report of a pipe: the peak, the estimate and the sequences, as from the file', (rc, err))
+
 # ---- one of a kind, said so: "1 step (1 token)" ----
 one = os.path.join(TMP, 'one.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,

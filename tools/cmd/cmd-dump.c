@@ -196,7 +196,7 @@ int cli_cmd_dump(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_DAMAGED;
 	}
 	/* a first pass, for the start of --from/--to and for the names of ops whose
-	 * OP_NAME comes later in the file (a file can be read twice, a pipe cannot) */
+	 * OP_NAME comes later in the file (a pipe is copied to be read twice: stream.c) */
 	if (d.window.set || cli_input_is_file(&in))
 		cli_scan(&in, &scan, &cli->names);
 	while (cli_input_next(&in, &ev) == 1)

@@ -92,7 +92,7 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	struct cli_input in;
 	struct ggmlviz_timing t;
 	struct cli_dist d = { .spent = &cli->dist_bytes };
-	bool learn = !k->raw && cli_path_is_file(path);
+	bool learn = !k->raw;
 	uint64_t ns = 0;
 
 	if (cli_input_start(&in, "report", path) < 0)
@@ -107,7 +107,7 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	if (d.count > max_slices)
 		ns = cli_dist_quantile(&d, 1.0 - 0.9 * (double)max_slices / (double)d.count) + 1;
 	if (!learn || cli_ticks_ready(k) < 0)
-		cli_ticks_free(k); /* as ticked: a pipe, --raw-ticks, or no memory to learn */
+		cli_ticks_free(k); /* as ticked: --raw-ticks, or no memory to learn */
 	cli_dist_free(&d);
 	cli_input_close(&in);
 	return ns;

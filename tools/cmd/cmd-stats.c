@@ -181,7 +181,7 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 			       " threads, what the others still had of that op, waited for at GGML's"
 			       " barrier, is counted in the next op: small ops after MUL_MATs show more"
 			       " than their work)\n",
-			       a->raw_ticks ? "--raw-ticks" : "a trace that is not a regular file is read once: not estimated");
+			       a->raw_ticks ? "--raw-ticks" : "not estimated: the trace could not be read a second time");
 		return;
 	}
 	if (a->starts)

@@ -21,12 +21,15 @@
 
 int cli_input_start(struct cli_input *in, const char *cmd, const char *path)
 {
+	const char *source;
 	int rc;
 
 	memset(in, 0, sizeof *in);
 	in->cmd = cmd;
 	in->path = path;
-	rc = ggmlviz_reader_open(path, &in->r);
+	source = cli_path_source(path, &rc);
+	if (source)
+		rc = ggmlviz_reader_open(source, &in->r);
 	if (rc == 0)
 		cli_progress_init(&in->progress, path, ggmlviz_reader_size(in->r));
 	return rc;
@@ -106,7 +109,7 @@ bool cli_path_is_file(const char *path)
 {
 	struct stat st;
 
-	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return path && ((stat(path, &st) == 0 && S_ISREG(st.st_mode)) || cli_path_is_copied(path));
 }
 
 bool cli_input_is_file(const struct cli_input *in)

@@ -1,7 +1,8 @@
 /*
  * How the ggmlviz command reads traces (tools/input/): a trace read to its
  * end or its damage (input.c), the progress of a long read (progress.c),
- * the first pass of a command that reads twice (scan.c), and the names of
+ * a stream copied to be read twice (stream.c), the first pass of a command
+ * that reads twice (scan.c), and the names of
  * what a trace identifies by number (names.c, ggml-ops.c).
  *
  * SPDX-License-Identifier: MIT
@@ -70,8 +71,20 @@ void cli_input_describe(const struct cli_input *in, char *buf, size_t size);
 
 /* Whether the input is a regular file (which a second reader can read again). */
 bool cli_input_is_file(const struct cli_input *in);
-/* Whether path is a regular file (not standard input, not a pipe). */
+/* Whether path can be read again: a regular file, or a stream already copied (stream.c). */
 bool cli_path_is_file(const char *path);
+
+/* ---- A trace read from a stream, copied once to be read again (stream.c) ---- */
+
+/*
+ * What to open for path: path itself, or for a stream (a pipe, standard
+ * input) a copy made at its first call and read by every later one (its
+ * name borrowed, valid for the life of the command). NULL with *err set
+ * to -errno when the copy fails (no room in TMPDIR, no /proc).
+ */
+const char *cli_path_source(const char *path, int *err);
+/* Whether path names a stream already copied by cli_path_source(). */
+bool cli_path_is_copied(const char *path);
 
 /* Prints the damage, if any, on stderr; returns 0 or CLI_EXIT_DAMAGED. */
 int cli_input_report(const struct cli_input *in);

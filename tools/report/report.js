@@ -153,7 +153,7 @@
 		else if (ticked)
 			say('warn', 'CPU ops as ticked: the first op of each run holds the run\u2019s start, and ' +
 				'with several threads each op holds the wait at GGML\u2019s barrier for the op before ' +
-				'it (' + (tk.raw ? '--raw-ticks' : 'the trace was read once') + ').');
+				'it (' + (tk.raw ? '--raw-ticks' : 'the trace could not be read a second time') + ').');
 		if (D.by_op.peak)
 			say('ok', 'The machine\u2019s peak was measured when tracing started (' + D.by_op.peak.how +
 				'): ' + (D.by_op.peak.bytes_per_s / 1e9).toFixed(1) + ' GB/s read, ' +
