@@ -134,6 +134,13 @@ if [ $rc -eq 0 ]; then
 		./so-app "$dest/so.ggmlviz"
 		test -f "$dest/usr/local/include/ggmlviz/tracer.h"
 		test -f "$dest/usr/local/share/man/man3/ggmlviz_start.3"
+		# a page that is another's, installed as man(1) resolves it: ".so man3/OTHER.3"
+		test "$(cat "$dest/usr/local/share/man/man3/ggmlviz_config_from_env.3")" = \
+			".so man3/ggmlviz_config_init.3"
+		if command -v man >/dev/null; then
+			MANWIDTH=80 man -M "$dest/usr/local/share/man" ggmlviz_config_from_env 2>&1 >/dev/null |
+				{ ! grep .; }
+		fi
 	)
 	result $? "make install DESTDIR=...; build and run a threaded program, and a shared object, with pkg-config alone"
 	# CMake's find_package(ggmlviz 0.2): the package found where it was staged, not

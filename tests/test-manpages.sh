@@ -2,7 +2,7 @@
 # Keeps the man pages honest. Prints TAP.
 #
 # - Every function declared in the public headers has man/NAME.3: a page, or
-#   a one-line ".so man3/OTHER.3" to a page; that page names it in NAME, and
+#   a one-line ".so man/OTHER.3" to a page; that page names it in NAME, and
 #   its SYNOPSIS shows the header's #include and the header's prototype.
 # - Every page in man/ renders with groff -man -ww -z without a word of
 #   output (with the preprocessors its first line asks for, as man(1) runs
@@ -10,8 +10,10 @@
 #   file; every .so link reaches a page.
 # - Every page in man/ is listed in Makefile.am's dist_man_MANS, and every
 #   page listed there exists; the overview, libggmlviz(7), refers to them all.
-# - Every page reads with man -M build/man NAME (the build's man/manN/
-#   links, made by make), as the README shows it read before make install.
+# - Every page reads with man -l man/PAGE from the top of the source tree,
+#   and with man -M build/man NAME (the build's man/manN/ folders, made by
+#   make, where a .so line reads ".so manN/OTHER.N", as installed), as the
+#   README shows them read before make install.
 # - Every GGML_VIZ_* variable the library reads is described in
 #   ggmlviz_config_init(3), listed in libggmlviz(7)'s ENVIRONMENT, and has a
 #   row in README.md's table.
@@ -125,7 +127,7 @@ declarations() {
 
 # The page a name resolves to: itself, or the target of its .so line.
 so_target() {
-	sed -n '1s|^\.so[ \t]*man[0-9]/\([^ \t]*\)[ \t]*$|\1|p' "$1"
+	sed -n '1s|^\.so[ \t]*man/\([^ \t]*\)[ \t]*$|\1|p' "$1"
 }
 
 is_so() {
@@ -174,7 +176,7 @@ n_headers=$(echo "$HEADERS" | wc -w)
 n_funcs=$(cat "$tmp"/decl-* | wc -l)
 n_pages=$(wc -l <"$tmp/pages")
 # Per page: renders, .TH (or its .so link) right, listed.
-echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 5))"
+echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 6))"
 
 t=0
 fail=0
@@ -288,7 +290,7 @@ so_problems() {
 	target=$(so_target "$man/$1")
 	[ "$lines" -eq 1 ] || echo "man/$1: a .so page must be that one line; it has $lines"
 	if [ -z "$target" ]; then
-		echo "man/$1: not of the form .so manN/PAGE: $(head -n 1 "$man/$1")"
+		echo "man/$1: not of the form .so man/PAGE (read from the top of the source tree): $(head -n 1 "$man/$1")"
 	elif [ ! -f "$man/$target" ]; then
 		echo "man/$1: links to man/$target, which does not exist"
 	elif is_so "$man/$target"; then
@@ -296,9 +298,9 @@ so_problems() {
 	fi
 }
 
-# Renders page $1 as installed: from a folder where man3/ is man/, so that
-# a ".so man3/OTHER.3" line is followed, as man(1) follows it; then as
-# man(1) shows it in a terminal of 80 columns.
+# Renders page $1: from a folder where man/ is man/, so that a
+# ".so man/OTHER.3" line is followed, as man(1) follows it; then as man(1)
+# shows it in a terminal of 80 columns.
 render() {
 	# shellcheck disable=SC2046
 	(cd "$tmp/root" && $GROFF $(preprocessors "$man_abs/$1") -man -ww -z "$man_abs/$1" &&
@@ -307,9 +309,7 @@ render() {
 }
 mkdir "$tmp/root"
 man_abs=$(cd "$man" 2>/dev/null && pwd)
-for n in 1 3 5 7; do
-	ln -s "$man_abs" "$tmp/root/man$n"
-done
+ln -s "$man_abs" "$tmp/root/man"
 
 while read -r file; do
 	if [ -z "$GROFF" ]; then
@@ -387,6 +387,18 @@ man_tree_problems() {
 }
 check "every page reads with man -M build/man NAME, .so links followed (README.md)" \
 	man_tree_problems
+
+# Every page read from the source tree: man -l man/PAGE, from its top.
+man_l_problems() {
+	command -v man >/dev/null 2>&1 || { echo "man is missing (apt-get install man-db)"; return; }
+	while read -r file; do
+		out=$(cd "$top_srcdir" && MANWIDTH=80 man -l "man/$file" 2>&1 >/dev/null) ||
+			out="man -l man/$file failed${out:+: $out}"
+		[ -z "$out" ] || echo "$file: $out"
+	done <"$tmp/pages"
+}
+check "every page reads with man -l man/PAGE from the top of the source tree, .so links followed" \
+	man_l_problems
 
 comm -13 "$tmp/pages" "$tmp/listed" | sed 's|^|dist_man_MANS lists man/|; s|$|, which does not exist|' \
 	>"$tmp/unlisted"
