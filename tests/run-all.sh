@@ -122,9 +122,11 @@ if [ $rc -eq 0 ]; then
 		export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest"
 		cd "$dest"
 		cp "$top/tests/install-app.c" app.c
-		# exactly the command the README promises, nothing added
-		# shellcheck disable=SC2046
-		cc app.c $(pkg-config --cflags --libs ggmlviz)
+		# exactly the command the README promises, nothing added: its block, run as printed
+		awk '/^```sh/ { on = 1; next } on && /^```/ { on = 0 } on && /^cc app.c .*pkg-config/' \
+			"$top/README.md" >readme-cc.sh
+		[ "$(wc -l <readme-cc.sh)" -eq 1 ]
+		sh -e readme-cc.sh
 		./a.out "$dest/app.ggmlviz"
 		# the archive goes into a shared object, with pkg-config alone
 		# shellcheck disable=SC2046
@@ -138,8 +140,7 @@ if [ $rc -eq 0 ]; then
 		test "$(cat "$dest/usr/local/share/man/man3/ggmlviz_config_from_env.3")" = \
 			".so man3/ggmlviz_config_init.3"
 		if command -v man >/dev/null; then
-			MANWIDTH=80 man -M "$dest/usr/local/share/man" ggmlviz_config_from_env 2>&1 >/dev/null |
-				{ ! grep .; }
+			test -z "$(MANWIDTH=80 man -M "$dest/usr/local/share/man" ggmlviz_config_from_env 2>&1 >/dev/null)"
 		fi
 	)
 	result $? "make install DESTDIR=...; build and run a threaded program, and a shared object, with pkg-config alone"
@@ -216,7 +217,7 @@ fi
 
 # Counts the TAP lines of a test script's output (not run by make check).
 count_tap() { # file label
-	p=$(grep -c '^ok ' "$1")
+	p=$(grep '^ok ' "$1" | grep -vc '# SKIP')  # a skip is neither passed nor failed
 	f=$(grep -c '^not ok ' "$1")
 	passed=$((passed + p))
 	failed=$((failed + f))
@@ -250,6 +251,10 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server
+	note "the README's shell blocks that build into the checkout or run llama.cpp's tools, as printed"
+	top_srcdir="$top" top_builddir="$top/build" \
+		sh "$top/tests/test-readme-shell.sh" --checkout >"$top/build/readme-checkout.out" 2>&1
+	count_tap "$top/build/readme-checkout.out" "readme-checkout"
 	note "the llama.cpp integration on a llama.cpp changed as upstream changes it"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-llama-upstream.sh" >"$top/build/llama-upstream.out" 2>&1
