@@ -342,9 +342,9 @@ int main(int argc, char **argv)
 	rc = ctx ? run(ctx, llama_model_get_vocab(model), &o) : 1;
 	if (!ctx)
 		fprintf(stderr, "llama_trace: cannot make a context\n");
-	llama_free(ctx);
+	ggmlviz_llama_free(ctx); /* llama_free(), the context's buffers' frees recorded */
 	free_threadpool(tp);
-	llama_model_free(model);
+	ggmlviz_llama_model_free(model);
 	llama_backend_free();
 	ggmlviz_stop();
 	ggmlviz_get_stats(&st);

@@ -76,6 +76,24 @@ ok(len(prompt) >= 2 and len(gen) >= 8 and len(prompt) + len(gen) == len(steps),
 rc, out, err = run(G, 'stats', '--by', 'phase', bench_trace)
 ok(rc == 0 and 'prompt' in out and 'generation' in out, 'stats --by phase on llama-bench', out)
 
+# ---- llama-bench's memory: each context's and the model's buffers, allocated and freed ----
+mem_trace = os.path.join(TMP, 'bench-mem.ggmlviz')
+rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT=mem_trace, GGML_VIZ_MEMORY_TRACKING='1'))
+mem = [r for r in records(mem_trace) if r['type'] in ('TENSOR_ALLOC', 'TENSOR_FREE')]
+live, bad = {}, []
+for r in mem:
+    if r['type'] == 'TENSOR_ALLOC':
+        bad += [('allocated twice', r)] if r['ptr'] in live else []
+        live[r['ptr']] = r
+    elif live.pop(r['ptr'], None) is None or r['label'] not in ('llama_free', 'llama_model_free'):
+        bad.append(('a free of nothing live, or not by llama_free/llama_model_free', r))
+contexts = sum(1 for r in mem if r['type'] == 'TENSOR_FREE' and r['label'] == 'llama_free' and
+               r['size'] and any(a['label'].startswith('kv_cache') for a in mem if a['ptr'] == r['ptr']))
+ok(rc == 0 and mem and not bad and not live and contexts >= 2,
+   'llama-bench with memory tracking: each context\'s KV cache and compute buffers and the model\'s '
+   'weights freed where llama-bench frees them, nothing left allocated',
+   (rc, err[-300:], bad[:3], list(live.values())[:3], contexts))
+
 # ---- bad input: a trace that cannot be written ----
 rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT='/nonexistent/dir/x.ggmlviz'))
 said = [line for line in err.splitlines() if 'not tracing' in line]

@@ -375,6 +375,45 @@ static int check_wrap(const struct ggmlviz_event *ev, void *arg)
 	return 0;
 }
 
+/* Starts a session at path (named after tag) with memory tracking on. */
+static void start_tracking_memory(const char *tag)
+{
+	struct ggmlviz_config cfg;
+
+	tu_path(path, sizeof path, tag);
+	tu_config(&cfg, path);
+	cfg.memory_tracking = 1;
+	start_with(&cfg);
+}
+
+/* ggmlviz_tensor_free_once(): a free of what alloc_once recorded, after which the address is new */
+START_TEST(free_once_frees_what_alloc_once_recorded)
+{
+	struct tu_summary s;
+
+	start_tracking_memory("free-once");
+	ck_assert_int_eq(ggmlviz_tensor_free_once((void *)0x5000, 64, "never seen"), 0);
+	ck_assert_int_eq(ggmlviz_tensor_alloc_once((void *)0x5000, 64, "buffer"), 1);
+	ck_assert_int_eq(ggmlviz_tensor_alloc_once((void *)0x5000, 64, "buffer"), 0);
+	ck_assert_int_eq(ggmlviz_tensor_free_once((void *)0x5000, 64, "freed"), 1);
+	ck_assert_int_eq(ggmlviz_tensor_free_once((void *)0x5000, 64, "freed twice"), 0);
+	/* the same address, allocated again: a new allocation, recorded */
+	ck_assert_int_eq(ggmlviz_tensor_alloc_once((void *)0x5000, 128, "again"), 1);
+	ggmlviz_stop();
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_TENSOR_ALLOC], 2);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_TENSOR_FREE], 1);
+	unlink(path);
+
+	/* a new session: what the last one recorded is not this one's to free */
+	start_tracking_memory("free-once");
+	ck_assert_int_eq(ggmlviz_tensor_free_once((void *)0x5000, 128, "last session's"), 0);
+	ggmlviz_stop();
+	ck_assert_int_eq(ggmlviz_tensor_free_once((void *)0x5000, 128, "not tracing"), 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(ring_wraps_with_labels_across_the_end)
 {
 	struct ggmlviz_config cfg;
@@ -939,6 +978,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, zero_holes_are_zero);
 	tcase_add_test(tc, labels_are_copied_and_cut);
 	tcase_add_test(tc, settings_switch_events_off);
+	tcase_add_test(tc, free_once_frees_what_alloc_once_recorded);
 	tcase_add_test(tc, ring_wraps_with_labels_across_the_end);
 	tcase_add_test(tc, overflow_drops_and_says_so);
 	tcase_add_test(tc, max_events_is_exact);

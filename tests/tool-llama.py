@@ -623,9 +623,30 @@ rc, out, err = ggmlviz('mem', '-f', 'json', trace)
 labels = json.dumps(json.loads(out)) if rc == 0 else ''
 ok('weights' in labels and 'kv_cache' in labels and 'compute' in labels,
    'mem: the weights, the KV cache and the compute buffer', out[:400])
+mem = json.loads(out) if rc == 0 else {}
+rc, out, err = ggmlviz('dump', '-t', 'mem', '-f', 'jsonl', trace)
+recs = [json.loads(line) for line in out.splitlines()] if rc == 0 else []
+allocs = {r['ptr']: r for r in recs if r['type'] == 'TENSOR_ALLOC'}
+frees = {r['ptr']: r for r in recs if r['type'] == 'TENSOR_FREE'}
+want = {p: ('llama_model_free' if a['label'].startswith('weights') else 'llama_free', a['size'])
+        for p, a in allocs.items()}
+got = {p: (f['label'], f['size']) for p, f in frees.items()}
+ok(allocs and got == want and mem.get('still_allocated') == [] and
+   mem.get('allocated_bytes') == mem.get('freed_bytes'),
+   'mem: each backend buffer freed where the program freed its context (KV cache, compute) '
+   'and its model (weights), with its size: none still allocated at the end',
+   (want, got, mem.get('still_allocated')))
 rc, out, err = ggmlviz('mem', trace)
-ok(rc == 0 and 'their frees are not traced' in out and 'not leaks' in out,
-   'mem: the backend buffers still listed at the end are said not to be leaks', out[-600:])
+ok(rc == 0 and 'still allocated at the end (largest first): none' in out and 'not leaks' not in out,
+   'mem: nothing listed at the end, and no note about backend buffers', out[-600:])
+# a GGML program frees its buffers where no adapter sees it: listed, and said not to be leaks
+ggml_trace = os.path.join(TMP, 'ggml-mem.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'ggml_transformer'), '--steps', '2',
+                   '--output', ggml_trace, env=env)
+rc, out, err = ggmlviz('mem', ggml_trace) if rc == 0 else (rc, out, err)
+ok(rc == 0 and 'ggmlviz_llama_free()' in out and 'does not make them leaks' in out,
+   'mem: the backend buffers of a GGML program still listed at the end are said not to be leaks',
+   out[-600:])
 
 # ---- diff --phase generation: runs of different lengths compared per token ----
 short = os.path.join(TMP, 'short.ggmlviz')

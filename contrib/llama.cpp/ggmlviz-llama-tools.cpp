@@ -97,3 +97,12 @@ extern "C" struct llama_model * ggmlviz_tools_model_load_from_file(const char * 
     ggmlviz_tools_maybe_start();
     return llama_model_load_from_file(path, params);
 }
+
+// the frees of the buffers recorded for a context or a model (llama.h), where memory is tracked
+extern "C" void ggmlviz_tools_free(struct llama_context * ctx) {
+    ggmlviz_llama_free(ctx);
+}
+
+extern "C" void ggmlviz_tools_model_free(struct llama_model * model) {
+    ggmlviz_llama_model_free(model);
+}

@@ -194,7 +194,79 @@ static const char *ggmlviz_ggml__buffer_role(ggml_backend_buffer_t buf, const st
 	return strncmp(t->name, "cache_", 6) == 0 ? "kv_cache" : "buffer";
 }
 
-/* The compute buffer this thread saw last for each buffer type, to free the one replaced. */
+/* ---- backend buffers, and what frees them (a llama.cpp context or model: llama.h) ---- */
+
+#define GGMLVIZ_GGML__OWNED 256 /* buffers followed to their free at once */
+
+/* A backend buffer recorded, and the context or model whose free frees it. */
+struct ggmlviz_ggml__owned {
+	unsigned int state; /* GGMLVIZ_GGML__SLOT_* */
+	const void *buf, *owner;
+	uint64_t size;
+};
+
+static struct ggmlviz_ggml__owned ggmlviz_ggml__owned[GGMLVIZ_GGML__OWNED];
+/* What frees the buffers this thread's graphs use: set around a llama.cpp decode
+ * (llama.h): the context its KV cache and compute buffers, the model its weights. */
+static __thread const void *ggmlviz_ggml__owner_ctx, *ggmlviz_ggml__owner_model;
+
+/* Remembers that owner's free frees buf; past the table's room, that free is not recorded. */
+static void ggmlviz_ggml__own(const void *buf, const void *owner, uint64_t size)
+{
+	for (int i = 0; owner && i < GGMLVIZ_GGML__OWNED; i++) {
+		struct ggmlviz_ggml__owned *o = &ggmlviz_ggml__owned[i];
+		unsigned int free_state = GGMLVIZ_GGML__SLOT_FREE;
+
+		/* buf and owner read atomically: another thread may be claiming the entry */
+		if (GGMLVIZ_GGML__LOAD(&o->state) == GGMLVIZ_GGML__SLOT_READY &&
+		    GGMLVIZ_GGML__LOAD(&o->buf) == buf)
+			return; /* a new session recorded it again: followed already */
+		if (GGMLVIZ_GGML__CAS(&o->state, &free_state, GGMLVIZ_GGML__SLOT_BUSY)) {
+			GGMLVIZ_GGML__STORE(&o->buf, buf);
+			GGMLVIZ_GGML__STORE(&o->owner, owner);
+			o->size = size;
+			GGMLVIZ_GGML__STORE(&o->state, GGMLVIZ_GGML__SLOT_READY);
+			return;
+		}
+	}
+}
+
+void ggmlviz_ggml__owners(const void *ctx, const void *model)
+{
+	ggmlviz_ggml__owner_ctx = ctx;
+	ggmlviz_ggml__owner_model = model;
+}
+
+int ggmlviz_ggml__free_owned(const void *owner, const void *buf, const char *label)
+{
+	int n = 0;
+
+	for (int i = 0; i < GGMLVIZ_GGML__OWNED; i++) {
+		struct ggmlviz_ggml__owned *o = &ggmlviz_ggml__owned[i];
+		unsigned int ready = GGMLVIZ_GGML__SLOT_READY;
+
+		if (GGMLVIZ_GGML__LOAD(&o->state) != GGMLVIZ_GGML__SLOT_READY ||
+		    (owner ? GGMLVIZ_GGML__LOAD(&o->owner) != owner : GGMLVIZ_GGML__LOAD(&o->buf) != buf) ||
+		    !GGMLVIZ_GGML__CAS(&o->state, &ready, GGMLVIZ_GGML__SLOT_BUSY))
+			continue;
+		n += ggmlviz_tensor_free_once(o->buf, o->size, label);
+		GGMLVIZ_GGML__STORE(&o->state, GGMLVIZ_GGML__SLOT_FREE);
+	}
+	return n;
+}
+
+/* What frees buf, as ggmlviz_ggml__own() was told; NULL if not followed. */
+static const void *ggmlviz_ggml__owner_of(const void *buf)
+{
+	for (int i = 0; i < GGMLVIZ_GGML__OWNED; i++)
+		if (GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__owned[i].state) == GGMLVIZ_GGML__SLOT_READY &&
+		    GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__owned[i].buf) == buf)
+			return GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__owned[i].owner);
+	return NULL;
+}
+
+/* The compute buffer this thread saw last for each buffer type, to free the one replaced
+ * (by the same context: another context's, a draft model's, lives on beside it). */
 static __thread const void *ggmlviz_ggml__compute_buft[8];
 static __thread ggml_backend_buffer_t ggmlviz_ggml__compute_buf[8];
 
@@ -206,25 +278,36 @@ static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
 	while (i < 7 && ggmlviz_ggml__compute_buft[i] && ggmlviz_ggml__compute_buft[i] != buft)
 		i++;
 	if (ggmlviz_ggml__compute_buft[i] == buft && ggmlviz_ggml__compute_buf[i] &&
-	    ggmlviz_ggml__compute_buf[i] != buf)
-		ggmlviz_tensor_free(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced");
+	    ggmlviz_ggml__compute_buf[i] != buf &&
+	    ggmlviz_ggml__owner_of(ggmlviz_ggml__compute_buf[i]) == ggmlviz_ggml__owner_ctx &&
+	    !ggmlviz_ggml__free_owned(NULL, ggmlviz_ggml__compute_buf[i], "compute buffer replaced"))
+		ggmlviz_tensor_free_once(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced");
 	ggmlviz_ggml__compute_buft[i] = buft;
 	ggmlviz_ggml__compute_buf[i] = buf;
 }
 
-/* TENSOR_ALLOC for a buffer, the first time it is seen this session. */
+/* TENSOR_ALLOC for a buffer, the first time it is seen this session, with what frees it. */
 static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 {
 	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
 	ggml_backend_buffer_t buf = data->buffer;
+	const char *role;
 	char label[96];
+	uint64_t size;
 
 	if (!buf)
 		return;
-	snprintf(label, sizeof label, "%s %s", ggmlviz_ggml__buffer_role(buf, data),
-		 ggml_backend_buffer_name(buf));
-	if (ggmlviz_tensor_alloc_once(buf, (uint64_t)ggml_backend_buffer_get_size(buf), label) &&
-	    ggml_backend_buffer_get_usage(buf) == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
+	role = ggmlviz_ggml__buffer_role(buf, data);
+	size = (uint64_t)ggml_backend_buffer_get_size(buf);
+	snprintf(label, sizeof label, "%s %s", role, ggml_backend_buffer_name(buf));
+	if (!ggmlviz_tensor_alloc_once(buf, size, label))
+		return;
+	/* a buffer of another role ("buffer") may be either's: left unfollowed, not guessed */
+	if (strcmp(role, "weights") == 0)
+		ggmlviz_ggml__own(buf, ggmlviz_ggml__owner_model, size);
+	else if (strcmp(role, "kv_cache") == 0 || strcmp(role, "compute") == 0)
+		ggmlviz_ggml__own(buf, ggmlviz_ggml__owner_ctx, size);
+	if (ggml_backend_buffer_get_usage(buf) == GGML_BACKEND_BUFFER_USAGE_COMPUTE)
 		ggmlviz_ggml__replaced(buf);
 }
 

@@ -476,6 +476,15 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
  */
 void *ggmlviz_ggml__chain_pair(ggml_backend_sched_eval_callback eval, void *eval_data,
 			       ggml_abort_callback abort_cb, void *abort_data);
+/*
+ * For <ggmlviz/llama.h>: what frees the backend buffers the calling
+ * thread's graphs use from now on (a llama.cpp context its KV cache and
+ * compute buffers, its model the weights; NULL, NULL: not told), and the
+ * TENSOR_FREE records of those of one owner (or, owner NULL, of buf);
+ * how many. Defined with the adapter's implementation.
+ */
+void ggmlviz_ggml__owners(const void *ctx, const void *model);
+int ggmlviz_ggml__free_owned(const void *owner, const void *buf, const char *label);
 /** @endcond */
 
 #ifdef __cplusplus

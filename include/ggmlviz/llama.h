@@ -33,6 +33,9 @@
  * struct llama_context *ctx = llama_init_from_model(model, cp);
  * ...
  * ggmlviz_llama_decode(ctx, batch);                   // instead of llama_decode()
+ * ...
+ * ggmlviz_llama_free(ctx);                            // instead of llama_free()
+ * ggmlviz_llama_model_free(model);                    // instead of llama_model_free()
  * @endcode
  *
  * What a trace then holds, on the thread that decodes:
@@ -48,7 +51,9 @@
  *   node, without changing the computation;
  * - with memory tracking on, the backend buffers the graphs use: the
  *   model's weights, the KV cache, each backend's compute buffer, each
- *   with its exact size (TENSOR_ALLOC, once per session).
+ *   with its exact size (TENSOR_ALLOC, once per session), and their frees
+ *   (TENSOR_FREE) where the program frees the context and the model
+ *   through ggmlviz_llama_free() and ggmlviz_llama_model_free().
  */
 
 #ifdef GGMLVIZ_DOXYGEN
@@ -150,6 +155,33 @@ int32_t ggmlviz_llama_decode(struct llama_context *ctx, struct llama_batch batch
  *         ggmlviz_llama_decode().
  */
 int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch);
+
+/**
+ * @brief llama_free(), with the frees of the context's buffers recorded.
+ *
+ * Records TENSOR_FREE (label "llama_free") for each backend buffer of
+ * @p ctx that the trace holds: its KV cache and its compute buffers, as
+ * recorded when a decode of @p ctx first used them; then calls
+ * llama_free(). A buffer of another context is never counted, nor one
+ * whose owner the adapter could not tell (a backend buffer of neither
+ * role): `ggmlviz mem` lists those as allocated at the end. Without
+ * memory tracking it only calls llama_free().
+ *
+ * @param ctx the context, freed (owned: it may not be used after); NULL
+ *        does nothing.
+ */
+void ggmlviz_llama_free(struct llama_context *ctx);
+
+/**
+ * @brief llama_model_free(), with the frees of the model's weights recorded.
+ *
+ * Records TENSOR_FREE (label "llama_model_free") for each weights buffer
+ * a decode of a context of @p model used, as ggmlviz_llama_free() does
+ * for a context's buffers, then calls llama_model_free().
+ *
+ * @param model the model, freed (owned); NULL does nothing.
+ */
+void ggmlviz_llama_model_free(struct llama_model *model);
 
 
 #ifdef __cplusplus
@@ -285,7 +317,10 @@ static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch
 	ggmlviz_step_begin(ctx, n_tokens, n_outputs, phase, label);
 	if (ggmlviz_is_active())
 		ggmlviz_llama__step_seqs(ctx, batch);
+	/* the buffers its graphs use first are the context's, or its model's (the weights) */
+	ggmlviz_ggml__owners(ctx, llama_get_model(ctx));
 	rc = run(ctx, batch);
+	ggmlviz_ggml__owners(NULL, NULL);
 	ggmlviz_nodes_flush();
 	ggmlviz_step_end(ctx, n_tokens, n_outputs, phase, rc, label);
 	return rc;
@@ -299,6 +334,22 @@ int32_t ggmlviz_llama_decode(struct llama_context *ctx, struct llama_batch batch
 int32_t ggmlviz_llama_encode(struct llama_context *ctx, struct llama_batch batch)
 {
 	return ggmlviz_llama__step(ctx, batch, llama_encode, "encode");
+}
+
+void ggmlviz_llama_free(struct llama_context *ctx)
+{
+	if (!ctx)
+		return;
+	ggmlviz_ggml__free_owned(ctx, NULL, "llama_free");
+	llama_free(ctx);
+}
+
+void ggmlviz_llama_model_free(struct llama_model *model)
+{
+	if (!model)
+		return;
+	ggmlviz_ggml__free_owned(model, NULL, "llama_model_free");
+	llama_model_free(model);
 }
 /** @endcond */
 

@@ -573,6 +573,25 @@ int ggmlviz_tensor_alloc_once(const void *ptr, uint64_t size, const char *label)
 	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
 
 /**
+ * @brief Records TENSOR_FREE for an address ggmlviz_tensor_alloc_once()
+ * recorded in this session, which is then new again: its next
+ * ggmlviz_tensor_alloc_once() records it.
+ *
+ * For memory a program frees where the adapters can see it (a llama.cpp
+ * context or model, ggmlviz_llama_free()). Safe from any thread; no lock.
+ *
+ * @param ptr the freed address.
+ * @param size its size in bytes, or 0 if unknown.
+ * @param label what freed it, or NULL (copied).
+ * @return 1 when the record was made (also for an address past the 4096
+ *         that ggmlviz_tensor_alloc_once() keeps, which it records every
+ *         time); 0 when this session did not record @p ptr, or memory
+ *         tracking is not on.
+ */
+int ggmlviz_tensor_free_once(const void *ptr, uint64_t size, const char *label)
+	GGMLVIZ__ADDRESS_ONLY(GGMLVIZ__NONE(1));
+
+/**
  * @brief Records OP_INFO: the shape, element type and work of an op.
  *
  * Emit it between the op's begin and end on the same thread; readers

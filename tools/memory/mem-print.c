@@ -86,7 +86,7 @@ static void text_allocs(struct cli_out *o, const struct cli_mem *m,
 {
 	char b[2][40];
 
-	cli_out_printf(o, "%s:\n", title);
+	cli_out_printf(o, "%s:%s\n", title, top->n ? "" : " none");
 	for (size_t i = 0; i < top->n; i++) {
 		const struct cli_alloc *a = &top->items[i];
 
@@ -158,9 +158,12 @@ void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m)
 		seen = adapter_buffer(&m->still.items[i]);
 	if (seen)
 		cli_out_str(o, "(weights, kv_cache, compute and buffer: GGML's backend buffers, which the"
-			       " adapters record when a graph first uses them; their frees are not"
-			       " traced, so they are listed here even where the program freed them"
-			       " before the trace ended: not leaks)\n");
+			       " adapters record when a graph first uses them, and their frees only"
+			       " where the program frees its llama.cpp context and model through"
+			       " ggmlviz_llama_free() and ggmlviz_llama_model_free(), which"
+			       " llama.cpp's tools built by build-llama-tools.sh do: those listed here"
+			       " were not freed that way before the trace ended, which does not make"
+			       " them leaks)\n");
 }
 
 static void json_alloc(struct cli_out *o, const struct cli_mem *m,
