@@ -499,6 +499,39 @@ if rc == 0 and has_sqlite:
     ok(want and all(got.get(k, 0) == v or (k not in got and v == 0) for k, v in want.items()),
        'export --format sqlite: a step\'s SQL sum is plain stats --by step\'s too (the '
        'estimates move time within a run)', (sorted(got.items())[:3], sorted(want.items())[:3]))
+    # plain stats (the estimate): compute_ns, and the runs' starts as rows of their own
+    est_queries = {
+        'op': 'SELECT op, COUNT(*), SUM(compute_ns) FROM ops GROUP BY op '
+              "UNION ALL SELECT '(run start)', COUNT(*), SUM(duration_ns) FROM run_starts",
+        'layer': "SELECT COALESCE(CAST(layer AS TEXT), '(none)'), COUNT(*), SUM(compute_ns) "
+                 'FROM ops GROUP BY layer '
+                 "UNION ALL SELECT '(run start)', COUNT(*), SUM(duration_ns) FROM run_starts",
+    }
+    bad = []
+    for by, q in est_queries.items():
+        rc2, out2, _ = ggmlviz('stats', '--by', by, '-f', 'json', trace)
+        js2 = json.loads(out2) if rc2 == 0 else {'groups': [], 'ticks': {}}
+        want = {g['name']: (g['count'], g['total_ns']) for g in js2['groups'] if g['count']}
+        got = {str(n): (c, s) for n, c, s in con.execute(q) if c}
+        if not js2['ticks'].get('estimated') or got != want:
+            bad.append((by, sorted(set(got.items()) ^ set(want.items()))[:4]))
+    ok(not bad, 'export --format sqlite: compute_ns summed by op and by layer, with the '
+       'run_starts table, is plain stats (the estimate) to the ns', bad)
+    moved = con.execute('SELECT SUM(wait_moved_ns), SUM(above_floor_ns), '
+                        'SUM(compute_ns) - SUM(duration_ns) FROM ops').fetchone()
+    starts = con.execute('SELECT SUM(duration_ns) FROM run_starts').fetchone()[0] or 0
+    ticks = json.loads(ggmlviz('stats', '-f', 'json', trace)[1])['ticks']
+    ok(moved[0] == ticks.get('wait_ns_moved') and moved[1] == ticks.get('above_floor_ns') and
+       moved[2] == -starts,
+       'export --format sqlite: the waits moved and the time above the floors are stats\', and '
+       'the ops lose to the runs\' starts just what those hold', (moved, starts, ticks))
+    rc2, out2, err2 = ggmlviz('export', '-f', 'jsonl-ops', '--raw-ticks', trace, '-o', '-')
+    raw_rows = [json.loads(line) for line in out2.splitlines()] if rc2 == 0 else []
+    rc3, out3, _ = ggmlviz('export', '-f', 'csv', '--table', 'run_starts', '--raw-ticks', trace, '-o', '-')
+    ok(raw_rows and all(r['compute_ns'] == r['duration_ns'] and r['wait_moved_ns'] == 0
+                        for r in raw_rows) and rc3 == 0 and len(out3.splitlines()) == 1,
+       'export --raw-ticks to tables: compute_ns as ticked, and no run_starts rows',
+       (rc2, err2, raw_rows[:1], out3[:300]))
     steps_db = [r[0] for r in con.execute('SELECT tokens FROM steps ORDER BY step')]
     ok(steps_db == [s[2] for s in steps], 'export --format sqlite: a row a step, with its tokens',
        steps_db)

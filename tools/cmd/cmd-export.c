@@ -36,7 +36,7 @@ static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
 	"       ggmlviz export --format perfetto|speedscope [OPTIONS] FILE -o OUT\n"
 	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] [--force|--append]\n"
-	"                      FILE -o OUT\n"
+	"                      [--raw-ticks] FILE -o OUT\n"
 	"\n"
 	"Write a trace as Chrome Trace Event JSON, which opens in Perfetto\n"
 	"(ui.perfetto.dev) and chrome://tracing: graphs, ops and scopes as complete\n"
@@ -59,7 +59,7 @@ static const char help[] =
 	"                      (every table into the database OUT; a trace column\n"
 	"                      tells traces apart)\n"
 	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
-	"                      kernels, memory, summaries or requests\n"
+	"                      kernels, memory, summaries, requests or run_starts\n"
 	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
 	"      --append        sqlite: add the trace's rows to the database OUT\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
@@ -69,8 +69,9 @@ static const char help[] =
 	"      --raw-ticks     ops timed by the CPU backend's ticks as ticked: without it,\n"
 	"                      each CPU run's start is a slice \"(run start)\" of its own\n"
 	"                      and waits at GGML's barrier are moved back to the op that\n"
-	"                      caused them (estimated: see ggmlviz stats; tables keep\n"
-	"                      the times as ticked)\n"
+	"                      caused them (estimated: see ggmlviz stats); in tables,\n"
+	"                      compute_ns is that (duration_ns is always as ticked)\n"
+	"                      and run_starts has the starts\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"A JSON output over 256 MiB gets a warning: chrome://tracing cannot load it and\n"
@@ -85,7 +86,7 @@ enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_SPEEDSCOPE, FORMAT_CSV, FORMAT_JSO
 static const char *const formats[] = { "chrome", "perfetto", "speedscope", "csv", "jsonl-ops",
 				       "sqlite", NULL };
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
-				      "requests", NULL };
+				      "requests", "run_starts", NULL };
 
 struct export {
 	struct cli_viewer v; /* what viewers see of the trace, and where it goes */
@@ -276,10 +277,10 @@ static int check_format_options(const struct export *x)
 			       ? cli_usage("export", "--table, --force and --append are for"
 						     " --format csv, jsonl-ops or sqlite")
 			       : -1;
-	if (x->v.window.set || x->v.no_args || x->v.cli->anon.on || x->v.ticks.raw)
-		return cli_usage("export", "--from, --to, --no-args, --anonymize and --raw-ticks"
-				      " are for --format chrome, perfetto and speedscope: the tables hold"
-				      " every row as recorded, and no address");
+	if (x->v.window.set || x->v.no_args || x->v.cli->anon.on)
+		return cli_usage("export", "--from, --to, --no-args and --anonymize are for --format"
+				      " chrome, perfetto and speedscope: the tables hold every row as"
+				      " recorded, and no address");
 	if (x->format == FORMAT_SQLITE && x->table_given)
 		return cli_usage("export", "--format sqlite writes every table: --table is for"
 				      " csv and jsonl-ops");
@@ -303,12 +304,14 @@ static int export_tables(struct export *x, struct cli_input *in)
 	int rc;
 
 	cli_scan(in, &scan, &x->v.cli->names);
+	cli_ticks_learn_file(&x->v.ticks, "export", in->path); /* compute_ns, run_starts */
 	if (x->format == FORMAT_SQLITE)
-		return cli_tables_sqlite(x->v.cli, in, x->output, x->append) < 0 ? -1 : 0;
+		return cli_tables_sqlite(x->v.cli, in, x->output, x->append, &x->v.ticks) < 0 ? -1 : 0;
 	if (cli_out_open(&o, "export", x->output) < 0)
 		return -1;
 	cli_text_sink_init(&sink, &o, x->table,
 			   x->format == FORMAT_CSV ? CLI_TABLES_CSV : CLI_TABLES_JSONL);
+	sink.base.ticks = &x->v.ticks;
 	rc = cli_tables_write(x->v.cli, in, &sink.base);
 	if (rc < 0 && !o.error) /* a write error is said by cli_out_close() */
 		cli_error("export: %s", strerror(-rc));

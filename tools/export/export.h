@@ -291,6 +291,7 @@ enum {
 	CLI_TABLE_MEMORY,
 	CLI_TABLE_SUMMARIES,
 	CLI_TABLE_REQUESTS,
+	CLI_TABLE_RUN_STARTS,
 	CLI_TABLE_COUNT
 };
 
@@ -316,9 +317,15 @@ struct cli_val {
 	size_t len;
 };
 
-/* Where rows go: row() gets a row of a table, its values in the table's column order. */
+/*
+ * Where rows go: row() gets a row of a table, its values in the table's
+ * column order; the ops come through ticks, the estimate of op times
+ * learnt by a first pass (stats/ticks.h: compute_ns, run_starts), or as
+ * ticked where it is NULL or learnt nothing.
+ */
 struct cli_table_sink {
 	int (*row)(struct cli_table_sink *sink, int table, const struct cli_val *v);
+	struct cli_ticks *ticks;
 };
 
 /*
@@ -348,6 +355,7 @@ const char *cli_trace_name(const struct cli_input *in);
  * 0, or -1 after a message naming the database and SQLite's words.
  * -ENOSYS where the command was built without SQLite.
  */
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append);
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append,
+		      struct cli_ticks *ticks);
 
 #endif /* CLI_EXPORT_H */

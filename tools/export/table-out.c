@@ -79,7 +79,7 @@ static int text_row(struct cli_table_sink *base, int table, const struct cli_val
 /* A CSV starts with its header, so that a table without rows still names its columns. */
 void cli_text_sink_init(struct cli_text_sink *s, struct cli_out *o, int table, int format)
 {
-	*s = (struct cli_text_sink){ { text_row }, o, table, format };
+	*s = (struct cli_text_sink){ { text_row, NULL }, o, table, format };
 	if (format == CLI_TABLES_CSV)
 		csv_header(o, cli_tables[table].cols);
 }
@@ -218,9 +218,10 @@ static void sqlite_close(struct sqlite_sink *s)
 }
 
 /* Every table of in's trace into the database at path, in one transaction. */
-static int sqlite_write(struct cli *cli, struct cli_input *in, const char *path, const char *shown)
+static int sqlite_write(struct cli *cli, struct cli_input *in, const char *path, const char *shown,
+			struct cli_ticks *ticks)
 {
-	struct sqlite_sink s = { { sqlite_row }, NULL, { NULL } };
+	struct sqlite_sink s = { { sqlite_row, ticks }, NULL, { NULL } };
 	int rc = sqlite_open(&s, path, cli_trace_name(in));
 
 	if (rc == 0 && (rc = cli_tables_write(cli, in, &s.base)) < 0)
@@ -237,7 +238,7 @@ static int sqlite_write(struct cli *cli, struct cli_input *in, const char *path,
  * A new database: made beside path and renamed to it once whole, so that a
  * failure (a full disk) leaves nothing, or what path held, behind.
  */
-static int sqlite_new(struct cli *cli, struct cli_input *in, const char *path)
+static int sqlite_new(struct cli *cli, struct cli_input *in, const char *path, struct cli_ticks *ticks)
 {
 	size_t cap = strlen(path) + 32;
 	char *tmp = malloc(cap), *journal = malloc(cap + 8);
@@ -252,7 +253,7 @@ static int sqlite_new(struct cli *cli, struct cli_input *in, const char *path)
 		cli_error("export: %s: cannot make the database: %s", path, strerror(errno));
 	} else {
 		close(fd);
-		rc = sqlite_write(cli, in, tmp, path);
+		rc = sqlite_write(cli, in, tmp, path, ticks);
 		if (rc == 0 && rename(tmp, path) < 0)
 			rc = -1, cli_error("export: %s: %s", path, strerror(errno));
 		if (rc < 0)
@@ -263,16 +264,18 @@ static int sqlite_new(struct cli *cli, struct cli_input *in, const char *path)
 	return rc;
 }
 
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append)
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append,
+		      struct cli_ticks *ticks)
 {
-	return append ? sqlite_write(cli, in, path, path) : sqlite_new(cli, in, path);
+	return append ? sqlite_write(cli, in, path, path, ticks) : sqlite_new(cli, in, path, ticks);
 }
 
 #else /* !HAVE_SQLITE */
 
-int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append)
+int cli_tables_sqlite(struct cli *cli, struct cli_input *in, const char *path, bool append,
+		      struct cli_ticks *ticks)
 {
-	(void)cli, (void)in, (void)path, (void)append;
+	(void)cli, (void)in, (void)path, (void)append, (void)ticks;
 	cli_error("export: --format sqlite: this ggmlviz was built without SQLite (install "
 		  "libsqlite3-dev and configure again); --format csv or jsonl-ops give the same rows");
 	return -ENOSYS;

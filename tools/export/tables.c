@@ -3,8 +3,10 @@
  * as tables for SQL engines and data frames, one row per timed op (ops),
  * per step (steps), per run of nodes (splits), per GPU kernel (kernels),
  * per allocation or free (memory), per op type of a step whose ops were
- * summed (summaries: rolling mode's OP_SUMMARY records), and per request
- * to a server (requests), each with the trace's file name, so that several traces go
+ * summed (summaries: rolling mode's OP_SUMMARY records), per request to a
+ * server (requests), and per CPU run whose start the estimate of op times
+ * told apart (run_starts; each op keeps its time as ticked and as stats
+ * gives it), each with the trace's file name, so that several traces go
  * into one database or one set of files and are queried together. Rows are
  * written as the pairing engine completes them: memory does not grow with
  * the trace (but for the allocations live at a time, as in mem).
@@ -22,6 +24,7 @@
 #include "input/input.h"
 #include "memory/memory.h"
 #include "output/output.h"
+#include "stats/ticks.h"
 
 /* ---- the tables ---- */
 
@@ -34,7 +37,13 @@ static const struct cli_column ops_cols[] = {
 	{ "ne0", I },	{ "ne1", I },	     { "ne2", I },	  { "ne3", I },
 	{ "type", T },	{ "flops", I },	     { "bytes_read", I }, { "bytes_written", I },
 	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { "run_start", I },
+	{ "compute_start_ns", I }, { "compute_ns", I }, { "wait_moved_ns", I }, { "above_floor_ns", I },
 	{ NULL, 0 }
+};
+static const struct cli_column run_starts_cols[] = {
+	{ "trace", T },	   { "pid", I },      { "thread", I },	       { "step", I },
+	{ "phase", T },	   { "backend", T },  { "run_id", I },	       { "start_ns", I },
+	{ "duration_ns", I }, { "first_wait_ns", I }, { NULL, 0 }
 };
 static const struct cli_column steps_cols[] = {
 	{ "trace", T },	   { "pid", I },	 { "thread", I },	   { "step", I },
@@ -83,6 +92,7 @@ const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
 	[CLI_TABLE_MEMORY] = { "memory", memory_cols, "name" },
 	[CLI_TABLE_SUMMARIES] = { "summaries", summaries_cols, "op step phase" },
 	[CLI_TABLE_REQUESTS] = { "requests", requests_cols, "request slot" },
+	[CLI_TABLE_RUN_STARTS] = { "run_starts", run_starts_cols, "step phase" },
 };
 
 /* ---- rows ---- */
@@ -145,9 +155,18 @@ static void put(struct rows *w, int table)
 		w->error = -EIO;
 }
 
-static void op_row(struct rows *w, const struct ggmlviz_timing *t)
+/*
+ * An op: start_ns and duration_ns as ticked, compute_start_ns and
+ * compute_ns as stats gives them (the estimate of ticks.h moves the runs'
+ * starts out and the waits at GGML's barrier back; the same where it did
+ * not touch the op), with the wait moved into it and its time above its
+ * node's floor.
+ */
+static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	static const char *const methods[] = { "unknown", "sync", "tick", "gpu" };
+	uint64_t begin = e->held ? e->ticked_begin_ns : t->begin_ns;
+	uint64_t ns = e->held ? e->ticked_ns : t->duration_ns;
 	char op[24], backend[24];
 
 	head(w, t);
@@ -160,8 +179,8 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t)
 	cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
 	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
 	cstr(w, methods[t->method < 4 ? t->method : 0]);
-	num(w, (int64_t)t->begin_ns);
-	num(w, (int64_t)t->duration_ns);
+	num(w, (int64_t)begin);
+	num(w, (int64_t)ns);
 	for (int i = 0; i < 4; i++)
 		num(w, t->ne[i]);
 	text(w, t->type_name, t->type_name_len);
@@ -172,7 +191,26 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t)
 	num(w, t->n_kernels);
 	num(w, (int64_t)t->gpu_ns);
 	num(w, t->node_flags & GGMLVIZ_NODE_RUN_START ? 1 : 0);
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	num(w, (int64_t)e->wait_ns);
+	num(w, (int64_t)e->above_ns);
 	put(w, CLI_TABLE_OPS);
+}
+
+/* A CPU run's start, told apart from its first op by the estimate (ticks.h): "(run start)" in stats. */
+static void run_start_row(struct rows *w, const struct ggmlviz_timing *t)
+{
+	char backend[24];
+
+	head(w, t);
+	cstr(w, phase_of(t));
+	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
+	num(w, (int64_t)t->run_id);
+	num(w, (int64_t)t->begin_ns);
+	num(w, (int64_t)t->duration_ns);
+	num(w, (int64_t)t->value);
+	put(w, CLI_TABLE_RUN_STARTS);
 }
 
 static void step_row(struct rows *w, const struct ggmlviz_timing *t)
@@ -323,17 +361,26 @@ static void request_row(struct rows *w, const struct ggmlviz_timing *t)
 	put(w, CLI_TABLE_REQUESTS);
 }
 
-static void timing_row(struct rows *w, const struct ggmlviz_timing *t)
+/* A timing's row, after the estimate (a cli_timing_sink): 0, or the sink's error. */
+static int timing_row(void *rows, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
+	struct rows *w = rows;
+
 	switch (t->kind) {
 	case GGMLVIZ_TIMING_OP_SUMMARY: summary_row(w, t); break;
-	case GGMLVIZ_TIMING_OP: op_row(w, t); break;
+	case GGMLVIZ_TIMING_OP:
+		if (t->op_type == CLI_OP_RUN_START)
+			run_start_row(w, t);
+		else
+			op_row(w, t, e);
+		break;
 	case GGMLVIZ_TIMING_STEP: step_row(w, t); break;
 	case GGMLVIZ_TIMING_SPLIT: split_row(w, t); break;
 	case GGMLVIZ_TIMING_KERNEL: kernel_row(w, t); break;
 	case GGMLVIZ_TIMING_REQUEST: request_row(w, t); break;
 	default: break;
 	}
+	return w->error;
 }
 
 const char *cli_trace_name(const struct cli_input *in)
@@ -346,25 +393,30 @@ const char *cli_trace_name(const struct cli_input *in)
 int cli_tables_write(struct cli *cli, struct cli_input *in, struct cli_table_sink *sink)
 {
 	struct rows w = { .cli = cli, .r = in->r, .sink = sink };
+	struct cli_ticks as_ticked = { .raw = true };
+	struct cli_ticks *k = sink->ticks ? sink->ticks : &as_ticked;
 	struct ggmlviz_pairing *p;
 	struct ggmlviz_event ev;
 	struct ggmlviz_timing t;
-	int rc;
+	int rc, fed = 0;
 
 	w.trace = cli_trace_name(in);
 	if ((rc = ggmlviz_pairing_new(&p)) < 0)
 		return rc;
-	while (!w.error && cli_input_next(in, &ev) == 1) {
+	while (!w.error && fed == 0 && cli_input_next(in, &ev) == 1) {
 		cli_track_pid(&w.pid, &ev);
 		if (ev.type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev.type == GGMLVIZ_EVENT_TENSOR_FREE)
 			memory_row(&w, &ev);
-		for (rc = ggmlviz_pairing_add(p, &ev, &t); rc == 1; rc = ggmlviz_pairing_take(p, &t))
-			timing_row(&w, &t);
+		for (rc = ggmlviz_pairing_add(p, &ev, &t); rc == 1 && fed == 0;
+		     rc = ggmlviz_pairing_take(p, &t))
+			fed = cli_ticks_feed(k, &t, timing_row, &w);
 	}
 	ggmlviz_pairing_finish(p);
-	while (!w.error && ggmlviz_pairing_take(p, &t) == 1)
-		timing_row(&w, &t);
+	while (!w.error && fed == 0 && ggmlviz_pairing_take(p, &t) == 1)
+		fed = cli_ticks_feed(k, &t, timing_row, &w);
+	if (fed == 0)
+		fed = cli_ticks_flush(k, timing_row, &w);
 	ggmlviz_pairing_free(p);
 	cli_live_release(&w.live);
-	return w.error;
+	return w.error ? w.error : fed;
 }

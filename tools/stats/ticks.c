@@ -229,7 +229,7 @@ static char *keep(char **buf, size_t *cap, const char *s, size_t n)
 static int hold(struct held *h, const struct ggmlviz_timing *t)
 {
 	h->t = *t;
-	h->est = (struct cli_tick_est){ 0, 0 };
+	h->est = (struct cli_tick_est){ 0, 0, false, 0, 0 };
 	h->t.label = keep(&h->label, &h->label_cap, t->label, t->label_len);
 	h->t.type_name = keep(&h->type, &h->type_cap, t->type_name, t->type_name_len);
 	if ((t->label_len && !h->t.label) || (t->type_name_len && !h->t.type_name))
@@ -335,9 +335,11 @@ static int feed_op(struct cli_ticks *k, struct cli_tick_thread *th, const struct
 	}
 	th->floor_ns = f->min_ns;
 	if (pos == 0)
-		return begin_run(k, th, &now);
-	if ((rc = hold(&th->op, &now)) == 0)
+		rc = begin_run(k, th, &now);
+	else if ((rc = hold(&th->op, &now)) == 0)
 		th->op.est.above_ns = now.duration_ns > f->min_ns ? now.duration_ns - f->min_ns : 0;
+	th->op.est.held = true; /* the op as ticked, for the tables that keep both */
+	th->op.est.ticked_begin_ns = t->begin_ns, th->op.est.ticked_ns = t->duration_ns;
 	return rc;
 }
 

@@ -96,6 +96,9 @@ struct cli_tick_est {
 	uint64_t wait_ns;  /* barrier wait moved into its time, from the op after it */
 	uint64_t above_ns; /* its time above its node's floor, left in it: its own variation,
 			      or a wait for the op before that could not be told apart */
+	bool held;         /* the estimate had the op: ticked_* say it as ticked (else the
+			      timing given is as ticked) */
+	uint64_t ticked_begin_ns, ticked_ns;
 };
 
 /* Where timings go after the estimate: 0, or a negative code that stops the feed. */
