@@ -645,6 +645,20 @@ ok(not has_sqlite or rc == 1 and 'not-a.db' in err and 'not a database' in err a
    open(not_db).read() == 'notes, not a database\n',
    'export --format sqlite: a file that is not a database is named and left as it was',
    (rc, err))
+if has_sqlite:
+    import sqlite3
+    old_db = os.path.join(TMP, 'older.db')  # a database an older ggmlviz made: fewer columns
+    con = sqlite3.connect(old_db)
+    con.execute('CREATE TABLE ops(trace TEXT, pid INTEGER)')
+    con.commit()
+    con.close()
+    rc, out, err = ggmlviz('export', '-f', 'sqlite', '--append', trace, '-o', old_db)
+    con = sqlite3.connect(old_db)
+    rows = con.execute('SELECT COUNT(*) FROM ops').fetchone()[0]
+    con.close()
+    ok(rc == 1 and 'older.db' in err and 'another ggmlviz' in err and rows == 0,
+       'export --format sqlite --append: a database of other columns is named and said, '
+       'nothing added', (rc, err, rows))
 
 # ---- dump names every op ----
 rc, out, err = ggmlviz('dump', '-t', 'op', trace)

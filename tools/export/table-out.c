@@ -186,7 +186,9 @@ static int sqlite_open(struct sqlite_sink *s, const char *path, const char *trac
 	for (int t = 0; t < CLI_TABLE_COUNT; t++) {
 		table_sql(&cli_tables[t], create, sizeof create, ins, sizeof ins);
 		if (sqlite3_prepare_v2(s->db, ins, -1, &s->insert[t], NULL) != SQLITE_OK)
-			return fail(s->db, path, "cannot make its tables");
+			return fail(s->db, path, "its tables do not take this version's rows (made by"
+						 " another ggmlviz? export into a new database, or"
+						 " --force)");
 	}
 	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return fail(s->db, path, "cannot begin a transaction");
