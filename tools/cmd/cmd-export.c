@@ -342,6 +342,7 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		rc = export_tables(&x, &in);
 		status = cli_input_report(&in);
 		cli_input_close(&in);
+		cli_ticks_free(&x.v.ticks);
 		return rc < 0 ? CLI_EXIT_DAMAGED : status;
 	}
 	if (cli_out_open(&o, "export", x.output) < 0) {
