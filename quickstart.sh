@@ -30,6 +30,9 @@ scripts/fetch-ggml.sh || {
 # speedscope, a profile viewer: only a test opens an export in it (chromium)
 scripts/fetch-speedscope.sh >/dev/null 2>&1 ||
 	echo "quickstart: speedscope could not be fetched; its browser test will say so"
+# OpenTelemetry's OTLP definitions: only a test checks export --format otlp against them
+scripts/fetch-otlp-proto.sh >/dev/null 2>&1 ||
+	echo "quickstart: the OTLP definitions could not be fetched; their test will say so"
 
 step "building (out of tree, in build/)"
 # automake's notes on the files it installs are not news: said only if it fails

@@ -227,6 +227,52 @@ shown = (json.loads(open(page, encoding='utf-8').read()
 ok(len(shown.get('requests', [])) == 4, 'the report draws the requests over time',
    str(shown)[:300])
 
+# ---- the requests as OpenTelemetry spans (export --format otlp) ----
+import otlplib  # noqa: E402
+otlp = os.path.join(TMP, 'requests.otlp.jsonl')
+rc, out, err = run(G, 'export', '-f', 'otlp', req_trace, '-o', otlp)
+sp = otlplib.spans(otlp) if rc == 0 else []
+by_id = {s['spanId']: s for s in sp}
+roots = {otlplib.attrs(s).get('ggmlviz.request.id'): s for s in sp
+         if 'parentSpanId' not in s and 'ggmlviz.request.id' in otlplib.attrs(s)}
+bad = []
+for r in reqs:
+    root = roots.get(r['request'])
+    if not root:
+        bad.append((r['request'], 'no span'))
+        continue
+    a = otlplib.attrs(root)
+    kids = {s['name']: s for s in sp if s.get('parentSpanId') == root['spanId']}
+    figures = {'queue': otlplib.duration(kids['queue']) if 'queue' in kids else None,
+               'prompt': otlplib.duration(kids['prompt']) if 'prompt' in kids and r['ttft_ns'] else None,
+               'total': otlplib.duration(root)}
+    want = {'queue': r['queue_ns'], 'prompt': r['prompt_ns'], 'total': r['total_ns']}
+    steps_under = [s for s in sp if by_id.get(s.get('parentSpanId'), {}).get('parentSpanId') ==
+                   root['spanId'] and s['traceId'] == root['traceId']]
+    if (figures != want or a.get('ggmlviz.request.ttft_ns') != r['ttft_ns'] or
+            a.get('gen_ai.usage.input_tokens') != r['prompt_tokens'] or
+            a.get('gen_ai.usage.output_tokens') != r['generated_tokens'] or
+            a.get('ggmlviz.request.status') != r['status'] or not steps_under or
+            root['kind'] != 2 or a.get('gen_ai.operation.name') != 'text_completion'):
+        bad.append((r['request'], figures, want, a, len(steps_under)))
+bad += otlplib.tree_problems(sp)
+ok(rc == 0 and len(roots) == len(reqs) == 4 and not bad,
+   'export --format otlp: each request a trace, its span and its queue, prompt and generation '
+   'as stats --by request gives them, the steps that decoded it under them', (rc, err, bad[:2]))
+warm = [s for s in sp if otlplib.attrs(s).get('ggmlviz.step') and 'ggmlviz.step.sequence' not in
+        otlplib.attrs(s)]
+ok(warm and all(s['name'] in ('warmup', 'probe', 'decode') for s in warm) and
+   any(s['name'] == 'warmup' for s in warm) and sp and sp[0]['resource'].get('service.name') ==
+   'llama-server',
+   'export --format otlp: the server\'s warm-up under its process\'s span, in no request',
+   [(s['name'], otlplib.attrs(s).get('ggmlviz.step')) for s in warm][:4])
+passed, said = otlplib.check(otlp) if rc == 0 else (False, err)
+if passed is None:
+    taplib.skip('export --format otlp of llama-server: opentelemetry-proto\'s messages', said)
+else:
+    ok(passed, 'export --format otlp of llama-server: every line an ExportTraceServiceRequest of '
+       'opentelemetry-proto (tests/otlp-check.js)', said)
+
 # ---- bad input: a server killed ----
 killed_trace = os.path.join(TMP, 'killed.ggmlviz')
 proc, port = start_server(killed_trace)

@@ -85,6 +85,9 @@ missing_writes() { # block printed
 		[ "$(grep -c '"type":"STEP_BEGIN"' "$2")" -eq 3 ] || echo "the jq line printed no 3 STEP_BEGIN records" ;;
 	'sqlite3 runs.db'*)
 		[ "$(grep -c '^[0-9]*|[0-9.]*$' "$2")" -eq 3 ] || echo "no 3 rows of layer|ms" ;;
+	'build/tools/ggmlviz export -f otlp server.ggmlviz'*)
+		[ "$(grep -o '"name":"text_completion"' server.otlp.jsonl | wc -l)" -eq 3 ] ||
+			echo "server.otlp.jsonl does not hold the 3 requests' spans" ;;
 	GGML_VIZ_OUTPUT=hours.ggmlviz*)
 		shape <"$2" | grep -qF 'sampling: N step in N op by op, and every step of N us or more' ||
 			echo "info did not say how the server's ops were sampled" ;;
@@ -161,7 +164,7 @@ block_result() { # N dir
 
 # The files the checkout's blocks write at its top, never overwritten.
 checkout_ready() {
-	for f in bench.ggmlviz server.ggmlviz hours.ggmlviz; do
+	for f in bench.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz; do
 		[ ! -e "$top_srcdir/$f" ] || { echo "$top_srcdir/$f exists: not overwritten"; return 77; }
 	done
 	python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 8080))' 2>/dev/null ||
@@ -173,7 +176,7 @@ total=$(awk '$2 == "sh"' "$tmp/index" | wc -l)
 echo "1..$total"
 case $mode in
 build) ready=$(lay_out) ;;
-checkout) ready=$(checkout_ready); trap 'rm -rf "$tmp"; cd "$top_srcdir" && rm -f bench.ggmlviz server.ggmlviz hours.ggmlviz' EXIT ;;
+checkout) ready=$(checkout_ready); trap 'rm -rf "$tmp"; cd "$top_srcdir" && rm -f bench.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz' EXIT ;;
 esac
 rc_ready=$?
 dir=$([ "$mode" = build ] && echo "$root" || echo "$top_srcdir")

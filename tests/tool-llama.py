@@ -660,6 +660,46 @@ if has_sqlite:
        'export --format sqlite --append: a database of other columns is named and said, '
        'nothing added', (rc, err, rows))
 
+# ---- export --format otlp: each step a span, checked against OpenTelemetry's definitions ----
+import otlplib  # noqa: E402
+otlp = os.path.join(TMP, 'trace.otlp.jsonl')
+rc, out, err = ggmlviz('export', '-f', 'otlp', trace, '-o', otlp)
+sp = otlplib.spans(otlp) if rc == 0 else []
+roots = [s for s in sp if 'parentSpanId' not in s]
+step_spans = [s for s in sp if 'ggmlviz.step' in otlplib.attrs(s)]
+rc2, out2, _ = ggmlviz('stats', '--by', 'step', '-f', 'json', trace)
+want = {g['name']: g['total_ns'] for g in json.loads(out2)['groups']} if rc2 == 0 else {}
+got = {str(otlplib.attrs(s)['ggmlviz.step']): otlplib.attrs(s)['ggmlviz.step.op_ns'] for s in step_spans}
+ok(rc == 0 and len(roots) == 1 and roots[0]['name'] == 'llama_trace' and not otlplib.tree_problems(sp) and
+   all(s['parentSpanId'] == roots[0]['spanId'] and s['traceId'] == roots[0]['traceId']
+       for s in step_spans) and got == want and len(step_spans) == len(steps),
+   'export --format otlp: a span a step under its process\'s, each step\'s op time as stats --by '
+   'step gives it', (rc, err, len(roots), sorted(set(got.items()) ^ set(want.items()))[:3]))
+first = otlplib.attrs(step_spans[0]) if step_spans else {}
+ops_ns = sum(v for k, v in first.items() if k.startswith('ggmlviz.op.') and k.endswith('.ns'))
+ok(first.get('ggmlviz.op.MUL_MAT.count', 0) > 0 and ops_ns == first.get('ggmlviz.step.op_ns') and
+   step_spans[0]['resource'].get('process.pid', 0) > 0,
+   'export --format otlp: a step\'s ops summed by op type in its attributes, never a span an op',
+   first)
+passed, said = otlplib.check(otlp) if rc == 0 else (False, err)
+if passed is None:
+    skip('export --format otlp: every line an ExportTraceServiceRequest of opentelemetry-proto', said)
+else:
+    ok(passed, 'export --format otlp: every line an ExportTraceServiceRequest of opentelemetry-proto '
+       '(tests/otlp-check.js)', said)
+cut_otlp = os.path.join(TMP, 'cut-for-otlp.ggmlviz')
+with open(trace, 'rb') as f, open(cut_otlp, 'wb') as g:
+    g.write(f.read()[:os.path.getsize(trace) * 2 // 3 + 5])
+rc, out, err = ggmlviz('export', '-f', 'otlp', cut_otlp, '-o', otlp + '.cut')
+cut_spans = otlplib.spans(otlp + '.cut') if os.path.exists(otlp + '.cut') else []
+ok(rc == 1 and err.count('cut-for-otlp.ggmlviz: truncated at byte') == 1 and
+   0 < len([x for x in cut_spans if x['name'] == 'decode']) < len(step_spans),
+   'export --format otlp of a cut trace: the steps before the cut, the damage said once',
+   (rc, err, len(cut_spans)))
+rc, out, err = ggmlviz('export', '-f', 'otlp', '--table', 'ops', trace, '-o', otlp + '.2')
+ok(rc == 2 and '--raw-ticks only' in err and not os.path.exists(otlp + '.2'),
+   'export --format otlp: an option it does not take is refused', (rc, err))
+
 # ---- dump names every op ----
 rc, out, err = ggmlviz('dump', '-t', 'op', trace)
 ok(rc == 0 and out and 'op#' not in out, 'dump: every op has its name',

@@ -14,15 +14,24 @@
 
 #include "base/opts.h"
 
+/*
+ * A message said once: a command that reads a trace in several passes
+ * (report, export -f otlp) meets its damage in each, and the same sentence
+ * twice in a row tells the user nothing more.
+ */
 void cli_error(const char *fmt, ...)
 {
+	static char last[1024];
+	char now[sizeof last];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("ggmlviz: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(now, sizeof now, fmt, ap);
 	va_end(ap);
+	if (strcmp(now, last) == 0)
+		return;
+	memcpy(last, now, sizeof last);
+	fprintf(stderr, "ggmlviz: %s\n", now);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)

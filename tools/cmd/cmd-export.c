@@ -36,7 +36,7 @@ static const char help[] =
 	"Usage: ggmlviz export [OPTIONS] FILE -o OUT.json\n"
 	"       ggmlviz export --format perfetto|speedscope [OPTIONS] FILE -o OUT\n"
 	"       ggmlviz export --format csv|jsonl-ops|sqlite [--table T] [--force|--append]\n"
-	"                      [--raw-ticks] FILE -o OUT\n"
+	"                      [--raw-ticks] FILE -o OUT\n"	"       ggmlviz export --format otlp [--raw-ticks] FILE -o OUT.jsonl\n"
 	"\n"
 	"Write a trace as Chrome Trace Event JSON, which opens in Perfetto\n"
 	"(ui.perfetto.dev) and chrome://tracing: graphs, ops and scopes as complete\n"
@@ -57,7 +57,9 @@ static const char help[] =
 	"                      no args); or tables: csv or jsonl-ops (one table: a\n"
 	"                      row per timed op, or what --table says), sqlite\n"
 	"                      (every table into the database OUT; a trace column\n"
-	"                      tells traces apart)\n"
+	"                      tells traces apart); or otlp: OpenTelemetry spans in\n"
+	"                      OTLP/JSON, a line each ExportTraceServiceRequest: a\n"
+	"                      server's requests, and the steps, their ops summed\n"
 	"      --table T       for csv and jsonl-ops: ops (the default), steps, splits,\n"
 	"                      kernels, memory, summaries, requests or run_starts\n"
 	"      --force         tables: replace OUT if it exists (refused otherwise)\n"
@@ -82,9 +84,9 @@ static const char help[] =
 	"damage is exported, as a valid file) or a write error, 2 bad command line.\n";
 
 enum { FORMAT_CHROME, FORMAT_PERFETTO, FORMAT_SPEEDSCOPE, FORMAT_CSV, FORMAT_JSONL_OPS,
-       FORMAT_SQLITE };
+       FORMAT_SQLITE, FORMAT_OTLP };
 static const char *const formats[] = { "chrome", "perfetto", "speedscope", "csv", "jsonl-ops",
-				       "sqlite", NULL };
+				       "sqlite", "otlp", NULL };
 static const char *const tables[] = { "ops", "steps", "splits", "kernels", "memory", "summaries",
 				      "requests", "run_starts", NULL };
 
@@ -272,6 +274,13 @@ static int check_output_exists(const struct export *x)
  */
 static int check_format_options(const struct export *x)
 {
+	if (x->format == FORMAT_OTLP &&
+	    (x->table_given || x->force || x->append || x->v.window.set || x->v.no_args ||
+	     x->v.cli->anon.on))
+		return cli_usage("export", "--format otlp takes --raw-ticks only: its spans are every"
+				      " request and step of the trace, with no address");
+	if (x->format == FORMAT_OTLP)
+		return -1;
 	if (x->format <= FORMAT_SPEEDSCOPE) /* the formats for viewers */
 		return x->table_given || x->force || x->append
 			       ? cli_usage("export", "--table, --force and --append are for"
@@ -318,6 +327,27 @@ static int export_tables(struct export *x, struct cli_input *in)
 	return cli_out_close(&o, "export") || rc < 0 ? -1 : 0;
 }
 
+/* --format otlp: the requests and steps as OpenTelemetry spans (otlp.c); the exit status. */
+static int export_otlp(struct export *x, struct cli_input *in)
+{
+	struct cli_out o;
+	int rc, status;
+
+	if (cli_out_open(&o, "export", x->output) < 0) {
+		cli_input_close(in);
+		return CLI_EXIT_DAMAGED;
+	}
+	cli_scan(in, &(struct cli_scan){ 0 }, &x->v.cli->names);
+	cli_ticks_learn_file(&x->v.ticks, "export", in->path); /* the ops' times as stats gives them */
+	rc = cli_otlp_write(x->v.cli, in, &o, &x->v.ticks);
+	if (rc < 0 && !o.error)
+		cli_error("%s: %s", in->path, ggmlviz_strerror(rc));
+	status = cli_input_report(in);
+	cli_input_close(in);
+	cli_ticks_free(&x->v.ticks);
+	return cli_out_close(&o, "export") || rc < 0 ? CLI_EXIT_DAMAGED : status;
+}
+
 int cli_cmd_export(struct cli *cli, int argc, char **argv)
 {
 	struct export x = { .v = { .cli = cli, .window = { 0, UINT64_MAX, false } } };
@@ -338,6 +368,8 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		return status;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
+	if (x.format == FORMAT_OTLP)
+		return export_otlp(&x, &in);
 	if (x.format > FORMAT_SPEEDSCOPE) {
 		rc = export_tables(&x, &in);
 		status = cli_input_report(&in);

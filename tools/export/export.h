@@ -344,6 +344,15 @@ struct cli_text_sink {
 /* A sink of rows of table (CLI_TABLE_*) into o as format (CLI_TABLES_CSV or _JSONL). */
 void cli_text_sink_init(struct cli_text_sink *s, struct cli_out *o, int table, int format);
 
+/* ---- OpenTelemetry: the requests and steps as spans, in OTLP/JSON (otlp.c) ---- */
+
+/*
+ * in's requests (a pass of their own) and steps as spans into o, one
+ * ExportTraceServiceRequest a line, the ops of each step summed by op
+ * type through k (stats/ticks.h); 0 or a negative code.
+ */
+int cli_otlp_write(struct cli *cli, struct cli_input *in, struct cli_out *o, struct cli_ticks *k);
+
 /* The name rows give a trace: its file's, without the directories. */
 const char *cli_trace_name(const struct cli_input *in);
 

@@ -98,25 +98,22 @@ void cli_requests_free(struct cli_requests *s)
 
 /* ---- the figures ---- */
 
-enum figure { QUEUE, PROMPT, TTFT, PER_TOKEN, TOTAL, FIGURES };
+const char *const cli_request_figure_names[CLI_REQ_FIGURES] = { "queue", "prompt", "ttft",
+								 "per_token", "total" };
 
-static const char *const figure_names[FIGURES] = { "queue", "prompt", "ttft", "per_token",
-						   "total" };
-
-/* One figure of a request in ns; 0 and -1 when its records do not give it. */
-static int figure(const struct cli_request *r, enum figure f, uint64_t *ns)
+int cli_request_figure(const struct cli_request *r, enum cli_request_figure f, uint64_t *ns)
 {
 	uint64_t a = 0, b = 0, div = 1;
 
 	switch (f) {
-	case QUEUE: a = r->arrival_ns, b = r->prompt_ns; break;
-	case PROMPT: a = r->prompt_ns, b = r->first_token_ns; break;
-	case TTFT: a = r->arrival_ns, b = r->first_token_ns; break;
-	case PER_TOKEN: a = r->first_token_ns, b = r->end_ns, div = r->generated - 1u; break;
-	case TOTAL: a = r->arrival_ns, b = r->end_ns; break;
-	case FIGURES: break;
+	case CLI_REQ_QUEUE: a = r->arrival_ns, b = r->prompt_ns; break;
+	case CLI_REQ_PROMPT: a = r->prompt_ns, b = r->first_token_ns; break;
+	case CLI_REQ_TTFT: a = r->arrival_ns, b = r->first_token_ns; break;
+	case CLI_REQ_PER_TOKEN: a = r->first_token_ns, b = r->end_ns, div = r->generated - 1u; break;
+	case CLI_REQ_TOTAL: a = r->arrival_ns, b = r->end_ns; break;
+	case CLI_REQ_FIGURES: break;
 	}
-	if (!a || !b || b < a || (f == PER_TOKEN && r->generated < 2))
+	if (!a || !b || b < a || (f == CLI_REQ_PER_TOKEN && r->generated < 2))
 		return -1;
 	*ns = (b - a) / div;
 	return 0;
@@ -130,14 +127,14 @@ static int by_value(const void *a, const void *b)
 }
 
 /* The nearest-rank percentiles of a figure over the requests that have it; how many do. */
-static size_t percentiles(const struct cli_requests *s, enum figure f, uint64_t p[3])
+static size_t percentiles(const struct cli_requests *s, enum cli_request_figure f, uint64_t p[3])
 {
 	static const double ranks[3] = { 0.50, 0.95, 0.99 };
 	uint64_t *v = s->n ? malloc(s->n * sizeof *v) : NULL;
 	size_t n = 0;
 
 	for (size_t i = 0; v && i < s->n; i++)
-		n += figure(&s->r[i], f, &v[n]) == 0;
+		n += cli_request_figure(&s->r[i], f, &v[n]) == 0;
 	if (n)
 		qsort(v, n, sizeof *v, by_value);
 	for (int k = 0; k < 3; k++) {
@@ -150,12 +147,12 @@ static size_t percentiles(const struct cli_requests *s, enum figure f, uint64_t 
 
 /* ---- output ---- */
 
-static void cell_ns(struct cli_table *t, const struct cli_request *r, enum figure f)
+static void cell_ns(struct cli_table *t, const struct cli_request *r, enum cli_request_figure f)
 {
 	char b[32];
 	uint64_t ns;
 
-	cli_table_add(t, "%s", figure(r, f, &ns) == 0 ? cli_fmt_ns((double)ns, b) : "-");
+	cli_table_add(t, "%s", cli_request_figure(r, f, &ns) == 0 ? cli_fmt_ns((double)ns, b) : "-");
 }
 
 static void text_row(struct cli_table *t, const struct cli_request *r)
@@ -169,17 +166,17 @@ static void text_row(struct cli_table *t, const struct cli_request *r)
 	cli_table_add(t, "%" PRIu32, r->prompt_tokens);
 	cli_table_add(t, "%" PRIu32, r->cached_tokens);
 	cli_table_add(t, "%" PRIu32, r->generated);
-	for (enum figure f = QUEUE; f < FIGURES; f++)
+	for (enum cli_request_figure f = CLI_REQ_QUEUE; f < CLI_REQ_FIGURES; f++)
 		cell_ns(t, r, f);
 	cli_table_add(t, "%s", r->stop[0] ? r->stop : "-");
 }
 
 static void text_percentiles(struct cli_out *o, const struct cli_requests *s)
 {
-	static const char *const words[FIGURES] = { "queue", "prompt", "time to first token",
+	static const char *const words[CLI_REQ_FIGURES] = { "queue", "prompt", "time to first token",
 						    "per token", "total" };
 
-	for (enum figure f = QUEUE; f < FIGURES; f++) {
+	for (enum cli_request_figure f = CLI_REQ_QUEUE; f < CLI_REQ_FIGURES; f++) {
 		uint64_t p[3];
 		char b[3][32];
 		size_t n = percentiles(s, f, p);
@@ -228,12 +225,12 @@ void cli_requests_text(struct cli_out *o, const char *path, const struct cli_req
 			       MAX_REQUESTS);
 }
 
-static void json_ns(struct cli_out *o, const struct cli_request *r, enum figure f)
+static void json_ns(struct cli_out *o, const struct cli_request *r, enum cli_request_figure f)
 {
 	uint64_t ns;
 
-	cli_out_printf(o, ",\"%s_ns\":", figure_names[f]);
-	if (figure(r, f, &ns) == 0)
+	cli_out_printf(o, ",\"%s_ns\":", cli_request_figure_names[f]);
+	if (cli_request_figure(r, f, &ns) == 0)
 		cli_out_printf(o, "%" PRIu64, ns);
 	else
 		cli_out_str(o, "null");
@@ -249,7 +246,7 @@ static void json_request(struct cli_out *o, const struct cli_request *r)
 		       ",\"generated_tokens\":%" PRIu32 ",\"arrival_ns\":%" PRIu64
 		       ",\"end_ns\":%" PRIu64, r->prompt_tokens, r->cached_tokens, r->generated,
 		       r->arrival_ns, r->end_ns);
-	for (enum figure f = QUEUE; f < FIGURES; f++)
+	for (enum cli_request_figure f = CLI_REQ_QUEUE; f < CLI_REQ_FIGURES; f++)
 		json_ns(o, r, f);
 	cli_out_char(o, '}');
 }
@@ -267,11 +264,11 @@ void cli_requests_json(struct cli_out *o, const char *path, const struct cli_req
 		json_request(o, &s->r[i]);
 	}
 	cli_out_str(o, "],\"percentiles\":{");
-	for (enum figure f = QUEUE; f < FIGURES; f++) {
+	for (enum cli_request_figure f = CLI_REQ_QUEUE; f < CLI_REQ_FIGURES; f++) {
 		uint64_t p[3];
 		size_t n = percentiles(s, f, p);
 
-		cli_out_printf(o, "%s\"%s_ns\":", f ? "," : "", figure_names[f]);
+		cli_out_printf(o, "%s\"%s_ns\":", f ? "," : "", cli_request_figure_names[f]);
 		if (n)
 			cli_out_printf(o, "{\"requests\":%zu,\"p50\":%" PRIu64 ",\"p95\":%" PRIu64
 				       ",\"p99\":%" PRIu64 "}", n, p[0], p[1], p[2]);

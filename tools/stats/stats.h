@@ -104,6 +104,13 @@ struct cli_requests {
 	uint64_t unended, over;       /* requests never ended in the trace; past the ones held */
 };
 
+/* What stats --by request gives of each request, in ns (queue: arrival to its prompt's start). */
+enum cli_request_figure { CLI_REQ_QUEUE, CLI_REQ_PROMPT, CLI_REQ_TTFT, CLI_REQ_PER_TOKEN,
+			  CLI_REQ_TOTAL, CLI_REQ_FIGURES };
+extern const char *const cli_request_figure_names[CLI_REQ_FIGURES]; /* "queue", ..., "total" */
+/* One figure of a request in ns: 0, or -1 when its records do not give it. */
+int cli_request_figure(const struct cli_request *r, enum cli_request_figure f, uint64_t *ns);
+
 /* Reads path's requests; the command's exit status, or -1 when unreadable. */
 int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out);
 void cli_requests_text(struct cli_out *o, const char *path, const struct cli_requests *s);
