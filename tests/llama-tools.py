@@ -273,6 +273,52 @@ else:
     ok(passed, 'export --format otlp of llama-server: every line an ExportTraceServiceRequest of '
        'opentelemetry-proto (tests/otlp-check.js)', said)
 
+# ---- ggmlviz top beside a llama-server serving requests, in tmux ----
+import re  # noqa: E402
+import shutil  # noqa: E402
+if not shutil.which('tmux'):
+    taplib.skip('ggmlviz top beside llama-server', 'tmux is not installed (apt-get install tmux)')
+else:
+    top_trace = os.path.join(TMP, 'top.ggmlviz')
+    sock, done = os.path.join(TMP, 'tmux.sock'), os.path.join(TMP, 'top.done')
+    proc, port = start_server(top_trace)
+
+    def screen():
+        return run('tmux', '-S', sock, 'capture-pane', '-p', '-t', 'top')[1]
+    run('tmux', '-S', sock, 'new-session', '-d', '-s', 'top', '-x', '110', '-y', '32',
+        "'%s' top '%s'; echo \"exit $?\" > '%s'; sleep 60" % (G, top_trace, done))
+    answers = [None] * 3
+    busy = [threading.Thread(target=complete, args=(port, 'the model is a tensor graph', answers, i,
+                                                    240), kwargs={'ignore_eos': True})
+            for i in range(2)] if port else []
+    for t in busy:
+        t.start()
+    screens = []  # what it showed while the two were served, a few times a second
+    while any(t.is_alive() for t in busy):
+        time.sleep(0.3)
+        screens.append(screen())
+    serving = [x for x in screens if re.search(r'requests +[12] in flight', x) and
+               re.search(r'generation [1-9][0-9.]* \(', x) and 'being written' in x]
+    during = serving[0] if serving else '\n----\n'.join(screens[-2:])
+    if port:
+        complete(port, 'each token is a step', answers, 2, 8)
+    time.sleep(2.0)
+    after = screen()
+    llamaserver.stop(proc)
+    time.sleep(2.0)
+    ended = screen()
+    run('tmux', '-S', sock, 'send-keys', '-t', 'top', 'q')
+    time.sleep(1.0)
+    quit_said = open(done).read().strip() if os.path.exists(done) else ''
+    run('tmux', '-S', sock, 'kill-server')
+    ok(serving,
+       'top beside llama-server: while it serves, tokens/s of generation above 0, the requests in '
+       'flight, the trace being written', during[:700])
+    ok(re.search(r'requests +0 in flight; 3 done', after) and 'TTFT p50' in after,
+       'top: the requests as they finish, with their time to the first token', after[:700])
+    ok(': ended' in ended and quit_said == 'exit 0',
+       'top: "ended" once the server stopped (SIGTERM), and q quits', (ended[:300], quit_said))
+
 # ---- bad input: a server killed ----
 killed_trace = os.path.join(TMP, 'killed.ggmlviz')
 proc, port = start_server(killed_trace)

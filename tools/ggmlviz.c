@@ -32,6 +32,7 @@ static const char usage_text[] =
 	"  merge     several traces (processes) into one\n"
 	"  validate  check a trace: exit 0 complete, 1 incomplete, 2 damaged\n"
 	"  report    one HTML page that shows where the time went (opens offline)\n"
+	"  top       follow a trace as it is written: its last seconds, refreshed\n"
 	"\n"
 	"Run 'ggmlviz COMMAND --help' for the options of a command.\n"
 	"\n"
@@ -49,7 +50,7 @@ static const struct command commands[] = {
 	{ "stats", cli_cmd_stats },       { "export", cli_cmd_export },
 	{ "diff", cli_cmd_diff },	       { "mem", cli_cmd_mem },
 	{ "merge", cli_cmd_merge },       { "validate", cli_cmd_validate },
-	{ "report", cli_cmd_report },
+	{ "report", cli_cmd_report },	       { "top", cli_cmd_top },
 };
 
 static const struct command *find_command(const char *name)

@@ -121,4 +121,24 @@ bool cli_clock_is_steady(uint64_t ns);
 /* "2023-11-14T22:13:20.123456789Z" for epoch ns. */
 const char *cli_fmt_epoch(uint64_t ns, char buf[40]);
 
+/* ---- The terminal of an interactive command: ggmlviz top (term.c) ---- */
+
+/*
+ * Takes the terminal: the alternate screen, keys without echo, the
+ * terminal restored at exit, on a signal that ends the program and on a
+ * crash. 0, or -ENOTTY when standard input or output is no terminal.
+ */
+int cli_term_enter(void);
+/* Gives the terminal back as it was (also done at exit). */
+void cli_term_leave(void);
+/* The signal that asked the program to end (INT, TERM, HUP, QUIT, PIPE), or 0. */
+int cli_term_signal(void);
+/* Whether the terminal was resized since the last call. */
+bool cli_term_resized(void);
+void cli_term_size(int *rows, int *cols);
+/* A key pressed within timeout_ms, or -1. */
+int cli_term_key(int timeout_ms);
+/* Draws text (lines) from the top left, cut to rows and cols, the rest cleared. */
+void cli_term_draw(const char *text, size_t len, int rows, int cols);
+
 #endif /* CLI_OUTPUT_H */

@@ -15,6 +15,7 @@
 
 #include "base/htab.h"
 #include "input/input.h"
+#include "memory/memory.h"
 #include "base/opts.h"
 #include "output/output.h"
 #include "stats/ticks.h"
@@ -314,5 +315,63 @@ void cli_steps_text(struct cli_out *o, const struct cli_agg *a, uint64_t top);
 void cli_steps_json(struct cli_out *o, const struct cli_group *g);
 
 
+
+/* ---- What a trace being followed did in its last seconds (recent.c): ggmlviz top ---- */
+
+#define CLI_WIN_SECONDS 10    /* the window */
+#define CLI_WIN_KEYS 64       /* op types (and layers) followed; more are counted in keys_over */
+#define CLI_WIN_REQUESTS 1024 /* the last requests ended, whose figures give the percentiles */
+
+enum { CLI_WIN_WRITING, CLI_WIN_ENDED, CLI_WIN_CRASHED };
+
+/* What ops of one op type (or layer) did in a second, or in the window. */
+struct cli_win_sum {
+	uint64_t ns, count, bytes, bytes_ns, flops, flops_ns;
+};
+
+/* One second of the trace's own time. */
+struct cli_win_bucket {
+	uint64_t second;                            /* its second + 1; 0: empty */
+	uint64_t tokens[3], steps;                  /* of the steps ended in it, by phase */
+	uint64_t op_ns;
+	struct cli_win_sum g[2][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer */
+};
+
+struct cli_recent {
+	struct cli_win_bucket b[CLI_WIN_SECONDS];
+	uint64_t keys[2][CLI_WIN_KEYS];             /* op type + 1; layer + 2 (1: none) */
+	size_t n_keys[2];
+	uint64_t keys_over;
+	uint64_t now_ns, first_ns;                  /* the latest and the first time seen (but META's) */
+	uint64_t steps, tokens[3], phase_ns[3], op_ns; /* since the start */
+	uint64_t begun, ended[3];                   /* requests begun; ended by status */
+	uint64_t recent[CLI_REQ_FIGURES][CLI_WIN_REQUESTS]; /* UINT64_MAX: not reached */
+	size_t n_recent;
+	struct cli_live live;
+	uint64_t pid, live_bytes, peak_bytes, dropped;
+	int state;                                  /* CLI_WIN_*, from the trace's own records */
+	uint64_t crash_signal;
+	struct cli_peak peak;
+};
+
+/* A group of the window: its key (as in keys) and its sums. */
+struct cli_win_group {
+	uint64_t key;
+	struct cli_win_sum sum;
+};
+
+/* A record read; 0, or -1 without the memory to follow its allocations. */
+int cli_recent_event(struct cli_recent *w, const struct ggmlviz_event *ev);
+void cli_recent_timing(struct cli_recent *w, const struct ggmlviz_timing *t);
+/* The seconds the window spans now (CLI_WIN_SECONDS, less at the start). */
+double cli_recent_span_s(const struct cli_recent *w);
+/* Tokens of the steps of phase ended in the window. */
+uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase);
+/* The groups of kind (0: op types, 1: layers) in the window, into out[CLI_WIN_KEYS]. */
+void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_group *out,
+		       size_t *n, uint64_t *total_ns);
+/* p50, p95, p99 of figure f over the last requests ended; how many had it. */
+size_t cli_recent_percentiles(const struct cli_recent *w, enum cli_request_figure f, uint64_t p[3]);
+void cli_recent_free(struct cli_recent *w);
 
 #endif /* CLI_STATS_H */

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""ggmlviz top (TAP): its batch tables against stats on a finished llama.cpp
+trace; a trace followed while a writer appends it (cut mid-record), and
+one replaced under it; its memory while it follows a trace of a few
+hundred MB being written; --replay; and the screen, in tmux: views, keys,
+a terminal too small, resized, and given back on q and on SIGTERM.
+
+Usage: tool-top.py BUILDDIR TMPDIR
+
+SPDX-License-Identifier: MIT
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run, skip  # noqa: E402
+
+BUILD, TMP = sys.argv[1], sys.argv[2]
+G = os.path.join(BUILD, 'tools', 'ggmlviz')
+
+
+def tables(out):
+    """The batch output's tables, each a list of its lines."""
+    return [t.splitlines() for t in out.split('ggmlviz top: ')[1:]]
+
+
+def op_rows(table):
+    """{OP: (COUNT, TIME)} of a table."""
+    rows, on = {}, False
+    for line in table:
+        if line.startswith('OP '):
+            on = True
+            continue
+        if on and line.startswith('('):
+            break
+        if on and line.strip():
+            f = line.split()
+            rows[f[0]] = (int(f[1]), f[2] + ' ' + f[3])
+    return rows
+
+
+def field(table, name):
+    m = re.search(r'steps +(\d+)', '\n'.join(table)) if name == 'steps' else None
+    return int(m.group(1)) if m else None
+
+
+# ---- a finished llama.cpp trace: the tables are stats' (as ticked) ----
+model = os.path.join(TMP, 'tiny.gguf')
+trace = os.path.join(TMP, 'llama.ggmlviz')
+rc, _, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '2')
+if rc == 0:
+    rc, _, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                     '--generate', '6', '--threads', '2', '--output', trace)
+have_llama = rc == 0 and os.path.exists(trace)
+if not have_llama:
+    skip('top --batch on a finished llama.cpp trace', 'no GGML here: ' + err[-200:])
+else:
+    rc, out, err = run(G, 'top', '--batch', '1', trace)
+    t = tables(out)
+    rc2, sout, _ = run(G, 'stats', '--raw-ticks', '--by', 'op', '--top', '100', trace)
+    want = {}
+    for line in sout.splitlines()[2:]:
+        f = line.split()
+        if not f or f[0] == 'TOTAL':
+            break
+        want[f[0]] = (int(f[1]), f[2] + ' ' + f[3])
+    ok(rc == 0 and len(t) == 1 and ': ended; trace +' in t[0][0] and op_rows(t[0]) == want,
+       'top --batch on a finished trace: one table, "ended", every op\'s count and time as stats '
+       '--raw-ticks gives them (the trace within the window)', (rc, err, op_rows(t[0]) if t else out,
+                                                               want))
+    rc3, pout, _ = run(G, 'stats', '--by', 'phase', trace)
+    steps = sum(int(line.split()[1]) for line in pout.splitlines()
+                if line.startswith(('prompt ', 'generation ')))
+    ok(t and field(t[0], 'steps') == steps, 'top: the steps, as stats --by phase counts them',
+       (t[0][:4] if t else out, steps))
+
+# ---- a trace followed while it is written, cut mid-record ----
+src = trace if have_llama else None
+if src:
+    data = open(src, 'rb').read()
+    growing = os.path.join(TMP, 'growing.ggmlviz')
+    cuts = [len(data) * k // 4 + 7 for k in range(1, 4)] + [len(data)]  # +7: inside a record
+    with open(growing, 'wb') as f:
+        f.write(data[:cuts[0]])
+    p = subprocess.Popen([G, 'top', '--batch', '1', growing], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+
+    def writer():
+        for a, b in zip(cuts, cuts[1:]):
+            time.sleep(1.3)
+            with open(growing, 'ab') as f:
+                f.write(data[a:b])
+    w = threading.Thread(target=writer)
+    w.start()
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    w.join()
+    t = tables(out)
+    counts = [field(x, 'steps') for x in t]
+    states = [x[0] for x in t]
+    ok(p.returncode == 0 and len(t) >= 3 and counts == sorted(counts) and counts[0] < counts[-1] and
+       'being written' in states[0] and states[-1].split(': ', 1)[1].startswith('ended') and
+       op_rows(t[-1]) == want,
+       'top follows a trace as it is written (cut mid-record between writes): the steps grow, '
+       '"being written" then "ended", the last table the whole trace\'s', (p.returncode, err, counts,
+                                                                           states))
+
+    # replaced under it: the file shrinks, top says so and reads it again
+    replaced = os.path.join(TMP, 'replaced.ggmlviz')
+    with open(replaced, 'wb') as f:
+        f.write(data[:len(data) * 2 // 3])  # no TRACE_END yet: top goes on following
+    p = subprocess.Popen([G, 'top', '--batch', '1', '-n', '3', replaced], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    with open(replaced, 'r+b') as f:
+        f.truncate(len(data) // 3)
+    out, err = p.communicate(timeout=30)
+    t = tables(out)
+    ok(p.returncode == 0 and any('the file shrank (replaced or truncated): read again' in x[0]
+                                 for x in t),
+       'top: a file truncated under it is said, and read again from its start',
+       (p.returncode, err, [x[0] for x in t]))
+
+    # --replay: played at a chosen speed, its end reached
+    rc, out, err = run(G, 'top', '--batch', '1', '--replay', '0.05', trace)
+    t = tables(out)
+    counts = [field(x, 'steps') for x in t]
+    ok(rc == 0 and len(t) >= 2 and counts[0] < counts[-1] == steps and 'replayed at 0.05x' in t[0][0],
+       'top --replay 0.05: the trace played slower than it ran, to its end', (rc, err, counts))
+
+# ---- memory: flat while following a trace of a few hundred MB being written ----
+big = os.path.join(TMP, 'big.ggmlviz')
+rc, _, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), '--size-mb', '300', big)
+if rc != 0:
+    ok(False, 'top: memory flat while following a big trace being written', err)
+else:
+    rc, out, err = run(G, 'top', '--batch', '1', big)
+    t = tables(out)
+    ok(rc == 0 and t and field(t[-1], 'steps') == 0 and 'MUL_MAT' in op_rows(t[-1]),
+       'top on a trace with no steps (gen-trace\'s): what it has, its ops', out[:400])
+    data_fd = open(big, 'rb')
+    following = os.path.join(TMP, 'following.ggmlviz')
+    open(following, 'wb').write(data_fd.read(16 << 20))
+    p = subprocess.Popen([G, 'top', '--batch', '1', following], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    rss = []
+
+    def rss_kib():
+        try:
+            with open('/proc/%d/status' % p.pid) as f:
+                return int(re.search(r'VmRSS:\s+(\d+)', f.read()).group(1))
+        except (OSError, AttributeError):
+            return 0
+    with open(following, 'ab') as f:
+        while True:
+            chunk = data_fd.read(16 << 20)
+            if not chunk:
+                break
+            f.write(chunk)
+            f.flush()
+            time.sleep(0.4)
+            rss.append(rss_kib())
+    p.wait(30)  # it ends with the trace (gen-trace writes a TRACE_END)
+    size_mb = os.path.getsize(following) >> 20
+    rss = [r for r in rss if r]
+    half = len(rss) // 2
+    ok(p.returncode == 0 and size_mb >= 290 and half and max(rss) < 64 * 1024 and
+       max(rss[half:]) <= max(rss[:half]) + 16 * 1024,
+       'top: memory flat while following a trace of %d MB being written (RSS at most %d KiB; '
+       'the second half of the run no more than the first, give or take 16 MiB)'
+       % (size_mb, max(rss) if rss else 0), (p.returncode, rss))
+
+# ---- the screen, in tmux ----
+if not shutil.which('tmux'):
+    skip('top\'s screen in tmux', 'tmux is not installed (apt-get install tmux)')
+elif not have_llama:
+    skip('top\'s screen in tmux', 'no llama.cpp trace here')
+else:
+    sock = os.path.join(TMP, 'tmux.sock')
+
+    def tmux(*args):
+        return run('tmux', '-S', sock, *args)
+
+    def screen():
+        return tmux('capture-pane', '-p', '-t', 'top')[1]
+    done = os.path.join(TMP, 'top.done')
+    tmux('new-session', '-d', '-s', 'top', '-x', '100', '-y', '30',
+         "'%s' top '%s'; echo \"exit $?\" > '%s'; sleep 30" % (G, trace, done))
+    time.sleep(1.5)
+    s1 = screen()
+    tmux('send-keys', '-t', 'top', 'l')
+    time.sleep(0.5)
+    s2 = screen()
+    tmux('send-keys', '-t', 'top', 'r')
+    time.sleep(0.5)
+    s3 = screen()
+    tmux('send-keys', '-t', 'top', 's')
+    tmux('send-keys', '-t', 'top', 'o')
+    time.sleep(0.5)
+    s4 = screen()
+    ok('ended' in s1 and 'MUL_MAT' in s1 and 'LAYER' in s2 and 'time to first token' in s3 and
+       'sort (count)' in s4,
+       'top on a terminal: the ops, the layers (l), the requests (r), the sort (s), redrawn',
+       '\n'.join([s1[:400], s2[:200], s3[:200], s4[-200:]]))
+    tmux('resize-window', '-t', 'top', '-x', '40', '-y', '8')
+    time.sleep(0.8)
+    small = screen()
+    tmux('resize-window', '-t', 'top', '-x', '100', '-y', '30')
+    time.sleep(0.8)
+    big_again = screen()
+    ok('the terminal is 40x8:' in small and 'top needs 60x12' in small and 'MUL_MAT' in big_again,
+       'top: a terminal too small says so, and a resize redraws the whole screen', small)
+    tmux('send-keys', '-t', 'top', 'q')
+    time.sleep(0.8)
+    after = screen()
+    ok(open(done).read().strip() == 'exit 0' if os.path.exists(done) else False,
+       'top: q quits (exit 0), the terminal given back (the shell\'s screen, not top\'s)',
+       after[:300])
+    tmux('kill-server')
+    # SIGTERM while on the screen: the terminal given back all the same
+    os.unlink(done)
+    tmux('new-session', '-d', '-s', 'top', '-x', '100', '-y', '30',
+         "'%s' top '%s'; echo \"exit $?\" > '%s'; stty -a | grep -o ' icanon\\| echo ' >> '%s'; "
+         "sleep 30" % (G, trace, done, done))
+    time.sleep(1.5)
+    pid = run('pgrep', '-f', '^%s top ' % G)[1].split()  # ggmlviz itself, not the shell around it
+    for x in pid:
+        os.kill(int(x), signal.SIGTERM)
+    time.sleep(1.0)
+    said = open(done).read() if os.path.exists(done) else ''
+    ok(pid and 'exit 0' in said and 'icanon' in said and 'echo' in said,
+       'top: SIGTERM on the screen ends it cleanly, the terminal as it was (icanon, echo)', said)
+    tmux('kill-server')
+taplib.finish()

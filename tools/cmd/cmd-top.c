@@ -1,0 +1,517 @@
+/*
+ * ggmlviz top: a trace followed as it is written, redrawn about once a
+ * second (stats/recent.c holds its last seconds): tokens per second, the
+ * ops or layers of the last seconds, a server's requests, live memory,
+ * dropped events, the trace's state. Interactive on a terminal (keys to
+ * switch views, sort, pause and quit; output/term.c), else, or with
+ * --batch, one table every N seconds, as top -b. --replay plays a
+ * finished trace at a chosen speed.
+ *
+ * It reads only what is new at each refresh (the reader maps the file as
+ * it grows, and lets go of what was read), so that its memory stays flat
+ * however long the trace runs.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "input/input.h"
+#include "output/output.h"
+#include "stats/stats.h"
+
+static const char help[] =
+	"Usage: ggmlviz top [OPTIONS] FILE\n"
+	"\n"
+	"Follow a trace as it is written and show its last seconds, refreshed: tokens\n"
+	"per second of prompts and generation (in the last seconds and since the\n"
+	"start), the ops or the layers by their share of the last seconds (with GB/s\n"
+	"and what bounds them), a server's requests in flight and ended with their\n"
+	"latency percentiles, live tensor memory, dropped events, and the trace's\n"
+	"state: being written, ended, crashed, or no longer growing.\n"
+	"\n"
+	"Keys: o ops, l layers, r requests; s the sort (time, count, name); p pause;\n"
+	"q quit.\n"
+	"\n"
+	"Options:\n"
+	"  -b, --batch N       no screen: a table every N seconds (as top -b); also\n"
+	"                      when standard output is no terminal (every second)\n"
+	"  -n, --iterations N  stop after N tables (batch) or redraws\n"
+	"      --replay SPEED  play a finished trace SPEED times as fast as it was\n"
+	"                      recorded (1: as it ran), instead of following it\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Ops are shown as ticked (the wait at GGML's barrier in the op after it):\n"
+	"stats estimates it, which needs the whole trace.\n"
+	"Exit status: 0 when quit, or when the trace ended (batch); 1 when it cannot\n"
+	"be read, or is damaged; 2 bad command line.\n";
+
+#define OPT_REPLAY 0x101
+#define NS_PER_S 1000000000ull
+#define STILL_NS (3 * NS_PER_S) /* a file not grown for this long is said not to be growing */
+#define MIN_ROWS 12
+#define MIN_COLS 60
+
+enum { VIEW_OPS, VIEW_LAYERS, VIEW_REQUESTS };
+enum { SORT_TIME, SORT_COUNT, SORT_NAME, SORTS };
+static const char *const sort_names[SORTS] = { "time", "count", "name" };
+
+struct top {
+	struct cli *cli;
+	const char *path;
+	struct ggmlviz_reader *r;
+	struct ggmlviz_pairing *p;
+	struct cli_recent *w;
+	uint64_t batch_ns, iterations, shown;
+	double replay;            /* 0: follow */
+	bool batch, paused, quit;
+	int view, sort;
+	int read_rc;              /* the reader's last answer: 0 (end of the data so far), or an error */
+	uint64_t read_at;         /* where it stopped */
+	uint64_t size, grew_ns;   /* the file's size, and when it last grew (CLOCK_MONOTONIC) */
+	uint64_t t0_trace, t0_wall; /* replay: the first record's time, and when the replay began */
+	struct ggmlviz_event next; /* replay: the record read but not due yet */
+	bool has_next;
+	char note[160];           /* news for the status line: a reopened file, a small terminal */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static int option(void *ctx, int c, char *arg)
+{
+	struct top *tp = ctx;
+	uint64_t n;
+
+	switch (c) {
+	case 'b':
+		if (cli_parse_count("top", "--batch", arg, &n) < 0 || !n)
+			return cli_usage("top", "--batch wants the seconds between tables (1 or more): '%s'",
+					 arg);
+		tp->batch = true, tp->batch_ns = n * NS_PER_S;
+		return 0;
+	case 'n':
+		return cli_parse_count("top", "--iterations", arg, &tp->iterations);
+	case OPT_REPLAY:
+		tp->replay = strtod(arg, NULL);
+		if (!(tp->replay > 0) || tp->replay > 1e6)
+			return cli_usage("top", "--replay wants a speed above 0 (1: as recorded): '%s'",
+					 arg);
+		return 0;
+	default:
+		return CLI_EXIT_USAGE;
+	}
+}
+
+static const struct option longopts[] = {
+	{ "batch", required_argument, NULL, 'b' }, { "iterations", required_argument, NULL, 'n' },
+	{ "replay", required_argument, NULL, OPT_REPLAY }, { "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct cli_cmd cmd = { "top", help, "b:n:", longopts, 1, 1, option };
+
+/* ---- reading what is new ---- */
+
+static int open_trace(struct top *tp)
+{
+	int err;
+	const char *source = cli_path_source(tp->path, &err);
+	int rc = source ? ggmlviz_reader_open(source, &tp->r) : err;
+
+	if (rc == 0)
+		rc = ggmlviz_pairing_new(&tp->p);
+	if (rc < 0)
+		return rc;
+	memset(tp->w, 0, sizeof *tp->w);
+	tp->size = ggmlviz_reader_size(tp->r);
+	tp->grew_ns = mono_ns();
+	tp->has_next = false;
+	return 0;
+}
+
+static void close_trace(struct top *tp)
+{
+	ggmlviz_pairing_free(tp->p);
+	ggmlviz_reader_close(tp->r);
+	cli_recent_free(tp->w);
+	tp->p = NULL, tp->r = NULL;
+}
+
+static void feed(struct top *tp, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz_timing t;
+
+	cli_recent_event(tp->w, ev);
+	for (int rc = ggmlviz_pairing_add(tp->p, ev, &t); rc == 1; rc = ggmlviz_pairing_take(tp->p, &t))
+		cli_recent_timing(tp->w, &t);
+}
+
+/* Whether ev is due in a replay: its time within what has been played so far. */
+static bool due(struct top *tp, const struct ggmlviz_event *ev)
+{
+	uint64_t played;
+
+	if (!tp->replay || ev->type == GGMLVIZ_EVENT_META || !ev->timestamp_ns)
+		return true;
+	if (!tp->t0_trace)
+		tp->t0_trace = ev->timestamp_ns, tp->t0_wall = mono_ns();
+	played = (uint64_t)((double)(mono_ns() - tp->t0_wall) * tp->replay);
+	return ev->timestamp_ns <= tp->t0_trace + played;
+}
+
+/* Reads every record there is now (a replay: those due); the file looked at again first. */
+static void advance(struct top *tp)
+{
+	struct ggmlviz_event ev;
+	int rc = tp->replay ? 0 : ggmlviz_reader_refresh(tp->r);
+
+	if (rc > 0)
+		tp->grew_ns = mono_ns();
+	else if (rc == -ESTALE && (close_trace(tp), open_trace(tp)) == 0)
+		snprintf(tp->note, sizeof tp->note, "the file shrank (replaced or truncated): read "
+			 "again from its start");
+	if (tp->has_next) {
+		if (!due(tp, &tp->next))
+			return;
+		feed(tp, &tp->next), tp->has_next = false;
+	}
+	while ((rc = ggmlviz_reader_next(tp->r, &ev)) == 1) {
+		if (!due(tp, &ev)) {
+			tp->next = ev, tp->has_next = true; /* its pointers stay valid: the file stays mapped */
+			break;
+		}
+		feed(tp, &ev);
+	}
+	tp->read_rc = rc == 1 ? 0 : rc;
+	tp->read_at = ggmlviz_reader_offset(tp->r);
+}
+
+/* ---- drawing ---- */
+
+static void state_line(struct top *tp, struct cli_out *o)
+{
+	const struct cli_recent *w = tp->w;
+	uint64_t still = mono_ns() - tp->grew_ns;
+
+	cli_out_printf(o, "ggmlviz top: %s: ", tp->path);
+	if (w->state == CLI_WIN_ENDED)
+		cli_out_str(o, "ended");
+	else if (w->state == CLI_WIN_CRASHED)
+		cli_out_printf(o, "crashed (signal %" PRIu64 "): what it recorded was saved", w->crash_signal);
+	else if (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED)
+		cli_out_printf(o, "damaged at byte %" PRIu64 ": %s; not read further", tp->read_at,
+			       ggmlviz_strerror(tp->read_rc));
+	else if (tp->replay)
+		cli_out_printf(o, "replayed at %gx%s", tp->replay, tp->has_next ? "" : ", to its end");
+	else if (still < STILL_NS)
+		cli_out_str(o, "being written");
+	else
+		cli_out_printf(o, "not growing for %.0f s, no TRACE_END: idle, or cut short",
+			       (double)still / 1e9);
+	if (w->now_ns && w->first_ns)
+		cli_out_printf(o, "; trace +%.3f s", (double)(w->now_ns - w->first_ns) / 1e9);
+	cli_out_printf(o, "%s%s%s\n", tp->paused ? "; PAUSED" : "", tp->note[0] ? "; " : "", tp->note);
+}
+
+/* tokens/s of a phase: in the window, and since the first step. */
+static void rates(const struct cli_recent *w, uint32_t phase, double *recent, double *all)
+{
+	double span = cli_recent_span_s(w), since = w->now_ns > w->first_ns && w->first_ns
+							    ? (double)(w->now_ns - w->first_ns) / 1e9 : 0;
+
+	*recent = span > 0 ? (double)cli_recent_tokens(w, phase) / span : 0;
+	*all = since > 0 ? (double)w->tokens[phase] / since : 0;
+}
+
+static void summary(struct top *tp, struct cli_out *o)
+{
+	const struct cli_recent *w = tp->w;
+	double pr, pa, gr, ga;
+	char b[2][32];
+
+	rates(w, GGMLVIZ_PHASE_PROMPT, &pr, &pa);
+	rates(w, GGMLVIZ_PHASE_GENERATION, &gr, &ga);
+	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all): the last"
+		       " %.1f s\n", pr, pa, gr, ga, cli_recent_span_s(w));
+	cli_out_printf(o, "steps      %" PRIu64 " (%" PRIu64 " tokens of prompts, %" PRIu64
+		       " generated)\n", w->steps, w->tokens[GGMLVIZ_PHASE_PROMPT],
+		       w->tokens[GGMLVIZ_PHASE_GENERATION]);
+	if (w->begun || w->n_recent) {
+		uint64_t ended = w->ended[0] + w->ended[1] + w->ended[2], p[3];
+
+		cli_out_printf(o, "requests   %" PRIu64 " in flight; %" PRIu64 " done, %" PRIu64
+			       " cancelled, %" PRIu64 " failed", w->begun > ended ? w->begun - ended : 0,
+			       w->ended[0], w->ended[1], w->ended[2]);
+		if (cli_recent_percentiles(w, CLI_REQ_TTFT, p))
+			cli_out_printf(o, "; TTFT p50 %s, p99 %s", cli_fmt_ns((double)p[0], b[0]),
+				       cli_fmt_ns((double)p[2], b[1]));
+		cli_out_char(o, '\n');
+	}
+	cli_out_printf(o, "memory     %s live (peak %s); dropped events %" PRIu64 "\n\n",
+		       cli_fmt_bytes(w->live_bytes, b[0]), cli_fmt_bytes(w->peak_bytes, b[1]),
+		       w->dropped);
+}
+
+static int sort_kind; /* the view's sort, for qsort */
+static const struct top *sorting;
+
+static const char *group_name(const struct top *tp, int kind, uint64_t key, char buf[24])
+{
+	if (kind == 0)
+		return cli_op_name(&tp->cli->names, tp->r, (uint32_t)(key - 1), buf);
+	if (key < 2)
+		return "(none)";
+	snprintf(buf, 24, "%" PRIu64, key - 2);
+	return buf;
+}
+
+static int by_sort(const void *a, const void *b)
+{
+	const struct cli_win_group *x = a, *y = b;
+	char n[2][24];
+
+	switch (sort_kind) {
+	case SORT_COUNT:
+		return (y->sum.count > x->sum.count) - (y->sum.count < x->sum.count);
+	case SORT_NAME:
+		return strcmp(group_name(sorting, sorting->view, x->key, n[0]),
+			      group_name(sorting, sorting->view, y->key, n[1]));
+	default:
+		return (y->sum.ns > x->sum.ns) - (y->sum.ns < x->sum.ns);
+	}
+}
+
+static void group_row(struct top *tp, struct cli_table *t, const struct cli_win_group *g,
+		      uint64_t total)
+{
+	struct cli_group cg = { .flops = g->sum.flops, .flops_ns = g->sum.flops_ns,
+				.bytes = g->sum.bytes, .bytes_ns = g->sum.bytes_ns };
+	double gbps = cli_group_gbps(&cg), share;
+	int bound = cli_roofline(&cg, &tp->w->peak, &share);
+	char name[24], b[32];
+
+	cli_table_add(t, "%s", group_name(tp, tp->view, g->key, name));
+	cli_table_add(t, "%" PRIu64, g->sum.count);
+	cli_table_add(t, "%s", cli_fmt_ns((double)g->sum.ns, b));
+	cli_table_add(t, "%.1f%%", total ? 100.0 * (double)g->sum.ns / (double)total : 0);
+	cli_table_add(t, gbps < 0 ? "-" : "%.2f", gbps);
+	if (tp->w->peak.known) {
+		if (bound == CLI_BOUND_UNKNOWN)
+			cli_table_add(t, "-");
+		else
+			cli_table_add(t, "%s %.0f%%", bound == CLI_BOUND_MEMORY ? "memory" : "compute",
+				      share * 100);
+	}
+}
+
+static void groups_table(struct top *tp, struct cli_out *o, size_t rows)
+{
+	struct cli_win_group g[CLI_WIN_KEYS];
+	struct cli_table t;
+	size_t n, shown = 0;
+	uint64_t total;
+
+	cli_recent_groups(tp->w, tp->view, g, &n, &total);
+	sort_kind = tp->sort, sorting = tp;
+	qsort(g, n, sizeof *g, by_sort);
+	cli_table_init(&t, tp->w->peak.known ? 6 : 5);
+	cli_table_add(&t, tp->view ? "LAYER" : "OP");
+	cli_table_add(&t, "COUNT");
+	cli_table_add(&t, "TIME");
+	cli_table_add(&t, "SHARE");
+	cli_table_add(&t, "GB/S");
+	if (tp->w->peak.known)
+		cli_table_add(&t, "BOUND");
+	for (size_t i = 0; i < n && shown < rows; i++)
+		if (g[i].sum.count)
+			group_row(tp, &t, &g[i], total), shown++;
+	cli_table_print(&t, o, "");
+	cli_table_free(&t);
+	cli_out_printf(o, "(the last %.1f s, by %s; %zu of %zu shown)\n", cli_recent_span_s(tp->w),
+		       sort_names[tp->sort], shown, n);
+}
+
+static void requests_table(struct top *tp, struct cli_out *o)
+{
+	static const char *const words[CLI_REQ_FIGURES] = { "queue", "prompt", "time to first token",
+							    "per token", "total" };
+	struct cli_table t;
+	char b[3][32];
+
+	cli_table_init(&t, 5);
+	cli_table_add(&t, "FIGURE"), cli_table_add(&t, "REQUESTS"), cli_table_add(&t, "P50");
+	cli_table_add(&t, "P95"), cli_table_add(&t, "P99");
+	for (int f = 0; f < CLI_REQ_FIGURES; f++) {
+		uint64_t p[3];
+		size_t n = cli_recent_percentiles(tp->w, (enum cli_request_figure)f, p);
+
+		cli_table_add(&t, "%s", words[f]);
+		cli_table_add(&t, "%zu", n);
+		for (int k = 0; k < 3; k++)
+			cli_table_add(&t, "%s", n ? cli_fmt_ns((double)p[k], b[k]) : "-");
+	}
+	cli_table_print(&t, o, "");
+	cli_table_free(&t);
+	cli_out_printf(o, "(the last %d requests ended at most)\n", CLI_WIN_REQUESTS);
+}
+
+static void render(struct top *tp, struct cli_out *o, size_t rows)
+{
+	state_line(tp, o);
+	summary(tp, o);
+	if (tp->view == VIEW_REQUESTS)
+		requests_table(tp, o);
+	else
+		groups_table(tp, o, rows);
+}
+
+/* ---- batch: a table every N seconds ---- */
+
+static bool finished(const struct top *tp)
+{
+	return tp->w->state != CLI_WIN_WRITING || (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED) ||
+	       (tp->replay && !tp->has_next && tp->read_rc == 0) ||
+	       (!tp->replay && !cli_path_is_file(tp->path));
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NS_PER_S), (long)(ns % NS_PER_S) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Writes all of buf to standard output; 0, or -1 when it cannot (a closed pipe). */
+static int put_all(const char *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t k = write(STDOUT_FILENO, buf + done, len - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+static int run_batch(struct top *tp)
+{
+	for (;;) {
+		struct cli_out o;
+		int rc;
+
+		advance(tp);
+		cli_out_memory(&o);
+		render(tp, &o, 40);
+		cli_out_char(&o, '\n');
+		rc = put_all(o.buf, o.len); /* each table out as soon as it is made */
+		free(o.buf);
+		if (rc < 0)
+			return CLI_EXIT_DAMAGED;
+		if (++tp->shown == tp->iterations || finished(tp))
+			return CLI_EXIT_OK;
+		sleep_ns(tp->batch_ns);
+	}
+}
+
+/* ---- interactive ---- */
+
+static void key(struct top *tp, int c)
+{
+	switch (c) {
+	case 'q': case 'Q': tp->quit = true; break;
+	case 'p': case ' ': tp->paused = !tp->paused; break;
+	case 'o': tp->view = VIEW_OPS; break;
+	case 'l': tp->view = VIEW_LAYERS; break;
+	case 'r': tp->view = VIEW_REQUESTS; break;
+	case 's': tp->sort = (tp->sort + 1) % SORTS; break;
+	default: break;
+	}
+}
+
+static void draw(struct top *tp)
+{
+	struct cli_out o;
+	int rows, cols;
+
+	cli_term_size(&rows, &cols);
+	cli_out_memory(&o);
+	if (rows < MIN_ROWS || cols < MIN_COLS) {
+		cli_out_printf(&o, "the terminal is %dx%d:\ntop needs %dx%d\n(q quits)\n", cols, rows,
+			       MIN_COLS, MIN_ROWS);
+	} else {
+		render(tp, &o, (size_t)rows - 11);
+		cli_out_printf(&o, "\nkeys: o ops  l layers  r requests  s sort (%s)  p pause  q quit",
+			       sort_names[tp->sort]);
+	}
+	cli_term_draw(o.buf, o.len, rows, cols);
+	free(o.buf);
+}
+
+static int run_screen(struct top *tp)
+{
+	uint64_t next = 0;
+
+	if (cli_term_enter() < 0)
+		return run_batch(tp);
+	while (!tp->quit && !cli_term_signal()) {
+		uint64_t now = mono_ns();
+		int c;
+
+		if (now >= next || cli_term_resized()) {
+			if (!tp->paused)
+				advance(tp);
+			draw(tp);
+			next = now + NS_PER_S;
+			if (++tp->shown == tp->iterations)
+				break;
+		}
+		c = cli_term_key((int)((next > now ? next - now : 0) / 1000000) + 1);
+		if (c >= 0) {
+			key(tp, c);
+			draw(tp);
+		}
+	}
+	cli_term_leave();
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_top(struct cli *cli, int argc, char **argv)
+{
+	struct top tp = { .cli = cli, .batch_ns = NS_PER_S };
+	int first, rc, status = cli_parse(&cmd, argc, argv, &tp, &first);
+
+	if (status >= 0)
+		return status;
+	tp.path = argv[first];
+	if (!(tp.w = calloc(1, sizeof *tp.w)))
+		return CLI_EXIT_DAMAGED;
+	if ((rc = open_trace(&tp)) < 0) {
+		cli_error("%s: cannot read it: %s", tp.path, ggmlviz_strerror(rc));
+		free(tp.w);
+		return CLI_EXIT_DAMAGED;
+	}
+	status = tp.batch || !isatty(STDOUT_FILENO) ? run_batch(&tp) : run_screen(&tp);
+	if (status == CLI_EXIT_OK && tp.read_rc != 0 && tp.read_rc != GGMLVIZ_ETRUNCATED)
+		status = CLI_EXIT_DAMAGED;
+	close_trace(&tp);
+	free(tp.w);
+	return status;
+}
