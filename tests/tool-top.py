@@ -131,6 +131,14 @@ if src:
        'top: a file truncated under it is said, and read again from its start',
        (p.returncode, err, [x[0] for x in t]))
 
+    # a cut trace from a pipe: read to its end, said cut, and top ends
+    cut = os.path.join(TMP, 'cut.ggmlviz')
+    open(cut, 'wb').write(data[:len(data) // 2])
+    rc, out, err = run('sh', '-c', 'cat "$1" | timeout 20 "$2" top --batch 1 /dev/stdin', 'sh', cut, G)
+    t = tables(out)
+    ok(rc == 0 and len(t) == 1 and 'read from a pipe to its end, no TRACE_END: cut short' in t[0][0],
+       'top on a cut trace from a pipe: one table, the trace said cut short', (rc, err, out[:300]))
+
     # --replay: played at a chosen speed, its end reached
     rc, out, err = run(G, 'top', '--batch', '1', '--replay', '0.05', trace)
     t = tables(out)

@@ -217,6 +217,8 @@ static void state_line(struct top *tp, struct cli_out *o)
 			       ggmlviz_strerror(tp->read_rc));
 	else if (tp->replay)
 		cli_out_printf(o, "replayed at %gx%s", tp->replay, tp->has_next ? "" : ", to its end");
+	else if (cli_path_is_copied(tp->path))
+		cli_out_str(o, "read from a pipe to its end, no TRACE_END: cut short");
 	else if (still < STILL_NS)
 		cli_out_str(o, "being written");
 	else
@@ -385,7 +387,7 @@ static bool finished(const struct top *tp)
 {
 	return tp->w->state != CLI_WIN_WRITING || (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED) ||
 	       (tp->replay && !tp->has_next && tp->read_rc == 0) ||
-	       (!tp->replay && !cli_path_is_file(tp->path));
+	       (!tp->replay && cli_path_is_copied(tp->path)); /* a pipe: read to its end when opened */
 }
 
 static void sleep_ns(uint64_t ns)
