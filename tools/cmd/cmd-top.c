@@ -398,39 +398,21 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-/* Writes all of buf to standard output; 0, or -1 when it cannot (a closed pipe). */
-static int put_all(const char *buf, size_t len)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t k = write(STDOUT_FILENO, buf + done, len - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 static int run_batch(struct top *tp)
 {
-	for (;;) {
-		struct cli_out o;
-		int rc;
+	struct cli_out o;
 
+	if (cli_out_open(&o, "top", "-") < 0)
+		return CLI_EXIT_DAMAGED;
+	for (;;) {
 		advance(tp);
-		cli_out_memory(&o);
 		render(tp, &o, 40);
 		cli_out_char(&o, '\n');
-		rc = put_all(o.buf, o.len); /* each table out as soon as it is made */
-		free(o.buf);
-		if (rc < 0)
-			return CLI_EXIT_DAMAGED;
-		if (++tp->shown == tp->iterations || finished(tp))
-			return CLI_EXIT_OK;
+		if (cli_out_flush(&o) < 0 || ++tp->shown == tp->iterations || finished(tp))
+			break; /* each table out as soon as it is made; a closed pipe ends it */
 		sleep_ns(tp->batch_ns);
 	}
+	return cli_out_close(&o, "top");
 }
 
 /* ---- interactive ---- */

@@ -205,6 +205,13 @@ void cli_out_printf(struct cli_out *o, const char *fmt, ...)
 	free(big);
 }
 
+int cli_out_flush(struct cli_out *o)
+{
+	if (o->fd >= 0)
+		flush(o);
+	return o->error;
+}
+
 int cli_out_close(struct cli_out *o, const char *cmd)
 {
 	if (o->fd >= 0)

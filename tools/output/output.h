@@ -46,6 +46,8 @@ void cli_out_u64(struct cli_out *o, uint64_t v);
 void cli_out_i64(struct cli_out *o, int64_t v);
 void cli_out_hex(struct cli_out *o, uint64_t v);
 void cli_out_printf(struct cli_out *o, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Writes out what is buffered (a file's output, not memory's); 0 or its error (-errno). */
+int cli_out_flush(struct cli_out *o);
 /* Output into a growing memory buffer (o->buf, o->len) instead of a file. */
 void cli_out_memory(struct cli_out *o);
 /* Flushes, closes and gives the file its name; prints a write error; returns 0 or CLI_EXIT_DAMAGED. */

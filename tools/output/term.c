@@ -135,7 +135,8 @@ void cli_term_draw(const char *text, size_t len, int rows, int cols)
 	struct cli_out o;
 	int row = 0;
 
-	cli_out_memory(&o);
+	if (cli_out_open(&o, "top", "-") < 0)
+		return;
 	cli_out_str(&o, "\033[H");
 	for (size_t at = 0; at < len && row < rows; row++) {
 		const char *nl = memchr(text + at, '\n', len - at);
@@ -147,14 +148,5 @@ void cli_term_draw(const char *text, size_t len, int rows, int cols)
 		at += n + 1;
 	}
 	cli_out_str(&o, "\033[J");
-	for (size_t done = 0; done < o.len;) {
-		ssize_t k = write(STDOUT_FILENO, o.buf + done, o.len - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		done += (size_t)k;
-	}
-	free(o.buf);
+	cli_out_close(&o, "top");
 }
