@@ -131,6 +131,26 @@ if src:
        'top: a file truncated under it is said, and read again from its start',
        (p.returncode, err, [x[0] for x in t]))
 
+    # a new file at its name (rotated, or written elsewhere and renamed): read from its start
+    rotated = os.path.join(TMP, 'rotated.ggmlviz')
+    with open(rotated, 'wb') as f:
+        f.write(data[:len(data) // 3])
+    p = subprocess.Popen([G, 'top', '--batch', '1', '-n', '4', rotated], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    os.unlink(rotated)
+    time.sleep(1.2)
+    with open(rotated + '.new', 'wb') as f:
+        f.write(data)
+    os.rename(rotated + '.new', rotated)
+    out, err = p.communicate(timeout=30)
+    t = tables(out)
+    ok(p.returncode == 0 and any('the file was removed' in x[0] for x in t) and
+       any('a new file at its name: read again from its start' in x[0] for x in t) and
+       ': ended' in t[-1][0] and op_rows(t[-1]) == want,
+       'top: a file removed, then a new one at its name: said, and the new one read whole',
+       (p.returncode, err, [x[0] for x in t]))
+
     # a cut trace from a pipe: read to its end, said cut, and top ends
     cut = os.path.join(TMP, 'cut.ggmlviz')
     open(cut, 'wb').write(data[:len(data) // 2])

@@ -15,6 +15,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -77,6 +79,8 @@ struct top {
 	int read_rc;              /* the reader's last answer: 0 (end of the data so far), or an error */
 	uint64_t read_at;         /* where it stopped */
 	uint64_t size, grew_ns;   /* the file's size, and when it last grew (CLOCK_MONOTONIC) */
+	dev_t dev;                /* the file read, to tell a new file at its name (tail -F) */
+	ino_t ino;
 	uint64_t t0_trace, t0_wall; /* replay: the first record's time, and when the replay began */
 	struct ggmlviz_event next; /* replay: the record read but not due yet */
 	bool has_next;
@@ -126,29 +130,54 @@ static const struct cli_cmd cmd = { "top", help, "b:n:", longopts, 1, 1, option 
 
 /* ---- reading what is new ---- */
 
+static void close_trace(struct top *tp);
+
+/* Opens the trace from its start, the window empty; 0, or the reader's code (nothing left open). */
 static int open_trace(struct top *tp)
 {
+	struct stat st;
 	int err;
 	const char *source = cli_path_source(tp->path, &err);
 	int rc = source ? ggmlviz_reader_open(source, &tp->r) : err;
 
 	if (rc == 0)
 		rc = ggmlviz_pairing_new(&tp->p);
-	if (rc < 0)
+	if (rc < 0) {
+		close_trace(tp);
 		return rc;
-	memset(tp->w, 0, sizeof *tp->w);
+	}
 	tp->size = ggmlviz_reader_size(tp->r);
+	tp->dev = 0, tp->ino = 0;
+	if (stat(tp->path, &st) == 0 && S_ISREG(st.st_mode))
+		tp->dev = st.st_dev, tp->ino = st.st_ino;
 	tp->grew_ns = mono_ns();
 	tp->has_next = false;
 	return 0;
 }
 
+/* Closes what is open of the trace; the window emptied (its names were the reader's). */
 static void close_trace(struct top *tp)
 {
 	ggmlviz_pairing_free(tp->p);
 	ggmlviz_reader_close(tp->r);
 	cli_recent_free(tp->w);
+	memset(tp->w, 0, sizeof *tp->w);
 	tp->p = NULL, tp->r = NULL;
+}
+
+/* Opens the trace again (gone, replaced, shrunk); 0, or -1 with why in the status line. */
+static int reopen(struct top *tp, const char *why)
+{
+	int rc;
+
+	close_trace(tp);
+	rc = open_trace(tp);
+	if (rc < 0)
+		snprintf(tp->note, sizeof tp->note, "%s; cannot read it now (%s): trying again every"
+			 " refresh", why, ggmlviz_strerror(rc));
+	else
+		snprintf(tp->note, sizeof tp->note, "%s: read again from its start", why);
+	return rc < 0 ? -1 : 0;
 }
 
 static void feed(struct top *tp, const struct ggmlviz_event *ev)
@@ -173,17 +202,33 @@ static bool due(struct top *tp, const struct ggmlviz_event *ev)
 	return ev->timestamp_ns <= tp->t0_trace + played;
 }
 
+/* Whether the name now holds another file than the one read (rotated, rewritten by rename). */
+static bool replaced(struct top *tp)
+{
+	struct stat st;
+
+	if (stat(tp->path, &st) < 0) {
+		snprintf(tp->note, sizeof tp->note, "the file was removed: what was read stays shown");
+		return false;
+	}
+	return st.st_dev != tp->dev || st.st_ino != tp->ino;
+}
+
 /* Reads every record there is now (a replay: those due); the file looked at again first. */
 static void advance(struct top *tp)
 {
 	struct ggmlviz_event ev;
-	int rc = tp->replay ? 0 : ggmlviz_reader_refresh(tp->r);
+	int rc;
 
+	if (!tp->r && reopen(tp, "the file went away") < 0)
+		return;
+	if (!tp->replay && tp->ino && replaced(tp) && reopen(tp, "a new file at its name") < 0)
+		return;
+	rc = tp->replay ? 0 : ggmlviz_reader_refresh(tp->r);
 	if (rc > 0)
 		tp->grew_ns = mono_ns();
-	else if (rc == -ESTALE && (close_trace(tp), open_trace(tp)) == 0)
-		snprintf(tp->note, sizeof tp->note, "the file shrank (replaced or truncated): read "
-			 "again from its start");
+	else if (rc == -ESTALE && reopen(tp, "the file shrank (replaced or truncated)") < 0)
+		return;
 	if (tp->has_next) {
 		if (!due(tp, &tp->next))
 			return;
