@@ -302,14 +302,17 @@ else:
     during = serving[0] if serving else '\n----\n'.join(screens[-2:])
     if port:
         complete(port, 'each token is a step', answers, 2, 8)
-    time.sleep(2.0)
-    after = screen()
+
+    def wait_for(what, timeout=20.0):
+        end = time.time() + timeout
+        while not what() and time.time() < end:
+            time.sleep(0.2)
+        return what()
+    after = wait_for(lambda: re.search(r'requests +0 in flight; 3 done', screen()) and screen()) or screen()
     llamaserver.stop(proc)
-    time.sleep(2.0)
-    ended = screen()
+    ended = wait_for(lambda: ': ended' in screen() and screen()) or screen()
     run('tmux', '-S', sock, 'send-keys', '-t', 'top', 'q')
-    time.sleep(1.0)
-    quit_said = open(done).read().strip() if os.path.exists(done) else ''
+    quit_said = wait_for(lambda: os.path.exists(done) and open(done).read().strip()) or ''
     run('tmux', '-S', sock, 'kill-server')
     ok(serving,
        'top beside llama-server: while it serves, tokens/s of generation above 0, the requests in '
