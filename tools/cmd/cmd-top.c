@@ -194,7 +194,7 @@ static bool due(struct top *tp, const struct ggmlviz_event *ev)
 {
 	uint64_t played;
 
-	if (!tp->replay || ev->type == GGMLVIZ_EVENT_META || !ev->timestamp_ns)
+	if (tp->replay <= 0 || ev->type == GGMLVIZ_EVENT_META || !ev->timestamp_ns)
 		return true;
 	if (!tp->t0_trace)
 		tp->t0_trace = ev->timestamp_ns, tp->t0_wall = mono_ns();
@@ -222,9 +222,9 @@ static void advance(struct top *tp)
 
 	if (!tp->r && reopen(tp, "the file went away") < 0)
 		return;
-	if (!tp->replay && tp->ino && replaced(tp) && reopen(tp, "a new file at its name") < 0)
+	if (tp->replay <= 0 && tp->ino && replaced(tp) && reopen(tp, "a new file at its name") < 0)
 		return;
-	rc = tp->replay ? 0 : ggmlviz_reader_refresh(tp->r);
+	rc = tp->replay > 0 ? 0 : ggmlviz_reader_refresh(tp->r);
 	if (rc > 0)
 		tp->grew_ns = mono_ns();
 	else if (rc == -ESTALE && reopen(tp, "the file shrank (replaced or truncated)") < 0)
@@ -260,7 +260,7 @@ static void state_line(struct top *tp, struct cli_out *o)
 	else if (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED)
 		cli_out_printf(o, "damaged at byte %" PRIu64 ": %s; not read further", tp->read_at,
 			       ggmlviz_strerror(tp->read_rc));
-	else if (tp->replay)
+	else if (tp->replay > 0)
 		cli_out_printf(o, "replayed at %gx%s", tp->replay, tp->has_next ? "" : ", to its end");
 	else if (cli_path_is_copied(tp->path))
 		cli_out_str(o, "read from a pipe to its end, no TRACE_END: cut short");
@@ -431,8 +431,8 @@ static void render(struct top *tp, struct cli_out *o, size_t rows)
 static bool finished(const struct top *tp)
 {
 	return tp->w->state != CLI_WIN_WRITING || (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED) ||
-	       (tp->replay && !tp->has_next && tp->read_rc == 0) ||
-	       (!tp->replay && cli_path_is_copied(tp->path)); /* a pipe: read to its end when opened */
+	       (tp->replay > 0 && !tp->has_next && tp->read_rc == 0) ||
+	       (tp->replay <= 0 && cli_path_is_copied(tp->path)); /* a pipe: read to its end when opened */
 }
 
 static void sleep_ns(uint64_t ns)
