@@ -283,11 +283,13 @@ else:
     # the last one may still be on its way out)
     os.unlink(done)
     sockets.append(os.path.join(TMP, 'tmux2.sock'))
+    pidfile = os.path.join(TMP, 'top.pid')
     tmux('new-session', '-d', '-s', 'top', '-x', '100', '-y', '30',
-         "'%s' top '%s'; echo \"exit $?\" > '%s.1'; stty -a | grep -o ' icanon\\| echo ' >> '%s.1'; "
-         "mv '%s.1' '%s'; sleep 60" % (G, trace, done, done, done, done))
+         "sh -c 'echo $$ > \"$1\"; exec \"$2\" top \"$3\"' sh '%s' '%s' '%s'; "
+         "echo \"exit $?\" > '%s.1'; stty -a | grep -o ' icanon\\| echo ' >> '%s.1'; "
+         "mv '%s.1' '%s'; sleep 60" % (pidfile, G, trace, done, done, done, done))
     wait_for(shows('MUL_MAT'))
-    pid = wait_for(lambda: run('pgrep', '-f', '^%s top ' % G)[1].split())  # ggmlviz, not its shell
+    pid = wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().split())  # top's own
     for x in pid or []:
         os.kill(int(x), signal.SIGTERM)
     said = wait_for(lambda: os.path.exists(done) and open(done).read()) or ''
