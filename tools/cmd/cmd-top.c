@@ -78,7 +78,7 @@ struct top {
 	int view, sort;
 	int read_rc;              /* the reader's last answer: 0 (end of the data so far), or an error */
 	uint64_t read_at;         /* where it stopped */
-	uint64_t size, grew_ns;   /* the file's size, and when it last grew (CLOCK_MONOTONIC) */
+	uint64_t grew_ns;         /* when the file last grew (CLOCK_MONOTONIC) */
 	dev_t dev;                /* the file read, to tell a new file at its name (tail -F) */
 	ino_t ino;
 	uint64_t t0_trace, t0_wall; /* replay: the first record's time, and when the replay began */
@@ -146,7 +146,6 @@ static int open_trace(struct top *tp)
 		close_trace(tp);
 		return rc;
 	}
-	tp->size = ggmlviz_reader_size(tp->r);
 	tp->dev = 0, tp->ino = 0;
 	if (stat(tp->path, &st) == 0 && S_ISREG(st.st_mode))
 		tp->dev = st.st_dev, tp->ino = st.st_ino;
@@ -388,8 +387,12 @@ static void groups_table(struct top *tp, struct cli_out *o, size_t rows)
 			group_row(tp, &t, &g[i], total), shown++;
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
-	cli_out_printf(o, "(the last %.1f s, by %s; %zu of %zu shown)\n", cli_recent_span_s(tp->w),
+	cli_out_printf(o, "(the last %.1f s, by %s; %zu of %zu shown", cli_recent_span_s(tp->w),
 		       sort_names[tp->sort], shown, n);
+	if (tp->w->keys_over)
+		cli_out_printf(o, "; %" PRIu64 " timings of op types or layers past the %d followed",
+			       tp->w->keys_over, CLI_WIN_KEYS);
+	cli_out_str(o, ")\n");
 }
 
 static void requests_table(struct top *tp, struct cli_out *o)

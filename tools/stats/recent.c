@@ -60,10 +60,8 @@ static void add_op(struct cli_recent *w, const struct ggmlviz_timing *t, bool su
 			summary ? -1 : key_index(w, 1, (uint64_t)(int64_t)t->layer + 2) };
 	uint64_t count = summary ? t->n_nodes : 1;
 
-	w->op_ns += t->duration_ns;
 	if (!b)
 		return;
-	b->op_ns += t->duration_ns;
 	for (int k = 0; k < 2; k++) {
 		if (keys[k] < 0)
 			continue;
@@ -84,9 +82,8 @@ static void add_step(struct cli_recent *w, const struct ggmlviz_timing *t)
 
 	w->steps++;
 	w->tokens[phase] += t->n_tokens;
-	w->phase_ns[phase] += t->duration_ns;
 	if (b)
-		b->tokens[phase] += t->n_tokens, b->steps++;
+		b->tokens[phase] += t->n_tokens;
 }
 
 static void add_request(struct cli_recent *w, const struct ggmlviz_timing *t)
