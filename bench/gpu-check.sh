@@ -2,7 +2,7 @@
 # libggmlviz on a machine with an NVIDIA GPU, in one command: builds what
 # it needs and prints one table of what the GPU path does there.
 #
-#     bench/gpu-check.sh [--arch ARCH] [--tokens N]
+#     bench/gpu-check.sh [--arch ARCH] [--tokens N] [--no-cpu]
 #
 # What it builds, out of tree under build-gpu/ (GPU_CHECK_DIR): libggmlviz
 # with CUPTI's headers (lib-build/); bench/gpu-probe.cu with nvcc; GGML and
@@ -22,7 +22,8 @@
 #     graphs on and with GGML_CUDA_DISABLE_GRAPHS=1 (bench_llama); the ops'
 #     GPU time against the GPU's busy time;
 #   - bench_llama on the CPU at 1, 4, 8 and 16 threads;
-#   - bench_writer with 4, 8 and 16 producers.
+#   - bench_writer with 4, 8 and 16 producers
+# (these two left out with --no-cpu).
 # Without a GPU (or without the toolkit) it says what is missing, runs the
 # parts that need neither, and exits 77; 1 when a check missed its target.
 #
@@ -33,13 +34,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=${GPU_CHECK_DIR:-$top/build-gpu}
 arch=native
 tokens=5000
+cpu=yes
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) [ $# -ge 2 ] || { echo "gpu-check: --arch wants a value (90, native)" >&2; exit 2; }
 		arch=$2; shift ;;
 	--tokens) [ $# -ge 2 ] || { echo "gpu-check: --tokens wants a number" >&2; exit 2; }
 		tokens=$2; shift ;;
-	-h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-cpu) cpu=no ;;
+	-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -163,9 +166,13 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/examples/llama_trace" ]; then
 		row "decode tokens/s traced / untraced, CUDA graphs $graphs" "${ratio:-?}" \
 			"$([ "$graphs" = on ] && echo 'at least 0.97' || echo '(measured)')" "$st"
 	done
-	share=$(sed -n 's/.* \([0-9.]*\)% of the GPU.s busy time.*/\1/p' "$work/bench-gpu-on.out" | head -n 1)
-	st=$(awk -v s="${share:-0}" 'BEGIN { print (s >= 95 && s <= 105 ? "ok" : "miss") }')
-	row "the ops' GPU time / the GPU's busy time" "${share:-?}%" "within 5%" "$st"
+	for graphs in on off; do
+		share=$(sed -n 's/.* \([0-9.]*\)% of the GPU.s busy time.*/\1/p' "$work/bench-gpu-$graphs.out" |
+			head -n 1)
+		st=$(awk -v s="${share:-0}" 'BEGIN { print (s >= 95 && s <= 105 ? "ok" : "miss") }')
+		row "the ops' GPU time / the GPU's busy time, CUDA graphs $graphs" "${share:-?}%" \
+			"within 5%" "$st"
+	done
 else
 	row "llama.cpp on the GPU ($tokens tokens; tokens/s traced/untraced)" \
 		"not run: $([ "$have_gpu" = yes ] && echo 'GGML with CUDA did not build' || echo 'no GPU')" \
@@ -178,6 +185,7 @@ cpu_build=${cuda_build:-}
 [ -n "$cpu_build" ] || { [ -x "$top/build/bench/bench_llama" ] && cpu_build="$top/build"; }
 cores=$(nproc 2>/dev/null || echo 1)
 for threads in 1 4 8 16; do
+	[ "$cpu" = yes ] || break
 	if [ "$threads" -gt "$cores" ]; then
 		row "bench_llama, CPU, $threads threads" "not run: $cores cores here" "at least 0.98" skip
 		continue
@@ -194,6 +202,7 @@ for threads in 1 4 8 16; do
 		"at least 0.98" "$st"
 done
 for producers in 4 8 16; do
+	[ "$cpu" = yes ] || break
 	say "bench_writer, $producers producers"
 	"$lib/bench/bench_writer" --threads "$producers" --ring 65536 >"$work/writer-$producers.out" 2>&1
 	ratio=$(sed -n 's/.*block mode: .* = \([0-9.]*\)x the page cache.*/\1/p' "$work/writer-$producers.out" | head -n 1)

@@ -107,7 +107,8 @@ static std::vector<kernel> read_trace(const char *path, std::set<uint64_t> *runs
 	return ks;
 }
 
-/* CUPTI's records as delivered: correlation -> (start, end) in order. */
+/* CUPTI's kernels, copies and sets as delivered (K and C lines; E lines are
+ * its correlation records): correlation -> (start, end) in order. */
 static std::multimap<uint32_t, std::pair<uint64_t, uint64_t> > read_raw(const char *path)
 {
 	std::multimap<uint32_t, std::pair<uint64_t, uint64_t> > raw;
@@ -115,11 +116,12 @@ static std::multimap<uint32_t, std::pair<uint64_t, uint64_t> > read_raw(const ch
 	char what;
 	unsigned corr, stream, device;
 	unsigned long long start, end;
-	char name[4096];
+	char line[4352], name[4096];
 
-	while (f && fscanf(f, " %c %u %llu %llu %u %u %4095[^\n]", &what, &corr, &start, &end,
-			   &stream, &device, name) == 7)
-		if (start && end >= start)
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "%c %u %llu %llu %u %u %4095[^\n]", &what, &corr, &start, &end,
+			   &stream, &device, name) == 7 && (what == 'K' || what == 'C') && start &&
+		    end >= start)
 			raw.insert({ corr, { start, end } });
 	if (f)
 		fclose(f);

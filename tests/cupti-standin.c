@@ -207,11 +207,18 @@ static void *append(CUpti_ActivityKind kind, int gpu, struct buf **where)
 
 /* ---- the API's records, and the GPU's ---- */
 
+/*
+ * Whether a call's API record is made. The header (cupti_activity.h, at
+ * cuptiActivityEnableRuntimeApi) gives two ways: the kind whole, then
+ * calls off; or calls on without the kind. CUPTI 13.0 on an H200 (driver
+ * 580) made no API record, hence no external correlation record, the
+ * second way; the stand-in does as it did: a call's record needs both.
+ */
 static int api_recorded(int driver, CUpti_CallbackId cbid)
 {
 	if (driver)
-		return S.kinds[CUPTI_ACTIVITY_KIND_DRIVER] || (cbid < 1024 && S.driver_cbids[cbid]);
-	return S.kinds[CUPTI_ACTIVITY_KIND_RUNTIME] || (cbid < 1024 && S.runtime_cbids[cbid]);
+		return S.kinds[CUPTI_ACTIVITY_KIND_DRIVER] && (cbid >= 1024 || S.driver_cbids[cbid]);
+	return S.kinds[CUPTI_ACTIVITY_KIND_RUNTIME] && (cbid >= 1024 || S.runtime_cbids[cbid]);
 }
 
 /* A runtime API call on this thread: its correlation id, and its records if wanted. */
@@ -241,6 +248,7 @@ static uint32_t api_call(CUpti_CallbackId cbid)
 		x->correlationId = c;
 	}
 	CUpti_ActivityAPI *a = append(CUPTI_ACTIVITY_KIND_RUNTIME, 0, &b);
+	S.counts.api_records++;
 	if (a) {
 		a->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
 		a->cbid = cbid;
@@ -654,6 +662,19 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFu
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * The header's rule for API records: RUNTIME (DRIVER) turns every call of
+ * its domain on or off, over what cuptiActivityEnableRuntimeApi (...Driver-
+ * Api) set before; a call's own setting, made after, holds for that call.
+ */
+static void set_every_call(uint8_t *set, uint8_t on)
+{
+	for (size_t i = 0; i < 1024; i++) {
+		S.counts.api_cbids_enabled += (uint32_t)(on && !set[i]) - (uint32_t)(!on && set[i]);
+		set[i] = on;
+	}
+}
+
 static CUptiResult set_kind(CUpti_ActivityKind kind, uint8_t on)
 {
 	if ((unsigned)kind >= sizeof S.kinds || !record_size(kind) ||
@@ -664,6 +685,8 @@ static CUptiResult set_kind(CUpti_ActivityKind kind, uint8_t on)
 	pthread_mutex_lock(&S.lock);
 	S.counts.kinds_enabled += (uint32_t)(on && !S.kinds[kind]) - (uint32_t)(!on && S.kinds[kind]);
 	S.kinds[kind] = on;
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER)
+		set_every_call(kind == CUPTI_ACTIVITY_KIND_RUNTIME ? S.runtime_cbids : S.driver_cbids, on);
 	pthread_mutex_unlock(&S.lock);
 	return CUPTI_SUCCESS;
 }
@@ -865,6 +888,7 @@ EXPORT void cupti_standin_sync(void)
 	const struct timespec pause = { 0, 20000 };
 
 	pthread_mutex_lock(&S.lock);
+	api_call(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020);
 	for (uint32_t i = 0; i < STREAMS; i++)
 		until = S.busy[i] > until ? S.busy[i] : until;
 	pthread_mutex_unlock(&S.lock);

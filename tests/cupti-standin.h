@@ -76,6 +76,7 @@ struct cupti_standin_counts {
 	uint64_t records_dropped;  /* records dropped for want of a buffer */
 	uint64_t incomplete;       /* GPU records delivered without their times */
 	uint64_t flushes;          /* cuptiActivityFlushAll calls */
+	uint64_t api_records;      /* API records made (RUNTIME) */
 	int32_t per_thread;        /* per-thread buffers in use (the attribute's value) */
 	int32_t torn_down;         /* its exit handler ran */
 };

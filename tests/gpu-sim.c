@@ -95,8 +95,9 @@ static int sim_start(uint64_t buffer_bytes, const char *path, char *what, size_t
 	return 0;
 }
 
-static void sim_stop(void)
+static void sim_stop(char *said, size_t size)
 {
+	(void)said, (void)size;
 	clock_point(); /* as a buffer's completion takes one */
 	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
 }

@@ -13,7 +13,8 @@
  * could fail on first contact with a GPU:
  *   kernel times exact to the ns (CUPTI's timestamps are ~1.8e18 ns),
  *   nothing at the clock's origin, every kernel tied to its run, copies
- *   tied to their nodes; kernels in the trace without a stop; correlation
+ *   tied to their nodes; API records asked for as CUPTI 13 makes them;
+ *   kernels in the trace without a stop; correlation
  *   records in other buffers than their kernels, delivered later, by two
  *   threads at once; a CUPTI that cannot take a NULL buffer, and one that
  *   can; incomplete records at the end; another profiler, a refusal, a
@@ -372,6 +373,45 @@ START_TEST(kernels_exact_tied_and_copies_timed)
 }
 END_TEST
 
+/* Twelve steps; the stand-in's API records then: the launch calls' only, not the syncs'. */
+static void twelve_steps_api_records(void)
+{
+	struct cupti_standin_counts c;
+
+	twelve_steps();
+	gpu.counts(&c);
+	/* 8 runs of 4 launches and a copy, 4 of a graph launch, a copy and a launch */
+	expect(c.api_records == 8 * 5 + 4 * 3, "%llu API records for 52 launch and copy calls "
+	       "(the 12 syncs not recorded)", (unsigned long long)c.api_records);
+}
+
+/*
+ * The launch calls' API records, which CUPTI's correlation records come
+ * with: RUNTIME whole, then narrowed. Asked for the calls alone, without
+ * the kind (GGML_VIZ_CUPTI_API=calls, the client's first way), CUPTI 13.0
+ * on an H200 made none: every kernel was without its run. The stand-in
+ * does as that CUPTI did, and the note says what came.
+ */
+START_TEST(api_records_narrowed_to_the_launch_calls)
+{
+	static const char *const calls[] = { "GGML_VIZ_CUPTI_API=calls", NULL };
+	struct seen *s;
+
+	CHILD_OK(in_child(twelve_steps_api_records, NULL));
+	s = read_trace();
+	ck_assert_msg(strstr(s->note, "0 without their run") &&
+		      strstr(s->note, "CUPTI's correlation: 52 API records (narrowed), 52 of them "
+				      "tied to a run"), "%s", s->note);
+	free(s);
+	CHILD_OK(in_child(twelve_steps, calls));
+	s = read_trace();
+	ck_assert_msg(strstr(s->note, "60 without their run") &&
+		      strstr(s->note, "CUPTI's correlation: 0 API records (calls), 0 of them"),
+		      "%s", s->note);
+	free(s);
+}
+END_TEST
+
 /* Kernels reach the file as the program runs: read before the stop. */
 static void no_stop(void)
 {
@@ -660,6 +700,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, kernels_exact_tied_and_copies_timed);
+	tcase_add_test(c, api_records_narrowed_to_the_launch_calls);
 	tcase_add_test(c, kernels_in_the_trace_without_a_stop);
 	tcase_add_test(c, correlation_in_other_buffers_later);
 	tcase_add_test(c, full_pool_on_a_cupti_that_cannot_take_null);

@@ -10,10 +10,12 @@
  *   at its first ask and pops it at its end (gpu_run_begin/end), and CUPTI
  *   writes the id before every API record made in between.
  * - API records: an external correlation record precedes an API record
- *   only, so the launch and copy calls' API records are enabled, and only
- *   those (cuptiActivityEnableRuntimeApi and ...DriverApi, CUDA 12.5 on,
- *   as Kineto narrows them); before 12.5, RUNTIME and DRIVER whole. A CUDA
- *   graph's kernels share their cudaGraphLaunch's correlation id.
+ *   only, so the launch and copy calls' API records are enabled: RUNTIME
+ *   and DRIVER whole, then every other call off (cuptiActivityEnable-
+ *   RuntimeApi and ...DriverApi, CUDA 12.5 on), as NVIDIA's own clients
+ *   narrow them (GGML_VIZ_CUPTI_API, api_mode()); before 12.5, RUNTIME
+ *   and DRIVER whole. A CUDA graph's kernels share their cudaGraphLaunch's
+ *   correlation id.
  * - Timestamps: CUPTI's own clock (CLOCK_REALTIME), tied to the tracer's
  *   by clock points at every buffer and every pass, and subtracted in
  *   integers (kernels.c). Not cuptiActivityRegisterTimestampCallback: it
@@ -155,7 +157,7 @@ static const CUpti_ActivityKind kinds[] = {
 static struct {
 	CUpti_SubscriberHandle subscriber;
 	int subscribed;       /* this session's subscription */
-	int whole_api;        /* RUNTIME and DRIVER enabled whole (no per-call enabling) */
+	int api_mode;         /* how the launch calls' API records were asked for */
 	int ever;             /* subscribed once: the library stays loaded */
 	pthread_t flusher;
 	int flushing;         /* the flush thread runs */
@@ -164,6 +166,10 @@ static struct {
 	_Atomic int completing; /* buffers being read now */
 	_Atomic uint64_t completed;
 	struct ggmlviz__bell bell;
+	_Atomic uint64_t api_records;  /* RUNTIME and DRIVER records delivered */
+	_Atomic uint64_t correlations; /* external correlation records of ours delivered */
+	_Atomic uint64_t refused;      /* pushes CUPTI refused */
+	_Atomic int refused_rc;        /* the first refusal's result */
 	FILE *raw;            /* GGML_VIZ_CUPTI_LOG: each GPU record as CUPTI delivered it */
 } cupti;
 
@@ -215,12 +221,20 @@ static int one_record(const CUpti_Activity *a)
 
 	if (a->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
 		const CUpti_ActivityExternalCorrelation *c = (const CUpti_ActivityExternalCorrelation *)a;
-		if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+		if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+			atomic_fetch_add_explicit(&cupti.correlations, 1, memory_order_relaxed);
 			ggmlviz__gpu_correlate(c->correlationId, c->externalId);
+		}
+		if (cupti.raw)
+			fprintf(cupti.raw, "E %u %llu %d\n", c->correlationId,
+				(unsigned long long)c->externalId, (int)c->externalKind);
 		return 0;
 	}
-	if (gpu_record(a, &l) < 0)
-		return 0; /* an API record: it only made the correlation */
+	if (gpu_record(a, &l) < 0) { /* an API record: it only made the correlation */
+		if (a->kind == CUPTI_ACTIVITY_KIND_RUNTIME || a->kind == CUPTI_ACTIVITY_KIND_DRIVER)
+			atomic_fetch_add_explicit(&cupti.api_records, 1, memory_order_relaxed);
+		return 0;
+	}
 	if (cupti.raw)
 		fprintf(cupti.raw, "%c %u %llu %llu %u %u %s\n", l.copy ? 'C' : 'K', l.correlation,
 			(unsigned long long)l.start, (unsigned long long)l.end, l.stream, l.device,
@@ -328,7 +342,10 @@ static void stop_flusher(void)
 
 static void run_begin(uint64_t run_id)
 {
-	api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, run_id);
+	CUptiResult rc = api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, run_id);
+
+	if (rc != CUPTI_SUCCESS && !atomic_fetch_add(&cupti.refused, 1))
+		atomic_store(&cupti.refused_rc, (int)rc);
 }
 
 static void run_end(void)
@@ -368,16 +385,46 @@ static CUptiResult subscribe(char *why, size_t size)
 	return rc;
 }
 
-/* The launch calls' API records, which the external correlation records precede. */
-static CUptiResult api_records(uint8_t on)
+/*
+ * How the launch calls' API records are asked for, GGML_VIZ_CUPTI_API:
+ * - "narrowed" (the default): RUNTIME and DRIVER whole, then every call
+ *   off but the launch calls, the first of the two ways the header gives,
+ *   and NVIDIA's own (Aerial's cupti_helper) with external correlation;
+ * - "calls": the launch calls alone, without the kinds (the header's
+ *   second way);
+ * - "whole": RUNTIME and DRIVER whole, every call recorded.
+ * A debugging aid, as GGML_VIZ_CUPTI_LOG is: the note says which was used.
+ */
+enum api_mode { API_NARROWED, API_CALLS, API_WHOLE };
+
+static enum api_mode api_mode(void)
+{
+	const char *m = getenv("GGML_VIZ_CUPTI_API");
+
+	if (!api.enable_runtime_api || !api.enable_driver_api)
+		return API_WHOLE;
+	if (m && !strcmp(m, "calls"))
+		return API_CALLS;
+	if (m && !strcmp(m, "whole"))
+		return API_WHOLE;
+	return API_NARROWED;
+}
+
+static const char *const api_mode_names[] = { "narrowed", "calls", "whole" };
+
+/* Every call of both domains off; some ids are gaps, and are refused. */
+static void every_call_off(void)
+{
+	for (CUpti_CallbackId i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+		api.enable_runtime_api(i, 0);
+	for (CUpti_CallbackId i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+		api.enable_driver_api(i, 0);
+}
+
+static CUptiResult launch_calls(uint8_t on)
 {
 	CUptiResult rc = CUPTI_SUCCESS;
 
-	if (cupti.whole_api) {
-		CUptiResult (*set)(CUpti_ActivityKind) = on ? api.enable : api.disable;
-		rc = set(CUPTI_ACTIVITY_KIND_RUNTIME);
-		return rc == CUPTI_SUCCESS ? set(CUPTI_ACTIVITY_KIND_DRIVER) : rc;
-	}
 	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof runtime_calls / sizeof *runtime_calls; i++)
 		rc = api.enable_runtime_api(runtime_calls[i], on);
 	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof driver_calls / sizeof *driver_calls; i++)
@@ -385,9 +432,34 @@ static CUptiResult api_records(uint8_t on)
 	return rc;
 }
 
+/* The launch calls' API records, which the external correlation records precede. */
+static CUptiResult api_records_on(void)
+{
+	CUptiResult rc = CUPTI_SUCCESS;
+
+	if (cupti.api_mode != API_CALLS) {
+		rc = api.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		if (rc == CUPTI_SUCCESS)
+			rc = api.enable(CUPTI_ACTIVITY_KIND_DRIVER);
+	}
+	if (rc != CUPTI_SUCCESS || cupti.api_mode == API_WHOLE)
+		return rc;
+	if (cupti.api_mode == API_NARROWED)
+		every_call_off();
+	return launch_calls(1);
+}
+
+static void api_records_off(void)
+{
+	api.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+	api.disable(CUPTI_ACTIVITY_KIND_DRIVER);
+	if (cupti.api_mode != API_WHOLE)
+		launch_calls(0);
+}
+
 static void disable_all(void)
 {
-	api_records(0);
+	api_records_off();
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
 		api.disable(kinds[i]);
 }
@@ -396,11 +468,11 @@ static CUptiResult enable_all(char *why, size_t size)
 {
 	CUptiResult rc = api.register_callbacks(ggmlviz__cupti_on_request, on_complete);
 
-	cupti.whole_api = !api.enable_runtime_api || !api.enable_driver_api;
+	cupti.api_mode = api_mode();
 	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof kinds / sizeof *kinds; i++)
 		rc = api.enable(kinds[i]);
 	if (rc == CUPTI_SUCCESS)
-		rc = api_records(1);
+		rc = api_records_on();
 	if (rc != CUPTI_SUCCESS) {
 		disable_all();
 		ggmlviz__cupti_refused("record kernels", rc, why, size);
@@ -419,7 +491,8 @@ static void unsubscribe(void)
 /*
  * GGML_VIZ_CUPTI_LOG=FILE: a line for each kernel, copy and set as CUPTI
  * delivered it ("K|C correlation start end stream device name", CUPTI's
- * own nanoseconds), for comparing a trace with CUPTI's raw records
+ * own nanoseconds), and one for each external correlation record
+ * ("E correlation external-id external-kind"), for comparing a trace with CUPTI's raw records
  * (bench/gpu-check.sh) or reporting a GPU's records as they came. Asked
  * for by the environment only: a debugging aid, not a setting.
  */
@@ -472,6 +545,9 @@ static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size
 	}
 	ggmlviz__gpu_sink_reset();
 	atomic_store(&cupti.fatal, 0);
+	atomic_store(&cupti.api_records, 0);
+	atomic_store(&cupti.correlations, 0);
+	atomic_store(&cupti.refused, 0);
 	what[0] = '\0';
 	if (subscribe(what, size) != CUPTI_SUCCESS)
 		return give_up(-1);
@@ -496,7 +572,20 @@ static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size
 	return 0;
 }
 
-static void cupti_stop(void)
+/* CUPTI's side of the correlation, for the session's last word. */
+static void say_correlation(char *said, size_t size)
+{
+	int n = snprintf(said, size, "; CUPTI's correlation: %llu API records (%s), %llu of them "
+			 "tied to a run", (unsigned long long)atomic_load(&cupti.api_records),
+			 api_mode_names[cupti.api_mode],
+			 (unsigned long long)atomic_load(&cupti.correlations));
+
+	if (atomic_load(&cupti.refused) && n > 0 && (size_t)n < size)
+		snprintf(said + n, size - (size_t)n, ", %llu runs' ids refused (CUPTI error %d)",
+			 (unsigned long long)atomic_load(&cupti.refused), atomic_load(&cupti.refused_rc));
+}
+
+static void cupti_stop(char *said, size_t size)
 {
 	if (!cupti.subscribed)
 		return;
@@ -511,6 +600,7 @@ static void cupti_stop(void)
 	ggmlviz__gpu_settle(GGMLVIZ__GPU_FINAL);
 	unsubscribe();
 	close_raw_log();
+	say_correlation(said, size);
 }
 
 #else /* !HAVE_CUPTI */
@@ -529,8 +619,9 @@ static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size
 	return cupti_available(path, what, size);
 }
 
-static void cupti_stop(void)
+static void cupti_stop(char *said, size_t size)
 {
+	(void)said, (void)size;
 }
 
 #endif /* HAVE_CUPTI */

@@ -125,17 +125,17 @@ int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__l
 }
 
 /* The session's last word on kernels: the note it started with, and the figures. */
-static void say_figures(void)
+static void say_figures(const char *said)
 {
 	struct ggmlviz__gpu_counts c;
-	char label[512];
+	char label[768];
 
 	ggmlviz__gpu_counts(&c);
 	snprintf(label, sizeof label, "%s; %llu KERNEL records (%llu memory copies and sets), %llu "
 		 "without their run, %llu incomplete records left out (no GPU time), %llu lost "
-		 "(the profiler's buffers were full)", gpu.note, (unsigned long long)c.kernels,
+		 "(the profiler's buffers were full)%s", gpu.note, (unsigned long long)c.kernels,
 		 (unsigned long long)c.copies, (unsigned long long)c.without_run,
-		 (unsigned long long)c.incomplete, (unsigned long long)c.dropped);
+		 (unsigned long long)c.incomplete, (unsigned long long)c.dropped, said);
 	ggmlviz__emit_meta_gpu(c.kernels, 1, c.incomplete, label);
 }
 
@@ -145,9 +145,11 @@ void ggmlviz__gpu_stop(void)
 	atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_release);
 	gpu.armed = 0;
 	if (gpu.recording) {
-		profiler->stop(); /* every buffer handed over: the records written */
+		char said[256] = "";
+
+		profiler->stop(said, sizeof said); /* every buffer handed over: the records written */
 		ggmlviz__gpu_settle(GGMLVIZ__GPU_FINAL); /* those whose run never came, without one */
-		say_figures();
+		say_figures(said);
 		gpu.recording = 0;
 	}
 	pthread_mutex_unlock(&lock);

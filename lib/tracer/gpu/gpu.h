@@ -138,9 +138,10 @@ struct ggmlviz__gpu_profiler {
 	int (*start)(uint64_t buffer_bytes, const char *path, char *what, size_t size);
 	/*
 	 * Delivers every buffered record to the sink and detaches: the run
-	 * hooks stop tagging (a thread may still pop its run).
+	 * hooks stop tagging (a thread may still pop its run). said gets the
+	 * profiler's own figures for the session's last word ("" if none).
 	 */
-	void (*stop)(void);
+	void (*stop)(char *said, size_t size);
 };
 
 /* NVIDIA's CUPTI, loaded at run time (cupti.c); without its headers, a start that says so. */
