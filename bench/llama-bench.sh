@@ -2,10 +2,13 @@
 # What tracing costs llama.cpp's own benchmark, in its own unit: llama-bench's
 # tokens per second (pp: prompt processing, tg: text generation) traced
 # with every op timed (GGML_VIZ_OUTPUT set) against untraced, in rounds that
-# alternate the two (the order rotating), each round its own llama-bench run
-# of -r repetitions; printed: each mode's median t/s and the median of the
-# per-round ratios traced / untraced, with their spread (target: 0.97 or
-# more for pp and tg).
+# alternate the modes (the order rotating), each round its own llama-bench
+# run of -r repetitions. Traced twice: as built by
+# scripts/build-llama-tools.sh, every worker thread's share of every node
+# measured inside GGML's CPU backend (ggmlviz_cpu_share_begin(3)), and with
+# GGML_VIZ_CPU_SHARES=0, timed by thread 0's ticks only. Printed: each
+# mode's median t/s and the median of the per-round ratios traced /
+# untraced, with their spread (target: 0.97 or more for pp and tg).
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
@@ -31,31 +34,29 @@ fi
 }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llama-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-args="$*"
-case " $args " in
-*" -m "*) ;;
-*)
-	"$top/build/examples/make_tiny_llama" "$tmp/model.gguf" --layers 8 --embd 512 --heads 8 \
-		--kv-heads 4 --ff 1408 --vocab 2048 --type q8_0 >/dev/null
-	args="-m $tmp/model.gguf $args" ;;
-esac
+. "$top/bench/tiny-model.sh"
+args=$(tiny_model_args "$top" "$tmp" "$*") || exit 1
 case " $args " in *" -p "*) ;; *) args="$args -p 64 -n 32 -r 3 -t 2" ;; esac
 
 rounds=${ROUNDS:-7}
-echo "llama-bench.sh: llama-bench $args -o json, $rounds rounds of each mode, alternating"
+echo "llama-bench.sh: llama-bench $args -o json, $rounds rounds of each mode, rotating"
+modes="plain traced ticks"
 i=0
 while [ $i -lt "$rounds" ]; do
-	for mode in $( [ $((i % 2)) -eq 0 ] && echo "plain traced" || echo "traced plain"); do
-		if [ "$mode" = traced ]; then
-			# shellcheck disable=SC2086 # llama-bench's arguments are words
+	for mode in $modes; do
+		case "$mode" in
+		traced) # shellcheck disable=SC2086 # llama-bench's arguments are words
 			env GGML_VIZ_OUTPUT="$tmp/round.ggmlviz" "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null
-		else
-			# shellcheck disable=SC2086
+				>"$tmp/$mode.$i.json" 2>/dev/null ;;
+		ticks) # shellcheck disable=SC2086
+			env GGML_VIZ_OUTPUT="$tmp/round.ggmlviz" GGML_VIZ_CPU_SHARES=0 \
+				"$tools/llama-bench" $args -o json >"$tmp/$mode.$i.json" 2>/dev/null ;;
+		*) # shellcheck disable=SC2086
 			env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null
-		fi
+				>"$tmp/$mode.$i.json" 2>/dev/null ;;
+		esac
 	done
+	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
 	i=$((i + 1))
 done
 
@@ -69,9 +70,12 @@ def ts(mode, i):
 
 for test in ('pp', 'tg'):
     plain = [ts('plain', i)[test] for i in range(rounds)]
-    traced = [ts('traced', i)[test] for i in range(rounds)]
-    ratios = [t / p for t, p in zip(traced, plain)]
-    print('  %s: untraced %.1f t/s, traced (every op timed) %.1f t/s (medians); traced / untraced '
-          '%.3f (rounds: %.3f to %.3f)' % (test, statistics.median(plain), statistics.median(traced),
-                                            statistics.median(ratios), min(ratios), max(ratios)))
+    for mode, what in (('traced', 'every op measured, every worker\'s share'),
+                       ('ticks', 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0')):
+        traced = [ts(mode, i)[test] for i in range(rounds)]
+        ratios = [t / p for t, p in zip(traced, plain)]
+        print('  %s: untraced %.1f t/s, traced (%s) %.1f t/s (medians); traced / untraced '
+              '%.3f (rounds: %.3f to %.3f)' % (test, statistics.median(plain), what,
+                                                statistics.median(traced), statistics.median(ratios),
+                                                min(ratios), max(ratios)))
 PY

@@ -20,8 +20,11 @@
 # still calls them directly. The source is copied into OUT/src first (DIR is
 # never written to); the edits a build needs there are
 # contrib/llama.cpp/ggmlviz-edit.py's, each of which says where it did not
-# fit: llama-server's requests (a call where a request arrives, starts its
-# prompt, gets its first token and ends: `ggmlviz stats --by request`), and
+# fit: every worker thread's share of every node, measured inside GGML's
+# CPU backend (contrib/llama.cpp/ggmlviz-cpu.h: the ops are then measured,
+# not estimated, and each worker has its lane), llama-server's requests (a
+# call where a request arrives, starts its prompt, gets its first token and
+# ends: `ggmlviz stats --by request`), and
 # for --vulkan, each node's GPU time from the Vulkan backend's timestamp
 # queries (contrib/llama.cpp/ggmlviz-vulkan.h) and Debian 12's toolchain.
 #
@@ -117,11 +120,12 @@ list_files() {
 }
 
 # ---- 2. the copy, made again when the source or the edits changed ----
-edits=
-case ",$tools," in *,llama-server,*) edits="--server-requests" ;; esac
+edits="--cpu-shares"
+case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 [ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
 stamp=$({ list_files | tr '\0' '\n' | (cd "$source_dir" && xargs -r ls -l --time-style=+%s 2>/dev/null)
-	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h" "$contrib/ggmlviz-vulkan.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
+	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h" "$contrib/ggmlviz-vulkan.h" \
+		"$contrib/ggmlviz-cpu.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
 if [ "$(cat "$out/src/.ggmlviz-copy" 2>/dev/null)" != "$stamp" ]; then
 	say "copying $source_dir into $out/src"
 	rm -rf "$out/src"

@@ -53,7 +53,7 @@ where_of() {
 	'cc app.c $(pkg-config'*) echo "elsewhere: tests/run-all.sh runs it against a copy installed with DESTDIR" ;;
 	./autogen.sh) echo "elsewhere: tests/run-all.sh's plain build is these steps (make install with DESTDIR)" ;;
 	*)
-		if grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench/gpu-check.sh' "$1"; then
+		if grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|bench/gpu-check.sh' "$1"; then
 			echo checkout
 		else
 			echo build

@@ -4,6 +4,10 @@
 Tracing the tools' decodes needs none (ggmlviz.cmake forces a header into
 their compilation). What needs one is named by an option:
 
+  --cpu-shares      GGML's CPU backend measures every worker thread's share
+                    of every node and its wait at the barrier
+                    (contrib/llama.cpp/ggmlviz-cpu.h): three calls in
+                    ggml_graph_compute_thread, and an #include
   --server-requests llama-server tells libggmlviz of each request: its
                     arrival, the start of its prompt on a slot, its first
                     token, its end (contrib/llama.cpp/ggmlviz-server.h);
@@ -22,7 +26,7 @@ Every edit looks for its place first, in every file, before any is
 written: where one is not found exactly once, it says which file and what
 it looked for, and exits 1 with the copy untouched.
 
-    ggmlviz-edit.py SRC [--server-requests] [--vulkan-times] [--vulkan-guards]
+    ggmlviz-edit.py SRC [--cpu-shares] [--server-requests] [--vulkan-times] [--vulkan-guards]
 
 SPDX-License-Identifier: MIT
 """
@@ -90,6 +94,29 @@ def vulkan_times():
              r'\2} else if (!vk_perf_logger_concurrent) {\n',
              'where a graph\'s timestamps are read (VK_CHECK(ctx->device->device.getQueryPoolResults('
              'ctx->query_pool, ...)); if (!vk_perf_logger_concurrent) {)'),
+    ]
+
+
+def cpu_shares():
+    cpu = 'ggml/src/ggml-cpu/ggml-cpu.c'
+    header = '#include "%s" // libggmlviz: each worker thread\'s shares (scripts/build-llama-tools.sh)\n' % (
+        os.path.join(HERE, 'ggmlviz-cpu.h'))
+    return [
+        Edit(cpu, r'(?m)^(#include "ggml-cpu-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "ggml-cpu-impl.h"'),
+        Edit(cpu, r'(?m)^([ \t]*)(const int n_fused = ggml_cpu_try_fuse_ops\(cgraph, node_n, )',
+             r'\1const int ggmlviz_first = node_n;\n\1ggmlviz_cpu_share_begin(tp, state->ith, ggmlviz_first);\n\1\2',
+             'where a thread begins its share of a node (const int n_fused = '
+             'ggml_cpu_try_fuse_ops(cgraph, node_n, ...)'),
+        Edit(cpu, r'(?m)^([ \t]*)(if \(state->ith == 0 && cplan->abort_callback &&\n)',
+             r'\1ggmlviz_cpu_share_end(tp, state->ith, ggmlviz_first);\n\n\1\2',
+             'where it ends it, before the abort callback (if (state->ith == 0 && '
+             'cplan->abort_callback &&)'),
+        Edit(cpu, r'(?m)(compute-done[^\n]*\n#endif\n[ \t]*\n)([ \t]*)(ggml_barrier\(state->threadpool\);\n)',
+             r'\1\2\3\2ggmlviz_cpu_graph_done(tp, state->ith, params.nth, '
+             r'(const void *const *) cgraph->nodes, cgraph->n_nodes, ggmlviz_cpu_op_of);\n',
+             'the graph\'s last barrier (GGML_PRINT_DEBUG("... compute-done ..."); #endif '
+             'ggml_barrier(state->threadpool);)'),
     ]
 
 
@@ -175,6 +202,8 @@ def main():
             edits += vulkan_guards()
         elif opt == '--vulkan-times':
             edits += vulkan_times()
+        elif opt == '--cpu-shares':
+            edits += cpu_shares()
         elif opt == '--server-requests':
             edits += server_requests()
         else:

@@ -163,7 +163,16 @@ enum ggmlviz_event_type {
 	 * payload with its slot and the tokens known then; no label.
 	 */
 	GGMLVIZ_EVENT_REQUEST_STAGE = 26,
-	GGMLVIZ_EVENT_TYPE_COUNT = 27          /**< one past the last type this library knows (the count grows as types are added) */
+	/**
+	 * One worker thread's share of a node that GGML's CPU backend computed
+	 * with several threads, measured by the backend's own calls (a GGML
+	 * built with libggmlviz's edit: ggmlviz_cpu_share_begin(3)): timestamp
+	 * = the share's begin, thread = the worker's; OP_SHARE payload with
+	 * the tensor, the share's compute and the wait after it at the
+	 * barrier; no label.
+	 */
+	GGMLVIZ_EVENT_OP_SHARE = 27,
+	GGMLVIZ_EVENT_TYPE_COUNT = 28          /**< one past the last type this library knows (the count grows as types are added) */
 };
 
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
@@ -240,7 +249,16 @@ enum ggmlviz_op_method {
 	 * queries, ggmlviz_nodes_gpu_time(): its OP_COMPUTE_BEGIN/END hold
 	 * them). The run is unchanged (see ggmlviz(5)).
 	 */
-	GGMLVIZ_OP_METHOD_GPU = 3
+	GGMLVIZ_OP_METHOD_GPU = 3,
+	/**
+	 * The node was computed by GGML's CPU backend as part of the whole
+	 * graph, and each worker thread's share of it was measured (OP_SHARE
+	 * records, a GGML built with libggmlviz's edit): the op begins where
+	 * the first thread began its share and ends where the last one ended,
+	 * so that the barrier's wait after it is not in it. The run is
+	 * unchanged.
+	 */
+	GGMLVIZ_OP_METHOD_MEASURED = 4
 };
 
 /** @brief Deprecated: the name of enum ggmlviz_op_method until 0.2. */
@@ -416,6 +434,16 @@ struct ggmlviz_event {
 			uint32_t stream;      /**< the stream it ran on */
 			uint32_t device;      /**< the device it ran on */
 		} kernel;
+		/** GGMLVIZ_EVENT_OP_SHARE. */
+		struct {
+			uint64_t tensor_ptr;  /**< the node */
+			uint32_t compute_ns;  /**< the thread's share of it: from its begin to its end */
+			uint32_t wait_ns;     /**< then the thread's wait at the barrier, until its next share began (or the graph ended) */
+			uint32_t op_type;     /**< the node's op, as in its OP records */
+			uint32_t node;        /**< the node's place in its graph */
+			uint32_t thread_index; /**< the worker's index in the pool (0: the thread that computes the graph) */
+			uint32_t n_threads;   /**< the pool's threads for this graph */
+		} op_share;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */

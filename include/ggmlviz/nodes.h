@@ -142,6 +142,79 @@ void ggmlviz_nodes_tick(void);
 int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t ended_ns_ago);
 
 /**
+ * @brief A worker thread of GGML's CPU backend begins its share of a node.
+ *
+ * Called by a GGML built with libggmlviz's edit (contrib/llama.cpp/
+ * ggmlviz-cpu.h, which scripts/build-llama-tools.sh puts into
+ * ggml-cpu.c) on every worker thread, before it computes its share of
+ * each node of the graph; ggmlviz_cpu_share_end() after it, and
+ * ggmlviz_cpu_graph_done() after the graph's last barrier. The shares
+ * become OP_SHARE records on each worker's thread, and the nodes' ops
+ * are timed from them (#GGMLVIZ_OP_METHOD_MEASURED) instead of from the
+ * ticks. Nothing is done unless a session traces ops.
+ *
+ * A thread's first call for a pool takes a lock and maybe memory (its
+ * slot, 256 KiB); after it, no lock, no system call, no allocation, no
+ * division: a time read and a store.
+ *
+ * @param pool the graph's thread pool (GGML's struct ggml_threadpool), by
+ *        address only: it is never read.
+ * @param ith the calling worker's index in the pool (0: the thread that
+ *        computes the graph for its caller).
+ * @param node the node's place in the graph (cgraph->nodes[node]); past
+ *        16383 it is counted, not followed.
+ */
+void ggmlviz_cpu_share_begin(const void *pool, int ith, int node);
+
+/**
+ * @brief The worker thread ends its share of the node that it began.
+ *
+ * See ggmlviz_cpu_share_begin(). @p node is the place given at the begin,
+ * also where the backend computed that node and the next ones together
+ * (fused): the share is theirs.
+ *
+ * @param pool the graph's thread pool, as at the begin.
+ * @param ith the calling worker's index, as at the begin.
+ * @param node the node's place, as at the begin.
+ */
+void ggmlviz_cpu_share_end(const void *pool, int ith, int node);
+
+/**
+ * @brief An op's type, as the trace records it, for a node: what
+ * ggmlviz_cpu_graph_done() writes in each OP_SHARE record.
+ */
+typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
+
+/**
+ * @brief A worker thread of GGML's CPU backend is past a graph's last barrier.
+ *
+ * Writes the calling thread's shares of the graph as OP_SHARE records
+ * (each share's compute, and its wait at the barrier after it: until its
+ * next share began, or until now for the last) on its own ring. On
+ * thread 0 it also reads every worker's shares, which the barrier made
+ * visible, and gives each node of the calling thread's run its first
+ * begin and last end: the node's op is recorded with those times when the
+ * run ends. A node that no run of the calling thread asked about is
+ * counted (ggmlviz_stats.shares_unattributed), never attributed.
+ * In rolling mode and sync mode nothing is written (the ticks time the
+ * ops as they do without the edit).
+ *
+ * @param pool the graph's thread pool, as at the shares.
+ * @param ith the calling worker's index.
+ * @param nth the pool's threads for this graph.
+ * @param nodes the graph's nodes (cgraph->nodes), borrowed for the call;
+ *        the tracer passes each to @p op_of and records its address.
+ * @param n_nodes how many.
+ * @param op_of the op type of a node, as the trace's OP records give it
+ *        (ggmlviz_ggml_op_type()); NULL: 0.
+ * @return the shares written (0 also when nothing is traced, or the
+ *         calling thread began no share of this pool); -EINVAL if
+ *         @p nodes is NULL, @p n_nodes negative or @p nth under 1.
+ */
+int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const *nodes,
+			   int n_nodes, ggmlviz_node_op_fn op_of);
+
+/**
  * @brief Records the calling thread's run now (a graph or a step ends).
  *
  * @return 0 (also when there was no run). Records that a full ring could

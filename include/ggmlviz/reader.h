@@ -239,7 +239,17 @@ enum ggmlviz_timing_kind {
 	 * n_nodes the tokens it generated; label is its begin's label (what
 	 * it asked for), type_name its end's (why it stopped).
 	 */
-	GGMLVIZ_TIMING_REQUEST = 8
+	GGMLVIZ_TIMING_REQUEST = 8,
+	/**
+	 * An OP_SHARE record: one worker thread's share of a node that GGML's
+	 * CPU backend measured. ptr is the node, op_type its op, thread_id the
+	 * worker's; begin_ns to end_ns the share's compute (duration_ns);
+	 * value the worker's wait at the barrier after it, in ns; n_nodes the
+	 * node's place in its graph; n_threads the pool's threads; ticks the
+	 * worker's index in the pool; step_seq, n_tokens and phase those of the
+	 * newest step; method #GGMLVIZ_OP_METHOD_MEASURED.
+	 */
+	GGMLVIZ_TIMING_SHARE = 9
 };
 
 /** @brief One begin paired with its end. */

@@ -235,7 +235,15 @@ struct ggmlviz_config {
 	 * not measured; at most 1024. GGML_VIZ_PEAK.
 	 */
 	uint32_t peak_threads;
-	uint32_t reserved32; /**< zero */
+	/**
+	 * Nonzero: a GGML built with libggmlviz's edit does not measure its
+	 * worker threads' shares (ggmlviz_cpu_share_begin(3)); its ops are
+	 * then timed by the ticks, as with any GGML, and the trace is smaller
+	 * (no OP_SHARE records: one per worker thread and node). 0 (the
+	 * default): measured. GGML_VIZ_CPU_SHARES=0 sets it. (Formerly
+	 * reserved32, which had to be zero.)
+	 */
+	uint32_t cpu_shares_off;
 	/**
 	 * With op_sample above 1, a step whose ops are not timed one by one
 	 * still has them summed by op type (OP_SUMMARY records: count, total
@@ -288,7 +296,15 @@ struct ggmlviz_stats {
 	 */
 	uint64_t ring_bytes;
 	uint64_t ring_bytes_peak;  /**< the most ring_bytes was in this session */
-	uint64_t reserved[5];      /**< room to grow; zero */
+	/**
+	 * Shares of nodes that a GGML built with libggmlviz's edit measured
+	 * (ggmlviz_cpu_share_begin(3)) and that no op got: the node was in no
+	 * run asked about on the graph's thread, or past the 16384 nodes of a
+	 * graph or the 1024 threads of a pool followed. Counted, never
+	 * attributed by guess; since the process started.
+	 */
+	uint64_t shares_unattributed;
+	uint64_t reserved[4];      /**< room to grow; zero */
 };
 
 /**
@@ -306,8 +322,8 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
- * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI and
- * GGML_VIZ_PEAK (each described at its member of struct ggmlviz_config).
+ * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK and
+ * GGML_VIZ_CPU_SHARES (each described at its member of struct ggmlviz_config).
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.

@@ -98,6 +98,14 @@
 	X("total_ns", U64, SUM_TOTAL, 8, 0, op_summary.total_ns)           \
 	X("backend", BACKEND, SUM_BACKEND, 8, 0, op_summary.backend_ptr)   \
 	X("max_ns", U64, SUM_MAX, 8, 0, op_summary.max_ns)
+#define OP_SHARE(X)                                                     \
+	X("tensor", ADDRESS, SHARE_TENSOR, 8, 0, op_share.tensor_ptr)       \
+	X("compute_ns", U32, SHARE_COMPUTE, 4, 0, op_share.compute_ns)      \
+	X("wait_ns", U32, SHARE_WAIT, 4, 0, op_share.wait_ns)               \
+	X("op_type", OP_TYPE, SHARE_TYPE, 4, 0, op_share.op_type)           \
+	X("node", U32, SHARE_NODE, 4, 0, op_share.node)                     \
+	X("thread_index", U32, SHARE_ITH, 4, 0, op_share.thread_index)      \
+	X("n_threads", U32, SHARE_NTH, 4, 0, op_share.n_threads)
 
 #define REQUEST(WHAT, X)                                                  \
 	X("request", U64, REQ_ID, 8, 0, request.request_id)                 \
@@ -137,6 +145,7 @@ DEFINE(op_summary, OP_SUMMARY)
 DEFINE(request_begin, REQUEST_BEGIN)
 DEFINE(request_end, REQUEST_END)
 DEFINE(request_stage, REQUEST_STAGE)
+DEFINE(op_share, OP_SHARE)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -173,6 +182,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_REQUEST_BEGIN] = LAYOUT(request_begin),
 	[GGMLVIZ_EVENT_REQUEST_END] = LAYOUT(request_end),
 	[GGMLVIZ_EVENT_REQUEST_STAGE] = LAYOUT(request_stage),
+	[GGMLVIZ_EVENT_OP_SHARE] = LAYOUT(op_share),
 };
 
 static const struct layout *layout_of(uint8_t type)

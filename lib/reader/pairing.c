@@ -207,6 +207,30 @@ static int on_op_summary(struct ggmlviz_pairing *p, const struct ggmlviz_event *
 	return 1;
 }
 
+/* An OP_SHARE record: a timing of its own, on the worker's thread. */
+static int on_op_share(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
+		       struct ggmlviz_timing *t)
+{
+	memset(t, 0, sizeof *t);
+	t->kind = GGMLVIZ_TIMING_SHARE;
+	t->ptr = ev->data.op_share.tensor_ptr;
+	t->op_type = ev->data.op_share.op_type;
+	t->thread_id = ev->thread_id;
+	t->begin_ns = ev->timestamp_ns;
+	t->duration_ns = ev->data.op_share.compute_ns;
+	t->end_ns = t->begin_ns + t->duration_ns;
+	t->value = ev->data.op_share.wait_ns;
+	t->n_nodes = ev->data.op_share.node;
+	t->n_threads = ev->data.op_share.n_threads;
+	t->ticks = ev->data.op_share.thread_index;
+	t->begin_offset = t->end_offset = ev->offset;
+	t->layer = -1;
+	t->method = GGMLVIZ_OP_METHOD_MEASURED;
+	ggmlviz__open_step_around(p, ev->thread_id, t);
+	p->counts.paired++;
+	return 1;
+}
+
 /* The event's own pair, if it completed one; 1, 0, or -ENOMEM. */
 static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		     struct ggmlviz_timing *t)
@@ -251,6 +275,8 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return 0;
 	case GGMLVIZ_EVENT_OP_SUMMARY:
 		return on_op_summary(p, ev, t);
+	case GGMLVIZ_EVENT_OP_SHARE:
+		return on_op_share(p, ev, t);
 	case GGMLVIZ_EVENT_REQUEST_BEGIN:
 	case GGMLVIZ_EVENT_REQUEST_STAGE:
 	case GGMLVIZ_EVENT_REQUEST_END:

@@ -36,6 +36,7 @@ static const char help[] =
 	"  -f, --format FMT   text (default), csv or json (times in integer ns; changes\n"
 	"                     in percent are null when A has no time for the group)\n"
 	CLI_RAW_TICKS_HELP
+	CLI_AS_TICKS_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"A group found in one trace only is compared with zero. When the traces ran\n"

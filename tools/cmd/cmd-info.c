@@ -79,7 +79,7 @@ struct info {
 	uint32_t gpu_note_len;
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
-	uint64_t methods[4];                 /* op timings by enum ggmlviz_op_method */
+	uint64_t methods[5];                 /* op timings by enum ggmlviz_op_method */
 	struct cli_backends backends;        /* each backend's runs, and its ops by method */
 	struct cli_htab threads;
 	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
@@ -170,7 +170,7 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 		info->pairs[t->kind]++;
 	info->kernels_tied += t->kind == GGMLVIZ_TIMING_KERNEL && t->ptr;
 	if (t->kind == GGMLVIZ_TIMING_OP)
-		info->methods[t->method < 4 ? t->method : 0]++;
+		info->methods[t->method <= GGMLVIZ_OP_METHOD_MEASURED ? t->method : 0]++;
 	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
 		info->summaries++;
 		info->summed_ops += t->n_nodes;
@@ -378,7 +378,8 @@ static void print_gpu(struct cli_out *o, const struct info *info)
 
 	for (size_t i = 0; i < info->backends.n; i++) {
 		const struct cli_split_sum *b = &info->backends.s[i];
-		runs_only |= b->count && !b->ops[0] && !b->ops[1] && !b->ops[2] && !b->ops[3];
+		runs_only |= b->count && !b->ops[0] && !b->ops[1] && !b->ops[2] && !b->ops[3] &&
+			     !b->ops[4];
 	}
 	/* said where it matters: kernels, or a backend whose runs no op timing covers */
 	if (!info->gpu_recorded && !info->pairs[GGMLVIZ_TIMING_KERNEL] && !runs_only)
@@ -429,7 +430,11 @@ static void print_methods(struct cli_out *o, const struct info *info)
 {
 	if (!info->pairs[GGMLVIZ_TIMING_OP] && !info->pairs[GGMLVIZ_TIMING_SPLIT])
 		return;
-	cli_out_printf(o, "op timing:  %" PRIu64 " from the backend's ticks and %" PRIu64
+	cli_out_printf(o, "op timing:  ");
+	if (info->methods[GGMLVIZ_OP_METHOD_MEASURED])
+		cli_out_printf(o, "%" PRIu64 " measured inside GGML's CPU backend (every worker"
+			       " thread's share), ", info->methods[GGMLVIZ_OP_METHOD_MEASURED]);
+	cli_out_printf(o, "%" PRIu64 " from the backend's ticks and %" PRIu64
 		       " on the GPU (the run unchanged), %" PRIu64 " synchronized per node"
 		       " (the run changed), %" PRIu64 " by an unknown method\n",
 		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_GPU],

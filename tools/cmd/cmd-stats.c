@@ -49,6 +49,7 @@ static const char help[] =
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
 	CLI_RAW_TICKS_HELP
+	CLI_AS_TICKS_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Count, total, mean, min and max are exact. p50 and p95 come from a\n"
@@ -79,6 +80,28 @@ static const char *const columns[] = { "COUNT", "TOTAL", "MEAN", "MIN", "P50",
 				       "P95", "MAX", "SHARE", "GFLOP/S", "GB/S", NULL };
 
 /* With --phase and its tokens, a PER TOKEN column after TOTAL: a group's time per token of that phase. */
+/* The last column: WAIT by thread where workers' shares were measured, TIMED where some op was. */
+enum extra { EXTRA_NONE, EXTRA_WAIT, EXTRA_TIMED };
+
+static enum extra extra_of(const struct cli_agg *a)
+{
+	if (a->by == CLI_BY_THREAD && a->shares)
+		return EXTRA_WAIT;
+	return a->measured && a->by != CLI_BY_METHOD ? EXTRA_TIMED : EXTRA_NONE;
+}
+
+/* How a group's ops were timed, in a word. */
+static const char *timed_word(const struct cli_agg *a, const struct cli_group *g)
+{
+	if (g->measured_ops && g->ticked_ops)
+		return "mixed";
+	if (g->measured_ops)
+		return "measured";
+	if (g->ticked_ops)
+		return a->ticks_estimated ? "estimated" : "ticked";
+	return "-";
+}
+
 static void text_header(struct cli_table *t, int by, int per_token, bool peak)
 {
 	char title[16];
@@ -213,6 +236,23 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 			       " their thread, or past the first %u nodes or %u threads)",
 			       (unsigned long long)k->passed, CLI_TICKS_NODES, CLI_TICKS_THREADS);
 	cli_out_str(o, ". --raw-ticks shows the times as ticked)\n");
+}
+
+/* Where ops were measured inside GGML's CPU backend: what the figures are. */
+static void measured_note(struct cli_out *o, const struct cli_agg *a)
+{
+	if (a->by == CLI_BY_THREAD && a->shares) {
+		cli_out_printf(o, "(by thread: each CPU worker thread's shares of the nodes, measured"
+			       " inside GGML's CPU backend (%llu shares): TOTAL its computing, WAIT its"
+			       " waiting at the barrier after each node for the slowest thread)\n",
+			       (unsigned long long)a->shares);
+		return;
+	}
+	cli_out_printf(o, "(%llu ops measured inside GGML's CPU backend (TIMED measured): each"
+		       " from the first worker thread's begin of its share to the last one's end;"
+		       " the barrier's wait after it and the run's start before the first are in"
+		       " no op%s)\n", (unsigned long long)a->measured,
+		       ticked(a) ? "; the others were timed by ticks (TIMED estimated or ticked)" : "");
 }
 
 /* Whether one of the first n groups (those shown) went past the measured peak, or any has a bound. */
@@ -372,15 +412,23 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_backends_text(o, &a->backends, "");
 		return;
 	}
-	cli_table_init(&t, (per_token ? 12u : 11u) + (a->peak.known ? 1u : 0u));
+	cli_table_init(&t, (per_token ? 12u : 11u) + (a->peak.known ? 1u : 0u) +
+				   (extra_of(a) != EXTRA_NONE ? 1u : 0u));
 	text_header(&t, a->by, per_token != 0, a->peak.known);
+	if (extra_of(a) != EXTRA_NONE)
+		cli_table_add(&t, extra_of(a) == EXTRA_WAIT ? "WAIT" : "TIMED");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_group *g = a->sorted[i];
 		char *name = cli_text_dup(g->name, g->name_len);
+		char w[32];
 		text_row(&t, name ? name : "?", &g->d, g->p50, g->p95, cli_group_share(a, g),
 			 g, per_token);
 		if (a->peak.known)
 			bound_cell(&t, g, &a->peak);
+		if (extra_of(a) == EXTRA_WAIT)
+			cli_table_add(&t, "%s", cli_fmt_ns((double)g->wait_ns, w));
+		else if (extra_of(a) == EXTRA_TIMED)
+			cli_table_add(&t, "%s", timed_word(a, g));
 		free(name);
 	}
 	if (a->n)
@@ -388,12 +436,16 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 			 per_token);
 	if (a->n && a->peak.known)
 		bound_cell(&t, NULL, &a->peak);
+	if (a->n && extra_of(a) != EXTRA_NONE)
+		cli_table_add(&t, "%s", "");
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
 	cli_out_not_shown(o, a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
 	summed_note(o, a);
+	if (a->measured || a->shares)
+		measured_note(o, a);
 	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)
 		ticks_notes(o, a);
 	if (a->peak.known && over_peak(a, n, false))

@@ -164,7 +164,7 @@ static void put(struct rows *w, int table)
  */
 static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
-	static const char *const methods[] = { "unknown", "sync", "tick", "gpu" };
+	static const char *const methods[] = { "unknown", "sync", "tick", "gpu", "measured" };
 	uint64_t begin = e->held ? e->ticked_begin_ns : t->begin_ns;
 	uint64_t ns = e->held ? e->ticked_ns : t->duration_ns;
 	char op[24], backend[24];
@@ -178,7 +178,7 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	text(w, t->label, t->label_len);
 	cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
 	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
-	cstr(w, methods[t->method < 4 ? t->method : 0]);
+	cstr(w, methods[t->method < 5 ? t->method : 0]);
 	num(w, (int64_t)begin);
 	num(w, (int64_t)ns);
 	for (int i = 0; i < 4; i++)

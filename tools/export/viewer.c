@@ -33,9 +33,9 @@ static bool in_window(const struct cli_viewer *x, uint64_t begin, uint64_t end)
 
 static const char *method_name(uint8_t method)
 {
-	static const char *const names[] = { "unknown", "sync", "tick", "gpu" };
+	static const char *const names[] = { "unknown", "sync", "tick", "gpu", "measured" };
 
-	return method < 4 ? names[method] : "unknown";
+	return method < 5 ? names[method] : "unknown";
 }
 
 /*
@@ -257,6 +257,49 @@ static void summary(struct cli_viewer *x, const struct ggmlviz_timing *t)
 	s->ops->end(s);
 }
 
+/* One slice on the worker's own track, where it has one; the track. */
+static void worker_slice(struct cli_viewer *x, uint32_t thread, const char *name, uint64_t begin,
+			 uint64_t ns, const char *cat)
+{
+	struct cli_esink *s = x->sink;
+	char buf[64];
+	int level;
+	bool first;
+	uint32_t track = cli_track_of(&x->tracks, thread, begin, begin + ns, &level, &first);
+
+	if (first) {
+		snprintf(buf, sizeof buf, "%" PRIu32 " (overlapping slices %d)", thread, level);
+		s->ops->name_track(s, x->pid, track, buf, strlen(buf));
+	}
+	s->ops->slice(s, x->pid, track, name, strlen(name), cat, begin, ns, false);
+}
+
+/*
+ * A CPU worker's share of a node (OP_SHARE): a slice of its op on the
+ * worker's lane, then its wait at the barrier as a slice of its own.
+ */
+static void share(struct cli_viewer *x, const struct ggmlviz_timing *t)
+{
+	struct cli_esink *s = x->sink;
+	char op[24];
+
+	if (!in_window(x, t->begin_ns, t->end_ns + t->value))
+		return;
+	worker_slice(x, t->thread_id, cli_op_name(&x->cli->names, x->r, t->op_type, op), t->begin_ns,
+		     t->duration_ns, "share");
+	if (!x->no_args) {
+		s->ops->arg_u64(s, "node", t->n_nodes);
+		s->ops->arg_u64(s, "thread_index", t->ticks);
+		s->ops->arg_u64(s, "n_threads", t->n_threads);
+		s->ops->arg_u64(s, "wait_ns", t->value);
+	}
+	s->ops->end(s);
+	if (!t->value)
+		return;
+	worker_slice(x, t->thread_id, "barrier wait", t->end_ns, t->value, "wait");
+	s->ops->end(s);
+}
+
 /* A slice's length: a run's start is drawn up to its first op (its wait for the workers comes after). */
 static uint64_t slice_ns(const struct ggmlviz_timing *t)
 {
@@ -278,6 +321,10 @@ static void timing(struct cli_viewer *x, const struct ggmlviz_timing *t)
 
 	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
 		summary(x, t);
+		return;
+	}
+	if (t->kind == GGMLVIZ_TIMING_SHARE) {
+		share(x, t);
 		return;
 	}
 	if (t->kind < 1 || t->kind > 6 || !in_window(x, t->begin_ns, t->end_ns))

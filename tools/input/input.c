@@ -92,10 +92,13 @@ int cli_input_next(struct cli_input *in, struct ggmlviz_event *ev)
 
 int cli_input_timing(struct cli_input *in, struct ggmlviz_timing *t)
 {
-	int rc = in->error ? in->error : ggmlviz_reader_next_timing(in->r, t);
+	int rc;
 
-	if (rc != 1)
-		return stop(in, rc);
+	do {
+		rc = in->error ? in->error : ggmlviz_reader_next_timing(in->r, t);
+		if (rc != 1)
+			return stop(in, rc);
+	} while (cli_as_ticks_on && !cli_as_ticks_apply(in, t));
 	cli_progress_update(&in->progress, t->end_offset);
 	return 1;
 }
@@ -134,6 +137,7 @@ int cli_input_report(const struct cli_input *in)
 
 void cli_input_close(struct cli_input *in)
 {
+	cli_as_ticks_free(in);
 	cli_progress_done(&in->progress);
 	ggmlviz_reader_close(in->r);
 	in->r = NULL;

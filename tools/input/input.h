@@ -52,7 +52,18 @@ struct cli_input {
 	uint64_t end_written, end_dropped, end_offset; /* of the last TRACE_END or CRASH */
 	uint64_t crash_signal;
 	char crash_name[16];   /* the signal's name, from the CRASH record */
+	struct cli_as_ticks *as_ticks; /* --as-ticks: its state (as-ticks.c), made on first use */
 };
+
+/*
+ * --as-ticks (stats, diff): measured CPU ops read as thread 0's ticks
+ * would have timed them, the shares left out, so that the estimate reads
+ * them as it reads a ticked trace (as-ticks.c). Set once by the command.
+ */
+extern bool cli_as_ticks_on;
+/* t as ticked (1), or left out (0: a share); cli_input_timing calls it. */
+int cli_as_ticks_apply(struct cli_input *in, struct ggmlviz_timing *t);
+void cli_as_ticks_free(struct cli_input *in);
 
 /* Opens path: 0, or the reader's negative code (nothing printed). */
 int cli_input_start(struct cli_input *in, const char *cmd, const char *path);

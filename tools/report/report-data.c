@@ -253,14 +253,35 @@ static void slice(struct cli_report *rep, size_t lane, const struct ggmlviz_timi
 	cli_out_char(o, ']');
 }
 
+/*
+ * A CPU worker's share of a node (OP_SHARE), drawn as its op on the
+ * worker's lane; thread 0's are its lane's ops already (measured).
+ */
+static struct ggmlviz_timing share_as_op(const struct ggmlviz_timing *t)
+{
+	struct ggmlviz_timing u = *t;
+
+	u.kind = GGMLVIZ_TIMING_OP;
+	u.label = "(share)", u.label_len = 7;
+	u.depth = 0, u.n_nodes = 0, u.n_threads = 0, u.ticks = 0;
+	return u;
+}
+
 int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_report *rep = report;
+	struct ggmlviz_timing u;
 	size_t lane;
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
 		if (cli_agg_add(&rep->by[i], t, e) < 0)
 			rep->error = -ENOMEM;
+	if (t->kind == GGMLVIZ_TIMING_SHARE) {
+		if (t->ticks == 0)
+			return 0;
+		u = share_as_op(t);
+		t = &u;
+	}
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;
 	lane = lane_of(rep, rep->pid, t->thread_id);

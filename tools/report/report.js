@@ -90,6 +90,7 @@
 	function runsOnly(cpu) {
 		return D.by_op.splits.some(function (x) {
 			return x.runs && !x.ops_tick && !x.ops_gpu && !x.ops_sync && !x.ops_unknown &&
+				!x.ops_measured &&
 				(x.backend === 'CPU') === cpu;
 		});
 	}
@@ -142,6 +143,11 @@
 				'abort callback. Pass the scheduler as the eval callback\u2019s user_data, or call ' +
 				'ggmlviz_ggml_trace_sched(), or in llama.cpp ggmlviz_llama_context_params(), and ' +
 				'every node is timed.');
+		if (o.measured_ops)
+			say('ok', o.measured_ops + ' CPU ops measured inside GGML\u2019s CPU backend: each from ' +
+				'the first worker thread\u2019s begin of its share to the last one\u2019s end, ' +
+				'nothing estimated; each worker thread has its lane, its shares drawn there' +
+				(o.shares ? ' (' + o.shares + ' shares)' : '') + '.');
 		var tk = o.ticks, ticked = o.splits.some(function (x) { return x.ops_tick; });
 		if (ticked && tk.estimated)
 			say('ok', 'CPU ops are timed by the backend\u2019s ticks, read as compute: ' + tk.run_starts +
@@ -715,6 +721,8 @@
 	/* How a backend's ops were timed, in words (as stats and info say it). */
 	function howTimed(x) {
 		var parts = [];
+		if (x.ops_measured) parts.push(x.ops_measured + ' ops measured, every worker thread\'s share ' +
+			'(GGML built with libggmlviz\'s edit)');
 		if (x.ops_tick) parts.push(x.ops_tick + ' ops timed by the backend\'s ticks');
 		if (x.ops_gpu) parts.push(x.ops_gpu + ' ops timed on the GPU (its kernels, or the backend\'s timestamps): ' +
 			fmtNs(x.gpu_ns));

@@ -68,6 +68,8 @@ static void json_group(struct cli_out *o, const struct cli_agg *a,
 	json_u64(o, "run_start_ns", g->run_start_ns);
 	json_u64(o, "barrier_wait_ns", g->wait_ns);
 	json_u64(o, "above_floor_ns", g->above_ns);
+	json_u64(o, "measured_ops", g->measured_ops);
+	json_u64(o, "ticked_ops", g->ticked_ops);
 	if (cli_by_steps(a->by))
 		cli_steps_json(o, g);
 	cli_out_char(o, '}');
@@ -96,6 +98,8 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
+	json_u64(o, "measured_ops", a->measured);
+	json_u64(o, "shares", a->shares);
 	cli_out_printf(o, ",\"ticks\":{\"estimated\":%s", a->ticks_estimated ? "true" : "false");
 	json_u64(o, "run_starts", a->starts);
 	json_u64(o, "run_start_ns", a->start_ns);

@@ -216,6 +216,8 @@ static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struc
 	if (t->bytes_read || t->bytes_written)
 		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
 	g->wait_ns += e->wait_ns, g->above_ns += e->above_ns;
+	g->measured_ops += t->method == GGMLVIZ_OP_METHOD_MEASURED;
+	g->ticked_ops += t->method == GGMLVIZ_OP_METHOD_TICK;
 	a->waits += e->wait_ns != 0, a->wait_ns += e->wait_ns, a->above_ns += e->above_ns;
 	a->op_ns += t->duration_ns;
 	if (t->op_type == CLI_OP_RUN_START) { /* not an op: the time before one (ticks.h) */
@@ -227,6 +229,26 @@ static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struc
 		a->run_starts++, a->run_start_ns += t->duration_ns;
 	}
 	a->ops++;
+	return 0;
+}
+
+/*
+ * A CPU worker's share of a node (OP_SHARE): by thread, a row of its
+ * worker, its compute the time and its wait at the barrier WAIT; else it
+ * is in the op's measured time already.
+ */
+static int add_share(struct cli_agg *a, const struct ggmlviz_timing *t)
+{
+	struct key k = key_of(CLI_BY_THREAD, t);
+	struct cli_group *g;
+
+	a->shares++;
+	if (a->by != CLI_BY_THREAD)
+		return 0;
+	if (!(g = group_of(a, &k)) || cli_dist_add(&g->d, t->duration_ns) < 0)
+		return -ENOMEM;
+	g->wait_ns += t->value;
+	a->op_ns += t->duration_ns;
 	return 0;
 }
 
@@ -248,6 +270,16 @@ int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick
 		return t->kind == GGMLVIZ_TIMING_KERNEL ? add_kernel(a, t) : 0;
 	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY)
 		return add_summary(a, t);
+	if (t->kind == GGMLVIZ_TIMING_SHARE)
+		return add_share(a, t);
+	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_MEASURED &&
+	    t->op_type != CLI_OP_RUN_START) {
+		a->measured++;
+		if (a->by == CLI_BY_THREAD) {
+			a->ops++; /* its thread's part is a share: the rows are the workers' */
+			return 0;
+		}
+	}
 	return t->kind == GGMLVIZ_TIMING_OP ? add_op(a, t, e) : 0;
 }
 
@@ -304,7 +336,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	const char *name = buf;
 
 	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
-	static const char *const methods[] = { "unknown", "sync", "tick", "gpu" };
+	static const char *const methods[] = { "unknown", "sync", "tick", "gpu", "measured" };
 
 	if (g->id == other_key.id && g->key_len == other_key.len &&
 	    !memcmp(g->key, other_key.s, other_key.len))
@@ -322,7 +354,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	else if (a->by == CLI_BY_PHASE)
 		name = g->id < 4 ? phases[g->id] : "unknown";
 	else if (a->by == CLI_BY_METHOD)
-		name = g->id < 4 ? methods[g->id] : "unknown";
+		name = g->id < 5 ? methods[g->id] : "unknown";
 	else if (a->by == CLI_BY_THREAD)
 		name = cli_thread_label(a->names, r, (uint32_t)g->id, buf, sizeof buf);
 	else

@@ -35,6 +35,10 @@ void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
 {
 	struct cli_split_sum *s;
 
+	if (t->kind == GGMLVIZ_TIMING_SHARE) { /* a CPU worker's, of no backend the record names */
+		b->shares++, b->share_ns += t->duration_ns, b->share_wait_ns += t->value;
+		return;
+	}
 	if (t->kind != GGMLVIZ_TIMING_SPLIT && t->kind != GGMLVIZ_TIMING_OP &&
 	    t->kind != GGMLVIZ_TIMING_OP_SUMMARY)
 		return;
@@ -47,7 +51,7 @@ void cli_backends_add(struct cli_backends *b, const struct ggmlviz_timing *t)
 	if (t->kind == GGMLVIZ_TIMING_OP && t->op_type == CLI_OP_RUN_START)
 		return; /* a run's start, told apart from its first op: not an op */
 	if (t->kind == GGMLVIZ_TIMING_OP) {
-		s->ops[t->method < 4 ? t->method : 0]++;
+		s->ops[t->method <= GGMLVIZ_OP_METHOD_MEASURED ? t->method : 0]++;
 		s->gpu_ns += t->method == GGMLVIZ_OP_METHOD_GPU ? t->duration_ns : 0;
 		return;
 	}
@@ -69,15 +73,18 @@ void cli_backends_name(struct cli_backends *b, const struct cli_names *n,
 }
 
 /* How a backend's ops were timed, in words, after its runs' figures. */
-static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
+static void how_timed(struct cli_out *o, const struct cli_backends *b, const struct cli_split_sum *s)
 {
 	static const char *const how[] = {
 		[GGMLVIZ_OP_METHOD_TICK] = "by the backend's ticks",
 		[GGMLVIZ_OP_METHOD_GPU] = "on the GPU (its kernels, or the backend's timestamps)",
 		[GGMLVIZ_OP_METHOD_SYNC] = "synchronized one by one (the run changed)",
 		[GGMLVIZ_OP_METHOD_UNKNOWN] = "by a method the trace does not say",
+		[GGMLVIZ_OP_METHOD_MEASURED] = ("measured, every worker thread's share (GGML built "
+						"with libggmlviz's edit)"),
 	};
-	static const int order[] = { GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_OP_METHOD_GPU,
+	static const int order[] = { GGMLVIZ_OP_METHOD_MEASURED, GGMLVIZ_OP_METHOD_TICK,
+				     GGMLVIZ_OP_METHOD_GPU,
 				     GGMLVIZ_OP_METHOD_SYNC, GGMLVIZ_OP_METHOD_UNKNOWN };
 	const char *sep = ": ";
 	char buf[32];
@@ -89,6 +96,12 @@ static void how_timed(struct cli_out *o, const struct cli_split_sum *s)
 			       how[order[i]]);
 		if (order[i] == GGMLVIZ_OP_METHOD_GPU)
 			cli_out_printf(o, ": %s", cli_fmt_ns((double)s->gpu_ns, buf));
+		if (order[i] == GGMLVIZ_OP_METHOD_MEASURED && b->shares) {
+			char w[32];
+			cli_out_printf(o, " (%llu shares: %s computing, %s waiting at the barriers)",
+				       (unsigned long long)b->shares, cli_fmt_ns((double)b->share_ns, buf),
+				       cli_fmt_ns((double)b->share_wait_ns, w));
+		}
 		sep = ", ";
 	}
 	if (s->summed)
@@ -107,7 +120,8 @@ static bool runs_only(const struct cli_backends *b, bool cpu)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const struct cli_split_sum *s = &b->s[i];
-		if (s->count && !s->ops[0] && !s->ops[1] && !s->ops[2] && !s->ops[3] && !s->summed &&
+		if (s->count && !s->ops[0] && !s->ops[1] && !s->ops[2] && !s->ops[3] && !s->ops[4] &&
+		    !s->summed &&
 		    (strcmp(s->name, "CPU") == 0) == cpu)
 			return true;
 	}
@@ -138,7 +152,7 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 		cli_out_printf(o, "%s  %-12s %llu runs, %s, %llu nodes", indent, s->name,
 			       (unsigned long long)s->count, cli_fmt_ns((double)s->ns, buf),
 			       (unsigned long long)s->nodes);
-		how_timed(o, s);
+		how_timed(o, b, s);
 		cli_out_char(o, '\n');
 	}
 	for (size_t i = 0; i < b->n; i++)
@@ -177,7 +191,7 @@ void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
 		cli_out_printf(o, ",\"runs\":%llu,\"ns\":%llu,\"nodes\":%llu,\"timed\":%llu,"
 			       "\"mismatched\":%llu,\"ops_tick\":%llu,\"ops_gpu\":%llu,"
 			       "\"ops_sync\":%llu,\"ops_unknown\":%llu,\"gpu_ns\":%llu,"
-			       "\"ops_summed\":%llu}",
+			       "\"ops_summed\":%llu,\"ops_measured\":%llu}",
 			       (unsigned long long)s->count,
 			       (unsigned long long)s->ns, (unsigned long long)s->nodes,
 			       (unsigned long long)s->timed, (unsigned long long)s->mismatched,
@@ -185,7 +199,11 @@ void cli_backends_json(struct cli_out *o, const struct cli_backends *b)
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_GPU],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_SYNC],
 			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_UNKNOWN],
-			       (unsigned long long)s->gpu_ns, (unsigned long long)s->summed);
+			       (unsigned long long)s->gpu_ns, (unsigned long long)s->summed,
+			       (unsigned long long)s->ops[GGMLVIZ_OP_METHOD_MEASURED]);
 	}
 	cli_out_char(o, ']');
+	cli_out_printf(o, ",\"worker_shares\":{\"count\":%llu,\"ns\":%llu,\"wait_ns\":%llu}",
+		       (unsigned long long)b->shares, (unsigned long long)b->share_ns,
+		       (unsigned long long)b->share_wait_ns);
 }

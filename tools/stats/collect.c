@@ -30,6 +30,9 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 	case CLI_OPT_RAW_TICKS:
 		o->raw_ticks = true;
 		return 0;
+	case CLI_OPT_AS_TICKS:
+		cli_as_ticks_on = true;
+		return 0;
 	case 'p': /* the order of enum ggmlviz_phase */
 		return cli_parse_choice(cmd, "--phase", arg,
 					(const char *const[]){ "all", "prompt", "generation", NULL },

@@ -138,6 +138,7 @@ struct cli_group {
 	uint64_t run_starts, run_start_ns; /* its ops that began a run (GGMLVIZ_NODE_RUN_START) */
 	uint64_t wait_ns; /* of d.total: barrier waits charged to it from the ops after (ticks.h) */
 	uint64_t above_ns; /* of d.total: its ops' time above their nodes' floors, left in them */
+	uint64_t measured_ops, ticked_ops; /* its ops by how they were timed: measured, or by ticks */
 	uint64_t p50, p95;        /* set by _finish */
 	double sort_value;
 	/* by step and by phase: the steps of the group, their tokens and time */
@@ -151,7 +152,7 @@ struct cli_group {
 /* A backend's runs of nodes (SPLIT timings), and its op timings by method. */
 struct cli_split_sum {
 	uint64_t backend, count, ns, nodes, timed, mismatched;
-	uint64_t ops[4]; /* op timings on this backend, by enum ggmlviz_op_method */
+	uint64_t ops[5]; /* op timings on this backend, by enum ggmlviz_op_method */
 	uint64_t summed; /* its ops known by their sums per step (OP_SUMMARY) */
 	uint64_t gpu_ns; /* the GPU time of its ops timed by kernels */
 	char name[48]; /* the backend's, set by cli_backends_name() */
@@ -162,6 +163,7 @@ struct cli_split_sum {
 struct cli_backends {
 	struct cli_split_sum s[CLI_MAX_BACKENDS];
 	size_t n;
+	uint64_t shares, share_ns, share_wait_ns; /* the CPU workers' measured shares (OP_SHARE): count, compute, wait */
 };
 
 /* The sums of backend, made on first sight; NULL past CLI_MAX_BACKENDS. */
@@ -229,6 +231,8 @@ struct cli_agg {
 	uint64_t above_ns;            /* time above the nodes' floors left in the ops */
 	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
 	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
+	uint64_t shares;              /* CPU workers' measured shares (OP_SHARE): by thread, the rows */
+	uint64_t measured;            /* ops measured (GGMLVIZ_OP_METHOD_MEASURED) */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;
@@ -290,7 +294,8 @@ struct cli_group_opts {
 	{ "by", required_argument, NULL, 'b' }, { "sort", required_argument, NULL, 's' },   \
 	{ "top", required_argument, NULL, 'n' }, { "format", required_argument, NULL, 'f' }, \
 	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }, \
-	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }
+	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }, \
+	{ "as-ticks", no_argument, NULL, CLI_OPT_AS_TICKS }
 
 
 

@@ -47,6 +47,7 @@ struct cli_tick_thread {
 	uint64_t floor_ns;    /* the held op's floor; 0 unknown */
 	struct held op;       /* the last op, until the next says its wait */
 	struct held start;    /* its run's start, until the second op says the workers' */
+	uint64_t measured_first; /* the begin of the first measured op since its last run: 0 none */
 };
 
 static const struct cli_tick_est none; /* of a timing the estimate did not touch */
@@ -343,12 +344,48 @@ static int feed_op(struct cli_ticks *k, struct cli_tick_thread *th, const struct
 	return rc;
 }
 
+/*
+ * A measured run's start (GGMLVIZ_OP_METHOD_MEASURED: nothing estimated):
+ * from the run's first ask (its SPLIT's begin, which comes after its ops)
+ * to its first op's begin, as an op timing of its own, CLI_OP_RUN_START.
+ */
+static int measured_start(struct cli_ticks *k, const struct ggmlviz_timing *t,
+			  cli_timing_sink sink, void *ctx)
+{
+	struct cli_tick_thread *th;
+	struct ggmlviz_timing s;
+	uint64_t first;
+
+	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_MEASURED &&
+	    t->op_type != CLI_OP_RUN_START) {
+		if ((th = thread_of(k, t->thread_id)) && !th->measured_first)
+			th->measured_first = t->begin_ns;
+		return 0;
+	}
+	if (t->kind != GGMLVIZ_TIMING_SPLIT || !(th = thread_find(k, t->thread_id)) ||
+	    !(first = th->measured_first))
+		return 0;
+	th->measured_first = 0;
+	if (first < t->begin_ns || first > t->end_ns)
+		return 0;
+	s = *t;
+	s.kind = GGMLVIZ_TIMING_OP, s.op_type = CLI_OP_RUN_START;
+	s.method = GGMLVIZ_OP_METHOD_MEASURED, s.node_flags = 0;
+	s.end_ns = first, s.duration_ns = first - t->begin_ns;
+	s.label = "(run start)", s.label_len = (uint32_t)strlen(s.label);
+	s.ptr = 0, s.layer = -1, s.n_nodes = 0, s.n_timed = 0, s.ticks = 0, s.ticks_expected = 0;
+	s.end_offset = s.begin_offset;
+	return sink(ctx, &s, &none);
+}
+
 int cli_ticks_feed(struct cli_ticks *k, const struct ggmlviz_timing *t, cli_timing_sink sink,
 		   void *ctx)
 {
 	struct cli_tick_thread *th;
 	int rc;
 
+	if ((rc = measured_start(k, t, sink, ctx)) < 0)
+		return rc;
 	if (k->learnt && !tick_op(t) && (th = thread_find(k, t->thread_id)) &&
 	    (rc = give_thread(th, sink, ctx)) < 0) /* what ends after a held op comes after it */
 		return rc;

@@ -61,6 +61,17 @@
 /* --raw-ticks (stats, diff, report, export), a long option only. */
 #define CLI_OPT_RAW_TICKS 0x100
 
+/* --as-ticks (stats, diff), a long option only: measured CPU ops read as ticked (input/as-ticks.c). */
+#define CLI_OPT_AS_TICKS 0x101
+
+/* The help of --as-ticks (stats, diff). */
+#define CLI_AS_TICKS_HELP                                                                    \
+	"      --as-ticks     CPU ops that were measured (every worker thread's share, a\n"    \
+	"                     GGML built with libggmlviz's edit) read as if the backend\n"    \
+	"                     had only ticked: each op ends where thread 0 ended its\n"       \
+	"                     share, then the estimate as for a ticked trace; to compare\n"   \
+	"                     the estimate with the measure (bench/ticks-truth.sh)\n"
+
 /* The help of --raw-ticks (stats, diff, report). */
 #define CLI_RAW_TICKS_HELP                                                                   \
 	"      --raw-ticks    ops timed by the CPU backend's ticks as ticked: without it,\n"      \

@@ -36,6 +36,7 @@
 #define GGMLVIZ__NAMES 8u    /* keep op labels (tensor_names) */
 #define GGMLVIZ__THREADS 16u /* THREAD_BEGIN / THREAD_FREE (thread_tracking) */
 #define GGMLVIZ__SYNC 32u    /* op timing by synchronizing each node (GGMLVIZ_OP_TIMING_SYNC) */
+#define GGMLVIZ__SHARES 64u  /* CPU workers' shares measured (not cpu_shares_off) */
 
 struct ggmlviz__state {
 	uint64_t clock_offset;  /* realtime - monotonic, in ns, fixed once per process */
@@ -58,6 +59,7 @@ struct ggmlviz__state {
 	_Atomic uint64_t lost;  /* events lost before a ring: none could be made, or the GPU's profiler dropped them */
 	_Atomic uint64_t session; /* ggmlviz_session() */
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
+	_Atomic uint64_t shares_unasked; /* nodes the CPU backend measured that no run asked about */
 	_Atomic int ended;      /* recording ended on its own (max_events): not active */
 	_Atomic uint64_t ring_mapped;      /* bytes of ring buffers mapped now */
 	_Atomic uint64_t ring_mapped_peak; /* the most since the session started */

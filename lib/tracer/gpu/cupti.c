@@ -468,7 +468,7 @@ static CUptiResult enable_all(char *why, size_t size)
 {
 	CUptiResult rc = api.register_callbacks(ggmlviz__cupti_on_request, on_complete);
 
-	cupti.api_mode = api_mode();
+	cupti.api_mode = (int)api_mode();
 	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof kinds / sizeof *kinds; i++)
 		rc = api.enable(kinds[i]);
 	if (rc == CUPTI_SUCCESS)

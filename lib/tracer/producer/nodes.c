@@ -37,6 +37,8 @@ struct run {
 	const void **nodes;              /* the run's nodes, in order */
 	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
 	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
+	uint64_t *cpu;                   /* the CPU backend's measured time of each node: its shares' first begin, last end */
+	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
 	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	uint32_t n, cap;
@@ -67,6 +69,7 @@ static void run_free(void *arg)
 	free(r->nodes);
 	free(r->ticks);
 	free(r->gpu);
+	free(r->cpu);
 	free(r->desc);
 	free(r);
 }
@@ -112,6 +115,9 @@ static int run_grow(struct run *r)
 	if (!(p = realloc(r->gpu, 2 * cap * sizeof *r->gpu)))
 		return -ENOMEM;
 	r->gpu = p;
+	if (!(p = realloc(r->cpu, 2 * cap * sizeof *r->cpu)))
+		return -ENOMEM;
+	r->cpu = p;
 	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
 		return -ENOMEM;
 	r->desc = p;
@@ -123,6 +129,7 @@ static void run_reset(struct run *r)
 {
 	r->n = r->n_ticks = r->lost = 0;
 	r->gpu_timed = r->gpu_hint = 0;
+	r->cpu_timed = r->cpu_hint = 0;
 	r->open = 0;
 	r->run_id = 0;
 }
@@ -247,6 +254,38 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 	return n;
 }
 
+/*
+ * Every op of a run whose every ticking node the CPU backend measured
+ * (shares.c): each at its shares' first begin and last end, so that the
+ * barrier's wait after it and the run's start before the first are in no
+ * op; returns how many.
+ */
+static uint32_t record_measured_ops(const struct run *r)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (!r->desc[i].ticks)
+			continue;
+		record_op(r, &r->desc[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
+			  GGMLVIZ_OP_METHOD_MEASURED, 0);
+		k++;
+	}
+	return k;
+}
+
+/* Whether every node that should tick was measured, and nothing else. */
+static int all_measured(const struct run *r, uint32_t expected)
+{
+	uint32_t k = 0;
+
+	if (r->cpu_timed != expected)
+		return 0;
+	for (uint32_t i = 0; i < r->n; i++)
+		k += r->desc[i].ticks && r->cpu[2 * i + 1];
+	return k == expected;
+}
+
 /* Every op of a run whose ticks match its nodes; returns how many. */
 static uint32_t record_ops(const struct run *r)
 {
@@ -278,7 +317,9 @@ static void run_close(struct run *r)
 	}
 	expected = describe_all(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
-	if (got && !r->ignore_ticks && got == expected && !r->lost)
+	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected))
+		s.n_timed = record_measured_ops(r);
+	else if (got && !r->ignore_ticks && got == expected && !r->lost)
 		s.n_timed = record_ops(r);
 	else if (got && !r->ignore_ticks)
 		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
@@ -339,6 +380,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 		return -ENOMEM;
 	}
 	r->gpu[2 * r->n] = r->gpu[2 * r->n + 1] = 0;
+	r->cpu[2 * r->n] = r->cpu[2 * r->n + 1] = 0;
 	r->nodes[r->n++] = node;
 	return 0;
 }
@@ -378,6 +420,27 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 		return 0;
 	}
 	return -ENOENT;
+}
+
+void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
+{
+	struct run *r = tls_run;
+
+	if (r && r->open && r->ignore_ticks)
+		return;
+	for (uint32_t k = 0, i = r ? r->cpu_hint : 0; r && r->open && end >= begin && k < r->n;
+	     k++, i++) {
+		if (i >= r->n)
+			i = 0; /* nodes come in the run's order: the search starts past the last */
+		if (r->nodes[i] != node)
+			continue;
+		r->cpu_timed += !r->cpu[2 * i + 1];
+		r->cpu[2 * i] = begin;
+		r->cpu[2 * i + 1] = end;
+		r->cpu_hint = i + 1;
+		return;
+	}
+	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
 }
 
 int ggmlviz_nodes_flush(void)

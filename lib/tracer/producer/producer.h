@@ -159,6 +159,15 @@ struct ggmlviz__kernel_rec {
 	uint32_t correlation, stream, device;
 };
 
+/*
+ * The CPU backend's measured time of node (shares.c), on the thread that
+ * computes its graph: its shares' first begin and last end, raw stamps.
+ * A node of no open run is counted (ggmlviz__state.shares_unasked).
+ */
+void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end);
+/* Shares not followed: past the nodes or the threads a slot holds. */
+uint64_t ggmlviz__shares_beyond(void);
+
 /* OP_COMPUTE_BEGIN or _END at ts. */
 void ggmlviz__emit_op_at(uint64_t ts, uint8_t type, uint64_t tensor, uint32_t op_type,
 			 uint64_t size, uint64_t backend, const char *label);

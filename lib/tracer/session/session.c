@@ -131,7 +131,8 @@ static unsigned mask_for(const struct ggmlviz_config *cfg)
 	       (cfg->op_timing == GGMLVIZ_OP_TIMING_SYNC ? GGMLVIZ__SYNC : 0) |
 	       (cfg->memory_tracking ? GGMLVIZ__MEMORY : 0) |
 	       (cfg->tensor_names ? GGMLVIZ__NAMES : 0) |
-	       (cfg->thread_tracking ? GGMLVIZ__THREADS : 0);
+	       (cfg->thread_tracking ? GGMLVIZ__THREADS : 0) |
+	       (cfg->op_timing && !cfg->cpu_shares_off ? GGMLVIZ__SHARES : 0);
 }
 
 /*
@@ -360,6 +361,7 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 	st->queued = st->emitted > st->written + st->dropped ?
 			     st->emitted - st->written - st->dropped : 0;
 	st->timing_mismatches = atomic_load(&ggmlviz__state.mismatches);
+	st->shares_unattributed = atomic_load(&ggmlviz__state.shares_unasked) + ggmlviz__shares_beyond();
 	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
 	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
 	st->meta_written = f.meta_written;

@@ -23,7 +23,7 @@
 #define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 50 ms at 20 M events/s */
 #define DEFAULT_FLUSH_MS 100u
 
-enum var_kind { VAR_BOOL, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
+enum var_kind { VAR_BOOL, VAR_OFF, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
 		VAR_THREADS, VAR_GPU, VAR_US };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
@@ -54,6 +54,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_GPU_BUFFER", VAR_KIB, offsetof(struct ggmlviz_config, gpu_buffer_kib) },
 	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
 	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
+	{ "GGML_VIZ_CPU_SHARES", VAR_OFF, offsetof(struct ggmlviz_config, cpu_shares_off) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -160,6 +161,7 @@ static const char *expected(enum var_kind kind)
 {
 	switch (kind) {
 	case VAR_BOOL:
+	case VAR_OFF:
 		return "is not a boolean (0/1, true/false, yes/no, on/off)";
 	case VAR_U64:
 		return "is not a decimal number of events (0 = no limit)";
@@ -193,6 +195,14 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 	int b;
 
 	switch (v->kind) {
+	case VAR_OFF: { /* a boolean that turns a default on off: stored negated, as a u32 */
+		uint32_t off;
+		if (parse_bool(s, &b) < 0)
+			return -EINVAL;
+		off = !b;
+		memcpy(field, &off, sizeof off);
+		return 0;
+	}
 	case VAR_BOOL:
 	case VAR_TIMING:
 	case VAR_GPU:
@@ -246,6 +256,10 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	case VAR_BOOL:
 		memcpy(&b, field, sizeof b);
 		n = (uint64_t)(b != 0);
+		break;
+	case VAR_OFF:
+		memcpy(&n32, field, sizeof n32);
+		n = (uint64_t)(n32 == 0);
 		break;
 	case VAR_TIMING:
 		memcpy(&b, field, sizeof b);
@@ -347,8 +361,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "gpu_kernels is not a value of enum ggmlviz_gpu_kernels";
 	else if (!ggmlviz__gpu_buffer_ok(cfg->gpu_buffer_kib))
 		what = "gpu_buffer_kib is neither 0 nor from 256 to 1048576";
-	else if (cfg->peak_threads > GGMLVIZ__PEAK_MAX_THREADS || cfg->reserved32)
-		what = "peak_threads is not from 0 to 1024, or reserved32 is not zero";
+	else if (cfg->peak_threads > GGMLVIZ__PEAK_MAX_THREADS)
+		what = "peak_threads is not from 0 to 1024";
 	else if (!reserved_zero(cfg))
 		what = "reserved is not all zero (fill the config with ggmlviz_config_init())";
 	if (!what)

@@ -56,6 +56,26 @@ static void convert_summary(const struct ggmlviz__ring *r, uint64_t pos,
 	}
 }
 
+/*
+ * An OP_SHARE record's compute and wait: raw stamp differences (shares.c),
+ * made nanoseconds the same way, and held to 32 bits (4.29 s).
+ */
+static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
+			  const struct ggmlviz__clock_span *cs)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint8_t *whole = r->cbuf + (pos & r->cmask);
+	static const unsigned fields[] = { SHARE_COMPUTE, SHARE_WAIT };
+
+	for (unsigned i = 0; i < 2; i++) {
+		uint8_t *field = whole + REC_PAYLOAD + fields[i];
+		uint64_t ns = (uint64_t)(((u128)get_u32(field) * cs->mult) >> 32);
+
+		put_u32(field, ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns);
+		resync(r, pos, REC_PAYLOAD + fields[i], REC_PAYLOAD + fields[i] + 4);
+	}
+}
+
 /* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 			  struct ggmlviz__clock_span *cs)
@@ -71,6 +91,8 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 	resync(r, pos, REC_TIMESTAMP, REC_TIMESTAMP + 8);
 	if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SUMMARY)
 		convert_summary(r, pos, cs);
+	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SHARE)
+		convert_share(r, pos, cs);
 }
 
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */

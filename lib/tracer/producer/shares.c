@@ -1,0 +1,308 @@
+/*
+ * Each worker thread's share of each node that GGML's CPU backend computes,
+ * measured by the backend itself: a GGML built with libggmlviz's edit
+ * (contrib/llama.cpp/ggmlviz-cpu.h) calls ggmlviz_cpu_share_begin() and
+ * _end() around every thread's share of every node, and
+ * ggmlviz_cpu_graph_done() on every thread after the graph's last barrier.
+ *
+ * A share is two raw stamps stored in the thread's own slot, by the node's
+ * place in its graph: no lock, syscall, allocation or division there once
+ * the thread has its slot (its first call for a pool takes a lock and
+ * maybe memory, as a thread's first event takes a ring). At the graph's
+ * end each thread writes its shares as OP_SHARE records on its own ring:
+ * the share's compute, and its wait at the barrier after it (until its
+ * next share began, or the graph ended). Thread 0, the one that computes
+ * the graph for the scheduler, also reads every worker's slot (after the
+ * last barrier, which orders their stores before its loads, and before it
+ * starts the next graph, the only thing after which they store again) and
+ * gives the node engine each node's first begin and last end: the op's
+ * time, method MEASURED (nodes.c). The graph's first node begins when its
+ * last worker began it instead: until then the workers were being woken
+ * (or made), which is the run's start, as the estimate of ticks.h has it.
+ *
+ * The slots of a pool (GGML's threadpool, by address) are found through a
+ * small table; a slot is never freed while the process runs, only handed
+ * to a later thread when its own ends, so that a stale pointer in the
+ * table never reads freed memory. The stamps of one graph are told from
+ * older ones by thread 0's previous graph_done: every share of a graph
+ * begins after it, every share of the graphs before began before it. A
+ * slot is cleared when a thread takes it, or takes it for another pool.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ggmlviz/nodes.h>
+
+#include "format/record.h"
+#include "tracer/base/base.h"
+#include "tracer/base/clock.h"
+#include "tracer/producer/emit.h"
+#include "tracer/producer/producer.h"
+
+#define SHARE_NODES 16384u /* nodes of a graph followed; the rest counted */
+#define POOLS 16u
+#define POOL_THREADS 1024u
+
+struct share_slot {
+	const void *pool;
+	uint32_t ith;
+	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
+	uint64_t prev_done;      /* this thread's last graph_done */
+	struct share_slot *next_free;
+};
+
+struct board {
+	_Atomic(const void *) pool;
+	_Atomic(struct share_slot *) slot[POOL_THREADS];
+};
+
+static struct board boards[POOLS];
+static struct share_slot *free_slots;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
+static int slot_key_ok;
+static _Atomic uint64_t beyond; /* shares past SHARE_NODES or POOL_THREADS, not followed */
+
+static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
+
+/* A thread ends: its slot goes to a later thread (never freed: see above). */
+static void slot_release(void *arg)
+{
+	struct share_slot *s = arg;
+
+	pthread_mutex_lock(&lock);
+	s->next_free = free_slots;
+	free_slots = s;
+	pthread_mutex_unlock(&lock);
+}
+
+static void make_slot_key(void)
+{
+	slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
+}
+
+static struct share_slot *slot_new(void)
+{
+	struct share_slot *s = free_slots;
+
+	if (s) {
+		free_slots = s->next_free;
+		return s;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->begin = calloc(SHARE_NODES, sizeof *s->begin);
+	s->end = calloc(SHARE_NODES, sizeof *s->end);
+	if (!s->begin || !s->end) {
+		free(s->begin);
+		free(s->end);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The board of pool, taken if new (a pool's address may come back: the same board). */
+static struct board *board_of(const void *pool)
+{
+	struct board *empty = NULL;
+
+	for (uint32_t i = 0; i < POOLS; i++) {
+		const void *p = atomic_load_explicit(&boards[i].pool, memory_order_acquire);
+
+		if (p == pool)
+			return &boards[i];
+		if (!p && !empty)
+			empty = &boards[i];
+	}
+	if (!empty)
+		empty = &boards[(uintptr_t)pool / 64 % POOLS]; /* more pools than boards: one is reused */
+	atomic_store_explicit(&empty->pool, pool, memory_order_release);
+	return empty;
+}
+
+/* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
+static struct share_slot *slot_for(const void *pool, int ith)
+{
+	struct share_slot *s = tls_slot;
+	struct board *b;
+
+	if ((unsigned)ith >= POOL_THREADS) {
+		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
+		return NULL;
+	}
+	pthread_once(&slot_key_once, make_slot_key);
+	pthread_mutex_lock(&lock);
+	if (!s && (s = slot_new()) && slot_key_ok)
+		pthread_setspecific(slot_key, s);
+	if (s) {
+		/* what it held was another thread's, or another pool's graphs': nothing of this one */
+		memset(s->begin, 0, SHARE_NODES * sizeof *s->begin);
+		memset(s->end, 0, SHARE_NODES * sizeof *s->end);
+		b = board_of(pool);
+		s->pool = pool;
+		s->ith = (uint32_t)ith;
+		s->prev_done = 0;
+		atomic_store_explicit(&b->slot[ith], s, memory_order_release);
+	}
+	pthread_mutex_unlock(&lock);
+	tls_slot = s;
+	return s;
+}
+
+static inline int shares_wanted(void)
+{
+	const unsigned want = GGMLVIZ__ACTIVE | GGMLVIZ__OPS | GGMLVIZ__SHARES;
+
+	return (ggmlviz__mask_relaxed() & want) == want;
+}
+
+void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
+{
+	struct share_slot *s = tls_slot;
+
+	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
+		return;
+	if (GGMLVIZ__UNLIKELY(!s || s->pool != pool || s->ith != (uint32_t)ith) &&
+	    !(s = slot_for(pool, ith)))
+		return;
+	if (GGMLVIZ__LIKELY((unsigned)node < SHARE_NODES))
+		s->begin[node] = ggmlviz__stamp();
+	else
+		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
+}
+
+void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
+{
+	struct share_slot *s = tls_slot;
+
+	if (GGMLVIZ__LIKELY(s && s->pool == pool && (unsigned)node < SHARE_NODES))
+		s->end[node] = ggmlviz__stamp();
+	(void)ith;
+}
+
+/* A stamp difference held to the record's 32 bits (the writer makes it ns). */
+static uint32_t stamps32(uint64_t from, uint64_t to)
+{
+	uint64_t d = to > from ? to - from : 0;
+
+	return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+static void emit_share(uint64_t begin, uint64_t end, uint64_t next, const void *node,
+		       uint32_t op_type, uint32_t index, uint32_t ith, uint32_t nth)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE | GGMLVIZ__OPS, GGMLVIZ_EVENT_OP_SHARE,
+					 NULL, 0, begin);
+
+	if (!pl)
+		return;
+	put_u64(pl + SHARE_TENSOR, ggmlviz__addr(node));
+	put_u32(pl + SHARE_COMPUTE, stamps32(begin, end));
+	put_u32(pl + SHARE_WAIT, stamps32(end, next));
+	put_u32(pl + SHARE_TYPE, op_type);
+	put_u32(pl + SHARE_NODE, index);
+	put_u32(pl + SHARE_ITH, ith);
+	put_u32(pl + SHARE_NTH, nth);
+	ggmlviz__emit_close(&e);
+}
+
+/* The calling thread's shares of the graph, as records on its ring; how many. */
+static int emit_shares(const struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
+		       const void *const *nodes, uint32_t n, ggmlviz_node_op_fn op_of)
+{
+	uint32_t i = 0, count = 0;
+
+	while (i < n && !(s->begin[i] > floor && s->end[i] >= s->begin[i]))
+		i++;
+	while (i < n) {
+		uint32_t next = i + 1;
+
+		while (next < n && !(s->begin[next] > floor && s->end[next] >= s->begin[next]))
+			next++;
+		emit_share(s->begin[i], s->end[i], next < n ? s->begin[next] : done, nodes[i],
+			   op_of ? op_of(nodes[i]) : 0, i, s->ith, nth);
+		count++;
+		i = next;
+	}
+	return (int)count;
+}
+
+/* Thread 0: each node's first begin and last end, over the pool's workers, to the node engine. */
+static void hand_over(const struct share_slot *s0, uint64_t floor, uint32_t nth,
+		      const void *const *nodes, uint32_t n)
+{
+	struct board *b = NULL;
+	struct share_slot *w[256];
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < POOLS && !b; i++)
+		if (atomic_load_explicit(&boards[i].pool, memory_order_acquire) == s0->pool)
+			b = &boards[i];
+	if (!b || nth > 256)
+		return; /* more workers than followed here: the ticks' estimate stays */
+	for (uint32_t t = 0; t < nth; t++) {
+		struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
+
+		if (s && s->pool == s0->pool && s->ith == t)
+			w[k++] = s;
+	}
+	if (k != nth)
+		return; /* a worker computed nothing of this graph: no measure of every share */
+	for (uint32_t i = 0, started = 0; i < n; i++) {
+		uint64_t first = UINT64_MAX, latest = 0, last = 0;
+		uint32_t seen = 0;
+
+		if (!(s0->begin[i] > floor))
+			continue;
+		for (uint32_t t = 0; t < k; t++) {
+			if (!(w[t]->begin[i] > floor) || w[t]->end[i] < w[t]->begin[i])
+				continue;
+			seen++;
+			first = w[t]->begin[i] < first ? w[t]->begin[i] : first;
+			latest = w[t]->begin[i] > latest ? w[t]->begin[i] : latest;
+			last = w[t]->end[i] > last ? w[t]->end[i] : last;
+		}
+		/* the graph's first node begins when its last worker began: their start is the run's */
+		if (seen == k)
+			ggmlviz__nodes_measured(nodes[i], started++ ? first : latest, last);
+	}
+}
+
+int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const *nodes,
+			   int n_nodes, ggmlviz_node_op_fn op_of)
+{
+	struct share_slot *s = tls_slot;
+	uint64_t done, floor;
+	uint32_t n;
+	int count;
+
+	if (!shares_wanted() || !s || s->pool != pool || s->ith != (uint32_t)ith)
+		return 0;
+	if (!nodes || n_nodes < 0 || nth < 1)
+		return -EINVAL;
+	done = ggmlviz__stamp();
+	floor = s->prev_done;
+	s->prev_done = done;
+	if (ggmlviz__state.rolling || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
+		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
+	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
+	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
+	if (ith == 0)
+		hand_over(s, floor, (uint32_t)nth, nodes, n);
+	return count;
+}
+
+uint64_t ggmlviz__shares_beyond(void)
+{
+	return atomic_load_explicit(&beyond, memory_order_relaxed);
+}

@@ -1,0 +1,355 @@
+/*
+ * Every worker thread's share of every node, measured as GGML's CPU backend
+ * built with libggmlviz's edit measures it (ggmlviz_cpu_share_begin(3)),
+ * without GGML: a pool of threads computes a run's nodes as
+ * ggml_graph_compute_thread does (each thread its share, a barrier after
+ * each node, a last barrier, then graph_done), thread 0 the one that asked
+ * the nodes and ticks after its share. Each thread works a known time on
+ * each node, so that the records can be checked against it:
+ *   - one OP_SHARE per thread and node, on that thread, its compute at
+ *     least its work, its wait until its next share began, which is after
+ *     the node's last thread ended;
+ *   - each op measured (method MEASURED) from the first begin to the last
+ *     end (the run's first op: from the last begin), at least the slowest
+ *     thread's work, not the ticks' time;
+ *   - a run with a node some thread did not measure: timed by the ticks;
+ *   - nodes no run asked about: counted in shares_unattributed;
+ *   - not tracing, rolling mode: nothing written.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+
+#define THREADS 3
+#define NODES 4
+#define MAX_SEEN 256
+
+static const struct gs_node graph[NODES] = {
+	{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 3, "MUL_MAT", "Qcur-0", 0 },
+	{ 5, "ROPE", "Qcur-0 (rope)", 0 },  { 6, "ADD", "ffn_inp-0", 0 },
+};
+static const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+static char cpu_backend;
+
+/* How long thread t works on node i: the last thread the longest. */
+static uint64_t work_ns(int t, int i)
+{
+	return (uint64_t)(t + 1) * 150000u + (uint64_t)i * 20000u;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void busy(uint64_t ns)
+{
+	uint64_t until = now_ns() + ns;
+
+	while (now_ns() < until)
+		;
+}
+
+static uint32_t op_of(const void *node)
+{
+	return ((const struct gs_node *)node)->op;
+}
+
+struct pool {
+	pthread_barrier_t barrier;
+	int skip_thread, skip_node; /* a share not measured: -1 none */
+	int n_nodes;                /* nodes the graph has */
+};
+
+struct worker {
+	struct pool *pool;
+	int ith;
+	int written;
+};
+
+/* ggml_graph_compute_thread, for one thread. */
+static void compute(struct worker *w)
+{
+	struct pool *p = w->pool;
+
+	for (int i = 0; i < p->n_nodes; i++) {
+		int measured = !(w->ith == p->skip_thread && i == p->skip_node);
+
+		if (measured)
+			ggmlviz_cpu_share_begin(p, w->ith, i);
+		busy(work_ns(w->ith, i));
+		if (measured)
+			ggmlviz_cpu_share_end(p, w->ith, i);
+		if (w->ith == 0)
+			ggmlviz_nodes_tick();
+		if (i + 1 < p->n_nodes)
+			pthread_barrier_wait(&p->barrier);
+	}
+	pthread_barrier_wait(&p->barrier);
+	w->written = ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, p->n_nodes, op_of);
+}
+
+static void *worker_main(void *arg)
+{
+	compute(arg);
+	return NULL;
+}
+
+/* One run of the graph's nodes, asked on this thread (thread 0), computed by the pool. */
+static void run_graph(struct pool *p, int ask, int written[THREADS])
+{
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+
+	for (int i = 0; ask && i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+	for (int t = 0; t < THREADS; t++)
+		w[t] = (struct worker){ p, t, 0 };
+	for (int t = 1; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
+	compute(&w[0]);
+	for (int t = 1; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	for (int t = 0; t < THREADS; t++)
+		written[t] = w[t].written;
+}
+
+struct seen {
+	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
+	size_t ops, shares;
+};
+
+static struct seen *read_back(const char *path)
+{
+	struct seen *s = calloc(1, sizeof *s);
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	int rc;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (t.kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
+			s->op[s->ops++] = t;
+		else if (t.kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
+			s->share[s->shares++] = t;
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+	return s;
+}
+
+static void start(const char *tag, char *path, size_t size, uint32_t op_sample)
+{
+	struct ggmlviz_config cfg;
+
+	tu_path(path, size, tag);
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	cfg.op_sample = op_sample;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+}
+
+/*
+ * The share of thread t (its index in the pool) of node i that began
+ * nearest to at: the records of each thread come a ring at a time, so
+ * runs' shares may interleave in the file.
+ */
+static const struct ggmlviz_timing *share_of(const struct seen *s, uint32_t t, uint32_t i,
+					     uint64_t at)
+{
+	const struct ggmlviz_timing *best = NULL;
+	uint64_t best_d = UINT64_MAX;
+
+	for (size_t k = 0; k < s->shares; k++) {
+		const struct ggmlviz_timing *sh = &s->share[k];
+		uint64_t d = sh->begin_ns > at ? sh->begin_ns - at : at - sh->begin_ns;
+
+		if (sh->ticks == t && sh->n_nodes == i && d < best_d)
+			best = sh, best_d = d;
+	}
+	return best;
+}
+
+START_TEST(shares_measure_every_thread)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares", path, sizeof path, 0);
+	run_graph(&p, 1, written); /* the threads' first graph: their slots are made */
+	run_graph(&p, 1, written);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	for (int t = 0; t < THREADS; t++)
+		ck_assert_int_eq(written[t], NODES);
+	s = read_back(path);
+	/* the second run: every op measured, every thread's share of every node */
+	ck_assert_uint_ge(s->ops, NODES);
+	ck_assert_uint_ge(s->shares, THREADS * NODES);
+	for (size_t k = s->ops - NODES; k < s->ops; k++) {
+		const struct ggmlviz_timing *op = &s->op[k];
+		uint32_t i = (uint32_t)(k - (s->ops - NODES));
+		uint64_t first = UINT64_MAX, latest = 0, last = 0;
+		uint32_t tids[THREADS];
+
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+		ck_assert_uint_eq(op->node_flags & GGMLVIZ_NODE_RUN_START, 0);
+		if (i > 0) /* the first begins with its last thread, which need not be the slowest */
+			ck_assert_uint_ge(op->duration_ns, work_ns(THREADS - 1, (int)i));
+		for (uint32_t t = 0; t < THREADS; t++) {
+			const struct ggmlviz_timing *sh = share_of(s, t, i, op->begin_ns);
+
+			ck_assert_ptr_nonnull(sh);
+			ck_assert_uint_eq(sh->ptr, (uint64_t)(uintptr_t)nodes[i]);
+			ck_assert_uint_eq(sh->op_type, graph[i].op);
+			ck_assert_uint_eq(sh->n_threads, THREADS);
+			ck_assert_uint_ge(sh->duration_ns, work_ns((int)t, (int)i));
+			/* its wait lasts until its next share, after the barrier's last thread */
+			if (i + 1 < NODES) {
+				const struct ggmlviz_timing *next = share_of(s, t, i + 1, sh->end_ns);
+				uint64_t to = sh->end_ns + sh->value;
+
+				ck_assert_ptr_nonnull(next);
+				ck_assert_uint_le(to > next->begin_ns ? to - next->begin_ns
+								       : next->begin_ns - to, 2);
+				ck_assert_uint_ge(next->begin_ns + 1000, op->end_ns);
+			}
+			tids[t] = sh->thread_id;
+			first = sh->begin_ns < first ? sh->begin_ns : first;
+			latest = sh->begin_ns > latest ? sh->begin_ns : latest;
+			last = sh->end_ns > last ? sh->end_ns : last;
+		}
+		ck_assert_uint_ne(tids[0], tids[1]);
+		ck_assert_uint_ne(tids[1], tids[2]);
+		ck_assert_uint_eq(tids[0], op->thread_id); /* thread 0 is the one that asked */
+		/* the op spans its shares, within the clock's conversion; the first from when
+		 * the last thread began it (the threads' start is the run's) */
+		if (i == 0)
+			first = latest;
+		ck_assert_uint_le(op->begin_ns > first ? op->begin_ns - first : first - op->begin_ns, 1000);
+		ck_assert_uint_le(op->end_ns > last ? op->end_ns - last : last - op->end_ns, 1000);
+	}
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+START_TEST(a_share_not_measured_leaves_the_ticks)
+{
+	struct pool p = { .skip_thread = 2, .skip_node = 1, .n_nodes = NODES };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-skip", path, sizeof path, 0);
+	run_graph(&p, 1, written);
+	run_graph(&p, 1, written);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(written[2], NODES - 1);
+	s = read_back(path);
+	ck_assert_uint_ge(s->ops, NODES);
+	for (size_t k = s->ops - NODES; k < s->ops; k++)
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+START_TEST(nodes_no_run_asked_about_are_counted)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	struct ggmlviz_stats before, after;
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-unasked", path, sizeof path, 0);
+	run_graph(&p, 1, written);
+	ggmlviz_get_stats(&before);
+	run_graph(&p, 0, written); /* computed, never asked: no run to give them to */
+	ggmlviz_get_stats(&after);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_uint_eq(after.shares_unattributed - before.shares_unattributed, NODES);
+	s = read_back(path);
+	ck_assert_uint_eq(s->shares, 2 * THREADS * NODES); /* written all the same */
+	ck_assert_uint_eq(s->ops, NODES);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+START_TEST(nothing_when_not_tracing_or_rolling)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	run_graph(&p, 0, written); /* no session */
+	for (int t = 0; t < THREADS; t++)
+		ck_assert_int_eq(written[t], 0);
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&p, 0, THREADS, NULL, 1, NULL), 0);
+	start("shares-rolling", path, sizeof path, 4);
+	ggmlviz_step_begin(&cpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, "decode");
+	run_graph(&p, 1, written);
+	ggmlviz_step_end(&cpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, 0, "decode");
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&p, 0, THREADS, NULL, 1, NULL), -EINVAL);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	for (int t = 0; t < THREADS; t++)
+		ck_assert_int_eq(written[t], 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->shares, 0);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *suite = suite_create("shares");
+	TCase *c = tcase_create("shares");
+
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, shares_measure_every_thread);
+	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
+	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
+	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
+	suite_add_tcase(suite, c);
+	return suite;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}
