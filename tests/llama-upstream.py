@@ -8,7 +8,8 @@ llama_decode() and llama_encode(), in a folder of its own that no file of
 libggmlviz names: every decode of both is a step, and the build's check
 passes. The check itself fails on an object that calls llama_decode()
 through a pointer, naming it. Bad input: a folder that is not llama.cpp,
-and one the integration does not fit (no libllama target), each said in
+one whose CPU backend the shares' edit does not fit, and one the
+integration does not fit (no libllama target), each said in
 words, nothing built.
 
     llama-upstream.py BUILDDIR TMPDIR
@@ -169,6 +170,20 @@ os.makedirs(os.path.join(odd, 'ggml'))
 open(os.path.join(odd, 'include', 'llama.h'), 'w').write('')
 open(os.path.join(odd, 'CMakeLists.txt'), 'w').write(
     'cmake_minimum_required(VERSION 3.14)\nproject("llama.cpp" C CXX)\n')
+rc, out, err = run('sh', SCRIPT, '--source', odd, '--tools', 'llama-bench',
+                   os.path.join(TMP, 'odd-out'))
+ok(rc != 0 and 'ggml/src/ggml-cpu/ggml-cpu.c' in err and 'this llama.cpp does not fit' in err and
+   'nothing was built' in err and not os.path.exists(os.path.join(TMP, 'odd-out', 'src')),
+   'a llama.cpp whose CPU backend the shares\' edit does not fit: the file said, nothing built',
+   err[-300:])
+# a ggml-cpu.c with the places the shares' edit looks for, so that the next edits are tried
+os.makedirs(os.path.join(odd, 'ggml', 'src', 'ggml-cpu'))
+open(os.path.join(odd, 'ggml', 'src', 'ggml-cpu', 'ggml-cpu.c'), 'w').write(
+    '#include "ggml-cpu-impl.h"\n'
+    '        const int n_fused = ggml_cpu_try_fuse_ops(cgraph, node_n, &params, cplan);\n'
+    '        if (state->ith == 0 && cplan->abort_callback &&\n'
+    '    GGML_PRINT_DEBUG("thread #%d compute-done cplan %p\\n", state->ith, cplan);\n'
+    '#endif\n\n    ggml_barrier(state->threadpool);\n')
 rc, out, err = run('sh', SCRIPT, '--source', odd, os.path.join(TMP, 'odd-out'))
 ok(rc != 0 and 'this llama.cpp does not fit' in err and 'nothing was built' in err and
    not os.path.exists(os.path.join(TMP, 'odd-out', 'src')),
