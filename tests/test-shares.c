@@ -192,6 +192,22 @@ static const struct ggmlviz_timing *share_of(const struct seen *s, uint32_t t, u
 	return best;
 }
 
+/* Thread t's first share of node i that began at or after at (its next one, in time). */
+static const struct ggmlviz_timing *next_share(const struct seen *s, uint32_t t, uint32_t i,
+					       uint64_t at)
+{
+	const struct ggmlviz_timing *best = NULL;
+
+	for (size_t k = 0; k < s->shares; k++) {
+		const struct ggmlviz_timing *sh = &s->share[k];
+
+		if (sh->ticks == t && sh->n_nodes == i && sh->begin_ns + 16 >= at &&
+		    (!best || sh->begin_ns < best->begin_ns))
+			best = sh;
+	}
+	return best;
+}
+
 START_TEST(shares_measure_every_thread)
 {
 	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
@@ -230,7 +246,7 @@ START_TEST(shares_measure_every_thread)
 			ck_assert_uint_ge(sh->duration_ns, work_ns((int)t, (int)i));
 			/* its wait lasts until its next share, after the barrier's last thread */
 			if (i + 1 < NODES) {
-				const struct ggmlviz_timing *next = share_of(s, t, i + 1, sh->end_ns);
+				const struct ggmlviz_timing *next = next_share(s, t, i + 1, sh->end_ns);
 				uint64_t to = sh->end_ns + sh->value;
 
 				ck_assert_ptr_nonnull(next);

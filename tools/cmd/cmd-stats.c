@@ -85,7 +85,7 @@ enum extra { EXTRA_NONE, EXTRA_WAIT, EXTRA_TIMED };
 
 static enum extra extra_of(const struct cli_agg *a)
 {
-	if (a->by == CLI_BY_THREAD && a->shares)
+	if (a->by == CLI_BY_THREAD && a->backends.shares)
 		return EXTRA_WAIT;
 	return a->measured && a->by != CLI_BY_METHOD ? EXTRA_TIMED : EXTRA_NONE;
 }
@@ -241,11 +241,11 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 /* Where ops were measured inside GGML's CPU backend: what the figures are. */
 static void measured_note(struct cli_out *o, const struct cli_agg *a)
 {
-	if (a->by == CLI_BY_THREAD && a->shares) {
+	if (a->by == CLI_BY_THREAD && a->backends.shares) {
 		cli_out_printf(o, "(by thread: each CPU worker thread's shares of the nodes, measured"
 			       " inside GGML's CPU backend (%llu shares): TOTAL its computing, WAIT its"
 			       " waiting at the barrier after each node for the slowest thread)\n",
-			       (unsigned long long)a->shares);
+			       (unsigned long long)a->backends.shares);
 		return;
 	}
 	cli_out_printf(o, "(%llu ops measured inside GGML's CPU backend (TIMED measured): each"
@@ -444,7 +444,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
 	summed_note(o, a);
-	if (a->measured || a->shares)
+	if (a->measured || a->backends.shares)
 		measured_note(o, a);
 	if (a->backends.n && ticked(a) && a->by == CLI_BY_OP)
 		ticks_notes(o, a);

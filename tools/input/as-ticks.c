@@ -66,7 +66,7 @@ static struct slot *slot_of(struct as_thread *th, uint64_t tensor)
 	for (uint32_t k = 0; k < 64; k++, i = (i + 1) & (AS_TICKS_SLOTS - 1))
 		if (th->slots[i].tensor == tensor || !th->slots[i].tensor)
 			return &th->slots[i];
-	return &th->slots[i]; /* a crowded stretch: the oldest there gives way */
+	return &th->slots[i]; /* a crowded stretch: its last slot is overwritten */
 }
 
 /* 1: t is given (changed or not), 0: t is left out (a share). */

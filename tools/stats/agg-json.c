@@ -99,7 +99,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
 	json_u64(o, "measured_ops", a->measured);
-	json_u64(o, "shares", a->shares);
+	json_u64(o, "shares", a->backends.shares);
 	cli_out_printf(o, ",\"ticks\":{\"estimated\":%s", a->ticks_estimated ? "true" : "false");
 	json_u64(o, "run_starts", a->starts);
 	json_u64(o, "run_start_ns", a->start_ns);

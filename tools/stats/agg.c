@@ -235,14 +235,13 @@ static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struc
 /*
  * A CPU worker's share of a node (OP_SHARE): by thread, a row of its
  * worker, its compute the time and its wait at the barrier WAIT; else it
- * is in the op's measured time already.
+ * is in the op's measured time already (backends.c counts it either way).
  */
 static int add_share(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
 	struct key k = key_of(CLI_BY_THREAD, t);
 	struct cli_group *g;
 
-	a->shares++;
 	if (a->by != CLI_BY_THREAD)
 		return 0;
 	if (!(g = group_of(a, &k)) || cli_dist_add(&g->d, t->duration_ns) < 0)

@@ -231,7 +231,6 @@ struct cli_agg {
 	uint64_t above_ns;            /* time above the nodes' floors left in the ops */
 	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
 	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
-	uint64_t shares;              /* CPU workers' measured shares (OP_SHARE): by thread, the rows */
 	uint64_t measured;            /* ops measured (GGMLVIZ_OP_METHOD_MEASURED) */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
