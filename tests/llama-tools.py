@@ -105,9 +105,10 @@ rc, out, err = run(G, 'stats', '-f', 'json', bench_trace)
 st = json.loads(out) if rc == 0 else {}
 cpu = [x for x in st.get('splits', []) if x['backend'] == 'CPU']
 ok(rc == 0 and cpu and cpu[0]['ops_measured'] == st['ops'] and not cpu[0]['ops_tick'] and
-   st['shares'] == 2 * st['ops'] and st['measured_ops'] == st['ops'],
+   st['shares'] == 2 * st['ops'] and st['measured_ops'] == st['ops'] and
+   st.get('shares_unattributed') == 0,
    'llama-bench at 2 threads: every CPU op measured (the build\'s GGML measures each worker '
-   'thread\'s share), two shares an op, none timed by ticks',
+   'thread\'s share), two shares an op, none timed by ticks, none unattributed (META SHARES)',
    (rc, err[-300:], cpu, st.get('ops'), st.get('shares')))
 rc, out, err = run(G, 'stats', '-f', 'json', '--by', 'thread', bench_trace)
 th = [g for g in json.loads(out)['groups'] if g['name'] != '(run start)'] if rc == 0 else []
@@ -120,8 +121,12 @@ ok(rc == 0 and 'WAIT' in out.splitlines()[1] and 'by thread: each CPU worker thr
    'stats --by thread in text: a WAIT column, and what the rows are', out[-600:])
 rc, out, err = run(G, 'stats', bench_trace)
 ok(rc == 0 and 'TIMED' in out.splitlines()[1] and ' measured' in out.splitlines()[2] and
-   'ops measured inside GGML' in out, 'stats says per op how it was timed (TIMED measured)',
+   'ops measured inside GGML' in out and 'every share went to its op' in out,
+   'stats says per op how it was timed (TIMED measured), and that every share went to its op',
    out[-600:])
+rc, out, err = run(G, 'info', bench_trace)
+ok(rc == 0 and 'CPU shares: every node measured inside GGML\'s CPU backend went to its op' in out,
+   'info says what the trace\'s META SHARES says', out[-900:])
 chrome = os.path.join(TMP, 'bench.json')
 rc, out, err = run(G, 'export', '-f', 'chrome', '-o', chrome, bench_trace)
 evs = json.load(open(chrome)) if rc == 0 else {}
@@ -140,9 +145,11 @@ rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT=ticks_trace,
 kinds = {r['type'] for r in records(ticks_trace)}
 rc2, out, err2 = run(G, 'stats', '-f', 'json', ticks_trace)
 cpu = [x for x in json.loads(out).get('splits', []) if x['backend'] == 'CPU'] if rc2 == 0 else []
-ok(rc == 0 and 'OP_SHARE' not in kinds and cpu and cpu[0]['ops_tick'] and not cpu[0]['ops_measured'],
-   'GGML_VIZ_CPU_SHARES=0: no share measured, the ops timed by the ticks and estimated as with '
-   'any GGML', (rc, err[-300:], cpu))
+metas = {r.get('kind') for r in records(ticks_trace) if r['type'] == 'META'}
+ok(rc == 0 and 'OP_SHARE' not in kinds and cpu and cpu[0]['ops_tick'] and not cpu[0]['ops_measured']
+   and 'SHARES' not in metas,
+   'GGML_VIZ_CPU_SHARES=0: no share measured (no META SHARES either), the ops timed by the '
+   'ticks and estimated as with any GGML', (rc, err[-300:], cpu, metas))
 
 # The estimate (thread 0's ticks, read by ggmlviz as for a GGML without the edit: --as-ticks)
 # against the measure, on the same runs, at 2 threads: bench/ticks-truth.sh's figures. The

@@ -13,7 +13,9 @@
  *     end (the run's first op: from the last begin), at least the slowest
  *     thread's work, not the ticks' time;
  *   - a run with a node some thread did not measure: timed by the ticks;
- *   - nodes no run asked about: counted in shares_unattributed;
+ *   - nodes no run asked about: counted in shares_unattributed, and said
+ *     in the session's META SHARES (a session whose every share went to
+ *     its op says that; one that measured nothing says nothing);
  *   - not tracing, rolling mode: nothing written.
  *
  * SPDX-License-Identifier: MIT
@@ -138,7 +140,31 @@ static void run_graph(struct pool *p, int ask, int written[THREADS])
 struct seen {
 	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
 	size_t ops, shares;
+	int said;                       /* META SHARES records */
+	uint64_t unattributed, beyond;  /* the last one's */
+	char said_label[320];
 };
+
+/* META SHARES: the session's word on the shares no op got. */
+static void read_said(const char *path, struct seen *s)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	int rc;
+
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1) {
+		if (ev.type != GGMLVIZ_EVENT_META || ev.data.meta.kind != GGMLVIZ_META_SHARES)
+			continue;
+		s->said++;
+		s->unattributed = ev.data.meta.value;
+		s->beyond = ev.data.meta.value2;
+		snprintf(s->said_label, sizeof s->said_label, "%.*s", (int)ev.label_len,
+			 ev.label ? ev.label : "");
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+}
 
 static struct seen *read_back(const char *path)
 {
@@ -157,6 +183,7 @@ static struct seen *read_back(const char *path)
 	}
 	ck_assert_int_eq(rc, 0);
 	ggmlviz_reader_close(r);
+	read_said(path, s);
 	return s;
 }
 
@@ -270,6 +297,10 @@ START_TEST(shares_measure_every_thread)
 		ck_assert_uint_le(op->begin_ns > first ? op->begin_ns - first : first - op->begin_ns, 1000);
 		ck_assert_uint_le(op->end_ns > last ? op->end_ns - last : last - op->end_ns, 1000);
 	}
+	/* the stop says every share went to its op */
+	ck_assert_int_eq(s->said, 1);
+	ck_assert_uint_eq(s->unattributed, 0);
+	ck_assert_ptr_nonnull(strstr(s->said_label, "went to its op"));
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -318,6 +349,11 @@ START_TEST(nodes_no_run_asked_about_are_counted)
 	s = read_back(path);
 	ck_assert_uint_eq(s->shares, 2 * THREADS * NODES); /* written all the same */
 	ck_assert_uint_eq(s->ops, NODES);
+	/* and the trace says so, for this session only */
+	ck_assert_int_eq(s->said, 1);
+	ck_assert_uint_eq(s->unattributed, NODES);
+	ck_assert_uint_eq(s->beyond, 0);
+	ck_assert_ptr_nonnull(strstr(s->said_label, "4 of nodes in no run asked about"));
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -346,6 +382,7 @@ START_TEST(nothing_when_not_tracing_or_rolling)
 		ck_assert_int_eq(written[t], 0);
 	s = read_back(path);
 	ck_assert_uint_eq(s->shares, 0);
+	ck_assert_int_eq(s->said, 0); /* no graph measured: nothing to say */
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);

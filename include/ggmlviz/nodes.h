@@ -195,7 +195,8 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * visible, and gives each node of the calling thread's run its first
  * begin and last end: the node's op is recorded with those times when the
  * run ends. A node that no run of the calling thread asked about is
- * counted (ggmlviz_stats.shares_unattributed), never attributed.
+ * counted (ggmlviz_stats.shares_unattributed, and the session's META
+ * SHARES record at its stop), never attributed.
  * In rolling mode and sync mode nothing is written (the ticks time the
  * ops as they do without the edit).
  *

@@ -301,7 +301,8 @@ struct ggmlviz_stats {
 	 * (ggmlviz_cpu_share_begin(3)) and that no op got: the node was in no
 	 * run asked about on the graph's thread, or past the 16384 nodes of a
 	 * graph or the 1024 threads of a pool followed. Counted, never
-	 * attributed by guess; since the process started.
+	 * attributed by guess; since the process started (each session's
+	 * own count is in its trace: the META SHARES record at its stop).
 	 */
 	uint64_t shares_unattributed;
 	uint64_t reserved[4];      /**< room to grow; zero */

@@ -43,7 +43,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS (GGMLVIZ_META_SAMPLE + 2) /* the kinds known (1 to the last), then all others */
+#define META_KINDS (GGMLVIZ_META_SHARES + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -80,6 +80,9 @@ struct info {
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
 	uint64_t methods[5];                 /* op timings by enum ggmlviz_op_method */
+	const char *shares_note; /* the last META SHARES's label (borrowed), or NULL */
+	uint32_t shares_note_len;
+	uint64_t shares_unattributed;        /* the META SHARES' sum */
 	struct cli_backends backends;        /* each backend's runs, and its ops by method */
 	struct cli_htab threads;
 	uint64_t threads_over; /* records of threads past CLI_MAX_THREADS, not listed */
@@ -162,6 +165,10 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 		info->gpu_recorded = ev->data.meta.value;
 	else if (kind == GGMLVIZ_META_SAMPLE && ev->label)
 		info->sample_note = ev->label, info->sample_note_len = ev->label_len;
+	else if (kind == GGMLVIZ_META_SHARES) {
+		info->shares_note = ev->label, info->shares_note_len = ev->label_len;
+		info->shares_unattributed += ev->data.meta.value;
+	}
 }
 
 static void add_timing(struct info *info, const struct ggmlviz_timing *t)
@@ -369,6 +376,22 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
 }
 
+/* What the sessions said of the CPU backend's shares no op got (META SHARES). */
+static void print_shares_said(struct cli_out *o, const struct info *info)
+{
+	uint64_t said = info->meta_kinds[GGMLVIZ_META_SHARES];
+
+	if (!said)
+		return;
+	cli_out_str(o, "  CPU shares: ");
+	if (said == 1 && info->shares_note)
+		cli_text_str(o, info->shares_note, info->shares_note_len);
+	else
+		cli_out_printf(o, "%" PRIu64 " went to no op, in %" PRIu64 " sessions",
+			       info->shares_unattributed, said);
+	cli_out_char(o, '\n');
+}
+
 /* Whether GPU kernels were recorded (or why not), and how many were tied to their nodes. */
 static void print_gpu(struct cli_out *o, const struct info *info)
 {
@@ -440,6 +463,7 @@ static void print_methods(struct cli_out *o, const struct info *info)
 		       info->methods[GGMLVIZ_OP_METHOD_TICK], info->methods[GGMLVIZ_OP_METHOD_GPU],
 		       info->methods[GGMLVIZ_OP_METHOD_SYNC],
 		       info->methods[GGMLVIZ_OP_METHOD_UNKNOWN]);
+	print_shares_said(o, info);
 	cli_backends_text(o, &info->backends, "  ");
 }
 

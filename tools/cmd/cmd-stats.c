@@ -238,21 +238,41 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 	cli_out_str(o, ". --raw-ticks shows the times as ticked)\n");
 }
 
+/* What the trace's META SHARES say of the shares no op got, as the note's end. */
+static void said_note(struct cli_out *o, const struct cli_shares_said *s)
+{
+	if (!s->sessions)
+		cli_out_str(o, "; the trace does not say whether every share went to its op"
+			    " (no META SHARES: an older writer's, or cut short)");
+	else if (!s->unattributed)
+		cli_out_str(o, "; every share went to its op (META SHARES)");
+	else
+		cli_out_printf(o, "; %llu node shares went to no op and are in no figure here"
+			       " (META SHARES: %llu of nodes no run asked about, %llu past what"
+			       " the tracer follows)", (unsigned long long)s->unattributed,
+			       (unsigned long long)(s->unattributed - s->beyond),
+			       (unsigned long long)s->beyond);
+}
+
 /* Where ops were measured inside GGML's CPU backend: what the figures are. */
 static void measured_note(struct cli_out *o, const struct cli_agg *a)
 {
 	if (a->by == CLI_BY_THREAD && a->backends.shares) {
 		cli_out_printf(o, "(by thread: each CPU worker thread's shares of the nodes, measured"
 			       " inside GGML's CPU backend (%llu shares): TOTAL its computing, WAIT its"
-			       " waiting at the barrier after each node for the slowest thread)\n",
+			       " waiting at the barrier after each node for the slowest thread",
 			       (unsigned long long)a->backends.shares);
+		said_note(o, &a->said);
+		cli_out_str(o, ")\n");
 		return;
 	}
 	cli_out_printf(o, "(%llu ops measured inside GGML's CPU backend (TIMED measured): each"
 		       " from the first worker thread's begin of its share to the last one's end;"
 		       " the barrier's wait after it and the run's start before the first are in"
-		       " no op%s)\n", (unsigned long long)a->measured,
+		       " no op%s", (unsigned long long)a->measured,
 		       ticked(a) ? "; the others were timed by ticks (TIMED estimated or ticked)" : "");
+	said_note(o, &a->said);
+	cli_out_str(o, ")\n");
 }
 
 /* Whether one of the first n groups (those shown) went past the measured peak, or any has a bound. */

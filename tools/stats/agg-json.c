@@ -100,6 +100,8 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);
 	json_u64(o, "measured_ops", a->measured);
 	json_u64(o, "shares", a->backends.shares);
+	if (a->said.sessions)
+		json_u64(o, "shares_unattributed", a->said.unattributed);
 	cli_out_printf(o, ",\"ticks\":{\"estimated\":%s", a->ticks_estimated ? "true" : "false");
 	json_u64(o, "run_starts", a->starts);
 	json_u64(o, "run_start_ns", a->start_ns);

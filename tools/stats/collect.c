@@ -63,6 +63,8 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	ggmlviz_reader_pairing_counts(in.r, &a->counts);
 	if (rc == 0)
 		rc = cli_agg_finish(a, in.r);
+	if (a->measured || a->backends.shares)
+		cli_shares_said_read(path, &a->said);
 	status = cli_input_report(&in);
 	cli_input_close(&in);
 	if (rc < 0) {

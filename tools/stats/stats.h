@@ -202,6 +202,16 @@ struct cli_peak {
 /* Reads path's META PEAK, if it is a file that has one (a second reader: its first records). */
 void cli_peak_read(const char *path, struct cli_peak *p);
 
+/* The trace's META SHARES records (shares-said.c): the CPU backend's shares no op got. */
+struct cli_shares_said {
+	uint64_t sessions;     /* records: 0 where the trace says nothing (an older writer's) */
+	uint64_t unattributed; /* their sum */
+	uint64_t beyond;       /* ... of which past the nodes, threads or pools followed */
+};
+
+/* Reads path's META SHARES records, if it is a file (a second reader, to the end). */
+void cli_shares_said_read(const char *path, struct cli_shares_said *s);
+
 enum { CLI_BOUND_UNKNOWN, CLI_BOUND_MEMORY, CLI_BOUND_COMPUTE };
 
 struct cli_group;
@@ -232,6 +242,7 @@ struct cli_agg {
 	uint64_t summed, summed_ns;   /* ops known by their sums (OP_SUMMARY), in ops and op_ns */
 	uint64_t summed_out;          /* ... left out: this grouping (name, layer) has no key for them */
 	uint64_t measured;            /* ops measured (GGMLVIZ_OP_METHOD_MEASURED) */
+	struct cli_shares_said said;  /* what the trace says of the shares no op got, where measured */
 	struct cli_backends backends;  /* runs and op timings by backend */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;

@@ -142,7 +142,8 @@ void ggmlviz__emit_thread_free(void)
 static int tracer_writes_kind(uint32_t kind)
 {
 	return kind == GGMLVIZ_META_PROCESS || kind == GGMLVIZ_META_DROPPED ||
-	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU;
+	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU ||
+	       kind == GGMLVIZ_META_SHARES;
 }
 
 static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
@@ -173,6 +174,11 @@ void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_o
 			    const char *label)
 {
 	emit_meta(GGMLVIZ_META_GPU, kernels, recorded, left_out, label);
+}
+
+void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label)
+{
+	emit_meta(GGMLVIZ_META_SHARES, 0, unattributed, beyond, label);
 }
 
 static void emit_request(uint8_t type, uint64_t id, int32_t slot, uint32_t what,

@@ -165,8 +165,12 @@ struct ggmlviz__kernel_rec {
  * A node of no open run is counted (ggmlviz__state.shares_unasked).
  */
 void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end);
-/* Shares not followed: past the nodes or the threads a slot holds. */
-uint64_t ggmlviz__shares_beyond(void);
+/* Shares no op got since the process started: no run asked, or past what a slot holds. */
+uint64_t ggmlviz__shares_unattributed(void);
+/* A session starts: what META SHARES will count from (the session's lock held). */
+void ggmlviz__shares_open(void);
+/* A session stops, still active: its META SHARES, where shares were measured or lost. */
+void ggmlviz__shares_say(void);
 
 /* OP_COMPUTE_BEGIN or _END at ts. */
 void ggmlviz__emit_op_at(uint64_t ts, uint8_t type, uint64_t tensor, uint32_t op_type,
@@ -212,6 +216,8 @@ void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
  * and why; at the end, the figures): key = KERNEL records so far, value =
  * 1 if kernels are recorded, value2 = GPU records left out (incomplete).
  */
+/* META SHARES: the session's unattributed shares (shares.c), of which beyond the slots. */
+void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label);
 void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,
 			    const char *label);
 

@@ -28,12 +28,16 @@
  * begins after it, every share of the graphs before began before it. A
  * slot is cleared when a thread takes it, or takes it for another pool.
  *
+ * What no op got is counted, never attributed by guess, and said at the
+ * session's stop in a META SHARES record (as ggmlviz_stats says it).
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +73,11 @@ static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 static int slot_key_ok;
 static _Atomic uint64_t beyond; /* shares past SHARE_NODES or POOL_THREADS, not followed */
+/* What the session's META SHARES counts from, and whether a graph was measured in it. */
+static struct {
+	uint64_t unasked, beyond;
+	_Atomic int measured;
+} said;
 
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
 
@@ -297,12 +306,43 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
-	if (ith == 0)
+	if (ith == 0) {
 		hand_over(s, floor, (uint32_t)nth, nodes, n);
+		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
+			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
+	}
 	return count;
 }
 
-uint64_t ggmlviz__shares_beyond(void)
+uint64_t ggmlviz__shares_unattributed(void)
 {
-	return atomic_load_explicit(&beyond, memory_order_relaxed);
+	return atomic_load(&ggmlviz__state.shares_unasked) + atomic_load(&beyond);
+}
+
+void ggmlviz__shares_open(void)
+{
+	said.unasked = atomic_load(&ggmlviz__state.shares_unasked);
+	said.beyond = atomic_load(&beyond);
+	atomic_store(&said.measured, 0);
+}
+
+void ggmlviz__shares_say(void)
+{
+	uint64_t unasked = atomic_load(&ggmlviz__state.shares_unasked) - said.unasked;
+	uint64_t past = atomic_load(&beyond) - said.beyond;
+	char label[320];
+
+	if (!atomic_load(&said.measured) && !unasked && !past)
+		return; /* no GGML built with the edit in this session: nothing to say */
+	if (!unasked && !past)
+		snprintf(label, sizeof label, "every node measured inside GGML's CPU backend went "
+			 "to its op");
+	else
+		snprintf(label, sizeof label, "%llu node shares measured inside GGML's CPU backend "
+			 "went to no op: %llu of nodes in no run asked about on their graph's "
+			 "thread, %llu past the %u nodes of a graph, the %u threads of a pool or "
+			 "the %u pools followed", (unsigned long long)(unasked + past),
+			 (unsigned long long)unasked, (unsigned long long)past, SHARE_NODES,
+			 POOL_THREADS, POOLS);
+	ggmlviz__emit_meta_shares(unasked + past, past, label);
 }

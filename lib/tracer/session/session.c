@@ -258,6 +258,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	}
 	atomic_store(&ggmlviz__state.lost, 0);
 	atomic_store(&ggmlviz__state.mismatches, 0);
+	ggmlviz__shares_open();
 	/* the rings as the session starts them: sized for it (prepare_rings) */
 	atomic_store(&ggmlviz__state.ring_mapped_peak, atomic_load(&ggmlviz__state.ring_mapped));
 	atomic_store(&ggmlviz__state.ended, 0);
@@ -361,7 +362,7 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 	st->queued = st->emitted > st->written + st->dropped ?
 			     st->emitted - st->written - st->dropped : 0;
 	st->timing_mismatches = atomic_load(&ggmlviz__state.mismatches);
-	st->shares_unattributed = atomic_load(&ggmlviz__state.shares_unasked) + ggmlviz__shares_beyond();
+	st->shares_unattributed = ggmlviz__shares_unattributed();
 	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
 	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
 	st->meta_written = f.meta_written;
@@ -386,6 +387,7 @@ static int stop_locked(void)
 	int rc;
 
 	ggmlviz__gpu_stop(); /* before the mask closes: the kernels still buffered go in */
+	ggmlviz__shares_say();
 	ggmlviz__mask_set(0);
 	quiesce();
 	ggmlviz__crash_disarm();
