@@ -6,8 +6,11 @@
 # a GGML without the edit gives (thread 0's end of each node) and estimates
 # the rest as for any ticked trace (stats/ticks.h). Printed per thread
 # count and op type: the op time measured and estimated, their ratio, and
-# each op's share of the measured time; then the barrier's wait, measured
-# (every worker's, at every node) against the wait the estimate moved.
+# each op's share of the measured time, and thread 0's wait at the barrier
+# before the op (measured: what the estimate has to tell from the op in
+# thread 0's ticks, over the op's measured time); then the barrier's wait,
+# measured (every worker's, at every node) against the wait the estimate
+# moved.
 #
 #     bench/ticks-truth.sh [--threads "1 2 4"] [--tools DIR] [-- LLAMA-BENCH ARGS...]
 #
@@ -63,14 +66,35 @@ for t in $threads; do
 	"$ggmlviz" stats -f json "$trace" >"$tmp/measured.json"
 	"$ggmlviz" stats -f json --as-ticks "$trace" >"$tmp/estimated.json"
 	"$ggmlviz" stats -f json --by thread "$trace" >"$tmp/threads.json"
+	"$ggmlviz" dump -f jsonl "$trace" >"$tmp/records.jsonl"
 	python3 - "$t" "$tmp" "${TICKS_TRUTH_JSON:-}" <<'PY'
-import json, os, sys
+import collections, json, os, sys
 t, tmp, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 load = lambda n: json.load(open(os.path.join(tmp, n)))
+
+
+def waits_before(path):
+    """Thread 0's measured wait at the barrier before each op, by op name: its previous share's
+    wait. Thread 0 writes a graph's shares, then its ops, on its own ring: a share is named by
+    the next op record of its thread and tensor."""
+    pending = collections.defaultdict(lambda: collections.defaultdict(list))
+    last, before = {}, collections.Counter()
+    for line in open(path):
+        r = json.loads(line)
+        if r['type'] == 'OP_SHARE' and r['thread_index'] == 0:
+            p = last.get(r['tid'])
+            pending[r['tid']][r['tensor']].append(p['wait_ns'] if p and p['node'] < r['node'] else 0)
+            last[r['tid']] = r
+        elif r['type'] == 'OP_COMPUTE_BEGIN':
+            before[r['op']] += sum(pending[r['tid']].pop(r['tensor'], []))
+    return before
+
+
 m, e, th = load('measured.json'), load('estimated.json'), load('threads.json')
 meas = {g['name']: g for g in m['groups']}
 est = {g['name']: g for g in e['groups']}
 total = sum(g['total_ns'] for n, g in meas.items() if n != '(run start)')
+before = waits_before(os.path.join(tmp, 'records.jsonl'))
 rows, cum = [], 0
 for n, g in sorted(meas.items(), key=lambda kv: -kv[1]['total_ns']):
     if n == '(run start)':
@@ -80,17 +104,20 @@ for n, g in sorted(meas.items(), key=lambda kv: -kv[1]['total_ns']):
     rows.append({'threads': t, 'op': n, 'measured_ns': g['total_ns'], 'estimated_ns': x,
                  'count': g['count'], 'share': g['total_ns'] / total if total else 0,
                  'cumulative': cum / total if total else 0, 'measured_method': g.get('measured_ops', 0),
-                 'wait_moved_ns': est.get(n, {}).get('barrier_wait_ns', 0)})
+                 'wait_moved_ns': est.get(n, {}).get('barrier_wait_ns', 0),
+                 'wait_before_ns': before.get(n, 0)})
 waits = sum(g.get('barrier_wait_ns', 0) for g in th['groups'])
 moved = e['ticks']['wait_ns_moved']
 print('\n%d thread%s: %d ops measured, %d shares' % (t, '' if t == 1 else 's', m.get('measured_ops', 0),
                                                        m.get('shares', 0)))
-print('  %-16s %12s %12s %9s %7s %7s' % ('OP', 'MEASURED', 'ESTIMATED', 'EST/MEAS', 'SHARE', 'CUM'))
+print('  %-16s %12s %12s %9s %7s %7s %12s' % ('OP', 'MEASURED', 'ESTIMATED', 'EST/MEAS', 'SHARE',
+                                               'CUM', 'WAIT BEFORE'))
+ratio = lambda a, b: '%.3f' % (a / b) if b else '-'
 for r in rows:
-    print('  %-16s %10.3f ms %10.3f ms %9s %6.1f%% %6.1f%%' % (
+    print('  %-16s %10.3f ms %10.3f ms %9s %6.1f%% %6.1f%% %12s' % (
         r['op'], r['measured_ns'] / 1e6, r['estimated_ns'] / 1e6,
-        '%.3f' % (r['estimated_ns'] / r['measured_ns']) if r['measured_ns'] else '-',
-        100 * r['share'], 100 * r['cumulative']))
+        ratio(r['estimated_ns'], r['measured_ns']), 100 * r['share'], 100 * r['cumulative'],
+        ratio(r['wait_before_ns'], r['measured_ns'])))
 print('  barrier waits: measured %.3f ms over every worker (%d threads, at every node); '
       'the estimate moved %.3f ms back to the ops that caused them' % (waits / 1e6, t, moved / 1e6))
 if out:

@@ -19,7 +19,12 @@
 # this machine; 90 for an H100 or H200). --cpu builds the same prefix
 # without CUDA (to try the script where there is no toolkit). SRC: the
 # source (default third_party/ggml/src, which fetch-ggml.sh --source
-# makes). Flash
+# makes); it is copied into DIR.src and edited there, never itself: its
+# CPU backend then measures every worker thread's share of every node
+# (scripts/copy-edited-source.sh --cpu-shares, as build-llama-tools.sh
+# does), through libggmlviz's functions, which the program that links
+# libggmlviz gives the shared GGML (weak references: a program without
+# libggmlviz runs GGML as it is). Flash
 # attention's CUDA kernels are left out (GGML_CUDA_FA=OFF): they take most
 # of the build's time, and llama.cpp then computes attention without them.
 # Run again, it builds only what changed.
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$dest" ] || dest="$top/third_party/ggml-cuda"
 build="$dest.build"
+copy="$dest.src"
 
 [ -f "$src/CMakeLists.txt" ] ||
 	die "no llama.cpp source in $src: run scripts/fetch-ggml.sh --source first"
@@ -79,9 +85,14 @@ else
 	cuda_flags=
 fi
 
+command -v python3 >/dev/null 2>&1 || die "python3 is needed (it edits the copy of the source)"
+"$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares ||
+	die "nothing was built (the message above says what did not fit)"
+
 say "configuring in $build (CUDA: $cuda, architectures: $arch)"
 # shellcheck disable=SC2086 # the flags are words
-cmake -S "$src" -B "$build" $generator -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$copy" -B "$build" $generator -DCMAKE_BUILD_TYPE=Release \
+	-DCMAKE_C_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK" \
 	-DCMAKE_INSTALL_PREFIX="$dest" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
 	-DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=OFF -DGGML_NATIVE=ON -DGGML_CUDA="$cuda" \
 	$cuda_flags -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_COMMON=OFF \

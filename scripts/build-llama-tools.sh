@@ -109,36 +109,13 @@ case "$out/" in "$source_dir"/*) die "OUT ($out) is inside the source ($source_d
 log="$out/build.log"
 : >"$log"
 
-# The files of the checkout: git's tracked and untracked-not-ignored (where DIR is a
-# work tree's top, not a folder another repository ignores), else all but build folders.
-list_files() {
-	if [ "$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null)" = "$source_dir" ]; then
-		git -C "$source_dir" ls-files -z --cached --others --exclude-standard
-	else
-		(cd "$source_dir" && find . -path ./.git -prune -o -path './build*' -prune -o -type f -print0)
-	fi
-}
-
 # ---- 2. the copy, made again when the source or the edits changed ----
 edits="--cpu-shares"
 case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 [ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
-stamp=$({ list_files | tr '\0' '\n' | (cd "$source_dir" && xargs -r ls -l --time-style=+%s 2>/dev/null)
-	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h" "$contrib/ggmlviz-vulkan.h" \
-		"$contrib/ggmlviz-cpu.h"; echo "$edits"; } | cksum | cut -d' ' -f1)
-if [ "$(cat "$out/src/.ggmlviz-copy" 2>/dev/null)" != "$stamp" ]; then
-	say "copying $source_dir into $out/src"
-	rm -rf "$out/src"
-	mkdir -p "$out/src"
-	list_files | (cd "$source_dir" && tar --null -T - -cf -) | tar -C "$out/src" -xf - ||
-		die "the source could not be copied into $out/src"
-	if [ -n "$edits" ]; then
-		# shellcheck disable=SC2086 # the options are words
-		python3 "$contrib/ggmlviz-edit.py" "$out/src" $edits >&2 ||
-			{ rm -rf "$out/src"; die "nothing was built (the message above says what did not fit)"; }
-	fi
-	echo "$stamp" >"$out/src/.ggmlviz-copy"
-fi
+# shellcheck disable=SC2086 # the options are words
+"$top/scripts/copy-edited-source.sh" "$source_dir" "$out/src" $edits ||
+	die "nothing was built (the message above says what did not fit)"
 
 # ---- 3. libggmlviz, installed where CMake finds it ----
 prefix="$out/ggmlviz"

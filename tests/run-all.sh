@@ -251,6 +251,10 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server
+	note "the shared GGML of the GPU check (build-ggml-cuda.sh --cpu), its CPU shares measured"
+	top_srcdir="$top" top_builddir="$top/build" \
+		sh "$top/tests/test-ggml-shared.sh" >"$top/build/ggml-shared.out" 2>&1
+	count_tap "$top/build/ggml-shared.out" "ggml-shared"
 	note "the README's shell blocks that build into the checkout or run llama.cpp's tools, as printed"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-readme-shell.sh" --checkout >"$top/build/readme-checkout.out" 2>&1

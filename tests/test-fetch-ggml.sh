@@ -2,7 +2,8 @@
 # scripts/fetch-ggml.sh without the network: its options, its errors, and
 # that a complete folder is left alone (no download); a folder without the
 # source is fetched again when --source asks for it; and
-# scripts/build-ggml-cuda.sh's options and errors. Prints TAP.
+# scripts/build-ggml-cuda.sh's options and errors (an edit that does not
+# fit its source included). Prints TAP.
 top_srcdir=${top_srcdir:-.}
 script="$top_srcdir/scripts/fetch-ggml.sh"
 tmp=$(mktemp -d) || exit 1
@@ -51,7 +52,7 @@ novk="$tmp/novk"
 cp -r "$fake" "$novk"
 sed -i '/^vulkan=/d' "$novk/VERSION"
 
-echo "1..12"
+echo "1..13"
 run 0 "usage:" --help
 result $? "--help prints the usage"
 run 1 "unknown option '--bogus'" --bogus
@@ -98,4 +99,21 @@ run 1 "unknown option '--bogus'" --bogus
 result $? "build-ggml-cuda: an unknown option is named"
 run 1 "--arch wants a value" --arch
 result $? "build-ggml-cuda: --arch without a value is refused"
+# a source whose CPU backend the shares' edit does not fit: said, and nothing built
+odd="$tmp/odd"
+mkdir -p "$odd/ggml/src/ggml-cpu"
+echo 'project(odd C)' >"$odd/CMakeLists.txt"
+echo 'int ggml_graph_compute_thread;' >"$odd/ggml/src/ggml-cpu/ggml-cpu.c"
+if command -v cmake >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	run 1 "this llama.cpp does not fit" --cpu --src "$odd" "$tmp/odd-prefix" &&
+		grep -q "nothing was built" "$tmp/out" && [ ! -e "$tmp/odd-prefix.build" ] &&
+		[ ! -e "$tmp/odd-prefix.src" ] && [ ! -e "$tmp/odd-prefix" ] &&
+		cmp -s "$odd/ggml/src/ggml-cpu/ggml-cpu.c" - <<EOF
+int ggml_graph_compute_thread;
+EOF
+	result $? "build-ggml-cuda: a source the CPU shares' edit does not fit: said, nothing built, the source untouched"
+else
+	n=$((n + 1))
+	echo "ok $n # SKIP build-ggml-cuda's edit: no cmake or python3 here"
+fi
 exit $fail

@@ -20,6 +20,25 @@
 
 #include <ggmlviz/nodes.h>
 
+#ifdef GGMLVIZ_CPU_WEAK
+/*
+ * A shared GGML (scripts/build-ggml-cuda.sh): libggmlviz is not linked
+ * into it but into the program, whose definitions the dynamic linker
+ * binds to these references (ld exports them from a program that links
+ * libggmlviz against this GGML). A program without libggmlviz leaves them
+ * null, and nothing is called.
+ */
+#pragma weak ggmlviz_cpu_share_begin
+#pragma weak ggmlviz_cpu_share_end
+#pragma weak ggmlviz_cpu_graph_done
+#define ggmlviz_cpu_share_begin(...) \
+	(ggmlviz_cpu_share_begin ? ggmlviz_cpu_share_begin(__VA_ARGS__) : (void)0)
+#define ggmlviz_cpu_share_end(...) \
+	(ggmlviz_cpu_share_end ? ggmlviz_cpu_share_end(__VA_ARGS__) : (void)0)
+#define ggmlviz_cpu_graph_done(...) \
+	((void)(ggmlviz_cpu_graph_done ? ggmlviz_cpu_graph_done(__VA_ARGS__) : 0))
+#endif
+
 /*
  * A node's op type as libggmlviz's GGML adapter records it
  * (ggmlviz_ggml_op_type()): GGML's op, and for the two ops whose
