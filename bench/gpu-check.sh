@@ -21,9 +21,11 @@
 #   - decode tokens/s traced (every kernel recorded) / untraced, with CUDA
 #     graphs on and with GGML_CUDA_DISABLE_GRAPHS=1 (bench_llama); the ops'
 #     GPU time against the GPU's busy time;
+#   - what a recorded event and a clock read cost, and the clock the
+#     tracer stamps with (bench_tracer, the kernel's clocksource);
 #   - bench_llama on the CPU at 1, 4, 8 and 16 threads;
 #   - bench_writer with 4, 8 and 16 producers
-# (these two left out with --no-cpu).
+# (these three left out with --no-cpu).
 # Without a GPU (or without the toolkit) it says what is missing, runs the
 # parts that need neither, and exits 77; 1 when a check missed its target.
 #
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
 	--tokens) [ $# -ge 2 ] || { echo "gpu-check: --tokens wants a number" >&2; exit 2; }
 		tokens=$2; shift ;;
 	--no-cpu) cpu=no ;;
-	-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -184,6 +186,23 @@ cpu_build=${cuda_build:-}
 [ -n "$cpu_build" ] || { [ -x "$lib/bench/bench_llama" ] && cpu_build=$lib; }
 [ -n "$cpu_build" ] || { [ -x "$top/build/bench/bench_llama" ] && cpu_build="$top/build"; }
 cores=$(nproc 2>/dev/null || echo 1)
+# What a stamp and an event cost here, and from which clock: what every op's records cost
+# the traced program rests on (a clock_gettime that is a system call, under a hypervisor
+# without the TSC, costs 10 to 50 times what it does through the vDSO).
+if [ "$cpu" = yes ] && [ -x "$lib/bench/bench_tracer" ]; then
+	say "bench_tracer: one recorded event against one clock read"
+	"$lib/bench/bench_tracer" >"$work/tracer.out" 2>&1
+	GGML_VIZ_VERBOSE=1 GGML_VIZ_OUTPUT="$work/threads.ggmlviz" "$lib/examples/threads" \
+		"$work/threads.ggmlviz" 2>&1 | sed -n 's/.*timestamps from \(.*\))$/\1/p' |
+		head -n 1 >"$work/tracer-clock.out"
+	gettime=$(sed -n 's/^clock_gettime(CLOCK_MONOTONIC): \([0-9.]*\) ns.*/\1/p' "$work/tracer.out")
+	event=$(sed -n 's/^recorded event (.*), 1 thread: \([0-9.]*\) ns = \([0-9.]*\)x.*/\1 ns (\2x clock_gettime)/p' \
+		"$work/tracer.out")
+	source=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+	row "the tracer's clock: a recorded event, a clock_gettime" \
+		"${event:-?}, ${gettime:-?} ns; stamps from $(cat "$work/tracer-clock.out"); clocksource ${source:-?}" \
+		"(said, not judged)"
+fi
 for threads in 1 4 8 16; do
 	[ "$cpu" = yes ] || break
 	if [ "$threads" -gt "$cores" ]; then
