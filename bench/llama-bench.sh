@@ -8,13 +8,17 @@
 # measured inside GGML's CPU backend (ggmlviz_cpu_share_begin(3)), and with
 # GGML_VIZ_CPU_SHARES=0, timed by thread 0's ticks only. Printed: each
 # mode's median t/s and the median of the per-round ratios traced /
-# untraced, with their spread (target: 0.97 or more for pp and tg).
+# untraced, with their spread (target: 0.97 or more for pp and tg); and
+# what tracing adds to a token in time (from the medians), and so to each
+# of its ops (ops a token from the last traced round's trace): a cost that
+# stays the same for a model whose tokens take longer.
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
 # TOOLS: the folder of the tools built by scripts/build-llama-tools.sh
 # (default: third_party/llama-tools/build/bin). The model is make_tiny_llama's
-# q8_0 quick-start model (8 layers, 512 wide) unless -m is given; ROUNDS (7)
+# q8_0 quick-start model (8 layers, 512 wide) unless -m is given, or
+# MODEL_WIDTH=1024 or 2048 asks for a wider one (bench/tiny-model.sh); ROUNDS (7)
 # rounds of each mode; llama-bench's own arguments default to
 # -p 64 -n 32 -r 3 -t 2.
 #
@@ -46,7 +50,7 @@ while [ $i -lt "$rounds" ]; do
 	for mode in $modes; do
 		case "$mode" in
 		traced) # shellcheck disable=SC2086 # llama-bench's arguments are words
-			env GGML_VIZ_OUTPUT="$tmp/round.ggmlviz" "$tools/llama-bench" $args -o json \
+			env GGML_VIZ_OUTPUT="$tmp/traced.ggmlviz" "$tools/llama-bench" $args -o json \
 				>"$tmp/$mode.$i.json" 2>/dev/null ;;
 		ticks) # shellcheck disable=SC2086
 			env GGML_VIZ_OUTPUT="$tmp/round.ggmlviz" GGML_VIZ_CPU_SHARES=0 \
@@ -60,9 +64,18 @@ while [ $i -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 
+# ops a token by phase, from the last traced round: what a token's cost is spread over
+ggmlviz=${GGMLVIZ:-$top/build/tools/ggmlviz}
+for phase in prompt generation; do
+	"$ggmlviz" stats -f json --phase "$phase" "$tmp/traced.ggmlviz" >"$tmp/$phase.json" 2>/dev/null ||
+		echo '{}' >"$tmp/$phase.json"
+done
+
 python3 - "$tmp" "$rounds" <<'PY'
 import json, os, statistics, sys
 tmp, rounds = sys.argv[1], int(sys.argv[2])
+phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
+         for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 
 def ts(mode, i):
     rows = json.load(open(os.path.join(tmp, '%s.%d.json' % (mode, i))))
@@ -78,4 +91,16 @@ for test in ('pp', 'tg'):
               '%.3f (rounds: %.3f to %.3f)' % (test, statistics.median(plain), what,
                                                 statistics.median(traced), statistics.median(ratios),
                                                 min(ratios), max(ratios)))
+        # a fixed cost a token, spread over its ops: what a model of longer tokens pays the same
+        ph = phase[test]
+        per_token_us = 1e6 / statistics.median(traced) - 1e6 / statistics.median(plain)
+        if ph.get('tokens') and ph.get('ops'):
+            ops = ph['ops'] / ph['tokens']
+            if per_token_us > 0:
+                print('      %.1f us more a token of %.1f us untraced: %.0f ns an op (%.1f ops a '
+                      'token)' % (per_token_us, 1e6 / statistics.median(plain),
+                                  1e3 * per_token_us / ops, ops))
+            else:
+                print('      nothing more a token that the medians tell (%.1f us faster traced, of '
+                      '%.1f us untraced)' % (-per_token_us, 1e6 / statistics.median(plain)))
 PY
