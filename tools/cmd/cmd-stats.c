@@ -241,6 +241,8 @@ static void ticks_notes(struct cli_out *o, const struct cli_agg *a)
 /* What the trace's META SHARES say of the shares no op got, as the note's end. */
 static void said_note(struct cli_out *o, const struct cli_shares_said *s)
 {
+	if (!s->read)
+		return; /* read from a pipe: its end is gone */
 	if (!s->sessions)
 		cli_out_str(o, "; the trace does not say whether every share went to its op"
 			    " (no META SHARES: an older writer's, or cut short)");
@@ -248,7 +250,7 @@ static void said_note(struct cli_out *o, const struct cli_shares_said *s)
 		cli_out_str(o, "; every share went to its op (META SHARES)");
 	else
 		cli_out_printf(o, "; %llu node shares went to no op and are in no figure here"
-			       " (META SHARES: %llu of nodes no run asked about, %llu past what"
+			       " (META SHARES: %llu in no run asked about, %llu past what"
 			       " the tracer follows)", (unsigned long long)s->unattributed,
 			       (unsigned long long)(s->unattributed - s->beyond),
 			       (unsigned long long)s->beyond);

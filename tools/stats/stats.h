@@ -204,6 +204,7 @@ void cli_peak_read(const char *path, struct cli_peak *p);
 
 /* The trace's META SHARES records (shares-said.c): the CPU backend's shares no op got. */
 struct cli_shares_said {
+	bool read;             /* the file could be read again (not a pipe) */
 	uint64_t sessions;     /* records: 0 where the trace says nothing (an older writer's) */
 	uint64_t unattributed; /* their sum */
 	uint64_t beyond;       /* ... of which past the nodes, threads or pools followed */

@@ -210,14 +210,15 @@ void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *
 void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
 			     const struct ggmlviz__kernel_rec *k, const char *name);
 
+/* META SHARES: the session's unattributed shares (shares.c), of which beyond the slots. */
+void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label);
+
 /*
  * A META GPU record from the calling thread: what became of GPU kernels
  * after the session's start (CUPTI loaded at the first CUDA split, or not,
  * and why; at the end, the figures): key = KERNEL records so far, value =
  * 1 if kernels are recorded, value2 = GPU records left out (incomplete).
  */
-/* META SHARES: the session's unattributed shares (shares.c), of which beyond the slots. */
-void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label);
 void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,
 			    const char *label);
 

@@ -339,8 +339,8 @@ void ggmlviz__shares_say(void)
 			 "to its op");
 	else
 		snprintf(label, sizeof label, "%llu node shares measured inside GGML's CPU backend "
-			 "went to no op: %llu of nodes in no run asked about on their graph's "
-			 "thread, %llu past the %u nodes of a graph, the %u threads of a pool or "
+			 "went to no op: %llu in no run asked about on their graph's thread, "
+			 "%llu past the %u nodes of a graph, the %u threads of a pool or "
 			 "the %u pools followed", (unsigned long long)(unasked + past),
 			 (unsigned long long)unasked, (unsigned long long)past, SHARE_NODES,
 			 POOL_THREADS, POOLS);
