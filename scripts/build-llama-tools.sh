@@ -69,7 +69,7 @@ tools="llama-bench,llama-cli,llama-completion,llama-server"
 out=
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--source) [ $# -ge 2 ] || die "--source wants a llama.cpp checkout"; source_dir=$2; shift ;;
 	--cuda) backend=cuda ;;
 	--vulkan) backend=vulkan ;;
