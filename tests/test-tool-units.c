@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/tracer.h>
+
 #include "check-compat.h"
+#include "trace-util.h"
 
 #include "stats/stats.h"
 #include "base/anon.h"
@@ -323,6 +329,47 @@ START_TEST(counts_and_choices)
 }
 END_TEST
 
+/*
+ * A session whose CPU backend (a pool of one thread, as a GGML built with
+ * the shares' edit calls it) measures 3 nodes that no run asked about:
+ * what stats reads of its META SHARES record says 3 unattributed; a trace
+ * without the record says nothing, and a path that is no file is not read.
+ */
+START_TEST(shares_said_read_back)
+{
+	static char pool, nodes_mem[3];
+	const void *nodes[3] = { &nodes_mem[0], &nodes_mem[1], &nodes_mem[2] };
+	struct ggmlviz_config cfg;
+	struct cli_shares_said said;
+	char path[256];
+
+	tu_path(path, sizeof path, "shares-said");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	for (int i = 0; i < 3; i++) {
+		ggmlviz_cpu_share_begin(&pool, 0, i);
+		ggmlviz_cpu_share_end(&pool, 0, i);
+	}
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, nodes, 3, NULL), 3);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	cli_shares_said_read(path, &said);
+	ck_assert(said.read);
+	ck_assert_uint_eq(said.sessions, 1);
+	ck_assert_uint_eq(said.unattributed, 3);
+	ck_assert_uint_eq(said.beyond, 0);
+	/* a session that measured nothing says nothing */
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	cli_shares_said_read(path, &said);
+	ck_assert(said.read);
+	ck_assert_uint_eq(said.sessions, 0);
+	unlink(path);
+	cli_shares_said_read(path, &said);
+	ck_assert(!said.read);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -338,6 +385,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, counts_and_choices);
 	tcase_add_test(tc, names_assumed_for_the_original_only);
+	tcase_add_test(tc, shares_said_read_back);
 	suite_add_tcase(s, tc);
 	return s;
 }
