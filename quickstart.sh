@@ -85,9 +85,10 @@ The trace is $trace. Try:
 TXT
 [ "$ggml" != yes ] || [ ! -x examples/llama_trace ] || cat <<'TXT'
 The CPU op times above are estimated from the CPU backend's ticks (its thread 0's
-end of each op): this demo links the prebuilt GGML, which says no more. To measure every worker thread's share of
-every op instead, and to trace llama.cpp's own tools (llama-bench, llama-cli,
-llama-server), build them with GGML from source (about 10 min on 2 cores):
+end of each op): this demo links the prebuilt GGML, which says no more. To
+measure every worker thread's share of every op instead, and to trace
+llama.cpp's own tools (llama-bench, llama-cli, llama-server), build them with
+GGML from source (a few minutes on 2 cores):
   scripts/build-llama-tools.sh
   GGML_VIZ_OUTPUT=bench.ggmlviz third_party/llama-tools/build/bin/llama-bench -m build/demo.gguf -t 2
   build/tools/ggmlviz stats bench.ggmlviz --by thread
