@@ -14,32 +14,29 @@
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
 top_builddir=$(cd "${top_builddir:-$top_srcdir/build}" && pwd)
 work=${WORK:-$top_builddir/ggml-shared}
-n=0
 fail=0
 mkdir -p "$work"
 log="$work/test.log"
 : >"$log"
+. "$top_srcdir/tests/tap.sh"
 
-result() { # status description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-		tail -n 15 "$log" | sed 's/^/# /'
-	fi
+# result STATUS TEXT: tap.sh's ok, and the log's end where it failed
+result() {
+	ok "$1" "$2"
+	[ "$1" -eq 0 ] || { fail=1; tail -n 15 "$log" | sed 's/^/# /'; }
 }
 
 echo "1..6"
 "$top_srcdir/scripts/build-ggml-cuda.sh" --cpu "$work/ggml" >>"$log" 2>&1
 result $? "scripts/build-ggml-cuda.sh --cpu builds GGML and libllama, shared, with the shares' edit"
 
-nm -D "$work/ggml/lib/libggml-cpu.so" >"$work/nm.out" 2>>"$log"
+weak=0
+nm -D "$work/ggml/lib/libggml-cpu.so" >"$work/nm.out" 2>>"$log" || weak=1
 for f in ggmlviz_cpu_share_begin ggmlviz_cpu_share_end ggmlviz_cpu_graph_done; do
-	grep -q "^ *w $f\$" "$work/nm.out" || { echo "no weak $f in libggml-cpu.so" >>"$log"; false; }
+	grep -q "^ *w $f\$" "$work/nm.out" || { echo "no weak $f in libggml-cpu.so" >>"$log"; weak=1; }
 done
-result $? "libggml-cpu.so calls libggmlviz through weak references, none defined in it"
+! grep -q " T ggmlviz_" "$work/nm.out" || { echo "libggml-cpu.so defines ggmlviz_ functions" >>"$log"; weak=1; }
+result $weak "libggml-cpu.so calls libggmlviz through weak references, none defined in it"
 
 mkdir -p "$work/build"
 (cd "$work/build" &&
