@@ -115,6 +115,14 @@ bool cli_path_is_file(const char *path)
 	return path && ((stat(path, &st) == 0 && S_ISREG(st.st_mode)) || cli_path_is_copied(path));
 }
 
+int cli_path_reopen(const char *path, struct ggmlviz_reader **r)
+{
+	int err;
+
+	path = cli_path_is_file(path) ? cli_path_source(path, &err) : NULL;
+	return path && ggmlviz_reader_open(path, r) == 0 ? 0 : -1;
+}
+
 bool cli_input_is_file(const struct cli_input *in)
 {
 	return cli_path_is_file(in->path);

@@ -84,6 +84,13 @@ void cli_input_describe(const struct cli_input *in, char *buf, size_t size);
 bool cli_input_is_file(const struct cli_input *in);
 /* Whether path can be read again: a regular file, or a stream already copied (stream.c). */
 bool cli_path_is_file(const char *path);
+/*
+ * A second reader of path, for what a command reads apart from its pass
+ * (a META record at the start or the end): 0 with *r open (the caller
+ * closes it with ggmlviz_reader_close()), or -1 where path cannot be read
+ * again (a stream not copied) or does not open.
+ */
+int cli_path_reopen(const char *path, struct ggmlviz_reader **r);
 
 /* ---- A trace read from a stream, copied once to be read again (stream.c) ---- */
 

@@ -21,11 +21,9 @@ void cli_peak_read(const char *path, struct cli_peak *p)
 {
 	struct ggmlviz_reader *r;
 	struct ggmlviz_event ev;
-	int err;
 
 	memset(p, 0, sizeof *p);
-	path = cli_path_is_file(path) ? cli_path_source(path, &err) : NULL;
-	if (!path || ggmlviz_reader_open(path, &r) < 0)
+	if (cli_path_reopen(path, &r) < 0)
 		return;
 	for (int i = 0; i < PEAK_SEARCH && !p->known && ggmlviz_reader_next(r, &ev) == 1; i++) {
 		if (ev.type != GGMLVIZ_EVENT_META || ev.data.meta.kind != GGMLVIZ_META_PEAK ||

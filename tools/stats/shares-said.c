@@ -18,12 +18,10 @@ void cli_shares_said_read(const char *path, struct cli_shares_said *s)
 {
 	struct ggmlviz_reader *r;
 	struct ggmlviz_event ev;
-	int err;
 
 	memset(s, 0, sizeof *s);
-	path = cli_path_is_file(path) ? cli_path_source(path, &err) : NULL;
-	if (!path || ggmlviz_reader_open(path, &r) < 0)
-		return; /* a pipe, read once already: not said */
+	if (cli_path_reopen(path, &r) < 0)
+		return; /* a stream not copied: not said */
 	s->read = true;
 	while (ggmlviz_reader_next(r, &ev) == 1) {
 		if (ev.type != GGMLVIZ_EVENT_META || ev.data.meta.kind != GGMLVIZ_META_SHARES)
