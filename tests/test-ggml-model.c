@@ -132,6 +132,57 @@ static size_t check_run_ticks(const struct gu_trace *tr, size_t at, struct ggml_
 	return at;
 }
 
+/*
+ * The run's fused pairs, counted in one pass when node 0 is described: a
+ * norm read once by its MUL is fused, one read again later is not, in the
+ * same run; and a node of a run whose node 0 was not described is checked
+ * alone, with the same answers.
+ */
+START_TEST(test_fused_pairs_of_a_run)
+{
+	struct ggml_init_params ip = { 16 * 1024 * 1024, NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 4);
+	struct ggml_tensor *w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+	struct ggml_tensor *once = ggml_rms_norm(ctx, x, 1e-5f);
+	struct ggml_tensor *m1 = ggml_mul(ctx, once, w);
+	struct ggml_tensor *twice = ggml_rms_norm(ctx, m1, 1e-5f);
+	struct ggml_tensor *m2 = ggml_mul(ctx, twice, w);
+	struct ggml_tensor *out = ggml_add(ctx, m2, twice);
+	struct ggml_cgraph *g = ggml_new_graph(ctx);
+	const void *nodes[8];
+	int n;
+
+	ggml_build_forward_expand(g, out);
+	n = ggml_graph_n_nodes(g);
+	ck_assert_int_eq(n, 5);
+	for (int i = 0; i < n; i++)
+		nodes[i] = ggml_graph_node(g, i);
+	for (int pass = 0; pass < 2; pass++) {
+		struct ggmlviz_node_desc d[5];
+
+		memset(d, 0, sizeof d);
+		if (pass == 1) { /* another run described first, then this one from node 1 */
+			struct ggmlviz_node_desc other;
+			memset(&other, 0, sizeof other);
+			ggmlviz_ggml_describe(NULL, nodes + 2, 3, 0, &other);
+		}
+		for (int i = pass; i < n; i++)
+			ggmlviz_ggml_describe(NULL, nodes, (size_t)n, (size_t)i, &d[i]);
+		if (pass == 0) {
+			ck_assert_uint_eq(d[0].flags & GGMLVIZ_NODE_FUSED, GGMLVIZ_NODE_FUSED);
+			ck_assert_uint_eq(d[1].ticks, 0); /* the fused MUL ticks with its norm */
+		}
+		ck_assert_uint_eq(d[2].flags & GGMLVIZ_NODE_FUSED, 0); /* read by the ADD too */
+		ck_assert_uint_eq(d[3].ticks, 1);
+		ck_assert_uint_eq(d[4].ticks, 1);
+		if (pass == 1)
+			ck_assert_uint_eq(d[1].ticks, 0);
+	}
+	ggml_free(ctx);
+}
+END_TEST
+
 START_TEST(test_every_node_timed_once)
 {
 	struct model_run mr;
@@ -550,6 +601,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("ggml-model");
 	TCase *model = tcase_create("transformer");
 
+	tcase_add_test(model, test_fused_pairs_of_a_run);
 	tcase_add_test(model, test_every_node_timed_once);
 	tcase_add_test(model, test_sync_times_every_computing_node);
 	tcase_add_test(model, test_layers);

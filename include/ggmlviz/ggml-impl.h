@@ -406,6 +406,103 @@ static bool ggmlviz_ggml__fusion_off(void)
 	return __atomic_load_n(&off, __ATOMIC_RELAXED) == 1;
 }
 
+/*
+ * Whether the CPU backend computes nodes[i] and nodes[i + 1] in one kernel
+ * (ggml-cpu.c, ggml_cpu_try_fuse_ops: RMS_NORM + MUL, F32, the norm used
+ * once), and so ticks once for both; all but the "used once", which
+ * ggmlviz_ggml__fuse_table() counts for the whole run. A GPU backend fuses
+ * by rules of its own: the reader finds them in the kernels it launched.
+ */
+static bool ggmlviz_ggml__fusable(const void *const *nodes, size_t n, size_t i)
+{
+	const struct ggml_tensor *a, *b, *w;
+
+	if (i + 1 >= n || ggmlviz_ggml__fusion_off())
+		return false;
+	a = (const struct ggml_tensor *)nodes[i];
+	b = (const struct ggml_tensor *)nodes[i + 1];
+	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
+	    !ggmlviz_ggml__ticks(b) || !ggmlviz_ggml__on_host(a) || !ggmlviz_ggml__on_host(b) ||
+	    a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
+	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b))
+		return false;
+	w = b->src[0] == a ? b->src[1] : b->src[0];
+	return a->src[0]->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
+	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
+}
+
+#define GGMLVIZ_GGML__PAIRS 64u  /* fusable pairs a run's table holds; a power of two */
+#define GGMLVIZ_GGML__SLOTS 128u /* their hash slots; a power of two, twice the pairs */
+
+/*
+ * The fusable pairs of the run being described and how many of its nodes
+ * read each head, counted in one pass over the run when its first node is
+ * described (every node's sources read once, where asking each head alone
+ * would read every later node's: a few us a llama.cpp token). A run of
+ * more pairs than the table holds is asked node by node.
+ */
+struct ggmlviz_ggml__fuse_table {
+	const void *const *nodes;                  /* the run it counts; NULL: none */
+	size_t n, pairs;
+	size_t at[GGMLVIZ_GGML__PAIRS];            /* each pair's head, in run order */
+	const void *slot_head[GGMLVIZ_GGML__SLOTS]; /* the heads, hashed by address */
+	uint8_t slot_pair[GGMLVIZ_GGML__SLOTS];
+	uint8_t uses[GGMLVIZ_GGML__PAIRS];          /* nodes after the head that read it, to 2 */
+};
+
+static __thread struct ggmlviz_ggml__fuse_table ggmlviz_ggml__fuse;
+
+static size_t ggmlviz_ggml__slot_of(const void *p)
+{
+	return (size_t)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 57) &
+	       (GGMLVIZ_GGML__SLOTS - 1);
+}
+
+/* The pair whose head is p, or -1. */
+static int ggmlviz_ggml__pair_of(const struct ggmlviz_ggml__fuse_table *f, const void *p)
+{
+	for (size_t s = ggmlviz_ggml__slot_of(p); f->slot_head[s]; s = (s + 1) & (GGMLVIZ_GGML__SLOTS - 1))
+		if (f->slot_head[s] == p)
+			return f->slot_pair[s];
+	return -1;
+}
+
+/* Counts, for every fusable pair of the run, the nodes after its head that read it. */
+static void ggmlviz_ggml__fuse_table(const void *const *nodes, size_t n)
+{
+	struct ggmlviz_ggml__fuse_table *f = &ggmlviz_ggml__fuse;
+
+	memset(f->slot_head, 0, sizeof f->slot_head);
+	f->nodes = NULL;
+	f->n = n;
+	f->pairs = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t s = ggmlviz_ggml__slot_of(nodes[i]);
+
+		if (!ggmlviz_ggml__fusable(nodes, n, i))
+			continue;
+		if (f->pairs == GGMLVIZ_GGML__PAIRS)
+			return; /* too many: asked node by node */
+		while (f->slot_head[s])
+			s = (s + 1) & (GGMLVIZ_GGML__SLOTS - 1);
+		f->slot_head[s] = nodes[i];
+		f->slot_pair[s] = (uint8_t)f->pairs;
+		f->uses[f->pairs] = 0;
+		f->at[f->pairs++] = i;
+	}
+	for (size_t j = f->pairs ? f->at[0] + 1 : n; j < n; j++) {
+		const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[j];
+
+		for (int k = 0; k < GGML_MAX_SRC && t->src[k]; k++) {
+			int p = ggmlviz_ggml__pair_of(f, t->src[k]);
+
+			if (p >= 0 && f->at[p] < j && f->uses[p] < 2)
+				f->uses[p]++;
+		}
+	}
+	f->nodes = nodes;
+}
+
 /* How many of the run's nodes after node i read it as a source (only
  * later nodes can: a graph is in order), counting up to 2. */
 static int ggmlviz_ggml__uses(const void *const *nodes, size_t n, size_t i)
@@ -421,48 +518,18 @@ static int ggmlviz_ggml__uses(const void *const *nodes, size_t n, size_t i)
 	return uses;
 }
 
-/*
- * Whether the CPU backend computes nodes[i] and nodes[i + 1] in one kernel
- * (ggml-cpu.c, ggml_cpu_try_fuse_ops: RMS_NORM + MUL, F32, the norm used
- * once), and so ticks once for both. A GPU backend fuses by rules of its
- * own: the reader finds them in the kernels it launched.
- */
-static bool ggmlviz_ggml__fused(const void *const *nodes, size_t n, size_t i)
+/* Whether nodes[i] heads a fused pair: from the run's table, counted when
+ * its first node was described, else asked alone. */
+static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i)
 {
-	const struct ggml_tensor *a, *b, *w;
+	const struct ggmlviz_ggml__fuse_table *f = &ggmlviz_ggml__fuse;
+	int p;
 
-	if (i + 1 >= n || ggmlviz_ggml__fusion_off())
+	if (f->nodes != nodes || f->n != n)
+		return ggmlviz_ggml__fusable(nodes, n, i) && ggmlviz_ggml__uses(nodes, n, i) == 1;
+	if (i + 1 >= n || (p = ggmlviz_ggml__pair_of(f, nodes[i])) < 0)
 		return false;
-	a = (const struct ggml_tensor *)nodes[i];
-	b = (const struct ggml_tensor *)nodes[i + 1];
-	if (a->op != GGML_OP_RMS_NORM || b->op != GGML_OP_MUL || !ggmlviz_ggml__ticks(a) ||
-	    !ggmlviz_ggml__ticks(b) || !ggmlviz_ggml__on_host(a) || !ggmlviz_ggml__on_host(b) ||
-	    a->view_src || (a->flags & GGML_TENSOR_FLAG_OUTPUT) ||
-	    (b->src[0] != a && b->src[1] != a) || !ggml_are_same_shape(a, b) ||
-	    ggmlviz_ggml__uses(nodes, n, i) != 1)
-		return false;
-	w = b->src[0] == a ? b->src[1] : b->src[0];
-	return a->src[0]->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
-	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
-}
-
-/* Whether nodes[i] heads a fused pair. The last answer is remembered, since
- * describing node i + 1 asks it again; the run's first node forgets it (a
- * new run may reuse the same array). */
-static bool ggmlviz_ggml__fused_at(const void *const *nodes, size_t n, size_t i, size_t asking)
-{
-	static __thread const void *const *memo_nodes;
-	static __thread size_t memo_i;
-	static __thread bool memo_fused;
-
-	if (asking == 0)
-		memo_nodes = NULL;
-	if (memo_nodes == nodes && memo_i == i)
-		return memo_fused;
-	memo_nodes = nodes;
-	memo_i = i;
-	memo_fused = ggmlviz_ggml__fused(nodes, n, i);
-	return memo_fused;
+	return f->at[p] == i && f->uses[p] == 1;
 }
 
 /* A fused pair moves what both read but t's output, which stays in the kernel, and b's output. */
@@ -483,9 +550,12 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 			   struct ggmlviz_node_desc *out)
 {
 	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
-	bool tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1, i);
+	bool tail;
 
 	(void)user;
+	if (i == 0)
+		ggmlviz_ggml__fuse_table(nodes, n); /* a new run, which may reuse the same array */
+	tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1);
 	out->ticks = ggmlviz_ggml__ticks(t) && !tail;
 	if (!out->ticks)
 		return; /* no op timing of its own: nothing more is asked of it */
@@ -500,7 +570,7 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	out->layer = ggmlviz_ggml__run_layer(nodes, i);
 	out->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
 	out->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
-	if (ggmlviz_ggml__fused_at(nodes, n, i, i)) {
+	if (ggmlviz_ggml__fused_at(nodes, n, i)) {
 		const struct ggml_tensor *b = (const struct ggml_tensor *)nodes[i + 1];
 		out->flags |= GGMLVIZ_NODE_FUSED;
 		ggmlviz_ggml__fused_bytes(t, b, out);

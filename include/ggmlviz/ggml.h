@@ -456,7 +456,11 @@ int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t);
  * ggmlviz_node_describe_fn): names, op types, shapes, work, layers,
  * sources, and the ticks GGML's CPU backend gives for each (one per node
  * it computes; RMS_NORM followed by the MUL that uses it, in F32, is one
- * fused kernel and one tick, unless GGML_CPU_DISABLE_FUSION=1).
+ * fused kernel and one tick, unless GGML_CPU_DISABLE_FUSION=1). The run's
+ * fused pairs are counted in one pass when its node 0 is described, so
+ * describe node 0 first, as the node engine does (a run that reuses the
+ * last one's array must begin at node 0 again); a node of another array or
+ * length than the last node 0 described is checked alone.
  *
  * @param user the scheduler the nodes were asked by, or NULL.
  * @param nodes the run's nodes (struct ggml_tensor pointers).

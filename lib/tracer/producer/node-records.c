@@ -9,8 +9,6 @@
  */
 #include "config.h"
 
-#include <stdio.h>
-
 #include <ggmlviz/nodes.h>
 
 #include "tracer/producer/emit.h"
@@ -18,12 +16,25 @@
 
 #define FUSED_BIT 0x80000000u
 
+/* "a SEP b" into buf of cap bytes, cut to fit (as snprintf would, at a tenth of its cost:
+ * every fused op of every run composes two). */
+static void join(char *buf, size_t cap, const char *a, const char *sep, const char *b)
+{
+	const char *parts[3] = { a ? a : "?", sep, b ? b : "?" };
+	size_t n = 0;
+
+	for (size_t k = 0; k < 3; k++)
+		for (const char *c = parts[k]; *c && n + 1 < cap; c++)
+			buf[n++] = *c;
+	buf[n] = '\0';
+}
+
 /* The op type and names of a fused pair; the label and op name composed into bufs. */
 static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], char op[80],
 			    const char **lp, const char **op_name)
 {
-	snprintf(label, 160, "%s + %s", d->name ? d->name : "?", d->name2 ? d->name2 : "?");
-	snprintf(op, 80, "%s+%s", d->op_name ? d->op_name : "?", d->op_name2 ? d->op_name2 : "?");
+	join(label, 160, d->name, " + ", d->name2);
+	join(op, 80, d->op_name, "+", d->op_name2);
 	*lp = label;
 	*op_name = op;
 	return FUSED_BIT | (d->op_type & 0x7fffu) | (d->op_type2 & 0x7fffu) << 16;

@@ -63,6 +63,9 @@ static int first_time(struct slot *set, uint64_t key)
 	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	struct slot *s = set ? claim(set, key) : NULL;
 
+	/* named this session already (every op after the first): a load, no locked write */
+	if (s && atomic_load_explicit(&s->session, memory_order_relaxed) == session)
+		return 0;
 	return !s || atomic_exchange(&s->session, session) != session;
 }
 
