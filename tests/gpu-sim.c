@@ -137,6 +137,8 @@ void gs_kernel_now(const char *name, uint32_t correlation)
 	ran(name, correlation, gpu_of(mono_ns()), 1000);
 }
 
+uint64_t gs_pdl_ns;
+
 uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		const struct gs_kernel *kernels, size_t m, int late, struct gs_ran *out)
 {
@@ -152,13 +154,13 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		gs_correlate(first + k, run);
 	at = launch > busy_until ? launch : busy_until;
 	for (uint32_t k = 0; k < m && k < 64; k++)
-		start[k] = at, at += kernels[k].ns;
+		start[k] = at - (k ? gs_pdl_ns : 0), at += kernels[k].ns;
 	busy_until = at;
 	gs_sync(); /* the scheduler waits for the GPU after a run while an eval callback is set */
 	ggmlviz_nodes_flush();
 	clock_point(); /* CUPTI delivers the buffer: a clock point, then its kernels */
 	for (uint32_t k = 0; k < m && k < 64; k++) {
-		ran(kernels[k].name, first + k, gpu_of(start[k]), kernels[k].ns);
+		ran(kernels[k].name, first + k, gpu_of(start[k]), kernels[k].ns + (k ? gs_pdl_ns : 0));
 		if (out)
 			out[k] = (struct gs_ran){ kernels[k].name, start[k] };
 	}

@@ -67,6 +67,14 @@ void gs_remove(void);
 uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 		const struct gs_kernel *kernels, size_t m, int late, struct gs_ran *ran);
 
+/*
+ * Programmatic dependent launch, as ggml-cuda uses it on Hopper: from the
+ * second kernel of a gs_run() on, each starts this many ns before the one
+ * before it ends and waits inside for it, so CUPTI's record of it is that
+ * much longer (0, the default: back to back).
+ */
+extern uint64_t gs_pdl_ns;
+
 /* A kernel of launch `correlation`, now on the GPU's clock, 1 us long. */
 void gs_kernel_now(const char *name, uint32_t correlation);
 

@@ -189,6 +189,77 @@ START_TEST(gpu_runs_tied_to_their_kernels)
 }
 END_TEST
 
+/* tu_each: KERNEL records that begin before the one before them ended (CUPTI's starts, kept). */
+static int overlapping_records(const struct ggmlviz_event *ev, void *arg)
+{
+	static uint64_t end;
+	size_t *n = arg;
+
+	if (ev->type != GGMLVIZ_EVENT_KERNEL)
+		return 0;
+	*n += ev->timestamp_ns < end;
+	end = ev->timestamp_ns + ev->data.kernel.duration_ns;
+	return 0;
+}
+
+/*
+ * Kernels launched with programmatic dependent launch (ggml-cuda on
+ * Hopper, back to back in a CUDA graph) start 400 ns before the kernel
+ * before them on the stream ends, and CUPTI's records of them are 400 ns
+ * longer. Each is timed from the end of the one before it: its op holds
+ * only its own 1 us, the ops follow one another without overlapping (their
+ * times add up to the GPU's busy time), and the KERNEL records keep
+ * CUPTI's starts. Without it every op but the first is 400 ns a kernel
+ * longer and overlaps the op before.
+ */
+START_TEST(gpu_kernels_overlapping_timed_after_the_one_before)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	uint64_t op_end = 0, kernel_end = 0;
+	size_t ops = 0, timed = 0, raw_overlaps = 0;
+	char path[256];
+	int rc;
+
+	tu_path(path, sizeof path, "gpu-pdl");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = GGMLVIZ_GPU_KERNELS_AT_START;
+	gs_install();
+	gs_pdl_ns = 400;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_step_begin(&gpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, "decode");
+	gs_run(layer, sizeof layer / sizeof layer[0], &gpu_backend, kernels, KERNELS, 0, NULL);
+	ggmlviz_step_end(&gpu_backend, 1, 1, GGMLVIZ_PHASE_GENERATION, 0, "decode");
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	gs_pdl_ns = 0;
+	gs_remove();
+
+	ck_assert_int_eq(tu_each(path, overlapping_records, &raw_overlaps), 0);
+	ck_assert_uint_eq(raw_overlaps, KERNELS - 1);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (t.kind == GGMLVIZ_TIMING_OP && t.method == GGMLVIZ_OP_METHOD_GPU) {
+			ops++;
+			ck_assert_uint_ge(t.begin_ns, op_end);
+			ck_assert_uint_le(t.gpu_ns, 1000u * t.n_kernels + 12u * t.n_kernels);
+			ck_assert_uint_le(t.duration_ns, 1000u * t.n_kernels + 12u * t.n_kernels);
+			op_end = t.end_ns;
+		} else if (t.kind == GGMLVIZ_TIMING_KERNEL && t.ptr) {
+			timed++;
+			ck_assert_uint_ge(t.begin_ns, kernel_end);
+			ck_assert_uint_le(t.duration_ns, 1012u);
+			kernel_end = t.end_ns;
+		}
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+	unlink(path);
+	ck_assert_uint_eq(ops, 4);
+	ck_assert_uint_eq(timed, KERNELS);
+}
+END_TEST
+
 /* tu_each: META GPU's value and label, copied. */
 struct note {
 	int seen;
@@ -316,6 +387,7 @@ static Suite *make_suite(void)
 	TCase *c = tcase_create("gpu");
 
 	tcase_add_test(c, gpu_runs_tied_to_their_kernels);
+	tcase_add_test(c, gpu_kernels_overlapping_timed_after_the_one_before);
 	tcase_add_test(c, gpu_kernels_said_why_not);
 	tcase_add_test(c, gpu_backend_own_times);
 	suite_add_tcase(s, c);

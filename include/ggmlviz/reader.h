@@ -307,7 +307,10 @@ struct ggmlviz_timing {
 	 * op timed on a GPU (method GGMLVIZ_OP_METHOD_GPU): the time its
 	 * kernels ran, summed (begin_ns to end_ns spans them, first start to
 	 * last end), or, timed by the backend's own timestamps (a GPU run
-	 * without kernels: Vulkan), its duration; kernel: its duration.
+	 * without kernels: Vulkan), its duration; kernel: its duration. A
+	 * kernel that began before the kernel launched before it on its
+	 * stream ended (programmatic dependent launch) is timed from that
+	 * end here (its KERNEL record keeps CUPTI's start: ggmlviz(5)).
 	 */
 	uint64_t gpu_ns;
 	uint32_t n_kernels;     /**< op timed on a GPU: kernels tied to it */
