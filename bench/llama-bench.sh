@@ -8,7 +8,8 @@
 # measured inside GGML's CPU backend (ggmlviz_cpu_share_begin(3)), and with
 # GGML_VIZ_CPU_SHARES=0, timed by thread 0's ticks only. Printed: each
 # mode's median t/s and the median of the per-round ratios traced /
-# untraced, with their spread (target: 0.97 or more for pp and tg); and
+# untraced, with their spread and the median's 95% interval (a sign test's
+# order statistics: 6 rounds at least; target: 0.97 or more for pp and tg); and
 # what tracing adds to a token in time (from the medians), and so to each
 # of its ops (ops a token from the last traced round's trace): a cost that
 # stays the same for a model whose tokens take longer.
@@ -72,10 +73,20 @@ for phase in prompt generation; do
 done
 
 python3 - "$tmp" "$rounds" <<'PY'
-import json, os, statistics, sys
+import json, math, os, statistics, sys
 tmp, rounds = sys.argv[1], int(sys.argv[2])
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
+
+def interval(ratios):
+    """The median's 95% interval over the rounds: the order statistics a sign test gives
+    (no distribution assumed); None with fewer than 6 rounds, where none reaches 95%."""
+    r, n = sorted(ratios), len(ratios)
+    cdf, k = 0.0, -1
+    while k + 1 < n and cdf + math.comb(n, k + 1) / 2 ** n <= 0.025:
+        k += 1
+        cdf += math.comb(n, k) / 2 ** n
+    return None if k < 0 else (r[k], r[n - 1 - k])
 
 def ts(mode, i):
     rows = json.load(open(os.path.join(tmp, '%s.%d.json' % (mode, i))))
@@ -87,10 +98,13 @@ for test in ('pp', 'tg'):
                        ('ticks', 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0')):
         traced = [ts(mode, i)[test] for i in range(rounds)]
         ratios = [t / p for t, p in zip(traced, plain)]
+        ci = interval(ratios)
         print('  %s: untraced %.1f t/s, traced (%s) %.1f t/s (medians); traced / untraced '
-              '%.3f (rounds: %.3f to %.3f)' % (test, statistics.median(plain), what,
-                                                statistics.median(traced), statistics.median(ratios),
-                                                min(ratios), max(ratios)))
+              '%.3f (rounds: %.3f to %.3f; %s)' % (
+                  test, statistics.median(plain), what, statistics.median(traced),
+                  statistics.median(ratios), min(ratios), max(ratios),
+                  '95%% interval of the median %.3f to %.3f' % ci if ci else
+                  'too few rounds for a 95% interval of the median'))
         # a fixed cost a token, spread over its ops: what a model of longer tokens pays the same
         ph = phase[test]
         per_token_us = 1e6 / statistics.median(traced) - 1e6 / statistics.median(plain)
