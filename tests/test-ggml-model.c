@@ -183,6 +183,37 @@ START_TEST(test_fused_pairs_of_a_run)
 }
 END_TEST
 
+/* A run of more fused pairs than the run's table holds (256): each still found, node by node. */
+START_TEST(test_fused_pairs_past_the_table)
+{
+	struct ggml_init_params ip = { 16 * 1024 * 1024, NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 4);
+	struct ggml_tensor *w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+	struct ggml_cgraph *g = ggml_new_graph(ctx);
+	static const void *nodes[600];
+	int n, fused = 0;
+
+	for (int i = 0; i < 260; i++)
+		x = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), w);
+	ggml_build_forward_expand(g, x);
+	n = ggml_graph_n_nodes(g);
+	ck_assert_int_eq(n, 520);
+	for (int i = 0; i < n; i++)
+		nodes[i] = ggml_graph_node(g, i);
+	for (int i = 0; i < n; i++) {
+		struct ggmlviz_node_desc d;
+
+		memset(&d, 0, sizeof d);
+		ggmlviz_ggml_describe(NULL, nodes, (size_t)n, (size_t)i, &d);
+		fused += (d.flags & GGMLVIZ_NODE_FUSED) != 0;
+		ck_assert_uint_eq(d.ticks, i % 2 == 0); /* each MUL ticks with its norm */
+	}
+	ck_assert_int_eq(fused, 260);
+	ggml_free(ctx);
+}
+END_TEST
+
 START_TEST(test_every_node_timed_once)
 {
 	struct model_run mr;
@@ -602,6 +633,7 @@ static Suite *make_suite(void)
 	TCase *model = tcase_create("transformer");
 
 	tcase_add_test(model, test_fused_pairs_of_a_run);
+	tcase_add_test(model, test_fused_pairs_past_the_table);
 	tcase_add_test(model, test_every_node_timed_once);
 	tcase_add_test(model, test_sync_times_every_computing_node);
 	tcase_add_test(model, test_layers);

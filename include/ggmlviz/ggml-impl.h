@@ -431,8 +431,9 @@ static bool ggmlviz_ggml__fusable(const void *const *nodes, size_t n, size_t i)
 	       w->type == GGML_TYPE_F32 && w->ne[0] == a->ne[0] && w->nb[0] == sizeof(float);
 }
 
-#define GGMLVIZ_GGML__PAIRS 64u  /* fusable pairs a run's table holds; a power of two */
-#define GGMLVIZ_GGML__SLOTS 128u /* their hash slots; a power of two, twice the pairs */
+#define GGMLVIZ_GGML__PAIRS 256u     /* fusable pairs a run's table holds: 2 a layer, 127 layers */
+#define GGMLVIZ_GGML__SLOT_BITS 9u   /* their hash slots: twice the pairs */
+#define GGMLVIZ_GGML__SLOTS (1u << GGMLVIZ_GGML__SLOT_BITS)
 
 /*
  * The fusable pairs of the run being described and how many of its nodes
@@ -444,7 +445,7 @@ static bool ggmlviz_ggml__fusable(const void *const *nodes, size_t n, size_t i)
 struct ggmlviz_ggml__fuse_table {
 	const void *const *nodes;                  /* the run it counts; NULL: none */
 	size_t n, pairs;
-	size_t at[GGMLVIZ_GGML__PAIRS];            /* each pair's head, in run order */
+	uint32_t at[GGMLVIZ_GGML__PAIRS];          /* each pair's head, in run order */
 	const void *slot_head[GGMLVIZ_GGML__SLOTS]; /* the heads, hashed by address */
 	uint8_t slot_pair[GGMLVIZ_GGML__SLOTS];
 	uint8_t uses[GGMLVIZ_GGML__PAIRS];          /* nodes after the head that read it, to 2 */
@@ -454,8 +455,7 @@ static __thread struct ggmlviz_ggml__fuse_table ggmlviz_ggml__fuse;
 
 static size_t ggmlviz_ggml__slot_of(const void *p)
 {
-	return (size_t)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 57) &
-	       (GGMLVIZ_GGML__SLOTS - 1);
+	return (size_t)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) >> (64u - GGMLVIZ_GGML__SLOT_BITS));
 }
 
 /* The pair whose head is p, or -1. */
@@ -488,7 +488,7 @@ static void ggmlviz_ggml__fuse_table(const void *const *nodes, size_t n)
 		f->slot_head[s] = nodes[i];
 		f->slot_pair[s] = (uint8_t)f->pairs;
 		f->uses[f->pairs] = 0;
-		f->at[f->pairs++] = i;
+		f->at[f->pairs++] = (uint32_t)i;
 	}
 	for (size_t j = f->pairs ? f->at[0] + 1 : n; j < n; j++) {
 		const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[j];
