@@ -164,7 +164,10 @@
 			say('ok', 'The machine\u2019s peak was measured when tracing started (' + D.by_op.peak.how +
 				'): ' + (D.by_op.peak.bytes_per_s / 1e9).toFixed(1) + ' GB/s read, ' +
 				(D.by_op.peak.flop_per_s / 1e9).toFixed(1) + ' GFLOP/s of f32 FMAs; BOUND in the op ' +
-				'table says which one limits each op, and how close it came.');
+				'table says which one limits each op, and how close it came' +
+				(D.by_op.groups.some(function (g) { return g.bound && g.peak_share > 1; })
+					? ' (a share over 100%: the op\u2019s data were in the CPU\u2019s caches, which are ' +
+					  'faster than the memory the peak was measured from).' : '.'));
 		if (D.lanes_over)
 			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
 		if (!list.children.length) say('ok', 'Nothing to report.');
