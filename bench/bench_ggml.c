@@ -234,7 +234,8 @@ static double adapter_us_per_graph(struct bench *b)
 static void report(struct bench *b, int rounds)
 {
 	struct coverage c;
-	int computing = 0;
+	int computing = 0, nodes;
+	double us;
 
 	for (int i = 0; i < ggml_graph_n_nodes(b->m.graph); i++)
 		computing += ggmlviz_ggml_node_computes(ggml_graph_node(b->m.graph, i));
@@ -258,8 +259,12 @@ static void report(struct bench *b, int rounds)
 	       (unsigned long long)c.ticks, (unsigned long long)c.expected);
 	start_tracing(b, GGMLVIZ_OP_TIMING_AUTO);
 	set_mode(b, TRACED);
+	us = adapter_us_per_graph(b);
+	nodes = ggml_graph_n_nodes(b->m.graph);
+	/* also in clock_gettime calls, measured in this run: a figure other machines can compare */
 	printf("    the adapter's own cost: %.1f us per graph of %d nodes (asks, ticks, records),"
-	       " without GGML\n", adapter_us_per_graph(b), ggml_graph_n_nodes(b->m.graph));
+	       " without GGML: %.0f ns a node, %.1fx clock_gettime\n", us, nodes,
+	       us * 1e3 / nodes, us * 1e3 / nodes / bench_clock_cost_ns());
 	ggmlviz_stop();
 }
 

@@ -29,8 +29,12 @@
 
 #include "transformer.h"
 
-#ifndef GGMLVIZ_GGML_LIBDIR
+/* where GGML's backends are loaded from: the build's GGML, else beside the program */
+#ifdef GGMLVIZ_GGML_LIBDIR
+#define GGML_LIBDIR_SAID GGMLVIZ_GGML_LIBDIR
+#else
 #define GGMLVIZ_GGML_LIBDIR NULL
+#define GGML_LIBDIR_SAID "beside the program"
 #endif
 
 struct options {
@@ -61,7 +65,7 @@ static void usage(void)
 		"  -h, --help           this help\n"
 		"\n"
 		"Then: ggmlviz stats TRACE\n",
-		GGMLVIZ_GGML_LIBDIR ? GGMLVIZ_GGML_LIBDIR : "beside the program");
+		GGML_LIBDIR_SAID);
 }
 
 /* A whole decimal number from min to max, or a message naming the option. */
