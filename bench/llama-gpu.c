@@ -147,36 +147,6 @@ static struct op_sum *op_of(struct op_sum *ops, size_t *n, const char *name)
 	return &ops[(*n)++];
 }
 
-/* A part of a fused op's name: the trace's name of op, or "op#N". */
-static void part_name(const struct ggmlviz_reader *r, uint32_t op, char buf[24])
-{
-	const char *name = ggmlviz_reader_op_name(r, op);
-
-	if (name)
-		snprintf(buf, 24, "%s", name);
-	else
-		snprintf(buf, 24, "op#%" PRIu32, op);
-}
-
-/* An op's name: its own, or a fused pair's from its parts (the op type's low and high
- * 15 bits, as the tools name it: "RMS_NORM+MUL"), or "op#N"; in buf if composed. */
-static const char *op_name(const struct ggmlviz_reader *r, uint32_t op_type, char buf[64])
-{
-	const char *name = ggmlviz_reader_op_name(r, op_type);
-	char a[24], b[24];
-
-	if (name)
-		return name;
-	if (!(op_type & 0x80000000u)) {
-		snprintf(buf, 64, "op#%" PRIu32, op_type);
-		return buf;
-	}
-	part_name(r, op_type & 0x7fffu, a);
-	part_name(r, op_type >> 16 & 0x7fffu, b);
-	snprintf(buf, 64, "%s+%s", a, b);
-	return buf;
-}
-
 /* Every op timing of path summed by op name into column `mode`. */
 static int sum_ops(const char *path, struct op_sum *ops, size_t *n, int mode)
 {
@@ -190,7 +160,8 @@ static int sum_ops(const char *path, struct op_sum *ops, size_t *n, int mode)
 	while (ggmlviz_reader_next_timing(r, &t) == 1) {
 		if (t.kind != GGMLVIZ_TIMING_OP)
 			continue;
-		if ((o = op_of(ops, n, op_name(r, t.op_type, buf))))
+		ggmlviz_reader_write_op_name(r, t.op_type, buf, sizeof buf); /* "RMS_NORM+MUL" */
+		if ((o = op_of(ops, n, buf)))
 			o->n[mode]++, o->ns[mode] += t.duration_ns;
 	}
 	ggmlviz_reader_close(r);

@@ -22,12 +22,16 @@ static void read_all(struct ggmlviz_reader *r)
 {
 	struct ggmlviz_event ev;
 	const char *name;
+	char op[24];
 
 	while (ggmlviz_reader_next(r, &ev) == 1) {
 		for (uint32_t i = 0; ev.label && i < ev.label_len; i++)
 			sink += (uint8_t)ev.label[i];
 		name = ggmlviz_reader_op_name(r, ev.data.op.op_type);
 		sink += name ? (uint8_t)name[0] : 0;
+		/* any op type, a fused pair's too, named into a buffer that cuts most names */
+		if (ggmlviz_reader_write_op_name(r, ev.data.op.op_type, op, sizeof op) > 0)
+			sink += (uint8_t)op[0];
 		name = ggmlviz_reader_thread_name(r, ev.thread_id);
 		sink += name ? (uint8_t)name[0] : 0;
 	}

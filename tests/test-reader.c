@@ -590,6 +590,50 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Every op type written as the tools print it: the trace's name, a fused pair's from its parts. */
+START_TEST(test_write_op_name)
+{
+	const uint32_t norm_mul = GGMLVIZ_OP_TYPE_FUSE(24, 7), cpu_pair = GGMLVIZ_OP_TYPE_FUSE(24, 8);
+	struct vbuf b = { 0 };
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	char buf[32];
+
+	ck_assert_uint_eq(norm_mul, 0x80070018u);
+	ck_assert_uint_eq(GGMLVIZ_OP_TYPE_FIRST(norm_mul), 24);
+	ck_assert_uint_eq(GGMLVIZ_OP_TYPE_SECOND(norm_mul), 7);
+	ck_assert_uint_eq(GGMLVIZ_OP_TYPE_FUSE(0x18018, 0x7fff), 0xffff0018u); /* cut to 15 bits */
+	vec_header(&b, 1);
+	add_name(&b, GGMLVIZ_META_OP_NAME, 24, "RMS_NORM");
+	add_name(&b, GGMLVIZ_META_OP_NAME, 7, "MUL");
+	add_name(&b, GGMLVIZ_META_OP_NAME, cpu_pair, "the pair's own"); /* named by the trace */
+	r = open_mem(b.bytes, b.len);
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, norm_mul, buf, sizeof buf), 10);
+	ck_assert_str_eq(buf, "op#24+op#7"); /* nothing read yet */
+	while (ggmlviz_reader_next(r, &ev) == 1)
+		;
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, norm_mul, buf, sizeof buf), 12);
+	ck_assert_str_eq(buf, "RMS_NORM+MUL");
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, 24, buf, sizeof buf), 8);
+	ck_assert_str_eq(buf, "RMS_NORM");
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, cpu_pair, buf, sizeof buf), 14);
+	ck_assert_str_eq(buf, "the pair's own");
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, GGMLVIZ_OP_TYPE_FUSE(29, 7), buf, sizeof buf),
+			 9);
+	ck_assert_str_eq(buf, "op#29+MUL");
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, 4242, buf, sizeof buf), 7);
+	ck_assert_str_eq(buf, "op#4242");
+	/* cut to fit, counted whole, as snprintf */
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, norm_mul, buf, 10), 12);
+	ck_assert_str_eq(buf, "RMS_NORM+");
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, norm_mul, NULL, 0), 12);
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, norm_mul, NULL, 4), -EINVAL);
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(NULL, 24, buf, sizeof buf), -EINVAL);
+	ggmlviz_reader_close(r);
+	vbuf_free(&b);
+}
+END_TEST
+
 /* The original writer named threads by THREAD_BEGIN's label; a later THREAD_NAME wins. */
 START_TEST(test_thread_begin_names)
 {
@@ -777,6 +821,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_rewind);
 	tcase_add_test(tc, test_rewind_after_corruption);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_write_op_name);
 	tcase_add_test(tc, test_thread_begin_names);
 	tcase_add_test(tc, test_many_names);
 	tcase_add_test(tc, test_damaged_bytes);

@@ -279,6 +279,24 @@ enum ggmlviz_op_method {
 #define GGMLVIZ_GPU_TRACK(device, stream) \
 	(0x80000000u | ((uint32_t)(device) & 0xffu) << 23 | ((uint32_t)(stream) & 0x7fffffu))
 
+/**
+ * @brief An op type's bit 31: a fused pair, two nodes computed as one op
+ * (flag #GGMLVIZ_NODE_FUSED on the CPU; one GPU kernel for both), whose
+ * first op's type is in bits 0 to 14 and the second's in bits 16 to 30
+ * (ggmlviz(5)).
+ */
+#define GGMLVIZ_OP_TYPE_FUSED 0x80000000u
+
+/** @brief The op type of the fused pair of op types @p first then @p second (each cut to 15 bits). */
+#define GGMLVIZ_OP_TYPE_FUSE(first, second) \
+	(GGMLVIZ_OP_TYPE_FUSED | ((uint32_t)(first) & 0x7fffu) | ((uint32_t)(second) & 0x7fffu) << 16)
+
+/** @brief The first op's type of fused pair @p op_type (see #GGMLVIZ_OP_TYPE_FUSED). */
+#define GGMLVIZ_OP_TYPE_FIRST(op_type) ((uint32_t)(op_type) & 0x7fffu)
+
+/** @brief The second op's type of fused pair @p op_type (see #GGMLVIZ_OP_TYPE_FUSED). */
+#define GGMLVIZ_OP_TYPE_SECOND(op_type) ((uint32_t)(op_type) >> 16 & 0x7fffu)
+
 /** @brief OP_NODE flags. */
 enum ggmlviz_node_flag {
 	/** The backend computed this node and the next in one kernel (e.g. RMS_NORM + MUL). */

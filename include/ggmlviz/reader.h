@@ -188,6 +188,28 @@ uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r);
 const char *ggmlviz_reader_op_name(const struct ggmlviz_reader *r, uint32_t op_type);
 
 /**
+ * @brief Writes the name of an op type, whatever the trace says of it.
+ *
+ * The trace's own name (ggmlviz_reader_op_name()); else, for a fused
+ * pair's type (#GGMLVIZ_OP_TYPE_FUSED: what the GPU pairing gives a node
+ * that one kernel computed with the node after it), its two ops' names
+ * joined by "+" ("RMS_NORM+MUL"); a type, or a part of a pair, that no
+ * OP_NAME record read so far names is written "op#N" ("MUL_MAT+op#100").
+ * The tools print op types so.
+ *
+ * @param r the reader.
+ * @param op_type an op_type value of the trace.
+ * @param buf receives the NUL-terminated name, cut to fit; may be NULL
+ *        when @p size is 0.
+ * @param size bytes of @p buf.
+ * @return the length of the whole name, as snprintf() counts it (it was
+ *         cut if that is @p size or more); -EINVAL if @p r is NULL, or
+ *         @p buf is NULL and @p size is not 0.
+ */
+int ggmlviz_reader_write_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char *buf,
+				 size_t size);
+
+/**
  * @brief Name of a backend, from the BACKEND_NAME records read so far.
  *
  * @param r the reader.

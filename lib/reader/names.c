@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +124,30 @@ void ggmlviz__names_release(struct ggmlviz_reader *r)
 const char *ggmlviz_reader_op_name(const struct ggmlviz_reader *r, uint32_t op_type)
 {
 	return ggmlviz__names_get(r, GGMLVIZ__NAMES_OP, op_type);
+}
+
+/* An op type's name, or "op#N" in spare (a part of a fused pair's name). */
+static const char *name_or_number(const struct ggmlviz_reader *r, uint32_t op_type, char spare[16])
+{
+	const char *name = ggmlviz_reader_op_name(r, op_type);
+
+	if (name)
+		return name;
+	snprintf(spare, 16, "op#%" PRIu32, op_type);
+	return spare;
+}
+
+int ggmlviz_reader_write_op_name(const struct ggmlviz_reader *r, uint32_t op_type, char *buf,
+				 size_t size)
+{
+	char first[16], second[16];
+
+	if (!r || (!buf && size))
+		return -EINVAL;
+	if (!(op_type & GGMLVIZ_OP_TYPE_FUSED) || ggmlviz_reader_op_name(r, op_type))
+		return snprintf(buf, size, "%s", name_or_number(r, op_type, first));
+	return snprintf(buf, size, "%s+%s", name_or_number(r, GGMLVIZ_OP_TYPE_FIRST(op_type), first),
+			name_or_number(r, GGMLVIZ_OP_TYPE_SECOND(op_type), second));
 }
 
 const char *ggmlviz_reader_backend_name(const struct ggmlviz_reader *r, uint64_t backend_ptr)

@@ -16,7 +16,6 @@
 #define OTHERS_WAIT_NS 3000000000ull /* another thread's run waits for kernels this far past its end */
 #define MAX_NODES 16384     /* nodes held per run; past it, counted over the limit */
 #define MAX_KERNELS 65536   /* kernels kept per run; likewise */
-#define FUSED_BIT 0x80000000u
 #define PDL_STREAMS 16      /* streams of one run followed for kernels that overlap (below) */
 
 struct ggmlviz__ties_kernel {
@@ -185,9 +184,8 @@ static void fuse(struct ggmlviz__ties_run *r, struct ggmlviz_pairing_counts *c)
 		} else if (j < last && owner != UINT32_MAX) {
 			struct ggmlviz_timing *o = &r->nodes[owner];
 			o->node_flags |= GGMLVIZ_NODE_FUSED;
-			if (!(o->op_type & FUSED_BIT))
-				o->op_type = FUSED_BIT | (o->op_type & 0x7fffu) |
-					     (t->op_type & 0x7fffu) << 16;
+			if (!(o->op_type & GGMLVIZ_OP_TYPE_FUSED))
+				o->op_type = GGMLVIZ_OP_TYPE_FUSE(o->op_type, t->op_type);
 		} else {
 			c->gpu_nodes_untimed++;
 		}

@@ -130,12 +130,12 @@ void cli_names_decide(struct cli_names *n, bool any_named)
 static const char *fused_name(struct cli_names *n, const struct ggmlviz_reader *r,
 			      uint32_t op_type, char buf[24])
 {
-	const char *a = ggmlviz_reader_op_name(r, op_type & 0x7fffu);
-	const char *b = ggmlviz_reader_op_name(r, op_type >> 16 & 0x7fffu);
+	const char *a = ggmlviz_reader_op_name(r, GGMLVIZ_OP_TYPE_FIRST(op_type));
+	const char *b = ggmlviz_reader_op_name(r, GGMLVIZ_OP_TYPE_SECOND(op_type));
 
-	a = a ? a : known_name(n, NAME_OP, op_type & 0x7fffu);
-	b = b ? b : known_name(n, NAME_OP, op_type >> 16 & 0x7fffu);
-	if (!(op_type & 0x80000000u) || !a || !b)
+	a = a ? a : known_name(n, NAME_OP, GGMLVIZ_OP_TYPE_FIRST(op_type));
+	b = b ? b : known_name(n, NAME_OP, GGMLVIZ_OP_TYPE_SECOND(op_type));
+	if (!(op_type & GGMLVIZ_OP_TYPE_FUSED) || !a || !b)
 		return NULL;
 	snprintf(buf, 24, "%s+%s", a, b);
 	return buf;

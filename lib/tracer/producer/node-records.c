@@ -14,8 +14,6 @@
 #include "tracer/producer/emit.h"
 #include "tracer/producer/producer.h"
 
-#define FUSED_BIT 0x80000000u
-
 /* "a SEP b" into buf of cap bytes, cut to fit (as snprintf would, at a tenth of its cost:
  * every fused op of every run composes two). */
 static void join(char *buf, size_t cap, const char *a, const char *sep, const char *b)
@@ -37,7 +35,7 @@ static uint32_t fused_names(const struct ggmlviz_node_desc *d, char label[160], 
 	join(op, 80, d->op_name, "+", d->op_name2);
 	*lp = label;
 	*op_name = op;
-	return FUSED_BIT | (d->op_type & 0x7fffu) | (d->op_type2 & 0x7fffu) << 16;
+	return GGMLVIZ_OP_TYPE_FUSE(d->op_type, d->op_type2);
 }
 
 /* The op type of a node's records, and its label; the op's name recorded once. */
