@@ -31,6 +31,10 @@
  *     bench_llama [--rounds N] [--layers N] [--embd N] [--prompt N]
  *                 [--generate N] [--threads N] [--gpu-layers N]
  *
+ * The GGML_VIZ_* variables set apply to its sessions (GGML_VIZ_BUFFER_SIZE
+ * to compare ring sizes, say), but for the output and the op timing, which
+ * each pass sets.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -136,6 +140,8 @@ static int start_tracing_to(const char *path, int op_timing)
 	struct ggmlviz_config cfg;
 
 	ggmlviz_config_init(&cfg);
+	/* GGML_VIZ_BUFFER_SIZE and the like, to compare; a value refused is said, and its default kept */
+	(void)ggmlviz_config_from_env(&cfg);
 	cfg.output = path;
 	cfg.op_timing = op_timing;
 	return ggmlviz_start(&cfg);
