@@ -166,6 +166,8 @@ START_TEST(names_assumed_for_the_original_only)
 	cli_names_decide(&n, false);
 	cli_names_ours(&n);
 	ck_assert_str_eq(cli_op_name(&n, r, 29, buf), "op#29");
+	/* a fused pair named nowhere: by its parts, as the reader's ggmlviz_reader_write_op_name() */
+	ck_assert_str_eq(cli_op_name(&n, r, GGMLVIZ_OP_TYPE_FUSE(24, 7), buf), "op#24+op#7");
 	ck_assert(!n.assumed);
 	cli_names_free(&n);
 	ggmlviz_reader_close(r);

@@ -158,7 +158,9 @@ void cli_names_free(struct cli_names *n);
  * The trace's OP_NAME for op_type (or one a first pass kept); for a trace
  * that names none of its ops (the original ggml-viz's), the name GGML's
  * numbering of mid-2025 gives it (n->assumed then says so); a fused pair
- * the trace names only by its parts, "FIRST+SECOND"; else "op#N" in buf.
+ * the trace names only by its parts, "FIRST+SECOND" in buf (a part named
+ * nowhere "op#N", as ggmlviz_reader_write_op_name() writes it); else
+ * "op#N" in buf.
  */
 /*
  * The op type of a CPU run's start, told apart from its first op by the

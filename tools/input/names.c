@@ -126,19 +126,28 @@ void cli_names_decide(struct cli_names *n, bool any_named)
 		n->ops_named = any_named;
 }
 
-/* A fused op's name from its parts' ("RMS_NORM+MUL"), in buf; NULL when a part has none. */
+/* A part of a fused op: the trace's name, one a first pass kept, or "op#N" in spare. */
+static const char *part_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op,
+			     char spare[16])
+{
+	const char *name = ggmlviz_reader_op_name(r, op);
+
+	if (name || (name = known_name(n, NAME_OP, op)))
+		return name;
+	snprintf(spare, 16, "op#%" PRIu32, op);
+	return spare;
+}
+
+/* A fused op's name from its parts' ("RMS_NORM+MUL", "MUL_MAT+op#100", as
+ * ggmlviz_reader_write_op_name() writes it, with the names a first pass kept). */
 static const char *fused_name(struct cli_names *n, const struct ggmlviz_reader *r,
 			      uint32_t op_type, char buf[24])
 {
-	const char *a = ggmlviz_reader_op_name(r, GGMLVIZ_OP_TYPE_FIRST(op_type));
-	const char *b = ggmlviz_reader_op_name(r, GGMLVIZ_OP_TYPE_SECOND(op_type));
+	char a[16], b[16];
+	int len = snprintf(buf, 24, "%s+%s", part_name(n, r, GGMLVIZ_OP_TYPE_FIRST(op_type), a),
+			   part_name(n, r, GGMLVIZ_OP_TYPE_SECOND(op_type), b));
 
-	a = a ? a : known_name(n, NAME_OP, GGMLVIZ_OP_TYPE_FIRST(op_type));
-	b = b ? b : known_name(n, NAME_OP, GGMLVIZ_OP_TYPE_SECOND(op_type));
-	if (!(op_type & GGMLVIZ_OP_TYPE_FUSED) || !a || !b)
-		return NULL;
-	snprintf(buf, 24, "%s+%s", a, b);
-	return buf;
+	return len < 0 ? "?" : buf; /* a name of 24 bytes or more is cut, as every op name here */
 }
 
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
@@ -148,8 +157,10 @@ const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uin
 
 	if (op_type == CLI_OP_RUN_START)
 		return "(run start)"; /* told apart from a run's first op (stats/ticks.h) */
-	if (name || (name = known_name(n, NAME_OP, op_type)) || (name = fused_name(n, r, op_type, buf)))
+	if (name || (name = known_name(n, NAME_OP, op_type)))
 		return name;
+	if (op_type & GGMLVIZ_OP_TYPE_FUSED)
+		return fused_name(n, r, op_type, buf);
 	if (n->ops_named == 0 && !n->ours && (name = cli_assumed_op_name(op_type))) {
 		n->assumed = true; /* the trace names no op: said wherever it is used */
 		return name;
