@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <unistd.h>
@@ -154,7 +155,7 @@ START_TEST(names_assumed_for_the_original_only)
 	static const unsigned char header[12] = { 'G', 'G', 'M', 'L', 'V', 'I', 'Z', '1', 1, 0, 0, 0 };
 	struct ggmlviz_reader *r;
 	struct cli_names n;
-	char buf[24];
+	char buf[CLI_OP_NAME_MAX];
 
 	ck_assert_ptr_nonnull(cli_assumed_op_name(29));
 	ck_assert_int_eq(ggmlviz_reader_open_memory(header, sizeof header, &r), 0);
@@ -372,6 +373,46 @@ START_TEST(shares_said_read_back)
 }
 END_TEST
 
+/*
+ * A fused pair of GGML's two longest op names is named whole by the
+ * tools, as by ggmlviz_reader_write_op_name(): where names were cut at 23
+ * bytes, "CROSS_ENTROPY_LOSS_BACK+CONV_TRANSPOSE_2D" printed as its first
+ * part alone.
+ */
+START_TEST(fused_name_of_long_parts_whole)
+{
+	static const char first[] = "CROSS_ENTROPY_LOSS_BACK", second[] = "CONV_TRANSPOSE_2D";
+	uint32_t fused = GGMLVIZ_OP_TYPE_FUSE(71, 52);
+	struct ggmlviz_config cfg;
+	struct ggmlviz_reader *r;
+	struct cli_names n;
+	char path[256], buf[CLI_OP_NAME_MAX], want[CLI_OP_NAME_MAX];
+	static char tensor;
+
+	tu_path(path, sizeof path, "long-names");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, 71, first);
+	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, 52, second);
+	ggmlviz_op_begin(&tensor, fused, 4, NULL, "fused");
+	ggmlviz_op_end(&tensor, fused, 4, NULL, "fused");
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while (ggmlviz_reader_next(r, &(struct ggmlviz_event){ 0 }) == 1)
+		; /* the names are known once read */
+	cli_names_init(&n, NULL);
+	cli_names_decide(&n, true);
+	snprintf(want, sizeof want, "%s+%s", first, second);
+	ck_assert_str_eq(cli_op_name(&n, r, fused, buf), want);
+	ck_assert_int_eq(ggmlviz_reader_write_op_name(r, fused, buf, sizeof buf), (int)strlen(want));
+	ck_assert_str_eq(buf, want);
+	cli_names_free(&n);
+	ggmlviz_reader_close(r);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -387,6 +428,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, durations);
 	tcase_add_test(tc, counts_and_choices);
 	tcase_add_test(tc, names_assumed_for_the_original_only);
+	tcase_add_test(tc, fused_name_of_long_parts_whole);
 	tcase_add_test(tc, shares_said_read_back);
 	suite_add_tcase(s, tc);
 	return s;

@@ -315,20 +315,21 @@ static void summary(struct top *tp, struct cli_out *o)
 static int sort_kind; /* the view's sort, for qsort */
 static const struct top *sorting;
 
-static const char *group_name(const struct top *tp, int kind, uint64_t key, char buf[24])
+static const char *group_name(const struct top *tp, int kind, uint64_t key,
+			      char buf[CLI_OP_NAME_MAX])
 {
 	if (kind == 0)
 		return cli_op_name(&tp->cli->names, tp->r, (uint32_t)(key - 1), buf);
 	if (key < 2)
 		return "(none)";
-	snprintf(buf, 24, "%" PRIu64, key - 2);
+	snprintf(buf, CLI_OP_NAME_MAX, "%" PRIu64, key - 2);
 	return buf;
 }
 
 static int by_sort(const void *a, const void *b)
 {
 	const struct cli_win_group *x = a, *y = b;
-	char n[2][24];
+	char n[2][CLI_OP_NAME_MAX];
 
 	switch (sort_kind) {
 	case SORT_COUNT:
@@ -348,7 +349,7 @@ static void group_row(struct top *tp, struct cli_table *t, const struct cli_win_
 				.bytes = g->sum.bytes, .bytes_ns = g->sum.bytes_ns };
 	double gbps = cli_group_gbps(&cg), share;
 	int bound = cli_roofline(&cg, &tp->w->peak, &share);
-	char name[24], b[32];
+	char name[CLI_OP_NAME_MAX], b[32];
 
 	cli_table_add(t, "%s", group_name(tp, tp->view, g->key, name));
 	cli_table_add(t, "%" PRIu64, g->sum.count);

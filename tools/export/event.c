@@ -96,7 +96,7 @@ static void table_field(struct fields *f, const struct ggmlviz_event *ev,
 			const struct ggmlviz_field *d)
 {
 	uint64_t v = ggmlviz_field_get(ev->payload, d, 0);
-	char buf[24], id[64];
+	char buf[CLI_OP_NAME_MAX], id[64];
 	bool backend_key = ev->type == GGMLVIZ_EVENT_META && d->offset == 8 &&
 			   ev->data.meta.kind == GGMLVIZ_META_BACKEND_NAME;
 

@@ -350,7 +350,7 @@ static void add_op(struct otlp *x, const struct ggmlviz_timing *t)
 /* The step's ops, summed by op type: ggmlviz.op.MUL_MAT.ns and .count, ... */
 static void op_attrs(struct otlp *x, int *n, const struct step_ops *s)
 {
-	char name[24], key[64];
+	char name[CLI_OP_NAME_MAX], key[64];
 	uint64_t total = 0;
 
 	for (size_t i = 0; s && i < s->n; i++) {

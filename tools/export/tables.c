@@ -167,7 +167,7 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	static const char *const methods[] = { "unknown", "sync", "tick", "gpu", "measured" };
 	uint64_t begin = e->held ? e->ticked_begin_ns : t->begin_ns;
 	uint64_t ns = e->held ? e->ticked_ns : t->duration_ns;
-	char op[24], backend[24];
+	char op[CLI_OP_NAME_MAX], backend[24];
 
 	head(w, t);
 	cstr(w, phase_of(t));
@@ -248,7 +248,7 @@ static void split_row(struct rows *w, const struct ggmlviz_timing *t)
 
 static void kernel_row(struct rows *w, const struct ggmlviz_timing *t)
 {
-	char op[24], name[96];
+	char op[CLI_OP_NAME_MAX], name[96];
 
 	head(w, t);
 	num(w, (int64_t)t->run_id);
@@ -301,7 +301,7 @@ static void memory_row(struct rows *w, const struct ggmlviz_event *ev)
 /* The ops of one type and backend a step ran, summed (OP_SUMMARY). */
 static void summary_row(struct rows *w, const struct ggmlviz_timing *t)
 {
-	char op[24], backend[24];
+	char op[CLI_OP_NAME_MAX], backend[24];
 
 	head(w, t);
 	cstr(w, phase_of(t));

@@ -165,7 +165,7 @@ static void graph_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 static void kernel_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 {
 	struct cli_esink *s = x->sink;
-	char buf[24];
+	char buf[CLI_OP_NAME_MAX];
 
 	cli_esink_arg_cstr(s, "op", t->ptr ? cli_op_name(&x->cli->names, x->r, t->op_type, buf)
 					   : "(untied)");
@@ -241,7 +241,7 @@ static void tokens_per_second(struct cli_viewer *x, const struct ggmlviz_timing 
 static void summary(struct cli_viewer *x, const struct ggmlviz_timing *t)
 {
 	struct cli_esink *s = x->sink;
-	char op[24], backend[24], name[64];
+	char op[CLI_OP_NAME_MAX], backend[24], name[64];
 
 	if (!in_window(x, t->begin_ns, t->end_ns))
 		return;
@@ -281,7 +281,7 @@ static void worker_slice(struct cli_viewer *x, uint32_t thread, const char *name
 static void share(struct cli_viewer *x, const struct ggmlviz_timing *t)
 {
 	struct cli_esink *s = x->sink;
-	char op[24];
+	char op[CLI_OP_NAME_MAX];
 
 	if (!in_window(x, t->begin_ns, t->end_ns + t->value))
 		return;

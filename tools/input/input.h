@@ -168,8 +168,14 @@ void cli_names_free(struct cli_names *n);
  */
 #define CLI_OP_RUN_START 0x7fffffffu
 
+/*
+ * The room an op's name is written into: a fused pair of GGML's longest
+ * op names ("CROSS_ENTROPY_LOSS_BACK", 23 bytes) joined by "+" whole.
+ */
+#define CLI_OP_NAME_MAX 64
+
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
-			char buf[24]);
+			char buf[CLI_OP_NAME_MAX]);
 
 /*
  * For a command without a first pass: whether the trace names ops, as the

@@ -141,17 +141,18 @@ static const char *part_name(struct cli_names *n, const struct ggmlviz_reader *r
 /* A fused op's name from its parts' ("RMS_NORM+MUL", "MUL_MAT+op#100", as
  * ggmlviz_reader_write_op_name() writes it, with the names a first pass kept). */
 static const char *fused_name(struct cli_names *n, const struct ggmlviz_reader *r,
-			      uint32_t op_type, char buf[24])
+			      uint32_t op_type, char buf[CLI_OP_NAME_MAX])
 {
 	char a[16], b[16];
-	int len = snprintf(buf, 24, "%s+%s", part_name(n, r, GGMLVIZ_OP_TYPE_FIRST(op_type), a),
+	int len = snprintf(buf, CLI_OP_NAME_MAX, "%s+%s",
+			   part_name(n, r, GGMLVIZ_OP_TYPE_FIRST(op_type), a),
 			   part_name(n, r, GGMLVIZ_OP_TYPE_SECOND(op_type), b));
 
-	return len < 0 ? "?" : buf; /* a name of 24 bytes or more is cut, as every op name here */
+	return len < 0 ? "?" : buf; /* two names of GGML's, however long, fit whole */
 }
 
 const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uint32_t op_type,
-			char buf[24])
+			char buf[CLI_OP_NAME_MAX])
 {
 	const char *name = ggmlviz_reader_op_name(r, op_type);
 
@@ -165,7 +166,7 @@ const char *cli_op_name(struct cli_names *n, const struct ggmlviz_reader *r, uin
 		n->assumed = true; /* the trace names no op: said wherever it is used */
 		return name;
 	}
-	snprintf(buf, 24, "op#%" PRIu32, op_type);
+	snprintf(buf, CLI_OP_NAME_MAX, "op#%" PRIu32, op_type);
 	return buf;
 }
 

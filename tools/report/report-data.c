@@ -173,7 +173,7 @@ static void snum(struct cli_out *o, int64_t v)
 
 static void op_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 {
-	char buf[24];
+	char buf[CLI_OP_NAME_MAX];
 	const char *op = cli_op_name(rep->names, rep->r, t->op_type, buf);
 
 	num(rep->o, cli_report_string(rep, op, strlen(op)));
@@ -193,7 +193,7 @@ static void op_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 /* A GPU kernel: its function's name, the op it was tied to ("" if none), layer, step, stream. */
 static void kernel_fields(struct cli_report *rep, const struct ggmlviz_timing *t)
 {
-	char buf[96], opbuf[24];
+	char buf[96], opbuf[CLI_OP_NAME_MAX];
 	const char *name = cli_kernel_name(t->label, t->label_len, buf);
 	const char *op = t->ptr ? cli_op_name(rep->names, rep->r, t->op_type, opbuf) : "";
 
