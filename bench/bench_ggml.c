@@ -206,10 +206,13 @@ static void print_ratio(const char *what, double *num, double *den, int rounds)
  * The adapter's own cost per graph: what GGML calls for one graph (an ask
  * per node, a tick per computed node, the flush at its end), in a loop
  * without GGML computing anything; median of 9 measures of 50 graphs.
+ * graph_id: 0, as a GGML without libggmlviz's edit; else given before each
+ * graph's asks, as a GGML built with it gives its split's id
+ * (ggmlviz_nodes_graph_id(3)): the same graph each time, described once.
  */
 static int adapter_graphs = 50; /* BENCH_ADAPTER_GRAPHS=N for a longer run (profiling) */
 
-static double adapter_us_per_graph(struct bench *b)
+static double adapter_us_per_graph(struct bench *b, uint64_t graph_id)
 {
 	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find(b->sched);
 	struct ggml_cgraph *g = b->m.graph;
@@ -218,6 +221,8 @@ static double adapter_us_per_graph(struct bench *b)
 	for (int k = 0; k < 9; k++) {
 		uint64_t t0 = bench_now_ns();
 		for (int r = 0; r < adapter_graphs; r++) {
+			if (graph_id)
+				ggmlviz_nodes_graph_id(graph_id);
 			for (int i = 0; i < ggml_graph_n_nodes(g); i++)
 				ggmlviz_ggml_eval_cb(ggml_graph_node(g, i), true, b->sched);
 			for (int i = 0; i < ggml_graph_n_nodes(g); i++)
@@ -259,11 +264,15 @@ static void report(struct bench *b, int rounds)
 	       (unsigned long long)c.ticks, (unsigned long long)c.expected);
 	start_tracing(b, GGMLVIZ_OP_TIMING_AUTO);
 	set_mode(b, TRACED);
-	us = adapter_us_per_graph(b);
+	us = adapter_us_per_graph(b, 0);
 	nodes = ggml_graph_n_nodes(b->m.graph);
 	/* also in clock_gettime calls, measured in this run: a figure other machines can compare */
 	printf("    the adapter's own cost: %.1f us per graph of %d nodes (asks, ticks, records),"
 	       " without GGML: %.0f ns a node, %.1fx clock_gettime\n", us, nodes,
+	       us * 1e3 / nodes, us * 1e3 / nodes / bench_clock_cost_ns());
+	us = adapter_us_per_graph(b, 1); /* a GGML with the edit: the graph's id given */
+	printf("    the same, the graph's id given (GGML built with libggmlviz's edit, its"
+	       " descriptions kept): %.1f us, %.0f ns a node, %.1fx clock_gettime\n", us,
 	       us * 1e3 / nodes, us * 1e3 / nodes / bench_clock_cost_ns());
 	ggmlviz_stop();
 }

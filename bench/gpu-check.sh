@@ -16,6 +16,8 @@
 #     launched it, copies and sets too;
 #   - kernel times against CUPTI's raw records (GGML_VIZ_CUPTI_LOG), to the
 #     nanosecond;
+#   - what a recorded kernel costs the GPU (bench/gpu-kernel-cost.cu: a CUDA
+#     graph of 500 kernels of 2 us, traced / untraced);
 #   - llama.cpp decoding N tokens (default 5000) with every layer on the
 #     GPU: KERNEL records, none without its run, none lost;
 #   - decode tokens/s traced (every kernel recorded) / untraced, with CUDA
@@ -113,6 +115,20 @@ if [ -n "$probe" ] && [ "$have_gpu" = yes ]; then
 	[ $rc -le 1 ] || say "gpu-probe failed: $(tail -n 3 "$work/probe.out")"
 elif [ -n "$probe" ]; then
 	row "gpu-probe (correlation, graphs, copies, times)" "built; not run: no GPU" "all tied, exact" skip
+fi
+
+# ---- 3b. what a recorded kernel costs the GPU (CUPTI's own cost, without GGML) ----
+if [ -n "$probe" ] && [ "$have_gpu" = yes ]; then
+	say "compiling and running bench/gpu-kernel-cost.cu"
+	if "$nvcc" -std=c++17 -O2 -I"$top/include" "$top/bench/gpu-kernel-cost.cu" \
+		"$lib/lib/libggmlviz.a" -lpthread -ldl -o "$work/gpu-kernel-cost" 2>"$work/cost-build.out" &&
+		"$work/gpu-kernel-cost" 9 2000 >"$work/cost.out" 2>&1; then
+		row "a recorded kernel in a CUDA graph of 2 us kernels: speed traced / untraced, ns more" \
+			"$(sed -n 's/^graph .*: \([0-9.]*\) of the speed, \(-\{0,1\}[0-9]*\) ns more.*/\1, \2 ns/p' "$work/cost.out")" \
+			"(measured: CUPTI's own cost)"
+	else
+		row "gpu-kernel-cost" "failed: $work/cost-build.out, $work/cost.out" "runs" miss
+	fi
 fi
 
 # ---- 4. GGML and libllama with CUDA, and the benchmarks against them ----

@@ -38,24 +38,8 @@
 
 #define RUNS 50
 
-#define CHECK(call)                                                                        \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess) {                                                   \
-			fprintf(stderr, "gpu-probe: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(2);                                                           \
-		}                                                                          \
-	} while (0)
-
-__global__ void spin(long long cycles, float *out)
-{
-	long long t0 = clock64();
-
-	while (clock64() - t0 < cycles)
-		;
-	if (out && threadIdx.x == 0)
-		out[blockIdx.x] = (float)(clock64() - t0);
-}
+#define GPU_BENCH_NAME "gpu-probe"
+#include "gpu-bench.cuh"
 
 static char cuda0; /* its address names the backend */
 static const char *const node_names[] = { "probe-0", "probe-1", "probe-2" };

@@ -24,7 +24,11 @@
 # (scripts/copy-edited-source.sh --cpu-shares, as build-llama-tools.sh
 # does), through libggmlviz's functions, which the program that links
 # libggmlviz gives the shared GGML (weak references: a program without
-# libggmlviz runs GGML as it is). Flash
+# libggmlviz runs GGML as it is), and its scheduler tells libggmlviz each
+# split graph's id and keeps it on the view it computes for an eval
+# callback, so that a graph llama.cpp reuses is described once and a
+# traced split's CUDA graph is reused as an untraced one's
+# (--sched-graph-ids, contrib/llama.cpp/ggmlviz-sched.h). Flash
 # attention's CUDA kernels are left out (GGML_CUDA_FA=OFF): they take most
 # of the build's time, and llama.cpp then computes attention without them.
 # Run again, it builds only what changed.
@@ -86,13 +90,14 @@ else
 fi
 
 command -v python3 >/dev/null 2>&1 || die "python3 is needed (it edits the copy of the source)"
-"$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares ||
+"$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares --sched-graph-ids ||
 	die "nothing was built (the message above says what did not fit)"
 
 say "configuring in $build (CUDA: $cuda, architectures: $arch)"
 # shellcheck disable=SC2086 # the flags are words
 cmake -S "$copy" -B "$build" $generator -DCMAKE_BUILD_TYPE=Release \
 	-DCMAKE_C_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK" \
+	-DCMAKE_CXX_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK" \
 	-DCMAKE_INSTALL_PREFIX="$dest" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
 	-DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=OFF -DGGML_NATIVE=ON -DGGML_CUDA="$cuda" \
 	$cuda_flags -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_COMMON=OFF \

@@ -22,7 +22,11 @@
 # contrib/llama.cpp/ggmlviz-edit.py's, each of which says where it did not
 # fit: every worker thread's share of every node, measured inside GGML's
 # CPU backend (contrib/llama.cpp/ggmlviz-cpu.h: the ops are then measured,
-# not estimated, and each worker has its lane), llama-server's requests (a
+# not estimated, and each worker has its lane), each split graph's id told
+# to libggmlviz by GGML's scheduler (contrib/llama.cpp/ggmlviz-sched.h: a
+# graph llama.cpp reuses is described once) and kept on its view of a
+# whole split (so that a CUDA backend reuses a traced split's CUDA graph as
+# it does an untraced one's), llama-server's requests (a
 # call where a request arrives, starts its prompt, gets its first token and
 # ends: `ggmlviz stats --by request`), and
 # for --vulkan, each node's GPU time from the Vulkan backend's timestamp
@@ -110,7 +114,7 @@ log="$out/build.log"
 : >"$log"
 
 # ---- 2. the copy, made again when the source or the edits changed ----
-edits="--cpu-shares"
+edits="--cpu-shares --sched-graph-ids"
 case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 [ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
 # shellcheck disable=SC2086 # the options are words

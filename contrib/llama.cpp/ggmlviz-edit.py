@@ -15,6 +15,19 @@ their compilation). What needs one is named by an option:
   --vulkan-times    GGML's Vulkan backend hands each node's GPU time, from
                     its perf logger's timestamp queries, to libggmlviz
                     (contrib/llama.cpp/ggmlviz-vulkan.h)
+  --sched-graph-ids GGML's scheduler tells libggmlviz each split graph's id
+                    before it asks an eval callback about the split's nodes
+                    (contrib/llama.cpp/ggmlviz-sched.h), so that a graph
+                    llama.cpp reuses is described once
+                    (ggmlviz_nodes_graph_id(3)); and it gives the view of a
+                    split it computes for an eval callback the split's id
+                    when the view is the whole split (as it is when the
+                    callback asks for no node's data, as libggmlviz's never
+                    does): a CUDA backend then reuses the split's CUDA graph
+                    on its id, as it does untraced, instead of comparing
+                    every node's properties (about 1 KiB a node) at every
+                    run. Not needed, and not made, in a llama.cpp whose
+                    graphs have no id
   --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
                     without GL_KHR_cooperative_matrix and Vulkan headers
                     older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
@@ -26,7 +39,8 @@ Every edit looks for its place first, in every file, before any is
 written: where one is not found exactly once, it says which file and what
 it looked for, and exits 1 with the copy untouched.
 
-    ggmlviz-edit.py SRC [--cpu-shares] [--server-requests] [--vulkan-times] [--vulkan-guards]
+    ggmlviz-edit.py SRC [--cpu-shares] [--sched-graph-ids] [--server-requests] [--vulkan-times]
+                        [--vulkan-guards]
 
 SPDX-License-Identifier: MIT
 """
@@ -120,6 +134,35 @@ def cpu_shares():
     ]
 
 
+def sched_graph_ids(src):
+    """Each split's id told to libggmlviz, and kept on the view of a whole split
+    (ggml_graph_view() gives 0)."""
+    sched = 'ggml/src/ggml-backend.cpp'
+    header = '#include "%s" // libggmlviz: split graphs\' ids (scripts/build-llama-tools.sh)\n' % (
+        os.path.join(HERE, 'ggmlviz-sched.h'))
+    try:
+        with open(os.path.join(src, sched)) as f:
+            has_ids = 'splits[i].graph.uid' in f.read()
+    except OSError:
+        has_ids = False
+    if not has_ids:  # graphs without ids: a CUDA backend compares them, traced or not
+        print('ggmlviz-edit: %s: not needed (its graphs have no id): the splits\' ids' % sched)
+        return []
+    return [
+        Edit(sched, r'(?m)^(#include "ggml-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "ggml-impl.h"'),
+        Edit(sched, r'(?m)^([ \t]*)(// similar to ggml_backend_compare_graph_backend\n)',
+             r'\1ggmlviz_nodes_graph_id(split->graph.uid); // libggmlviz: the id of the split, before its asks\n\1\2',
+             'where a split\'s nodes are asked about (// similar to ggml_backend_compare_graph_backend)'),
+        Edit(sched, r'(?m)^([ \t]*)(struct ggml_cgraph gv = ggml_graph_view\(&split->graph, j0, j1 \+ 1\);\n)',
+             r'\1\2\1if (j0 == 0 && j1 + 1 == split->graph.n_nodes) {\n'
+             r'\1    gv.uid = split->graph.uid; // libggmlviz: the whole split, its id kept (ggmlviz-edit.py)\n'
+             r'\1}\n',
+             'the scheduler\'s view of a split for an eval callback (struct ggml_cgraph gv = '
+             'ggml_graph_view(&split->graph, j0, j1 + 1);)'),
+    ]
+
+
 def server_requests():
     ctx = 'tools/server/server-context.cpp'
     queue = 'tools/server/server-queue.cpp'
@@ -204,6 +247,8 @@ def main():
             edits += vulkan_times()
         elif opt == '--cpu-shares':
             edits += cpu_shares()
+        elif opt == '--sched-graph-ids':
+            edits += sched_graph_ids(src)
         elif opt == '--server-requests':
             edits += server_requests()
         else:

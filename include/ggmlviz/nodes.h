@@ -110,6 +110,30 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 		      void *user);
 
 /**
+ * @brief The calling thread's next run is the split graph of this id.
+ *
+ * GGML gives each split of a scheduled graph an id (struct ggml_cgraph's
+ * uid) when it splits the graph, and a new one each time it splits it
+ * again, so that one id means the same nodes, unchanged: a CUDA backend
+ * replays the CUDA graph it captured on that alone. A GGML built with
+ * libggmlviz's edit (contrib/llama.cpp/ggmlviz-edit.py --sched-graph-ids)
+ * calls this before it asks about a split's nodes. The run that the next
+ * ggmlviz_nodes_ask() on this thread opens takes the id (a run still open
+ * is ended first: an id begins a split), and when it is recorded, its
+ * descriptions are those of the last run recorded with that id, if that
+ * run had the same describe function, user and nodes in the same order,
+ * instead of asking for each node again: what llama.cpp's tokens cost the
+ * adapter, when it reuses its graph, is then its asks, ticks and records.
+ * The last few runs' descriptions are kept, on each thread.
+ *
+ * A GGML without the edit never calls it, and every run is described.
+ * No lock, no system call; memory only when a new id's run is kept.
+ *
+ * @param id the split graph's id; 0 says none (nothing kept or reused).
+ */
+void ggmlviz_nodes_graph_id(uint64_t id);
+
+/**
  * @brief The backend finished computing a node (GGML's CPU abort callback).
  *
  * Takes the time and counts the tick in the calling thread's run; no lock,

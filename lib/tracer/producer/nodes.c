@@ -8,6 +8,10 @@
  * run starts, SPLIT_END when it ends), its ops only if the ticks match the
  * nodes exactly, stamped with the times of the ticks.
  *
+ * A run that GGML named by its split graph's id (ggmlviz_nodes_graph_id())
+ * is described once: the descriptions of the last few such runs are kept,
+ * and a later run of the same id and nodes is recorded with them.
+ *
  * While GPU kernels are recorded (gpu/), each run gets an id, and the
  * launches between its first ask and its end are tagged with it; a run
  * that got no tick (a GPU backend's) records its computing nodes with
@@ -32,6 +36,18 @@
 #include "tracer/producer/producer.h"
 
 #define RUN_MIN 64u
+#define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
+
+/* A run's descriptions, kept for the next run of the same split graph. */
+struct kept {
+	uint64_t graph_id;               /* GGML's id of the split graph; 0: empty */
+	ggmlviz_node_describe_fn describe;
+	void *user;
+	const void **nodes;              /* its nodes, in order */
+	struct ggmlviz_node_desc *desc;  /* and their descriptions */
+	uint32_t n, cap, expected;       /* expected: the ticks they give */
+	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
+};
 
 struct run {
 	const void **nodes;              /* the run's nodes, in order */
@@ -41,6 +57,7 @@ struct run {
 	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
 	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
+	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
 	uint32_t n, cap;
 	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
 	uint32_t lost;                   /* asks that could not be stored (out of memory) */
@@ -50,12 +67,16 @@ struct run {
 	uint64_t session;
 	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
+	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
+	struct kept kept[KEPT_RUNS];
+	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
 };
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
 static pthread_key_t run_key;
 static pthread_once_t run_key_once = PTHREAD_ONCE_INIT;
 static int run_key_ok;
@@ -71,6 +92,10 @@ static void run_free(void *arg)
 	free(r->gpu);
 	free(r->cpu);
 	free(r->desc);
+	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
+		free(r->kept[k].nodes);
+		free(r->kept[k].desc);
+	}
 	free(r);
 }
 
@@ -132,6 +157,7 @@ static void run_reset(struct run *r)
 	r->cpu_timed = r->cpu_hint = 0;
 	r->open = 0;
 	r->run_id = 0;
+	r->graph_id = 0;
 }
 
 static struct ggmlviz__split split_of(const struct run *r)
@@ -186,6 +212,82 @@ static uint32_t describe_all(struct run *r)
 	return expected;
 }
 
+/* ---- descriptions kept for a split graph run again (ggmlviz_nodes_graph_id()) ---- */
+
+/* The kept descriptions of a run of the same graph, nodes and describer; NULL if none. */
+static struct kept *kept_for(struct run *r)
+{
+	for (uint32_t k = 0; r->graph_id && !r->lost && k < KEPT_RUNS; k++) {
+		struct kept *kp = &r->kept[k];
+
+		if (kp->graph_id == r->graph_id && kp->describe == r->describe && kp->user == r->user &&
+		    kp->n == r->n && !memcmp(kp->nodes, r->nodes, r->n * sizeof *r->nodes))
+			return kp;
+	}
+	return NULL;
+}
+
+/* The slot a run of graph_id is kept in: its own, an empty one, else the least used. */
+static struct kept *kept_slot(struct run *r)
+{
+	struct kept *best = &r->kept[0];
+
+	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
+		struct kept *kp = &r->kept[k];
+
+		if (kp->graph_id == r->graph_id || !kp->graph_id)
+			return kp;
+		if (kp->used < best->used)
+			best = kp;
+	}
+	return best;
+}
+
+/* Keeps the descriptions of a run just described; a slot that cannot grow is emptied. */
+static void keep(struct run *r, uint32_t expected)
+{
+	struct kept *kp = kept_slot(r);
+	void *p;
+
+	kp->graph_id = 0;
+	if (kp->cap < r->n) {
+		if (!(p = realloc(kp->nodes, r->n * sizeof *kp->nodes)))
+			return;
+		kp->nodes = p;
+		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
+			return;
+		kp->desc = p;
+		kp->cap = r->n;
+	}
+	memcpy(kp->nodes, r->nodes, r->n * sizeof *r->nodes);
+	memcpy(kp->desc, r->desc, r->n * sizeof *r->desc);
+	kp->n = r->n;
+	kp->expected = expected;
+	kp->describe = r->describe;
+	kp->user = r->user;
+	kp->used = r->closed;
+	kp->graph_id = r->graph_id;
+}
+
+/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
+static uint32_t descriptions(struct run *r)
+{
+	struct kept *kp = kept_for(r);
+	uint32_t expected;
+
+	r->closed += r->graph_id != 0;
+	if (kp) {
+		kp->used = r->closed;
+		r->d = kp->desc;
+		return kp->expected;
+	}
+	expected = describe_all(r);
+	r->d = r->desc;
+	if (r->graph_id && !r->lost)
+		keep(r, expected);
+	return expected;
+}
+
 /* One op timing, recorded now or held with its run's unit (rolling mode). */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
 		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags)
@@ -213,7 +315,7 @@ static void record_split(const struct run *r, uint64_t ts, uint8_t type,
 static void record_gpu_ops(const struct run *r, uint64_t at)
 {
 	for (uint32_t i = 0; i < r->n; i++) {
-		struct ggmlviz_node_desc d = r->desc[i];
+		struct ggmlviz_node_desc d = r->d[i];
 
 		if (!d.ticks)
 			continue;
@@ -233,19 +335,19 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
-		struct ggmlviz_node_desc d = r->desc[i];
+		struct ggmlviz_node_desc d = r->d[i];
 		uint32_t next = i + 1;
 
 		if (!d.ticks || !r->gpu[2 * i + 1])
 			continue;
 		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED;
-		while (next < r->n && !r->desc[next].ticks)
+		while (next < r->n && !r->d[next].ticks)
 			next++; /* views compute nothing */
 		if (next < r->n && !r->gpu[2 * next + 1]) {
 			d.flags |= GGMLVIZ_NODE_FUSED;
-			d.op_type2 = r->desc[next].op_type;
-			d.op_name2 = r->desc[next].op_name;
-			d.name2 = r->desc[next].name;
+			d.op_type2 = r->d[next].op_type;
+			d.op_name2 = r->d[next].op_name;
+			d.name2 = r->d[next].name;
 		}
 		record_op(r, &d, r->nodes[i], r->gpu[2 * i], r->gpu[2 * i + 1],
 			  GGMLVIZ_OP_METHOD_GPU, 0);
@@ -265,9 +367,9 @@ static uint32_t record_measured_ops(const struct run *r)
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
-		if (!r->desc[i].ticks)
+		if (!r->d[i].ticks)
 			continue;
-		record_op(r, &r->desc[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
+		record_op(r, &r->d[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
 			  GGMLVIZ_OP_METHOD_MEASURED, 0);
 		k++;
 	}
@@ -282,7 +384,7 @@ static int all_measured(const struct run *r, uint32_t expected)
 	if (r->cpu_timed != expected)
 		return 0;
 	for (uint32_t i = 0; i < r->n; i++)
-		k += r->desc[i].ticks && r->cpu[2 * i + 1];
+		k += r->d[i].ticks && r->cpu[2 * i + 1];
 	return k == expected;
 }
 
@@ -293,9 +395,9 @@ static uint32_t record_ops(const struct run *r)
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
-		if (!r->desc[i].ticks)
+		if (!r->d[i].ticks)
 			continue;
-		record_op(r, &r->desc[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
+		record_op(r, &r->d[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
 			  k ? 0 : GGMLVIZ_NODE_RUN_START);
 		prev = r->ticks[k++];
 	}
@@ -315,7 +417,7 @@ static void run_close(struct run *r)
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
 		return;
 	}
-	expected = describe_all(r);
+	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected))
 		s.n_timed = record_measured_ops(r);
@@ -347,6 +449,8 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->staged = ggmlviz__unit_staged();
 	r->open = 1;
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
+	r->graph_id = tls_graph_id;
+	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
 	s.run_id = r->run_id;
@@ -369,8 +473,8 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	if (!(r = run_get()))
 		return -ENOMEM;
 	if (r->open && (r->n_ticks || r->backend != backend || r->describe != describe ||
-			r->user != user))
-		run_close(r);
+			r->user != user || tls_graph_id))
+		run_close(r); /* a graph's id begins a split */
 	now = ggmlviz__stamp();
 	if (!r->open)
 		run_open(r, backend, describe, user, now, node);
@@ -441,6 +545,11 @@ void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
 		return;
 	}
 	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+}
+
+void ggmlviz_nodes_graph_id(uint64_t id)
+{
+	tls_graph_id = id;
 }
 
 int ggmlviz_nodes_flush(void)

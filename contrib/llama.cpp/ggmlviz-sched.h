@@ -1,0 +1,31 @@
+/*
+ * GGML's scheduler tells libggmlviz the id of each split graph before it
+ * asks an eval callback about the split's nodes: included by the copy of
+ * ggml/src/ggml-backend.cpp that scripts/build-llama-tools.sh and
+ * scripts/build-ggml-cuda.sh build (contrib/llama.cpp/ggmlviz-edit.py
+ * --sched-graph-ids puts the include and the call into
+ * ggml_backend_sched_compute_splits). A run of an id recorded before, with
+ * the same nodes, is then recorded with the descriptions kept from then
+ * (ggmlviz_nodes_graph_id(3)): llama.cpp reuses its graph from token to
+ * token, and its nodes are described once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_SCHED_H
+#define GGMLVIZ_SCHED_H
+
+#include <ggmlviz/nodes.h>
+
+#ifdef GGMLVIZ_CPU_WEAK
+/*
+ * A shared GGML (scripts/build-ggml-cuda.sh): libggmlviz is linked into
+ * the program, not into GGML, and the dynamic linker binds this reference
+ * to the program's definition; a program without libggmlviz leaves it
+ * null, and nothing is called (as ggmlviz-cpu.h).
+ */
+#pragma weak ggmlviz_nodes_graph_id
+#define ggmlviz_nodes_graph_id(id) \
+	(ggmlviz_nodes_graph_id ? ggmlviz_nodes_graph_id(id) : (void)0)
+#endif
+
+#endif /* GGMLVIZ_SCHED_H */

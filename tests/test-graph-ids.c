@@ -1,0 +1,241 @@
+/*
+ * Runs named by their split graph's id (ggmlviz_nodes_graph_id(), as a
+ * GGML built with libggmlviz's edit calls it before it asks about a
+ * split's nodes): a run of an id recorded before, with the same nodes in
+ * the same order and the same describe function and user, is recorded with
+ * the descriptions kept from then, not described again; anything else is
+ * described, as every run of a GGML without the edit is:
+ *   - the same id and nodes three times: described once, recorded three
+ *     times the same;
+ *   - the same id with other nodes, another order or another user: described;
+ *   - no id: described each time; an id is its next run's only;
+ *   - two splits a step alternating (a CPU and a GPU run): each described once;
+ *     more graphs than are kept: the least used described again;
+ *   - an id begins a split: a run still open is ended there.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+
+#define NODES 4
+#define MAX_OPS 256
+
+static const struct gs_node graph[NODES] = {
+	{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 3, "MUL_MAT", "Qcur-0", 0 },
+	{ 5, "ROPE", "Qcur-0 (rope)", 0 },  { 6, "ADD", "ffn_inp-1", 1 },
+};
+static char cpu_backend, gpu_backend, user_a, user_b;
+static int described; /* nodes described since the test began */
+
+static void counting_describe(void *user, const void *const *nodes, size_t n, size_t i,
+			      struct ggmlviz_node_desc *out)
+{
+	described++;
+	gs_describe(user, nodes, n, i, out);
+}
+
+/* One CPU run of nodes (each ticks once), named id (0: none), asked with user. */
+static void cpu_run(uint64_t id, const int *order, size_t n, void *user)
+{
+	if (id)
+		ggmlviz_nodes_graph_id(id);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[order[i]], &cpu_backend, counting_describe,
+						   user), 0);
+	for (size_t i = 0; i < n; i++)
+		ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+static const int in_order[NODES] = { 0, 1, 2, 3 }, swapped[NODES] = { 0, 2, 1, 3 };
+
+struct seen {
+	struct ggmlviz_timing op[MAX_OPS];
+	char label[MAX_OPS][32];
+	size_t ops, splits;
+};
+
+static struct seen *read_back(const char *path)
+{
+	struct seen *s = calloc(1, sizeof *s);
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	int rc;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		s->splits += t.kind == GGMLVIZ_TIMING_SPLIT;
+		if (t.kind != GGMLVIZ_TIMING_OP || s->ops == MAX_OPS)
+			continue;
+		snprintf(s->label[s->ops], sizeof s->label[0], "%.*s", (int)t.label_len,
+			 t.label ? t.label : "");
+		s->op[s->ops++] = t;
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+	return s;
+}
+
+static void start(const char *tag, char *path, size_t size)
+{
+	struct ggmlviz_config cfg;
+
+	tu_path(path, size, tag);
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	described = 0;
+}
+
+START_TEST(same_graph_described_once)
+{
+	char path[256];
+	struct seen *s;
+
+	start("ids-once", path, sizeof path);
+	for (int k = 0; k < 3; k++)
+		cpu_run(7, in_order, NODES, &user_a);
+	ck_assert_int_eq(described, NODES);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * NODES);
+	for (size_t k = 0; k < s->ops; k++) { /* every run recorded as the first was */
+		const struct gs_node *g = &graph[k % NODES];
+
+		ck_assert_uint_eq(s->op[k].op_type, g->op);
+		ck_assert_str_eq(s->label[k], g->name);
+		ck_assert_int_eq(s->op[k].layer, g->layer);
+		ck_assert_uint_eq(s->op[k].flops, g->op == 3 ? 2u * 512u * 512u : 512u);
+		ck_assert_uint_eq(s->op[k].ptr, (uint64_t)(uintptr_t)g);
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
+	}
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(other_nodes_or_user_described_again)
+{
+	char path[256];
+	struct seen *s;
+
+	start("ids-other", path, sizeof path);
+	cpu_run(7, in_order, NODES, &user_a);
+	cpu_run(7, swapped, NODES, &user_a); /* the same id, another order */
+	ck_assert_int_eq(described, 2 * NODES);
+	cpu_run(7, swapped, NODES - 1, &user_a); /* fewer nodes */
+	ck_assert_int_eq(described, 3 * NODES - 1);
+	cpu_run(7, swapped, NODES - 1, &user_b); /* another user */
+	ck_assert_int_eq(described, 4 * NODES - 2);
+	cpu_run(8, swapped, NODES - 1, &user_b); /* another id */
+	ck_assert_int_eq(described, 5 * NODES - 3);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 5 * NODES - 3);
+	/* the second run's, described in its own order */
+	ck_assert_uint_eq(s->op[NODES + 1].op_type, graph[2].op);
+	ck_assert_str_eq(s->label[NODES + 1], graph[2].name);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(no_id_described_each_time)
+{
+	char path[256];
+
+	start("ids-none", path, sizeof path);
+	cpu_run(0, in_order, NODES, &user_a);
+	cpu_run(0, in_order, NODES, &user_a);
+	ck_assert_int_eq(described, 2 * NODES);
+	cpu_run(9, in_order, NODES, &user_a);
+	cpu_run(0, in_order, NODES, &user_a); /* the id was the run before's only */
+	ck_assert_int_eq(described, 4 * NODES);
+	cpu_run(9, in_order, NODES, &user_a); /* kept from the run of id 9 */
+	ck_assert_int_eq(described, 4 * NODES);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(splits_alternating_and_more_than_kept)
+{
+	static const int first[2] = { 0, 1 }, second[2] = { 2, 3 };
+	char path[256];
+
+	start("ids-alternate", path, sizeof path);
+	for (int k = 0; k < 3; k++) { /* a step's two splits, again and again */
+		cpu_run(11, first, 2, &user_a);
+		cpu_run(12, second, 2, &user_a);
+	}
+	ck_assert_int_eq(described, 4);
+	/* five graphs, one run each, then the first again: four are kept, the least used went */
+	for (uint64_t id = 21; id <= 25; id++)
+		cpu_run(id, in_order, NODES, &user_a);
+	ck_assert_int_eq(described, 4 + 5 * NODES);
+	cpu_run(25, in_order, NODES, &user_a);
+	ck_assert_int_eq(described, 4 + 5 * NODES);
+	cpu_run(21, in_order, NODES, &user_a);
+	ck_assert_int_eq(described, 4 + 6 * NODES);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path);
+}
+END_TEST
+
+/* GPU runs (no tick) of one backend, one after the other without a flush: an id ends the first. */
+START_TEST(an_id_begins_a_split)
+{
+	char path[256];
+	struct seen *s;
+
+	start("ids-split", path, sizeof path);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe, NULL), 0);
+	for (int i = 2; i < 4; i++) /* no id: the same run goes on */
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe, NULL), 0);
+	ggmlviz_nodes_graph_id(31);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe, NULL), 0);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->splits, 2);
+	ck_assert_int_eq(described, NODES + 2);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *suite = suite_create("graph ids");
+	TCase *c = tcase_create("graph ids");
+
+	tcase_add_test(c, same_graph_described_once);
+	tcase_add_test(c, other_nodes_or_user_described_again);
+	tcase_add_test(c, no_id_described_each_time);
+	tcase_add_test(c, splits_alternating_and_more_than_kept);
+	tcase_add_test(c, an_id_begins_a_split);
+	suite_add_tcase(suite, c);
+	return suite;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}
