@@ -19,9 +19,9 @@
 # TOOLS: the folder of the tools built by scripts/build-llama-tools.sh
 # (default: third_party/llama-tools/build/bin). The model is make_tiny_llama's
 # q8_0 quick-start model (8 layers, 512 wide) unless -m is given, or
-# MODEL_WIDTH=1024 or 2048 asks for a wider one (bench/tiny-model.sh); ROUNDS (7)
-# rounds of each mode; llama-bench's own arguments default to
-# -p 64 -n 32 -r 3 -t 2.
+# MODEL_WIDTH=1024 or 2048 asks for a wider one, or MODEL_WIDTH=576 for
+# SmolLM2-135M's shape (bench/tiny-model.sh); ROUNDS (7) rounds of each
+# mode; llama-bench's own arguments default to -p 64 -n 32 -r 3 -t 2.
 #
 # SPDX-License-Identifier: MIT
 set -eu

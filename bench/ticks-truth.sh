@@ -17,7 +17,8 @@
 # --threads: the thread counts (default: 1, 2, 4, ... up to the machine's
 # cores, and the cores); --tools: the folder of llama-bench (default
 # third_party/llama-tools/build/bin). The model is make_tiny_llama's q8_0
-# quick-start model (8 layers, 512 wide) unless -m is given; llama-bench's
+# quick-start model (8 layers, 512 wide) unless -m is given (or MODEL_WIDTH
+# asks for another, as bench/llama-bench.sh says); llama-bench's
 # arguments default to -p 64 -n 32 -r 3. TICKS_TRUTH_JSON=FILE also writes
 # every figure as JSON lines (tests/llama-tools.py reads them).
 #
