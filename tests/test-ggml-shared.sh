@@ -5,7 +5,9 @@
 #   - a program that links libggmlviz gets every worker thread's share
 #     measured (every op TIMED measured, META SHARES saying every share
 #     went to its op), and GGML_VIZ_CPU_SHARES=0 turns it off;
-#   - a program without libggmlviz (make_tiny_llama) runs GGML as it is.
+#   - a program without libggmlviz (make_tiny_llama) runs GGML as it is;
+#   - its scheduler tells libggmlviz each split graph's id the same way
+#     (libggml-base.so, a weak reference).
 # libggmlviz is configured against it in a folder of its own. WORK (default
 # $top_builddir/ggml-shared) holds the GGML, its build and libggmlviz's;
 # run again, they build only what changed. Prints TAP.
@@ -36,7 +38,12 @@ for f in ggmlviz_cpu_share_begin ggmlviz_cpu_share_end ggmlviz_cpu_graph_done; d
 	grep -q "^ *w $f\$" "$work/nm.out" || { echo "no weak $f in libggml-cpu.so" >>"$log"; weak=1; }
 done
 ! grep -q " T ggmlviz_" "$work/nm.out" || { echo "libggml-cpu.so defines ggmlviz_ functions" >>"$log"; weak=1; }
-result $weak "libggml-cpu.so calls libggmlviz through weak references, none defined in it"
+# and its scheduler tells libggmlviz each split graph's id (--sched-graph-ids), the same way
+nm -D "$work/ggml/lib/libggml-base.so" >"$work/nm-base.out" 2>>"$log" || weak=1
+grep -q "^ *w ggmlviz_nodes_graph_id\$" "$work/nm-base.out" ||
+	{ echo "no weak ggmlviz_nodes_graph_id in libggml-base.so" >>"$log"; weak=1; }
+! grep -q " T ggmlviz_" "$work/nm-base.out" || { echo "libggml-base.so defines ggmlviz_ functions" >>"$log"; weak=1; }
+result $weak "libggml-cpu.so and libggml-base.so call libggmlviz through weak references, none defined in them"
 
 mkdir -p "$work/build"
 (cd "$work/build" &&
