@@ -3,8 +3,8 @@
 scheduler tells libggmlviz each split's id before it asks about the
 split's nodes, and the view of a whole split keeps the split's id, in the
 scheduler as the release has it and as a small copy of it; a scheduler
-whose graphs have no id is left as it is, and said so; one whose place
-moved is refused, with the file untouched.
+whose graphs have no id is left as it is, and said so, and so is one
+whose code moved, without failing the build (the edit only saves work).
 
 Usage: edits.py BUILDDIR TMPDIR
 
@@ -88,13 +88,12 @@ rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids')
 ok(rc == 0 and read(top) == old, 'a scheduler whose graphs have no id is left as it is', out + err)
 ok('not needed (its graphs have no id)' in out, 'and says so', out)
 
-# ids, but the place moved: refused, the file untouched
+# ids, but a place moved: nothing made (the call needs the include), said, the build goes on
 moved = WITH_IDS.replace('struct ggml_cgraph gv = ggml_graph_view(', 'ggml_cgraph gv = ggml_graph_view(')
 top = tree('moved', moved)
 rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids')
-ok(rc == 1 and read(top) == moved and 'found no place for' in err and 'ggml-backend.cpp' in err,
-   'a place that moved is refused, naming the file, with nothing changed', '%d %s%s' % (rc, out, err))
-
+ok(rc == 0 and read(top) == moved and 'not made (found no single place for' in out and
+   'ggml-backend.cpp' in out, 'a place that moved: nothing made, said, and no failure', '%d %s%s' % (rc, out, err))
 # the release the tests build, where fetched
 release = os.path.join(TOP, 'third_party', 'ggml', 'src')
 if os.path.isfile(os.path.join(release, SCHED)):

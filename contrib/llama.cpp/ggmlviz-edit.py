@@ -27,7 +27,9 @@ their compilation). What needs one is named by an option:
                     on its id, as it does untraced, instead of comparing
                     every node's properties (about 1 KiB a node) at every
                     run. Not needed, and not made, in a llama.cpp whose
-                    graphs have no id
+                    graphs have no id; not made, and said, where the
+                    scheduler's code is not where it is looked for (it
+                    saves work, and nothing needs it)
   --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
                     without GL_KHR_cooperative_matrix and Vulkan headers
                     older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
@@ -136,19 +138,12 @@ def cpu_shares():
 
 def sched_graph_ids(src):
     """Each split's id told to libggmlviz, and kept on the view of a whole split
-    (ggml_graph_view() gives 0)."""
+    (ggml_graph_view() gives 0). Only what saves work: where the scheduler's code
+    is not as expected, nothing is made, and the build goes on without it."""
     sched = 'ggml/src/ggml-backend.cpp'
     header = '#include "%s" // libggmlviz: split graphs\' ids (scripts/build-llama-tools.sh)\n' % (
         os.path.join(HERE, 'ggmlviz-sched.h'))
-    try:
-        with open(os.path.join(src, sched)) as f:
-            has_ids = 'splits[i].graph.uid' in f.read()
-    except OSError:
-        has_ids = False
-    if not has_ids:  # graphs without ids: a CUDA backend compares them, traced or not
-        print('ggmlviz-edit: %s: not needed (its graphs have no id): the splits\' ids' % sched)
-        return []
-    return [
+    edits = [
         Edit(sched, r'(?m)^(#include "ggml-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-impl.h"'),
         Edit(sched, r'(?m)^([ \t]*)(// similar to ggml_backend_compare_graph_backend\n)',
@@ -161,6 +156,20 @@ def sched_graph_ids(src):
              'the scheduler\'s view of a split for an eval callback (struct ggml_cgraph gv = '
              'ggml_graph_view(&split->graph, j0, j1 + 1);)'),
     ]
+    try:
+        with open(os.path.join(src, sched)) as f:
+            text = f.read()
+    except OSError:
+        text = ''
+    if 'splits[i].graph.uid' not in text:  # graphs without ids: a CUDA backend compares them, traced or not
+        print('ggmlviz-edit: %s: not needed (its graphs have no id): the splits\' ids' % sched)
+        return []
+    missing = [e.what for e in edits if len(re.findall(e.find, text)) != 1]
+    if missing:  # all or none: the call needs the include
+        print('ggmlviz-edit: %s: not made (found no single place for %s): every run is described,'
+              ' as without the edit' % (sched, missing[0]))
+        return []
+    return edits
 
 
 def server_requests():
