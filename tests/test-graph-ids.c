@@ -69,25 +69,24 @@ struct seen {
 	size_t ops, splits;
 };
 
+static void note(const struct ggmlviz_timing *t, void *arg)
+{
+	struct seen *s = arg;
+
+	s->splits += t->kind == GGMLVIZ_TIMING_SPLIT;
+	if (t->kind != GGMLVIZ_TIMING_OP || s->ops == MAX_OPS)
+		return;
+	snprintf(s->label[s->ops], sizeof s->label[0], "%.*s", (int)t->label_len,
+		 t->label ? t->label : "");
+	s->op[s->ops++] = *t;
+}
+
 static struct seen *read_back(const char *path)
 {
 	struct seen *s = calloc(1, sizeof *s);
-	struct ggmlviz_reader *r;
-	struct ggmlviz_timing t;
-	int rc;
 
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
-	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
-		s->splits += t.kind == GGMLVIZ_TIMING_SPLIT;
-		if (t.kind != GGMLVIZ_TIMING_OP || s->ops == MAX_OPS)
-			continue;
-		snprintf(s->label[s->ops], sizeof s->label[0], "%.*s", (int)t.label_len,
-			 t.label ? t.label : "");
-		s->op[s->ops++] = t;
-	}
-	ck_assert_int_eq(rc, 0);
-	ggmlviz_reader_close(r);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
 	return s;
 }
 

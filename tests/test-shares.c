@@ -166,23 +166,22 @@ static void read_said(const char *path, struct seen *s)
 	ggmlviz_reader_close(r);
 }
 
+static void note(const struct ggmlviz_timing *t, void *arg)
+{
+	struct seen *s = arg;
+
+	if (t->kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
+		s->op[s->ops++] = *t;
+	else if (t->kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
+		s->share[s->shares++] = *t;
+}
+
 static struct seen *read_back(const char *path)
 {
 	struct seen *s = calloc(1, sizeof *s);
-	struct ggmlviz_reader *r;
-	struct ggmlviz_timing t;
-	int rc;
 
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
-	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
-		if (t.kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
-			s->op[s->ops++] = t;
-		else if (t.kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
-			s->share[s->shares++] = t;
-	}
-	ck_assert_int_eq(rc, 0);
-	ggmlviz_reader_close(r);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
 	read_said(path, s);
 	return s;
 }

@@ -79,6 +79,21 @@ int tu_summarize(const char *path, struct tu_summary *s)
 	return 0;
 }
 
+int tu_each_timing(const char *path, void (*fn)(const struct ggmlviz_timing *t, void *arg),
+		   void *arg)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	int rc = ggmlviz_reader_open(path, &r);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1)
+		fn(&t, arg);
+	ggmlviz_reader_close(r);
+	return rc;
+}
+
 int tu_each(const char *path, int (*fn)(const struct ggmlviz_event *ev, void *arg), void *arg)
 {
 	struct ggmlviz_reader *r;

@@ -38,6 +38,10 @@ int tu_summarize(const char *path, struct tu_summary *s);
 /* Calls fn for every event until it returns nonzero; 0, or the reader's error. */
 int tu_each(const char *path, int (*fn)(const struct ggmlviz_event *ev, void *arg), void *arg);
 
+/* Calls fn for every timing (its pointers valid during the call); 0 at a clean end, or the error. */
+int tu_each_timing(const char *path, void (*fn)(const struct ggmlviz_timing *t, void *arg),
+		   void *arg);
+
 /* The calling thread's OS id. */
 uint32_t tu_gettid(void);
 
