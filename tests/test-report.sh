@@ -6,7 +6,8 @@
 # Reports: a GGML (llama.cpp when built) trace, a
 # trace as the original ggml-viz wrote it (no op names, a steady clock,
 # partially overlapping ops), and a trace of a million events (the page
-# under 40 MiB). A screenshot of the first is taken too.
+# under 40 MiB). A screenshot of the first is taken too. Last, the page's own
+# number formatting against C's printf, ties included.
 #
 # Needs chromium (scripts/install-deps.sh installs it): without it the test
 # fails, saying so.
@@ -117,6 +118,11 @@ labels = {html.unescape(name): html.unescape(label) for name, label in re.findal
 bad = [g['name'] for g in want['groups']
        if not labels.get(g['name'], '').startswith(fmt_ns(g['total_ns'])) or
        not labels[g['name']].endswith('%s per token' % fmt_ns(g['total_ns'] / want['tokens']))]
+for name in bad:
+    g = next(g for g in want['groups'] if g['name'] == name)
+    print('# layer %s: the page says %r; stats: %s, %s per token (%d ns over %d tokens)' % (
+        name, labels.get(name), fmt_ns(g['total_ns']), fmt_ns(g['total_ns'] / want['tokens']),
+        g['total_ns'], want['tokens']))
 sys.exit(1 if bad or not want['groups'] else 0)
 PY
 	ok $? "report of real opened on generation: each layer's bar says stats --phase generation's time and time per token"
@@ -128,8 +134,11 @@ dom = open(sys.argv[1], encoding='utf-8').read()
 want = json.load(open(sys.argv[2]))
 cells = {html.unescape(name): text for name, text in re.findall(
     r'<tr data-name="([^"]*)">.*?<td data-key="per_token_ns"[^>]*>([^<]*)</td>', dom)}
-sys.exit(0 if want['groups'] and cells == {g['name']: fmt_ns(g['total_ns'] / want['tokens'])
-                                           for g in want['groups']} else 1)
+expect = {g['name']: fmt_ns(g['total_ns'] / want['tokens']) for g in want['groups']}
+for name in sorted(set(cells) | set(expect)):
+    if cells.get(name) != expect.get(name):
+        print('# op %s: the page says %r per token; stats: %r' % (name, cells.get(name), expect.get(name)))
+sys.exit(0 if want['groups'] and cells == expect else 1)
 PY
 	ok $? "report of real opened on generation: the op table's PER TOKEN is stats --phase generation's"
 fi
@@ -149,5 +158,39 @@ report big "$T/big.ggmlviz" "density strip"
 size=$(wc -c <"$T/big.html")
 [ "$size" -lt $((40 << 20)) ]
 ok $? "report of a million events: $size bytes, under 40 MiB"
+
+# 4. the page's numbers as C's printf writes them (tools/fmt.c, stats): an
+# exact tie (1.0625 to 3 digits) to even, where JavaScript's toFixed rounds
+# it up; report.js's own fixed() and wholeNs(), run in chromium, against
+# Python's '%.*f', which rounds as glibc does
+{
+	echo '<!DOCTYPE html><html><body><pre id="out"></pre><script>'
+	sed -n '/^\tfunction wholeNs(ns) {$/,/^\t}$/p; /^\tfunction fixed(x, digits) {$/,/^\t}$/p' \
+		"$top_srcdir/tools/report/report.js"
+	cat <<'JS'
+var rows = [], xs = [1.0625, 2.0625, 0.25, 0.75, 1.0005, 924.5, 925.5, 999.9995, 0.05, 1e15];
+for (var i = 0; i < 10000; i++) xs.push(i / 16, 1000 + i / 32, i / 1000 + 0.0005, i * 0.0390625);
+xs.forEach(function (x) {
+	[1, 2, 3].forEach(function (d) { rows.push([d, x.toString(), fixed(x, d)]); });
+	if (x < 1e3) rows.push([0, x.toString(), String(wholeNs(x))]);
+});
+document.getElementById('out').textContent = JSON.stringify(rows);
+JS
+	echo '</script></body></html>'
+} >"$T/fixed.html"
+chrome --dump-dom "file://$T/fixed.html" >"$T/fixed.dom"
+"$PYTHON3" - "$T/fixed.dom" <<'PY'
+import html, json, re, sys
+m = re.search(r'<pre id="out">(.*?)</pre>', open(sys.argv[1], encoding='utf-8').read(), re.S)
+try:
+    rows = json.loads(html.unescape(m.group(1)))
+except (AttributeError, ValueError):
+    sys.exit('# the page wrote no numbers: report.js\'s fixed() or wholeNs() not found, or failed')
+bad = [(d, x, got, '%.*f' % (d, float(x))) for d, x, got in rows if got != '%.*f' % (d, float(x))]
+for d, x, got, want in bad[:5]:
+    print('# %s to %d digits: the page writes %s, C %s' % (x, d, got, want))
+sys.exit(1 if bad or len(rows) < 100000 else 0)
+PY
+ok $? "report: the page writes numbers as C's printf does, an exact tie to even (1.0625: 1.062)"
 
 echo "1..$n"

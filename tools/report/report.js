@@ -32,22 +32,36 @@
 		var f = Math.floor(ns);
 		return ns - f === 0.5 && f % 2 === 0 ? f : Math.round(ns);
 	}
+	/*
+	 * x with the given digits after the point as C's printf("%.*f") writes it. An exact
+	 * tie (1.0625 to 3 digits) goes to even, as glibc's does: toFixed rounds it up (1.063).
+	 * x is a tie when x * 2 * 10^digits is odd and x is exactly that over 2 * 10^digits,
+	 * which a double can hold only where 5^digits divides it.
+	 */
+	function fixed(x, digits) {
+		var scale = Math.pow(10, digits), m = x * 2 * scale, five = Math.pow(5, digits);
+		if (!(Math.abs(m) < 9007199254740992) || !Number.isInteger(m) || Math.abs(m) % 2 !== 1 ||
+		    m % five !== 0 || m / five / Math.pow(2, digits + 1) !== x)
+			return x.toFixed(digits);
+		var n = (m - 1) / 2;
+		return ((n % 2 === 0 ? n : n + 1) / scale).toFixed(digits);
+	}
 	function fmtNs(ns) {
 		if (ns === null || ns === undefined) return '-'; /* ops known by their sums only */
 		if (ns < 1e3) return wholeNs(ns) + ' ns';
-		if (ns < 1e6) return (ns / 1e3).toFixed(3) + ' us';
-		if (ns < 1e9) return (ns / 1e6).toFixed(3) + ' ms';
-		return (ns / 1e9).toFixed(3) + ' s';
+		if (ns < 1e6) return fixed(ns / 1e3, 3) + ' us';
+		if (ns < 1e9) return fixed(ns / 1e6, 3) + ' ms';
+		return fixed(ns / 1e9, 3) + ' s';
 	}
 	function fmtBytes(b) {
 		var units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'], u = -1;
 		if (b < 1024) return b + ' B';
 		while (b >= 1024 && u < 5) { b /= 1024; u++; }
-		return b.toFixed(3) + ' ' + units[u];
+		return fixed(b, 3) + ' ' + units[u];
 	}
-	function fmtShare(s) { return (s * 100).toFixed(1) + '%'; }
-	function fmtGflops(g) { return g === null || g === undefined ? '-' : g.toFixed(1); }
-	function fmtGbps(g) { return g === null || g === undefined ? '-' : g.toFixed(2); }
+	function fmtShare(s) { return fixed(s * 100, 1) + '%'; }
+	function fmtGflops(g) { return g === null || g === undefined ? '-' : fixed(g, 1); }
+	function fmtGbps(g) { return g === null || g === undefined ? '-' : fixed(g, 2); }
 	function fmtCount(n) { return String(n); }
 	function el(tag, attrs, text) {
 		var e = document.createElement(tag);
