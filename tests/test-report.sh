@@ -161,18 +161,17 @@ ok $? "report of a million events: $size bytes, under 40 MiB"
 
 # 4. the page's numbers as C's printf writes them (tools/fmt.c, stats): an
 # exact tie (1.0625 to 3 digits) to even, where JavaScript's toFixed rounds
-# it up; report.js's own fixed() and wholeNs(), run in chromium, against
+# it up; report.js's own fixed(), run in chromium, against
 # Python's '%.*f', which rounds as glibc does
 {
 	echo '<!DOCTYPE html><html><body><pre id="out"></pre><script>'
-	sed -n '/^\tfunction wholeNs(ns) {$/,/^\t}$/p; /^\tfunction fixed(x, digits) {$/,/^\t}$/p' \
+	sed -n '/^\tfunction fixed(x, digits) {$/,/^\t}$/p' \
 		"$top_srcdir/tools/report/report.js"
 	cat <<'JS'
 var rows = [], xs = [1.0625, 2.0625, 0.25, 0.75, 1.0005, 924.5, 925.5, 999.9995, 0.05, 1e15];
 for (var i = 0; i < 10000; i++) xs.push(i / 16, 1000 + i / 32, i / 1000 + 0.0005, i * 0.0390625);
 xs.forEach(function (x) {
-	[1, 2, 3].forEach(function (d) { rows.push([d, x.toString(), fixed(x, d)]); });
-	if (x < 1e3) rows.push([0, x.toString(), String(wholeNs(x))]);
+	[0, 1, 2, 3].forEach(function (d) { rows.push([d, x.toString(), fixed(x, d)]); });
 });
 document.getElementById('out').textContent = JSON.stringify(rows);
 JS
@@ -185,7 +184,7 @@ m = re.search(r'<pre id="out">(.*?)</pre>', open(sys.argv[1], encoding='utf-8').
 try:
     rows = json.loads(html.unescape(m.group(1)))
 except (AttributeError, ValueError):
-    sys.exit('# the page wrote no numbers: report.js\'s fixed() or wholeNs() not found, or failed')
+    sys.exit('# the page wrote no numbers: report.js\'s fixed() not found, or failed')
 bad = [(d, x, got, '%.*f' % (d, float(x))) for d, x, got in rows if got != '%.*f' % (d, float(x))]
 for d, x, got, want in bad[:5]:
     print('# %s to %d digits: the page writes %s, C %s' % (x, d, got, want))

@@ -27,14 +27,10 @@
 
 	/* ---- numbers, as tools/fmt.c writes them ---- */
 
-	/* Whole nanoseconds as C's printf("%.0f") writes them: a half to even (924.5: 924), where toFixed rounds up. */
-	function wholeNs(ns) {
-		var f = Math.floor(ns);
-		return ns - f === 0.5 && f % 2 === 0 ? f : Math.round(ns);
-	}
 	/*
 	 * x with the given digits after the point as C's printf("%.*f") writes it. An exact
-	 * tie (1.0625 to 3 digits) goes to even, as glibc's does: toFixed rounds it up (1.063).
+	 * tie (1.0625 to 3 digits, 924.5 to none) goes to even, as glibc's does: toFixed
+	 * rounds it up (1.063, 925).
 	 * x is a tie when x * 2 * 10^digits is odd and x is exactly that over 2 * 10^digits,
 	 * which a double can hold only where 5^digits divides it.
 	 */
@@ -48,7 +44,7 @@
 	}
 	function fmtNs(ns) {
 		if (ns === null || ns === undefined) return '-'; /* ops known by their sums only */
-		if (ns < 1e3) return wholeNs(ns) + ' ns';
+		if (ns < 1e3) return fixed(ns, 0) + ' ns';
 		if (ns < 1e6) return fixed(ns / 1e3, 3) + ' us';
 		if (ns < 1e9) return fixed(ns / 1e6, 3) + ' ms';
 		return fixed(ns / 1e9, 3) + ' s';
@@ -176,8 +172,8 @@
 				'it (' + (tk.raw ? '--raw-ticks' : 'the trace could not be read a second time') + ').');
 		if (D.by_op.peak)
 			say('ok', 'The machine\u2019s peak was measured when tracing started (' + D.by_op.peak.how +
-				'): ' + (D.by_op.peak.bytes_per_s / 1e9).toFixed(1) + ' GB/s read, ' +
-				(D.by_op.peak.flop_per_s / 1e9).toFixed(1) + ' GFLOP/s of f32 FMAs; BOUND in the op ' +
+				'): ' + fixed(D.by_op.peak.bytes_per_s / 1e9, 1) + ' GB/s read, ' +
+				fixed(D.by_op.peak.flop_per_s / 1e9, 1) + ' GFLOP/s of f32 FMAs; BOUND in the op ' +
 				'table says which one limits each op, and how close it came' +
 				(D.by_op.groups.some(function (g) { return g.bound && g.peak_share > 1; })
 					? ' (a share over 100%: the op\u2019s data were in the CPU\u2019s caches, which are ' +
@@ -363,8 +359,8 @@
 			if (s[10]) lines.push('shape [' + shape.join(', ') + ']' + (str(s[14]) ? ' ' + str(s[14]) : ''));
 			lines.push('backend ' + str(s[15]) + ', timed by ' + (METHODS[s[16]] || 'unknown') +
 				(s[7] >= 0 ? ', layer ' + s[7] : '') + (s[8] ? ', step ' + s[8] : ''));
-			if (s[9]) lines.push((s[9] / s[4]).toFixed(1) + ' GFLOP/s (' + s[9] + ' flops)');
-			if (s[17]) lines.push((s[17] / s[4]).toFixed(2) + ' GB/s (' + fmtBytes(s[17]) + ' read and written)');
+			if (s[9]) lines.push(fixed(s[9] / s[4], 1) + ' GFLOP/s (' + s[9] + ' flops)');
+			if (s[17]) lines.push(fixed(s[17] / s[4], 2) + ' GB/s (' + fmtBytes(s[17]) + ' read and written)');
 		} else if (s[0] === KIND.STEP) {
 			lines.push(s[7] + ' tokens, ' + (PHASES[s[8]] || 'unknown') + ', returned ' + s[9] +
 				(s[7] ? ', ' + fmtNs(s[4] / s[7]) + ' per token' : ''));
@@ -462,7 +458,7 @@
 		var pick = document.getElementById('ops-phase'), note = document.getElementById('ops-note');
 		/* BOUND, where the trace measured the machine's peak: memory or compute, and the share of it */
 		var bound = ['BOUND', 'peak_share', function (g) { return g.peak_share; }, function (v, g) {
-			return g && g.bound ? g.bound + ' ' + (v * 100).toFixed(0) + '%' : '-';
+			return g && g.bound ? g.bound + ' ' + fixed(v * 100, 0) + '%' : '-';
 		}];
 		/* the barrier waits charged to each op (ticks estimated): in its TOTAL, the others' share of it */
 		var wait = ['BARRIER WAIT', 'barrier_wait_ns', function (g) { return g.barrier_wait_ns; },
@@ -704,7 +700,7 @@
 			bars('By phase', D.by_phase.groups, function (g) { return g.step_ns || 0; },
 				function (g) {
 					return fmtNs(g.step_ns) + ' for ' + g.tokens + ' tokens: ' +
-						fmtNs(g.ns_per_token) + ' per token, ' + g.tokens_per_s.toFixed(1) + ' tokens/s';
+						fmtNs(g.ns_per_token) + ' per token, ' + fixed(g.tokens_per_s, 1) + ' tokens/s';
 				});
 		layerBars(total, share);
 		if (D.by_step.steps)
