@@ -39,6 +39,9 @@
  * plus an idle (10 - f(g)) ms, n_tokens 1, generation), so that the
  * steps' own time falls as their ops' time rises.
  *
+ * --cold N: graph 0's layer 0 ops take N times their time (its work too),
+ * as a first graph that ran cold: stats --by layer says so.
+ *
  * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
  * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
  * to 7. On stdout: records=, bytes=, last_record_offset=, graphs=, and
@@ -73,6 +76,7 @@ struct gen {
 	uint32_t version;
 	int no_end, unknown, no_process, crash, original, steps;
 	uint64_t cut, dropped;
+	uint64_t cold; /* graph 0's layer 0 ops take this many times their time (1: as the rest) */
 };
 
 struct op_kind {
@@ -270,7 +274,7 @@ static uint64_t one_graph(struct gen *g, uint64_t gi, uint64_t t)
 	graph(g, T_GB, t + 10, tid);
 	mem(g, T_ALLOC, t + 20, tid, 0x900000, 4096 * f, "scratch");
 	for (uint32_t l = 0; l < g->layers; l++)
-		c = layer_ops(g, c, tid, l, f);
+		c = layer_ops(g, c, tid, l, gi == 0 && l == 0 ? f * g->cold : f);
 	if (gi == 0) {
 		c = op(g, c, tid, &weird_op) + 10;
 		c = op(g, c, tid, &view) + 10;
@@ -374,6 +378,8 @@ static int option(struct gen *g, const char *opt, const char *val)
 		g->magic = val;
 	else if (!strcmp(opt, "--version"))
 		g->version = (uint32_t)number(opt, val);
+	else if (!strcmp(opt, "--cold") && number(opt, val) > 0)
+		g->cold = number(opt, val);
 	else
 		return -1;
 	return 0;
@@ -383,7 +389,7 @@ static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
 	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
-	      "  [--original] [--steps]\n"
+	      "  [--original] [--steps] [--cold N]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);
@@ -470,7 +476,8 @@ int main(int argc, char **argv)
 {
 	struct gen g = { .t0 = 1700000000000000000ull, .pid = 4242, .main_tid = 1001,
 			 .layers = 2, .graphs = 4, .process = "gen-trace", .magic = "GGMLVIZ1",
-			 .version = 1, .corrupt_index = UINT64_MAX, .corrupt_offset = UINT64_MAX };
+			 .version = 1, .corrupt_index = UINT64_MAX, .corrupt_offset = UINT64_MAX,
+			 .cold = 1 };
 	static char buf[1 << 20];
 	const char *path;
 	uint64_t t, gi;

@@ -72,6 +72,10 @@ fi
 # GPU op times (the tracer with the tests' stand-in for CUPTI): kernels in their stream's lane
 "$top_builddir/tests/gen-gpu" "$T/gpu.ggmlviz" 5 >/dev/null
 report gpu "$T/gpu.ggmlviz" "GPU kernels recorded through"
+# a first step that ran cold (gen-trace --cold): said in the health list, its figures stats'
+"$GEN" --layers 4 --steps --graphs 4 --cold 4 "$T/cold.ggmlviz" >/dev/null
+report cold "$T/cold.ggmlviz" "Layer 0 took 56.8% of the op time of step 1, the first (64.000 us), and 25.0% of the later steps" \
+	"35.825 us more than that part, most likely the first step running cold"
 # The page's data for one phase (its phase selectors) against stats --phase:
 # same PAGE.html STATS.json KEY succeeds when data[KEY] has stats' groups and tokens.
 cat >"$T/same.py" <<'PY'

@@ -190,6 +190,29 @@ sys.exit(not (len(ns) == 4 and ns == sorted(ns, reverse=True) and
               [g['total_ns'] for g in d['groups']] != sorted([g['total_ns'] for g in d['groups']],
                                                              reverse=True)))" "$T/stats-steps.out"
 ok $? "stats --by step --sort total: the slowest steps first (their TIME, not their op time)"
+# a first step that ran cold (gen-trace --cold 4: step 1's layer 0 ops took 4 times
+# their time): its part of the first step (64 of 112.7 us) against its part of the
+# later steps (25%) is said, and not where every step is alike
+gen --layers 4 --steps --graphs 4 --cold 4 "$T/cold.ggmlviz"
+gen --layers 4 --steps --graphs 4 "$T/warm.ggmlviz"
+run 0 stats-cold "$G" stats --by layer "$T/cold.ggmlviz"
+has stats-cold.out "(layer 0 took 56.8% of the op time of step 1, the first (64.000 us), and 25.0% of the later steps': 35.825 us more than that part, most likely the first step running cold" \
+	"stats --by layer: a first step that ran cold is said, with its layer's parts"
+run 0 stats-cold-json "$G" stats -f json --by layer "$T/cold.ggmlviz"
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['cold_first_step']
+sys.exit(not (c['step'] == 1 and c['layer'] == 0 and c['ns'] == 64000 and
+              c['layers_ns'] == 112700 and c['later_share'] == 0.25 and c['excess_ns'] == 35825))" \
+	"$T/stats-cold-json.out"
+ok $? "stats -f json --by layer: cold_first_step gives the step, its layer, their times and parts"
+run 0 stats-warm "$G" stats --by layer "$T/warm.ggmlviz"
+run 0 stats-warm-json "$G" stats -f json --by layer "$T/warm.ggmlviz"
+! grep -q "running cold" "$T/stats-warm.out" && grep -q '"cold_first_step":null' "$T/stats-warm-json.out"
+ok $? "stats --by layer: steps alike say nothing of a cold start (cold_first_step null)"
+run 0 stats-cold-prompt "$G" stats -f json --by layer --phase prompt "$T/cold.ggmlviz"
+grep -q '"cold_first_step":null' "$T/stats-cold-prompt.out"
+ok $? "stats --by layer --phase prompt: a cold first step of another phase is not in the view"
 
 # ---- export ----
 run 0 export "$G" export "$T/basic.ggmlviz" -o "$T/basic.json"

@@ -408,15 +408,19 @@ static void summed_note(struct cli_out *o, const struct cli_agg *a)
 			       " row as ticked, a trace that keeps every op every row estimated)\n");
 }
 
-/* By layer: what "(none)" holds, when it is there. */
+/* By layer: what "(none)" holds, when it is there, and a first step that ran cold. */
 static void layer_note(struct cli_out *o, const struct cli_agg *a)
 {
+	struct cli_cold_found cold;
+
 	for (size_t i = 0; i < a->n; i++)
 		if (a->sorted[i]->id == 0) {
 			cli_out_str(o, "((none): ops of no layer; in llama.cpp the token embedding, "
 				       "the output norm and the output projection)\n");
-			return;
+			break;
 		}
+	if (cli_cold_find(&a->cold, a->phase, &cold))
+		cli_cold_text(o, &cold);
 }
 
 static void print_text(struct cli_out *o, const char *path, const struct cli_agg *a,

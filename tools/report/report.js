@@ -180,6 +180,15 @@
 					  'faster than the memory the peak was measured from).' : '.'));
 		if (D.lanes_over)
 			say('warn', 'More threads than the timeline has lanes: the last lane holds the rest.');
+		var cold = D.by_layer && D.by_layer.cold_first_step;
+		if (cold)
+			say('warn', 'Layer ' + cold.layer + ' took ' + fmtShare(cold.share) + ' of the op time of ' +
+				'step ' + cold.step + ', the first (' + fmtNs(cold.ns) + '), and ' +
+				fmtShare(cold.later_share) + ' of the later steps\u2019: ' + fmtNs(cold.excess_ns) +
+				' more than that part, most likely the first step running cold (its buffers ' +
+				'touched, its threads woken for the first time). The layers of every step and ' +
+				'of its phase count it against layer ' + cold.layer + '; the later steps show ' +
+				'the layers warm.');
 		if (!list.children.length) say('ok', 'Nothing to report.');
 	}
 

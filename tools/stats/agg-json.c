@@ -131,6 +131,8 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	cli_out_char(o, ']');
 	json_u64(o, "groups_not_shown", a->n - n);
 	cli_out_printf(o, ",\"op_names_assumed\":%s", a->names->assumed ? "true" : "false");
+	if (a->by == CLI_BY_LAYER)
+		cli_cold_json(o, &a->cold, a->phase);
 	cli_backends_json(o, &a->backends);
 	cli_out_str(o, "}");
 }

@@ -255,6 +255,8 @@ int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick
 {
 	struct cli_agg *a = agg;
 
+	if (a->by == CLI_BY_LAYER)
+		cli_cold_add(&a->cold, t); /* every step's, whatever --phase shows: see cold.c */
 	if (a->phase && t->phase != a->phase)
 		return 0; /* --phase: another phase's, or outside every step */
 	add_span(a, t);

@@ -224,6 +224,42 @@ struct cli_group;
  */
 int cli_roofline(const struct cli_group *g, const struct cli_peak *p, double *share);
 
+/*
+ * A first step that ran cold (cold.c): by layer, each layer's op time in
+ * the trace's first step and in every step after it.
+ */
+#define CLI_COLD_LAYERS 256
+struct cli_cold {
+	uint64_t first_step;             /* the first step's step_seq; 0: no op in a step yet */
+	uint32_t first_phase;            /* its phase (enum ggmlviz_phase) */
+	uint64_t first[CLI_COLD_LAYERS]; /* each layer's op time in it */
+	uint64_t later[CLI_COLD_LAYERS]; /* ... in every later step */
+};
+
+/* What cli_cold_find() says of a first step that ran cold. */
+struct cli_cold_found {
+	uint64_t step;             /* the first step's step_seq */
+	uint32_t layer;            /* the first layer with ops in it */
+	uint64_t ns, layers_ns;    /* that layer's op time there, and every layer's */
+	double share, later_share; /* its part of the first step's layers' time, and of the later steps' */
+	uint64_t excess_ns;        /* ns less the time its later part would have given it */
+};
+
+/* Adds an op timing (other kinds, and ops of no layer or step, are left). */
+void cli_cold_add(struct cli_cold *c, const struct ggmlviz_timing *t);
+/*
+ * Whether the first step ran cold: its first layer (of 3 or more) took at
+ * least 1.5 times its part of the later steps, and 5% or more of the step's
+ * layers' time above that part; fills *f when it did. phase (0: all): a
+ * first step of another phase is not in the view, and not said.
+ */
+bool cli_cold_find(const struct cli_cold *c, uint32_t phase, struct cli_cold_found *f);
+struct cli_out;
+/* The note stats --by layer prints under its table. */
+void cli_cold_text(struct cli_out *o, const struct cli_cold_found *f);
+/* The member ,"cold_first_step":{...} (null where it did not run cold, or is not of phase). */
+void cli_cold_json(struct cli_out *o, const struct cli_cold *c, uint32_t phase);
+
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
@@ -245,6 +281,7 @@ struct cli_agg {
 	uint64_t measured;            /* ops measured (GGMLVIZ_OP_METHOD_MEASURED) */
 	struct cli_shares_said said;  /* what the trace says of the shares no op got, where measured */
 	struct cli_backends backends;  /* runs and op timings by backend */
+	struct cli_cold cold;         /* by layer: a first step that ran cold, from every step */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;
 	struct cli_group **sorted; /* n groups, after _finish */
