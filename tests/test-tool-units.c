@@ -413,6 +413,63 @@ START_TEST(fused_name_of_long_parts_whole)
 }
 END_TEST
 
+/* An op timing of step, layer and phase lasting ns, into c. */
+static void cold_op(struct cli_cold *c, uint64_t step, int32_t layer, uint32_t phase, uint64_t ns)
+{
+	struct ggmlviz_timing t = { 0 };
+
+	t.kind = GGMLVIZ_TIMING_OP;
+	t.step_seq = step;
+	t.layer = layer;
+	t.phase = phase;
+	t.duration_ns = ns;
+	cli_cold_add(c, &t);
+}
+
+/* Three layers, step 1's layer 0 taking first0, every later step's 100 a layer. */
+static void cold_steps(struct cli_cold *c, uint64_t first0)
+{
+	memset(c, 0, sizeof *c);
+	for (uint64_t step = 1; step <= 3; step++)
+		for (int32_t l = 0; l < 3; l++)
+			cold_op(c, step, l, step == 1 ? 1 : 2, step == 1 && l == 0 ? first0 : 100);
+}
+
+START_TEST(cold_first_step_edges)
+{
+	static struct cli_cold c;
+	struct cli_cold_found f;
+
+	cold_steps(&c, 300); /* 60% of step 1 against a third later: said */
+	ck_assert(cli_cold_find(&c, 0, &f));
+	ck_assert_uint_eq(f.step, 1);
+	ck_assert_uint_eq(f.layer, 0);
+	ck_assert_uint_eq(f.ns, 300);
+	ck_assert_uint_eq(f.layers_ns, 500);
+	ck_assert_uint_eq(f.excess_ns, 133); /* 300 - 500 / 3 */
+	ck_assert(cli_cold_find(&c, 1, &f));  /* its phase: in the view */
+	ck_assert(!cli_cold_find(&c, 2, &f)); /* another phase's view: not said */
+	cold_steps(&c, 100); /* every step alike */
+	ck_assert(!cli_cold_find(&c, 0, &f));
+	cold_steps(&c, 20); /* a first step's layer 0 faster than later: nothing, no negative time */
+	ck_assert(!cli_cold_find(&c, 0, &f));
+	ck_assert_uint_eq(f.excess_ns, 0);
+	memset(&c, 0, sizeof c); /* two layers say nothing */
+	for (uint64_t step = 1; step <= 2; step++)
+		for (int32_t l = 0; l < 2; l++)
+			cold_op(&c, step, l, 2, step == 1 && l == 0 ? 1000 : 100);
+	ck_assert(!cli_cold_find(&c, 0, &f));
+	memset(&c, 0, sizeof c); /* ops of no layer, no step, or past the layers followed: left */
+	cold_op(&c, 1, -1, 2, 1000);
+	cold_op(&c, 0, 0, 2, 1000);
+	cold_op(&c, 1, CLI_COLD_LAYERS, 2, 1000);
+	ck_assert_uint_eq(c.first_step, 0);
+	cold_steps(&c, 300); /* no later step: nothing to tell it from */
+	memset(c.later, 0, sizeof c.later);
+	ck_assert(!cli_cold_find(&c, 0, &f));
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -430,6 +487,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, names_assumed_for_the_original_only);
 	tcase_add_test(tc, fused_name_of_long_parts_whole);
 	tcase_add_test(tc, shares_said_read_back);
+	tcase_add_test(tc, cold_first_step_edges);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -69,7 +69,7 @@ bool cli_cold_find(const struct cli_cold *c, uint32_t phase, struct cli_cold_fou
 	f->share = (double)f->ns / (double)first_ns;
 	f->later_share = (double)c->later[l] / (double)later_ns;
 	excess = (double)f->ns - f->later_share * (double)first_ns;
-	f->excess_ns = (uint64_t)excess;
+	f->excess_ns = excess > 0 ? (uint64_t)excess : 0; /* a negative one is not cast */
 	return f->share >= COLD_RATIO * f->later_share && excess >= COLD_EXCESS * (double)first_ns;
 }
 
