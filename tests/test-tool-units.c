@@ -437,36 +437,78 @@ static void cold_steps(struct cli_cold *c, uint64_t first0)
 
 START_TEST(cold_first_step_edges)
 {
-	static struct cli_cold c;
+	static struct cli_agg a; /* its cold, phase and steps only */
+	struct cli_cold *c = &a.cold;
 	struct cli_cold_found f;
 
-	cold_steps(&c, 300); /* 60% of step 1 against a third later: said */
-	ck_assert(cli_cold_find(&c, 0, &f));
+	cold_steps(c, 300); /* 60% of step 1 against a third later: said */
+	ck_assert(cli_cold_find(&a, &f));
 	ck_assert_uint_eq(f.step, 1);
 	ck_assert_uint_eq(f.layer, 0);
 	ck_assert_uint_eq(f.ns, 300);
 	ck_assert_uint_eq(f.layers_ns, 500);
 	ck_assert_uint_eq(f.excess_ns, 133); /* 300 - 500 / 3 */
-	ck_assert(cli_cold_find(&c, 1, &f));  /* its phase: in the view */
-	ck_assert(!cli_cold_find(&c, 2, &f)); /* another phase's view: not said */
-	cold_steps(&c, 100); /* every step alike */
-	ck_assert(!cli_cold_find(&c, 0, &f));
-	cold_steps(&c, 20); /* a first step's layer 0 faster than later: nothing, no negative time */
-	ck_assert(!cli_cold_find(&c, 0, &f));
+	a.phase = 1;                         /* its phase: in the view */
+	ck_assert(cli_cold_find(&a, &f));
+	a.phase = 2;                         /* another phase's view: not said */
+	ck_assert(!cli_cold_find(&a, &f));
+	a.phase = 0;
+	a.step_range = (struct cli_steps){ 1, 3 }; /* --steps 1-3: in the view */
+	ck_assert(cli_cold_find(&a, &f));
+	a.step_range = (struct cli_steps){ 2, 0 }; /* --steps 2-: left out */
+	ck_assert(!cli_cold_find(&a, &f));
+	a.step_range = (struct cli_steps){ 0, 0 };
+	cold_steps(c, 100); /* every step alike */
+	ck_assert(!cli_cold_find(&a, &f));
+	cold_steps(c, 20); /* a first step's layer 0 faster than later: nothing, no negative time */
+	ck_assert(!cli_cold_find(&a, &f));
 	ck_assert_uint_eq(f.excess_ns, 0);
-	memset(&c, 0, sizeof c); /* two layers say nothing */
+	memset(c, 0, sizeof *c); /* two layers say nothing */
 	for (uint64_t step = 1; step <= 2; step++)
 		for (int32_t l = 0; l < 2; l++)
-			cold_op(&c, step, l, 2, step == 1 && l == 0 ? 1000 : 100);
-	ck_assert(!cli_cold_find(&c, 0, &f));
-	memset(&c, 0, sizeof c); /* ops of no layer, no step, or past the layers followed: left */
-	cold_op(&c, 1, -1, 2, 1000);
-	cold_op(&c, 0, 0, 2, 1000);
-	cold_op(&c, 1, CLI_COLD_LAYERS, 2, 1000);
-	ck_assert_uint_eq(c.first_step, 0);
-	cold_steps(&c, 300); /* no later step: nothing to tell it from */
-	memset(c.later, 0, sizeof c.later);
-	ck_assert(!cli_cold_find(&c, 0, &f));
+			cold_op(c, step, l, 2, step == 1 && l == 0 ? 1000 : 100);
+	ck_assert(!cli_cold_find(&a, &f));
+	memset(c, 0, sizeof *c); /* ops of no layer, no step, or past the layers followed: left */
+	cold_op(c, 1, -1, 2, 1000);
+	cold_op(c, 0, 0, 2, 1000);
+	cold_op(c, 1, CLI_COLD_LAYERS, 2, 1000);
+	ck_assert_uint_eq(c->first_step, 0);
+	cold_steps(c, 300); /* no later step: nothing to tell it from */
+	memset(c->later, 0, sizeof c->later);
+	ck_assert(!cli_cold_find(&a, &f));
+}
+END_TEST
+
+START_TEST(steps_ranges)
+{
+	static const struct {
+		const char *val;
+		uint64_t first, last; /* first = last = 99: refused */
+	} cases[] = { { "2-9", 2, 9 }, { "2-", 2, 0 }, { "-9", 0, 9 }, { "3", 3, 3 },
+		      { "4-4", 4, 4 }, { "0", 99, 99 }, { "0-3", 99, 99 }, { "9-2", 99, 99 },
+		      { "-", 99, 99 }, { "", 99, 99 }, { "1-2-3", 99, 99 }, { "x", 99, 99 },
+		      { "2-x", 99, 99 }, { "99999999999999999999", 99, 99 } };
+	struct cli_steps s;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int rc = cli_parse_steps("t", cases[i].val, &s);
+
+		if (cases[i].first == 99) {
+			ck_assert_msg(rc != 0, "--steps '%s' taken", cases[i].val);
+			continue;
+		}
+		ck_assert_msg(rc == 0 && s.first == cases[i].first && s.last == cases[i].last,
+			      "--steps '%s': %d, %llu to %llu", cases[i].val, rc,
+			      (unsigned long long)s.first, (unsigned long long)s.last);
+	}
+	s = (struct cli_steps){ 2, 0 };
+	ck_assert(!cli_steps_has(&s, 0) && !cli_steps_has(&s, 1) && cli_steps_has(&s, 2) &&
+		  cli_steps_has(&s, 1000));
+	s = (struct cli_steps){ 0, 3 };
+	ck_assert(!cli_steps_has(&s, 0) && cli_steps_has(&s, 1) && cli_steps_has(&s, 3) &&
+		  !cli_steps_has(&s, 4));
+	s = (struct cli_steps){ 0, 0 }; /* not given: every step, and outside them */
+	ck_assert(cli_steps_has(&s, 0) && cli_steps_has(&s, 7));
 }
 END_TEST
 
@@ -488,6 +530,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, fused_name_of_long_parts_whole);
 	tcase_add_test(tc, shares_said_read_back);
 	tcase_add_test(tc, cold_first_step_edges);
+	tcase_add_test(tc, steps_ranges);
 	suite_add_tcase(s, tc);
 	return s;
 }

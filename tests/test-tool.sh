@@ -213,6 +213,48 @@ ok $? "stats --by layer: steps alike say nothing of a cold start (cold_first_ste
 run 0 stats-cold-prompt "$G" stats -f json --by layer --phase prompt "$T/cold.ggmlviz"
 grep -q '"cold_first_step":null' "$T/stats-cold-prompt.out"
 ok $? "stats --by layer --phase prompt: a cold first step of another phase is not in the view"
+# --steps: only those steps, and what ran in them; a cold first step left out
+run 0 stats-steps-range "$G" stats -f json --by step --steps 2-3 "$T/steps.ggmlviz"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not ([g['name'] for g in d['groups']] == ['2', '3'] and
+              d['step_range'] == {'first': 2, 'last': 3} and d['steps'] == 2))" \
+	"$T/stats-steps-range.out"
+ok $? "stats --steps 2-3: steps 2 and 3 only, said in step_range"
+run 0 stats-steps-all "$G" stats -f json "$T/steps.ggmlviz"
+run 0 stats-steps-one "$G" stats -f json --steps 2 "$T/steps.ggmlviz"
+python3 -c "
+import json, sys
+every, one = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(not (every['step_range'] is None and one['step_range'] == {'first': 2, 'last': 2} and
+              0 < one['ops'] < every['ops'] and one['steps'] == 1))" \
+	"$T/stats-steps-all.out" "$T/stats-steps-one.out"
+ok $? "stats --steps 2: one step's ops, fewer than every step's (step_range null without it)"
+run 0 stats-cold-skipped "$G" stats --by layer --steps 2- "$T/cold.ggmlviz"
+has stats-cold-skipped.out "cold.ggmlviz (steps 2 on): " "stats --steps 2-: the first line names the steps"
+! grep -q "running cold" "$T/stats-cold-skipped.out"
+ok $? "stats --by layer --steps 2-: the cold first step left out, and not said"
+has stats-cold.out "the later steps show the layers warm: --steps 2- leaves it out)" \
+	"stats --by layer: the cold note says how to leave the step out"
+for bad in 0 5-2 - 1-2-3 x; do
+	run 2 "stats-steps-bad-$bad" "$G" stats --steps "$bad" "$T/steps.ggmlviz"
+	has "stats-steps-bad-$bad.err" "--steps: '$bad' is not a range of steps" \
+		"stats --steps $bad: refused, naming the value"
+done
+run 2 stats-steps-seq "$G" stats --by sequence --steps 2 "$T/steps.ggmlviz"
+has stats-steps-seq.err "--by sequence follows each request over all its steps" \
+	"stats --by sequence --steps: refused, saying why"
+# the cold and the warm traces differ in their first step only
+run 0 diff-cold "$G" diff -f json "$T/warm.ggmlviz" "$T/cold.ggmlviz"
+run 0 diff-cold-skipped "$G" diff -f json --steps 2- "$T/warm.ggmlviz" "$T/cold.ggmlviz"
+python3 -c "
+import json, sys
+every, later = (json.load(open(p)) for p in sys.argv[1:3])
+changed = lambda d: [g['name'] for g in d['groups'] if g['total_a_ns'] != g['total_b_ns']]
+sys.exit(not (changed(every) and not changed(later)))" \
+	"$T/diff-cold.out" "$T/diff-cold-skipped.out"
+ok $? "diff --steps 2-: the same steps of each trace (the cold first step's change left out)"
 
 # ---- export ----
 run 0 export "$G" export "$T/basic.ggmlviz" -o "$T/basic.json"

@@ -33,6 +33,8 @@ static const char help[] =
 	"  -n, --top N        show the first N groups only\n"
 	"  -p, --phase PHASE  only the steps of prompt or generation, and their ops;\n"
 	"                     the text then gives each trace's op time per token\n"
+	"  -S, --steps A-B    only steps A to B of each trace (as stats --by step\n"
+	"                     numbers them; A- from A on, -B up to B, A alone)\n"
 	"  -f, --format FMT   text (default), csv or json (times in integer ns; changes\n"
 	"                     in percent are null when A has no time for the group)\n"
 	CLI_RAW_TICKS_HELP
@@ -393,7 +395,8 @@ static int print(const struct cli_group_opts *opts, const struct cli_agg *agg[2]
 
 int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT, UINT64_MAX, 0, false };
+	struct cli_group_opts opts = { CLI_BY_OP, SORT_TOTAL, CLI_FORMAT_TEXT, UINT64_MAX, 0, false,
+				       { 0, 0 } };
 	struct cli_agg a, b;
 	const struct cli_agg *both[2] = { &a, &b };
 	int first, sa, sb, status = cli_parse(&cmd, argc, argv, &opts, &first);
@@ -411,6 +414,7 @@ int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	cli_agg_init(&b, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = b.phase = (uint32_t)opts.phase;
+	a.step_range = b.step_range = opts.step_range; /* the same steps of each */
 	a.raw_ticks = b.raw_ticks = opts.raw_ticks;
 	sa = cli_collect("diff", paths[0], &a);
 	sb = sa < 0 ? -1 : cli_collect("diff", paths[1], &b);

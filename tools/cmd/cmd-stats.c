@@ -46,6 +46,9 @@ static const char help[] =
 	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
 	"                     them (all: the default); with tokens, each group's time\n"
 	"                     per token of that phase (PER TOKEN)\n"
+	"  -S, --steps A-B    only steps A to B (as --by step numbers them; A- from A\n"
+	"                     on, -B up to B, A alone) and the ops in them: 2- leaves\n"
+	"                     out a first step that ran cold, or a warm-up\n"
 	"  -f, --format FMT   text (default), csv or json; csv and json give times as\n"
 	"                     integer nanoseconds and the share as a fraction\n"
 	CLI_RAW_TICKS_HELP
@@ -354,17 +357,35 @@ static struct cli_dist all_groups(const struct cli_agg *a)
 	return d;
 }
 
+/* " (steps 2 to 9)", " (steps 2 on)", " (steps up to 9)", " (step 3)": --steps, where given. */
+static void steps_said(struct cli_out *o, const struct cli_steps *s)
+{
+	unsigned long long first = s->first ? s->first : 1, last = s->last;
+
+	if (!cli_steps_set(s))
+		return;
+	if (first == last)
+		cli_out_printf(o, " (step %llu)", first);
+	else if (!last)
+		cli_out_printf(o, " (steps %llu on)", first);
+	else if (!s->first)
+		cli_out_printf(o, " (steps up to %llu)", last);
+	else
+		cli_out_printf(o, " (steps %llu to %llu)", first, last);
+}
+
 static void print_head(struct cli_out *o, const char *path, const struct cli_agg *a)
 {
 	char b[2][32];
 
 	const char *what = a->by == CLI_BY_KERNEL ? "kernel" : "op";
 
-	cli_out_printf(o, "%s%s: %llu %s%s in ", path,
+	cli_out_printf(o, "%s%s", path,
 		       a->phase == GGMLVIZ_PHASE_PROMPT	      ? " (prompt)"
 		       : a->phase == GGMLVIZ_PHASE_GENERATION ? " (generation)"
-							      : "",
-		       (unsigned long long)a->ops, what, cli_s(a->ops));
+							      : "");
+	steps_said(o, &a->step_range);
+	cli_out_printf(o, ": %llu %s%s in ", (unsigned long long)a->ops, what, cli_s(a->ops));
 	if (a->steps)
 		cli_out_printf(o, "%llu step%s (%llu token%s)%s", (unsigned long long)a->steps,
 			       cli_s(a->steps), (unsigned long long)a->tokens, cli_s(a->tokens),
@@ -378,7 +399,8 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 	if (a->tokens)
 		cli_out_printf(o, " (%s per token)",
 			       cli_fmt_ns((double)a->op_ns / (double)a->tokens, b[0]));
-	cli_out_printf(o, ", %s %s\n", a->phase ? "span of those steps" : "trace span",
+	cli_out_printf(o, ", %s %s\n",
+		       a->phase || cli_steps_set(&a->step_range) ? "span of those steps" : "trace span",
 		       cli_fmt_ns(a->t_last > a->t_first ? (double)(a->t_last - a->t_first) : 0,
 				  b[1]));
 }
@@ -419,7 +441,7 @@ static void layer_note(struct cli_out *o, const struct cli_agg *a)
 				       "the output norm and the output projection)\n");
 			break;
 		}
-	if (cli_cold_find(&a->cold, a->phase, &cold))
+	if (cli_cold_find(a, &cold))
 		cli_cold_text(o, &cold);
 }
 
@@ -568,13 +590,16 @@ static int stats_sequences(const struct cli_group_opts *opts, const char *path)
 
 int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 {
-	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0, false };
+	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0, false, { 0, 0 } };
 	struct cli_agg a;
 	struct cli_out o;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
 		return status;
+	if ((opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST) && cli_steps_set(&opts.step_range))
+		return cli_usage("stats", "--steps: --by %s follows each request over all its steps",
+				 cli_by_names[opts.by]);
 	if (opts.by == CLI_BY_SEQUENCE)
 		return stats_sequences(&opts, argv[first]);
 	if (opts.by == CLI_BY_REQUEST)
@@ -586,6 +611,7 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_DAMAGED;
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = (uint32_t)opts.phase;
+	a.step_range = opts.step_range;
 	a.raw_ticks = opts.raw_ticks;
 	status = cli_collect("stats", argv[first], &a);
 	if (status < 0) {

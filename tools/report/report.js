@@ -188,7 +188,7 @@
 				' more than that part, most likely the first step running cold (its buffers ' +
 				'touched, its threads woken for the first time). The layers of every step and ' +
 				'of its phase count it against layer ' + cold.layer + '; the later steps show ' +
-				'the layers warm.');
+				'the layers warm (ggmlviz stats --steps ' + (cold.step + 1) + '- leaves it out).');
 		if (!list.children.length) say('ok', 'Nothing to report.');
 	}
 

@@ -26,6 +26,23 @@ static void json_double(struct cli_out *o, const char *key, double v)
 	cli_json_double(o, v);
 }
 
+/* ,"step_range":{"first":F,"last":L} as --steps gave it (1, null: no bound), or null. */
+static void step_range_json(struct cli_out *o, const struct cli_steps *s)
+{
+	if (!cli_steps_set(s)) {
+		cli_out_str(o, ",\"step_range\":null");
+		return;
+	}
+	cli_out_str(o, ",\"step_range\":{\"first\":");
+	cli_out_u64(o, s->first ? s->first : 1);
+	cli_out_str(o, ",\"last\":");
+	if (s->last)
+		cli_out_u64(o, s->last);
+	else
+		cli_out_str(o, "null");
+	cli_out_char(o, '}');
+}
+
 /* The group's FLOP per byte, and what bounds it on the trace's machine (null where unknown). */
 static void json_bound(struct cli_out *o, const struct cli_agg *a, const struct cli_group *g)
 {
@@ -85,6 +102,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	if (a->phase)
 		cli_out_printf(o, ",\"phase\":\"%s\"", a->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
 										  : "generation");
+	step_range_json(o, &a->step_range);
 	json_u64(o, "ops", a->ops);
 	json_u64(o, "graphs", a->graphs);
 	json_u64(o, "op_ns", a->op_ns);
@@ -132,7 +150,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "groups_not_shown", a->n - n);
 	cli_out_printf(o, ",\"op_names_assumed\":%s", a->names->assumed ? "true" : "false");
 	if (a->by == CLI_BY_LAYER)
-		cli_cold_json(o, &a->cold, a->phase);
+		cli_cold_json(o, a);
 	cli_backends_json(o, &a->backends);
 	cli_out_str(o, "}");
 }

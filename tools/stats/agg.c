@@ -257,8 +257,8 @@ int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick
 
 	if (a->by == CLI_BY_LAYER)
 		cli_cold_add(&a->cold, t); /* every step's, whatever --phase shows: see cold.c */
-	if (a->phase && t->phase != a->phase)
-		return 0; /* --phase: another phase's, or outside every step */
+	if ((a->phase && t->phase != a->phase) || !cli_steps_has(&a->step_range, t->step_seq))
+		return 0; /* --phase, --steps: another phase's or step's, or outside every step */
 	add_span(a, t);
 	if (t->kind >= GGMLVIZ_TIMING_SCOPE || (t->kind == GGMLVIZ_TIMING_OP && t->method))
 		cli_names_ours(a->names); /* records the original ggml-viz never wrote */

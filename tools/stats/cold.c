@@ -54,14 +54,16 @@ static int first_layer(const struct cli_cold *c, uint64_t *first_ns, uint64_t *l
 	return n >= 3 ? layer : -1; /* a part of fewer layers says nothing */
 }
 
-bool cli_cold_find(const struct cli_cold *c, uint32_t phase, struct cli_cold_found *f)
+bool cli_cold_find(const struct cli_agg *a, struct cli_cold_found *f)
 {
+	const struct cli_cold *c = &a->cold;
 	uint64_t first_ns, later_ns;
 	int l = first_layer(c, &first_ns, &later_ns);
 	double excess;
 
-	if (l < 0 || !c->later[l] || (phase && phase != c->first_phase))
-		return false;
+	if (l < 0 || !c->later[l] || (a->phase && a->phase != c->first_phase) ||
+	    !cli_steps_has(&a->step_range, c->first_step))
+		return false; /* not there, or not in the view */
 	f->step = c->first_step;
 	f->layer = (uint32_t)l;
 	f->ns = c->first[l];
@@ -81,17 +83,18 @@ void cli_cold_text(struct cli_out *o, const struct cli_cold_found *f)
 		       "%.1f%% of the later steps': %s more than that part, most likely the first "
 		       "step running cold (its buffers touched, its threads woken for the first "
 		       "time), which this table counts against layer %u; the later steps show the "
-		       "layers warm)\n", f->layer, 100 * f->share, (unsigned long long)f->step,
-		       cli_fmt_ns((double)f->ns, ns), 100 * f->later_share,
-		       cli_fmt_ns((double)f->excess_ns, excess), f->layer);
+		       "layers warm: --steps %llu- leaves it out)\n", f->layer, 100 * f->share,
+		       (unsigned long long)f->step, cli_fmt_ns((double)f->ns, ns),
+		       100 * f->later_share, cli_fmt_ns((double)f->excess_ns, excess), f->layer,
+		       (unsigned long long)f->step + 1);
 }
 
-void cli_cold_json(struct cli_out *o, const struct cli_cold *c, uint32_t phase)
+void cli_cold_json(struct cli_out *o, const struct cli_agg *a)
 {
 	struct cli_cold_found f;
 
 	cli_out_str(o, ",\"cold_first_step\":");
-	if (!cli_cold_find(c, phase, &f)) {
+	if (!cli_cold_find(a, &f)) {
 		cli_out_str(o, "null");
 		return;
 	}

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <string.h>
 
 #include "stats/stats.h"
 #include "input/input.h"
@@ -33,6 +34,8 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 	case CLI_OPT_AS_TICKS:
 		cli_as_ticks_on = true;
 		return 0;
+	case 'S':
+		return cli_parse_steps(cmd, arg, &o->step_range);
 	case 'p': /* the order of enum ggmlviz_phase */
 		return cli_parse_choice(cmd, "--phase", arg,
 					(const char *const[]){ "all", "prompt", "generation", NULL },
@@ -40,6 +43,50 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 	default:
 		return CLI_EXIT_USAGE;
 	}
+}
+
+/* A step's number in --steps: 1 or more. */
+static int step_number(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!len || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return v ? 0 : -1;
+}
+
+/* A-B, A-, -B (either side may be left out, not both); 0 or -1. */
+static int step_range(const char *val, const char *dash, struct cli_steps *s)
+{
+	size_t head = (size_t)(dash - val);
+
+	if (head && step_number(val, head, &s->first) < 0)
+		return -1;
+	if (dash[1] && step_number(dash + 1, strlen(dash + 1), &s->last) < 0)
+		return -1;
+	return cli_steps_set(s) && (!s->last || s->first <= s->last) ? 0 : -1;
+}
+
+int cli_parse_steps(const char *cmd, const char *val, struct cli_steps *s)
+{
+	const char *dash = strchr(val, '-');
+	int rc;
+
+	*s = (struct cli_steps){ 0, 0 };
+	if (dash)
+		rc = step_range(val, dash, s);
+	else if ((rc = step_number(val, strlen(val), &s->first)) == 0)
+		s->last = s->first; /* A: step A alone */
+	if (rc < 0)
+		return cli_usage(cmd, "--steps: '%s' is not a range of steps (A-B, A-, -B or A, "
+				      "numbered from 1 as --by step numbers them)", val);
+	return 0;
 }
 
 int cli_collect(const char *cmd, const char *path, struct cli_agg *a)

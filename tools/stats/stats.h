@@ -225,6 +225,30 @@ struct cli_group;
 int cli_roofline(const struct cli_group *g, const struct cli_peak *p, double *share);
 
 /*
+ * --steps A-B: only steps A to B (numbered from 1, as --by step numbers
+ * them) and what ran in them; A- from A on, -B up to B, A step A alone.
+ * Zeroed: every step, and what ran outside them.
+ */
+struct cli_steps {
+	uint64_t first, last; /* 0: no bound on that side */
+};
+
+/* Whether --steps was given. */
+static inline bool cli_steps_set(const struct cli_steps *s)
+{
+	return s->first || s->last;
+}
+
+/* Whether step (a step_seq; 0: outside every step) is among s. */
+static inline bool cli_steps_has(const struct cli_steps *s, uint64_t step)
+{
+	return !cli_steps_set(s) || (step && step >= s->first && (!s->last || step <= s->last));
+}
+
+/* Takes --steps' value into s; 0, or CLI_EXIT_USAGE after a message naming it. */
+int cli_parse_steps(const char *cmd, const char *val, struct cli_steps *s);
+
+/*
  * A first step that ran cold (cold.c): by layer, each layer's op time in
  * the trace's first step and in every step after it.
  */
@@ -245,24 +269,11 @@ struct cli_cold_found {
 	uint64_t excess_ns;        /* ns less the time its later part would have given it */
 };
 
-/* Adds an op timing (other kinds, and ops of no layer or step, are left). */
-void cli_cold_add(struct cli_cold *c, const struct ggmlviz_timing *t);
-/*
- * Whether the first step ran cold: its first layer (of 3 or more) took at
- * least 1.5 times its part of the later steps, and 5% or more of the step's
- * layers' time above that part; fills *f when it did. phase (0: all): a
- * first step of another phase is not in the view, and not said.
- */
-bool cli_cold_find(const struct cli_cold *c, uint32_t phase, struct cli_cold_found *f);
-struct cli_out;
-/* The note stats --by layer prints under its table. */
-void cli_cold_text(struct cli_out *o, const struct cli_cold_found *f);
-/* The member ,"cold_first_step":{...} (null where it did not run cold, or is not of phase). */
-void cli_cold_json(struct cli_out *o, const struct cli_cold *c, uint32_t phase);
 
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
+	struct cli_steps step_range;  /* ... and of these steps (--steps) */
 	struct cli_htab groups;
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
@@ -289,6 +300,21 @@ struct cli_agg {
 	struct cli_names *names;   /* borrowed: the command's */
 	uint64_t *dist_bytes;      /* borrowed: the command's budget of distributions */
 };
+
+struct cli_out;
+/* Adds an op timing (other kinds, and ops of no layer or step, are left). */
+void cli_cold_add(struct cli_cold *c, const struct ggmlviz_timing *t);
+/*
+ * Whether the first step ran cold, and a (by layer) shows it: its first
+ * layer (of 3 or more) took at least 1.5 times its part of the later
+ * steps, and 5% or more of the step's layers' time above that part; fills
+ * *f when it did. A first step that --phase or --steps leave out is not said.
+ */
+bool cli_cold_find(const struct cli_agg *a, struct cli_cold_found *f);
+/* The note stats --by layer prints under its table. */
+void cli_cold_text(struct cli_out *o, const struct cli_cold_found *f);
+/* The member ,"cold_first_step":{...} (null where cli_cold_find() says nothing). */
+void cli_cold_json(struct cli_out *o, const struct cli_agg *a);
 
 /*
  * An empty aggregation by `by`, naming its groups with names, its
@@ -335,13 +361,15 @@ struct cli_group_opts {
 	uint64_t top; /* groups shown, UINT64_MAX: all */
 	int phase;    /* --phase: 0 all, GGMLVIZ_PHASE_PROMPT, GGMLVIZ_PHASE_GENERATION */
 	bool raw_ticks; /* --raw-ticks: tick-timed ops as ticked (stats/ticks.h) */
+	struct cli_steps step_range; /* --steps */
 };
 
-#define CLI_GROUP_SHORTOPTS "b:s:n:f:p:"
+#define CLI_GROUP_SHORTOPTS "b:s:n:f:p:S:"
 #define CLI_GROUP_LONGOPTS                                                              \
 	{ "by", required_argument, NULL, 'b' }, { "sort", required_argument, NULL, 's' },   \
 	{ "top", required_argument, NULL, 'n' }, { "format", required_argument, NULL, 'f' }, \
 	{ "phase", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' }, \
+	{ "steps", required_argument, NULL, 'S' }, \
 	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }, \
 	{ "as-ticks", no_argument, NULL, CLI_OPT_AS_TICKS }
 
