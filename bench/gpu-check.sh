@@ -18,6 +18,10 @@
 #     nanosecond;
 #   - what a recorded kernel costs the GPU (bench/gpu-kernel-cost.cu: a CUDA
 #     graph of 500 kernels of 2 us, traced / untraced);
+#   - CUPTI's own modes on that graph (bench/cupti-modes.cu): a record a
+#     kernel (CONCURRENT_KERNEL), a record a graph launch (GRAPH_TRACE),
+#     and a kind disabled again, against before CUPTI; whether the two
+#     kinds can be enabled together;
 #   - llama.cpp decoding N tokens (default 5000) with every layer on the
 #     GPU: KERNEL records, none without its run, none lost;
 #   - decode tokens/s traced (every kernel recorded) / untraced, with CUDA
@@ -128,6 +132,27 @@ if [ -n "$probe" ] && [ "$have_gpu" = yes ]; then
 			"(measured: CUPTI's own cost)"
 	else
 		row "gpu-kernel-cost" "failed: $work/cost-build.out, $work/cost.out" "runs" miss
+	fi
+fi
+
+# ---- 3c. CUPTI's own modes: a record a kernel, a record a graph, and a kind disabled again ----
+if [ -n "$probe" ] && [ "$have_gpu" = yes ]; then
+	say "compiling and running bench/cupti-modes.cu"
+	cupti_lib=$(find "$toolkit" -name 'libcupti.so' 2>/dev/null | head -n 1)
+	cupti_dir=$(dirname "${cupti_lib:-$toolkit/lib64/libcupti.so}")
+	if "$nvcc" -std=c++17 -O2 -I"$toolkit/include" "$top/bench/cupti-modes.cu" -L"$cupti_dir" \
+		-lcupti -Xlinker -rpath -Xlinker "$cupti_dir" -o "$work/cupti-modes" \
+		2>"$work/modes-build.out" && "$work/cupti-modes" 9 2000 >"$work/modes.out" 2>&1; then
+		row "GRAPH_TRACE beside CONCURRENT_KERNEL (cuptiActivityEnable)" \
+			"$(sed -n 's/^cupti-modes: GRAPH_TRACE enabled beside CONCURRENT_KERNEL: //p' "$work/modes.out")" \
+			"(CUPTI's answer)"
+		for m in off kernels graphs; do
+			row "CUPTI $m: a 2 us kernel in a graph, speed against before CUPTI; records a round" \
+				"$(sed -n "s/^$m *[0-9]* ns a kernel in the graph: \([0-9.]*\) of the speed before CUPTI, \([-+0-9]*\) ns a kernel; records a round: \(.*\)/\1, \2 ns; \3/p" "$work/modes.out")" \
+				"(measured)"
+		done
+	else
+		row "cupti-modes" "failed: $work/modes-build.out, $work/modes.out" "runs" miss
 	fi
 fi
 

@@ -58,10 +58,8 @@ static double now_ns(void)
 }
 
 struct work {
-	cudaStream_t stream;
+	struct spin_graph g;
 	cudaGraphExec_t exec;
-	float *buf;
-	long long cycles;
 };
 
 /* ns a kernel: LAUNCHES graph launches, each a run, on a stream kept busy. */
@@ -69,15 +67,15 @@ static double graph_round(const struct work *w)
 {
 	double t0;
 
-	CHECK(cudaGraphLaunch(w->exec, w->stream)); /* warm */
-	CHECK(cudaStreamSynchronize(w->stream));
+	CHECK(cudaGraphLaunch(w->exec, w->g.stream)); /* warm */
+	CHECK(cudaStreamSynchronize(w->g.stream));
 	t0 = now_ns();
 	for (int i = 0; i < LAUNCHES; i++) {
 		ggmlviz_nodes_ask(&node, &cuda0, describe, NULL);
-		CHECK(cudaGraphLaunch(w->exec, w->stream));
+		CHECK(cudaGraphLaunch(w->exec, w->g.stream));
 		ggmlviz_nodes_flush();
 	}
-	CHECK(cudaStreamSynchronize(w->stream));
+	CHECK(cudaStreamSynchronize(w->g.stream));
 	return (now_ns() - t0) / (LAUNCHES * KERNELS);
 }
 
@@ -86,12 +84,12 @@ static double direct_round(const struct work *w)
 {
 	double t0;
 
-	CHECK(cudaStreamSynchronize(w->stream));
+	CHECK(cudaStreamSynchronize(w->g.stream));
 	t0 = now_ns();
 	ggmlviz_nodes_ask(&node, &cuda0, describe, NULL);
 	for (int i = 0; i < KERNELS; i++)
-		spin<<<1, 32, 0, w->stream>>>(w->cycles, w->buf);
-	CHECK(cudaStreamSynchronize(w->stream));
+		spin<<<1, 32, 0, w->g.stream>>>(w->g.cycles, w->g.buf);
+	CHECK(cudaStreamSynchronize(w->g.stream));
 	ggmlviz_nodes_flush();
 	return (now_ns() - t0) / KERNELS;
 }
@@ -116,28 +114,16 @@ int main(int argc, char **argv)
 	std::vector<double> gp, gt, dp, dt;
 	struct ggmlviz_config cfg;
 	struct work w;
-	cudaGraph_t graph;
-	int clock_khz = 0, devices = 0;
 	char path[64];
+	int rc;
 
 	if (rounds < 1 || spin_ns < 0) {
 		fprintf(stderr, "usage: gpu-kernel-cost [ROUNDS] [SPIN_NS]\n");
 		return 2;
 	}
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		fprintf(stderr, "gpu-kernel-cost: no CUDA GPU\n");
-		return 77;
-	}
-	CHECK(cudaSetDevice(0));
-	CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-	CHECK(cudaStreamCreate(&w.stream));
-	CHECK(cudaMalloc(&w.buf, 1 << 20));
-	w.cycles = (long long)clock_khz * spin_ns / 1000000;
-	CHECK(cudaStreamBeginCapture(w.stream, cudaStreamCaptureModeGlobal));
-	for (int i = 0; i < KERNELS; i++)
-		spin<<<1, 32, 0, w.stream>>>(w.cycles, w.buf);
-	CHECK(cudaStreamEndCapture(w.stream, &graph));
-	CHECK(cudaGraphInstantiate(&w.exec, graph, 0));
+	if ((rc = spin_graph_make(&w.g, KERNELS, spin_ns)) != 0)
+		return rc;
+	CHECK(cudaGraphInstantiate(&w.exec, w.g.graph, 0));
 	snprintf(path, sizeof path, "/tmp/gpu-kernel-cost.%d.ggmlviz", (int)getpid());
 	for (int r = 0; r < 2 * rounds; r++) {
 		bool traced = (r % 2) == (r / 2 % 2); /* the order rotates */
