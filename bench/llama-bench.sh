@@ -9,10 +9,14 @@
 # GGML_VIZ_CPU_SHARES=0, timed by thread 0's ticks only. Printed: each
 # mode's median t/s and the median of the per-round ratios traced /
 # untraced, with their spread and the median's 95% interval (a sign test's
-# order statistics: 6 rounds at least; target: 0.97 or more for pp and tg); and
-# what tracing adds to a token in time (from the medians), and so to each
-# of its ops (ops a token from the last traced round's trace): a cost that
-# stays the same for a model whose tokens take longer.
+# order statistics: 6 rounds at least; target: 0.97 or more for pp and tg);
+# the same ratio at the 50th, 75th and 90th percentiles of every
+# repetition of each mode pooled over the rounds (steadier on a noisy
+# machine, whose noise slows some repetitions and not others; a cost that
+# comes in bursts, as the writer's passes do, weighs more in the lower
+# ones); and what tracing adds to a token in time (from the medians), and
+# so to each of its ops (ops a token from the last traced round's trace):
+# a cost that stays the same for a model whose tokens take longer.
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
@@ -88,9 +92,17 @@ def interval(ratios):
         cdf += math.comb(n, k) / 2 ** n
     return None if k < 0 else (r[k], r[n - 1 - k])
 
-def ts(mode, i):
+def ts(mode, i, key='avg_ts'):
     rows = json.load(open(os.path.join(tmp, '%s.%d.json' % (mode, i))))
-    return {('pp' if r['n_prompt'] else 'tg'): r['avg_ts'] for r in rows}
+    return {('pp' if r['n_prompt'] else 'tg'): r[key] for r in rows}
+
+def pooled(mode, test):
+    """Every repetition's t/s of a mode, over every round, sorted: compared by percentile,
+    steadier than the rounds' ratios where the machine's noise slows some repetitions."""
+    return sorted(x for i in range(rounds) for x in ts(mode, i, 'samples_ts')[test])
+
+def percentile(pool, q):
+    return pool[min(len(pool) - 1, int(q * len(pool)))]
 
 for test in ('pp', 'tg'):
     plain = [ts('plain', i)[test] for i in range(rounds)]
@@ -105,6 +117,10 @@ for test in ('pp', 'tg'):
                   statistics.median(ratios), min(ratios), max(ratios),
                   '95%% interval of the median %.3f to %.3f' % ci if ci else
                   'too few rounds for a 95% interval of the median'))
+        pt, pp_ = pooled(mode, test), pooled('plain', test)
+        print('      every repetition pooled (%d a mode): traced / untraced at the 50th, 75th and '
+              '90th percentiles %s' % (len(pt), ', '.join(
+                  '%.3f' % (percentile(pt, q) / percentile(pp_, q)) for q in (0.5, 0.75, 0.9))))
         # a fixed cost a token, spread over its ops: what a model of longer tokens pays the same
         ph = phase[test]
         per_token_us = 1e6 / statistics.median(traced) - 1e6 / statistics.median(plain)
