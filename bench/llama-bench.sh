@@ -106,6 +106,7 @@ def percentile(pool, q):
 
 for test in ('pp', 'tg'):
     plain = [ts('plain', i)[test] for i in range(rounds)]
+    plain_pool = pooled('plain', test)
     for mode, what in (('traced', 'every op measured, every worker\'s share'),
                        ('ticks', 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0')):
         traced = [ts(mode, i)[test] for i in range(rounds)]
@@ -117,10 +118,11 @@ for test in ('pp', 'tg'):
                   statistics.median(ratios), min(ratios), max(ratios),
                   '95%% interval of the median %.3f to %.3f' % ci if ci else
                   'too few rounds for a 95% interval of the median'))
-        pt, pp_ = pooled(mode, test), pooled('plain', test)
+        pool = pooled(mode, test)
         print('      every repetition pooled (%d a mode): traced / untraced at the 50th, 75th and '
-              '90th percentiles %s' % (len(pt), ', '.join(
-                  '%.3f' % (percentile(pt, q) / percentile(pp_, q)) for q in (0.5, 0.75, 0.9))))
+              '90th percentiles %s' % (len(pool), ', '.join(
+                  '%.3f' % (percentile(pool, q) / percentile(plain_pool, q))
+                  for q in (0.5, 0.75, 0.9))))
         # a fixed cost a token, spread over its ops: what a model of longer tokens pays the same
         ph = phase[test]
         per_token_us = 1e6 / statistics.median(traced) - 1e6 / statistics.median(plain)
