@@ -12,8 +12,9 @@ start, the waits moved. Then what the estimate must mean, whatever the
 machine's load: op time is conserved, each step's is unchanged, the
 embedding lookup is under 5 us per generated token, an ADD after the
 MUL_MATs loses its waits (traced again, up to 3 times, where a machine
-busy through every token left a wait in each ADD's floor). The 2-thread over 1-thread ratios are printed,
-not asserted: bench/ticks-threads.sh measures them.
+busy through every token left a wait in each ADD's floor). The 2-thread
+over 1-thread ratios are printed, not asserted: bench/ticks-threads.sh
+measures them.
 
     tool-ticks.py BUILDDIR TMPDIR
 
