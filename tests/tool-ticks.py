@@ -47,11 +47,19 @@ def stats(*args):
 model = os.path.join(TMP, 'tiny.gguf')
 rc, _, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '3')
 ok(rc == 0, 'make_tiny_llama writes a model', err)
+
+
+def trace(threads, path):
+    """The model traced on threads into path: (exit status, stderr)."""
+    rc, _, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                     '--generate', str(GENERATE), '--threads', str(threads), '--output', path)
+    return rc, err
+
+
 traces = {}
 for threads in (2, 1):
     path = os.path.join(TMP, 'ticks-%d.ggmlviz' % threads)
-    rc, _, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
-                     '--generate', str(GENERATE), '--threads', str(threads), '--output', path)
+    rc, err = trace(threads, path)
     ok(rc == 0 and os.path.exists(path), 'llama_trace on %d threads' % threads, err)
     traces[threads] = path
 if taplib.failed:
@@ -218,31 +226,27 @@ def generation(path, *args):
     return {g['name']: g['total_ns'] for g in stats(*args, '--phase', 'generation', path)['groups']}
 
 
+est2, raw2_ = generation(traces[2]), generation(traces[2], '--raw-ticks')
+est1, raw1 = generation(traces[1]), generation(traces[1], '--raw-ticks')
 # A machine busy through all of a trace's tokens (CI runs tests side by
 # side on 2 cores) can leave a wait in every ADD: the wait is then in the
 # ADD's floor, and by the estimate's rule (ticks.h) it stays in the ADD,
 # which may even take the excess of the small op after it. That run says
 # nothing of the rule, so the check traces again, up to 3 times, saying
 # so; an estimate that never charges an ADD's waits back still fails.
-def add_times(path):
-    return generation(path).get('ADD', 0), generation(path, '--raw-ticks').get('ADD', 0)
-
-
-add_trace, (add_est, add_raw) = traces[2], add_times(traces[2])
+add_trace, add_est, add_raw = traces[2], est2.get('ADD', 0), raw2_.get('ADD', 0)
 for again in range(1, 4):
     if add_est < add_raw:
         break
     print('# ADD at 2 threads: %d ns estimated, %d ns as ticked: traced again (%d of 3)' % (
         add_est, add_raw, again))
     add_trace = os.path.join(TMP, 'ticks-2-again-%d.ggmlviz' % again)
-    run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model, '--generate',
-        str(GENERATE), '--threads', '2', '--output', add_trace)
-    add_est, add_raw = add_times(add_trace)
+    trace(2, add_trace)
+    add_est = generation(add_trace).get('ADD', 0)
+    add_raw = generation(add_trace, '--raw-ticks').get('ADD', 0)
 ok(add_est < add_raw,
    'ADD after the MUL_MATs, on 2 threads: less estimated than as ticked (its waits charged back)',
    (add_trace, add_est, add_raw))
-est2, raw2_ = generation(traces[2]), generation(traces[2], '--raw-ticks')
-est1, raw1 = generation(traces[1]), generation(traces[1], '--raw-ticks')
 # what they mean, said but not asserted (timings: bench/ticks-threads.sh measures them)
 print('# ADD at 2 threads over 1: %.2fx estimated, %.2fx as ticked' % (
     est2.get('ADD', 0) / max(est1.get('ADD', 1), 1), raw2_.get('ADD', 0) / max(raw1.get('ADD', 1), 1)))
