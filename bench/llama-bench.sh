@@ -9,7 +9,8 @@
 # GGML_VIZ_CPU_SHARES=0, timed by thread 0's ticks only. Printed: each
 # mode's median t/s and the median of the per-round ratios traced /
 # untraced, with their spread and the median's 95% interval (a sign test's
-# order statistics: 6 rounds at least; target: 0.97 or more for pp and tg);
+# order statistics: 6 rounds at least; target: 0.97 or more for pp and tg,
+# each median said met or missed, and whether its interval agrees);
 # the same ratio at the 50th, 75th and 90th percentiles of every
 # repetition of each mode pooled over the rounds (steadier on a noisy
 # machine, whose noise slows some repetitions and not others; a cost that
@@ -92,6 +93,12 @@ def interval(ratios):
         cdf += math.comb(n, k) / 2 ** n
     return None if k < 0 else (r[k], r[n - 1 - k])
 
+def verdict(median, ci):
+    """Whether the median meets the target, and whether its interval says so too."""
+    if median < 0.97:
+        return 'missed' + (' (its interval reaches it)' if ci and ci[1] >= 0.97 else '')
+    return 'met' + (' (its interval reaches below)' if ci and ci[0] < 0.97 else '')
+
 def ts(mode, i, key='avg_ts'):
     rows = json.load(open(os.path.join(tmp, '%s.%d.json' % (mode, i))))
     return {('pp' if r['n_prompt'] else 'tg'): r[key] for r in rows}
@@ -112,12 +119,13 @@ for test in ('pp', 'tg'):
         traced = [ts(mode, i)[test] for i in range(rounds)]
         ratios = [t / p for t, p in zip(traced, plain)]
         ci = interval(ratios)
+        median = statistics.median(ratios)
         print('  %s: untraced %.1f t/s, traced (%s) %.1f t/s (medians); traced / untraced '
-              '%.3f (rounds: %.3f to %.3f; %s)' % (
+              '%.3f (rounds: %.3f to %.3f; %s): the 0.97 target %s' % (
                   test, statistics.median(plain), what, statistics.median(traced),
-                  statistics.median(ratios), min(ratios), max(ratios),
+                  median, min(ratios), max(ratios),
                   '95%% interval of the median %.3f to %.3f' % ci if ci else
-                  'too few rounds for a 95% interval of the median'))
+                  'too few rounds for a 95% interval of the median', verdict(median, ci)))
         pool = pooled(mode, test)
         print('      every repetition pooled (%d a mode): traced / untraced at the 50th, 75th and '
               '90th percentiles %s' % (len(pool), ', '.join(
