@@ -94,7 +94,9 @@ def interval(ratios):
     return None if k < 0 else (r[k], r[n - 1 - k])
 
 def verdict(median, ci):
-    """Whether the median meets the target, and whether its interval says so too."""
+    """Whether the median, as printed (3 decimals), meets the target, and whether its
+    interval says so too."""
+    median, ci = round(median, 3), ci and tuple(round(x, 3) for x in ci)
     if median < 0.97:
         return 'missed' + (' (its interval reaches it)' if ci and ci[1] >= 0.97 else '')
     return 'met' + (' (its interval reaches below)' if ci and ci[0] < 0.97 else '')
