@@ -156,7 +156,7 @@ static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
 static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 					      const struct ggmlviz_ggml__slot *slot)
 {
-	const struct ggml_tensor *data = t->view_src ? t->view_src : t;
+	ggml_backend_buffer_t buffer;
 	ggml_backend_buffer_type_t buft;
 	ggml_backend_dev_t cpu;
 	ggml_backend_t backend;
@@ -168,9 +168,16 @@ static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 			ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
 		return backend;
 	}
-	if (!data->buffer)
+	/*
+	 * An allocated view has its view_src's buffer (ggml_backend_view_init()):
+	 * t->buffer is in the struct's first bytes, view_src three cache lines on,
+	 * and each is a miss for every node of every step (the weights streamed
+	 * through the caches since the last one).
+	 */
+	buffer = t->buffer ? t->buffer : t->view_src ? t->view_src->buffer : NULL;
+	if (!buffer)
 		return NULL;
-	buft = ggml_backend_buffer_get_type(data->buffer);
+	buft = ggml_backend_buffer_get_type(buffer);
 	cpu = ggml_backend_buft_is_host(buft) ? ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)
 					       : NULL;
 	if (cpu) {

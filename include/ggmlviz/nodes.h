@@ -178,7 +178,7 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
  * ticks. Nothing is done unless a session traces ops.
  *
  * A thread's first call for a pool takes a lock and maybe memory (its
- * slot, 256 KiB); after it, no lock, no system call, no allocation, no
+ * slot, 320 KiB); after it, no lock, no system call, no allocation, no
  * division: a time read and a store.
  *
  * @param pool the graph's thread pool (GGML's struct ggml_threadpool), by
@@ -231,7 +231,9 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  *        the tracer passes each to @p op_of and records its address.
  * @param n_nodes how many.
  * @param op_of the op type of a node, as the trace's OP records give it
- *        (ggmlviz_ggml_op_type()); NULL: 0.
+ *        (ggmlviz_ggml_op_type()); NULL: 0. Called for every node the
+ *        thread has a share of, in one loop before any record is written,
+ *        so that the processor waits for many nodes' memory at once.
  * @return the shares written (0 also when nothing is traced, or the
  *         calling thread began no share of this pool); -EINVAL if
  *         @p nodes is NULL, @p n_nodes negative or @p nth under 1.

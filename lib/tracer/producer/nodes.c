@@ -37,6 +37,7 @@
 
 #define RUN_MIN 64u
 #define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
+#define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
 
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
@@ -69,6 +70,7 @@ struct run {
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	struct kept kept[KEPT_RUNS];
+	const struct kept *again;        /* the kept run of the open run's graph id, if any */
 	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
@@ -158,6 +160,7 @@ static void run_reset(struct run *r)
 	r->open = 0;
 	r->run_id = 0;
 	r->graph_id = 0;
+	r->again = NULL;
 }
 
 static struct ggmlviz__split split_of(const struct run *r)
@@ -288,6 +291,26 @@ static uint32_t descriptions(struct run *r)
 	return expected;
 }
 
+/*
+ * The names node i + AHEAD's records will copy, fetched into the cache now:
+ * each is in its node's struct, which the weights streamed through the
+ * caches since the graph computed, one miss per op otherwise. Inlined
+ * always, as ahead() is: GCC 12 drops a call to a function whose only
+ * effect is a prefetch, as if it had none (tests/test-prefetch.sh).
+ */
+__attribute__((always_inline)) static inline void names_ahead(const struct run *r, uint32_t i)
+{
+	const struct ggmlviz_node_desc *d = i + AHEAD < r->n ? &r->d[i + AHEAD] : NULL;
+
+	if (d && d->name) {
+		__builtin_prefetch(d->name);
+		/* a name of up to 64 bytes may begin late in a line: the next one too */
+		__builtin_prefetch((const void *)((uintptr_t)d->name + 32));
+	}
+	if (d && d->name2)
+		__builtin_prefetch(d->name2);
+}
+
 /* One op timing, recorded now or held with its run's unit (rolling mode). */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
 		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags)
@@ -317,6 +340,7 @@ static void record_gpu_ops(const struct run *r, uint64_t at)
 	for (uint32_t i = 0; i < r->n; i++) {
 		struct ggmlviz_node_desc d = r->d[i];
 
+		names_ahead(r, i);
 		if (!d.ticks)
 			continue;
 		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED; /* a GPU backend fuses as its kernels say */
@@ -338,6 +362,7 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 		struct ggmlviz_node_desc d = r->d[i];
 		uint32_t next = i + 1;
 
+		names_ahead(r, i);
 		if (!d.ticks || !r->gpu[2 * i + 1])
 			continue;
 		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED;
@@ -367,6 +392,7 @@ static uint32_t record_measured_ops(const struct run *r)
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
+		names_ahead(r, i);
 		if (!r->d[i].ticks)
 			continue;
 		record_op(r, &r->d[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
@@ -395,6 +421,7 @@ static uint32_t record_ops(const struct run *r)
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < r->n; i++) {
+		names_ahead(r, i);
 		if (!r->d[i].ticks)
 			continue;
 		record_op(r, &r->d[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
@@ -435,6 +462,30 @@ static void run_close(struct run *r)
 	run_reset(r);
 }
 
+/*
+ * A run of a graph run before asks for the same nodes in the same order:
+ * the node AHEAD places on is fetched into the cache now. Every step
+ * streams the weights through the caches, so a caller that reads each
+ * node's struct as it asks (the GGML adapter) would otherwise wait for
+ * memory once per node, one miss after another; a prefetch never faults.
+ */
+__attribute__((always_inline)) static inline void ahead(const struct run *r, const void *node)
+{
+	const struct kept *kp = r->again;
+
+	if (kp && r->n + AHEAD < kp->n && kp->nodes[r->n] == node)
+		__builtin_prefetch(kp->nodes[r->n + AHEAD]);
+}
+
+/* The kept run of the run's graph id, whose nodes ahead() fetches. */
+static const struct kept *kept_again(const struct run *r)
+{
+	for (uint32_t k = 0; r->graph_id && k < KEPT_RUNS; k++)
+		if (r->kept[k].graph_id == r->graph_id)
+			return &r->kept[k];
+	return NULL;
+}
+
 /* A new run of backend's nodes, its SPLIT_BEGIN recorded at the first ask. */
 static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_fn describe,
 		     void *user, uint64_t now, const void *node)
@@ -450,6 +501,9 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->open = 1;
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
 	r->graph_id = tls_graph_id;
+	r->again = kept_again(r);
+	for (uint32_t k = 1; r->again && k <= AHEAD && k < r->again->n; k++)
+		__builtin_prefetch(r->again->nodes[k]); /* those ahead() will not have fetched */
 	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
@@ -485,6 +539,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	}
 	r->gpu[2 * r->n] = r->gpu[2 * r->n + 1] = 0;
 	r->cpu[2 * r->n] = r->cpu[2 * r->n + 1] = 0;
+	ahead(r, node);
 	r->nodes[r->n++] = node;
 	return 0;
 }

@@ -57,6 +57,7 @@ struct share_slot {
 	const void *pool;
 	uint32_t ith;
 	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
+	uint32_t *op;            /* the op type of each node with a share, at the graph's end */
 	uint64_t prev_done;      /* this thread's last graph_done */
 	struct share_slot *next_free;
 };
@@ -110,9 +111,11 @@ static struct share_slot *slot_new(void)
 		return NULL;
 	s->begin = calloc(SHARE_NODES, sizeof *s->begin);
 	s->end = calloc(SHARE_NODES, sizeof *s->end);
-	if (!s->begin || !s->end) {
+	s->op = calloc(SHARE_NODES, sizeof *s->op);
+	if (!s->begin || !s->end || !s->op) {
 		free(s->begin);
 		free(s->end);
+		free(s->op);
 		free(s);
 		return NULL;
 	}
@@ -225,21 +228,40 @@ static void emit_share(uint64_t begin, uint64_t end, uint64_t next, const void *
 	ggmlviz__emit_close(&e);
 }
 
+static inline int has_share(const struct share_slot *s, uint64_t floor, uint32_t i)
+{
+	return s->begin[i] > floor && s->end[i] >= s->begin[i];
+}
+
+/*
+ * The op type of each node the thread has a share of, before any record is
+ * written: op_of reads the node's struct, a miss for each (the weights
+ * streamed through the caches since), and in a loop of nothing else the
+ * processor waits for many at once instead of one per record.
+ */
+static void op_types(const struct share_slot *s, uint64_t floor, const void *const *nodes,
+		     uint32_t n, ggmlviz_node_op_fn op_of, uint32_t *op)
+{
+	for (uint32_t i = 0; i < n; i++)
+		op[i] = op_of && has_share(s, floor, i) ? op_of(nodes[i]) : 0;
+}
+
 /* The calling thread's shares of the graph, as records on its ring; how many. */
 static int emit_shares(const struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
 		       const void *const *nodes, uint32_t n, ggmlviz_node_op_fn op_of)
 {
 	uint32_t i = 0, count = 0;
 
-	while (i < n && !(s->begin[i] > floor && s->end[i] >= s->begin[i]))
+	op_types(s, floor, nodes, n, op_of, s->op);
+	while (i < n && !has_share(s, floor, i))
 		i++;
 	while (i < n) {
 		uint32_t next = i + 1;
 
-		while (next < n && !(s->begin[next] > floor && s->end[next] >= s->begin[next]))
+		while (next < n && !has_share(s, floor, next))
 			next++;
 		emit_share(s->begin[i], s->end[i], next < n ? s->begin[next] : done, nodes[i],
-			   op_of ? op_of(nodes[i]) : 0, i, s->ith, nth);
+			   s->op[i], i, s->ith, nth);
 		count++;
 		i = next;
 	}
