@@ -15,9 +15,12 @@
 # repetition of each mode pooled over the rounds (steadier on a noisy
 # machine, whose noise slows some repetitions and not others; a cost that
 # comes in bursts, as the writer's passes do, weighs more in the lower
-# ones); and what tracing adds to a token in time (from the medians), and
+# ones); what tracing adds to a token in time (from the medians), and
 # so to each of its ops (ops a token from the last traced round's trace):
-# a cost that stays the same for a model whose tokens take longer.
+# a cost that stays the same for a model whose tokens take longer; and,
+# from that trace, a generated token's time on its thread outside its ops
+# (before its graph's first ask, from there to its first op, after its
+# last op: where the step's thread works while the workers wait).
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
@@ -76,6 +79,10 @@ for phase in prompt generation; do
 	"$ggmlviz" stats -f json --phase "$phase" "$tmp/traced.ggmlviz" >"$tmp/$phase.json" 2>/dev/null ||
 		echo '{}' >"$tmp/$phase.json"
 done
+
+# the step's records and its ops' begins and ends, for the time outside the ops (below)
+"$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END "$tmp/traced.ggmlviz" \
+	>"$tmp/edges.jsonl" 2>/dev/null || : >"$tmp/edges.jsonl"
 
 python3 - "$tmp" "$rounds" <<'PY'
 import json, math, os, statistics, sys
@@ -145,4 +152,35 @@ for test in ('pp', 'tg'):
             else:
                 print('      nothing more a token that the medians tell (%.1f us faster traced, of '
                       '%.1f us untraced)' % (-per_token_us, 1e6 / statistics.median(plain)))
+
+def outside_ops():
+    """Each generation step's time on its thread outside its ops, in the last traced round:
+    from its begin to the first ask of its graph's nodes (llama.cpp's own), from that ask to
+    its first op (the asks, the graph's plan, the workers woken), and from its last op to its
+    end (the shares and op records written, the logits read); the medians, in us."""
+    steps, cur = [], None
+    for line in open(os.path.join(tmp, 'edges.jsonl')):
+        r = json.loads(line)
+        t = r['type']
+        if t == 'STEP_BEGIN':
+            cur = {'begin': r['ts'], 'tokens': r['n_tokens'], 'ask': None, 'ops': []}
+        elif cur is None:
+            continue
+        elif t == 'SPLIT_BEGIN' and cur['ask'] is None:
+            cur['ask'] = r['ts']
+        elif t in ('OP_COMPUTE_BEGIN', 'OP_COMPUTE_END'):
+            cur['ops'].append(r['ts'])
+        elif t == 'STEP_END':
+            if cur['tokens'] == 1 and cur['ask'] is not None and cur['ops']:
+                steps.append((cur['ask'] - cur['begin'], min(cur['ops']) - cur['ask'],
+                              r['ts'] - max(cur['ops'])))
+            cur = None
+    if not steps:
+        return
+    med = [statistics.median(s[k] for s in steps) / 1e3 for k in range(3)]
+    print('  tg, traced, the step\'s thread outside its ops (medians of %d steps, last round): '
+          '%.1f us to its first ask, %.1f us of asks and the graph\'s start, %.1f us after its '
+          'last op' % (len(steps), med[0], med[1], med[2]))
+
+outside_ops()
 PY

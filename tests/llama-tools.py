@@ -14,6 +14,7 @@ scripts/build-llama-tools.sh, on a q8_0 model that make_tiny_llama writes.
   GGML_VIZ_CPU_SHARES=0; and the estimate from thread 0's ticks against the
   measure on the same runs (bench/ticks-truth.sh), for the ops that make
   95% of the op time: within 20% of each, or 5% of all the op time;
+  bench/llama-bench.sh runs on them, and says what it measured;
 - bad input: a trace that cannot be written (the tool runs as the original,
   and says once why it does not trace); a server killed with SIGKILL (its
   trace is cut, and what was written reads).
@@ -24,6 +25,7 @@ SPDX-License-Identifier: MIT
 """
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -186,6 +188,18 @@ ok(rc == 0 and top and not bad,
    'the 95%% of the op time (%s) within 20%% (a small one: 5%% of all the op time)' % ', '.join('%s %.3f' % (r['op'], r['estimated_ns'] /
                                                                   r['measured_ns']) for r in top),
    (rc, err[-400:], out[-1200:], bad))
+
+# bench/llama-bench.sh runs end to end (its figures are for a quiet machine, not checked
+# here): each test's ratio with the target's verdict, and a generated token's time outside
+# its ops from the last traced round's trace, three figures in us
+rc, out, err = run('sh', os.path.join(src, 'bench', 'llama-bench.sh'), TOOLS, '--', '-m', model,
+                   '-p', '16', '-n', '4', '-r', '2', '-t', '2', env=dict(PLAIN, GGMLVIZ=G, ROUNDS='1'))
+outside = [line for line in out.splitlines() if 'outside its ops' in line]
+ok(rc == 0 and all(re.search(r'^  %s: untraced .* the 0\.97 target (met|missed)' % t, out, re.M)
+                   for t in ('pp', 'tg')) and
+   len(outside) == 1 and len(re.findall(r'[0-9.]+ us', outside[0])) == 3,
+   'bench/llama-bench.sh: pp and tg traced against untraced, each said met or missed, and a '
+   'generated token\'s time outside its ops', (rc, out[-1500:], err[-400:]))
 
 # ---- bad input: a trace that cannot be written ----
 rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT='/nonexistent/dir/x.ggmlviz'))
@@ -367,7 +381,6 @@ else:
        'opentelemetry-proto (tests/otlp-check.js)', said)
 
 # ---- ggmlviz top beside a llama-server serving requests, in tmux ----
-import re  # noqa: E402
 import shutil  # noqa: E402
 if not shutil.which('tmux'):
     taplib.skip('ggmlviz top beside llama-server', 'tmux is not installed (apt-get install tmux)')
