@@ -300,14 +300,17 @@ static uint32_t descriptions(struct run *r)
  */
 __attribute__((always_inline)) static inline void names_ahead(const struct run *r, uint32_t i)
 {
-	const struct ggmlviz_node_desc *d = i + AHEAD < r->n ? &r->d[i + AHEAD] : NULL;
+	const struct ggmlviz_node_desc *d;
 
-	if (d && d->name) {
+	if (i + AHEAD >= r->n)
+		return;
+	d = &r->d[i + AHEAD];
+	if (d->name) {
 		__builtin_prefetch(d->name);
 		/* a name of up to 64 bytes may begin late in a line: the next one too */
 		__builtin_prefetch((const void *)((uintptr_t)d->name + 32));
 	}
-	if (d && d->name2)
+	if (d->name2)
 		__builtin_prefetch(d->name2);
 }
 
@@ -502,8 +505,6 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
 	r->graph_id = tls_graph_id;
 	r->again = kept_again(r);
-	for (uint32_t k = 1; r->again && k <= AHEAD && k < r->again->n; k++)
-		__builtin_prefetch(r->again->nodes[k]); /* those ahead() will not have fetched */
 	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
