@@ -284,6 +284,60 @@ if rc == 0:
 ok((data.get('by_sequence') or {}).get('groups') == groups,
    'report: the requests, as stats --by sequence gives them', data.get('by_sequence'))
 
+# ---- report --steps: a page of some steps only ----
+def page_data(path):
+    text = open(path, encoding='utf-8').read()
+    return json.loads(text.split('<script id="data" type="application/json">', 1)[1]
+                      .split('</script>', 1)[0])
+
+
+page = os.path.join(TMP, 'steps.html')
+rc, out, err = ggmlviz('report', '--steps', '2-3', trace, '-o', page)
+data = page_data(page) if rc == 0 else {}
+rc2, out2, _ = ggmlviz('stats', '-f', 'json', '--steps', '2-3', trace)
+want = json.loads(out2) if rc2 == 0 else {}
+keys = ('name', 'count', 'total_ns', 'min_ns', 'p50_ns', 'p95_ns', 'max_ns')
+table = lambda js: [[g[k] for k in keys] for g in js.get('groups', [])]
+ok(rc == 0 and table(want) and table(data.get('by_op', {})) == table(want),
+   "report --steps 2-3: the op table is stats --steps 2-3's", (rc, err))
+ok([g['name'] for g in data.get('by_step', {}).get('groups', [])] == ['2', '3'] and
+   data.get('summary', {}).get('steps') == [2, 3],
+   'report --steps 2-3: the steps table has steps 2 and 3, and the page says which',
+   data.get('summary'))
+# the timeline: from step 2's begin to step 3's end, as the records have them
+t0, t1 = steps[1][0], steps[2][1]
+in_steps = sum(1 for o in ops if o[2] in (1, 2) and steps[o[2]][0] <= o[0] <= steps[o[2]][1])
+summ = data.get('summary', {})
+ok(summ.get('t0_ns') == t0 and summ.get('span_ns') == t1 - t0 and data['slices'] and
+   all(0 <= sl[3] <= t1 - t0 for sl in data['slices']),
+   'report --steps 2-3: the timeline spans those steps, every slice begins in them',
+   (summ.get('t0_ns'), summ.get('span_ns'), t0, t1 - t0))
+ok(data.get('by_op', {}).get('ops') == in_steps > 0,
+   'report --steps 2-3: its ops are those the records put in steps 2 and 3',
+   (data.get('by_op', {}).get('ops'), in_steps))
+# memory: what was live when step 2 began stays drawn (allocated before it)
+live = {}
+for r in records:
+    if r['ts'] > t1:
+        break
+    if r['type'] == 'TENSOR_ALLOC':
+        live[r['ptr']] = r['size']
+    elif r['type'] == 'TENSOR_FREE':
+        live.pop(r['ptr'], None)
+memory = data.get('memory') or {}
+ok(live and memory.get('end') == sum(live.values()) and
+   memory.get('max_per_bin', [0])[0] == sum(live.values()),
+   'report --steps 2-3: memory as it was live then (the buffers allocated before step 2)',
+   (memory.get('end'), memory.get('max_per_bin', [None])[:2], sum(live.values())))
+ok(data.get('by_sequence') is None and data.get('by_request') is None,
+   "report --steps 2-3: the requests' tables, of the whole trace, left out")
+rc, out, err = ggmlviz('report', '--steps', '99-', trace, '-o', page + '.2')
+ok(rc == 2 and 'has steps 1 to %d' % len(steps) in err and not os.path.exists(page + '.2'),
+   'report --steps past the last step: refused, with the steps the trace has', (rc, err))
+rc, out, err = ggmlviz('report', '--steps', '3-2', trace, '-o', page + '.2')
+ok(rc == 2 and "'3-2'" in err and not os.path.exists(page + '.2'),
+   'report --steps 3-2: refused, naming the value', (rc, err))
+
 # ---- a quantized model: MUL_MATs read its quantized weights ----
 q8 = os.path.join(TMP, 'tiny-q8.gguf')
 q8_trace = os.path.join(TMP, 'q8.ggmlviz')

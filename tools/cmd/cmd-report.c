@@ -3,8 +3,9 @@
  *
  * Three passes over the trace, each streaming: cli_scan() for its times and
  * names; a count of its op timings and their durations, which sets the
- * shortest op drawn one by one (max_slices of them at most); then the page,
- * its slices written as they are read.
+ * shortest op drawn one by one (max_slices of them at most), and with
+ * --steps the time those steps span; then the page, its slices written as
+ * they are read.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -35,6 +36,12 @@ static const char help[] =
 	"  -o, --output FILE     the page to write (\"-\": standard output); required\n"
 	"      --max-slices N    draw at most N ops one by one (default 200000)\n"
 	"      --title TEXT      the page's title (default: the trace's file name)\n"
+	"  -S, --steps A-B       only steps A to B (as stats --by step numbers them;\n"
+	"                        A- from A on, -B up to B, A alone): the timeline from\n"
+	"                        the first one's begin to the last one's end, the tables\n"
+	"                        of their ops (as stats --steps), memory as it was live\n"
+	"                        then; the requests' tables, of the whole trace, are\n"
+	"                        left out\n"
 	"      --raw-ticks       ops timed by the CPU backend's ticks as ticked (see\n"
 	"                        ggmlviz-stats: no run start, no barrier wait moved)\n"
 	"  -h, --help            show this help\n"
@@ -48,6 +55,7 @@ struct report_opts {
 	uint64_t max_slices;
 	int status;
 	bool raw_ticks;
+	struct cli_steps steps; /* --steps; unset: every step */
 };
 
 static int option(void *ctx, int c, char *arg)
@@ -63,6 +71,8 @@ static int option(void *ctx, int c, char *arg)
 	case 'T':
 		x->title = arg;
 		return 0;
+	case 'S':
+		return cli_parse_steps("report", arg, &x->steps);
 	case CLI_OPT_RAW_TICKS:
 		x->raw_ticks = true;
 		return 0;
@@ -74,11 +84,33 @@ static int option(void *ctx, int c, char *arg)
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' }, { "max-slices", required_argument, NULL, 'M' },
 	{ "title", required_argument, NULL, 'T' },  { "help", no_argument, NULL, 'h' },
+	{ "steps", required_argument, NULL, 'S' },
 	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS },
 	{ NULL, 0, NULL, 0 }
 };
 
-static const struct cli_cmd cmd = { "report", help, "o:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "report", help, "o:S:", longopts, 1, 1, option };
+
+/* With --steps, the time the chosen steps span, and how many steps the trace has. */
+struct window {
+	uint64_t begin, end;
+	uint64_t chosen, last_step;
+};
+
+static void window_add(struct window *w, const struct cli_steps *steps,
+		       const struct ggmlviz_timing *t)
+{
+	if (t->kind != GGMLVIZ_TIMING_STEP)
+		return;
+	if (t->step_seq > w->last_step)
+		w->last_step = t->step_seq;
+	if (!cli_steps_has(steps, t->step_seq))
+		return;
+	if (!w->chosen++ || t->begin_ns < w->begin)
+		w->begin = t->begin_ns;
+	if (t->end_ns > w->end)
+		w->end = t->end_ns;
+}
 
 /*
  * The shortest op or GPU kernel drawn one by one: 0 when every one fits in
@@ -87,7 +119,7 @@ static const struct cli_cmd cmd = { "report", help, "o:", longopts, 1, 1, option
  * k->raw: stats/ticks.h).
  */
 static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices,
-			  struct cli_ticks *k)
+			  struct cli_ticks *k, const struct cli_steps *steps, struct window *w)
 {
 	struct cli_input in;
 	struct ggmlviz_timing t;
@@ -100,8 +132,9 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	while (cli_input_timing(&in, &t) == 1) {
 		if (learn && cli_ticks_learn(k, &t) < 0)
 			learn = false;
+		window_add(w, steps, &t);
 		if ((t.kind == GGMLVIZ_TIMING_OP || t.kind == GGMLVIZ_TIMING_KERNEL) &&
-		    cli_dist_add(&d, t.duration_ns) < 0)
+		    cli_steps_has(steps, t.step_seq) && cli_dist_add(&d, t.duration_ns) < 0)
 			break;
 	}
 	if (d.count > max_slices)
@@ -197,12 +230,17 @@ static void groupings(struct cli_report *rep, const char *path)
 		cli_agg_json(rep->o, path, &rep->by[i], i == CLI_REPORT_BY_STEP ? 5000 : UINT64_MAX);
 		cli_out_char(rep->o, ',');
 	}
+	if (rep->windowed) { /* of the whole trace, not of the steps the page is of */
+		cli_out_str(rep->o, "\"by_sequence\":null,\"by_request\":null,");
+		return;
+	}
 	sequences(rep, path);
 	requests(rep, path);
 }
 
 /* The trace itself: its file, state, time base and clock. */
-static void summary(struct cli_report *rep, const struct cli_input *in)
+static void summary(struct cli_report *rep, const struct cli_input *in,
+		    const struct cli_steps *steps)
 {
 	struct cli_out *o = rep->o;
 	char what[256];
@@ -229,35 +267,69 @@ static void summary(struct cli_report *rep, const struct cli_input *in)
 		cli_out_str(o, "null");
 	}
 	cli_out_printf(o, ",\"op_names_assumed\":%s,\"generator\":\"ggmlviz " GGMLVIZ_VERSION_STRING
-			  "\"}", rep->names->assumed ? "true" : "false");
+			  "\",\"steps\":", rep->names->assumed ? "true" : "false");
+	if (cli_steps_set(steps)) /* --steps: [first, last], 0 where open */
+		cli_out_printf(o, "[%" PRIu64 ",%" PRIu64 "]}", steps->first, steps->last);
+	else
+		cli_out_str(o, "null}");
 }
 
-static int write_report(struct report_opts *x, struct cli_input *in, struct cli_out *o)
+/* What the first two passes learn, before anything is written. */
+struct prepared {
+	struct cli_scan scan;
+	struct cli_ticks ticks;
+	struct window window;
+	uint64_t threshold_ns;
+};
+
+/*
+ * The first two passes; with --steps, none of the trace's steps chosen is
+ * a bad command line (said, with the steps it has): CLI_EXIT_USAGE, else 0.
+ */
+static int prepare(struct report_opts *x, struct cli_input *in, struct prepared *p)
+{
+	memset(p, 0, sizeof *p);
+	p->ticks.raw = x->raw_ticks;
+	cli_scan(in, &p->scan, &x->cli->names);
+	p->threshold_ns = threshold(x->cli, in->path, x->max_slices, &p->ticks, &x->steps,
+				    &p->window);
+	if (!cli_steps_set(&x->steps) || p->window.chosen)
+		return 0;
+	cli_ticks_free(&p->ticks);
+	if (p->window.last_step)
+		return cli_usage("report", "--steps: %s has steps 1 to %" PRIu64 ", none of those asked",
+				 in->path, p->window.last_step);
+	return cli_usage("report", "--steps: %s has no steps (no llama_decode() or ggmlviz_step "
+			 "records)", in->path);
+}
+
+static int write_report(struct report_opts *x, struct cli_input *in, struct cli_out *o,
+			struct prepared *p)
 {
 	struct cli_report rep;
-	struct cli_ticks ticks = { .raw = x->raw_ticks };
-	struct cli_scan scan;
 	const char *slash = strrchr(in->path, '/');
-	uint64_t thr;
+	bool windowed = cli_steps_set(&x->steps);
 	int rc;
 
-	cli_scan(in, &scan, &x->cli->names);
-	thr = threshold(x->cli, in->path, x->max_slices, &ticks);
-	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes, scan.t_min, scan.t_max,
-			     thr, x->max_slices);
+	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes,
+			     windowed ? p->window.begin : p->scan.t_min,
+			     windowed ? p->window.end : p->scan.t_max, p->threshold_ns, x->max_slices);
+	rep.windowed = windowed;
 	cli_peak_read(in->path, &rep.by[0].peak);
-	for (int i = 1; i < CLI_REPORT_BY_COUNT; i++)
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
 		rep.by[i].peak = rep.by[0].peak; /* every table's BOUND on the same machine */
+		rep.by[i].step_range = x->steps; /* stats --steps */
+	}
 	o->json_html = true;
 	cli_report_page_begin(o, x->title ? x->title : slash ? slash + 1 : in->path);
 	cli_out_str(o, "{\"slices\":[");
 	if (rc == 0)
-		third_pass(&rep, in, &ticks);
-	cli_ticks_free(&ticks);
+		third_pass(&rep, in, &p->ticks);
+	cli_ticks_free(&p->ticks);
 	cli_out_str(o, "],\n");
 	cli_report_tail(&rep);
 	groupings(&rep, in->path);
-	summary(&rep, in);
+	summary(&rep, in, &x->steps);
 	cli_out_str(o, "}");
 	cli_report_page_end(o);
 	o->json_html = false;
@@ -270,9 +342,10 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 
 int cli_cmd_report(struct cli *cli, int argc, char **argv)
 {
-	struct report_opts x = { cli, NULL, NULL, 200000, 0, false };
+	struct report_opts x = { cli, NULL, NULL, 200000, 0, false, { 0, 0 } };
 	struct cli_input in;
 	struct cli_out o;
+	struct prepared p;
 	int first, rc, status = cli_parse(&cmd, argc, argv, &x, &first);
 
 	if (status >= 0)
@@ -283,11 +356,16 @@ int cli_cmd_report(struct cli *cli, int argc, char **argv)
 		return cli_usage("report", "the output %s is the input", x.output);
 	if (cli_input_open(&in, "report", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
+	if (prepare(&x, &in, &p) != 0) {
+		cli_input_close(&in);
+		return CLI_EXIT_USAGE;
+	}
 	if (cli_out_open(&o, "report", x.output) < 0) {
+		cli_ticks_free(&p.ticks);
 		cli_input_close(&in);
 		return CLI_EXIT_DAMAGED;
 	}
-	rc = write_report(&x, &in, &o);
+	rc = write_report(&x, &in, &o, &p);
 	status = cli_input_report(&in);
 	cli_input_close(&in);
 	return cli_out_close(&o, "report") || rc < 0 ? CLI_EXIT_DAMAGED : status;

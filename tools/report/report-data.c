@@ -284,6 +284,8 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 	}
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;
+	if (rep->windowed && (t->begin_ns < rep->t0 || t->begin_ns > rep->t1))
+		return 0; /* --steps: drawn where it begins in the steps' time */
 	lane = lane_of(rep, rep->pid, t->thread_id);
 	rep->kernels += t->kind == GGMLVIZ_TIMING_KERNEL;
 	if (t->kind == GGMLVIZ_TIMING_KERNEL &&
@@ -299,15 +301,25 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 
 /* ---- records: the process, memory ---- */
 
+/*
+ * Live memory over the time drawn: before it (--steps) only followed, so that
+ * the window opens with what was live then; after it not read.
+ */
 static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
 	uint64_t bytes;
 	size_t b = bin_of(rep, ev->timestamp_ns);
 
+	if (ev->timestamp_ns > rep->t1)
+		return;
 	rep->has_memory = true;
 	if (cli_live_event(&rep->live, rep->pid, ev) < 0)
 		rep->error = -ENOMEM;
 	bytes = rep->live.bytes;
+	if (ev->timestamp_ns < rep->t0) {
+		rep->mem_before = bytes;
+		return;
+	}
 	if (bytes > rep->mem_bins[b])
 		rep->mem_bins[b] = bytes;
 	if (bytes > rep->mem_peak)
@@ -388,6 +400,10 @@ static void mem(struct cli_report *rep)
 		cli_out_str(o, "null,");
 		return;
 	}
+	if (rep->mem_before > rep->mem_bins[0])
+		rep->mem_bins[0] = rep->mem_before; /* what the window opened with */
+	if (rep->mem_before > rep->mem_peak)
+		rep->mem_peak = rep->mem_before, rep->mem_peak_ts = rep->t0;
 	cli_out_printf(o, "{\"peak\":%" PRIu64 ",\"peak_t\":%" PRIu64 ",\"end\":%" PRIu64
 			  ",\"max_per_bin\":[", rep->mem_peak,
 		       rep->mem_peak_ts > rep->t0 ? rep->mem_peak_ts - rep->t0 : 0, rep->live.bytes);

@@ -38,7 +38,9 @@ enum { CLI_REPORT_BY_OP, CLI_REPORT_BY_LAYER, CLI_REPORT_BY_PHASE, CLI_REPORT_BY
 struct cli_report {
 	struct cli_out *o;
 	const struct ggmlviz_reader *r;
-	uint64_t t0, t1;        /* the time drawn: earliest and latest timestamp but META's */
+	uint64_t t0, t1;        /* the time drawn: earliest and latest timestamp but META's,
+				 * or with --steps the first chosen step's begin and the last's end */
+	bool windowed;          /* --steps: only what begins in [t0, t1] is drawn */
 	uint64_t threshold_ns;  /* ops shorter than this are summed into bins, not drawn */
 	uint64_t max_slices;
 	uint64_t slices, ops_binned;
@@ -60,6 +62,7 @@ struct cli_report {
 	struct cli_live live;
 	uint64_t *mem_bins;      /* the most live bytes seen in each bin */
 	uint64_t mem_peak, mem_peak_ts;
+	uint64_t mem_before;     /* --steps: live bytes when the window opens */
 	bool has_memory;
 
 	struct cli_agg by[CLI_REPORT_BY_COUNT];

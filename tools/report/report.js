@@ -82,6 +82,7 @@
 		var s = D.summary, box = document.getElementById('summary');
 		var parts = [['file', s.file], ['records', String(s.records)],
 			['span', fmtNs(s.span_ns)], ['ops', String(D.by_op.ops)]];
+		if (s.steps) parts.push(['only steps', stepsChosen(s.steps)]);
 		if (D.by_op.steps) parts.push(['steps', D.by_op.steps + ' (' + D.by_op.tokens + ' tokens)']);
 		parts.push(['status', s.status]);
 		parts.forEach(function (p, i) {
@@ -94,6 +95,12 @@
 			: 'started ' + new Date(Math.floor(s.t0_ns / 1e6)).toISOString();
 		document.getElementById('footer').textContent = 'Written by ' + s.generator + ' from ' +
 			s.file + '; ' + start + '.';
+	}
+
+	/* --steps [first, last] in words; 0 is an open end. */
+	function stepsChosen(r) {
+		return r[0] && r[1] ? (r[0] === r[1] ? String(r[0]) : r[0] + ' to ' + r[1])
+			: r[0] ? r[0] + ' on' : 'up to ' + r[1];
 	}
 
 	/* Whether a backend's runs have no op timing: the CPU's (cpu true), or another's. */
@@ -122,6 +129,10 @@
 		if (s.status === 'cut short' || s.status === 'damaged')
 			say('bad', 'The trace is ' + s.status + ': ' + s.damage + '. Everything before ' +
 				'the damage is shown.');
+		if (s.steps)
+			say('warn', 'Only steps ' + stepsChosen(s.steps) + ' (report --steps): the timeline ' +
+				'from the first one\u2019s begin to the last one\u2019s end, the tables of their ops; ' +
+				'the requests\u2019 tables, of the whole trace, are left out.');
 		if (s.clock === 'steady')
 			say('warn', 'Timestamps come from a steady clock (time since boot), not the wall ' +
 				'clock: they are shown from the start of the trace, and do not line up with ' +
@@ -293,7 +304,8 @@
 			ctx.fillText(fmtNs(t), x + 2, 13);
 			ctx.beginPath(); ctx.moveTo(x + 0.5, 16); ctx.lineTo(x + 0.5, canvas.clientHeight); ctx.stroke();
 		}
-		ctx.fillText('from the start of the trace', 4, 13);
+		ctx.fillText(D.summary.steps ? 'from the begin of the first step shown'
+			: 'from the start of the trace', 4, 13);
 	}
 
 	function drawRow(row, y) {
