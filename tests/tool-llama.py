@@ -337,6 +337,28 @@ ok(rc == 2 and 'has steps 1 to %d' % len(steps) in err and not os.path.exists(pa
 rc, out, err = ggmlviz('report', '--steps', '3-2', trace, '-o', page + '.2')
 ok(rc == 2 and "'3-2'" in err and not os.path.exists(page + '.2'),
    'report --steps 3-2: refused, naming the value', (rc, err))
+# export --steps: the viewers' file of those steps' time, as --from/--to would cut it
+chrome = os.path.join(TMP, 'steps.json')
+rc, out, err = ggmlviz('export', '--steps', '2-3', trace, '-o', chrome)
+events = json.load(open(chrome))['traceEvents'] if rc == 0 else []
+start = json.load(open(chrome))['otherData']['start_ts_ns'] if rc == 0 else 0
+slices = [e for e in events if e.get('ph') == 'X']
+decodes = sorted(e['name'] for e in slices if e['name'].startswith('decode'))
+lo, hi = (t0 - start) / 1e3, (t1 - start) / 1e3
+ok(rc == 0 and len(decodes) == 2 and slices and
+   all(e['ts'] <= hi + 1e-3 and e['ts'] + e['dur'] >= lo - 1e-3 for e in slices),
+   'export --steps 2-3: two steps, every slice in their time', (rc, err, decodes))
+rc2, out, err2 = ggmlviz('export', '--from', '%dns' % (t0 - start), '--to', '%dns' % (t1 - start),
+                         trace, '-o', chrome + '.2')
+same = rc2 == 0 and [e for e in json.load(open(chrome + '.2'))['traceEvents'] if e.get('ph') == 'X'] == slices
+ok(same, "export --steps 2-3: the same slices as --from and --to at those steps' begin and end",
+   (rc2, err2))
+for args, what in ((['--steps', '99'], 'has steps 1 to %d' % len(steps)),
+                   (['--steps', '2', '--from', '1ms'], 'not both'),
+                   (['-f', 'csv', '--steps', '2'], 'are for --format chrome')):
+    rc, out, err = ggmlviz('export', *args, trace, '-o', chrome + '.3')
+    ok(rc == 2 and what in err and not os.path.exists(chrome + '.3'),
+       'export %s: refused (%s)' % (' '.join(args), what), (rc, err))
 
 # ---- a quantized model: MUL_MATs read its quantized weights ----
 q8 = os.path.join(TMP, 'tiny-q8.gguf')

@@ -23,6 +23,7 @@
 #include "input/input.h"
 #include "memory/memory.h"
 #include "base/opts.h"
+#include "stats/stats.h"
 
 /*
  * chrome://tracing reads the whole file into one JavaScript string and
@@ -66,6 +67,9 @@ static const char help[] =
 	"      --append        sqlite: add the trace's rows to the database OUT\n"
 	"      --from TIME     only what happens at or after TIME, --to TIME at or before\n"
 	"      --to TIME       it: durations (ns, us, ms, s) from the start of the trace\n"
+	"  -S, --steps A-B     only what happens from the begin of step A to the end of\n"
+	"                      step B (as stats --by step numbers them; A- from A on, -B\n"
+	"                      up to B, A alone), instead of --from and --to\n"
 	"      --no-args       leave out the args of ops and graphs (a smaller file)\n"
 	"      --anonymize     addresses as ids 0x1, 0x2, ... in the order first seen\n"
 	"      --raw-ticks     ops timed by the CPU backend's ticks as ticked: without it,\n"
@@ -95,6 +99,8 @@ struct export {
 	const char *output;
 	int format, table;
 	bool table_given, force, append;
+	struct cli_steps steps;     /* --steps */
+	struct cli_step_span span;  /* ... the time they span */
 	struct cli_chrome chrome;
 	struct cli_perfetto perfetto;
 	struct cli_speedscope speedscope;
@@ -120,6 +126,8 @@ static int option(void *ctx, int c, char *arg)
 	case 'F':
 	case 'U':
 		return cli_window_option("export", &x->v.window, c, arg);
+	case 'S':
+		return cli_parse_steps("export", arg, &x->steps);
 	case 'f':
 		return cli_parse_choice("export", "--format", arg, formats, &x->format);
 	case 'R':
@@ -142,10 +150,11 @@ static const struct option longopts[] = {
 	{ "anonymize", no_argument, NULL, 'N' },    { "help", no_argument, NULL, 'h' },
 	{ "format", required_argument, NULL, 'f' }, { "table", required_argument, NULL, 'T' },
 	{ "force", no_argument, NULL, 'R' },	    { "append", no_argument, NULL, 'P' },
-	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }, { NULL, 0, NULL, 0 }
+	{ "raw-ticks", no_argument, NULL, CLI_OPT_RAW_TICKS }, { "steps", required_argument, NULL, 'S' },
+	{ NULL, 0, NULL, 0 }
 };
 
-static const struct cli_cmd cmd = { "export", help, "o:f:", longopts, 1, 1, option };
+static const struct cli_cmd cmd = { "export", help, "o:f:S:", longopts, 1, 1, option };
 
 static void other_data(struct export *x, const struct cli_input *in)
 {
@@ -224,6 +233,10 @@ static int export_to(struct export *x, struct cli_input *in, struct cli_out *o)
 	int rc, rc_end;
 
 	cli_scan(in, &scan, &x->v.cli->names);
+	if (cli_steps_set(&x->steps)) /* --steps: their time, from the start of the trace */
+		x->v.window = (struct cli_window){ x->span.begin > scan.t_min ? x->span.begin - scan.t_min : 0,
+						   x->span.end > scan.t_min ? x->span.end - scan.t_min : 0,
+						   true };
 	x->v.pid = scan.first_pid;
 	x->v.r = in->r;
 	cli_ticks_learn_file(&x->v.ticks, "export", in->path);
@@ -275,8 +288,8 @@ static int check_output_exists(const struct export *x)
 static int check_format_options(const struct export *x)
 {
 	if (x->format == FORMAT_OTLP &&
-	    (x->table_given || x->force || x->append || x->v.window.set || x->v.no_args ||
-	     x->v.cli->anon.on))
+	    (x->table_given || x->force || x->append || x->v.window.set ||
+	     cli_steps_set(&x->steps) || x->v.no_args || x->v.cli->anon.on))
 		return cli_usage("export", "--format otlp takes --raw-ticks only: its spans are every"
 				      " request and step of the trace, with no address");
 	if (x->format == FORMAT_OTLP)
@@ -286,10 +299,10 @@ static int check_format_options(const struct export *x)
 			       ? cli_usage("export", "--table, --force and --append are for"
 						     " --format csv, jsonl-ops or sqlite")
 			       : -1;
-	if (x->v.window.set || x->v.no_args || x->v.cli->anon.on)
-		return cli_usage("export", "--from, --to, --no-args and --anonymize are for --format"
-				      " chrome, perfetto and speedscope: the tables hold every row as"
-				      " recorded, and no address");
+	if (x->v.window.set || cli_steps_set(&x->steps) || x->v.no_args || x->v.cli->anon.on)
+		return cli_usage("export", "--from, --to, --steps, --no-args and --anonymize are for"
+				      " --format chrome, perfetto and speedscope: the tables hold every"
+				      " row as recorded, and no address");
 	if (x->format == FORMAT_SQLITE && x->table_given)
 		return cli_usage("export", "--format sqlite writes every table: --table is for"
 				      " csv and jsonl-ops");
@@ -362,10 +375,16 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 				      " output)");
 	if ((status = cli_window_check("export", &x.v.window)) >= 0)
 		return status;
+	if (x.v.window.set && cli_steps_set(&x.steps))
+		return cli_usage("export", "--steps is a window of its own: give it or --from/--to,"
+				      " not both");
 	if (cli_same_file(argv[first], x.output))
 		return cli_usage("export", "the output %s is the input", x.output);
 	if ((status = check_format_options(&x)) >= 0)
 		return status;
+	if (cli_steps_set(&x.steps) &&
+	    cli_step_span_read("export", argv[first], &x.steps, &x.span) != 0)
+		return CLI_EXIT_USAGE;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
 	if (x.format == FORMAT_OTLP)

@@ -91,35 +91,16 @@ static const struct option longopts[] = {
 
 static const struct cli_cmd cmd = { "report", help, "o:S:", longopts, 1, 1, option };
 
-/* With --steps, the time the chosen steps span, and how many steps the trace has. */
-struct window {
-	uint64_t begin, end;
-	uint64_t chosen, last_step;
-};
-
-static void window_add(struct window *w, const struct cli_steps *steps,
-		       const struct ggmlviz_timing *t)
-{
-	if (t->kind != GGMLVIZ_TIMING_STEP)
-		return;
-	if (t->step_seq > w->last_step)
-		w->last_step = t->step_seq;
-	if (!cli_steps_has(steps, t->step_seq))
-		return;
-	if (!w->chosen++ || t->begin_ns < w->begin)
-		w->begin = t->begin_ns;
-	if (t->end_ns > w->end)
-		w->end = t->end_ns;
-}
-
 /*
  * The shortest op or GPU kernel drawn one by one: 0 when every one fits in
- * max_slices, else the duration above which about max_slices lie (second
- * pass, which also learns the floors of op times from ticks, unless
- * k->raw: stats/ticks.h).
+ * max_slices (of the ops of steps, with --steps), else the duration above
+ * which about max_slices lie (second pass, which also learns the floors of
+ * op times from ticks, unless k->raw: stats/ticks.h, and the time steps
+ * span, into *w).
  */
 static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices,
-			  struct cli_ticks *k, const struct cli_steps *steps, struct window *w)
+			  struct cli_ticks *k, const struct cli_steps *steps,
+			  struct cli_step_span *w)
 {
 	struct cli_input in;
 	struct ggmlviz_timing t;
@@ -132,7 +113,7 @@ static uint64_t threshold(struct cli *cli, const char *path, uint64_t max_slices
 	while (cli_input_timing(&in, &t) == 1) {
 		if (learn && cli_ticks_learn(k, &t) < 0)
 			learn = false;
-		window_add(w, steps, &t);
+		cli_step_span_add(w, steps, &t);
 		if ((t.kind == GGMLVIZ_TIMING_OP || t.kind == GGMLVIZ_TIMING_KERNEL) &&
 		    cli_steps_has(steps, t.step_seq) && cli_dist_add(&d, t.duration_ns) < 0)
 			break;
@@ -278,7 +259,7 @@ static void summary(struct cli_report *rep, const struct cli_input *in,
 struct prepared {
 	struct cli_scan scan;
 	struct cli_ticks ticks;
-	struct window window;
+	struct cli_step_span window;
 	uint64_t threshold_ns;
 };
 
@@ -293,14 +274,10 @@ static int prepare(struct report_opts *x, struct cli_input *in, struct prepared 
 	cli_scan(in, &p->scan, &x->cli->names);
 	p->threshold_ns = threshold(x->cli, in->path, x->max_slices, &p->ticks, &x->steps,
 				    &p->window);
-	if (!cli_steps_set(&x->steps) || p->window.chosen)
+	if (cli_step_span_check("report", in->path, &x->steps, &p->window) == 0)
 		return 0;
 	cli_ticks_free(&p->ticks);
-	if (p->window.last_step)
-		return cli_usage("report", "--steps: %s has steps 1 to %" PRIu64 ", none of those asked",
-				 in->path, p->window.last_step);
-	return cli_usage("report", "--steps: %s has no steps (no llama_decode() or ggmlviz_step "
-			 "records)", in->path);
+	return CLI_EXIT_USAGE;
 }
 
 static int write_report(struct report_opts *x, struct cli_input *in, struct cli_out *o,

@@ -248,6 +248,23 @@ static inline bool cli_steps_has(const struct cli_steps *s, uint64_t step)
 /* Takes --steps' value into s; 0, or CLI_EXIT_USAGE after a message naming it. */
 int cli_parse_steps(const char *cmd, const char *val, struct cli_steps *s);
 
+/* The time that the steps of a --steps span (step-span.c): report's and export's window. */
+struct cli_step_span {
+	uint64_t begin, end;  /* the first chosen step's begin, the last one's end */
+	uint64_t chosen;      /* steps of the trace among them */
+	uint64_t last_step;   /* the trace's last step */
+};
+
+/* A timing read, to *w: the steps among s (STEP timings) widen it. */
+void cli_step_span_add(struct cli_step_span *w, const struct cli_steps *s,
+		       const struct ggmlviz_timing *t);
+/* 0 when s is unset or w has a step; else CLI_EXIT_USAGE after saying which steps path has. */
+int cli_step_span_check(const char *cmd, const char *path, const struct cli_steps *s,
+			const struct cli_step_span *w);
+/* The span of s in the trace at path, by a pass of its own; 0, or as cli_step_span_check(). */
+int cli_step_span_read(const char *cmd, const char *path, const struct cli_steps *s,
+		       struct cli_step_span *w);
+
 /*
  * A first step that ran cold (cold.c): by layer, each layer's op time in
  * the trace's first step and in every step after it.
