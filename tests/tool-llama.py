@@ -353,6 +353,11 @@ rc2, out, err2 = ggmlviz('export', '--from', '%dns' % (t0 - start), '--to', '%dn
 same = rc2 == 0 and [e for e in json.load(open(chrome + '.2'))['traceEvents'] if e.get('ph') == 'X'] == slices
 ok(same, "export --steps 2-3: the same slices as --from and --to at those steps' begin and end",
    (rc2, err2))
+rc, out, err = run('sh', '-c', 'cat "$1" | "$2" export --steps 2-3 /dev/stdin -o "$3"', 'sh', trace,
+                   G, chrome + '.4')
+piped = json.load(open(chrome + '.4'))['traceEvents'] if rc == 0 else None
+ok(piped is not None and [e for e in piped if e.get('ph') == 'X'] == slices,
+   'export --steps 2-3 of a pipe: the same slices as of the file (the pipe read twice)', (rc, err))
 for args, what in ((['--steps', '99'], 'has steps 1 to %d' % len(steps)),
                    (['--steps', '2', '--from', '1ms'], 'not both'),
                    (['-f', 'csv', '--steps', '2'], 'are for --format chrome')):

@@ -382,11 +382,13 @@ int cli_cmd_export(struct cli *cli, int argc, char **argv)
 		return cli_usage("export", "the output %s is the input", x.output);
 	if ((status = check_format_options(&x)) >= 0)
 		return status;
-	if (cli_steps_set(&x.steps) &&
-	    cli_step_span_read("export", argv[first], &x.steps, &x.span) != 0)
-		return CLI_EXIT_USAGE;
 	if (cli_input_open(&in, "export", argv[first]) < 0)
 		return CLI_EXIT_DAMAGED;
+	if (cli_steps_set(&x.steps) && /* in.path: a pipe's copy, read again */
+	    (status = cli_step_span_read("export", in.path, &x.steps, &x.span)) != 0) {
+		cli_input_close(&in);
+		return status;
+	}
 	if (x.format == FORMAT_OTLP)
 		return export_otlp(&x, &in);
 	if (x.format > FORMAT_SPEEDSCOPE) {

@@ -261,7 +261,10 @@ void cli_step_span_add(struct cli_step_span *w, const struct cli_steps *s,
 /* 0 when s is unset or w has a step; else CLI_EXIT_USAGE after saying which steps path has. */
 int cli_step_span_check(const char *cmd, const char *path, const struct cli_steps *s,
 			const struct cli_step_span *w);
-/* The span of s in the trace at path, by a pass of its own; 0, or as cli_step_span_check(). */
+/*
+ * The span of s in the trace at path, by a pass of its own; 0, CLI_EXIT_DAMAGED
+ * when path cannot be read (said), or as cli_step_span_check().
+ */
 int cli_step_span_read(const char *cmd, const char *path, const struct cli_steps *s,
 		       struct cli_step_span *w);
 

@@ -48,10 +48,10 @@ int cli_step_span_read(const char *cmd, const char *path, const struct cli_steps
 	struct ggmlviz_timing t;
 
 	*w = (struct cli_step_span){ 0, 0, 0, 0 };
-	if (cli_input_start(&in, cmd, path) == 0) {
-		while (cli_input_timing(&in, &t) == 1)
-			cli_step_span_add(w, s, &t);
-		cli_input_close(&in);
-	}
+	if (cli_input_open(&in, cmd, path) < 0)
+		return CLI_EXIT_DAMAGED; /* said */
+	while (cli_input_timing(&in, &t) == 1)
+		cli_step_span_add(w, s, &t);
+	cli_input_close(&in);
 	return cli_step_span_check(cmd, path, s, w);
 }
