@@ -33,7 +33,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,17 +166,18 @@ static float sum(const float *p, size_t n)
  * own best could come from a pass where the others were preempted, and
  * had the memory to itself (summed, more than the machine reads at once).
  */
-static uint64_t best_pass(const struct worker *w, int threads, size_t offset, int passes)
+static uint64_t best_pass(const struct worker *w, int threads, bool fma)
 {
+	int passes = fma ? FMA_PASSES : READ_PASSES;
 	uint64_t best = 0;
 
 	for (int p = 0; p < passes; p++) {
 		uint64_t slowest = 0;
 
 		for (int i = 0; i < threads; i++) {
-			const uint64_t *ns = (const uint64_t *)((const char *)&w[i] + offset);
+			uint64_t ns = fma ? w[i].fma_ns[p] : w[i].read_ns[p];
 
-			slowest = ns[p] > slowest ? ns[p] : slowest;
+			slowest = ns > slowest ? ns : slowest;
 		}
 		if (slowest && (!best || slowest < best))
 			best = slowest;
@@ -256,8 +257,8 @@ int ggmlviz__peak_measure(int threads, struct ggmlviz__peak *out)
 		rc = run(w, threads, &gate);
 	}
 	if (rc == 0) {
-		read_ns = best_pass(w, threads, offsetof(struct worker, read_ns), READ_PASSES);
-		fma_ns = best_pass(w, threads, offsetof(struct worker, fma_ns), FMA_PASSES);
+		read_ns = best_pass(w, threads, false);
+		fma_ns = best_pass(w, threads, true);
 	}
 	if (rc == 0 && read_ns && fma_ns) {
 		out->threads = (uint32_t)threads;
