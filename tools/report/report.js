@@ -304,7 +304,7 @@
 			ctx.fillText(fmtNs(t), x + 2, 13);
 			ctx.beginPath(); ctx.moveTo(x + 0.5, 16); ctx.lineTo(x + 0.5, canvas.clientHeight); ctx.stroke();
 		}
-		ctx.fillText(D.summary.steps ? 'from the begin of the first step shown'
+		ctx.fillText(D.summary.steps ? 'from the begin of step ' + (D.summary.steps[0] || 1)
 			: 'from the start of the trace', 4, 13);
 	}
 
