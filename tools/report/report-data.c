@@ -308,7 +308,7 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
 	uint64_t bytes;
-	size_t b = bin_of(rep, ev->timestamp_ns);
+	size_t b;
 
 	if (ev->timestamp_ns > rep->t1)
 		return;
@@ -320,6 +320,7 @@ static void memory(struct cli_report *rep, const struct ggmlviz_event *ev)
 		rep->mem_before = bytes;
 		return;
 	}
+	b = bin_of(rep, ev->timestamp_ns);
 	if (bytes > rep->mem_bins[b])
 		rep->mem_bins[b] = bytes;
 	if (bytes > rep->mem_peak)
