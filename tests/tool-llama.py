@@ -309,8 +309,8 @@ t0, t1 = steps[1][0], steps[2][1]
 in_steps = sum(1 for o in ops if o[2] in (1, 2) and steps[o[2]][0] <= o[0] <= steps[o[2]][1])
 summ = data.get('summary', {})
 ok(summ.get('t0_ns') == t0 and summ.get('span_ns') == t1 - t0 and data['slices'] and
-   all(0 <= sl[3] <= t1 - t0 for sl in data['slices']),
-   'report --steps 2-3: the timeline spans those steps, every slice begins in them',
+   all(sl[3] + sl[4] >= 0 and sl[3] <= t1 - t0 for sl in data['slices']),
+   'report --steps 2-3: the timeline spans those steps, every slice overlaps them',
    (summ.get('t0_ns'), summ.get('span_ns'), t0, t1 - t0))
 ok(data.get('by_op', {}).get('ops') == in_steps > 0,
    'report --steps 2-3: its ops are those the records put in steps 2 and 3',

@@ -137,7 +137,7 @@ static size_t bin_of(const struct cli_report *rep, uint64_t ts)
 	return b < CLI_REPORT_BINS ? b : CLI_REPORT_BINS - 1;
 }
 
-/* An op too short to draw: its time, spread over the bins it covers. */
+/* An op too short to draw: its time, spread over the bins it covers (cut at --steps' edges). */
 static void add_to_bins(struct cli_report *rep, size_t lane, const struct ggmlviz_timing *t)
 {
 	double *row = rep->bins + lane * CLI_REPORT_BINS;
@@ -145,7 +145,7 @@ static void add_to_bins(struct cli_report *rep, size_t lane, const struct ggmlvi
 	size_t b = bin_of(rep, t->begin_ns), last = bin_of(rep, t->end_ns);
 
 	rep->ops_binned++;
-	if (b == last) {
+	if (b == last && t->begin_ns >= rep->t0 && t->end_ns <= rep->t1) {
 		row[b] += (double)t->duration_ns;
 		return;
 	}
@@ -247,7 +247,7 @@ static void slice(struct cli_report *rep, size_t lane, const struct ggmlviz_timi
 	cli_out_u64(o, (uint64_t)t->kind);
 	num(o, lane);
 	num(o, t->depth);
-	num(o, t->begin_ns > rep->t0 ? t->begin_ns - rep->t0 : 0);
+	snum(o, (int64_t)t->begin_ns - (int64_t)rep->t0); /* before 0: begun before --steps' first */
 	num(o, t->duration_ns);
 	kind_fields(rep, t);
 	cli_out_char(o, ']');
@@ -267,6 +267,21 @@ static struct ggmlviz_timing share_as_op(const struct ggmlviz_timing *t)
 	return u;
 }
 
+/*
+ * --steps: whether a slice overlaps the steps' time [t0, t1], and so is
+ * drawn (the page cuts it at the window's edges; its duration stays whole).
+ * One that only touches an edge (the step before ends as the first begins)
+ * is not, unless it is an instant there.
+ */
+static bool in_window(const struct cli_report *rep, const struct ggmlviz_timing *t)
+{
+	if (t->begin_ns < rep->t0)
+		return t->end_ns > rep->t0;
+	if (t->end_ns > rep->t1)
+		return t->begin_ns < rep->t1;
+	return true;
+}
+
 int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_report *rep = report;
@@ -284,8 +299,8 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 	}
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;
-	if (rep->windowed && (t->begin_ns < rep->t0 || t->begin_ns > rep->t1))
-		return 0; /* --steps: drawn where it begins in the steps' time */
+	if (rep->windowed && !in_window(rep, t))
+		return 0;
 	lane = lane_of(rep, rep->pid, t->thread_id);
 	rep->kernels += t->kind == GGMLVIZ_TIMING_KERNEL;
 	if (t->kind == GGMLVIZ_TIMING_KERNEL &&

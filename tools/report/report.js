@@ -44,6 +44,7 @@
 	}
 	function fmtNs(ns) {
 		if (ns === null || ns === undefined) return '-'; /* ops known by their sums only */
+		if (ns < 0) return '-' + fmtNs(-ns); /* begun before --steps' first step */
 		if (ns < 1e3) return fixed(ns, 0) + ' ns';
 		if (ns < 1e6) return fixed(ns / 1e3, 3) + ' us';
 		if (ns < 1e9) return fixed(ns / 1e6, 3) + ' ms';
