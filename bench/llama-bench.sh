@@ -145,13 +145,18 @@ for test in ('pp', 'tg'):
         per_token_us = 1e6 / statistics.median(traced) - 1e6 / statistics.median(plain)
         if ph.get('tokens') and ph.get('ops'):
             ops = ph['ops'] / ph['tokens']
+            # the same from the median ratio's interval: how loose the figure an op is
+            untraced_us = 1e6 / statistics.median(plain)
+            loose = (' (from the interval of the median: %.0f to %.0f ns an op)' % tuple(
+                1e3 * (untraced_us / r - untraced_us) / ops for r in (ci[1], ci[0]))
+                if ci else '')
             if per_token_us > 0:
                 print('      %.1f us more a token of %.1f us untraced: %.0f ns an op (%.1f ops a '
-                      'token)' % (per_token_us, 1e6 / statistics.median(plain),
-                                  1e3 * per_token_us / ops, ops))
+                      'token)%s' % (per_token_us, untraced_us, 1e3 * per_token_us / ops, ops,
+                                    loose))
             else:
                 print('      nothing more a token that the medians tell (%.1f us faster traced, of '
-                      '%.1f us untraced)' % (-per_token_us, 1e6 / statistics.median(plain)))
+                      '%.1f us untraced)%s' % (-per_token_us, untraced_us, loose))
 
 def outside_ops():
     """Each generation step's time on its thread outside its ops, in the last traced round:
