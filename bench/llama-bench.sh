@@ -16,7 +16,8 @@
 # machine, whose noise slows some repetitions and not others; a cost that
 # comes in bursts, as the writer's passes do, weighs more in the lower
 # ones); what tracing adds to a token in time (from the medians), and
-# so to each of its ops (ops a token from the last traced round's trace):
+# so to each of its ops (ops a token from the last traced round's trace;
+# with the range the median ratio's interval gives, often wide):
 # a cost that stays the same for a model whose tokens take longer; and,
 # from that trace, a generated token's time on its thread outside its ops
 # (before its graph's first ask, from there to its first op, after its
