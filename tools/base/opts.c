@@ -202,3 +202,10 @@ bool cli_in_window(const struct cli_window *w, uint64_t t0, uint64_t ts)
 	rel = ts > t0 ? ts - t0 : 0;
 	return rel >= w->from && rel <= w->to;
 }
+
+bool cli_window_meets(const struct cli_window *w, uint64_t t0, uint64_t begin, uint64_t end)
+{
+	/* ended before t0: out, even with from 0 (report's t0 is its first step's begin) */
+	return !w->set ||
+	       (end >= t0 && end - t0 >= w->from && (begin <= t0 || begin - t0 <= w->to));
+}

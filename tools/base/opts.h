@@ -74,5 +74,7 @@ int cli_window_option(const char *cmd, struct cli_window *w, int c, const char *
 int cli_window_check(const char *cmd, const struct cli_window *w);
 /* Whether a record at ts lies in the window (relative to t0, the trace's start). */
 bool cli_in_window(const struct cli_window *w, uint64_t t0, uint64_t ts);
+/* Whether [begin, end] meets the window (relative to t0): what export and report keep of a slice. */
+bool cli_window_meets(const struct cli_window *w, uint64_t t0, uint64_t begin, uint64_t end);
 
 #endif /* CLI_OPTS_H */

@@ -211,7 +211,7 @@ static void groupings(struct cli_report *rep, const char *path)
 		cli_agg_json(rep->o, path, &rep->by[i], i == CLI_REPORT_BY_STEP ? 5000 : UINT64_MAX);
 		cli_out_char(rep->o, ',');
 	}
-	if (rep->windowed) { /* of the whole trace, not of the steps the page is of */
+	if (rep->window.set) { /* of the whole trace, not of the steps the page is of */
 		cli_out_str(rep->o, "\"by_sequence\":null,\"by_request\":null,");
 		return;
 	}
@@ -291,7 +291,7 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	rc = cli_report_init(&rep, o, &x->cli->names, &x->cli->dist_bytes,
 			     windowed ? p->window.begin : p->scan.t_min,
 			     windowed ? p->window.end : p->scan.t_max, p->threshold_ns, x->max_slices);
-	rep.windowed = windowed;
+	rep.window = (struct cli_window){ 0, rep.t1 - rep.t0, windowed };
 	cli_peak_read(in->path, &rep.by[0].peak);
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
 		rep.by[i].peak = rep.by[0].peak; /* every table's BOUND on the same machine */

@@ -24,11 +24,7 @@
 /* Whether [begin, end] meets the --from/--to window. */
 static bool in_window(const struct cli_viewer *x, uint64_t begin, uint64_t end)
 {
-	uint64_t t0 = x->sink->t0;
-
-	return !x->window.set ||
-	       ((begin > t0 ? begin - t0 : 0) <= x->window.to &&
-		(end > t0 ? end - t0 : 0) >= x->window.from);
+	return cli_window_meets(&x->window, x->sink->t0, begin, end);
 }
 
 static const char *method_name(uint8_t method)

@@ -267,21 +267,6 @@ static struct ggmlviz_timing share_as_op(const struct ggmlviz_timing *t)
 	return u;
 }
 
-/*
- * --steps: whether a slice overlaps the steps' time [t0, t1], and so is
- * drawn (the page cuts it at the window's edges; its duration stays whole).
- * One that only touches an edge (the step before ends as the first begins)
- * is not, unless it is an instant there.
- */
-static bool in_window(const struct cli_report *rep, const struct ggmlviz_timing *t)
-{
-	if (t->begin_ns < rep->t0)
-		return t->end_ns > rep->t0;
-	if (t->end_ns > rep->t1)
-		return t->begin_ns < rep->t1;
-	return true;
-}
-
 int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_report *rep = report;
@@ -299,8 +284,8 @@ int cli_report_timing(void *report, const struct ggmlviz_timing *t, const struct
 	}
 	if (t->kind < GGMLVIZ_TIMING_OP || t->kind > GGMLVIZ_TIMING_KERNEL)
 		return 0;
-	if (rep->windowed && !in_window(rep, t))
-		return 0;
+	if (!cli_window_meets(&rep->window, rep->t0, t->begin_ns, t->end_ns))
+		return 0; /* --steps: what meets their time, as export keeps it; the page cuts it */
 	lane = lane_of(rep, rep->pid, t->thread_id);
 	rep->kernels += t->kind == GGMLVIZ_TIMING_KERNEL;
 	if (t->kind == GGMLVIZ_TIMING_KERNEL &&

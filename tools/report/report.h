@@ -22,6 +22,7 @@
 
 #include "stats/stats.h"
 #include "base/htab.h"
+#include "base/opts.h"
 #include "memory/memory.h"
 #include "output/output.h"
 
@@ -40,7 +41,7 @@ struct cli_report {
 	const struct ggmlviz_reader *r;
 	uint64_t t0, t1;        /* the time drawn: earliest and latest timestamp but META's,
 				 * or with --steps the first chosen step's begin and the last's end */
-	bool windowed;          /* --steps: only what overlaps [t0, t1] is drawn */
+	struct cli_window window; /* set with --steps: only what meets [t0, t1] is drawn */
 	uint64_t threshold_ns;  /* ops shorter than this are summed into bins, not drawn */
 	uint64_t max_slices;
 	uint64_t slices, ops_binned;
