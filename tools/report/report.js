@@ -235,7 +235,7 @@
 	function sliceName(s) {
 		switch (s[0]) {
 		case KIND.OP: return str(s[5]);
-		case KIND.STEP: return str(s[5]) + ' ' + s[6] + ' (' + s[7] + ' tokens)';
+		case KIND.STEP: return str(s[5]) + ' ' + s[6] + ' (' + s[7] + (s[7] === 1 ? ' token)' : ' tokens)');
 		case KIND.SPLIT: return str(s[5]) + ' run';
 		case KIND.GRAPH: return 'graph ' + s[7];
 		default: return str(s[5]);
@@ -294,6 +294,11 @@
 		return lo;
 	}
 
+	/* A tick's time without the zeros the tables keep: 500 us, 1.5 ms (not 500.000 us). */
+	function axisLabel(t) {
+		return fmtNs(t).replace(/(\.\d*?)0+ /, '$1 ').replace('. ', ' ');
+	}
+
 	function axis(w) {
 		var dt = view.t1 - view.t0, step = Math.pow(10, Math.floor(Math.log10(dt / 8)));
 		if (dt / step > 16) step *= 5; else if (dt / step > 8) step *= 2;
@@ -302,7 +307,7 @@
 		ctx.strokeStyle = '#e4e8ef';
 		for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
 			var x = xOf(t);
-			ctx.fillText(fmtNs(t), x + 2, 13);
+			ctx.fillText(axisLabel(t), x + 2, 13);
 			ctx.beginPath(); ctx.moveTo(x + 0.5, 16); ctx.lineTo(x + 0.5, canvas.clientHeight); ctx.stroke();
 		}
 		ctx.fillText(D.summary.steps ? 'from the begin of step ' + (D.summary.steps[0] || 1)
