@@ -11,8 +11,10 @@ scripts/build-llama-tools.sh, on a q8_0 model that make_tiny_llama writes.
 - every CPU worker thread's share of every node measured inside GGML (the
   build's edit): every op measured, stats --by thread with each worker and
   its barrier waits, the exports' and the report's lanes, none with
-  GGML_VIZ_CPU_SHARES=0; and the estimate from thread 0's ticks against the
-  measure on the same runs (bench/ticks-truth.sh), for the ops that make
+  GGML_VIZ_CPU_SHARES=0; each reused graph's ops described once (DESC_SET),
+  read back op for op as when every op is described
+  (GGML_VIZ_DESCRIBE_ONCE=0); and the estimate from thread 0's ticks against
+  the measure on the same runs (bench/ticks-truth.sh), for the ops that make
   95% of the op time: within 20% of each, or 5% of all the op time;
   bench/llama-bench.sh runs on them, and says what it measured;
 - bad input: a trace that cannot be written (the tool runs as the original,
@@ -152,6 +154,42 @@ ok(rc == 0 and 'OP_SHARE' not in kinds and cpu and cpu[0]['ops_tick'] and not cp
    and 'SHARES' not in metas,
    'GGML_VIZ_CPU_SHARES=0: no share measured (no META SHARES either), the ops timed by the '
    'ticks and estimated as with any GGML', (rc, err[-300:], cpu, metas))
+
+# ---- descriptions given once (DESC_SET): each reused graph's ops described at its first run,
+# and every op read back with what it would have had if described every time ----
+KEYS = ('step', 'phase', 'layer', 'name', 'op', 'backend', 'method', 'ne0', 'ne1', 'ne2', 'ne3',
+        'type', 'flops', 'bytes_read', 'bytes_written', 'run_start')
+
+
+def described_ops(path):
+    out_path = path + '.ops.jsonl'
+    rc, out, err = run(G, 'export', '-f', 'jsonl-ops', '-o', out_path, path)
+    return [tuple(json.loads(line).get(k) for k in KEYS) for line in open(out_path)] if rc == 0 else []
+
+
+every_trace = os.path.join(TMP, 'bench-every.ggmlviz')
+rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT=every_trace,
+                                                    GGML_VIZ_DESCRIBE_ONCE='0'))
+once_recs, every_recs = recs, records(every_trace)
+sets = [r for r in once_recs if r['type'] == 'DESC_SET']
+defined = [r for r in sets if r['mode'] == 1]
+kinds_of = [sum(1 for r in rs if r['type'] in ('OP_INFO', 'OP_BYTES', 'OP_NODE')) for rs in
+            (once_recs, every_recs)]
+ok(rc == 0 and defined and len(sets) > len(defined) and len({r['set'] for r in defined}) ==
+   len(defined) and not any(r['type'] == 'DESC_SET' for r in every_recs) and
+   3 * kinds_of[0] < kinds_of[1],
+   'descriptions given once: each reused graph described at its first run (DESC_SET DEFINE), '
+   'its later runs REPEAT; GGML_VIZ_DESCRIBE_ONCE=0 describes every op',
+   (len(defined), len(sets), kinds_of, err[-300:]))
+once_ops, every_ops = described_ops(bench_trace), described_ops(every_trace)
+ok(once_ops and once_ops == every_ops,
+   'descriptions given once: every op read back with the layer, method, shape, type, flops and '
+   'bytes it has when every op is described (export -f jsonl-ops, op for op)',
+   [(a, b) for a, b in zip(once_ops, every_ops) if a != b][:2] or (len(once_ops), len(every_ops)))
+rc, out, err = run(G, 'info', bench_trace)
+ok(rc == 0 and re.search(r'descriptions: given once: %d runs described' % len(defined), out),
+   'info says how many runs described their graph and how many took it from there',
+   out[-600:])
 
 # The estimate (thread 0's ticks, read by ggmlviz as for a GGML without the edit: --as-ticks)
 # against the measure, on the same runs, at 2 threads: bench/ticks-truth.sh's figures. The

@@ -629,6 +629,9 @@ START_TEST(start_errors)
 		ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	}
 	tu_config(&cfg, path);
+	cfg.reserved2_u32 = 1;
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	tu_config(&cfg, path);
 	cfg.buffer_events_max = 3000; /* not a power of two */
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	tu_config(&cfg, path);

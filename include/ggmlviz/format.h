@@ -172,7 +172,24 @@ enum ggmlviz_event_type {
 	 * barrier; no label.
 	 */
 	GGMLVIZ_EVENT_OP_SHARE = 27,
-	GGMLVIZ_EVENT_TYPE_COUNT = 28          /**< one past the last type this library knows (the count grows as types are added) */
+	/**
+	 * The op timings that follow on this thread, until the next
+	 * SPLIT_END, belong to one set of descriptions (a graph run again):
+	 * DESC_SET payload. Mode DEFINE: their OP_INFO, OP_BYTES and OP_NODE
+	 * records make the set. Mode REPEAT: an op of the run written without
+	 * them has those its tensor had in the set, and the method given here
+	 * (ggmlviz(5), "Descriptions given once"); no label.
+	 */
+	GGMLVIZ_EVENT_DESC_SET = 28,
+	GGMLVIZ_EVENT_TYPE_COUNT = 29          /**< one past the last type this library knows (the count grows as types are added) */
+};
+
+/** @brief What a DESC_SET record says of the ops that follow it (its mode). */
+enum ggmlviz_desc_set_mode {
+	/** Their OP_INFO, OP_BYTES and OP_NODE records make the set. */
+	GGMLVIZ_DESC_SET_DEFINE = 1,
+	/** Those written without them have those of the same tensor in the set. */
+	GGMLVIZ_DESC_SET_REPEAT = 2
 };
 
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
@@ -463,6 +480,14 @@ struct ggmlviz_event {
 			uint32_t thread_index; /**< the worker's index in the pool (0: the thread that computes the graph) */
 			uint32_t n_threads;   /**< the pool's threads for this graph */
 		} op_share;
+		/** GGMLVIZ_EVENT_DESC_SET. */
+		struct {
+			uint64_t set;      /**< the set's id, unique on its thread in the trace (never 0) */
+			uint32_t n_ops;    /**< the op timings of the run that follow */
+			uint8_t mode;      /**< enum ggmlviz_desc_set_mode */
+			uint8_t method;    /**< REPEAT: the enum ggmlviz_timing_method of the ops written without OP_NODE */
+			uint64_t graph_id; /**< GGML's id of the graph run (ggmlviz_nodes_graph_id()) */
+		} desc_set;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */

@@ -274,7 +274,16 @@ enum ggmlviz_timing_kind {
 	GGMLVIZ_TIMING_SHARE = 9
 };
 
-/** @brief One begin paired with its end. */
+/**
+ * @brief One begin paired with its end.
+ *
+ * An op's OP_INFO, OP_BYTES and OP_NODE fields come from its own records,
+ * or, for an op of a run that a DESC_SET record says repeats a set of
+ * descriptions (a graph GGML ran before: ggmlviz(5), "Descriptions given
+ * once"), from those its tensor had in that set; its method is then the
+ * DESC_SET's if it has no OP_NODE of its own. Such a type_name is the
+ * engine's copy, valid until it is freed.
+ */
 struct ggmlviz_timing {
 	int kind;             /**< a value of enum ggmlviz_timing_kind */
 	uint64_t ptr;         /**< tensor_ptr or graph_ptr (0 for a scope) */

@@ -259,11 +259,25 @@ struct ggmlviz_config {
 	 */
 	uint64_t op_slow_us;
 	/**
+	 * Nonzero: every op timed is written with its descriptions (OP_INFO,
+	 * OP_BYTES, OP_NODE), for a reader that does not know DESC_SET
+	 * records. 0 (the default): a graph that GGML runs again (a
+	 * llama.cpp step after the first) has its ops described at its first
+	 * run only, each later run saying so in a DESC_SET record, and the
+	 * reader gives every op its descriptions from there (ggmlviz(5));
+	 * the trace is about 40% smaller, and recording a token costs less.
+	 * GGML_VIZ_DESCRIBE_ONCE=0 sets it. (Formerly the first half of
+	 * reserved[0], which had to be zero.)
+	 */
+	uint32_t describe_every;
+	/** Room to grow, as reserved: zero. */
+	uint32_t reserved2_u32;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[2];
+	uint64_t reserved[1];
 };
 
 /**
@@ -323,8 +337,8 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
- * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK and
- * GGML_VIZ_CPU_SHARES (each described at its member of struct ggmlviz_config).
+ * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
+ * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its member of struct ggmlviz_config).
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.

@@ -106,6 +106,12 @@
 	X("node", U32, SHARE_NODE, 4, 0, op_share.node)                     \
 	X("thread_index", U32, SHARE_ITH, 4, 0, op_share.thread_index)      \
 	X("n_threads", U32, SHARE_NTH, 4, 0, op_share.n_threads)
+#define DESC_SET(X)                                                     \
+	X("set", U64, SET_ID, 8, 0, desc_set.set)                           \
+	X("n_ops", U32, SET_OPS, 4, 0, desc_set.n_ops)                      \
+	X("mode", U8, SET_MODE, 1, 0, desc_set.mode)                        \
+	X("method", U8, SET_METHOD, 1, 0, desc_set.method)                  \
+	X("graph_id", U64, SET_GRAPH, 8, 0, desc_set.graph_id)
 
 #define REQUEST(WHAT, X)                                                  \
 	X("request", U64, REQ_ID, 8, 0, request.request_id)                 \
@@ -146,6 +152,7 @@ DEFINE(request_begin, REQUEST_BEGIN)
 DEFINE(request_end, REQUEST_END)
 DEFINE(request_stage, REQUEST_STAGE)
 DEFINE(op_share, OP_SHARE)
+DEFINE(desc_set, DESC_SET)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -183,6 +190,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_REQUEST_END] = LAYOUT(request_end),
 	[GGMLVIZ_EVENT_REQUEST_STAGE] = LAYOUT(request_stage),
 	[GGMLVIZ_EVENT_OP_SHARE] = LAYOUT(op_share),
+	[GGMLVIZ_EVENT_DESC_SET] = LAYOUT(desc_set),
 };
 
 static const struct layout *layout_of(uint8_t type)

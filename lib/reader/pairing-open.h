@@ -13,6 +13,7 @@
 
 #include <ggmlviz/reader.h>
 
+#include "reader/descs.h"
 #include "reader/pairing-gpu.h"
 #include "reader/requests.h"
 #include "util/map.h"
@@ -41,6 +42,7 @@ struct open_item {
 	uint32_t children;       /* graph: the newest op of its thread inside it, or GGMLVIZ__NIL */
 	uint32_t parent;         /* op: the graph it is a child of, or GGMLVIZ__NIL */
 	struct ggmlviz_timing t; /* what is known at the begin */
+	uint8_t has;             /* op: its own descriptions (GGMLVIZ__DESC_INFO, ...) */
 };
 
 struct thread_state {
@@ -68,6 +70,7 @@ struct ggmlviz_pairing {
 	struct ggmlviz_pairing_counts counts;
 	struct ggmlviz__ties gpu; /* GPU runs waiting for their kernels, and what they completed */
 	struct ggmlviz__requests requests; /* a server's open requests */
+	struct ggmlviz__descs descs; /* descriptions given once (DESC_SET) */
 };
 
 /* What an end must match: kind, thread, and address or scope label. */

@@ -87,6 +87,7 @@ static int on_begin(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	if (i == NIL)
 		return -ENOMEM;
 	timing_begin(&p->items[i].t, ev, id);
+	p->items[i].has = 0;
 	ggmlviz__open_place(p, i);
 	if (id->kind == GGMLVIZ_TIMING_SPLIT && p->items[i].t.run_id)
 		ggmlviz__ties_run_begin(&p->gpu, &p->items[i].t, &p->counts);
@@ -97,15 +98,19 @@ static int on_end(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		  const struct ggmlviz__identity *id, struct ggmlviz_timing *t)
 {
 	uint32_t i = ggmlviz__open_find(p, id);
+	unsigned has;
 
 	if (i == NIL) {
 		p->counts.unmatched_ends++;
 		return 0;
 	}
 	*t = p->items[i].t;
+	has = p->items[i].has;
 	timing_end(t, ev);
 	ggmlviz__open_close(p, i);
 	p->counts.paired++;
+	if (t->kind == GGMLVIZ_TIMING_OP)
+		ggmlviz__descs_op(&p->descs, t, has); /* out of memory: the op as it came */
 	if (t->kind == GGMLVIZ_TIMING_SPLIT && t->run_id)
 		ggmlviz__ties_run_end(&p->gpu, t);
 	if (t->kind == GGMLVIZ_TIMING_OP && t->method == GGMLVIZ_OP_METHOD_GPU) {
@@ -116,19 +121,26 @@ static int on_end(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	return 1;
 }
 
-/* The open op of the same tensor on the same thread, which OP_INFO and OP_NODE describe. */
+/*
+ * The open op of the same tensor on the same thread, which OP_INFO,
+ * OP_BYTES and OP_NODE describe: its timing, marked as having that
+ * description of its own (what a DESC_SET REPEAT then leaves it).
+ */
 static struct ggmlviz_timing *open_op(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
-				      uint64_t tensor)
+				      uint64_t tensor, unsigned has)
 {
 	struct ggmlviz__identity id = ggmlviz__identity_of(GGMLVIZ_TIMING_OP, ev, tensor);
 	uint32_t i = ggmlviz__open_find(p, &id);
 
-	return i == NIL ? NULL : &p->items[i].t;
+	if (i == NIL)
+		return NULL;
+	p->items[i].has |= (uint8_t)has;
+	return &p->items[i].t;
 }
 
 static void on_op_node(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
 {
-	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_node.tensor_ptr);
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_node.tensor_ptr, GGMLVIZ__DESC_NODE);
 
 	if (!t)
 		return;
@@ -141,7 +153,7 @@ static void on_op_node(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev
 
 static void on_op_bytes(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
 {
-	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_bytes.tensor_ptr);
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_bytes.tensor_ptr, GGMLVIZ__DESC_BYTES);
 
 	if (!t)
 		return;
@@ -168,7 +180,7 @@ static void on_step_seq(struct ggmlviz_pairing *p, const struct ggmlviz_event *e
 
 static void on_op_info(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev)
 {
-	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_info.tensor_ptr);
+	struct ggmlviz_timing *t = open_op(p, ev, ev->data.op_info.tensor_ptr, GGMLVIZ__DESC_INFO);
 
 	if (!t)
 		return;
@@ -251,8 +263,11 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 	case GGMLVIZ_EVENT_STEP_BEGIN:
 	case GGMLVIZ_EVENT_STEP_END:
 		return on_pair_event(p, ev, GGMLVIZ_TIMING_STEP, ev->data.step.ctx, begin, t);
-	case GGMLVIZ_EVENT_SPLIT_BEGIN:
 	case GGMLVIZ_EVENT_SPLIT_END:
+		ggmlviz__descs_run_end(&p->descs, ev->thread_id); /* and pairs, as its begin */
+		return on_pair_event(p, ev, GGMLVIZ_TIMING_SPLIT, ev->data.split.first_node, begin,
+				     t);
+	case GGMLVIZ_EVENT_SPLIT_BEGIN:
 		return on_pair_event(p, ev, GGMLVIZ_TIMING_SPLIT, ev->data.split.first_node, begin,
 				     t);
 	case GGMLVIZ_EVENT_OP_INFO:
@@ -277,6 +292,8 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return on_op_summary(p, ev, t);
 	case GGMLVIZ_EVENT_OP_SHARE:
 		return on_op_share(p, ev, t);
+	case GGMLVIZ_EVENT_DESC_SET:
+		return ggmlviz__descs_set(&p->descs, ev);
 	case GGMLVIZ_EVENT_REQUEST_BEGIN:
 	case GGMLVIZ_EVENT_REQUEST_STAGE:
 	case GGMLVIZ_EVENT_REQUEST_END:
@@ -342,6 +359,7 @@ void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
 	ggmlviz__map_release(&p->thread_index);
 	ggmlviz__ties_free(&p->gpu);
 	ggmlviz__requests_free(&p->requests);
+	ggmlviz__descs_free(&p->descs);
 	free(p->items);
 	free(p->threads);
 	free(p);

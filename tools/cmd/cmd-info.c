@@ -80,6 +80,8 @@ struct info {
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
 	uint64_t methods[5];                 /* op timings by enum ggmlviz_op_method */
+	uint64_t sets_defined, sets_repeated; /* DESC_SET records by mode */
+	uint64_t ops_repeated;               /* the ops the REPEATs said they hold */
 	const char *shares_note; /* the last META SHARES's label (borrowed), or NULL */
 	uint32_t shares_note_len;
 	uint64_t shares_unattributed;        /* the META SHARES' sum */
@@ -205,6 +207,12 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		t->begin_label = ev->label, t->begin_label_len = ev->label_len;
 	if (t)
 		t->events++;
+	if (ev->type == GGMLVIZ_EVENT_DESC_SET) {
+		info->sets_defined += ev->data.desc_set.mode == GGMLVIZ_DESC_SET_DEFINE;
+		info->sets_repeated += ev->data.desc_set.mode == GGMLVIZ_DESC_SET_REPEAT;
+		if (ev->data.desc_set.mode == GGMLVIZ_DESC_SET_REPEAT)
+			info->ops_repeated += ev->data.desc_set.n_ops;
+	}
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		add_meta(info, ev);
 	} else {
@@ -467,6 +475,18 @@ static void print_methods(struct cli_out *o, const struct info *info)
 	cli_backends_text(o, &info->backends, "  ");
 }
 
+/* Graphs described once (DESC_SET): what a reader that does not know it would miss. */
+static void print_descriptions(struct cli_out *o, const struct info *info)
+{
+	if (!info->sets_defined && !info->sets_repeated)
+		return;
+	cli_out_printf(o, "descriptions: given once: %" PRIu64 " runs described their graph's ops"
+		       " (DESC_SET DEFINE), %" PRIu64 " runs of %" PRIu64 " ops in all took them"
+		       " from there (REPEAT; a reader older than DESC_SET sees those ops without"
+		       " shapes, bytes or layers; GGML_VIZ_DESCRIBE_ONCE=0 writes them all)\n",
+		       info->sets_defined, info->sets_repeated, info->ops_repeated);
+}
+
 /* How ops were sampled (META SAMPLE), and what the trace holds of it. */
 static void print_sampling(struct cli_out *o, const struct info *info)
 {
@@ -522,6 +542,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_threads(o, info, in->r);
 	print_steps(o, info);
 	print_methods(o, info);
+	print_descriptions(o, info);
 	print_sampling(o, info);
 	print_gpu(o, info);
 	print_pairs(o, info);

@@ -37,6 +37,7 @@
 #define GGMLVIZ__THREADS 16u /* THREAD_BEGIN / THREAD_FREE (thread_tracking) */
 #define GGMLVIZ__SYNC 32u    /* op timing by synchronizing each node (GGMLVIZ_OP_TIMING_SYNC) */
 #define GGMLVIZ__SHARES 64u  /* CPU workers' shares measured (not cpu_shares_off) */
+#define GGMLVIZ__ONCE 128u   /* a graph run again is described once (DESC_SET; not describe_every) */
 
 struct ggmlviz__state {
 	uint64_t clock_offset;  /* realtime - monotonic, in ns, fixed once per process */

@@ -307,6 +307,25 @@ void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8
 	ggmlviz__emit_close(&e);
 }
 
+int ggmlviz__emit_desc_set_at(uint64_t ts, uint64_t set, uint32_t n_ops, uint8_t mode,
+			      uint8_t method, uint64_t graph_id)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = ggmlviz__emit_open(&e, GGMLVIZ__OPS, GGMLVIZ_EVENT_DESC_SET, NULL, 0, ts);
+
+	if (!pl)
+		return 0;
+	put_u64(pl + SET_ID, set);
+	put_u32(pl + SET_OPS, n_ops);
+	pl[SET_MODE] = mode;
+	pl[SET_METHOD] = method;
+	pl[SET_ZERO] = pl[SET_ZERO + 1] = 0;
+	put_u64(pl + SET_GRAPH, graph_id);
+	put_u64(pl + SET_ZERO2, 0);
+	ggmlviz__emit_close(&e);
+	return 1;
+}
+
 void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s)
 {
 	struct ggmlviz__emit e;

@@ -3,7 +3,9 @@
  * timed at the end of its run, and what the stage (stage.c) records of
  * one held until its step ended: OP_COMPUTE_BEGIN, OP_INFO, OP_BYTES,
  * OP_NODE and OP_COMPUTE_END at the stamps taken, and the op type they
- * carry (a fused pair's, with its name recorded once).
+ * carry (a fused pair's, with its name recorded once). An op of a run
+ * that repeats a set of descriptions (DESC_SET, nodes.c) is written
+ * without its OP_INFO, OP_BYTES and OP_NODE: the set has them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -63,7 +65,7 @@ uint32_t ggmlviz__nodes_op_type(const struct ggmlviz_node_desc *d)
 
 void ggmlviz__nodes_record_op(const void *backend_ptr, const struct ggmlviz_node_desc *d,
 			      const void *node, uint64_t begin, uint64_t end, uint8_t method,
-			      uint8_t flags)
+			      uint8_t flags, int described)
 {
 	char label_buf[160], op_buf[80];
 	const char *label;
@@ -73,6 +75,14 @@ void ggmlviz__nodes_record_op(const void *backend_ptr, const struct ggmlviz_node
 
 	ggmlviz__emit_op_at(begin, GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, tensor, op_type, d->size, backend,
 			    label);
+	if (described) { /* the run repeats a set whose records have it (DESC_SET) */
+		if (flags) /* what the set cannot say: the op began its run */
+			ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
+						 (uint8_t)((d->flags & GGMLVIZ_NODE_FUSED) | flags), src);
+		ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size,
+				    backend, label);
+		return;
+	}
 	ggmlviz__emit_op_info_at(begin, tensor, d->ne, d->flops, d->type_name);
 	if (d->bytes_read || d->bytes_written)
 		ggmlviz__emit_op_bytes_at(begin, tensor, d->bytes_read, d->bytes_written);

@@ -39,6 +39,17 @@
 #define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
 #define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
 
+/*
+ * Where a set's descriptions were written: the session, and the thread's
+ * ring and losses then (a record lost since may have been one of them).
+ * Zero: not written.
+ */
+struct written {
+	uint64_t session;
+	const struct ggmlviz__ring *ring;
+	uint64_t lost;
+};
+
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
 	uint64_t graph_id;               /* GGML's id of the split graph; 0: empty */
@@ -48,6 +59,8 @@ struct kept {
 	struct ggmlviz_node_desc *desc;  /* and their descriptions */
 	uint32_t n, cap, expected;       /* expected: the ticks they give */
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
+	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
+	struct written written;          /* where its descriptions were written (DESC_SET DEFINE) */
 };
 
 struct run {
@@ -71,6 +84,8 @@ struct run {
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	struct kept kept[KEPT_RUNS];
 	const struct kept *again;        /* the kept run of the open run's graph id, if any */
+	struct kept *set;                /* the kept run it is recorded with, if any (DESC_SET) */
+	uint64_t sets;                   /* sets kept by this thread: the last one's id */
 	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
@@ -161,6 +176,7 @@ static void run_reset(struct run *r)
 	r->run_id = 0;
 	r->graph_id = 0;
 	r->again = NULL;
+	r->set = NULL;
 }
 
 static struct ggmlviz__split split_of(const struct run *r)
@@ -269,6 +285,8 @@ static void keep(struct run *r, uint32_t expected)
 	kp->describe = r->describe;
 	kp->user = r->user;
 	kp->used = r->closed;
+	kp->set = ++r->sets;
+	kp->written = (struct written){ 0 };
 	kp->graph_id = r->graph_id;
 }
 
@@ -282,13 +300,70 @@ static uint32_t descriptions(struct run *r)
 	if (kp) {
 		kp->used = r->closed;
 		r->d = kp->desc;
+		r->set = kp;
 		return kp->expected;
 	}
 	expected = describe_all(r);
 	r->d = r->desc;
 	if (r->graph_id && !r->lost)
 		keep(r, expected);
+	r->set = kept_for(r); /* the slot just filled; NULL if it could not grow */
 	return expected;
+}
+
+/* ---- descriptions given once (DESC_SET) ---- */
+
+/* What the thread's records stand on now: a set written before is still there if unchanged. */
+static struct written written_now(const struct run *r)
+{
+	const struct ggmlviz__ring *ring = ggmlviz__thread_ring();
+
+	if (!ring)
+		return (struct written){ 0 };
+	return (struct written){
+		r->session, ring,
+		atomic_load_explicit(&ring->dropped, memory_order_relaxed) +
+			atomic_load_explicit(&ring->discarded, memory_order_relaxed) +
+			atomic_load_explicit(&ggmlviz__state.lost, memory_order_relaxed)
+	};
+}
+
+static int written_same(const struct written *a, const struct written *b)
+{
+	return a->ring && a->session == b->session && a->ring == b->ring && a->lost == b->lost;
+}
+
+/*
+ * Opens the DESC_SET of a run of n ops timed by method, recorded with a
+ * kept run's descriptions: REPEAT if they were written and nothing since
+ * was lost (its ops then go without them: returns 1), else DEFINE (0).
+ * A run with no kept run, held (rolling mode), or traced with
+ * GGML_VIZ_DESCRIBE_ONCE=0 has no DESC_SET: 0.
+ */
+static int set_open(struct run *r, uint32_t n, uint8_t method, uint64_t at, struct written *now)
+{
+	struct kept *kp = r->set;
+	uint8_t mode;
+
+	*now = (struct written){ 0 };
+	if (!kp || r->staged || !(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !n)
+		return 0;
+	*now = written_now(r);
+	mode = written_same(&kp->written, now) ? GGMLVIZ_DESC_SET_REPEAT : GGMLVIZ_DESC_SET_DEFINE;
+	if (!ggmlviz__emit_desc_set_at(at, kp->set, n, mode, method, kp->graph_id))
+		now->ring = NULL; /* not written: neither is the set */
+	return mode == GGMLVIZ_DESC_SET_REPEAT && now->ring;
+}
+
+/* After a DEFINE run: the set is written if every record of it was. */
+static void set_close(struct run *r, int repeated, const struct written *before)
+{
+	struct written after;
+
+	if (!r->set || repeated || !before->ring)
+		return;
+	after = written_now(r);
+	r->set->written = written_same(before, &after) ? after : (struct written){ 0 };
 }
 
 /*
@@ -316,12 +391,12 @@ __attribute__((always_inline)) static inline void names_ahead(const struct run *
 
 /* One op timing, recorded now or held with its run's unit (rolling mode). */
 static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
-		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags)
+		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags, int described)
 {
 	if (r->staged)
 		ggmlviz__stage_op(r->backend, d, node, begin, end, method, flags);
 	else
-		ggmlviz__nodes_record_op(r->backend, d, node, begin, end, method, flags);
+		ggmlviz__nodes_record_op(r->backend, d, node, begin, end, method, flags, described);
 }
 
 /* A SPLIT record, recorded now or held with its run's unit. */
@@ -347,7 +422,7 @@ static void record_gpu_ops(const struct run *r, uint64_t at)
 		if (!d.ticks)
 			continue;
 		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED; /* a GPU backend fuses as its kernels say */
-		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU, 0);
+		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU, 0, 0);
 	}
 }
 
@@ -378,7 +453,7 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 			d.name2 = r->d[next].name;
 		}
 		record_op(r, &d, r->nodes[i], r->gpu[2 * i], r->gpu[2 * i + 1],
-			  GGMLVIZ_OP_METHOD_GPU, 0);
+			  GGMLVIZ_OP_METHOD_GPU, 0, 0);
 		n++;
 	}
 	return n;
@@ -390,18 +465,25 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
  * barrier's wait after it and the run's start before the first are in no
  * op; returns how many.
  */
-static uint32_t record_measured_ops(const struct run *r)
+static uint32_t record_measured_ops(struct run *r, uint32_t expected)
 {
-	uint32_t k = 0;
+	uint32_t k = 0, i = 0;
+	struct written before;
+	int repeat;
 
-	for (uint32_t i = 0; i < r->n; i++) {
+	while (i < r->n && !r->d[i].ticks)
+		i++;
+	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
+			  &before);
+	for (i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
 			continue;
 		record_op(r, &r->d[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
-			  GGMLVIZ_OP_METHOD_MEASURED, 0);
+			  GGMLVIZ_OP_METHOD_MEASURED, 0, repeat);
 		k++;
 	}
+	set_close(r, repeat, &before);
 	return k;
 }
 
@@ -418,19 +500,22 @@ static int all_measured(const struct run *r, uint32_t expected)
 }
 
 /* Every op of a run whose ticks match its nodes; returns how many. */
-static uint32_t record_ops(const struct run *r)
+static uint32_t record_ops(struct run *r, uint32_t expected)
 {
 	uint64_t prev = r->last_ask_stamp;
 	uint32_t k = 0;
+	struct written before;
+	int repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_TICK, prev, &before);
 
 	for (uint32_t i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
 			continue;
 		record_op(r, &r->d[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
-			  k ? 0 : GGMLVIZ_NODE_RUN_START);
+			  k ? 0 : GGMLVIZ_NODE_RUN_START, repeat);
 		prev = r->ticks[k++];
 	}
+	set_close(r, repeat, &before);
 	return k;
 }
 
@@ -450,9 +535,9 @@ static void run_close(struct run *r)
 	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected))
-		s.n_timed = record_measured_ops(r);
+		s.n_timed = record_measured_ops(r, expected);
 	else if (got && !r->ignore_ticks && got == expected && !r->lost)
-		s.n_timed = record_ops(r);
+		s.n_timed = record_ops(r, expected);
 	else if (got && !r->ignore_ticks)
 		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
 	else if (r->gpu_timed && !r->ignore_ticks && !r->lost)

@@ -121,10 +121,14 @@ void ggmlviz__stage_flush(int keep);
 
 /* ---- a node's records (node-records.c), for the node engine and the stage ---- */
 
-/* An op's records (begin, info, bytes, node, end) at the stamps begin and end. */
+/*
+ * An op's records (begin, info, bytes, node, end) at the stamps begin and
+ * end; only begin and end (and its node if flags) when described: a
+ * DESC_SET REPEAT before it says where its descriptions are.
+ */
 void ggmlviz__nodes_record_op(const void *backend, const struct ggmlviz_node_desc *d,
 			      const void *node, uint64_t begin, uint64_t end, uint8_t method,
-			      uint8_t flags);
+			      uint8_t flags, int described);
 /* The op type a node's records carry (a fused pair's), its name recorded once. */
 uint32_t ggmlviz__nodes_op_type(const struct ggmlviz_node_desc *d);
 
@@ -184,6 +188,9 @@ void ggmlviz__emit_op_bytes_at(uint64_t ts, uint64_t tensor, uint64_t bytes_read
 /* OP_NODE at ts (src: two addresses). */
 void ggmlviz__emit_op_node_at(uint64_t ts, uint64_t tensor, int32_t layer, uint8_t method,
 			      uint8_t flags, const uint64_t src[2]);
+/* DESC_SET at ts (nodes.c); 1 if written, 0 if not (not recording ops, or dropped). */
+int ggmlviz__emit_desc_set_at(uint64_t ts, uint64_t set, uint32_t n_ops, uint8_t mode,
+			      uint8_t method, uint64_t graph_id);
 /* SPLIT_BEGIN or _END at ts. */
 void ggmlviz__emit_split_at(uint64_t ts, uint8_t type, const struct ggmlviz__split *s);
 /* STEP_BEGIN or _END at ts, labelled label (may be NULL). */

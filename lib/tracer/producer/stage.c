@@ -192,7 +192,7 @@ static void record(const struct held *h, int keep)
 		break;
 	default:
 		ggmlviz__nodes_record_op(h->u.op.backend, &h->u.op.desc, h->u.op.node, h->ts,
-					 h->end, h->method, h->flags);
+					 h->end, h->method, h->flags, 0);
 		break;
 	}
 }

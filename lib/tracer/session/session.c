@@ -132,7 +132,8 @@ static unsigned mask_for(const struct ggmlviz_config *cfg)
 	       (cfg->memory_tracking ? GGMLVIZ__MEMORY : 0) |
 	       (cfg->tensor_names ? GGMLVIZ__NAMES : 0) |
 	       (cfg->thread_tracking ? GGMLVIZ__THREADS : 0) |
-	       (cfg->op_timing && !cfg->cpu_shares_off ? GGMLVIZ__SHARES : 0);
+	       (cfg->op_timing && !cfg->cpu_shares_off ? GGMLVIZ__SHARES : 0) |
+	       (cfg->describe_every ? 0 : GGMLVIZ__ONCE);
 }
 
 /*

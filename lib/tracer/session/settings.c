@@ -55,6 +55,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
 	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
 	{ "GGML_VIZ_CPU_SHARES", VAR_OFF, offsetof(struct ggmlviz_config, cpu_shares_off) },
+	{ "GGML_VIZ_DESCRIBE_ONCE", VAR_OFF, offsetof(struct ggmlviz_config, describe_every) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -332,6 +333,8 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
 {
+	if (cfg->reserved2_u32)
+		return 0;
 	for (size_t i = 0; i < sizeof cfg->reserved / sizeof cfg->reserved[0]; i++)
 		if (cfg->reserved[i])
 			return 0;

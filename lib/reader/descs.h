@@ -1,0 +1,61 @@
+/*
+ * Descriptions given once (ggmlviz(5), DESC_SET): the sets of op
+ * descriptions a trace's threads defined, and the ops of a run that
+ * repeats one given theirs. pairing.c feeds it the DESC_SET records, the
+ * ends of the threads' runs, and each op timing as it completes.
+ *
+ * Memory stays bounded: a thread keeps the GGMLVIZ__DESC_SETS sets it
+ * used last (the tracer uses 4 at most), descriptions are followed on
+ * GGMLVIZ__DESC_THREADS threads at most, and GGMLVIZ__DESC_OPS ops are
+ * kept in all (about 40 MiB): past it, a DEFINE's ops are not kept, and
+ * those of its REPEATs stay as they came.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_DESCS_H
+#define GGMLVIZ_DESCS_H
+
+#include <stdint.h>
+
+#include <ggmlviz/reader.h>
+
+#include "util/map.h"
+
+#define GGMLVIZ__DESC_SETS 16u
+#define GGMLVIZ__DESC_THREADS 1024u
+#define GGMLVIZ__DESC_OPS 262144u /* ops described in all sets together (a llama.cpp graph: 500 to 3000) */
+
+/* What a timing was described with by records of its own (OP_INFO, OP_BYTES, OP_NODE). */
+enum {
+	GGMLVIZ__DESC_INFO = 1,
+	GGMLVIZ__DESC_BYTES = 2,
+	GGMLVIZ__DESC_NODE = 4
+};
+
+struct ggmlviz__desc_thread;
+
+struct ggmlviz__descs {
+	struct ggmlviz__desc_thread *threads;
+	uint32_t n_threads, cap_threads, last;
+	uint64_t clock;                /* sets used, for the least recently used */
+	uint32_t ops;                  /* ops kept in all sets */
+	struct ggmlviz__map type_names; /* hash of a type name -> its copy (char *) */
+};
+
+/* A DESC_SET record: the run that follows on its thread uses its set. 0 or -ENOMEM. */
+int ggmlviz__descs_set(struct ggmlviz__descs *d, const struct ggmlviz_event *ev);
+
+/* A SPLIT_END: the run of its thread ended, and with it any set's hold on its ops. */
+void ggmlviz__descs_run_end(struct ggmlviz__descs *d, uint32_t tid);
+
+/*
+ * An op timing just completed, which described itself with the `has`
+ * bits: kept in its run's set (DEFINE), or given what it lacks from it
+ * (REPEAT). Out of memory or room, the op is not kept.
+ */
+void ggmlviz__descs_op(struct ggmlviz__descs *d, struct ggmlviz_timing *t, unsigned has);
+
+/* Frees everything. */
+void ggmlviz__descs_free(struct ggmlviz__descs *d);
+
+#endif /* GGMLVIZ_DESCS_H */
