@@ -457,6 +457,26 @@ START_TEST(reader_keeps_sixteen_sets_a_thread)
 }
 END_TEST
 
+START_TEST(reader_many_threads)
+{
+	struct ggmlviz_timing a;
+
+	desc_set(1, 9, 2, GGMLVIZ_DESC_SET_DEFINE);
+	one_op(1, 0x100, 1, 1);
+	for (uint32_t tid = 2; tid < 40; tid++) { /* others begin their runs meanwhile */
+		desc_set(tid, 9, 1, GGMLVIZ_DESC_SET_DEFINE);
+		one_op(tid, 0x100 * tid, 1, 1);
+	}
+	one_op(1, 0x200, 1, 1); /* still in thread 1's DEFINE */
+	desc_set(1, 9, 2, GGMLVIZ_DESC_SET_REPEAT);
+	a = one_op(1, 0x200, 0, 0);
+	ck_assert_int_eq(a.ne[0], 0x200);
+	desc_set(39, 9, 1, GGMLVIZ_DESC_SET_REPEAT);
+	a = one_op(39, 0x100 * 39, 0, 0);
+	ck_assert_int_eq(a.ne[0], 0x100 * 39);
+}
+END_TEST
+
 START_TEST(reader_memory_bounded)
 {
 	struct ggmlviz_timing a;
@@ -496,6 +516,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tr, reader_without_a_defined_set);
 	tcase_add_test(tr, reader_hold_ends);
 	tcase_add_test(tr, reader_keeps_sixteen_sets_a_thread);
+	tcase_add_test(tr, reader_many_threads);
 	tcase_add_test(tr, reader_memory_bounded);
 	suite_add_tcase(s, tr);
 	return s;

@@ -36,34 +36,44 @@ struct set {
 
 struct ggmlviz__desc_thread {
 	uint32_t tid;
-	uint32_t left; /* op timings of its run still to come under cur */
+	uint32_t left; /* op timings of its run still to come under its set */
 	uint8_t mode, method;
-	struct set *cur;
+	uint8_t cur;   /* its set: sets[cur] (an index: the threads move when they grow) */
 	struct set sets[GGMLVIZ__DESC_SETS];
 };
 
 /* ---- threads and their sets ---- */
 
-/* The thread's state; NULL if it has none and create is 0, or out of room. */
+/* Room for one more thread; 0 or -ENOMEM. */
+static int threads_grow(struct ggmlviz__descs *d)
+{
+	uint32_t cap = d->cap_threads ? 2 * d->cap_threads : 4u;
+	struct ggmlviz__desc_thread *th;
+
+	if (d->n_threads < d->cap_threads)
+		return 0;
+	if (!(th = realloc(d->threads, cap * sizeof *th)))
+		return -ENOMEM;
+	d->threads = th;
+	d->cap_threads = cap;
+	return 0;
+}
+
+/* The thread's state; NULL if it has none and create is 0, or out of room or memory. */
 static struct ggmlviz__desc_thread *thread_of(struct ggmlviz__descs *d, uint32_t tid, int create)
 {
 	struct ggmlviz__desc_thread *th;
+	uint64_t *slot, i;
+	bool created;
 
 	if (d->last < d->n_threads && d->threads[d->last].tid == tid)
 		return &d->threads[d->last];
-	for (uint32_t i = 0; i < d->n_threads; i++)
-		if (d->threads[i].tid == tid)
-			return &d->threads[d->last = i];
-	if (!create || d->n_threads == GGMLVIZ__DESC_THREADS)
+	if (ggmlviz__map_get(&d->thread_index, tid, &i))
+		return &d->threads[d->last = (uint32_t)i];
+	if (!create || d->n_threads == GGMLVIZ__DESC_THREADS || threads_grow(d) < 0 ||
+	    !(slot = ggmlviz__map_insert(&d->thread_index, tid, &created)))
 		return NULL;
-	if (d->n_threads == d->cap_threads) {
-		uint32_t cap = d->cap_threads ? 2 * d->cap_threads : 4u;
-
-		if (!(th = realloc(d->threads, cap * sizeof *th)))
-			return NULL;
-		d->threads = th;
-		d->cap_threads = cap;
-	}
+	*slot = d->n_threads;
 	th = &d->threads[d->last = d->n_threads++];
 	memset(th, 0, sizeof *th);
 	th->tid = tid;
@@ -78,22 +88,21 @@ static void set_empty(struct ggmlviz__descs *d, struct set *s)
 	ggmlviz__map_clear(&s->index);
 }
 
-/* The thread's set of that id, or the one it replaces (empty, else used least recently). */
-static struct set *set_of(struct ggmlviz__descs *d, struct ggmlviz__desc_thread *th, uint64_t id)
+/* The index of the thread's set of that id, or of the one it replaces (empty, else used least recently). */
+static uint8_t set_of(struct ggmlviz__descs *d, struct ggmlviz__desc_thread *th, uint64_t id)
 {
-	struct set *s = &th->sets[0];
+	uint8_t best = 0;
 
-	for (uint32_t k = 0; k < GGMLVIZ__DESC_SETS; k++) {
+	for (uint8_t k = 0; k < GGMLVIZ__DESC_SETS; k++) {
 		if (th->sets[k].id == id)
-			return &th->sets[k];
-		if (th->sets[k].used < s->used)
-			s = &th->sets[k];
+			return k;
+		if (th->sets[k].used < th->sets[best].used)
+			best = k;
 	}
-	set_empty(d, s);
-	s->id = id;
-	return s;
+	set_empty(d, &th->sets[best]);
+	th->sets[best].id = id;
+	return best;
 }
-
 
 int ggmlviz__descs_set(struct ggmlviz__descs *d, const struct ggmlviz_event *ev)
 {
@@ -106,9 +115,9 @@ int ggmlviz__descs_set(struct ggmlviz__descs *d, const struct ggmlviz_event *ev)
 	if (!(th = thread_of(d, ev->thread_id, 1)))
 		return d->n_threads == GGMLVIZ__DESC_THREADS ? 0 : -ENOMEM;
 	th->cur = set_of(d, th, ev->data.desc_set.set);
-	th->cur->used = ++d->clock;
+	th->sets[th->cur].used = ++d->clock;
 	if (mode == GGMLVIZ_DESC_SET_DEFINE)
-		set_empty(d, th->cur); /* defined anew: what it held is stale */
+		set_empty(d, &th->sets[th->cur]); /* defined anew: what it held is stale */
 	th->mode = mode;
 	th->method = ev->data.desc_set.method;
 	th->left = ev->data.desc_set.n_ops;
@@ -128,23 +137,22 @@ void ggmlviz__descs_run_end(struct ggmlviz__descs *d, uint32_t tid)
 /* The kept copy of a type name (first byte its length); NULL if none could be kept. */
 static const char *type_name_of(struct ggmlviz__descs *d, const char *s, uint32_t len)
 {
-	uint64_t *slot;
+	uint64_t h = s ? ggmlviz__pairing_label_hash(s, len) : 0, *slot;
 	char *copy;
 	bool created;
 
 	if (!s || !len || len > TYPE_NAME_MAX)
 		return NULL;
-	if (ggmlviz__map_count(&d->type_names) >= TYPE_NAMES_MAX &&
-	    !ggmlviz__map_find(&d->type_names, ggmlviz__pairing_label_hash(s, len)))
+	if (ggmlviz__map_count(&d->type_names) >= TYPE_NAMES_MAX && !ggmlviz__map_find(&d->type_names, h))
 		return NULL;
-	if (!(slot = ggmlviz__map_insert(&d->type_names, ggmlviz__pairing_label_hash(s, len), &created)))
+	if (!(slot = ggmlviz__map_insert(&d->type_names, h, &created)))
 		return NULL;
 	if (!created) {
 		copy = (char *)(uintptr_t)*slot;
 		return (uint8_t)copy[0] == len && !memcmp(copy + 1, s, len) ? copy : NULL;
 	}
 	if (!(copy = malloc(len + 1u))) {
-		ggmlviz__map_remove(&d->type_names, ggmlviz__pairing_label_hash(s, len));
+		ggmlviz__map_remove(&d->type_names, h);
 		return NULL;
 	}
 	copy[0] = (char)len;
@@ -238,13 +246,13 @@ void ggmlviz__descs_op(struct ggmlviz__descs *d, struct ggmlviz_timing *t, unsig
 {
 	struct ggmlviz__desc_thread *th = d->n_threads ? thread_of(d, t->thread_id, 0) : NULL;
 
-	if (!th || !th->left || !th->cur)
+	if (!th || !th->left)
 		return;
 	th->left--;
 	if (th->mode == GGMLVIZ_DESC_SET_DEFINE)
-		keep(d, th->cur, t, has);
+		keep(d, &th->sets[th->cur], t, has);
 	else
-		fill(th->cur, th, t, has);
+		fill(&th->sets[th->cur], th, t, has);
 }
 
 /* ---- the whole ---- */
@@ -259,6 +267,7 @@ static void descs_clear(struct ggmlviz__descs *d)
 	d->n_threads = 0;
 	d->last = 0;
 	d->ops = 0;
+	ggmlviz__map_release(&d->thread_index);
 }
 
 void ggmlviz__descs_free(struct ggmlviz__descs *d)

@@ -37,6 +37,7 @@ struct ggmlviz__desc_thread;
 struct ggmlviz__descs {
 	struct ggmlviz__desc_thread *threads;
 	uint32_t n_threads, cap_threads, last;
+	struct ggmlviz__map thread_index; /* tid -> index in threads */
 	uint64_t clock;                /* sets used, for the least recently used */
 	uint32_t ops;                  /* ops kept in all sets */
 	struct ggmlviz__map type_names; /* hash of a type name -> its copy (char *) */
