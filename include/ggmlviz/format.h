@@ -485,7 +485,7 @@ struct ggmlviz_event {
 			uint64_t set;      /**< the set's id, unique on its thread in the trace (never 0) */
 			uint32_t n_ops;    /**< the op timings of the run that follow */
 			uint8_t mode;      /**< enum ggmlviz_desc_set_mode */
-			uint8_t method;    /**< REPEAT: the enum ggmlviz_timing_method of the ops written without OP_NODE */
+			uint8_t method;    /**< REPEAT: the enum ggmlviz_op_method of the ops written without OP_NODE */
 			uint64_t graph_id; /**< GGML's id of the graph run (ggmlviz_nodes_graph_id()) */
 		} desc_set;
 		uint64_t reserved_[8]; /**< room to grow */

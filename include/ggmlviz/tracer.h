@@ -338,7 +338,8 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
- * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its member of struct ggmlviz_config).
+ * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its
+ * member of struct ggmlviz_config).
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
