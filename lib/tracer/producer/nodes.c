@@ -262,8 +262,11 @@ static struct kept *kept_slot(struct run *r)
 	return best;
 }
 
-/* Keeps the descriptions of a run just described; a slot that cannot grow is emptied. */
-static void keep(struct run *r, uint32_t expected)
+/*
+ * Keeps the descriptions of a run just described: the slot they are in,
+ * or NULL when it cannot grow (it is then emptied).
+ */
+static struct kept *keep(struct run *r, uint32_t expected)
 {
 	struct kept *kp = kept_slot(r);
 	void *p;
@@ -271,10 +274,10 @@ static void keep(struct run *r, uint32_t expected)
 	kp->graph_id = 0;
 	if (kp->cap < r->n) {
 		if (!(p = realloc(kp->nodes, r->n * sizeof *kp->nodes)))
-			return;
+			return NULL;
 		kp->nodes = p;
 		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
-			return;
+			return NULL;
 		kp->desc = p;
 		kp->cap = r->n;
 	}
@@ -288,6 +291,7 @@ static void keep(struct run *r, uint32_t expected)
 	kp->set = ++r->sets;
 	kp->written = (struct written){ 0 };
 	kp->graph_id = r->graph_id;
+	return kp;
 }
 
 /* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
@@ -305,9 +309,7 @@ static uint32_t descriptions(struct run *r)
 	}
 	expected = describe_all(r);
 	r->d = r->desc;
-	if (r->graph_id && !r->lost)
-		keep(r, expected);
-	r->set = kept_for(r); /* the slot just filled; NULL if it could not grow */
+	r->set = r->graph_id && !r->lost ? keep(r, expected) : NULL;
 	return expected;
 }
 
