@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <cupti.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -56,6 +57,20 @@ static struct {
 	pthread_mutex_t lock;
 	CUpti_BuffersCallbackRequestFunc request;
 	CUpti_BuffersCallbackCompleteFunc complete;
+	CUpti_CallbackFunc callback;   /* the subscriber's */
+	void *callback_user;
+	int domains[CUPTI_CB_DOMAIN_SIZE]; /* callbacks enabled by domain (cuptiEnableDomain) */
+	int attached;         /* initialized: the first call, or the first after cuptiFinalize */
+	uint32_t generation;  /* finalizations so far: a thread's correlation stack of an older one is gone */
+	int refuse_finalize, refuse_reattach; /* CUPTI_STANDIN_FINALIZE, _REATTACH = refuse */
+	uint32_t invalid_at;  /* CUPTI_STANDIN_INVALID: the GPU record written invalid (1: the first) */
+	uint32_t gpu_records;
+	int late;             /* CUPTI_STANDIN_LATE: a buffer held back at a forced flush, handed over at unsubscribe */
+	struct buf *late_buf;
+	const uint8_t *slow;  /* the buffer being read slowly (the late one) */
+	int late_started;
+	pthread_t late_thread;
+	pthread_cond_t late_cond;
 	uint32_t version;
 	CUptiResult refuse;
 	const char *holder;
@@ -83,11 +98,13 @@ static struct {
 	uint64_t dropped_unread;
 	pthread_t workers[WORKERS];
 	int n_workers;
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .delivered = PTHREAD_COND_INITIALIZER, .per_thread = 1 };
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .delivered = PTHREAD_COND_INITIALIZER,
+	.late_cond = PTHREAD_COND_INITIALIZER, .per_thread = 1 };
 
 static _Thread_local int my_slot = -1;
 static _Thread_local uint64_t ext_stack[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE][EXT_DEPTH];
 static _Thread_local uint32_t ext_depth[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+static _Thread_local uint32_t ext_generation; /* the CUPTI the stack was pushed to */
 
 static uint64_t now_ns(void)
 {
@@ -97,13 +114,34 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A call after the exit handler tore CUPTI down: what the real one does is undefined. */
+/*
+ * A call into CUPTI: after the exit handler tore it down, what the real
+ * one does is undefined; after cuptiFinalize(), it attaches CUPTI again
+ * ("any subsequent CUPTI API call will reinitialize the CUPTI", as
+ * NVIDIA's cupti_finalize sample says), which the counts show.
+ */
 static void alive(const char *fn)
 {
-	if (!S.torn_down)
-		return;
-	fprintf(stderr, "cupti-standin: %s called after CUPTI was torn down at exit\n", fn);
-	abort();
+	if (S.torn_down) {
+		fprintf(stderr, "cupti-standin: %s called after CUPTI was torn down at exit\n", fn);
+		abort();
+	}
+	if (!__atomic_load_n(&S.attached, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&S.lock);
+		if (!S.attached)
+			S.attached = 1, S.counts.initializations++;
+		pthread_mutex_unlock(&S.lock);
+	}
+}
+
+/* This thread's correlation stack, emptied if CUPTI was finalized since it was pushed to. */
+static uint32_t *ext_stack_depth(void)
+{
+	if (ext_generation != S.generation) {
+		memset(ext_depth, 0, sizeof ext_depth);
+		ext_generation = S.generation;
+	}
+	return ext_depth;
 }
 
 /* ---- records into buffers ---- */
@@ -228,6 +266,7 @@ static uint32_t api_call(CUpti_CallbackId cbid)
 	uint64_t t = now_ns();
 	struct buf *b;
 
+	(void)ext_stack_depth();
 	S.ext_of[c % EXT_MAP] = ext_depth[CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0]
 		? ext_stack[CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0]
 			   [ext_depth[CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0] - 1]
@@ -298,6 +337,12 @@ static void gpu_kernel(const char *name, uint64_t ns, uint32_t stream, uint32_t 
 	k->gridX = k->gridY = k->gridZ = k->blockX = k->blockY = k->blockZ = 1;
 	k->graphId = graph;
 	k->graphNodeId = graph ? (uint64_t)graph << 32 | ++S.graph_nodes : 0;
+	if (++S.gpu_records == S.invalid_at) {
+		/* a record CUPTI calls invalid, last of its buffer: the iterator stops at it */
+		k->kind = CUPTI_ACTIVITY_KIND_INVALID;
+		b->full = 1;
+		return;
+	}
 	pend(b, k, start, end);
 }
 
@@ -408,6 +453,10 @@ static void log_buffer(const struct buf *b)
 			fprintf(S.log, "%c %u %llu %llu %llu %u %d %s\n", what, c,
 				(unsigned long long)S.ext_of[c % EXT_MAP], (unsigned long long)start,
 				(unsigned long long)end, stream, start && end >= start, name);
+		if (!record_size(a->kind)) {
+			fprintf(S.log, "I\n"); /* invalid: the last of its buffer */
+			break;
+		}
 		off += record_size(a->kind);
 	}
 	if (S.log)
@@ -439,6 +488,10 @@ static struct buf *take(enum handover how)
 		log_buffer(b);
 		S.counts.buffers_held--;
 		S.counts.delivered++;
+		if (how == FORCED && S.late && !S.late_buf && b->records) {
+			S.late_buf = b; /* its own thread took it out first: handed over later */
+			return take(how);
+		}
 		S.in_flight++;
 		return b;
 	}
@@ -456,6 +509,43 @@ static void deliver(struct buf *b)
 	pthread_mutex_lock(&S.lock);
 	S.in_flight--;
 	pthread_cond_broadcast(&S.delivered);
+	pthread_mutex_unlock(&S.lock);
+}
+
+/* CUPTI_STANDIN_LATE: the buffer held back, handed over slowly, on a thread of CUPTI's. */
+static void *late_main(void *arg)
+{
+	struct buf *b = arg;
+	CUpti_BuffersCallbackCompleteFunc complete;
+
+	pthread_mutex_lock(&S.lock);
+	complete = S.complete;
+	S.slow = b->p;
+	S.late_started = 1;
+	pthread_cond_broadcast(&S.late_cond);
+	pthread_mutex_unlock(&S.lock);
+	if (complete)
+		complete(NULL, 0, b->p, b->size, b->used);
+	pthread_mutex_lock(&S.lock);
+	S.slow = NULL;
+	S.counts.late_delivered++;
+	pthread_mutex_unlock(&S.lock);
+	free(b);
+	return NULL;
+}
+
+/* Starts handing the late buffer over, and returns once its reading began. */
+static void hand_over_late(void)
+{
+	struct buf *b;
+
+	pthread_mutex_lock(&S.lock);
+	b = S.late_buf;
+	S.late_buf = NULL;
+	if (b && pthread_create(&S.late_thread, NULL, late_main, b) == 0) {
+		while (!S.late_started)
+			pthread_cond_wait(&S.late_cond, &S.lock);
+	}
 	pthread_mutex_unlock(&S.lock);
 }
 
@@ -500,6 +590,8 @@ static void teardown(void)
 	pthread_mutex_unlock(&S.lock);
 	for (int i = 0; i < n; i++) /* CUPTI's threads end with it: none left running */
 		pthread_join(S.workers[i], NULL);
+	if (S.late_started)
+		pthread_join(S.late_thread, NULL);
 }
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -509,11 +601,44 @@ static uint64_t env_u64(const char *name, uint64_t def)
 	return s && *s ? strtoull(s, NULL, 0) : def;
 }
 
+/*
+ * CUPTI_STANDIN_VERSIONS="libcupti.so.13=140000,libcupti.so.12=28": this
+ * copy's version by the name it was loaded as (copies of the stand-in
+ * under several names, for the search of a CUPTI this build can read).
+ */
+static uint32_t version_by_name(uint32_t dflt)
+{
+	const char *list = getenv("CUPTI_STANDIN_VERSIONS"), *base;
+	Dl_info info;
+	size_t n;
+
+	if (!list || !dladdr(&S, &info) || !info.dli_fname)
+		return dflt;
+	base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	n = strlen(base);
+	for (const char *p = list; (p = strstr(p, base)); p += n)
+		if ((p == list || p[-1] == ',') && p[n] == '=')
+			return (uint32_t)strtoul(p + n + 1, NULL, 0);
+	return dflt;
+}
+
+static int env_is(const char *name, const char *value)
+{
+	const char *s = getenv(name);
+
+	return s && !strcmp(s, value);
+}
+
 __attribute__((constructor)) static void loaded(void)
 {
 	const char *log = getenv("CUPTI_STANDIN_LOG");
 
-	S.version = (uint32_t)env_u64("CUPTI_STANDIN_VERSION", CUPTI_API_VERSION);
+	S.version = version_by_name((uint32_t)env_u64("CUPTI_STANDIN_VERSION", CUPTI_API_VERSION));
+	S.refuse_finalize = env_is("CUPTI_STANDIN_FINALIZE", "refuse");
+	S.refuse_reattach = env_is("CUPTI_STANDIN_REATTACH", "refuse");
+	S.invalid_at = (uint32_t)env_u64("CUPTI_STANDIN_INVALID", 0);
+	S.late = env_is("CUPTI_STANDIN_LATE", "1");
 	S.refuse = (CUptiResult)env_u64("CUPTI_STANDIN_REFUSE", CUPTI_SUCCESS);
 	S.holder = getenv("CUPTI_STANDIN_HOLDER");
 	S.device_records = (uint32_t)env_u64("CUPTI_STANDIN_RECORDS", 0);
@@ -528,7 +653,8 @@ __attribute__((constructor)) static void loaded(void)
 
 EXPORT CUptiResult cuptiGetVersion(uint32_t *version)
 {
-	alive(__func__);
+	if (S.torn_down)
+		alive(__func__);
 	if (!version)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*version = S.version;
@@ -548,6 +674,7 @@ EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
 		{ CUPTI_ERROR_MAX_LIMIT_REACHED, "CUPTI_ERROR_MAX_LIMIT_REACHED" },
 		{ CUPTI_ERROR_QUEUE_EMPTY, "CUPTI_ERROR_QUEUE_EMPTY" },
 		{ CUPTI_ERROR_INVALID_KIND, "CUPTI_ERROR_INVALID_KIND" },
+		{ CUPTI_ERROR_NOT_SUPPORTED, "CUPTI_ERROR_NOT_SUPPORTED" },
 		{ CUPTI_ERROR_UNKNOWN, "CUPTI_ERROR_UNKNOWN" },
 	};
 
@@ -577,6 +704,8 @@ static CUptiResult subscribe(char *other, size_t other_size)
 		rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	} else if (S.refuse != CUPTI_SUCCESS) {
 		rc = S.refuse;
+	} else if (S.refuse_reattach && S.generation) {
+		rc = CUPTI_ERROR_NOT_INITIALIZED; /* CUPTI_STANDIN_REATTACH: not after a finalize */
 	} else {
 		S.subscribed = 1;
 		S.counts.subscribers = 1;
@@ -585,28 +714,38 @@ static CUptiResult subscribe(char *other, size_t other_size)
 	return rc;
 }
 
+static CUptiResult subscribed_with(CUptiResult rc, CUpti_CallbackFunc callback, void *userdata)
+{
+	if (rc == CUPTI_SUCCESS) {
+		pthread_mutex_lock(&S.lock);
+		S.callback = callback;
+		S.callback_user = userdata;
+		pthread_mutex_unlock(&S.lock);
+	}
+	return rc;
+}
+
 EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
 				  void *userdata)
 {
-	(void)callback, (void)userdata;
 	alive(__func__);
 	if (!subscriber)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*subscriber = (CUpti_SubscriberHandle)&S;
-	return subscribe(NULL, 0);
+	return subscribed_with(subscribe(NULL, 0), callback, userdata);
 }
 
 EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber,
 				     CUpti_CallbackFunc callback, void *userdata,
 				     CUpti_SubscriberParams *params)
 {
-	(void)callback, (void)userdata;
 	alive(__func__);
 	if (!subscriber)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*subscriber = (CUpti_SubscriberHandle)&S;
-	return subscribe(params ? params->oldSubscriberName : NULL,
-			 params ? params->oldSubscriberSize : 0);
+	return subscribed_with(subscribe(params ? params->oldSubscriberName : NULL,
+					 params ? params->oldSubscriberSize : 0),
+			       callback, userdata);
 }
 
 EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
@@ -617,6 +756,22 @@ EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 	pthread_mutex_lock(&S.lock);
 	S.subscribed = 0;
 	S.counts.subscribers = 0;
+	S.callback = NULL;
+	memset(S.domains, 0, sizeof S.domains);
+	pthread_mutex_unlock(&S.lock);
+	hand_over_late(); /* CUPTI_STANDIN_LATE: its thread hands over what it took out */
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
+				     CUpti_CallbackDomain domain)
+{
+	alive(__func__);
+	if (subscriber != (CUpti_SubscriberHandle)&S || !S.subscribed ||
+	    (unsigned)domain >= CUPTI_CB_DOMAIN_SIZE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&S.lock);
+	S.domains[domain] = enable != 0;
 	pthread_mutex_unlock(&S.lock);
 	return CUPTI_SUCCESS;
 }
@@ -747,6 +902,10 @@ EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUp
 	off = *record ? (size_t)((uint8_t *)*record - buffer) + record_size((*record)->kind) : 0;
 	if (off >= valid)
 		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	if (buffer == S.slow) {
+		const struct timespec pause = { 0, 2000000 }; /* the late buffer: read while it stops */
+		nanosleep(&pause, NULL);
+	}
 	*record = (CUpti_Activity *)(buffer + off);
 	return record_size((*record)->kind) ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_KIND;
 }
@@ -789,7 +948,7 @@ EXPORT CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelat
 							  uint64_t id)
 {
 	alive(__func__);
-	if ((unsigned)kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE || ext_depth[kind] == EXT_DEPTH)
+	if ((unsigned)kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE || ext_stack_depth()[kind] == EXT_DEPTH)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	ext_stack[kind][ext_depth[kind]++] = id;
 	return CUPTI_SUCCESS;
@@ -822,7 +981,7 @@ EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelati
 	alive(__func__);
 	if ((unsigned)kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (!ext_depth[kind])
+	if (!ext_stack_depth()[kind])
 		return CUPTI_ERROR_QUEUE_EMPTY;
 	if (S.per_run && kind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
 		run_work();
@@ -832,23 +991,102 @@ EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelati
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * cuptiFinalize(): CUPTI detaches from the process and destroys what it
+ * had (cupti_activity.h): its threads end, the buffers it holds are
+ * dropped (never handed back: the client flushed first, or loses them),
+ * every kind, callback and subscription is gone; the next call attaches
+ * it again. CUPTI_STANDIN_FINALIZE=refuse: a CUPTI that will not
+ * (CUPTI_ERROR_NOT_SUPPORTED), as under some virtualizations.
+ */
 EXPORT CUptiResult cuptiFinalize(void)
 {
+	int n;
+
 	alive(__func__);
+	if (S.refuse_finalize)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	__atomic_store_n(&S.stopping, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&S.lock);
+	n = S.n_workers;
+	S.n_workers = 0;
+	pthread_mutex_unlock(&S.lock);
+	for (int i = 0; i < n; i++)
+		pthread_join(S.workers[i], NULL);
+	pthread_mutex_lock(&S.lock);
+	__atomic_store_n(&S.stopping, 0, __ATOMIC_RELEASE);
+	for (struct buf *b = S.held, *next; b; b = next) {
+		next = b->next;
+		S.counts.records_abandoned += b->records;
+		free(b); /* the client's memory: CUPTI never touches it again */
+	}
+	S.held = S.device = S.only = NULL;
+	memset(S.slots, 0, sizeof S.slots);
+	S.n_pending = 0;
+	S.counts.buffers_held = 0;
+	S.request = NULL;
+	S.complete = NULL;
+	S.callback = NULL;
+	memset(S.domains, 0, sizeof S.domains);
+	for (unsigned k = 0; k < sizeof S.kinds; k++)
+		if (S.kinds[k])
+			S.kinds[k] = 0, S.counts.kinds_enabled--;
+	set_every_call(S.runtime_cbids, 0);
+	set_every_call(S.driver_cbids, 0);
+	S.subscribed = 0;
+	S.counts.subscribers = 0;
+	S.generation++;
+	S.counts.finalized++;
+	__atomic_store_n(&S.attached, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&S.lock);
+	if (S.log) {
+		fprintf(S.log, "F %llu\n", (unsigned long long)now_ns());
+		fflush(S.log);
+	}
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * The exit of a CUDA call of the program's: the subscriber's callback, if
+ * it enabled the runtime API's domain (cuptiEnableDomain), without the lock.
+ */
+static void api_exit(CUpti_CallbackId cbid, const char *fn)
+{
+	CUpti_CallbackFunc cb;
+	void *user;
+	CUpti_CallbackData data = { 0 };
+
+	pthread_mutex_lock(&S.lock);
+	cb = S.domains[CUPTI_CB_DOMAIN_RUNTIME_API] ? S.callback : NULL;
+	user = S.callback_user;
+	pthread_mutex_unlock(&S.lock);
+	if (!cb)
+		return;
+	data.callbackSite = CUPTI_API_EXIT;
+	data.functionName = fn;
+	data.correlationId = S.correlation;
+	cb(user, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
+}
+
 /* ---- the tests' CUDA ---- */
+
+/* A CUDA call of the program's: not a call into CUPTI, which it does not attach. */
+static void cuda_alive(const char *fn)
+{
+	if (S.torn_down)
+		alive(fn);
+}
 
 EXPORT uint32_t cupti_standin_launch(const char *name, uint64_t ns, uint32_t stream)
 {
 	uint32_t c;
 
-	alive(__func__);
+	cuda_alive(__func__);
 	pthread_mutex_lock(&S.lock);
 	c = api_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
 	gpu_kernel(name, ns, stream, c, 0);
 	pthread_mutex_unlock(&S.lock);
+	api_exit(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel");
 	return c;
 }
 
@@ -858,13 +1096,14 @@ EXPORT uint32_t cupti_standin_graph(const char *const *names, const uint64_t *ns
 	static uint32_t graphs;
 	uint32_t c;
 
-	alive(__func__);
+	cuda_alive(__func__);
 	pthread_mutex_lock(&S.lock);
 	c = api_call(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
 	graphs++;
 	for (size_t i = 0; i < n; i++)
 		gpu_kernel(names[i], ns[i], stream, c, graphs);
 	pthread_mutex_unlock(&S.lock);
+	api_exit(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch");
 	return c;
 }
 
@@ -873,12 +1112,15 @@ EXPORT uint32_t cupti_standin_copy(int memset_, uint8_t copy_kind, uint64_t byte
 {
 	uint32_t c;
 
-	alive(__func__);
+	cuda_alive(__func__);
 	pthread_mutex_lock(&S.lock);
 	c = api_call(memset_ ? CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
 			     : CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020);
 	gpu_copy(memset_, copy_kind, bytes, ns, stream, c);
 	pthread_mutex_unlock(&S.lock);
+	api_exit(memset_ ? CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020
+			 : CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+		 memset_ ? "cudaMemsetAsync" : "cudaMemcpyAsync");
 	return c;
 }
 
@@ -894,6 +1136,7 @@ EXPORT void cupti_standin_sync(void)
 	pthread_mutex_unlock(&S.lock);
 	while (now_ns() < until)
 		nanosleep(&pause, NULL);
+	api_exit(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize");
 }
 
 EXPORT void cupti_standin_counts(struct cupti_standin_counts *out)
@@ -901,5 +1144,6 @@ EXPORT void cupti_standin_counts(struct cupti_standin_counts *out)
 	pthread_mutex_lock(&S.lock);
 	*out = S.counts;
 	out->per_thread = S.per_thread;
+	out->attached = S.attached;
 	pthread_mutex_unlock(&S.lock);
 }

@@ -53,7 +53,32 @@
  *   CUPTI_STANDIN_LOG      a file: a line for each GPU record as delivered
  *                          ("K|M|S correlation external start end stream
  *                          complete name"), a line "D n" for records
- *                          dropped, what tests compare a trace with
+ *                          dropped, "I" for a record written invalid,
+ *                          "F time" for each cuptiFinalize, what tests
+ *                          compare a trace with
+ *   CUPTI_STANDIN_VERSIONS "NAME=version,...": the version of the copy
+ *                          loaded under that file name (libcupti.so.13)
+ *   CUPTI_STANDIN_FINALIZE "refuse": cuptiFinalize returns
+ *                          CUPTI_ERROR_NOT_SUPPORTED and detaches nothing
+ *   CUPTI_STANDIN_REATTACH "refuse": after a cuptiFinalize, subscribing
+ *                          again returns CUPTI_ERROR_NOT_INITIALIZED
+ *   CUPTI_STANDIN_INVALID  n: the n-th kernel record is written with an
+ *                          invalid kind, last of its buffer, so that
+ *                          cuptiActivityGetNextRecord stops there with
+ *                          CUPTI_ERROR_INVALID_KIND
+ *   CUPTI_STANDIN_LATE     "1": a forced flush holds one buffer back, and
+ *                          cuptiUnsubscribe hands it over on a thread of
+ *                          its own, read slowly (2 ms a record), as
+ *                          CUPTI's own thread hands over a buffer it took
+ *                          out before the flush
+ *
+ * Detaching, as cupti_activity.h and NVIDIA's cupti_finalize sample say:
+ * cuptiFinalize ends CUPTI's threads, drops the buffers it holds (never
+ * handed back), every kind, callback and subscription; any CUPTI call
+ * after it attaches CUPTI again (counted: initializations).
+ * cuptiEnableDomain(RUNTIME_API) makes the tests' CUDA calls call the
+ * subscriber's callback at their exit (CUPTI_API_EXIT), without its lock,
+ * where a client may call cuptiFinalize.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -79,6 +104,11 @@ struct cupti_standin_counts {
 	uint64_t api_records;      /* API records made (RUNTIME) */
 	int32_t per_thread;        /* per-thread buffers in use (the attribute's value) */
 	int32_t torn_down;         /* its exit handler ran */
+	uint32_t initializations;  /* times CUPTI attached: the first call, and the first after each finalize */
+	uint32_t finalized;        /* cuptiFinalize calls that detached it */
+	int32_t attached;          /* attached now */
+	uint64_t records_abandoned; /* records in buffers a finalize dropped */
+	uint64_t late_delivered;   /* CUPTI_STANDIN_LATE: buffers handed over at unsubscribe */
 };
 
 /* The functions a test finds with dlsym() in the stand-in it loaded. */

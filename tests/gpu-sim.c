@@ -23,9 +23,10 @@ static uint32_t next_correlation = 100;
 static uint64_t mono0;
 static uint64_t busy_until; /* the stream runs one kernel at a time: when it is free */
 
-static void run_begin(uint64_t id)
+static int run_begin(uint64_t id)
 {
 	atomic_store(&current_run, id);
+	return 1;
 }
 
 static void run_end(void)
@@ -82,9 +83,9 @@ void gs_describe(void *user, const void *const *nodes, size_t n, size_t i,
 }
 
 /* The session's start, as CUPTI's glue starts (see gpu.h). */
-static int sim_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
+static int sim_start(const struct ggmlviz__gpu_how *how, char *what, size_t size)
 {
-	(void)buffer_bytes, (void)path;
+	(void)how;
 	ggmlviz__gpu_sink_reset();
 	mono0 = mono_ns();
 	busy_until = 0;
@@ -108,7 +109,12 @@ static int sim_available(const char *path, char *why, size_t size)
 	return 0;
 }
 
-static const struct ggmlviz__gpu_profiler sim = { sim_available, sim_start, sim_stop };
+static void sim_after_fork_child(void)
+{
+}
+
+static const struct ggmlviz__gpu_profiler sim = { sim_available, sim_start, sim_stop,
+						  sim_after_fork_child };
 
 void gs_install(void)
 {

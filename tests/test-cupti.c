@@ -194,7 +194,7 @@ struct seen {
 	size_t n;
 	uint64_t at_origin;      /* KERNEL records before 2001: at the clock's origin */
 	uint64_t gpu_notes, figures_kernels, figures_left_out;
-	char note[640];          /* the last META GPU's label */
+	char note[2048];         /* the last META GPU's label */
 	uint64_t note_value;
 };
 
@@ -693,6 +693,226 @@ START_TEST(cpu_program_never_loads_cupti)
 }
 END_TEST
 
+/* ---- sampled windows (GGML_VIZ_GPU_SAMPLE): CUPTI detached between them ---- */
+
+#define WINDOW_UNITS 19 /* the 20th would ask for a fifth window before the stop */
+#define WINDOW_GAP_NS 100000000L /* between units: CUPTI detaches or attaches meanwhile */
+
+/* The units' states, 2 of every 5 sampled after a warm-up: W I I O O, four times (the last cut). */
+static const uint8_t window_pattern[5] = { GGMLVIZ_GPU_WINDOW_WARMUP, GGMLVIZ_GPU_WINDOW_IN,
+					   GGMLVIZ_GPU_WINDOW_IN, GGMLVIZ_GPU_WINDOW_OUT,
+					   GGMLVIZ_GPU_WINDOW_OUT };
+
+static void start_windows(void)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config(&cfg, trace);
+	cfg.cupti_path = standin;
+	cfg.gpu_sample_k = 2, cfg.gpu_sample_n = 5;
+	expect(ggmlviz_start(&cfg) == 0, "ggmlviz_start");
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
+	bind();
+}
+
+/* After the units: what CUPTI went through, from the stand-in's counts. */
+static void windows_done(uint32_t attaches, uint32_t finalized)
+{
+	struct cupti_standin_counts c;
+
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+	gpu.counts(&c);
+	expect(c.initializations == attaches && c.finalized == finalized,
+	       "CUPTI attached %u times and detached %u (want %u and %u): a call while detached "
+	       "attaches it again", c.initializations, c.finalized, attaches, finalized);
+	expect(!c.kinds_enabled && !c.subscribers && !c.api_cbids_enabled,
+	       "after the stop: %u kinds, %u subscribers, %u API calls enabled", c.kinds_enabled,
+	       c.subscribers, c.api_cbids_enabled);
+}
+
+static void windowed_steps_then(uint32_t attaches, uint32_t finalized)
+{
+	const struct timespec gap = { 0, WINDOW_GAP_NS };
+
+	start_windows();
+	for (int i = 0; i < WINDOW_UNITS; i++) {
+		steps(1);
+		nanosleep(&gap, NULL);
+	}
+	windows_done(attaches, finalized);
+}
+
+static void windowed_steps(void)
+{
+	windowed_steps_then(4, 4);
+}
+
+/* CUPTI_STANDIN_FINALIZE=refuse: attached once, never detached. */
+static void windowed_steps_attached(void)
+{
+	windowed_steps_then(1, 0);
+}
+
+/* CUPTI_STANDIN_REATTACH=refuse: detached once; the refused subscription attached it again. */
+static void windowed_steps_once(void)
+{
+	windowed_steps_then(2, 1);
+}
+
+/* A program that marks no step: its runs are the units. */
+static void windowed_runs(void)
+{
+	const struct timespec gap = { 0, WINDOW_GAP_NS };
+
+	start_windows();
+	for (int i = 0; i < WINDOW_UNITS; i++) {
+		gpu_run(i % 3 == 0);
+		nanosleep(&gap, NULL);
+	}
+	windows_done(4, 4);
+}
+
+/* What the reader says of each unit of a windowed trace. */
+struct windows_seen {
+	uint8_t state[WINDOW_UNITS + 1];  /* by step (or run), from 1 */
+	size_t units;
+	size_t ops_by_state[4];           /* GPU ops, by their step's (or run's) state */
+	size_t kernels_tied, kernels_outside;
+	uint64_t tagged_runs[WINDOW_UNITS + 1];
+};
+
+static void read_windows(struct windows_seen *w, int by_runs)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_timing t;
+	int rc;
+
+	memset(w, 0, sizeof *w);
+	ck_assert_int_eq(ggmlviz_reader_open(trace, &r), 0);
+	while ((rc = ggmlviz_reader_next_timing(r, &t)) == 1) {
+		if (!by_runs && t.kind == GGMLVIZ_TIMING_STEP && t.step_seq <= WINDOW_UNITS)
+			w->state[t.step_seq] = t.gpu_window, w->units++;
+		if (by_runs && t.kind == GGMLVIZ_TIMING_SPLIT && w->units < WINDOW_UNITS)
+			w->tagged_runs[++w->units] = t.run_id;
+		if (t.kind == GGMLVIZ_TIMING_OP && t.method == GGMLVIZ_OP_METHOD_GPU &&
+		    t.gpu_window < 4)
+			w->ops_by_state[t.gpu_window]++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+}
+
+/* The META GPU records that say CUPTI could not attach again. */
+static int count_reattach_notes(const struct ggmlviz_event *ev, void *arg)
+{
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_GPU && ev->label &&
+	    memmem(ev->label, ev->label_len, "CUPTI could not attach again for the next window", 48))
+		++*(int *)arg;
+	return 0;
+}
+
+/* The units' states in one word, for a message: "WIIOOWIIOO...". */
+static const char *states_said(const struct windows_seen *w)
+{
+	static char out[WINDOW_UNITS + 1];
+
+	for (int i = 1; i <= WINDOW_UNITS; i++)
+		out[i - 1] = "-OWI"[w->state[i] & 3];
+	return out;
+}
+
+/* The steps: 2 of every 5 sampled after a warm-up; kernels and ops of those only. */
+START_TEST(windows_record_sampled_steps_only)
+{
+	struct windows_seen w;
+	struct seen *s;
+
+	CHILD_OK(in_child(windowed_steps, NULL));
+	read_windows(&w, 0);
+	ck_assert_uint_eq(w.units, WINDOW_UNITS);
+	for (int i = 1; i <= WINDOW_UNITS; i++)
+		ck_assert_msg(w.state[i] == window_pattern[(i - 1) % 5], "step %d: state %u, not %u "
+			      "(the steps: %s)", i, w.state[i], window_pattern[(i - 1) % 5],
+			      states_said(&w));
+	/* 4 ops a step, in the 12 steps CUPTI was attached for, none outside */
+	ck_assert_uint_eq(w.ops_by_state[GGMLVIZ_GPU_WINDOW_IN], 8 * 4);
+	ck_assert_uint_eq(w.ops_by_state[GGMLVIZ_GPU_WINDOW_WARMUP], 4 * 4);
+	ck_assert_uint_eq(w.ops_by_state[GGMLVIZ_GPU_WINDOW_OUT], 0);
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5); /* every kernel CUPTI gave, each of its run */
+	ck_assert_msg(strstr(s->note, "in windows of 2 steps of every 5 (GGML_VIZ_GPU_SAMPLE): 4 "
+				      "windows, 8 sampled, 4 warm-up, 7 outside; CUPTI detached 4 "
+				      "times, kept attached with its kinds off 0 times"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+START_TEST(windows_count_runs_without_steps)
+{
+	struct windows_seen w;
+	struct seen *s;
+
+	CHILD_OK(in_child(windowed_runs, NULL));
+	read_windows(&w, 1);
+	ck_assert_uint_eq(w.units, WINDOW_UNITS);
+	for (int i = 1; i <= WINDOW_UNITS; i++) /* tagged: the runs of a warm-up or sampled unit */
+		ck_assert_msg((w.tagged_runs[i] != 0) ==
+				      (window_pattern[(i - 1) % 5] != GGMLVIZ_GPU_WINDOW_OUT),
+			      "run %d: id %llu", i, (unsigned long long)w.tagged_runs[i]);
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5);
+	free(s);
+}
+END_TEST
+
+/* A CUPTI that will not detach: kept attached, its kinds off between windows. */
+START_TEST(windows_on_a_cupti_that_will_not_detach)
+{
+	static const char *const env[] = { "CUPTI_STANDIN_FINALIZE=refuse", NULL };
+	struct windows_seen w;
+	struct seen *s;
+
+	CHILD_OK(in_child(windowed_steps_attached, env));
+	read_windows(&w, 0);
+	ck_assert_msg(w.ops_by_state[GGMLVIZ_GPU_WINDOW_IN] == 8 * 4, "%zu ops sampled, %zu warm-up, "
+		      "%zu outside, %zu none (the steps: %s)", w.ops_by_state[GGMLVIZ_GPU_WINDOW_IN],
+		      w.ops_by_state[2], w.ops_by_state[1], w.ops_by_state[0], states_said(&w));
+	ck_assert_uint_eq(w.ops_by_state[GGMLVIZ_GPU_WINDOW_OUT], 0);
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5);
+	ck_assert_msg(strstr(s->note, "CUPTI detached 0 times, kept attached with its kinds off 4 "
+				      "times") &&
+		      strstr(s->note, "CUPTI would not detach (CUPTI_ERROR_NOT_SUPPORTED): kept "
+				      "attached with its kinds off between windows"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+/* A CUPTI that will not attach again: said, and the windows end; the program runs on. */
+START_TEST(windows_end_where_cupti_will_not_attach_again)
+{
+	static const char *const env[] = { "CUPTI_STANDIN_REATTACH=refuse", NULL };
+	struct windows_seen w;
+	struct seen *s;
+	int notes = 0;
+
+	CHILD_OK(in_child(windowed_steps_once, env));
+	read_windows(&w, 0);
+	ck_assert_msg(w.ops_by_state[GGMLVIZ_GPU_WINDOW_IN] == 2 * 4, "%zu ops sampled (the steps: "
+		      "%s)", w.ops_by_state[GGMLVIZ_GPU_WINDOW_IN], states_said(&w));
+	ck_assert_uint_eq(w.ops_by_state[GGMLVIZ_GPU_WINDOW_WARMUP], 4);
+	for (int i = 6; i <= WINDOW_UNITS; i++)
+		ck_assert_uint_eq(w.state[i], GGMLVIZ_GPU_WINDOW_OUT);
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 3 * 5);
+	ck_assert_msg(strstr(s->note, "it could not attach again, and the windows ended there"),
+		      "%s", s->note);
+	free(s);
+	ck_assert_int_eq(tu_each(trace, count_reattach_notes, &notes), 0);
+	ck_assert_int_eq(notes, 1);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("the CUPTI client, against a stand-in libcupti");
@@ -710,6 +930,10 @@ static Suite *make_suite(void)
 	tcase_add_test(c, detached_at_stop_and_a_second_session);
 	tcase_add_test(c, exit_without_stop);
 	tcase_add_test(c, cpu_program_never_loads_cupti);
+	tcase_add_test(c, windows_record_sampled_steps_only);
+	tcase_add_test(c, windows_count_runs_without_steps);
+	tcase_add_test(c, windows_on_a_cupti_that_will_not_detach);
+	tcase_add_test(c, windows_end_where_cupti_will_not_attach_again);
 	suite_add_tcase(s, c);
 	return s;
 }

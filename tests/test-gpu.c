@@ -26,6 +26,7 @@
 #include "gpu-sim.h"
 #include "trace-util.h"
 #include "tracer/base/base.h"
+#include "tracer/gpu/gpu.h"
 
 #define STEPS 4 /* the last one's kernels come before the runs of their launches */
 #define KERNELS 6
@@ -381,6 +382,44 @@ START_TEST(gpu_backend_own_times)
 }
 END_TEST
 
+/*
+ * A step of CUPTI's clock (CLOCK_REALTIME: NTP stepping it, a VM resumed)
+ * against the trace's: every kernel keeps its GPU duration to the ns, the
+ * minute after the step as before it, and one that ran before the step
+ * but is converted after it lands where it ran. Points every 100 ms, as
+ * the flush thread takes them; a second forward, then an hour back.
+ */
+static void clock_steps_by(int64_t step_ns)
+{
+	const uint64_t epoch = 1800000000000000000ull, off = 5000000000ull, ms = 1000000;
+	uint64_t gpu = epoch, trace = epoch - off, before;
+	struct ggmlviz__gpu_counts c;
+
+	ggmlviz__gpu_sink_reset();
+	for (int i = 0; i < 50; i++, gpu += 100 * ms, trace += 100 * ms)
+		ggmlviz__gpu_clock_point(gpu, trace);
+	before = gpu - 50 * ms; /* a kernel that ran before the step */
+	gpu += (uint64_t)step_ns; /* the GPU's clock steps; the trace's does not */
+	for (int i = 0; i < 450; i++, gpu += 100 * ms, trace += 100 * ms) {
+		ggmlviz__gpu_clock_point(gpu, trace);
+		/* a 1 ms kernel that ran just now: 1 ms on the trace's clock, where it ran */
+		ck_assert_uint_eq(ggmlviz__gpu_trace_ns(gpu + ms) - ggmlviz__gpu_trace_ns(gpu), ms);
+		ck_assert_uint_eq(ggmlviz__gpu_trace_ns(gpu), trace);
+		if (i < 3) /* delivered just after the step: converted by the points before it */
+			ck_assert_uint_eq(ggmlviz__gpu_trace_ns(before), before - off);
+	}
+	ggmlviz__gpu_counts(&c);
+	ck_assert_uint_eq(c.clock_steps, 1);
+}
+
+START_TEST(gpu_clock_steps_keep_kernel_times)
+{
+	clock_steps_by(1000000000);
+	clock_steps_by(-3600000000000);
+	ggmlviz__gpu_sink_reset();
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("GPU op times without a GPU");
@@ -390,6 +429,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, gpu_kernels_overlapping_timed_after_the_one_before);
 	tcase_add_test(c, gpu_kernels_said_why_not);
 	tcase_add_test(c, gpu_backend_own_times);
+	tcase_add_test(c, gpu_clock_steps_keep_kernel_times);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -629,7 +629,10 @@ START_TEST(start_errors)
 		ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	}
 	tu_config(&cfg, path);
-	cfg.reserved2_u32 = 1;
+	cfg.gpu_sample_k = 5, cfg.gpu_sample_n = 3; /* more sampled steps than steps */
+	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
+	tu_config(&cfg, path);
+	cfg.gpu_sample_k = 0, cfg.gpu_sample_n = 4; /* none sampled */
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	tu_config(&cfg, path);
 	cfg.buffer_events_max = 3000; /* not a power of two */

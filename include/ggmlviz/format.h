@@ -233,7 +233,37 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_GPU = 8,          /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
 	GGMLVIZ_META_PEAK = 9,         /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
 	GGMLVIZ_META_SAMPLE = 10,      /**< key = op_sample, value = op_slow_us, value2 = 1 if the other steps' ops are summed (OP_SUMMARY), label = in words: which steps keep their ops one by one */
-	GGMLVIZ_META_SHARES = 11       /**< value = nodes measured inside GGML's CPU backend (OP_SHARE) that no op got in the session, value2 = how many of them were past the nodes, threads or pools followed, label = in words; written at a clean stop where the CPU backend measured shares or some went unattributed */
+	GGMLVIZ_META_SHARES = 11,      /**< value = nodes measured inside GGML's CPU backend (OP_SHARE) that no op got in the session, value2 = how many of them were past the nodes, threads or pools followed, label = in words; written at a clean stop where the CPU backend measured shares or some went unattributed */
+	/**
+	 * GPU kernels recorded in sampled windows (ggmlviz_config::gpu_sample_k):
+	 * the state of the steps (or runs, in a program that marks no step)
+	 * that begin on this record's thread from here on, written where it
+	 * changes, before the step's begin; or, written inside a step (CUPTI
+	 * started by its first CUDA split), that step's from here on. key =
+	 * the window's number (1, 2, ...; 0 before the first), value = the
+	 * state (enum ggmlviz_gpu_window), value2 = K << 32 | N, label = in
+	 * words. A trace without one records every step's kernels.
+	 */
+	GGMLVIZ_META_GPU_WINDOW = 13
+};
+
+/**
+ * @brief Whether a step's GPU kernels were recorded, where a session
+ * records them in sampled windows (META GPU_WINDOW's value, and
+ * ggmlviz_timing::gpu_window).
+ */
+enum ggmlviz_gpu_window {
+	/** No window said: every step's kernels are recorded (or none at all). */
+	GGMLVIZ_GPU_WINDOW_NONE = 0,
+	/** Outside the windows: the profiler was detached, no kernel recorded. */
+	GGMLVIZ_GPU_WINDOW_OUT = 1,
+	/**
+	 * A window's first step: CUPTI had just attached, and its own start
+	 * slows it; its kernels are recorded, but it is not a sampled step.
+	 */
+	GGMLVIZ_GPU_WINDOW_WARMUP = 2,
+	/** A sampled step: every kernel recorded, its ops timed by them. */
+	GGMLVIZ_GPU_WINDOW_IN = 3
 };
 
 /**

@@ -321,7 +321,18 @@ struct ggmlviz_timing {
 	int32_t layer;
 	uint8_t method;         /**< op: enum ggmlviz_op_method, from OP_NODE */
 	uint8_t node_flags;     /**< op: enum ggmlviz_node_flag bits, from OP_NODE */
-	uint16_t reserved16;    /**< zero */
+	/**
+	 * step (and what is inside it: its ops, splits and their kernels):
+	 * whether its GPU kernels were recorded, where the session recorded
+	 * them in sampled windows (enum ggmlviz_gpu_window, from the META
+	 * GPU_WINDOW records read before it); GGMLVIZ_GPU_WINDOW_NONE in a
+	 * trace without windows. A step that CUPTI attached in the middle of
+	 * takes the window's state from there: the ops it began before keep
+	 * the state they began in. (Formerly the first byte of reserved16,
+	 * which was zero.)
+	 */
+	uint8_t gpu_window;
+	uint8_t reserved8;      /**< zero */
 	uint32_t n_tokens;      /**< step (and what is inside it): tokens of the batch */
 	uint32_t phase;         /**< step (and what is inside it): enum ggmlviz_phase */
 	int32_t status;         /**< step: what it returned (its STEP_END's status) */

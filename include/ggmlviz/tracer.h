@@ -270,8 +270,25 @@ struct ggmlviz_config {
 	 * reserved[0], which had to be zero.)
 	 */
 	uint32_t describe_every;
-	/** Room to grow, as reserved: zero. */
-	uint32_t reserved2_u32;
+	/**
+	 * GPU kernels recorded in sampled windows: gpu_sample_k consecutive
+	 * steps (ggmlviz_step_begin(); a program that marks none: runs of
+	 * nodes) out of every gpu_sample_n. Between windows CUPTI is
+	 * detached (no activity kind enabled, unsubscribed, cuptiFinalize()),
+	 * so that the steps between carry no profiler cost; it attaches again
+	 * on the tracer's own thread before the next window, whose first step
+	 * is CUPTI's warm-up and is not counted as sampled. Every step keeps
+	 * its step and run times; the ops timed by kernels are those of the
+	 * sampled steps, which readers say (ggmlviz_timing::gpu_window). A
+	 * CUPTI that will not detach is kept attached with its kinds off
+	 * between windows, and one that will not attach again is said in the
+	 * trace (META GPU). 0 and 0, or equal: every step's kernels (the
+	 * default). Otherwise 1 <= gpu_sample_k < gpu_sample_n.
+	 * GGML_VIZ_GPU_SAMPLE=K/N. (Formerly reserved2_u32, which had to be
+	 * zero.)
+	 */
+	uint16_t gpu_sample_k;
+	uint16_t gpu_sample_n; /**< see gpu_sample_k */
 	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
@@ -337,7 +354,7 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_FLUSH_INTERVAL, GGML_VIZ_OP_TIMING (a boolean, auto or sync),
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
- * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
+ * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_SAMPLE, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
  * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its
  * member of struct ggmlviz_config).
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and

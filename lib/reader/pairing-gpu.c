@@ -17,12 +17,19 @@
 #define MAX_NODES 16384     /* nodes held per run; past it, counted over the limit */
 #define MAX_KERNELS 65536   /* kernels kept per run; likewise */
 #define PDL_STREAMS 16      /* streams of one run followed for kernels that overlap (below) */
+#define MAX_EARLY 65536     /* kernels held for a run not begun yet; past it, untied */
 
 struct ggmlviz__ties_kernel {
 	uint64_t begin_ns, end_ns, offset;
 	const char *name;
 	uint32_t name_len;
 	uint32_t track, stream, device, correlation;
+};
+
+/* A kernel read before the run it names began. */
+struct ggmlviz__ties_early {
+	struct ggmlviz__ties_kernel k;
+	uint64_t run_id;
 };
 
 struct ggmlviz__ties_run {
@@ -303,6 +310,30 @@ static struct ggmlviz__ties_run *open_run(struct ggmlviz__ties *g, uint32_t tid)
 	return NULL;
 }
 
+static void complete_before(struct ggmlviz__ties *g, const struct ggmlviz__ties_run *run,
+			    const struct ggmlviz__ties_kernel *k, struct ggmlviz_pairing_counts *c);
+static void add_kernel(struct ggmlviz__ties_run *r, const struct ggmlviz__ties_kernel *k,
+		       struct ggmlviz_pairing_counts *c);
+
+/* The kernels held for run r, which just began: its own now, in the order they came. */
+static void take_early(struct ggmlviz__ties *g, struct ggmlviz__ties_run *r,
+		       struct ggmlviz_pairing_counts *c)
+{
+	uint32_t kept = 0, first = UINT32_MAX;
+
+	for (uint32_t i = 0; i < g->n_early; i++) {
+		if (g->early[i].run_id != r->split.run_id) {
+			g->early[kept++] = g->early[i];
+			continue;
+		}
+		add_kernel(r, &g->early[i].k, c);
+		first = first == UINT32_MAX ? i : first;
+	}
+	g->n_early = kept;
+	if (first != UINT32_MAX) /* the runs before it are complete, as at a kernel of it */
+		complete_before(g, r, &r->kernels[0], c);
+}
+
 void ggmlviz__ties_run_begin(struct ggmlviz__ties *g, const struct ggmlviz_timing *split,
 			    struct ggmlviz_pairing_counts *c)
 {
@@ -314,6 +345,10 @@ void ggmlviz__ties_run_begin(struct ggmlviz__ties *g, const struct ggmlviz_timin
 	}
 	memset(&g->runs[g->n_runs], 0, sizeof *g->runs);
 	g->runs[g->n_runs++].split = *split;
+	if (split->run_id > g->last_run)
+		g->last_run = split->run_id;
+	if (g->n_early)
+		take_early(g, &g->runs[g->n_runs - 1], c);
 }
 
 int ggmlviz__ties_node(struct ggmlviz__ties *g, const struct ggmlviz_timing *t,
@@ -384,34 +419,67 @@ static struct ggmlviz__ties_kernel kernel_of(const struct ggmlviz_event *ev)
 	return k;
 }
 
+/* A kernel of no run that will come: queued untied, with what is known of it. */
+static void untied(struct ggmlviz__ties *g, uint64_t run_id, const struct ggmlviz__ties_kernel *k,
+		   struct ggmlviz_pairing_counts *c)
+{
+	struct ggmlviz__ties_run none = { 0 };
+
+	none.split.run_id = run_id;
+	none.split.layer = -1;
+	c->kernels_untied++; /* launched outside a traced run, or after its run was tied */
+	queue_kernel(g, &none, k, NULL);
+}
+
+/* k, of run r, kept for it. */
+static void add_kernel(struct ggmlviz__ties_run *r, const struct ggmlviz__ties_kernel *k,
+		       struct ggmlviz_pairing_counts *c)
+{
+	if (r->n_kernels == MAX_KERNELS ||
+	    grow((void **)&r->kernels, r->n_kernels, &r->kernels_cap, sizeof *r->kernels) < 0) {
+		c->over_limit++;
+		return;
+	}
+	r->kernels[r->n_kernels++] = *k;
+	r->has_device = 1;
+	r->device = k->device;
+}
+
+/* A kernel of a run not begun yet: held for it; 0, or -1 when none can be held. */
+static int hold_early(struct ggmlviz__ties *g, uint64_t run_id, const struct ggmlviz__ties_kernel *k)
+{
+	if (g->n_early == MAX_EARLY ||
+	    grow((void **)&g->early, g->n_early, &g->early_cap, sizeof *g->early) < 0)
+		return -1;
+	g->early[g->n_early].k = *k;
+	g->early[g->n_early++].run_id = run_id;
+	return 0;
+}
+
 void ggmlviz__ties_kernel(struct ggmlviz__ties *g, const struct ggmlviz_event *ev,
 			 struct ggmlviz_pairing_counts *c)
 {
 	struct ggmlviz__ties_kernel k = kernel_of(ev);
-	struct ggmlviz__ties_run *r = ev->data.kernel.run_id ? run_of(g, ev->data.kernel.run_id) : NULL;
+	uint64_t id = ev->data.kernel.run_id;
+	struct ggmlviz__ties_run *r = id ? run_of(g, id) : NULL;
 
+	if (!r && id > g->last_run && hold_early(g, id, &k) == 0)
+		return; /* its run's records are further on in the file */
 	if (!r) {
-		struct ggmlviz__ties_run none = { 0 };
-		none.split.run_id = ev->data.kernel.run_id;
-		none.split.layer = -1;
-		c->kernels_untied++; /* launched outside a traced run, or after its run was tied */
-		queue_kernel(g, &none, &k, NULL);
-	} else if (r->n_kernels == MAX_KERNELS ||
-		   grow((void **)&r->kernels, r->n_kernels, &r->kernels_cap, sizeof *r->kernels) < 0) {
-		c->over_limit++;
-	} else {
-		r->kernels[r->n_kernels++] = k;
-		r->has_device = 1;
-		r->device = k.device;
+		untied(g, id, &k, c);
+		return;
 	}
-	if (r)
-		complete_before(g, r, &k, c); /* r stays: only runs before it complete */
+	add_kernel(r, &k, c);
+	complete_before(g, r, &k, c); /* r stays: only runs before it complete */
 }
 
 void ggmlviz__ties_finish(struct ggmlviz__ties *g, struct ggmlviz_pairing_counts *c)
 {
 	while (g->n_runs)
 		complete(g, 0, c);
+	for (uint32_t i = 0; i < g->n_early; i++) /* their runs never came */
+		untied(g, g->early[i].run_id, &g->early[i].k, c);
+	g->n_early = 0;
 }
 
 void ggmlviz__ties_clear(struct ggmlviz__ties *g)
@@ -421,6 +489,8 @@ void ggmlviz__ties_clear(struct ggmlviz__ties *g)
 		free(g->runs[i].kernels);
 	}
 	g->n_runs = 0;
+	g->n_early = 0;
+	g->last_run = 0;
 	g->q_head = g->q_len = 0;
 	g->n_names = 0;
 	ggmlviz__map_clear(&g->op_names);
@@ -431,6 +501,7 @@ void ggmlviz__ties_free(struct ggmlviz__ties *g)
 	ggmlviz__ties_clear(g);
 	ggmlviz__map_release(&g->op_names);
 	free(g->runs);
+	free(g->early);
 	free(g->queue);
 	free(g->names);
 	memset(g, 0, sizeof *g);

@@ -10,6 +10,12 @@
  * same device comes (a device runs a stream's kernels in order), when it
  * has waited for RUNS_WAIT later runs without any kernel, or at the end.
  *
+ * The writer drains each thread's ring in turn, so the profiler's thread's
+ * KERNEL records may reach the file before the records of the run that
+ * launched them (a window's last run, whose kernels are written at once as
+ * CUPTI detaches): a kernel of a run id newer than any begun is held until
+ * that run begins (run ids only grow), and is untied only if it never does.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef GGMLVIZ_PAIRING_GPU_H
@@ -23,10 +29,14 @@
 
 struct ggmlviz__ties_kernel;
 struct ggmlviz__ties_run;
+struct ggmlviz__ties_early;
 
 struct ggmlviz__ties {
 	struct ggmlviz__ties_run *runs;   /* waiting for kernels, oldest first */
 	uint32_t n_runs, runs_cap;
+	struct ggmlviz__ties_early *early; /* kernels read before their run began, in order */
+	uint32_t n_early, early_cap;
+	uint64_t last_run;                /* the newest run id begun */
 	struct ggmlviz_timing *queue;    /* completed, not yet taken: [head, head + len) */
 	uint32_t q_head, q_len, q_cap;
 	struct ggmlviz__map op_names;    /* op_type -> index in names */

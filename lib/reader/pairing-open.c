@@ -290,6 +290,7 @@ static void inherit_step_of(struct ggmlviz_pairing *p, uint32_t th, struct ggmlv
 	t->step_seq = st->step_seq;
 	t->n_tokens = st->n_tokens;
 	t->phase = st->phase;
+	t->gpu_window = st->gpu_window;
 }
 
 static void inherit_step(struct ggmlviz_pairing *p, struct open_item *it)
@@ -300,6 +301,16 @@ static void inherit_step(struct ggmlviz_pairing *p, struct open_item *it)
 void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t)
 {
 	inherit_step_of(p, thread_of(p, tid), t);
+}
+
+void ggmlviz__open_gpu_window(struct ggmlviz_pairing *p, uint32_t tid, uint8_t state)
+{
+	uint32_t th = thread_of(p, tid);
+	uint32_t s = th < p->n_threads ? p->threads[th].steps : NIL;
+
+	p->gpu_window = state;
+	if (s != NIL)
+		p->items[s].t.gpu_window = state;
 }
 
 void ggmlviz__open_place(struct ggmlviz_pairing *p, uint32_t i)
@@ -313,6 +324,7 @@ void ggmlviz__open_place(struct ggmlviz_pairing *p, uint32_t i)
 	it->children = NIL;
 	if (it->t.kind == GGMLVIZ_TIMING_STEP) {
 		it->t.step_seq = ++p->step_seq;
+		it->t.gpu_window = p->gpu_window;
 		list_push(p, LIST_GRAPHS, &p->steps, i);
 		list_push(p, LIST_THREAD, &p->threads[it->thread].steps, i);
 		return;
@@ -353,4 +365,5 @@ void ggmlviz__pairing_reset(struct ggmlviz_pairing *p)
 	memset(&p->counts, 0, sizeof p->counts);
 	p->graph_seq = 0;
 	p->step_seq = 0;
+	p->gpu_window = GGMLVIZ_GPU_WINDOW_NONE;
 }

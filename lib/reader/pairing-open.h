@@ -67,6 +67,7 @@ struct ggmlviz_pairing {
 	uint64_t graph_seq;
 	uint32_t steps;  /* the most recently begun open step, or GGMLVIZ__NIL */
 	uint64_t step_seq;
+	uint8_t gpu_window; /* the state of the steps begun now (META GPU_WINDOW) */
 	struct ggmlviz_pairing_counts counts;
 	struct ggmlviz__ties gpu; /* GPU runs waiting for their kernels, and what they completed */
 	struct ggmlviz__requests requests; /* a server's open requests */
@@ -109,6 +110,13 @@ uint32_t ggmlviz__open_find(const struct ggmlviz_pairing *p, const struct ggmlvi
  * record of thread tid (its innermost, else the newest of any thread).
  */
 void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t);
+
+/*
+ * A META GPU_WINDOW of thread tid: the steps begun from now on are in that
+ * state, and so is the step open on tid (CUPTI attached inside it), for
+ * what begins in it from now on and for itself.
+ */
+void ggmlviz__open_gpu_window(struct ggmlviz_pairing *p, uint32_t tid, uint8_t state);
 
 /* Forgets an open entry, ended or abandoned (a graph abandons its open ops). */
 void ggmlviz__open_close(struct ggmlviz_pairing *p, uint32_t i);

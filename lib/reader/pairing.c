@@ -284,6 +284,8 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return 0;
 	case GGMLVIZ_EVENT_META:
 		ggmlviz__ties_op_name(&p->gpu, ev);
+		if (ev->data.meta.kind == GGMLVIZ_META_GPU_WINDOW && ev->data.meta.value <= UINT8_MAX)
+			ggmlviz__open_gpu_window(p, ev->thread_id, (uint8_t)ev->data.meta.value);
 		return 0;
 	case GGMLVIZ_EVENT_KERNEL:
 		ggmlviz__ties_kernel(&p->gpu, ev, &p->counts);

@@ -70,9 +70,19 @@ struct ggmlviz__state {
 	 * GPU kernels recorded (gpu/): a run of nodes begins and ends on the
 	 * calling thread, which tags the launches in between with the run's id
 	 * (set by the session while kernels are recorded, NULL otherwise).
+	 * The begin returns 1 when the run is tagged, 0 when not (outside a
+	 * sampled window); every run whose begin was called has its end
+	 * called, tagged or not.
 	 */
-	void (*_Atomic gpu_run_begin)(uint64_t run_id);
+	int (*_Atomic gpu_run_begin)(uint64_t run_id);
 	void (*_Atomic gpu_run_end)(void);
+	/*
+	 * Kernels recorded in sampled windows (gpu/window.c): a step begins
+	 * (before its record) and ends (after it) on the calling thread (set
+	 * while windows are on, NULL otherwise).
+	 */
+	void (*_Atomic gpu_step_begin)(void);
+	void (*_Atomic gpu_step_end)(void);
 	_Atomic uint64_t gpu_runs;  /* run ids given so far (ids start at 1) */
 	/*
 	 * Set while kernels are to be recorded from the first CUDA split on

@@ -43,6 +43,8 @@ static int load_symbols(void)
 	LOAD_OPTIONAL(enable_runtime_api, "cuptiActivityEnableRuntimeApi");
 	LOAD_OPTIONAL(enable_driver_api, "cuptiActivityEnableDriverApi");
 	LOAD_OPTIONAL(set_attribute, "cuptiActivitySetAttribute");
+	LOAD_OPTIONAL(finalize, "cuptiFinalize");
+	LOAD_OPTIONAL(enable_domain, "cuptiEnableDomain");
 	return LOAD(get_version, "cuptiGetVersion") && LOAD(subscribe, "cuptiSubscribe") &&
 	       LOAD(unsubscribe, "cuptiUnsubscribe") && LOAD(enable_callback, "cuptiEnableCallback") &&
 	       LOAD(register_callbacks, "cuptiActivityRegisterCallbacks") &&
@@ -63,49 +65,89 @@ static uint32_t generation(uint32_t version)
 	return version >= 19 ? 12 : version >= OLDEST_VERSION ? 11 : 0;
 }
 
-static int open_lib(const char *path, char *why, size_t size)
-{
-	static const char *const places[] = {
-		"libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8", "libcupti.so",
-		"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-		"/usr/local/cuda/lib64/libcupti.so",
-	};
+/* Where libcupti usually is, in the order tried when none is named. */
+static const char *const places[] = {
+	"libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8", "libcupti.so",
+	"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+	"/usr/local/cuda/lib64/libcupti.so",
+};
 
-	for (size_t i = 0; !lib && i < (path ? 1 : sizeof places / sizeof places[0]); i++) {
-		const char *p = path ? path : places[i];
-		if ((lib = dlopen(p, RTLD_NOW | RTLD_LOCAL)))
-			snprintf(ggmlviz__cupti_path, sizeof ggmlviz__cupti_path, "%s", p);
+/*
+ * The library opened from p: 0 when it has every function and a version
+ * this build reads (then kept, its version and path set); else -1 with
+ * why, closed again.
+ */
+static int try_lib(const char *p, char *why, size_t size)
+{
+	uint32_t v = 0;
+
+	if (!(lib = dlopen(p, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(why, size, "%s could not be loaded (%s)", p, dlerror());
+		return -1;
 	}
-	if (lib)
+	snprintf(ggmlviz__cupti_path, sizeof ggmlviz__cupti_path, "%s", p);
+	if (!load_symbols()) {
+		snprintf(why, size, "%s lacks a function of CUPTI's activity API", p);
+	} else if (ggmlviz__cupti_api.get_version(&v) != CUPTI_SUCCESS || v < OLDEST_VERSION ||
+		   generation(v) > generation(CUPTI_API_VERSION)) {
+		snprintf(why, size, "%s has CUPTI API version %u (CUDA %u); this libggmlviz reads "
+			 "CUDA 11.8's (version %u) to its headers' (version %u, CUDA %u)", p, v,
+			 generation(v), OLDEST_VERSION, (unsigned)CUPTI_API_VERSION,
+			 generation(CUPTI_API_VERSION));
+	} else {
+		ggmlviz__cupti_version = v;
 		return 0;
-	snprintf(why, size, "not recorded: %s could not be loaded (%s); GGML_VIZ_CUPTI=PATH names it",
-		 path ? path : "libcupti (CUDA's profiling library)",
-		 path ? dlerror() : "not found where the dynamic loader and /usr/local/cuda look");
-	return path ? -1 : -2; /* none here and none named: nothing to say unasked */
+	}
+	dlclose(lib);
+	lib = NULL;
+	return -1;
+}
+
+/* The next candidate of a list separated by ':' into out; 0 at its end. */
+static int next_named(const char **list, char *out, size_t size)
+{
+	const char *s = *list, *colon;
+	size_t n;
+
+	while (*s == ':')
+		s++;
+	if (!*s)
+		return 0;
+	colon = strchr(s, ':');
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	snprintf(out, size, "%.*s", (int)n, s);
+	*list = s + n;
+	return 1;
 }
 
 int ggmlviz__cupti_load(const char *path, char *why, size_t size)
 {
-	uint32_t v = 0;
-	int rc;
+	char one[256], last[384] = "";
+	const char *list = path;
+	unsigned tried = 0, opened = 0;
 
-	if (!lib && (rc = open_lib(path, why, size)) < 0)
-		return rc;
-	if (!load_symbols()) {
-		snprintf(why, size, "not recorded: %s lacks a function of CUPTI's activity API",
-			 ggmlviz__cupti_path);
-		return -1;
+	if (lib)
+		return 0;
+	for (size_t i = 0; path ? next_named(&list, one, sizeof one)
+				: i < sizeof places / sizeof places[0]; i++) {
+		const char *p = path ? one : places[i];
+
+		tried++;
+		if (try_lib(p, last, sizeof last) == 0)
+			return 0;
+		opened += strstr(last, "could not be loaded") == NULL;
+		if (!path && !opened)
+			last[0] = '\0'; /* not found where it usually is: not worth saying */
 	}
-	if (ggmlviz__cupti_api.get_version(&v) != CUPTI_SUCCESS || v < OLDEST_VERSION ||
-	    generation(v) > generation(CUPTI_API_VERSION)) {
-		snprintf(why, size, "not recorded: %s has CUPTI API version %u (CUDA %u); this "
-			 "libggmlviz reads CUDA 11.8's (version %u) to its headers' (version %u, "
-			 "CUDA %u)", ggmlviz__cupti_path, v, generation(v), OLDEST_VERSION,
-			 (unsigned)CUPTI_API_VERSION, generation(CUPTI_API_VERSION));
-		return -1;
+	if (!path && !opened) {
+		snprintf(why, size, "not recorded: libcupti (CUDA's profiling library) could not be "
+			 "loaded (not found where the dynamic loader and /usr/local/cuda look); "
+			 "GGML_VIZ_CUPTI=PATH names it");
+		return -2; /* none here and none named: nothing to say unasked */
 	}
-	ggmlviz__cupti_version = v;
-	return 0;
+	snprintf(why, size, "not recorded: %s%s; GGML_VIZ_CUPTI=PATH[:PATH...] names it", last,
+		 tried > 1 ? " (the last of the CUPTIs tried, none of which could be used)" : "");
+	return -1;
 }
 
 void ggmlviz__cupti_unload(void)

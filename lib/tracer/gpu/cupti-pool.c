@@ -97,6 +97,17 @@ void ggmlviz__cupti_pool_give_back(uint8_t *buffer)
 	free(buffer); /* allocated beyond the pool */
 }
 
+void ggmlviz__cupti_pool_reclaim(void)
+{
+	for (size_t i = 0; i < MAX_BUFFERS && atomic_load(&pool[i]); i++) {
+		int s = atomic_load(&state[i]);
+
+		if (s == HELD || s == HELD_RETIRING)
+			atomic_store(&state[i], s == HELD ? FREE : RETIRED);
+	}
+	atomic_store(&held, 0);
+}
+
 uint32_t ggmlviz__cupti_pool_held(void)
 {
 	return atomic_load(&held);

@@ -28,14 +28,26 @@
  *   are complete, every 100 ms while runs are launched and every 500 ms
  *   when none were: kernels reach the trace within about a second, and a
  *   crash loses one pass of them. The last pass, at stop, is forced.
+ *   Reading the buffers: cupti-records.c.
  * - Per-thread buffers (CUDA 13's default) are kept: the launching threads
  *   do not share a buffer. Completions may then run at once (the sink
  *   locks), and a kernel's correlation may come in another buffer than
  *   the kernel, later: a kernel waits for its run over ten passes of the
  *   flush thread (kernels.c), not over a number of buffers.
  * - Buffers, and a CUPTI that cannot take a NULL one: cupti-pool.c.
- * - Incomplete records (no start, or an end before the start, as a forced
- *   flush hands over kernels still running) are left out and counted.
+ * - Sampled windows (GGML_VIZ_GPU_SAMPLE, window.c): between windows CUPTI
+ *   is detached, as Kineto detaches it, since a CUPTI merely told to record
+ *   nothing still slows the program: runs are no longer tagged (a count of
+ *   the tagged runs not yet popped tells when none is open), every kind is
+ *   disabled, a forced flush hands over every buffer, and cuptiFinalize()
+ *   is called where its header says it is safe, at the exit of the next
+ *   CUDA call of the program's (a callback of the runtime's and driver's
+ *   domains, enabled for that), or by the flush thread itself when none
+ *   comes within 200 ms (no work then in flight). Before the next window
+ *   the flush thread subscribes and enables again, as at the start. A
+ *   CUPTI that refuses to detach is kept attached with its kinds off; one
+ *   that refuses to attach again is said in the trace, and the windows end.
+ *   While detached, nothing calls CUPTI: any call would attach it again.
  * - Lifecycle: cuptiSubscribe first (under Nsight Systems or another
  *   CUPTI client it says so, by name where cuptiSubscribe_v2 can), and a
  *   fatal error of CUPTI's (it then detaches itself) stops the passes. At
@@ -43,6 +55,8 @@
  *   buffer, and the subscription ends; the library stays loaded (a thread
  *   may still pop a run, and CUPTI's threads run on). A later session
  *   subscribes again.
+ * - fork(): the child has no flush thread and must not call the parent's
+ *   CUPTI: it forgets both (ggmlviz__cupti_after_fork_child, gpu.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,38 +79,13 @@
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
 #include "tracer/gpu/cupti.h"
+#include "tracer/producer/producer.h"
 
-#define PASS_NS 100000000ull       /* a pass while runs are launched */
-#define IDLE_PASS_NS 500000000ull  /* and while none are */
-
-/*
- * The records as read here: the newest layouts of the headers. The members
- * read sit where they sat in every layout since CUDA 11's (checked below),
- * so that a CUPTI from 11.8 on is read alike.
- */
-#if CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 kernel_record;
-typedef CUpti_ActivityMemcpy6 memcpy_record;
-#define SAME_AS_OLDEST(type, oldest, m) \
-	_Static_assert(offsetof(type, m) == offsetof(oldest, m), #type " moved " #m)
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, start);
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, end);
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, deviceId);
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, streamId);
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, correlationId);
-SAME_AS_OLDEST(kernel_record, CUpti_ActivityKernel4, name);
-SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, copyKind);
-SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, start);
-SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, end);
-SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, streamId);
-SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, correlationId);
-SAME_AS_OLDEST(CUpti_ActivityMemset4, CUpti_ActivityMemset3, start);
-SAME_AS_OLDEST(CUpti_ActivityMemset4, CUpti_ActivityMemset3, correlationId);
-#else
-typedef CUpti_ActivityKernel8 kernel_record;
-typedef CUpti_ActivityMemcpy5 memcpy_record;
-#endif
-typedef CUpti_ActivityMemset4 memset_record;
+#define PASS_NS 100000000ull         /* a pass while runs are launched */
+#define IDLE_PASS_NS 500000000ull    /* and while none are */
+#define DETACHED_NS 1000000000ull    /* detached: only a request or the stop wakes it */
+#define SETTLE_NS 10000000ull        /* a window's last kernels end on the GPU before its kinds go off */
+#define FINALIZE_WAIT_NS 200000000ull /* for a CUDA call to detach at the exit of */
 
 #define api ggmlviz__cupti_api
 
@@ -154,214 +143,111 @@ static const CUpti_ActivityKind kinds[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
 };
 
+/* How windows detach CUPTI. */
+enum way { DETACH_FINALIZE, DETACH_KINDS_OFF };
+
 static struct {
 	CUpti_SubscriberHandle subscriber;
-	int subscribed;       /* this session's subscription */
+	int session;          /* a session started here and not stopped */
+	int subscribed;       /* CUPTI attached: subscribed, not finalized */
 	int api_mode;         /* how the launch calls' API records were asked for */
 	int ever;             /* subscribed once: the library stays loaded */
+	int way;              /* how windows detach */
+	char detach_note[200]; /* how they did, for the last word ("" while as planned) */
 	pthread_t flusher;
 	int flushing;         /* the flush thread runs */
 	_Atomic int stopping;
 	_Atomic int fatal;    /* CUPTI said it detached itself */
-	_Atomic int completing; /* buffers being read now */
-	_Atomic uint64_t completed;
+	_Atomic int tagging;  /* runs begun now are tagged: CUPTI attached, its kinds on */
+	_Atomic int pushing;  /* runs tagged and not popped yet */
+	_Atomic int finalize_wanted; /* the next CUDA call's exit detaches CUPTI */
+	_Atomic int finalized;       /* it was done (and finalize_rc says how) */
+	_Atomic int finalize_rc;
 	struct ggmlviz__bell bell;
-	_Atomic uint64_t api_records;  /* RUNTIME and DRIVER records delivered */
-	_Atomic uint64_t correlations; /* external correlation records of ours delivered */
 	_Atomic uint64_t refused;      /* pushes CUPTI refused */
 	_Atomic int refused_rc;        /* the first refusal's result */
-	FILE *raw;            /* GGML_VIZ_CUPTI_LOG: each GPU record as CUPTI delivered it */
 } cupti;
 
-/* ---- records ---- */
+/* Whether this thread's run pushed its id: only then is it popped. */
+static _Thread_local int tls_pushed;
 
-static int cupti_now(uint64_t *ns)
+static void wake(void)
 {
-	return api.timestamp(ns) == CUPTI_SUCCESS ? 0 : -1;
-}
-
-/* As Nsight Systems names them. */
-static const char *copy_name(uint8_t kind)
-{
-	switch (kind) {
-	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "[CUDA memcpy HtoD]";
-	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "[CUDA memcpy DtoH]";
-	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "[CUDA memcpy DtoD]";
-	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "[CUDA memcpy HtoH]";
-	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "[CUDA memcpy PtoP]";
-	default: return "[CUDA memcpy]";
-	}
-}
-
-/* The GPU record a, if it is one; 0, or -1 when it is not. */
-static int gpu_record(const CUpti_Activity *a, struct ggmlviz__gpu_launch *l)
-{
-	if (a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || a->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-		const kernel_record *k = (const kernel_record *)a;
-		*l = (struct ggmlviz__gpu_launch){ k->start, k->end, k->deviceId, k->streamId,
-						   k->correlationId, k->name, 0 };
-	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-		const memcpy_record *m = (const memcpy_record *)a;
-		*l = (struct ggmlviz__gpu_launch){ m->start, m->end, m->deviceId, m->streamId,
-						   m->correlationId, copy_name(m->copyKind), 1 };
-	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-		const memset_record *m = (const memset_record *)a;
-		*l = (struct ggmlviz__gpu_launch){ m->start, m->end, m->deviceId, m->streamId,
-						   m->correlationId, "[CUDA memset]", 1 };
-	} else {
-		return -1;
-	}
-	return 0;
-}
-
-/* One record to the sink; 1 when it was a GPU record without its times (left out). */
-static int one_record(const CUpti_Activity *a)
-{
-	struct ggmlviz__gpu_launch l;
-
-	if (a->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-		const CUpti_ActivityExternalCorrelation *c = (const CUpti_ActivityExternalCorrelation *)a;
-		if (c->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
-			atomic_fetch_add_explicit(&cupti.correlations, 1, memory_order_relaxed);
-			ggmlviz__gpu_correlate(c->correlationId, c->externalId);
-		}
-		if (cupti.raw)
-			fprintf(cupti.raw, "E %u %llu %d\n", c->correlationId,
-				(unsigned long long)c->externalId, (int)c->externalKind);
-		return 0;
-	}
-	if (gpu_record(a, &l) < 0) { /* an API record: it only made the correlation */
-		if (a->kind == CUPTI_ACTIVITY_KIND_RUNTIME || a->kind == CUPTI_ACTIVITY_KIND_DRIVER)
-			atomic_fetch_add_explicit(&cupti.api_records, 1, memory_order_relaxed);
-		return 0;
-	}
-	if (cupti.raw)
-		fprintf(cupti.raw, "%c %u %llu %llu %u %u %s\n", l.copy ? 'C' : 'K', l.correlation,
-			(unsigned long long)l.start, (unsigned long long)l.end, l.stream, l.device,
-			l.name ? l.name : "?");
-	if (!l.start || l.end < l.start)
-		return 1; /* delivered before the GPU gave its times: at the clock's origin otherwise */
-	ggmlviz__gpu_kernel(&l);
-	return 0;
-}
-
-/* A buffer handed back, on CUPTI's thread or the one that flushed; maybe two at once. */
-static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-				 size_t valid)
-{
-	CUpti_Activity *a = NULL;
-	size_t dropped = 0;
-	uint64_t incomplete = 0;
-
-	(void)size;
-	atomic_fetch_add(&cupti.completing, 1);
-	ggmlviz__gpu_clock_read(cupti_now);
-	while (valid && api.next_record(buffer, valid, &a) == CUPTI_SUCCESS)
-		incomplete += (uint64_t)one_record(a);
-	if (api.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
-		ggmlviz__gpu_dropped(dropped);
-	if (incomplete)
-		ggmlviz__gpu_incomplete(incomplete);
-	ggmlviz__cupti_pool_give_back(buffer); /* its kernels are written by the next pass */
-	atomic_fetch_add(&cupti.completed, 1);
-	atomic_fetch_sub(&cupti.completing, 1);
-}
-
-/*
- * After the forced flush: until no buffer has been handed back for 20 ms
- * and none is being read (at most half a second), since CUPTI's own
- * thread may have taken a full buffer out of its lists before the flush
- * and hand it over after it.
- */
-static void quiesce(void)
-{
-	const struct timespec tick = { 0, 5000000 };
-	uint64_t seen = atomic_load(&cupti.completed);
-	int still = 0;
-
-	for (int i = 0; i < 100 && still < 4; i++) {
-		uint64_t now;
-
-		nanosleep(&tick, NULL);
-		now = atomic_load(&cupti.completed);
-		still = now == seen && !atomic_load(&cupti.completing) ? still + 1 : 0;
-		seen = now;
-	}
-}
-
-/* ---- the flush thread ---- */
-
-static void *flusher_main(void *arg)
-{
-	uint64_t runs_seen = atomic_load(&ggmlviz__state.gpu_runs);
-
-	(void)arg;
-	pthread_setname_np(pthread_self(), "ggmlviz-cupti");
-	while (!atomic_load(&cupti.stopping) && !atomic_load(&cupti.fatal)) {
-		uint64_t runs = atomic_load(&ggmlviz__state.gpu_runs);
-		uint32_t token = ggmlviz__bell_token(&cupti.bell);
-
-		if (!atomic_load(&cupti.stopping))
-			ggmlviz__bell_wait(&cupti.bell, token,
-					   runs != runs_seen ? PASS_NS : IDLE_PASS_NS);
-		runs_seen = runs;
-		if (atomic_load(&cupti.stopping) || atomic_load(&cupti.fatal))
-			break;
-		api.flush_all(0);
-		ggmlviz__gpu_clock_read(cupti_now);
-		ggmlviz__gpu_settle(GGMLVIZ__GPU_PASS);
-	}
-	return NULL;
-}
-
-static int start_flusher(void)
-{
-	sigset_t all, old;
-	int rc;
-
-	atomic_store(&cupti.stopping, 0);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&cupti.flusher, NULL, flusher_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	cupti.flushing = rc == 0;
-	return rc == 0 ? 0 : -1;
-}
-
-static void stop_flusher(void)
-{
-	if (!cupti.flushing)
-		return;
-	atomic_store(&cupti.stopping, 1);
 	ggmlviz__bell_ring(&cupti.bell, 1);
-	pthread_join(cupti.flusher, NULL);
-	cupti.flushing = 0;
+}
+
+/* Sleeps ns. */
+static void nap(uint64_t ns)
+{
+	const struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	nanosleep(&t, NULL);
 }
 
 /* ---- the run hooks, on the traced program's threads ---- */
 
-static void run_begin(uint64_t run_id)
+/*
+ * A run is tagged when CUPTI is attached and its unit is in a window.
+ * The count of pushed runs goes up before tagging is read, and the
+ * detach clears tagging before it reads the count (both sequentially
+ * consistent): either the run sees it cleared, or the detach sees it.
+ */
+static int run_begin(uint64_t run_id)
 {
-	CUptiResult rc = api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, run_id);
+	CUptiResult rc;
 
+	ggmlviz__gpu_window_unit_begin(0);
+	atomic_fetch_add(&cupti.pushing, 1);
+	if (!atomic_load(&cupti.tagging) || !ggmlviz__gpu_window_tagging()) {
+		atomic_fetch_sub(&cupti.pushing, 1);
+		return 0;
+	}
+	rc = api.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, run_id);
 	if (rc != CUPTI_SUCCESS && !atomic_fetch_add(&cupti.refused, 1))
 		atomic_store(&cupti.refused_rc, (int)rc);
+	tls_pushed = 1;
+	return 1;
 }
 
 static void run_end(void)
 {
-	api.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
+	if (tls_pushed) {
+		api.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
+		tls_pushed = 0;
+		atomic_fetch_sub(&cupti.pushing, 1);
+	}
+	ggmlviz__gpu_window_unit_end(0);
 }
 
 /* ---- subscription ---- */
 
-/* CUPTI's callbacks: only its fatal error, after which it has detached itself. */
+/* On the thread of a CUDA call's exit: CUPTI detached there, as its header advises. */
+static void finalize_here(void)
+{
+	CUptiResult rc = api.finalize();
+
+	atomic_store(&cupti.finalize_rc, (int)rc);
+	atomic_store(&cupti.finalized, 1);
+	wake();
+}
+
+/*
+ * CUPTI's callbacks: its fatal error, after which it has detached itself;
+ * and, while a window's detach waits for one, the exit of a CUDA call.
+ */
 static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
 {
-	(void)user, (void)data;
+	const CUpti_CallbackData *call = data;
+	int want = 1;
+
+	(void)user;
 	if (domain == CUPTI_CB_DOMAIN_STATE && cbid == CUPTI_CBID_STATE_FATAL_ERROR)
 		atomic_store(&cupti.fatal, 1);
+	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+	    call && call->callbackSite == CUPTI_API_EXIT &&
+	    atomic_compare_exchange_strong(&cupti.finalize_wanted, &want, 0))
+		finalize_here();
 }
 
 static CUptiResult subscribe(char *why, size_t size)
@@ -466,9 +352,8 @@ static void disable_all(void)
 
 static CUptiResult enable_all(char *why, size_t size)
 {
-	CUptiResult rc = api.register_callbacks(ggmlviz__cupti_on_request, on_complete);
+	CUptiResult rc = CUPTI_SUCCESS;
 
-	cupti.api_mode = (int)api_mode();
 	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof kinds / sizeof *kinds; i++)
 		rc = api.enable(kinds[i]);
 	if (rc == CUPTI_SUCCESS)
@@ -486,31 +371,210 @@ static void unsubscribe(void)
 	cupti.subscribed = 0;
 }
 
-/* ---- the session's side ---- */
+/*
+ * Attaches: subscribed, the buffers' callbacks given, every kind enabled,
+ * a first clock point. 0, or -1 with why (nothing left enabled).
+ */
+static int attach(char *why, size_t size)
+{
+	CUptiResult rc;
+
+	if (subscribe(why, size) != CUPTI_SUCCESS)
+		return -1;
+	cupti.subscribed = cupti.ever = 1;
+	api.enable_callback(1, cupti.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
+	ggmlviz__gpu_clock_read(ggmlviz__cupti_now);
+	rc = api.register_callbacks(ggmlviz__cupti_on_request, ggmlviz__cupti_on_complete);
+	if (rc != CUPTI_SUCCESS)
+		ggmlviz__cupti_refused("take buffers", rc, why, size);
+	else
+		rc = enable_all(why, size);
+	if (rc != CUPTI_SUCCESS) {
+		unsubscribe();
+		return -1;
+	}
+	atomic_store(&cupti.tagging, 1);
+	return 0;
+}
+
+/* ---- sampled windows: detach and attach again, on the flush thread ---- */
+
+static void said_on_detach(const char *what, CUptiResult rc)
+{
+	snprintf(cupti.detach_note, sizeof cupti.detach_note, "; %s (%s): kept attached with its "
+		 "kinds off between windows", what, ggmlviz__cupti_error(rc));
+}
 
 /*
- * GGML_VIZ_CUPTI_LOG=FILE: a line for each kernel, copy and set as CUPTI
- * delivered it ("K|C correlation start end stream device name", CUPTI's
- * own nanoseconds), and one for each external correlation record
- * ("E correlation external-id external-kind"), for comparing a trace with CUPTI's raw records
- * (bench/gpu-check.sh) or reporting a GPU's records as they came. Asked
- * for by the environment only: a debugging aid, not a setting.
+ * cuptiFinalize() at the exit of the program's next CUDA call, or from
+ * here when none comes in time (no work is in flight then); 0, or -1 when
+ * CUPTI refused (then still attached).
  */
-static void open_raw_log(void)
+static int finalize(void)
 {
-	const char *path = getenv("GGML_VIZ_CUPTI_LOG");
+	uint64_t until = ggmlviz__now_ns() + FINALIZE_WAIT_NS;
+	int want = 1;
 
-	if (cupti.raw)
-		fclose(cupti.raw);
-	cupti.raw = path && *path ? fopen(path, "w") : NULL;
+	atomic_store(&cupti.finalized, 0);
+	atomic_store(&cupti.finalize_wanted, 1);
+	if (api.enable_domain) {
+		api.enable_domain(1, cupti.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+		api.enable_domain(1, cupti.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+		while (!atomic_load(&cupti.finalized) && ggmlviz__now_ns() < until &&
+		       !atomic_load(&cupti.stopping)) {
+			uint32_t token = ggmlviz__bell_token(&cupti.bell);
+			if (!atomic_load(&cupti.finalized))
+				ggmlviz__bell_wait(&cupti.bell, token, 10000000u);
+		}
+	}
+	if (atomic_compare_exchange_strong(&cupti.finalize_wanted, &want, 0))
+		finalize_here(); /* no CUDA call came: from here */
+	while (!atomic_load(&cupti.finalized))
+		nap(100000u); /* a callback is finalizing now */
+	if (atomic_load(&cupti.finalize_rc) == CUPTI_SUCCESS)
+		return 0;
+	if (api.enable_domain) {
+		api.enable_domain(0, cupti.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+		api.enable_domain(0, cupti.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	}
+	said_on_detach("CUPTI would not detach", (CUptiResult)atomic_load(&cupti.finalize_rc));
+	return -1;
 }
 
-static void close_raw_log(void)
+/*
+ * The end of a window: no run is tagged any more, and once the tagged ones
+ * ended and the GPU ran their work, every kind is disabled, every buffer
+ * handed over and written, and CUPTI detached. 1 when it was (finalized),
+ * 0 when it stays attached with its kinds off, -1 when the stop came first
+ * (it finishes the job).
+ */
+static int detach(void)
 {
-	if (cupti.raw)
-		fclose(cupti.raw);
-	cupti.raw = NULL;
+	atomic_store(&cupti.tagging, 0);
+	while (atomic_load(&cupti.pushing))
+		if (atomic_load(&cupti.stopping))
+			return -1;
+		else
+			nap(100000u);
+	nap(SETTLE_NS);
+	disable_all();
+	api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	ggmlviz__cupti_quiesce();
+	ggmlviz__gpu_clock_read(ggmlviz__cupti_now);
+	ggmlviz__gpu_settle(GGMLVIZ__GPU_FINAL);
+	if (cupti.way == DETACH_KINDS_OFF)
+		return 0;
+	if (!api.finalize) {
+		cupti.way = DETACH_KINDS_OFF;
+		said_on_detach("this CUPTI has no cuptiFinalize", CUPTI_ERROR_NOT_SUPPORTED);
+		return 0;
+	}
+	if (finalize() < 0) {
+		cupti.way = DETACH_KINDS_OFF;
+		return 0;
+	}
+	cupti.subscribed = 0;
+	ggmlviz__cupti_pool_reclaim(); /* CUPTI holds none of them any more */
+	return 1;
 }
+
+/* The next window: attached again (kinds on again, where it stayed attached). */
+static void attach_again(void)
+{
+	char why[320] = "", label[480];
+	int ok;
+
+	if (cupti.subscribed) {
+		ok = enable_all(why, sizeof why) == CUPTI_SUCCESS;
+		if (ok)
+			atomic_store(&cupti.tagging, 1);
+	} else {
+		ok = attach(why, sizeof why) == 0;
+	}
+	if (ok) {
+		ggmlviz__gpu_clock_read(ggmlviz__cupti_now);
+		ggmlviz__gpu_window_attached(1);
+		return;
+	}
+	snprintf(label, sizeof label, "CUPTI could not attach again for the next window: %s; no "
+		 "kernel is recorded from here on", why);
+	ggmlviz__emit_meta_gpu(0, 0, 0, label);
+	ggmlviz__gpu_window_attached(0);
+}
+
+/* What a window asks of this thread, done; 1 when there was something. */
+static int serve_window(void)
+{
+	int finalized;
+
+	switch (ggmlviz__gpu_window_want()) {
+	case GGMLVIZ__GPU_WANT_DETACH:
+		if ((finalized = detach()) >= 0)
+			ggmlviz__gpu_window_detached(finalized);
+		return 1;
+	case GGMLVIZ__GPU_WANT_ATTACH:
+		attach_again();
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the flush thread ---- */
+
+static void *flusher_main(void *arg)
+{
+	uint64_t runs_seen = atomic_load(&ggmlviz__state.gpu_runs);
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "ggmlviz-cupti");
+	while (!atomic_load(&cupti.stopping) && !atomic_load(&cupti.fatal)) {
+		uint64_t runs = atomic_load(&ggmlviz__state.gpu_runs);
+		uint32_t token = ggmlviz__bell_token(&cupti.bell);
+
+		if (serve_window())
+			continue;
+		if (!atomic_load(&cupti.stopping))
+			ggmlviz__bell_wait(&cupti.bell, token,
+					   !cupti.subscribed ? DETACHED_NS
+					   : runs != runs_seen ? PASS_NS : IDLE_PASS_NS);
+		runs_seen = runs;
+		if (atomic_load(&cupti.stopping) || atomic_load(&cupti.fatal))
+			break;
+		if (!cupti.subscribed)
+			continue; /* detached: a call would attach CUPTI again */
+		api.flush_all(0);
+		ggmlviz__gpu_clock_read(ggmlviz__cupti_now);
+		ggmlviz__gpu_settle(GGMLVIZ__GPU_PASS);
+	}
+	return NULL;
+}
+
+static int start_flusher(void)
+{
+	sigset_t all, old;
+	int rc;
+
+	atomic_store(&cupti.stopping, 0);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&cupti.flusher, NULL, flusher_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	cupti.flushing = rc == 0;
+	return rc == 0 ? 0 : -1;
+}
+
+static void stop_flusher(void)
+{
+	if (!cupti.flushing)
+		return;
+	atomic_store(&cupti.stopping, 1);
+	wake();
+	pthread_join(cupti.flusher, NULL);
+	cupti.flushing = 0;
+}
+
+/* ---- the session's side ---- */
 
 static int cupti_available(const char *path, char *why, size_t size)
 {
@@ -528,79 +592,113 @@ static int cupti_available(const char *path, char *why, size_t size)
  */
 static int give_up(int rc)
 {
+	ggmlviz__cupti_records_close();
 	if (!cupti.ever)
 		ggmlviz__cupti_unload();
 	return rc;
 }
 
-static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
+/* How kernels are recorded, in words, for the trace's META GPU. */
+static void say_how(const struct ggmlviz__gpu_how *how, char *what, size_t size)
+{
+	int n = snprintf(what, size, "recorded through CUPTI (API version %u, %s): kernels, memory "
+			 "copies and sets, %zu MiB of buffers, flushed every %llu ms",
+			 ggmlviz__cupti_version, ggmlviz__cupti_path,
+			 (size_t)(how->buffer_bytes >> 20), (unsigned long long)(PASS_NS / 1000000));
+
+	if (ggmlviz__gpu_window_on() && n > 0 && (size_t)n < size)
+		snprintf(what + n, size - (size_t)n, "; in windows of %u steps of every %u "
+			 "(GGML_VIZ_GPU_SAMPLE), each after a warm-up step, CUPTI detached between "
+			 "them", how->sample_k, how->sample_n);
+}
+
+static int cupti_start(const struct ggmlviz__gpu_how *how, char *what, size_t size)
 {
 	int rc;
 
-	if ((rc = ggmlviz__cupti_load(path, what, size)) < 0)
+	if ((rc = ggmlviz__cupti_load(how->path, what, size)) < 0)
 		return give_up(rc);
-	if (ggmlviz__cupti_pool_make(buffer_bytes) < 0) {
+	if (ggmlviz__cupti_pool_make(how->buffer_bytes) < 0) {
 		snprintf(what, size, "not recorded: no memory for CUPTI's buffers");
 		return give_up(-1);
 	}
 	ggmlviz__gpu_sink_reset();
 	atomic_store(&cupti.fatal, 0);
-	atomic_store(&cupti.api_records, 0);
-	atomic_store(&cupti.correlations, 0);
 	atomic_store(&cupti.refused, 0);
+	atomic_store(&cupti.pushing, 0);
+	cupti.api_mode = (int)api_mode();
+	cupti.way = DETACH_FINALIZE;
+	cupti.detach_note[0] = '\0';
+	ggmlviz__gpu_window_reset(how->sample_k, how->sample_n, wake);
+	ggmlviz__cupti_records_open();
 	what[0] = '\0';
-	if (subscribe(what, size) != CUPTI_SUCCESS)
+	if (attach(what, size) < 0)
 		return give_up(-1);
-	cupti.subscribed = cupti.ever = 1;
-	api.enable_callback(1, cupti.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
-	ggmlviz__gpu_clock_read(cupti_now);
-	open_raw_log();
-	if (enable_all(what, size) != CUPTI_SUCCESS || start_flusher() < 0) {
-		if (!what[0])
-			snprintf(what, size, "not recorded: no thread could be made to flush CUPTI");
+	if (start_flusher() < 0) {
+		snprintf(what, size, "not recorded: no thread could be made to flush CUPTI");
+		atomic_store(&cupti.tagging, 0);
 		disable_all();
 		unsubscribe();
-		close_raw_log();
-		return -1;
+		return give_up(-1);
 	}
+	cupti.session = 1;
+	ggmlviz__gpu_window_attached(1);
 	atomic_store_explicit(&ggmlviz__state.gpu_run_end, run_end, memory_order_release);
 	atomic_store_explicit(&ggmlviz__state.gpu_run_begin, run_begin, memory_order_release);
-	snprintf(what, size, "recorded through CUPTI (API version %u, %s): kernels, memory copies and "
-		 "sets, %zu MiB of buffers, flushed every %llu ms", ggmlviz__cupti_version,
-		 ggmlviz__cupti_path, (size_t)(buffer_bytes >> 20),
-		 (unsigned long long)(PASS_NS / 1000000));
+	say_how(how, what, size);
 	return 0;
 }
 
 /* CUPTI's side of the correlation, for the session's last word. */
 static void say_correlation(char *said, size_t size)
 {
-	int n = snprintf(said, size, "; CUPTI's correlation: %llu API records (%s), %llu of them "
-			 "tied to a run", (unsigned long long)atomic_load(&cupti.api_records),
-			 api_mode_names[cupti.api_mode],
-			 (unsigned long long)atomic_load(&cupti.correlations));
+	struct ggmlviz__cupti_records r;
+	int n;
 
+	ggmlviz__cupti_records_counts(&r);
+	n = snprintf(said, size, "; CUPTI's correlation: %llu API records (%s), %llu of them tied "
+		     "to a run", (unsigned long long)r.api_records, api_mode_names[cupti.api_mode],
+		     (unsigned long long)r.correlations);
 	if (atomic_load(&cupti.refused) && n > 0 && (size_t)n < size)
-		snprintf(said + n, size - (size_t)n, ", %llu runs' ids refused (CUPTI error %d)",
-			 (unsigned long long)atomic_load(&cupti.refused), atomic_load(&cupti.refused_rc));
+		n += snprintf(said + n, size - (size_t)n, ", %llu runs' ids refused (CUPTI error %d)",
+			      (unsigned long long)atomic_load(&cupti.refused),
+			      atomic_load(&cupti.refused_rc));
+	if (r.cut && n > 0 && (size_t)n < size)
+		n += snprintf(said + n, size - (size_t)n, "; %llu buffers read up to a record CUPTI "
+			      "called incomplete or invalid, the records after it lost",
+			      (unsigned long long)r.cut);
+	if (n > 0 && (size_t)n < size)
+		snprintf(said + n, size - (size_t)n, "%s", cupti.detach_note);
 }
 
 static void cupti_stop(char *said, size_t size)
 {
-	if (!cupti.subscribed)
+	if (!cupti.session)
 		return;
 	/* runs begun now push nothing; a run still open pops through run_end */
 	atomic_store_explicit(&ggmlviz__state.gpu_run_begin, NULL, memory_order_release);
+	atomic_store(&cupti.tagging, 0);
 	stop_flusher();
-	if (!atomic_load(&cupti.fatal)) {
+	if (cupti.subscribed && !atomic_load(&cupti.fatal)) {
 		disable_all();
 		api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); /* every buffer, through on_complete */
-		quiesce();
+		ggmlviz__cupti_quiesce();
 	}
 	ggmlviz__gpu_settle(GGMLVIZ__GPU_FINAL);
-	unsubscribe();
-	close_raw_log();
+	if (cupti.subscribed)
+		unsubscribe();
+	ggmlviz__cupti_records_close();
+	cupti.session = 0;
 	say_correlation(said, size);
+}
+
+static void cupti_after_fork_child(void)
+{
+	cupti.session = cupti.subscribed = cupti.flushing = 0;
+	atomic_store(&cupti.tagging, 0);
+	atomic_store(&cupti.pushing, 0);
+	tls_pushed = 0; /* the forking thread's run pops nothing here */
+	ggmlviz__cupti_records_forget();
 }
 
 #else /* !HAVE_CUPTI */
@@ -613,10 +711,9 @@ static int cupti_available(const char *path, char *why, size_t size)
 	return -2;
 }
 
-static int cupti_start(uint64_t buffer_bytes, const char *path, char *what, size_t size)
+static int cupti_start(const struct ggmlviz__gpu_how *how, char *what, size_t size)
 {
-	(void)buffer_bytes;
-	return cupti_available(path, what, size);
+	return cupti_available(how->path, what, size);
 }
 
 static void cupti_stop(char *said, size_t size)
@@ -624,6 +721,11 @@ static void cupti_stop(char *said, size_t size)
 	(void)said, (void)size;
 }
 
+static void cupti_after_fork_child(void)
+{
+}
+
 #endif /* HAVE_CUPTI */
 
-const struct ggmlviz__gpu_profiler ggmlviz__cupti = { cupti_available, cupti_start, cupti_stop };
+const struct ggmlviz__gpu_profiler ggmlviz__cupti = { cupti_available, cupti_start, cupti_stop,
+						      cupti_after_fork_child };

@@ -1,11 +1,13 @@
 /*
  * NVIDIA's CUPTI as libggmlviz uses it, inside gpu/: the library loaded at
  * run time and what it says in words (cupti-lib.c), the activity buffers
- * handed to it (cupti-pool.c); the client on top of both (cupti.c).
- * Compiled only where CUPTI's headers were found (configure --with-cupti).
+ * handed to it (cupti-pool.c), the records it hands back (cupti-records.c);
+ * the client on top of them (cupti.c). Compiled only where CUPTI's headers
+ * were found (configure --with-cupti).
  *
  * Bottom to top: cupti-lib.c calls nothing of gpu/; cupti-pool.c reads
- * the version cupti-lib.c loaded; cupti.c calls both and the sink.
+ * the version cupti-lib.c loaded; cupti-records.c gives back to the pool
+ * and feeds the sink; cupti.c calls them all and the windows.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -47,6 +49,8 @@ struct ggmlviz__cupti_api {
 	CUptiResult (*enable_runtime_api)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*enable_driver_api)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *, void *);
+	CUptiResult (*finalize)(void);
+	CUptiResult (*enable_domain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
 };
 
 /* The loaded library's functions, version and path (set by ggmlviz__cupti_load). */
@@ -55,11 +59,17 @@ extern uint32_t ggmlviz__cupti_version;
 extern char ggmlviz__cupti_path[256];
 
 /*
- * Loads libcupti from path, or from where it usually is, once: a library
+ * Loads libcupti, once: from path, a list of candidates separated by ':'
+ * (GGML_VIZ_CUPTI), or from where it usually is (CUDA 13's, 12's, 11.8's
+ * where the dynamic loader finds them, then /usr/local/cuda's); the first
+ * that loads, has every function and is of a version this build reads
+ * is kept, the others closed again, so that a CUDA 12 build on a host that
+ * also has CUDA 13's CUPTI records through the one it can read. A library
  * that was subscribed to stays loaded (its threads run). 0; -1 with why
- * (it would not load, lacks a function, or is of a version this build
- * cannot read); -2 when none was found and none was named (a machine
- * without CUDA's tools: nothing worth saying unasked).
+ * (none would load, or each lacked a function or was of another version:
+ * the last one's reason, and how many were tried); -2 when none was found
+ * and none was named (a machine without CUDA's tools: nothing worth saying
+ * unasked).
  */
 int ggmlviz__cupti_load(const char *path, char *why, size_t size);
 
@@ -106,5 +116,52 @@ void ggmlviz__cupti_pool_give_back(uint8_t *buffer);
 /* Buffers CUPTI holds now, and those it got beyond the pool so far. */
 uint32_t ggmlviz__cupti_pool_held(void);
 uint64_t ggmlviz__cupti_pool_beyond(void);
+
+/*
+ * After cuptiFinalize(): CUPTI holds nothing any more (it destroyed what
+ * it had, and hands nothing back), so its buffers of the pool are free.
+ * One it got beyond the pool is lost (CUPTI before API version 27 only).
+ */
+void ggmlviz__cupti_pool_reclaim(void);
+
+/* ---- the records (cupti-records.c) ---- */
+
+/* CUPTI's clock now (cuptiGetTimestamp): 0 and ns, or -1. */
+int ggmlviz__cupti_now(uint64_t *ns);
+
+/*
+ * CUPTI's completion callback: a buffer handed back, on CUPTI's thread or
+ * the one that flushed, maybe two at once, maybe after the stop (then
+ * counted and left out).
+ */
+void CUPTIAPI ggmlviz__cupti_on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+					 size_t size, size_t valid);
+
+/*
+ * After a forced flush: until no buffer has been handed back for 20 ms
+ * and none is being read (at most half a second), since CUPTI's own
+ * thread may have taken a full buffer out of its lists before the flush
+ * and hand it over after it.
+ */
+void ggmlviz__cupti_quiesce(void);
+
+/* A session's buffers are read from now on; GGML_VIZ_CUPTI_LOG opened; the counts zeroed. */
+void ggmlviz__cupti_records_open(void);
+
+/* Buffers are read no more (one being read finishes first); the log closed. */
+void ggmlviz__cupti_records_close(void);
+
+/* What the buffers held, for the session's last word. */
+struct ggmlviz__cupti_records {
+	uint64_t api_records;  /* RUNTIME and DRIVER records */
+	uint64_t correlations; /* external correlation records of libggmlviz's runs */
+	uint64_t cut;          /* buffers read up to a record CUPTI called invalid, the rest lost */
+	uint64_t late;         /* buffers handed back after the stop, left out */
+};
+
+void ggmlviz__cupti_records_counts(struct ggmlviz__cupti_records *out);
+
+/* In a child after fork(): the parent's log and lock forgotten, never touched. */
+void ggmlviz__cupti_records_forget(void);
 
 #endif /* GGMLVIZ_CUPTI_H */

@@ -34,6 +34,9 @@
 #define RATE_SPAN_NS 1000000000ull     /* points this far apart measure the clocks' rates */
 #define ANCHOR_NS 30000000000ull       /* the rate's older point is 30 to 60 s old, once it can be */
 #define SAME_RATE 2e-6                 /* rates closer than this are the same clock's */
+#define RECENT 16u                     /* points kept to convert kernels by: a power of two */
+#define STEP_NS 1000000                /* a point this far off the others' line: a clock stepped */
+#define STEP_PPM 1000                  /* ... plus this much of the time since (NTP slews 500 at most) */
 
 /* A GPU clock point and the trace's clock read with it. */
 struct point {
@@ -50,7 +53,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
 	struct point anchor, next_anchor, newest;
+	struct point recent[RECENT]; /* the newest points, to convert each kernel by its nearest */
 	int points;
+	uint64_t steps;  /* clock steps seen: the anchors restarted */
 	double rate;     /* trace ns per GPU ns, where the two clocks run apart; else 1 exactly */
 	struct { uint32_t correlation; uint64_t run; } map[MAP_SLOTS];
 	struct waiting *waiting;
@@ -70,7 +75,41 @@ void ggmlviz__gpu_sink_reset(void)
 	pthread_mutex_unlock(&lock);
 }
 
+void ggmlviz__gpu_sink_forget(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	lock = fresh;
+	memset(&sink, 0, sizeof sink); /* the parent's names and queue: not freed here */
+	sink.rate = 1.0;
+}
+
 /* ---- the clock ---- */
+
+/* Where the trace's clock would be at p's GPU time, by the newest point and the rate. */
+static int64_t off_the_line(struct point p)
+{
+	int64_t d = (int64_t)(p.gpu - sink.newest.gpu);
+	double predicted = (double)sink.newest.trace + (double)d * sink.rate;
+
+	return (int64_t)((double)p.trace - predicted);
+}
+
+/*
+ * A step of a clock (CUPTI's is CLOCK_REALTIME: NTP stepping it, a VM
+ * resumed, the date set): p is off the line of the points before it by
+ * more than a slew could make it.
+ */
+static int stepped(struct point p)
+{
+	int64_t off = off_the_line(p), d = (int64_t)(p.gpu - sink.newest.gpu);
+
+	if (off < 0)
+		off = -off;
+	if (d < 0)
+		d = -d;
+	return off > STEP_NS + d / 1000000 * STEP_PPM;
+}
 
 /*
  * The rate between the two clocks over the last 30 to 60 s (once there is
@@ -78,12 +117,19 @@ void ggmlviz__gpu_sink_reset(void)
  * on Linux is CLOCK_REALTIME, which NTP slews exactly as the trace's
  * CLOCK_MONOTONIC: the rate is then 1, and kept 1 exactly, so that a
  * kernel's time is the GPU's to the nanosecond. Under WSL, CUPTI reads
- * CLOCK_MONOTONIC_RAW, which runs apart by NTP's correction: measured.
+ * CLOCK_MONOTONIC_RAW, which runs apart by NTP's correction: measured. A
+ * step restarts the anchors at once, the rate kept as it was: measured
+ * across a step, a rate would stretch every kernel by it for a minute.
  */
 static void add_point(uint64_t gpu_ns, uint64_t trace_ns)
 {
 	struct point p = { gpu_ns, trace_ns };
 
+	sink.recent[(uint32_t)sink.points % RECENT] = p;
+	if (sink.points && stepped(p)) {
+		sink.steps++;
+		sink.anchor = sink.next_anchor = p;
+	}
 	if (!sink.points++)
 		sink.anchor = sink.next_anchor = p;
 	if (gpu_ns >= sink.next_anchor.gpu + ANCHOR_NS) {
@@ -123,19 +169,39 @@ int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns))
 }
 
 /*
- * In integers: a GPU time is about 1.8e18 ns since the epoch, where a
- * double's step is 256 ns, so only the distance from the newest point is
- * ever scaled, and only where the clocks run apart.
+ * The kept point nearest to gpu_ns in GPU time: a kernel that ran before
+ * a step of the clock and was delivered after it is converted by the
+ * points of its side of the step (a step of a second, forward or back,
+ * leaves the two sides far apart in GPU time).
  */
-static uint64_t trace_of(uint64_t gpu_ns)
+static struct point nearest(uint64_t gpu_ns)
 {
-	int64_t d = (int64_t)(gpu_ns - sink.newest.gpu);
+	uint32_t n = (uint32_t)sink.points < RECENT ? (uint32_t)sink.points : RECENT;
+	struct point best = sink.newest;
+	uint64_t best_d = UINT64_MAX;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t g = sink.recent[i].gpu, d = g > gpu_ns ? g - gpu_ns : gpu_ns - g;
+		if (d < best_d)
+			best_d = d, best = sink.recent[i];
+	}
+	return best;
+}
+
+/*
+ * In integers: a GPU time is about 1.8e18 ns since the epoch, where a
+ * double's step is 256 ns, so only the distance from a point is ever
+ * scaled, and only where the clocks run apart.
+ */
+static uint64_t trace_of(uint64_t gpu_ns, struct point base)
+{
+	int64_t d = (int64_t)(gpu_ns - base.gpu);
 
 	if (sink.rate != 1.0) {
 		double x = (double)d * sink.rate;
 		d = (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
 	}
-	return (uint64_t)((int64_t)sink.newest.trace + d);
+	return (uint64_t)((int64_t)base.trace + d);
 }
 
 uint64_t ggmlviz__gpu_trace_ns(uint64_t gpu_ns)
@@ -143,7 +209,7 @@ uint64_t ggmlviz__gpu_trace_ns(uint64_t gpu_ns)
 	uint64_t t;
 
 	pthread_mutex_lock(&lock);
-	t = trace_of(gpu_ns);
+	t = trace_of(gpu_ns, nearest(gpu_ns));
 	pthread_mutex_unlock(&lock);
 	return t;
 }
@@ -191,8 +257,9 @@ static uint32_t track_of(const struct ggmlviz__gpu_launch *k)
  */
 static void record(const struct ggmlviz__gpu_launch *k, uint64_t run)
 {
-	uint64_t start = trace_of(k->start);
-	uint64_t end = k->end > k->start ? trace_of(k->end) : start;
+	struct point base = nearest(k->start);
+	uint64_t start = trace_of(k->start, base);
+	uint64_t end = k->end > k->start ? trace_of(k->end, base) : start;
 	struct ggmlviz__kernel_rec rec = { end > start ? end - start : 0, run, k->correlation,
 					   k->stream, k->device };
 
@@ -331,5 +398,6 @@ void ggmlviz__gpu_counts(struct ggmlviz__gpu_counts *out)
 	pthread_mutex_lock(&lock);
 	*out = sink.counts;
 	out->waiting = sink.n_waiting;
+	out->clock_steps = sink.steps;
 	pthread_mutex_unlock(&lock);
 }

@@ -143,7 +143,7 @@ static int tracer_writes_kind(uint32_t kind)
 {
 	return kind == GGMLVIZ_META_PROCESS || kind == GGMLVIZ_META_DROPPED ||
 	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU ||
-	       kind == GGMLVIZ_META_SHARES;
+	       kind == GGMLVIZ_META_SHARES || kind == GGMLVIZ_META_GPU_WINDOW;
 }
 
 static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
@@ -174,6 +174,12 @@ void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_o
 			    const char *label)
 {
 	emit_meta(GGMLVIZ_META_GPU, kernels, recorded, left_out, label);
+}
+
+void ggmlviz__emit_meta_gpu_window(uint64_t window, uint64_t state, uint64_t sample,
+				   const char *label)
+{
+	emit_meta(GGMLVIZ_META_GPU_WINDOW, window, state, sample, label);
 }
 
 void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label)

@@ -81,6 +81,7 @@ struct run {
 	uint64_t session;
 	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
+	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	struct kept kept[KEPT_RUNS];
 	const struct kept *again;        /* the kept run of the open run's graph id, if any */
@@ -174,6 +175,7 @@ static void run_reset(struct run *r)
 	r->cpu_timed = r->cpu_hint = 0;
 	r->open = 0;
 	r->run_id = 0;
+	r->gpu_hooked = 0;
 	r->graph_id = 0;
 	r->again = NULL;
 	r->set = NULL;
@@ -191,18 +193,21 @@ static struct ggmlviz__split split_of(const struct run *r)
 
 /* ---- GPU runs: their launches tagged with the run's id (gpu/ hooks) ---- */
 
-/* A new run's id, its launches tagged from now on; 0 when kernels are not recorded. */
-static uint64_t gpu_run_begin(void)
+/*
+ * A new run's id, its launches tagged from now on; 0 when kernels are not
+ * recorded now (none, or outside a sampled window: an untraced GPU run).
+ */
+static uint64_t gpu_run_begin(struct run *r)
 {
-	void (*begin)(uint64_t) = atomic_load_explicit(&ggmlviz__state.gpu_run_begin,
-						       memory_order_acquire);
+	int (*begin)(uint64_t) = atomic_load_explicit(&ggmlviz__state.gpu_run_begin,
+						      memory_order_acquire);
 	uint64_t id;
 
 	if (!begin)
 		return 0;
 	id = atomic_fetch_add_explicit(&ggmlviz__state.gpu_runs, 1, memory_order_relaxed) + 1;
-	begin(id);
-	return id;
+	r->gpu_hooked = 1;
+	return begin(id) ? id : 0;
 }
 
 static void gpu_run_end(void)
@@ -528,7 +533,7 @@ static void run_close(struct run *r)
 	struct ggmlviz__split s = split_of(r);
 	uint64_t end;
 
-	if (r->run_id)
+	if (r->gpu_hooked)
 		gpu_run_end(); /* every run's tag is taken off, whatever happens to the run */
 	if (r->session != session) {
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
@@ -589,7 +594,7 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
 	r->staged = ggmlviz__unit_staged();
 	r->open = 1;
-	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin();
+	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin(r);
 	r->graph_id = tls_graph_id;
 	r->again = kept_again(r);
 	tls_graph_id = 0;

@@ -82,6 +82,8 @@ void ggmlviz__unit_begin(void);
 void ggmlviz__unit_end(void);
 /* Whether the calling thread's current unit has its ops timed one by one. */
 int ggmlviz__unit_sampled(void);
+/* Whether a step or graph is open on the calling thread. */
+int ggmlviz__unit_open(void);
 /*
  * Rolling mode (base.h): whether the calling thread's runs are held now
  * (stage.c), a unit being open.
@@ -228,6 +230,14 @@ void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const cha
  */
 void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,
 			    const char *label);
+
+/*
+ * A META GPU_WINDOW record from the calling thread (gpu/window.c): the
+ * state (enum ggmlviz_gpu_window) of the units that begin from here on,
+ * in window `window`; sample = K << 32 | N.
+ */
+void ggmlviz__emit_meta_gpu_window(uint64_t window, uint64_t state, uint64_t sample,
+				   const char *label);
 
 /* THREAD_FREE for the calling thread, if thread tracking is on (the thread-exit hook). */
 void ggmlviz__emit_thread_free(void);

@@ -60,6 +60,11 @@ int ggmlviz__unit_sampled(void)
 	return unit.session != session || !unit.out;
 }
 
+int ggmlviz__unit_open(void)
+{
+	return unit_now()->depth > 0;
+}
+
 int ggmlviz__unit_staged(void)
 {
 	return ggmlviz__state.rolling && unit_now()->depth > 0;

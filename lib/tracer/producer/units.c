@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
+
 #include "tracer/producer/emit.h"
 #include "tracer/producer/producer.h"
 
@@ -50,9 +52,13 @@ void ggmlviz_step_begin(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, 
 {
 	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, 0 };
 
+	void (*gpu)(void);
+
 	if (!(ggmlviz__mask_now() & GGMLVIZ__ACTIVE))
 		return;
 	ggmlviz__unit_begin();
+	if ((gpu = atomic_load_explicit(&ggmlviz__state.gpu_step_begin, memory_order_acquire)))
+		gpu(); /* its window's state, said before its record */
 	ggmlviz__emit_step_at(0, GGMLVIZ_EVENT_STEP_BEGIN, &s, label);
 }
 
@@ -61,9 +67,13 @@ void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, ui
 {
 	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, status };
 
+	void (*gpu)(void);
+
 	(void)ggmlviz__unit_closing(); /* its held runs before its end */
 	ggmlviz__emit_step_at(0, GGMLVIZ_EVENT_STEP_END, &s, label);
 	ggmlviz__unit_end();
+	if ((gpu = atomic_load_explicit(&ggmlviz__state.gpu_step_end, memory_order_acquire)))
+		gpu();
 }
 
 int ggmlviz_ops_timing(void)

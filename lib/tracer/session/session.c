@@ -78,6 +78,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	ggmlviz__mask_set(0);
+	ggmlviz__gpu_after_fork_child();
 	ggmlviz__crash_forget();
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);

@@ -19,6 +19,8 @@ int ggmlviz__buffer_events_ok(uint64_t n);
 int ggmlviz__flush_ms_ok(uint64_t ms);
 /* gpu_buffer_kib (GGML_VIZ_GPU_BUFFER): 0 (the default), or 256 to 1048576. */
 int ggmlviz__gpu_buffer_ok(uint64_t kib);
+/* Whether k and n are 0 and 0 (every step's kernels) or 1 <= k <= n <= 65535 (GGML_VIZ_GPU_SAMPLE). */
+int ggmlviz__gpu_sample_ok(uint64_t k, uint64_t n);
 /* The most events a ring may grow to: buffer_events_max, or its default for 0. */
 uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg);
 /* Range checks of a config given to ggmlviz_start(); 0 or -EINVAL (said to sink). */

@@ -24,7 +24,7 @@
 #define DEFAULT_FLUSH_MS 100u
 
 enum var_kind { VAR_BOOL, VAR_OFF, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
-		VAR_THREADS, VAR_GPU, VAR_US };
+		VAR_THREADS, VAR_GPU, VAR_US, VAR_SAMPLE };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -51,6 +51,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_CRASH_HANDLER", VAR_BOOL, offsetof(struct ggmlviz_config, crash_handler) },
 	{ "GGML_VIZ_ANONYMIZE", VAR_BOOL, offsetof(struct ggmlviz_config, anonymize) },
 	{ "GGML_VIZ_GPU_KERNELS", VAR_GPU, offsetof(struct ggmlviz_config, gpu_kernels) },
+	{ "GGML_VIZ_GPU_SAMPLE", VAR_SAMPLE, offsetof(struct ggmlviz_config, gpu_sample_k) },
 	{ "GGML_VIZ_GPU_BUFFER", VAR_KIB, offsetof(struct ggmlviz_config, gpu_buffer_kib) },
 	{ "GGML_VIZ_CUPTI", VAR_PATH, offsetof(struct ggmlviz_config, cupti_path) },
 	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
@@ -128,6 +129,29 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int ggmlviz__gpu_sample_ok(uint64_t k, uint64_t n)
+{
+	return (k == 0 && n == 0) || (k >= 1 && k <= n && n <= UINT16_MAX);
+}
+
+/* "K/N", K steps of every N (GGML_VIZ_GPU_SAMPLE), into k and n. */
+static int parse_sample(const char *s, uint16_t *k, uint16_t *n)
+{
+	const char *slash = strchr(s, '/');
+	char first[24];
+	uint64_t a, b;
+
+	if (!slash || (size_t)(slash - s) >= sizeof first)
+		return -EINVAL;
+	memcpy(first, s, (size_t)(slash - s));
+	first[slash - s] = '\0';
+	if (parse_u64(first, &a) < 0 || parse_u64(slash + 1, &b) < 0 || !a ||
+	    !ggmlviz__gpu_sample_ok(a, b))
+		return -EINVAL;
+	*k = (uint16_t)a, *n = (uint16_t)b;
+	return 0;
+}
+
 int ggmlviz__buffer_events_ok(uint64_t n)
 {
 	return n >= GGMLVIZ__MIN_BUFFER_EVENTS && n <= GGMLVIZ__MAX_BUFFER_EVENTS && !(n & (n - 1));
@@ -184,6 +208,8 @@ static const char *expected(enum var_kind kind)
 		return "is not 0 (the default) or a number of KiB from 256 to 1048576";
 	case VAR_THREADS:
 		return "is not 0 (off, the default) or a number of threads from 1 to 1024";
+	case VAR_SAMPLE:
+		return "is not K/N, the kernels of K steps of every N recorded, 1 <= K <= N <= 65535";
 	}
 	return "is invalid";
 }
@@ -239,6 +265,8 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 			return -EINVAL;
 		memcpy(field, &s, sizeof s);
 		return 0;
+	case VAR_SAMPLE:
+		return parse_sample(s, &cfg->gpu_sample_k, &cfg->gpu_sample_n);
 	}
 	return -EINVAL;
 }
@@ -285,6 +313,12 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	case VAR_PATH:
 		memcpy(&s, field, sizeof s);
 		snprintf(buf, size, "\"%s\"", s ? s : "");
+		return;
+	case VAR_SAMPLE:
+		if (cfg->gpu_sample_k < cfg->gpu_sample_n)
+			snprintf(buf, size, "%u/%u", cfg->gpu_sample_k, cfg->gpu_sample_n);
+		else
+			snprintf(buf, size, "every step's kernels");
 		return;
 	}
 	snprintf(buf, size, "%" PRIu64, n);
@@ -333,8 +367,6 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
 {
-	if (cfg->reserved2_u32)
-		return 0;
 	for (size_t i = 0; i < sizeof cfg->reserved / sizeof cfg->reserved[0]; i++)
 		if (cfg->reserved[i])
 			return 0;
@@ -366,6 +398,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "gpu_buffer_kib is neither 0 nor from 256 to 1048576";
 	else if (cfg->peak_threads > GGMLVIZ__PEAK_MAX_THREADS)
 		what = "peak_threads is not from 0 to 1024";
+	else if (!ggmlviz__gpu_sample_ok(cfg->gpu_sample_k, cfg->gpu_sample_n))
+		what = "gpu_sample_k and gpu_sample_n are neither 0 and 0 nor 1 <= k <= n";
 	else if (!reserved_zero(cfg))
 		what = "reserved is not all zero (fill the config with ggmlviz_config_init())";
 	if (!what)
