@@ -71,6 +71,7 @@ static struct {
 	int late_started;
 	pthread_t late_thread;
 	pthread_cond_t late_cond;
+	pid_t pid;            /* of the process that loaded it: a forked child's calls abort */
 	uint32_t version;
 	CUptiResult refuse;
 	const char *holder;
@@ -124,6 +125,11 @@ static void alive(const char *fn)
 {
 	if (S.torn_down) {
 		fprintf(stderr, "cupti-standin: %s called after CUPTI was torn down at exit\n", fn);
+		abort();
+	}
+	if (getpid() != S.pid) {
+		fprintf(stderr, "cupti-standin: %s called in a child of fork(), whose CUPTI is the "
+				"parent's\n", fn);
 		abort();
 	}
 	if (!__atomic_load_n(&S.attached, __ATOMIC_ACQUIRE)) {
@@ -488,7 +494,7 @@ static struct buf *take(enum handover how)
 		log_buffer(b);
 		S.counts.buffers_held--;
 		S.counts.delivered++;
-		if (how == FORCED && S.late && !S.late_buf && b->records) {
+		if (how == FORCED && S.late && !S.late_buf && b->records && b->slot < 0) {
 			S.late_buf = b; /* its own thread took it out first: handed over later */
 			return take(how);
 		}
@@ -521,11 +527,13 @@ static void *late_main(void *arg)
 	pthread_mutex_lock(&S.lock);
 	complete = S.complete;
 	S.slow = b->p;
-	S.late_started = 1;
-	pthread_cond_broadcast(&S.late_cond);
 	pthread_mutex_unlock(&S.lock);
 	if (complete)
-		complete(NULL, 0, b->p, b->size, b->used);
+		complete(NULL, 0, b->p, b->size, b->used); /* its first read says it began */
+	pthread_mutex_lock(&S.lock);
+	S.late_started = 1; /* also when the client read nothing of it */
+	pthread_cond_broadcast(&S.late_cond);
+	pthread_mutex_unlock(&S.lock);
 	pthread_mutex_lock(&S.lock);
 	S.slow = NULL;
 	S.counts.late_delivered++;
@@ -623,6 +631,14 @@ static uint32_t version_by_name(uint32_t dflt)
 	return dflt;
 }
 
+/* In a child of fork(): CUPTI's threads are the parent's; its exit handler joins none. */
+static void forked_child(void)
+{
+	S.n_workers = 0;
+	S.late_started = 0;
+	pthread_mutex_init(&S.lock, NULL);
+}
+
 static int env_is(const char *name, const char *value)
 {
 	const char *s = getenv(name);
@@ -639,6 +655,8 @@ __attribute__((constructor)) static void loaded(void)
 	S.refuse_reattach = env_is("CUPTI_STANDIN_REATTACH", "refuse");
 	S.invalid_at = (uint32_t)env_u64("CUPTI_STANDIN_INVALID", 0);
 	S.late = env_is("CUPTI_STANDIN_LATE", "1");
+	S.pid = getpid();
+	pthread_atfork(NULL, NULL, forked_child);
 	S.refuse = (CUptiResult)env_u64("CUPTI_STANDIN_REFUSE", CUPTI_SUCCESS);
 	S.holder = getenv("CUPTI_STANDIN_HOLDER");
 	S.device_records = (uint32_t)env_u64("CUPTI_STANDIN_RECORDS", 0);
@@ -904,6 +922,10 @@ EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUp
 		return CUPTI_ERROR_MAX_LIMIT_REACHED;
 	if (buffer == S.slow) {
 		const struct timespec pause = { 0, 2000000 }; /* the late buffer: read while it stops */
+		pthread_mutex_lock(&S.lock);
+		S.late_started = 1; /* the client reads it: unsubscribe returns */
+		pthread_cond_broadcast(&S.late_cond);
+		pthread_mutex_unlock(&S.lock);
 		nanosleep(&pause, NULL);
 	}
 	*record = (CUpti_Activity *)(buffer + off);

@@ -32,7 +32,9 @@
  *     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED while another holds
  *     CUPTI (cuptiSubscribe_v2 names it);
  *   - at exit, its own handler (registered when it is loaded, as CUPTI's
- *     static destructors are) tears it down: a call after that aborts.
+ *     static destructors are) tears it down: a call after that aborts;
+ *   - a call in a child of fork() aborts: CUDA does not carry a context
+ *     or CUPTI's threads into a child, and a client must not call it there.
  *
  * What it does is set by environment variables, read when it is loaded:
  *   CUPTI_STANDIN_VERSION  the API version it reports (default: the

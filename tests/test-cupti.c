@@ -32,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,18 +80,23 @@ static void expect(int ok, const char *fmt, ...)
 	_exit(3);
 }
 
-/* The stand-in libggmlviz loaded, found as the same library: its functions. */
-static void bind(void)
+/* The stand-in libggmlviz loaded (from path), found as the same library: its functions. */
+static void bind_to(const char *path)
 {
-	void *h = dlopen(standin, RTLD_NOW | RTLD_NOLOAD);
+	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 
-	expect(h != NULL, "libggmlviz did not load %s", standin);
+	expect(h != NULL, "libggmlviz did not load %s", path);
 	*(void **)&gpu.launch = dlsym(h, "cupti_standin_launch");
 	*(void **)&gpu.graph = dlsym(h, "cupti_standin_graph");
 	*(void **)&gpu.copy = dlsym(h, "cupti_standin_copy");
 	*(void **)&gpu.sync = dlsym(h, "cupti_standin_sync");
 	*(void **)&gpu.counts = dlsym(h, "cupti_standin_counts");
 	expect(gpu.launch && gpu.graph && gpu.copy && gpu.sync && gpu.counts, "stand-in symbols");
+}
+
+static void bind(void)
+{
+	bind_to(standin);
 }
 
 static const struct gs_node layer[] = {
@@ -913,6 +920,188 @@ START_TEST(windows_end_where_cupti_will_not_attach_again)
 }
 END_TEST
 
+/* ---- faults a review of the client found ---- */
+
+/* A record CUPTI calls invalid ends its buffer's reading there: counted, said. */
+START_TEST(invalid_record_counted)
+{
+	static const char *const env[] = { "CUPTI_STANDIN_INVALID=7", NULL };
+	struct seen *s;
+
+	CHILD_OK(in_child(twelve_steps, env));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5 - 1); /* all but the invalid one */
+	ck_assert_msg(strstr(s->note, "1 buffers read up to a record CUPTI called incomplete or "
+				      "invalid, the records after it lost"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
+/* CUPTI's thread hands over a buffer as the session stops, read while it closes its log. */
+static void late_buffer(void)
+{
+	const struct timespec after = { 0, 400000000 };
+	struct cupti_standin_counts c;
+
+	start(0, 0);
+	bind();
+	steps(6);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+	nanosleep(&after, NULL); /* the late buffer's reading ends */
+	gpu.counts(&c);
+	expect(c.late_delivered == 1, "%llu late buffers", (unsigned long long)c.late_delivered);
+}
+
+/* The GPU records of a CUPTI_LOG: K and C lines. */
+static size_t raw_log_records(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f))
+		n += (line[0] == 'K' || line[0] == 'C') && line[1] == ' ';
+	fclose(f);
+	return n;
+}
+
+/*
+ * GGML_VIZ_CUPTI_LOG gets every record CUPTI gave, the late buffer's
+ * whole: its file is closed once that buffer is read, never while it is
+ * (before, it was closed under it: the rest of the buffer went nowhere,
+ * or to a closed stream).
+ */
+START_TEST(late_buffer_written_whole_to_the_log)
+{
+	static char path[256], raw[300];
+	static const char *env[3];
+	static struct gpu_rec logged[MAX_LOGGED];
+	size_t dropped, n;
+
+	tu_path(path, sizeof path, "cupti-raw");
+	snprintf(raw, sizeof raw, "GGML_VIZ_CUPTI_LOG=%s", path);
+	env[0] = "CUPTI_STANDIN_LATE=1", env[1] = raw, env[2] = NULL;
+	CHILD_OK(in_child(late_buffer, env));
+	n = (size_t)read_log(logged, MAX_LOGGED, &dropped);
+	ck_assert_uint_eq(n, 6 * 5);
+	ck_assert_uint_eq(raw_log_records(path), n);
+	unlink(path);
+}
+END_TEST
+
+/* A child forked while kernels are recorded exits: it calls nothing of the parent's CUPTI. */
+static void fork_while_recording(void)
+{
+	const struct timespec tick = { 0, 10000000 };
+	int status = -1, i;
+	pid_t pid;
+
+	start(0, 0);
+	bind();
+	steps(3);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		exit(0); /* the exit handlers of the tracer, and of CUPTI */
+	for (i = 0; i < 500 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		nanosleep(&tick, NULL);
+	if (i == 500) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		expect(0, "the child forked while kernels were recorded hung at exit");
+	}
+	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the forked child's status %d", status);
+	steps(3);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+START_TEST(fork_while_kernels_are_recorded)
+{
+	struct seen *s;
+
+	CHILD_OK(in_child(fork_while_recording, NULL));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 6 * 5); /* the parent goes on recording */
+	free(s);
+}
+END_TEST
+
+/* Copies of the stand-in under CUDA's names, each of its own version. */
+static char search_dir[256], cupti13[320], cupti12[320];
+
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", from, to);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Tracing with GGML_VIZ_CUPTI naming both copies, CUDA 13's first. */
+static void start_searching(void)
+{
+	struct ggmlviz_config cfg;
+	static char list[700];
+
+	snprintf(list, sizeof list, "%s:%s", cupti13, cupti12);
+	tu_config(&cfg, trace);
+	cfg.cupti_path = list;
+	expect(ggmlviz_start(&cfg) == 0, "ggmlviz_start");
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
+}
+
+static void search_both(void)
+{
+	start_searching();
+	bind_to(cupti12);
+	steps(3);
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+static void search_none(void)
+{
+	start_searching();
+	expect(ggmlviz_stop() == 0, "ggmlviz_stop");
+}
+
+/*
+ * CUDA 13's CUPTI first, of a version this build does not read (a newer
+ * major), then CUDA 12's: the search goes on past the first that loads,
+ * and records through the second; when none can be used, the last one's
+ * reason is said.
+ */
+START_TEST(search_goes_on_past_a_cupti_it_cannot_read)
+{
+	static const char *const env[] = {
+		"CUPTI_STANDIN_VERSIONS=libcupti.so.13=140000,libcupti.so.12=28", NULL
+	};
+	static const char *const none[] = {
+		"CUPTI_STANDIN_VERSIONS=libcupti.so.13=140000,libcupti.so.12=17", NULL
+	};
+	struct seen *s;
+
+	tu_path(search_dir, sizeof search_dir, "cupti-search");
+	ck_assert_int_eq(mkdir(search_dir, 0700), 0);
+	snprintf(cupti13, sizeof cupti13, "%s/libcupti.so.13", search_dir);
+	snprintf(cupti12, sizeof cupti12, "%s/libcupti.so.12", search_dir);
+	copy_file(standin, cupti13);
+	copy_file(standin, cupti12);
+	CHILD_OK(in_child(search_both, env));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 3 * 5);
+	ck_assert_msg(strstr(s->note, "API version 28") && strstr(s->note, "libcupti.so.12"), "%s",
+		      s->note);
+	free(s);
+	CHILD_OK(in_child(search_none, none));
+	s = read_trace();
+	ck_assert_msg(strstr(s->note, "libcupti.so.12 has CUPTI API version 17") &&
+		      strstr(s->note, "the last of the CUPTIs tried"), "%s", s->note);
+	free(s);
+	unlink(cupti13), unlink(cupti12), rmdir(search_dir);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("the CUPTI client, against a stand-in libcupti");
@@ -934,6 +1123,10 @@ static Suite *make_suite(void)
 	tcase_add_test(c, windows_count_runs_without_steps);
 	tcase_add_test(c, windows_on_a_cupti_that_will_not_detach);
 	tcase_add_test(c, windows_end_where_cupti_will_not_attach_again);
+	tcase_add_test(c, invalid_record_counted);
+	tcase_add_test(c, late_buffer_written_whole_to_the_log);
+	tcase_add_test(c, fork_while_kernels_are_recorded);
+	tcase_add_test(c, search_goes_on_past_a_cupti_it_cannot_read);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -22,6 +22,7 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_TENSOR_NAMES",   "GGML_VIZ_OP_SAMPLE",    "GGML_VIZ_CRASH_HANDLER",
 	"GGML_VIZ_ANONYMIZE",	    "GGML_VIZ_BUFFER_MAX",   "GGML_VIZ_GPU_KERNELS",
 	"GGML_VIZ_GPU_BUFFER",	    "GGML_VIZ_CUPTI",	     "GGML_VIZ_PEAK",
+	"GGML_VIZ_GPU_SAMPLE",
 };
 
 static char messages[8192];
@@ -98,6 +99,7 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_CRASH_HANDLER", "off", 1);
 	setenv("GGML_VIZ_ANONYMIZE", "yes", 1);
 	setenv("GGML_VIZ_PEAK", "8", 1);
+	setenv("GGML_VIZ_GPU_SAMPLE", "4/64", 1);
 	init(&cfg);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_str_eq(cfg.output, "/tmp/x-%p.ggmlviz");
@@ -115,6 +117,8 @@ START_TEST(good_values)
 	ck_assert_int_eq(cfg.crash_handler, 0);
 	ck_assert_int_eq(cfg.anonymize, 1);
 	ck_assert_uint_eq(cfg.peak_threads, 8);
+	ck_assert_uint_eq(cfg.gpu_sample_k, 4);
+	ck_assert_uint_eq(cfg.gpu_sample_n, 64);
 	ck_assert_int_eq(n_messages, 0);
 	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
@@ -172,6 +176,15 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_OUTPUT", "", "keeping \"ggmlviz-%p.ggmlviz\"" },
 	{ "GGML_VIZ_PEAK", "1025", "keeping 0" },
 	{ "GGML_VIZ_PEAK", "all", "keeping 0" },
+	{ "GGML_VIZ_GPU_SAMPLE", "0/0", "is not K/N, the kernels of K steps of every N recorded, "
+					"1 <= K <= N <= 65535; keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "5/3", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "x", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "4", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "0/4", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "1/65536", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "4/64/2", "keeping every step's kernels" },
+	{ "GGML_VIZ_GPU_SAMPLE", "-1/4", "keeping every step's kernels" },
 };
 
 START_TEST(bad_value)
