@@ -6,11 +6,13 @@
  * "CUDA0", whose kernels (real ggml-cuda names) the node engine and the
  * kernels' sink record as with CUPTI (tests/gpu-sim.c stands in for it).
  *
- *   gen-gpu OUT STEPS [--no-ticks]
+ *   gen-gpu OUT STEPS [--no-ticks | --sample K/N]
  *
  * STEPS >= 2: one prompt, the rest generated. --no-ticks: the CPU backend
  * never ticks (an eval callback installed without the adapter's abort
- * callback), so its runs are timed as a whole.
+ * callback), so its runs are timed as a whole. --sample K/N: kernels
+ * recorded in sampled windows (GGML_VIZ_GPU_SAMPLE=K/N), the stand-in
+ * detaching and attaching between steps.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -75,22 +77,29 @@ int main(int argc, char **argv)
 {
 	struct ggmlviz_config cfg;
 	int steps = argc >= 3 ? atoi(argv[2]) : 0;
+	unsigned k = 0, n = 0;
+	int sample = argc == 5 && strcmp(argv[3], "--sample") == 0;
 
 	ticks = !(argc == 4 && strcmp(argv[3], "--no-ticks") == 0);
-	if (steps < 2 || argc > 4 || (argc == 4 && ticks)) {
-		fputs("usage: gen-gpu OUT STEPS [--no-ticks] (STEPS >= 2)\n", stderr);
+	if (steps < 2 || argc > 5 || (argc == 4 && ticks) || (argc == 5 && !sample) ||
+	    (sample && (sscanf(argv[4], "%u/%u", &k, &n) != 2 || !k || k >= n || n > 65535))) {
+		fputs("usage: gen-gpu OUT STEPS [--no-ticks | --sample K/N] (STEPS >= 2)\n", stderr);
 		return 2;
 	}
 	ggmlviz_config_init(&cfg);
 	cfg.output = argv[1];
 	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	cfg.gpu_sample_k = (uint16_t)k, cfg.gpu_sample_n = (uint16_t)n;
 	gs_install(); /* kernels through the stand-in for CUPTI */
 	if (ggmlviz_start(&cfg) < 0)
 		return 1;
 	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
 	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cpu, "CPU");
 	step(16);
-	for (int i = 1; i < steps; i++)
+	gs_serve_windows();
+	for (int i = 1; i < steps; i++) {
 		step(1);
+		gs_serve_windows(); /* between steps, as CUPTI's thread would */
+	}
 	return ggmlviz_stop() < 0;
 }

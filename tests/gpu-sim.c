@@ -23,8 +23,12 @@ static uint32_t next_correlation = 100;
 static uint64_t mono0;
 static uint64_t busy_until; /* the stream runs one kernel at a time: when it is free */
 
+/* A run's launches tagged, in a window (window.c) when the session samples them. */
 static int run_begin(uint64_t id)
 {
+	ggmlviz__gpu_window_unit_begin(0);
+	if (!ggmlviz__gpu_window_tagging())
+		return 0;
 	atomic_store(&current_run, id);
 	return 1;
 }
@@ -32,6 +36,28 @@ static int run_begin(uint64_t id)
 static void run_end(void)
 {
 	atomic_store(&current_run, 0);
+	ggmlviz__gpu_window_unit_end(0);
+}
+
+static void clock_point(void);
+
+static void no_thread_to_wake(void)
+{
+}
+
+void gs_serve_windows(void)
+{
+	switch (ggmlviz__gpu_window_want()) {
+	case GGMLVIZ__GPU_WANT_DETACH:
+		ggmlviz__gpu_window_detached(1);
+		break;
+	case GGMLVIZ__GPU_WANT_ATTACH:
+		clock_point();
+		ggmlviz__gpu_window_attached(1);
+		break;
+	default:
+		break;
+	}
 }
 
 static uint64_t mono_ns(void)
@@ -85,11 +111,12 @@ void gs_describe(void *user, const void *const *nodes, size_t n, size_t i,
 /* The session's start, as CUPTI's glue starts (see gpu.h). */
 static int sim_start(const struct ggmlviz__gpu_how *how, char *what, size_t size)
 {
-	(void)how;
 	ggmlviz__gpu_sink_reset();
 	mono0 = mono_ns();
 	busy_until = 0;
 	clock_point();
+	ggmlviz__gpu_window_reset(how->sample_k, how->sample_n, no_thread_to_wake);
+	ggmlviz__gpu_window_attached(1);
 	atomic_store(&ggmlviz__state.gpu_run_end, run_end);
 	atomic_store(&ggmlviz__state.gpu_run_begin, run_begin);
 	snprintf(what, size, "recorded through the tests' stand-in for CUPTI (tests/gpu-sim.c)");
@@ -154,6 +181,10 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
 	for (size_t i = 0; i < n; i++)
 		ggmlviz_nodes_ask(&nodes[i], backend, gs_describe, NULL);
 	run = atomic_load(&current_run);
+	if (!run && ggmlviz__gpu_window_on()) { /* outside a window: CUPTI detached, no record */
+		ggmlviz_nodes_flush();
+		return 0;
+	}
 	launch = mono_ns();
 	next_correlation += (uint32_t)m;
 	for (uint32_t k = 0; k < m && !late; k++) /* CUPTI's external correlation records */

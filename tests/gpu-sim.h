@@ -75,6 +75,14 @@ uint64_t gs_run(const struct gs_node *nodes, size_t n, const void *backend,
  */
 extern uint64_t gs_pdl_ns;
 
+/*
+ * Sampled windows (GGML_VIZ_GPU_SAMPLE): what CUPTI's thread would do
+ * when asked, done now (detach, or attach with a clock point); a program
+ * calls it between steps. gs_run() then launches nothing recorded outside
+ * the windows: its run is untagged, and CUPTI detached records nothing.
+ */
+void gs_serve_windows(void);
+
 /* A kernel of launch `correlation`, now on the GPU's clock, 1 us long. */
 void gs_kernel_now(const char *name, uint32_t correlation);
 

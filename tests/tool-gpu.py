@@ -199,6 +199,64 @@ ok(rc == 0 and re.search(r'CPU +5 runs, .*: runs only', out) and
    'ggmlviz_ggml_trace_sched()' in out,
    'stats: CPU runs without ticks say what to call to time every node', out)
 
+# ---- kernels in sampled windows (GGML_VIZ_GPU_SAMPLE=2/5): the sampled steps' ops only ----
+W_STEPS = 21  # W I I O O, four times over, and a warm-up
+windowed = os.path.join(TMP, 'windows.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-gpu'), windowed, str(W_STEPS), '--sample', '2/5')
+ok(rc == 0, 'gen-gpu --sample 2/5 writes a trace', err)
+rc, out, err = run(G, 'dump', '-f', 'jsonl', windowed)
+w_records = [json.loads(line) for line in out.splitlines()]
+w_marks = [r for r in w_records if r['type'] == 'META' and r.get('kind') == 'GPU_WINDOW']
+# each step's state is the last GPU_WINDOW before its begin (one thread: the file's order)
+state, w_steps = 0, []
+for r in w_records:
+    if r['type'] == 'META' and r.get('kind') == 'GPU_WINDOW':
+        state = r['value']
+    elif r['type'] == 'STEP_BEGIN':
+        w_steps.append(state)
+ok(len(w_steps) == W_STEPS and w_steps == ([2, 3, 3, 1, 1] * 5)[:W_STEPS],
+   'the GPU_WINDOW records put the steps in windows of 2 sampled of every 5, each after a '
+   'warm-up', w_steps)
+w_kernels = [r for r in w_records if r['type'] == 'KERNEL']
+ok(len(w_kernels) == 13 * 14, 'kernels of the 13 steps of the windows only (8 sampled, 5 warm-up)',
+   len(w_kernels))
+rc, out, err = run(G, 'stats', '-f', 'json', windowed)
+js = json.loads(out) if rc == 0 else {}
+# left out: each warm-up step's 10 GPU ops, its CPU op and its run's start; each outside
+# step's CPU op and run start
+ok(js.get('gpu_windows') == {'sampled_steps': 8, 'warmup_steps': 5, 'outside_steps': 8,
+                             'ops_left_out': 5 * 12 + 8 * 2},
+   'stats -f json: the windows\' steps, and the op timings left out', js.get('gpu_windows'))
+ok(js.get('steps') == 8 and js.get('tokens') == 8 and js.get('ops') == 8 * 11,
+   'stats: the ops, steps and tokens of the 8 sampled steps only (per token over their 8)',
+   (js.get('steps'), js.get('tokens'), js.get('ops')))
+rc, out, err = run(G, 'stats', '--by', 'op', windowed)
+ok(rc == 0 and 'of the 8 sampled steps only; 5 steps of CUPTI\'s warm-up and 8 outside the '
+   'windows are left out' in out, 'stats: the table says which steps it holds', out)
+rc, out, err = run(G, 'stats', '--by', 'step', '-f', 'json', windowed)
+by_step = json.loads(out) if rc == 0 else {}
+ok(by_step.get('steps') == W_STEPS, 'stats --by step: every step keeps its time',
+   by_step.get('steps'))
+rc, out, err = run(G, 'info', windowed)
+ok(rc == 0 and 'in sampled windows of 2 steps of every 5 (GGML_VIZ_GPU_SAMPLE): 5 windows; 8 '
+   'steps sampled, 5 of CUPTI\'s warm-up, 8 outside' in out, 'info: the windows', out)
+page = os.path.join(TMP, 'windows.html')
+rc, out, err = run(G, 'report', windowed, '-o', page)
+wdata = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                             open(page, encoding='utf-8').read(), re.S).group(1)) if rc == 0 else {}
+ok(wdata.get('by_op', {}).get('gpu_windows', {}).get('sampled_steps') == 8,
+   'report: its op table of the sampled steps, said in its health list',
+   wdata.get('by_op', {}).get('gpu_windows'))
+steps_csv = os.path.join(TMP, 'windows-steps.csv')
+rc, out, err = run(G, 'export', '-f', 'csv', '--table', 'steps', '--force', windowed, '-o', steps_csv)
+col = []
+if rc == 0 and os.path.exists(steps_csv):
+    import csv
+    with open(steps_csv, encoding='utf-8') as f:
+        col = [row['gpu_window'] for row in csv.DictReader(f)]
+ok(col == (['warmup', 'sampled', 'sampled', 'outside', 'outside'] * 5)[:W_STEPS],
+   'export -f csv --table steps: each step\'s window', col or err)
+
 # ---- a trace without kernels ----
 cpu = os.path.join(TMP, 'cpu.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), cpu)

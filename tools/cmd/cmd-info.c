@@ -43,7 +43,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS (GGMLVIZ_META_SHARES + 2) /* the kinds known (1 to the last), then all others */
+#define META_KINDS (GGMLVIZ_META_GPU_WINDOW + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -80,6 +80,9 @@ struct info {
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[3];
 	uint64_t methods[5];                 /* op timings by enum ggmlviz_op_method */
+	uint64_t window_steps[4];            /* steps by enum ggmlviz_gpu_window */
+	uint64_t windows;                    /* windows begun (META GPU_WINDOW's numbers) */
+	uint64_t window_sample;              /* K << 32 | N, as the records say it */
 	uint64_t sets_defined, sets_repeated; /* DESC_SET records by mode */
 	uint64_t ops_repeated;               /* the ops the REPEATs said they hold */
 	const char *shares_note; /* the last META SHARES's label (borrowed), or NULL */
@@ -170,6 +173,9 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 	else if (kind == GGMLVIZ_META_SHARES) {
 		info->shares_note = ev->label, info->shares_note_len = ev->label_len;
 		info->shares_unattributed += ev->data.meta.value;
+	} else if (kind == GGMLVIZ_META_GPU_WINDOW) {
+		info->windows = ev->data.meta.key > info->windows ? ev->data.meta.key : info->windows;
+		info->window_sample = ev->data.meta.value2;
 	}
 }
 
@@ -190,6 +196,7 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 	cli_backends_add(&info->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP) {
 		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
+		info->window_steps[t->gpu_window & 3]++;
 		p->steps++;
 		p->tokens += t->n_tokens;
 		p->ns += t->duration_ns;
@@ -400,6 +407,22 @@ static void print_shares_said(struct cli_out *o, const struct info *info)
 	cli_out_char(o, '\n');
 }
 
+/* Sampled windows (GGML_VIZ_GPU_SAMPLE): which steps have their kernels. */
+static void print_windows(struct cli_out *o, const struct info *info)
+{
+	const uint64_t *w = info->window_steps;
+
+	if (!info->windows && !w[GGMLVIZ_GPU_WINDOW_OUT])
+		return;
+	cli_out_printf(o, "  in sampled windows of %u steps of every %u (GGML_VIZ_GPU_SAMPLE): %"
+		       PRIu64 " windows; %" PRIu64 " steps sampled, %" PRIu64 " of CUPTI's warm-up, %"
+		       PRIu64 " outside (no kernel recorded), %" PRIu64 " before the first; stats "
+		       "gives the ops of the sampled steps\n",
+		       (unsigned)(info->window_sample >> 32), (unsigned)(info->window_sample & 0xffffffffu),
+		       info->windows, w[GGMLVIZ_GPU_WINDOW_IN], w[GGMLVIZ_GPU_WINDOW_WARMUP],
+		       w[GGMLVIZ_GPU_WINDOW_OUT], w[GGMLVIZ_GPU_WINDOW_NONE]);
+}
+
 /* Whether GPU kernels were recorded (or why not), and how many were tied to their nodes. */
 static void print_gpu(struct cli_out *o, const struct info *info)
 {
@@ -431,6 +454,7 @@ static void print_gpu(struct cli_out *o, const struct info *info)
 		       "traced); %" PRIu64 " nodes of GPU runs got no kernel\n",
 		       info->pairs[GGMLVIZ_TIMING_KERNEL], info->kernels_tied, c.kernels_untied,
 		       c.gpu_nodes_untimed);
+	print_windows(o, info);
 }
 
 static void print_steps(struct cli_out *o, const struct info *info)

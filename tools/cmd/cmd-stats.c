@@ -456,6 +456,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	print_head(o, path, a);
 	if (cli_by_steps(a->by)) {
 		cli_steps_text(o, a, top);
+		cli_window_note(o, a);
 		summed_note(o, a);
 		cli_backends_text(o, &a->backends, "");
 		return;
@@ -491,6 +492,7 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	cli_out_not_shown(o, a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	cli_window_note(o, a);
 	summed_note(o, a);
 	if (a->measured || a->backends.shares)
 		measured_note(o, a);

@@ -49,7 +49,7 @@ static const struct cli_column steps_cols[] = {
 	{ "trace", T },	   { "pid", I },	 { "thread", I },	   { "step", I },
 	{ "label", T },	   { "phase", T },	 { "tokens", I },	   { "start_ns", I },
 	{ "duration_ns", I }, { "status", I },	 { "sequences", I },	   { "sequence", I },
-	{ "context_tokens", I }, { "context_cells", I }, { NULL, 0 }
+	{ "context_tokens", I }, { "context_cells", I }, { "gpu_window", T }, { NULL, 0 }
 };
 static const struct cli_column splits_cols[] = {
 	{ "trace", T },	      { "pid", I },	{ "thread", I },  { "step", I },
@@ -213,6 +213,14 @@ static void run_start_row(struct rows *w, const struct ggmlviz_timing *t)
 	put(w, CLI_TABLE_RUN_STARTS);
 }
 
+/* A step's GPU window (GGML_VIZ_GPU_SAMPLE): NULL in a trace without windows. */
+static const char *window_of(const struct ggmlviz_timing *t)
+{
+	static const char *const names[] = { NULL, "outside", "warmup", "sampled" };
+
+	return names[t->gpu_window & 3];
+}
+
 static void step_row(struct rows *w, const struct ggmlviz_timing *t)
 {
 	head(w, t);
@@ -227,6 +235,7 @@ static void step_row(struct rows *w, const struct ggmlviz_timing *t)
 		num(w, t->seq_id), num(w, t->context_tokens), num(w, t->context_cells);
 	else
 		none(w), none(w), none(w);
+	cstr(w, window_of(t));
 	put(w, CLI_TABLE_STEPS);
 }
 

@@ -160,6 +160,11 @@
 				fmtNs(D.threshold_ns) + ' are not drawn one by one)' : '') + '.');
 		else if (D.gpu_note && /^not recorded/.test(D.gpu_note) && runsOnly(false))
 			say('warn', 'GPU kernels ' + D.gpu_note + ': ops of GPU runs have no time of their own.');
+		if (o.gpu_windows)
+			say('ok', 'GPU kernels recorded in sampled windows (GGML_VIZ_GPU_SAMPLE): the op and ' +
+				'layer tables are of the ' + o.gpu_windows.sampled_steps + ' sampled steps; ' +
+				o.gpu_windows.warmup_steps + ' steps of CUPTI\u2019s warm-up and ' +
+				o.gpu_windows.outside_steps + ' outside the windows keep their step times only.');
 		if (runsOnly(true))
 			say('warn', 'CPU runs without op times: the CPU backend never called the adapter\u2019s ' +
 				'abort callback. Pass the scheduler as the eval callback\u2019s user_data, or call ' +

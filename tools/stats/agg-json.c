@@ -113,6 +113,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	json_u64(o, "steps", a->steps);
 	json_u64(o, "tokens", a->tokens);
 	json_u64(o, "step_ns", a->step_ns);
+	cli_window_json(o, a);
 	json_u64(o, "span_ns", a->t_last > a->t_first ? a->t_last - a->t_first : 0);
 	json_u64(o, "unmatched_ends", a->counts.unmatched_ends);
 	json_u64(o, "unclosed_begins", a->counts.unclosed_begins);

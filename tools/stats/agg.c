@@ -251,6 +251,12 @@ static int add_share(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
+bool cli_window_out(int by, const struct ggmlviz_timing *t)
+{
+	return !cli_by_steps(by) &&
+	       (t->gpu_window == GGMLVIZ_GPU_WINDOW_OUT || t->gpu_window == GGMLVIZ_GPU_WINDOW_WARMUP);
+}
+
 int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
 	struct cli_agg *a = agg;
@@ -259,6 +265,12 @@ int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick
 		cli_cold_add(&a->cold, t); /* every step's, whatever --phase shows: see cold.c */
 	if ((a->phase && t->phase != a->phase) || !cli_steps_has(&a->step_range, t->step_seq))
 		return 0; /* --phase, --steps: another phase's or step's, or outside every step */
+	if (t->kind == GGMLVIZ_TIMING_STEP)
+		a->window_steps[t->gpu_window & 3]++;
+	if (cli_window_out(a->by, t)) {
+		a->window_ops_out += t->kind == GGMLVIZ_TIMING_OP;
+		return 0; /* kernels not recorded there (or CUPTI's start slowed them) */
+	}
 	add_span(a, t);
 	if (t->kind >= GGMLVIZ_TIMING_SCOPE || (t->kind == GGMLVIZ_TIMING_OP && t->method))
 		cli_names_ours(a->names); /* records the original ggml-viz never wrote */

@@ -297,7 +297,15 @@ struct cli_agg {
 	struct cli_htab groups;
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;
-	uint64_t steps, tokens, step_ns; /* every step */
+	uint64_t steps, tokens, step_ns; /* every step (grouped by op, name, ...: the sampled ones) */
+	/*
+	 * Steps by their GPU window (ggmlviz_timing::gpu_window), every one;
+	 * where kernels were recorded in sampled windows, the groupings other
+	 * than by step and phase count only the sampled steps and what ran in
+	 * them (cli_window_out()), and the op timings left out are counted.
+	 */
+	uint64_t window_steps[4];
+	uint64_t window_ops_out;
 	bool has_context;             /* a step said its context (STEP_SEQ) */
 	struct cli_peak peak;         /* the machine's, when the trace says it */
 	uint64_t run_starts, run_start_ns; /* ops that began a run, and their time */
@@ -335,6 +343,18 @@ bool cli_cold_find(const struct cli_agg *a, struct cli_cold_found *f);
 void cli_cold_text(struct cli_out *o, const struct cli_cold_found *f);
 /* The member ,"cold_first_step":{...} (null where cli_cold_find() says nothing). */
 void cli_cold_json(struct cli_out *o, const struct cli_agg *a);
+
+/*
+ * Whether the GPU window t was in leaves it out of a grouping by `by`:
+ * a step that was CUPTI's warm-up, or outside the windows, and what ran
+ * in it, out of every grouping but by step and phase (their rows are
+ * steps, every one of which keeps its time).
+ */
+bool cli_window_out(int by, const struct ggmlviz_timing *t);
+/* The note under a grouping of a trace with sampled windows: what it holds (nothing without). */
+void cli_window_note(struct cli_out *o, const struct cli_agg *a);
+/* Its member ,"gpu_windows":{...} of the JSON (null without windows). */
+void cli_window_json(struct cli_out *o, const struct cli_agg *a);
 
 /*
  * An empty aggregation by `by`, naming its groups with names, its

@@ -38,9 +38,10 @@
 #define STEP_NS 1000000                /* a point this far off the others' line: a clock stepped */
 #define STEP_PPM 1000                  /* ... plus this much of the time since (NTP slews 500 at most) */
 
-/* A GPU clock point and the trace's clock read with it. */
+/* A GPU clock point and the trace's clock read with it, of an epoch between two steps of a clock. */
 struct point {
 	uint64_t gpu, trace;
+	uint64_t epoch;
 };
 
 /* A kernel whose launch's run is not known yet; its name is a kept copy. */
@@ -53,9 +54,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
 	struct point anchor, next_anchor, newest;
-	struct point recent[RECENT]; /* the newest points, to convert each kernel by its nearest */
+	struct point recent[RECENT]; /* the newest points, to find a kernel's side of a step */
 	int points;
-	uint64_t steps;  /* clock steps seen: the anchors restarted */
+	uint64_t steps;  /* clock steps seen: the anchors restarted, a new epoch */
 	double rate;     /* trace ns per GPU ns, where the two clocks run apart; else 1 exactly */
 	struct { uint32_t correlation; uint64_t run; } map[MAP_SLOTS];
 	struct waiting *waiting;
@@ -123,13 +124,13 @@ static int stepped(struct point p)
  */
 static void add_point(uint64_t gpu_ns, uint64_t trace_ns)
 {
-	struct point p = { gpu_ns, trace_ns };
+	struct point p = { gpu_ns, trace_ns, sink.steps };
 
-	sink.recent[(uint32_t)sink.points % RECENT] = p;
 	if (sink.points && stepped(p)) {
-		sink.steps++;
+		p.epoch = ++sink.steps;
 		sink.anchor = sink.next_anchor = p;
 	}
+	sink.recent[(uint32_t)sink.points % RECENT] = p;
 	if (!sink.points++)
 		sink.anchor = sink.next_anchor = p;
 	if (gpu_ns >= sink.next_anchor.gpu + ANCHOR_NS) {
@@ -169,21 +170,32 @@ int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns))
 }
 
 /*
- * The kept point nearest to gpu_ns in GPU time: a kernel that ran before
- * a step of the clock and was delivered after it is converted by the
- * points of its side of the step (a step of a second, forward or back,
- * leaves the two sides far apart in GPU time).
+ * The point a GPU time is converted by: the newest, so that kernels back
+ * to back on the GPU stay back to back in the trace; but a kernel that ran
+ * before a step of the clock and was delivered after it takes the newest
+ * point of its side of the step, the side of the kept point nearest to it
+ * in GPU time (a step of a second, forward or back, leaves the two sides
+ * far apart there).
  */
-static struct point nearest(uint64_t gpu_ns)
+static struct point base_of(uint64_t gpu_ns)
 {
 	uint32_t n = (uint32_t)sink.points < RECENT ? (uint32_t)sink.points : RECENT;
 	struct point best = sink.newest;
 	uint64_t best_d = UINT64_MAX;
 
+	if (!sink.steps)
+		return sink.newest;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t g = sink.recent[i].gpu, d = g > gpu_ns ? g - gpu_ns : gpu_ns - g;
 		if (d < best_d)
 			best_d = d, best = sink.recent[i];
+	}
+	if (best.epoch == sink.newest.epoch)
+		return sink.newest;
+	for (uint32_t k = 1; k <= n; k++) { /* the newest of its epoch: points in order, newest last */
+		const struct point *p = &sink.recent[((uint32_t)sink.points - k) % RECENT];
+		if (p->epoch == best.epoch)
+			return *p;
 	}
 	return best;
 }
@@ -209,7 +221,7 @@ uint64_t ggmlviz__gpu_trace_ns(uint64_t gpu_ns)
 	uint64_t t;
 
 	pthread_mutex_lock(&lock);
-	t = trace_of(gpu_ns, nearest(gpu_ns));
+	t = trace_of(gpu_ns, base_of(gpu_ns));
 	pthread_mutex_unlock(&lock);
 	return t;
 }
@@ -257,7 +269,7 @@ static uint32_t track_of(const struct ggmlviz__gpu_launch *k)
  */
 static void record(const struct ggmlviz__gpu_launch *k, uint64_t run)
 {
-	struct point base = nearest(k->start);
+	struct point base = base_of(k->start);
 	uint64_t start = trace_of(k->start, base);
 	uint64_t end = k->end > k->start ? trace_of(k->end, base) : start;
 	struct ggmlviz__kernel_rec rec = { end > start ? end - start : 0, run, k->correlation,
