@@ -28,7 +28,9 @@
 # split graph's id and keeps it on the view it computes for an eval
 # callback, so that a graph llama.cpp reuses is described once and a
 # traced split's CUDA graph is reused as an untraced one's
-# (--sched-graph-ids, contrib/llama.cpp/ggmlviz-sched.h). Flash
+# (--sched-graph-ids, contrib/llama.cpp/ggmlviz-sched.h), and it does not
+# wait for the device after a split whose nodes no callback wanted
+# (--sched-no-wait). Flash
 # attention's CUDA kernels are left out (GGML_CUDA_FA=OFF): they take most
 # of the build's time, and llama.cpp then computes attention without them.
 # Run again, it builds only what changed.
@@ -81,16 +83,16 @@ if [ "$cuda" = ON ]; then
 	[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
 	[ -n "$nvcc" ] || die "no nvcc: install the CUDA toolkit, or add /usr/local/cuda/bin to PATH"
 	toolkit=$(cd "$(dirname "$nvcc")/.." && pwd)
-	[ -f "$toolkit/include/cupti.h" ] || [ -f "$toolkit/extras/CUPTI/include/cupti.h" ] ||
-		say "warning: no cupti.h in $toolkit: libggmlviz will not record kernels"
+	cupti_dir=$("$top/scripts/cuda-cupti.sh" "$nvcc") || say "warning: libggmlviz will not record kernels"
 	cuda_flags="-DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=$arch -DGGML_CUDA_FA=OFF"
 else
 	toolkit=none
 	cuda_flags=
+	cupti_dir=
 fi
 
 command -v python3 >/dev/null 2>&1 || die "python3 is needed (it edits the copy of the source)"
-"$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares --sched-graph-ids ||
+"$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares --sched-graph-ids --sched-no-wait ||
 	die "nothing was built (the message above says what did not fit)"
 
 say "configuring in $build (CUDA: $cuda, architectures: $arch)"
@@ -119,4 +121,4 @@ cmake --install "$build" >>"$build.log" 2>&1 ||
 	echo "toolkit=$toolkit"
 } >"$dest/VERSION"
 say "GGML and libllama (CUDA: $cuda) are in $dest"
-say "next: ./configure --with-ggml=$dest && make && bench/bench_llama --gpu-layers 99"
+say "next: ./configure --with-ggml=$dest${cupti_dir:+ --with-cupti=$cupti_dir} && make && bench/bench_llama --gpu-layers 99"

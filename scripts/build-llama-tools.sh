@@ -26,7 +26,9 @@
 # to libggmlviz by GGML's scheduler (contrib/llama.cpp/ggmlviz-sched.h: a
 # graph llama.cpp reuses is described once) and kept on its view of a
 # whole split (so that a CUDA backend reuses a traced split's CUDA graph as
-# it does an untraced one's), llama-server's requests (a
+# it does an untraced one's), no wait for the device after a split whose
+# nodes the tracer only asked about (a traced GPU run queues its splits as
+# an untraced one does), llama-server's requests (a
 # call where a request arrives, starts its prompt, gets its first token and
 # ends: `ggmlviz stats --by request`), and
 # for --vulkan, each node's GPU time from the Vulkan backend's timestamp
@@ -36,7 +38,8 @@
 #                 tracked and untracked files, not what git ignores);
 #                 default: the fetched release (scripts/fetch-ggml.sh
 #                 --source, which this runs if needed), the one the tests use
-#   --cuda        GGML's CUDA backend (nvcc: PATH or /usr/local/cuda);
+#   --cuda        GGML's CUDA backend (nvcc: PATH or /usr/local/cuda; CUPTI's
+#                 headers of its toolkit, found by scripts/cuda-cupti.sh);
 #                 --arch ARCH: CMAKE_CUDA_ARCHITECTURES (default native)
 #   --vulkan      GGML's Vulkan backend (glslc, libvulkan-dev:
 #                 scripts/install-deps.sh); on Mesa's software device, run
@@ -114,7 +117,7 @@ log="$out/build.log"
 : >"$log"
 
 # ---- 2. the copy, made again when the source or the edits changed ----
-edits="--cpu-shares --sched-graph-ids"
+edits="--cpu-shares --sched-graph-ids --sched-no-wait"
 case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 [ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
 # shellcheck disable=SC2086 # the options are words
@@ -122,6 +125,21 @@ case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 	die "nothing was built (the message above says what did not fit)"
 
 # ---- 3. libggmlviz, installed where CMake finds it ----
+# For CUDA, with CUPTI's headers of the toolkit whose nvcc builds the tools
+# (scripts/cuda-cupti.sh), wherever it is: without them no kernel is recorded.
+nvcc=
+with_cupti=
+if [ "$backend" = cuda ]; then
+	nvcc=$(command -v nvcc 2>/dev/null || true)
+	[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+	[ -n "$nvcc" ] || die "--cuda: no nvcc (install the CUDA toolkit, or add /usr/local/cuda/bin to PATH)"
+	cupti_dir=$("$top/scripts/cuda-cupti.sh" "$nvcc") ||
+		die "--cuda: the toolkit of $nvcc has no CUPTI headers (the message above): the tools would record no GPU kernel"
+	with_cupti="--with-cupti=$cupti_dir"
+	if [ -f "$top/config.status" ] && ! grep -q '^#define HAVE_CUPTI 1' "$top/config.h" 2>/dev/null; then
+		die "--cuda: $top is configured in place without CUPTI's headers; configure it again with $with_cupti (or make distclean there)"
+	fi
+fi
 prefix="$out/ggmlviz"
 want="lib/libggmlviz.a cmake/ggmlviz-config.cmake cmake/ggmlviz-config-version.cmake"
 installs="install-libLIBRARIES install-ggmlvizincludeHEADERS install-cmakeDATA"
@@ -143,7 +161,7 @@ else
 	mkdir -p "$out/ggmlviz-build"
 	# shellcheck disable=SC2086 # the targets are words
 	(cd "$out/ggmlviz-build" &&
-		{ [ -f Makefile ] || "$top/configure" --prefix="$prefix" --with-ggml=no; } &&
+		{ [ -f Makefile ] || "$top/configure" --prefix="$prefix" --with-ggml=no $with_cupti; } &&
 		make $want && make $installs) >>"$log" 2>&1 ||
 		die "libggmlviz did not build (see $log)"
 fi
@@ -154,9 +172,6 @@ ggmlviz_dir=$(dirname "$(find "$prefix" -name ggmlviz-config.cmake | head -n 1)"
 case "$backend" in
 cpu) backend_flags="-DGGML_NATIVE=ON" ;;
 cuda)
-	nvcc=$(command -v nvcc 2>/dev/null || true)
-	[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
-	[ -n "$nvcc" ] || die "--cuda: no nvcc (install the CUDA toolkit, or add /usr/local/cuda/bin to PATH)"
 	backend_flags="-DGGML_NATIVE=ON -DGGML_CUDA=ON -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=$arch" ;;
 vulkan)
 	command -v glslc >/dev/null 2>&1 || die "--vulkan: no glslc (apt-get install glslc libvulkan-dev)"

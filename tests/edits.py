@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""contrib/llama.cpp/ggmlviz-edit.py's --sched-graph-ids (TAP): GGML's
-scheduler tells libggmlviz each split's id before it asks about the
-split's nodes, and the view of a whole split keeps the split's id, in the
+"""contrib/llama.cpp/ggmlviz-edit.py's --sched-graph-ids and --sched-no-wait
+(TAP): GGML's scheduler tells libggmlviz each split's id before it asks
+about the split's nodes, the view of a whole split keeps the split's id,
+and no wait for the device follows a split none of whose nodes the eval
+callback wanted (one that wanted a node's data still waits), in the
 scheduler as the release has it and as a small copy of it; a scheduler
 whose graphs have no id is left as it is, and said so, and so is one
-whose code moved, without failing the build (the edit only saves work).
+whose code moved, without failing the build (the edits only save work).
 
 Usage: edits.py BUILDDIR TMPDIR
 
@@ -42,6 +44,13 @@ static enum ggml_status compute_splits(ggml_backend_sched_t sched) {
                 struct ggml_cgraph gv = ggml_graph_view(&split->graph, j0, j1 + 1);
 
                 enum ggml_status ec = ggml_backend_graph_compute_async(split_backend, &gv);
+
+                // TODO: pass backend to the callback, then the user can decide if they want to synchronize
+                ggml_backend_synchronize(split_backend);
+
+                if (need && !sched->callback_eval(t, false, sched->callback_eval_user_data)) {
+                    break;
+                }
             }
         }
 }
@@ -94,18 +103,36 @@ top = tree('moved', moved)
 rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids')
 ok(rc == 0 and read(top) == moved and 'not made (found no single place for' in out and
    'ggml-backend.cpp' in out, 'a place that moved: nothing made, said, and no failure', '%d %s%s' % (rc, out, err))
+# no wait after a split of which no node's data was wanted: only after one that was
+NO_WAIT = '''                // TODO: pass backend to the callback, then the user can decide if they want to synchronize
+                if (need) { // libggmlviz: no data wanted, no wait (ggmlviz-edit.py --sched-no-wait)
+                    ggml_backend_synchronize(split_backend);
+                }
+'''
+top = tree('no-wait', WITH_IDS)
+rc, out, err = run(sys.executable, EDIT, top, '--sched-no-wait')
+text = read(top)
+ok(rc == 0 and NO_WAIT in text and text.count('ggml_backend_synchronize(') == 1,
+   'the wait after a split is made only when a node\'s data was wanted', out + err + text)
+moved = WITH_IDS.replace('ggml_backend_synchronize(split_backend);', 'ggml_backend_synchronize(b);')
+top = tree('no-wait-moved', moved)
+rc, out, err = run(sys.executable, EDIT, top, '--sched-no-wait')
+ok(rc == 0 and read(top) == moved and 'waits for the device after each split' in out,
+   'a scheduler whose wait moved: nothing made, said, and no failure', '%d %s%s' % (rc, out, err))
+
 # the release the tests build, where fetched
 release = os.path.join(TOP, 'third_party', 'ggml', 'src')
 if os.path.isfile(os.path.join(release, SCHED)):
     top = os.path.join(TMP, 'release')
     os.makedirs(os.path.join(top, 'ggml', 'src'))
     shutil.copy(os.path.join(release, SCHED), os.path.join(top, SCHED))
-    rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids')
+    rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids', '--sched-no-wait')
     text = read(top)
     ok(rc == 0 and text.count('gv.uid = split->graph.uid;') == 1 and
-       text.count('ggmlviz_nodes_graph_id(split->graph.uid);') == 1,
-       'the release\'s scheduler takes the edit once', out + err)
+       text.count('ggmlviz_nodes_graph_id(split->graph.uid);') == 1 and
+       text.count('if (need) { // libggmlviz: no data wanted, no wait') == 1,
+       'the release\'s scheduler takes the edits once', out + err)
 else:
-    skip('the release\'s scheduler takes the edit once', 'no fetched source (scripts/fetch-ggml.sh --source)')
+    skip('the release\'s scheduler takes the edits once', 'no fetched source (scripts/fetch-ggml.sh --source)')
 
 taplib.finish()

@@ -30,6 +30,18 @@ their compilation). What needs one is named by an option:
                     graphs have no id; not made, and said, where the
                     scheduler's code is not where it is looked for (it
                     saves work, and nothing needs it)
+  --sched-no-wait   GGML's scheduler does not wait for the device after a
+                    split of which an eval callback wanted no node's data
+                    (as libggmlviz's never does): it computes the split as
+                    a view of it and then synchronized its backend, every
+                    split, every token (on a GPU, the host waited for the
+                    device and queued the next split only then). Without
+                    an eval callback it never waited; now a traced run
+                    queues its splits as an untraced one does. A callback
+                    that wants a node's data still gets it after the wait.
+                    Only what saves time: where the scheduler's code is not
+                    as expected, nothing is made, said, and the build goes
+                    on without it
   --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
                     without GL_KHR_cooperative_matrix and Vulkan headers
                     older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
@@ -41,8 +53,8 @@ Every edit looks for its place first, in every file, before any is
 written: where one is not found exactly once, it says which file and what
 it looked for, and exits 1 with the copy untouched.
 
-    ggmlviz-edit.py SRC [--cpu-shares] [--sched-graph-ids] [--server-requests] [--vulkan-times]
-                        [--vulkan-guards]
+    ggmlviz-edit.py SRC [--cpu-shares] [--sched-graph-ids] [--sched-no-wait] [--server-requests]
+                        [--vulkan-times] [--vulkan-guards]
 
 SPDX-License-Identifier: MIT
 """
@@ -172,6 +184,30 @@ def sched_graph_ids(src):
     return edits
 
 
+def sched_no_wait(src):
+    """No wait for the device after a split none of whose nodes an eval callback
+    wanted. Only what saves time: where the scheduler's code is not as expected,
+    nothing is made, and the build goes on without it."""
+    sched = 'ggml/src/ggml-backend.cpp'
+    edit = Edit(sched,
+                r'(?m)^([ \t]*)(// TODO: pass backend to the callback, then the user can decide if they '
+                r'want to synchronize\n)\1ggml_backend_synchronize\(split_backend\);\n',
+                r'\1\2\1if (need) { // libggmlviz: no data wanted, no wait (ggmlviz-edit.py --sched-no-wait)\n'
+                r'\1    ggml_backend_synchronize(split_backend);\n\1}\n',
+                'the wait after a split computed for an eval callback (// TODO: pass backend to the '
+                'callback, ... ggml_backend_synchronize(split_backend);)')
+    try:
+        with open(os.path.join(src, sched)) as f:
+            text = f.read()
+    except OSError:
+        text = ''
+    if len(re.findall(edit.find, text)) != 1:
+        print('ggmlviz-edit: %s: not made (found no single place for %s): the scheduler waits for'
+              ' the device after each split of a traced run, as without the edit' % (sched, edit.what))
+        return []
+    return [edit]
+
+
 def server_requests():
     ctx = 'tools/server/server-context.cpp'
     queue = 'tools/server/server-queue.cpp'
@@ -258,6 +294,8 @@ def main():
             edits += cpu_shares()
         elif opt == '--sched-graph-ids':
             edits += sched_graph_ids(src)
+        elif opt == '--sched-no-wait':
+            edits += sched_no_wait(src)
         elif opt == '--server-requests':
             edits += server_requests()
         else:
