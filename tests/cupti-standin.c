@@ -89,6 +89,7 @@ static struct {
 	struct pending pending[PENDING];
 	uint32_t n_pending;
 	uint64_t busy[STREAMS];
+	uint64_t last_start;  /* the start of the work scheduled last */
 	uint32_t correlation;
 	uint64_t ext_of[EXT_MAP];
 	uint32_t runs, graph_nodes;
@@ -167,6 +168,8 @@ static size_t record_size(CUpti_ActivityKind kind)
 		return sizeof(CUpti_ActivityAPI);
 	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
 		return sizeof(CUpti_ActivityExternalCorrelation);
+	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+		return sizeof(CUpti_ActivityGraphTrace2);
 	default:
 		return 0;
 	}
@@ -314,6 +317,7 @@ static void schedule(uint32_t stream, uint64_t ns, uint64_t *start, uint64_t *en
 
 	*start = at > *busy ? at : *busy;
 	*end = *busy = *start + ns;
+	S.last_start = *start;
 }
 
 static void pend(struct buf *b, void *rec, uint64_t start, uint64_t end)
@@ -376,6 +380,30 @@ static void gpu_copy(int memset_, uint8_t copy_kind, uint64_t bytes, uint64_t ns
 	pend(b, rec, start, end);
 }
 
+/*
+ * GRAPH_TRACE, where enabled (it and CONCURRENT_KERNEL exclude each other,
+ * cuptiActivityEnable refuses the second): the graph's kernels just
+ * scheduled as one record, from the first one's start to the last one's
+ * end on its stream.
+ */
+static void gpu_graph(uint32_t stream, uint32_t c, uint32_t graph, uint64_t start)
+{
+	CUpti_ActivityGraphTrace2 *g;
+	uint64_t end = S.busy[stream % STREAMS];
+	struct buf *b;
+
+	if (!S.kinds[CUPTI_ACTIVITY_KIND_GRAPH_TRACE] ||
+	    !(g = append(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, 1, &b)))
+		return;
+	g->kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+	g->correlationId = c;
+	g->deviceId = 0;
+	g->graphId = graph;
+	g->contextId = 1;
+	g->streamId = stream;
+	pend(b, g, start, end);
+}
+
 /* Writes the times of a GPU record into it. */
 static void set_times(const struct pending *p, uint64_t start, uint64_t end)
 {
@@ -383,6 +411,8 @@ static void set_times(const struct pending *p, uint64_t start, uint64_t end)
 
 	if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
 		((CUpti_ActivityMemcpy6 *)a)->start = start, ((CUpti_ActivityMemcpy6 *)a)->end = end;
+	else if (a->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE)
+		((CUpti_ActivityGraphTrace2 *)a)->start = start, ((CUpti_ActivityGraphTrace2 *)a)->end = end;
 	else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET)
 		((CUpti_ActivityMemset4 *)a)->start = start, ((CUpti_ActivityMemset4 *)a)->end = end;
 	else
@@ -454,6 +484,10 @@ static void log_buffer(const struct buf *b)
 			const CUpti_ActivityMemset4 *m = (const void *)a;
 			what = 'S', start = m->start, end = m->end, c = m->correlationId;
 			stream = m->streamId, name = "memset";
+		} else if (a->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) {
+			const CUpti_ActivityGraphTrace2 *g = (const void *)a;
+			what = 'G', start = g->start, end = g->end, c = g->correlationId;
+			stream = g->streamId, name = "graph";
 		}
 		if (what)
 			fprintf(S.log, "%c %u %llu %llu %llu %u %d %s\n", what, c,
@@ -855,6 +889,9 @@ static CUptiResult set_kind(CUpti_ActivityKind kind, uint8_t on)
 		return CUPTI_ERROR_NOT_COMPATIBLE; /* nothing else is modelled */
 	if (on && S.refuse != CUPTI_SUCCESS)
 		return S.refuse;
+	if (on && ((kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE && S.kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) ||
+		   (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && S.kinds[CUPTI_ACTIVITY_KIND_GRAPH_TRACE])))
+		return CUPTI_ERROR_NOT_COMPATIBLE; /* a record a graph, or its kernels: one of the two */
 	pthread_mutex_lock(&S.lock);
 	S.counts.kinds_enabled += (uint32_t)(on && !S.kinds[kind]) - (uint32_t)(!on && S.kinds[kind]);
 	S.kinds[kind] = on;
@@ -1116,14 +1153,18 @@ EXPORT uint32_t cupti_standin_graph(const char *const *names, const uint64_t *ns
 				    uint32_t stream)
 {
 	static uint32_t graphs;
+	uint64_t first = 0;
 	uint32_t c;
 
 	cuda_alive(__func__);
 	pthread_mutex_lock(&S.lock);
 	c = api_call(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
 	graphs++;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		gpu_kernel(names[i], ns[i], stream, c, graphs);
+		first = i ? first : S.last_start;
+	}
+	gpu_graph(stream, c, graphs, first);
 	pthread_mutex_unlock(&S.lock);
 	api_exit(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch");
 	return c;

@@ -920,6 +920,32 @@ START_TEST(windows_end_where_cupti_will_not_attach_again)
 }
 END_TEST
 
+/*
+ * GGML_VIZ_CUPTI_GRAPHS=1: a record a CUDA graph launch (GRAPH_TRACE), its
+ * first kernel's start to its last one's end, instead of its kernels: what
+ * a graph takes on the GPU with no kernel recorded (bench/gpu-check.sh).
+ */
+START_TEST(graphs_recorded_whole)
+{
+	static const char *const env[] = { "GGML_VIZ_CUPTI_GRAPHS=1", NULL };
+	struct seen *s;
+	size_t graphs = 0;
+
+	CHILD_OK(in_child(twelve_steps, env));
+	s = read_trace();
+	/* 4 graph launches and 12 copies; the launches outside graphs are not recorded */
+	ck_assert_uint_eq(same_as_log(s, 1), 4 + 12);
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->k[i].name, "[CUDA graph]")) {
+			graphs++;
+			ck_assert_uint_eq(s->k[i].end - s->k[i].start, 1337 + 2001 + 4999);
+		}
+	ck_assert_uint_eq(graphs, 4);
+	ck_assert_msg(strstr(s->note, "a record a CUDA graph launch, not its kernels"), "%s", s->note);
+	free(s);
+}
+END_TEST
+
 /* ---- faults a review of the client found ---- */
 
 /* A record CUPTI calls invalid ends its buffer's reading there: counted, said. */
@@ -1123,6 +1149,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, windows_count_runs_without_steps);
 	tcase_add_test(c, windows_on_a_cupti_that_will_not_detach);
 	tcase_add_test(c, windows_end_where_cupti_will_not_attach_again);
+	tcase_add_test(c, graphs_recorded_whole);
 	tcase_add_test(c, invalid_record_counted);
 	tcase_add_test(c, late_buffer_written_whole_to_the_log);
 	tcase_add_test(c, fork_while_kernels_are_recorded);

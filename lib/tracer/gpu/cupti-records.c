@@ -53,11 +53,18 @@ SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, streamId);
 SAME_AS_OLDEST(memcpy_record, CUpti_ActivityMemcpy4, correlationId);
 SAME_AS_OLDEST(CUpti_ActivityMemset4, CUpti_ActivityMemset3, start);
 SAME_AS_OLDEST(CUpti_ActivityMemset4, CUpti_ActivityMemset3, correlationId);
+SAME_AS_OLDEST(CUpti_ActivityGraphTrace2, CUpti_ActivityGraphTrace, start);
+SAME_AS_OLDEST(CUpti_ActivityGraphTrace2, CUpti_ActivityGraphTrace, end);
+SAME_AS_OLDEST(CUpti_ActivityGraphTrace2, CUpti_ActivityGraphTrace, correlationId);
+SAME_AS_OLDEST(CUpti_ActivityGraphTrace2, CUpti_ActivityGraphTrace, deviceId);
+SAME_AS_OLDEST(CUpti_ActivityGraphTrace2, CUpti_ActivityGraphTrace, streamId);
 #else
 typedef CUpti_ActivityKernel8 kernel_record;
 typedef CUpti_ActivityMemcpy5 memcpy_record;
 #endif
 typedef CUpti_ActivityMemset4 memset_record;
+/* GRAPH_TRACE's first layout, whose members GraphTrace2 keeps where they were. */
+typedef CUpti_ActivityGraphTrace graph_record;
 
 #define api ggmlviz__cupti_api
 
@@ -107,6 +114,10 @@ static int gpu_record(const CUpti_Activity *a, struct ggmlviz__gpu_launch *l)
 		const memset_record *m = (const memset_record *)a;
 		*l = (struct ggmlviz__gpu_launch){ m->start, m->end, m->deviceId, m->streamId,
 						   m->correlationId, "[CUDA memset]", 1 };
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) { /* GGML_VIZ_CUPTI_GRAPHS */
+		const graph_record *g = (const graph_record *)a;
+		*l = (struct ggmlviz__gpu_launch){ g->start, g->end, g->deviceId, g->streamId,
+						   g->correlationId, "[CUDA graph]", 0 };
 	} else {
 		return -1;
 	}

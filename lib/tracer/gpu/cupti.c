@@ -138,10 +138,19 @@ static const CUpti_CallbackId driver_calls[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
 };
 
+/*
+ * The kinds recorded: kernels, or (GGML_VIZ_CUPTI_GRAPHS=1) a record a
+ * CUDA graph launch instead, which CUPTI takes with kernels off only.
+ */
 static const CUpti_ActivityKind kinds[] = {
 	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 	CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
 };
+static const CUpti_ActivityKind graph_kinds[] = {
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_GRAPH_TRACE,
+	CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+};
+#define N_KINDS (sizeof kinds / sizeof *kinds)
 
 /* How windows detach CUPTI. */
 enum way { DETACH_FINALIZE, DETACH_KINDS_OFF };
@@ -153,6 +162,7 @@ static struct {
 	int api_mode;         /* how the launch calls' API records were asked for */
 	int ever;             /* subscribed once: the library stays loaded */
 	int way;              /* how windows detach */
+	int graphs;           /* GGML_VIZ_CUPTI_GRAPHS: a record a CUDA graph launch, not its kernels */
 	char detach_note[200]; /* how they did, for the last word ("" while as planned) */
 	pthread_t flusher;
 	int flushing;         /* the flush thread runs */
@@ -343,19 +353,32 @@ static void api_records_off(void)
 		launch_calls(0);
 }
 
+/*
+ * GGML_VIZ_CUPTI_GRAPHS=1: CUPTI's GRAPH_TRACE instead of its kernels, a
+ * record a CUDA graph launch (its first kernel's start to its last one's
+ * end), recorded as a KERNEL "[CUDA graph]": what a graph takes on the GPU
+ * with no kernel recorded, against which recorded kernels' times are
+ * judged (bench/gpu-check.sh). Launches outside graphs are not recorded.
+ * A measuring aid, as GGML_VIZ_CUPTI_API is.
+ */
+static const CUpti_ActivityKind *kinds_of(void)
+{
+	return cupti.graphs ? graph_kinds : kinds;
+}
+
 static void disable_all(void)
 {
 	api_records_off();
-	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-		api.disable(kinds[i]);
+	for (size_t i = 0; i < N_KINDS; i++)
+		api.disable(kinds_of()[i]);
 }
 
 static CUptiResult enable_all(char *why, size_t size)
 {
 	CUptiResult rc = CUPTI_SUCCESS;
 
-	for (size_t i = 0; rc == CUPTI_SUCCESS && i < sizeof kinds / sizeof *kinds; i++)
-		rc = api.enable(kinds[i]);
+	for (size_t i = 0; rc == CUPTI_SUCCESS && i < N_KINDS; i++)
+		rc = api.enable(kinds_of()[i]);
 	if (rc == CUPTI_SUCCESS)
 		rc = api_records_on();
 	if (rc != CUPTI_SUCCESS) {
@@ -601,9 +624,11 @@ static int give_up(int rc)
 /* How kernels are recorded, in words, for the trace's META GPU. */
 static void say_how(const struct ggmlviz__gpu_how *how, char *what, size_t size)
 {
-	int n = snprintf(what, size, "recorded through CUPTI (API version %u, %s): kernels, memory "
+	int n = snprintf(what, size, "recorded through CUPTI (API version %u, %s): %s, memory "
 			 "copies and sets, %zu MiB of buffers, flushed every %llu ms",
 			 ggmlviz__cupti_version, ggmlviz__cupti_path,
+			 cupti.graphs ? "a record a CUDA graph launch, not its kernels "
+					"(GGML_VIZ_CUPTI_GRAPHS=1)" : "kernels",
 			 (size_t)(how->buffer_bytes >> 20), (unsigned long long)(PASS_NS / 1000000));
 
 	if (ggmlviz__gpu_window_on() && n > 0 && (size_t)n < size)
@@ -627,6 +652,7 @@ static int cupti_start(const struct ggmlviz__gpu_how *how, char *what, size_t si
 	atomic_store(&cupti.refused, 0);
 	atomic_store(&cupti.pushing, 0);
 	cupti.api_mode = (int)api_mode();
+	cupti.graphs = getenv("GGML_VIZ_CUPTI_GRAPHS") && !strcmp(getenv("GGML_VIZ_CUPTI_GRAPHS"), "1");
 	cupti.way = DETACH_FINALIZE;
 	cupti.detach_note[0] = '\0';
 	ggmlviz__gpu_window_reset(how->sample_k, how->sample_n, wake);
