@@ -2,10 +2,12 @@
 # libggmlviz on a machine with an NVIDIA GPU, in one command: builds what
 # it needs and prints one table of what the GPU path does there.
 #
-#     bench/gpu-check.sh [--arch ARCH] [--tokens N] [--no-cpu]
+#     bench/gpu-check.sh [--arch ARCH] [--tokens N] [--no-cpu] [--no-llama-bench]
 #
 # What it builds, out of tree under build-gpu/ (GPU_CHECK_DIR): libggmlviz
-# with CUPTI's headers (lib-build/); bench/gpu-probe.cu with nvcc; GGML and
+# with CUPTI's headers of nvcc's toolkit (lib-build/; from a copy of the
+# source, src/, where the checkout is configured in place, which refuses
+# another build); bench/gpu-probe.cu with nvcc; GGML and
 # libllama with CUDA from the fetched release's source
 # (scripts/fetch-ggml.sh --source where npm is reachable, then
 # scripts/build-ggml-cuda.sh --arch ARCH, default native: about 150 s on
@@ -24,6 +26,15 @@
 #     kinds can be enabled together;
 #   - llama.cpp decoding N tokens (default 5000) with every layer on the
 #     GPU: KERNEL records, none without its run, none lost;
+#   - what recording slows kernels by: per op type, the GPU time a generated
+#     token with every kernel recorded (GGML_VIZ_GPU_SAMPLE=1/1) and in the
+#     tools' sampled windows, against the CUDA graphs' GPU time a token with
+#     no kernel recorded (GGML_VIZ_CUPTI_GRAPHS=1: a record a graph launch);
+#   - llama.cpp's llama-bench, built traced for CUDA
+#     (scripts/build-llama-tools.sh --cuda), on SmolLM2-135M's shape with
+#     CUDA graphs on: tg traced / untraced as the tools trace (windows), with
+#     every kernel, steps only, and NVTX ranges (bench/llama-bench.sh, 9
+#     interleaved rounds; left out with --no-llama-bench);
 #   - decode tokens/s traced (every kernel recorded) / untraced, with CUDA
 #     graphs on and with GGML_CUDA_DISABLE_GRAPHS=1 (bench_llama); the ops'
 #     GPU time against the GPU's busy time;
@@ -43,6 +54,7 @@ work=${GPU_CHECK_DIR:-$top/build-gpu}
 arch=native
 tokens=5000
 cpu=yes
+llama_bench=yes
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) [ $# -ge 2 ] || { echo "gpu-check: --arch wants a value (90, native)" >&2; exit 2; }
@@ -50,7 +62,8 @@ while [ $# -gt 0 ]; do
 	--tokens) [ $# -ge 2 ] || { echo "gpu-check: --tokens wants a number" >&2; exit 2; }
 		tokens=$2; shift ;;
 	--no-cpu) cpu=no ;;
-	-h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--no-llama-bench) llama_bench=no ;;
+	-h | --help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -76,22 +89,40 @@ nvcc=$(command -v nvcc 2>/dev/null || true)
 [ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
 toolkit=
 [ -n "$nvcc" ] && toolkit=$(cd "$(dirname "$nvcc")/.." && pwd)
+cupti_dir=
+[ -n "$nvcc" ] && cupti_dir=$("$top/scripts/cuda-cupti.sh" "$nvcc" 2>/dev/null)
 missing=
 [ "$have_gpu" = yes ] || missing="$missing; no NVIDIA GPU (no /dev/nvidiactl, or nvidia-smi sees none)"
 [ -n "$nvcc" ] || missing="$missing; no nvcc (the CUDA toolkit: /usr/local/cuda/bin)"
-[ -n "$toolkit" ] && [ ! -f "$toolkit/include/cupti.h" ] &&
-	missing="$missing; no cupti.h in $toolkit/include (the toolkit's CUPTI)"
+[ -n "$toolkit" ] && [ -z "$cupti_dir" ] &&
+	missing="$missing; no cupti.h for $nvcc (scripts/cuda-cupti.sh: the toolkit's CUPTI)"
 row "GPU" "${gpu:-none}" "an NVIDIA GPU" "$([ "$have_gpu" = yes ] && echo ok || echo skip)"
 [ -z "$missing" ] || say "missing here${missing}"
 
 # ---- 2. libggmlviz with CUPTI ----
+# A checkout configured in place refuses a build out of tree ("source
+# directory already configured"): then from a copy of its source.
+src=$top
+if [ -f "$top/config.status" ]; then
+	git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
+		say "$top is configured in place and is not a git work tree, whose files could be copied:"
+		say "run 'make distclean' there first"
+		exit 1
+	}
+	src="$work/src"
+	say "the checkout is configured in place: building from a copy of its source in $src"
+	mkdir -p "$src"
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
+		tar -C "$src" -xf - && (cd "$src" && ./autogen.sh >/dev/null 2>&1) ||
+		{ say "the source could not be copied into $src"; exit 1; }
+fi
 lib="$work/lib-build"
 mkdir -p "$lib"
-[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh >/dev/null 2>&1)
+[ -x "$src/configure" ] || (cd "$src" && ./autogen.sh >/dev/null 2>&1)
 cupti_flag=--without-cupti
-[ -n "$toolkit" ] && [ -f "$toolkit/include/cupti.h" ] && cupti_flag="--with-cupti=$toolkit"
+[ -n "$cupti_dir" ] && cupti_flag="--with-cupti=$cupti_dir"
 say "building libggmlviz ($cupti_flag) in $lib"
-if ! { [ -f "$lib/Makefile" ] || (cd "$lib" && "$top/configure" "$cupti_flag" >configure.out 2>&1); } ||
+if ! { [ -f "$lib/Makefile" ] || (cd "$lib" && "$src/configure" "$cupti_flag" >configure.out 2>&1); } ||
 	! (cd "$lib" && make -j"$(nproc)" >make.out 2>&1); then
 	say "libggmlviz did not build: see $lib/configure.out and $lib/make.out"
 	exit 1
@@ -167,7 +198,7 @@ if [ "$have_gpu" = yes ] && [ -n "$nvcc" ]; then
 	mkdir -p "$cuda_build"
 	if [ -f "$ggml_cuda/VERSION" ] &&
 		{ [ -f "$cuda_build/Makefile" ] ||
-			(cd "$cuda_build" && "$top/configure" "$cupti_flag" --with-ggml="$ggml_cuda" >configure.out 2>&1); } &&
+			(cd "$cuda_build" && "$src/configure" "$cupti_flag" --with-ggml="$ggml_cuda" >configure.out 2>&1); } &&
 		(cd "$cuda_build" && make -j"$(nproc)" >make.out 2>&1); then
 		say "libggmlviz's benchmarks built against $ggml_cuda"
 	else
@@ -195,6 +226,51 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/examples/llama_trace" ]; then
 		[ "$dropped" = 0 ] && st=ok
 	row "$tokens tokens decoded: KERNEL records, without their run, lost, dropped" \
 		"${kernels:-?}, ${norun:-?}, ${lost:-?}, ${dropped:-?}" "0, 0 and 0" "$st"
+	# what recording slows the kernels by: the same decode with every kernel, in the tools'
+	# windows, and with a record a CUDA graph only (no kernel recorded)
+	for mode in every windows graphs; do
+		case "$mode" in
+		every) set -- GGML_VIZ_GPU_SAMPLE=1/1 ;;
+		windows) set -- GGML_VIZ_GPU_SAMPLE=8/256 ;; # the tools' default (ggmlviz-llama-tools.cpp)
+		graphs) set -- GGML_VIZ_CUPTI_GRAPHS=1 ;;
+		esac
+		env "$@" "$cuda_build/examples/llama_trace" --model "$model" --gpu-layers 99 \
+			--generate "$tokens" --ctx $((tokens + 256)) --output "$work/ops-$mode.ggmlviz" \
+			>"$work/ops-$mode.out" 2>&1
+		"$cuda_build/tools/ggmlviz" stats -f json --phase generation --by "$([ "$mode" = graphs ] &&
+			echo kernel || echo op)" "$work/ops-$mode.ggmlviz" >"$work/ops-$mode.json" 2>&1
+	done
+	python3 - "$work" >"$work/ops-table.txt" 2>&1 <<'PY'
+import json, os, sys
+work = sys.argv[1]
+def load(mode):
+    try:
+        return json.load(open(os.path.join(work, 'ops-%s.json' % mode)))
+    except (OSError, ValueError):
+        return {}
+every, windows, graphs = load('every'), load('windows'), load('graphs')
+def per_token(js):
+    t = js.get('tokens') or 0
+    return {g['name']: g['total_ns'] / t / 1e3 for g in js.get('groups', [])} if t else {}
+e, w = per_token(every), per_token(windows)
+g = per_token(graphs).get('[CUDA graph]')
+print('%-24s %14s %14s' % ('OP (generation)', 'EVERY KERNEL', 'IN WINDOWS'))
+for name in sorted(e, key=e.get, reverse=True)[:12]:
+    print('%-24s %11.1f us %11.1f us' % (name, e[name], w.get(name, float('nan'))))
+te, tw = sum(e.values()), sum(w.values())
+print('%-24s %11.1f us %11.1f us' % ('TOTAL a token', te, tw))
+if g:
+    print('untraced: the CUDA graphs\' GPU time a token %.1f us (no kernel recorded: '
+          'GGML_VIZ_CUPTI_GRAPHS=1); recorded kernels sum to %.3f (every) and %.3f (windows) '
+          'of it' % (g, te / g, tw / g))
+sampled = (windows.get('gpu_windows') or {}).get('sampled_steps')
+print('(windows: %s sampled steps of %s generated)' % (sampled, every.get('tokens')))
+PY
+	sed 's/^/gpu-check: /' "$work/ops-table.txt" >&2
+	ratio=$(sed -n 's/.*recorded kernels sum to \([0-9.]*\) (every) and \([0-9.]*\) (windows).*/\1, \2/p' \
+		"$work/ops-table.txt")
+	row "kernels' GPU time a token / the CUDA graphs' untraced: every kernel, in windows" \
+		"${ratio:-?} (per op: $work/ops-table.txt)" "(measured)"
 	for graphs in on off; do
 		say "bench_llama --gpu-layers 99, CUDA graphs $graphs"
 		if [ "$graphs" = on ]; then
@@ -220,6 +296,30 @@ else
 	row "llama.cpp on the GPU ($tokens tokens; tokens/s traced/untraced)" \
 		"not run: $([ "$have_gpu" = yes ] && echo 'GGML with CUDA did not build' || echo 'no GPU')" \
 		"0 lost; at least 0.97" skip
+fi
+
+# ---- 4b. llama.cpp's llama-bench, built traced for CUDA, on SmolLM2-135M's shape ----
+if [ "$llama_bench" = yes ] && [ "$have_gpu" = yes ] && [ -n "$nvcc" ]; then
+	tools_out="$work/llama-tools-cuda"
+	say "building llama-bench traced for CUDA (scripts/build-llama-tools.sh --cuda) in $tools_out"
+	if tools_bin=$("$src/scripts/build-llama-tools.sh" --cuda --arch "$arch" --tools llama-bench \
+		--source "$top/third_party/ggml/src" "$tools_out" 2>"$work/llama-tools.out" | tail -n 1) &&
+		[ -x "$tools_bin/llama-bench" ]; then
+		say "bench/llama-bench.sh on the GPU: plain, traced (windows), every kernel, steps only, NVTX"
+		MODEL_WIDTH=576 ROUNDS=9 MODES="plain traced every steps nvtx" \
+			GGMLVIZ="${cuda_build:-$lib}/tools/ggmlviz" sh "$top/bench/llama-bench.sh" "$tools_bin" \
+			-- -ngl 99 -p 64 -n 64 -r 3 -t 2 >"$work/llama-bench.out" 2>&1
+		for m in "as the build traces" "every GPU kernel" "steps and runs only" "NVTX ranges"; do
+			r=$(grep "^  tg: .*$m" "$work/llama-bench.out" | sed -n 's/.*traced \/ untraced \([0-9.]*\).*/\1/p')
+			st=
+			[ "$m" = "as the build traces" ] &&
+				st=$(awk -v r="${r:-0}" 'BEGIN { print (r >= 0.97 ? "ok" : "miss") }')
+			row "llama-bench tg on SmolLM2-135M's shape, CUDA graphs on: $m / untraced" "${r:-?}" \
+				"$([ -n "$st" ] && echo 'at least 0.97' || echo '(measured)')" "$st"
+		done
+	else
+		row "llama-bench built traced for CUDA" "failed: $work/llama-tools.out" "builds" miss
+	fi
 fi
 
 # ---- 5. the CPU: bench_llama by thread count, bench_writer by producers ----

@@ -31,6 +31,13 @@
 # MODEL_WIDTH=1024 or 2048 asks for a wider one, or MODEL_WIDTH=576 for
 # SmolLM2-135M's shape (bench/tiny-model.sh); ROUNDS (7) rounds of each
 # mode; llama-bench's own arguments default to -p 64 -n 32 -r 3 -t 2.
+# MODES (default "plain traced ticks") the modes compared, plain first:
+#   traced  the tools' build as it traces (its defaults: on a GPU, kernels
+#           in sampled windows)
+#   ticks   GGML_VIZ_CPU_SHARES=0: CPU ops timed by thread 0's ticks only
+#   every   GGML_VIZ_GPU_SAMPLE=1/1: every GPU kernel recorded
+#   steps   GGML_VIZ_OP_TIMING=0: steps and runs only, no op, no kernel
+#   nvtx    GGML_VIZ_NVTX=2: NVTX ranges for steps, runs and ops too
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -53,22 +60,35 @@ args=$(tiny_model_args "$top" "$tmp" "$*") || exit 1
 case " $args " in *" -p "*) ;; *) args="$args -p 64 -n 32 -r 3 -t 2" ;; esac
 
 rounds=${ROUNDS:-7}
-echo "llama-bench.sh: llama-bench $args -o json, $rounds rounds of each mode, rotating"
-modes="plain traced ticks"
+modes=${MODES:-plain traced ticks}
+case " $modes " in *" plain "*) ;; *) modes="plain $modes" ;; esac
+echo "llama-bench.sh: llama-bench $args -o json, $rounds rounds of each mode ($modes), rotating"
+# mode_env MODE: what a traced mode adds to the environment
+mode_env() {
+	case "$1" in
+	ticks) echo "GGML_VIZ_CPU_SHARES=0" ;;
+	every) echo "GGML_VIZ_GPU_SAMPLE=1/1" ;;
+	steps) echo "GGML_VIZ_OP_TIMING=0" ;;
+	nvtx) echo "GGML_VIZ_NVTX=2" ;;
+	traced) ;;
+	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
+	esac
+}
+for mode in $modes; do [ "$mode" = plain ] || mode_env "$mode" >/dev/null || exit 2; done
 i=0
 while [ $i -lt "$rounds" ]; do
 	for mode in $modes; do
-		case "$mode" in
-		traced) # shellcheck disable=SC2086 # llama-bench's arguments are words
-			env GGML_VIZ_OUTPUT="$tmp/traced.ggmlviz" "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null ;;
-		ticks) # shellcheck disable=SC2086
-			env GGML_VIZ_OUTPUT="$tmp/round.ggmlviz" GGML_VIZ_CPU_SHARES=0 \
-				"$tools/llama-bench" $args -o json >"$tmp/$mode.$i.json" 2>/dev/null ;;
-		*) # shellcheck disable=SC2086
+		out="$tmp/round.ggmlviz"
+		[ "$mode" = traced ] && out="$tmp/traced.ggmlviz"
+		if [ "$mode" = plain ]; then
+			# shellcheck disable=SC2086 # llama-bench's arguments are words
 			env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null ;;
-		esac
+				>"$tmp/$mode.$i.json" 2>/dev/null
+		else
+			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
+			env GGML_VIZ_OUTPUT="$out" $(mode_env "$mode") "$tools/llama-bench" $args -o json \
+				>"$tmp/$mode.$i.json" 2>/dev/null
+		fi
 	done
 	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
 	i=$((i + 1))
@@ -85,9 +105,15 @@ done
 "$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END "$tmp/traced.ggmlviz" \
 	>"$tmp/edges.jsonl" 2>/dev/null || : >"$tmp/edges.jsonl"
 
-python3 - "$tmp" "$rounds" <<'PY'
+python3 - "$tmp" "$rounds" "$modes" <<'PY'
 import json, math, os, statistics, sys
-tmp, rounds = sys.argv[1], int(sys.argv[2])
+tmp, rounds, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share; on a GPU, '
+                  'kernels in sampled windows',
+        'ticks': 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0',
+        'every': 'every GPU kernel recorded, GGML_VIZ_GPU_SAMPLE=1/1',
+        'steps': 'steps and runs only, GGML_VIZ_OP_TIMING=0',
+        'nvtx': 'NVTX ranges too, GGML_VIZ_NVTX=2'}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 
@@ -124,8 +150,7 @@ def percentile(pool, q):
 for test in ('pp', 'tg'):
     plain = [ts('plain', i)[test] for i in range(rounds)]
     plain_pool = pooled('plain', test)
-    for mode, what in (('traced', 'every op measured, every worker\'s share'),
-                       ('ticks', 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0')):
+    for mode, what in ((m, WHAT[m]) for m in modes if m != 'plain'):
         traced = [ts(mode, i)[test] for i in range(rounds)]
         ratios = [t / p for t, p in zip(traced, plain)]
         ci = interval(ratios)

@@ -3,9 +3,17 @@
 //
 // Tracing starts at the first model load or context (before any decode)
 // when GGML_VIZ_OUTPUT is set, with every GGML_VIZ_* variable read
-// (ggmlviz_start(NULL)), and stops at exit: a server stopped by SIGINT or
-// SIGTERM ends normally, and its trace with it. Without GGML_VIZ_OUTPUT, or
-// once tracing could not start, each wrapper is the plain call.
+// (ggmlviz_config_from_env()), and stops at exit: a server stopped by
+// SIGINT or SIGTERM ends normally, and its trace with it. Without
+// GGML_VIZ_OUTPUT, or once tracing could not start, each wrapper is the
+// plain call.
+//
+// One default differs from the library's: on a CUDA GPU the tools record
+// kernels in sampled windows, GGMLVIZ_TOOLS_GPU_SAMPLE_K of every
+// GGMLVIZ_TOOLS_GPU_SAMPLE_N steps (GGML_VIZ_GPU_SAMPLE sets another,
+// 1/1 every kernel): with every kernel recorded llama-bench decoded at
+// 0.52 to 0.61 of its speed on an H100, so that the op times were those of
+// another run. Why these figures: doc/performance.md, GPU.
 //
 // A decode is a step labelled by what made it: "warmup" for the decodes
 // common_init_from_params() makes before the tool's own work, "probe" for
@@ -29,13 +37,23 @@ static void ggmlviz_tools_stop(void) {
     ggmlviz_stop();
 }
 
+#ifndef GGMLVIZ_TOOLS_GPU_SAMPLE_K
+#define GGMLVIZ_TOOLS_GPU_SAMPLE_K 8
+#define GGMLVIZ_TOOLS_GPU_SAMPLE_N 256
+#endif
+
 static void ggmlviz_tools_start(void) {
     const char * out = getenv("GGML_VIZ_OUTPUT");
+    struct ggmlviz_config cfg;
 
     if (!out || !*out) {
         return;
     }
-    int rc = ggmlviz_start(NULL); // every GGML_VIZ_* read
+    ggmlviz_config_init(&cfg);
+    cfg.gpu_sample_k = GGMLVIZ_TOOLS_GPU_SAMPLE_K; // the tools' default: windows on a GPU
+    cfg.gpu_sample_n = GGMLVIZ_TOOLS_GPU_SAMPLE_N;
+    (void) ggmlviz_config_from_env(&cfg); // every GGML_VIZ_* read; a bad one was warned of, kept
+    int rc = ggmlviz_start(&cfg);
     if (rc < 0) {
         fprintf(stderr, "ggmlviz: not tracing to %s: %s\n", out, ggmlviz_strerror(rc));
         return;
