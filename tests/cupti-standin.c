@@ -89,7 +89,7 @@ static struct {
 	struct pending pending[PENDING];
 	uint32_t n_pending;
 	uint64_t busy[STREAMS];
-	uint64_t last_start;  /* the start of the work scheduled last */
+	int in_graph;         /* a graph's kernels are being scheduled: one after another */
 	uint32_t correlation;
 	uint64_t ext_of[EXT_MAP];
 	uint32_t runs, graph_nodes;
@@ -312,12 +312,11 @@ static uint32_t api_call(CUpti_CallbackId cbid)
 /* When the GPU runs work of ns on stream, after what the stream has. */
 static void schedule(uint32_t stream, uint64_t ns, uint64_t *start, uint64_t *end)
 {
-	uint64_t at = now_ns() + LAUNCH_NS;
+	uint64_t at = S.in_graph ? 0 : now_ns() + LAUNCH_NS; /* a graph's kernels: back to back */
 	uint64_t *busy = &S.busy[stream % STREAMS];
 
 	*start = at > *busy ? at : *busy;
 	*end = *busy = *start + ns;
-	S.last_start = *start;
 }
 
 static void pend(struct buf *b, void *rec, uint64_t start, uint64_t end)
@@ -585,6 +584,7 @@ static void hand_over_late(void)
 	b = S.late_buf;
 	S.late_buf = NULL;
 	if (b && pthread_create(&S.late_thread, NULL, late_main, b) == 0) {
+		pthread_detach(S.late_thread); /* CUPTI's thread: nobody joins it */
 		while (!S.late_started)
 			pthread_cond_wait(&S.late_cond, &S.lock);
 	}
@@ -632,8 +632,6 @@ static void teardown(void)
 	pthread_mutex_unlock(&S.lock);
 	for (int i = 0; i < n; i++) /* CUPTI's threads end with it: none left running */
 		pthread_join(S.workers[i], NULL);
-	if (S.late_started)
-		pthread_join(S.late_thread, NULL);
 }
 
 static uint64_t env_u64(const char *name, uint64_t def)
@@ -1160,10 +1158,14 @@ EXPORT uint32_t cupti_standin_graph(const char *const *names, const uint64_t *ns
 	pthread_mutex_lock(&S.lock);
 	c = api_call(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
 	graphs++;
-	for (size_t i = 0; i < n; i++) {
+	first = now_ns() + LAUNCH_NS; /* the graph reaches the GPU, then runs its kernels in a row */
+	if (S.busy[stream % STREAMS] < first)
+		S.busy[stream % STREAMS] = first;
+	first = S.busy[stream % STREAMS];
+	S.in_graph = 1;
+	for (size_t i = 0; i < n; i++)
 		gpu_kernel(names[i], ns[i], stream, c, graphs);
-		first = i ? first : S.last_start;
-	}
+	S.in_graph = 0;
 	gpu_graph(stream, c, graphs, first);
 	pthread_mutex_unlock(&S.lock);
 	api_exit(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch");
