@@ -570,6 +570,7 @@ static void *late_main(void *arg)
 	pthread_mutex_lock(&S.lock);
 	S.slow = NULL;
 	S.counts.late_delivered++;
+	pthread_cond_broadcast(&S.late_cond);
 	pthread_mutex_unlock(&S.lock);
 	free(b);
 	return NULL;
@@ -1058,11 +1059,19 @@ EXPORT CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelati
  */
 EXPORT CUptiResult cuptiFinalize(void)
 {
-	int n;
+	int n, late;
 
 	alive(__func__);
 	if (S.refuse_finalize)
 		return CUPTI_ERROR_NOT_SUPPORTED;
+	/* CUPTI_STANDIN_LATE: its thread hands over what it took out, and finishes first */
+	late = S.late_buf != NULL;
+	hand_over_late();
+	pthread_mutex_lock(&S.lock);
+	while (late && S.slow)
+		pthread_cond_wait(&S.late_cond, &S.lock);
+	S.late_started = 0;
+	pthread_mutex_unlock(&S.lock);
 	__atomic_store_n(&S.stopping, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&S.lock);
 	n = S.n_workers;

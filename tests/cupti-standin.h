@@ -69,10 +69,11 @@
  *                          cuptiActivityGetNextRecord stops there with
  *                          CUPTI_ERROR_INVALID_KIND
  *   CUPTI_STANDIN_LATE     "1": a forced flush holds one buffer back, and
- *                          cuptiUnsubscribe hands it over on a thread of
- *                          its own, read slowly (2 ms a record), as
- *                          CUPTI's own thread hands over a buffer it took
- *                          out before the flush
+ *                          cuptiUnsubscribe (or cuptiFinalize, which waits
+ *                          for its reading to end) hands it over on a
+ *                          thread of its own, read slowly (2 ms a record),
+ *                          as CUPTI's own thread hands over a buffer it
+ *                          took out before the flush
  *
  * Detaching, as cupti_activity.h and NVIDIA's cupti_finalize sample say:
  * cuptiFinalize ends CUPTI's threads, drops the buffers it holds (never

@@ -872,6 +872,23 @@ START_TEST(windows_count_runs_without_steps)
 }
 END_TEST
 
+/*
+ * CUPTI's thread hands over a buffer it took out before a window's forced
+ * flush, as CUPTI detaches: its kernels are in the trace all the same,
+ * tied to their runs, and nothing of CUPTI is called after it detached.
+ */
+START_TEST(windows_take_records_handed_over_as_cupti_detaches)
+{
+	static const char *const env[] = { "CUPTI_STANDIN_LATE=1", NULL };
+	struct seen *s;
+
+	CHILD_OK(in_child(windowed_steps, env));
+	s = read_trace();
+	ck_assert_uint_eq(same_as_log(s, 1), 12 * 5);
+	free(s);
+}
+END_TEST
+
 /* A CUPTI that will not detach: kept attached, its kinds off between windows. */
 START_TEST(windows_on_a_cupti_that_will_not_detach)
 {
@@ -1147,6 +1164,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, cpu_program_never_loads_cupti);
 	tcase_add_test(c, windows_record_sampled_steps_only);
 	tcase_add_test(c, windows_count_runs_without_steps);
+	tcase_add_test(c, windows_take_records_handed_over_as_cupti_detaches);
 	tcase_add_test(c, windows_on_a_cupti_that_will_not_detach);
 	tcase_add_test(c, windows_end_where_cupti_will_not_attach_again);
 	tcase_add_test(c, graphs_recorded_whole);
