@@ -257,6 +257,13 @@ if rc == 0 and os.path.exists(steps_csv):
 ok(col == (['warmup', 'sampled', 'sampled', 'outside', 'outside'] * 5)[:W_STEPS],
    'export -f csv --table steps: each step\'s window', col or err)
 
+wjson = os.path.join(TMP, 'windows.json')
+rc, out, err = run(G, 'export', windowed, '-o', wjson)
+wsteps = [e['args'].get('gpu_window') for e in (json.load(open(wjson))['traceEvents'] if rc == 0 else [])
+          if e.get('ph') == 'X' and 'tokens' in e.get('args', {})]
+ok(wsteps == (['warmup', 'sampled', 'sampled', 'outside', 'outside'] * 5)[:W_STEPS],
+   'export: each step slice says its window (args.gpu_window)', wsteps or err)
+
 # ---- a trace without kernels ----
 cpu = os.path.join(TMP, 'cpu.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), cpu)

@@ -123,10 +123,14 @@ static void step_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 {
 	struct cli_esink *s = x->sink;
 
+	static const char *const windows[] = { NULL, "outside", "warmup", "sampled" };
+
 	s->ops->arg_u64(s, "step", t->step_seq);
 	s->ops->arg_u64(s, "tokens", t->n_tokens);
 	cli_esink_arg_cstr(s, "phase", phase_name(t->phase));
 	s->ops->arg_i64(s, "status", t->status);
+	if (windows[t->gpu_window & 3]) /* kernels in sampled windows: which steps have theirs */
+		cli_esink_arg_cstr(s, "gpu_window", windows[t->gpu_window & 3]);
 }
 
 static void split_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
