@@ -157,9 +157,10 @@ void cli_backends_text(struct cli_out *o, const struct cli_backends *b, const ch
 	}
 	for (size_t i = 0; i < b->n; i++)
 		if (b->s[i].count && b->s[i].ops[GGMLVIZ_OP_METHOD_GPU]) {
-			cli_out_printf(o, "%s(a GPU run's time holds its kernels' and the gaps between"
-				       " them: GGML's scheduler waits for the GPU after each run while"
-				       " an eval callback is set)\n", indent);
+			cli_out_printf(o, "%s(a GPU run's time is the host's: its launches, and, where"
+				       " GGML's scheduler waits for the GPU after each run while an eval"
+				       " callback is set (a GGML without libggmlviz's edit), its kernels"
+				       " and the gaps between them)\n", indent);
 			break;
 		}
 	if (runs_only(b, true))
