@@ -2,13 +2,15 @@
  * The public emit functions, in the order of tracer.h: each fills one
  * record's payload, every byte of it (the ring holds stale bytes from its
  * previous lap). Then the records the node engine stamps with times taken
- * earlier (producer.h).
+ * earlier (producer.h). An op's begin and end are also its NVTX range at
+ * level 2, and the names of META records those of the ranges (nvtx.h).
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include "tracer/producer/emit.h"
+#include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 
 uint32_t ggmlviz__label_cut(struct ggmlviz__ring *r, const char *label)
@@ -61,11 +63,15 @@ void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
 		      const void *backend, const char *label)
 {
 	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
+	if (GGMLVIZ__UNLIKELY(ggmlviz__mask_now() & GGMLVIZ__NVTX_OPS))
+		ggmlviz__nvtx_op(op_type, label);
 }
 
 void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
 		    const void *backend, const char *label)
 {
+	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_OP);
 	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
 }
 
@@ -167,6 +173,8 @@ void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
 {
 	if (tracer_writes_kind(kind))
 		return; /* the accounting records are the tracer's own */
+	if (GGMLVIZ__UNLIKELY(ggmlviz__mask_now() & GGMLVIZ__NVTX))
+		ggmlviz__nvtx_named(kind, key, label);
 	emit_meta(kind, key, value, value2, label);
 }
 
