@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #define NVTX_NO_IMPL /* the types only: the program holds NVTX's implementation */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ struct domain {
 };
 
 struct string {
+	struct string *next; /* every string registered, kept as a tool keeps them */
 	struct domain *domain;
 	char text[];
 };
@@ -58,6 +60,7 @@ struct frame {
 };
 
 static int out = -1;
+static struct string *_Atomic strings;
 static struct domain default_domain = { "(default)" };
 static __thread struct frame frames[DEPTH];
 static __thread int depth;
@@ -197,6 +200,9 @@ static nvtxStringHandle_t NVTX_API register_string(nvtxDomainHandle_t d, const c
 		return NULL;
 	s->domain = (struct domain *)d;
 	memcpy(s->text, text ? text : "", n + 1);
+	s->next = atomic_load(&strings);
+	while (!atomic_compare_exchange_weak(&strings, &s->next, s))
+		;
 	say("R\t%s\t%s", domain_of(d)->name, s->text);
 	return (nvtxStringHandle_t)s;
 }

@@ -644,8 +644,8 @@ int main(void)
 	char dir[384];
 
 	if (!HAVE_NVTX) {
-		printf("1..0 # SKIP this libggmlviz has no NVTX: configure found no NVTX3 headers "
-		       "(/usr/local/cuda/include/nvtx3, or --with-nvtx=DIR)\n");
+		printf("1..0 # SKIP this libggmlviz was built without NVTX3's headers (configure looks "
+		       "in /usr/local/cuda/include/nvtx3, or --with-nvtx=DIR)\n");
 		return 0;
 	}
 	if (!getcwd(dir, sizeof dir))
