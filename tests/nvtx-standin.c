@@ -144,6 +144,8 @@ static int push(const struct domain *d, const nvtxEventAttributes_t *a)
 	f = &frames[depth++];
 	f->domain = d;
 	snprintf(f->message, sizeof f->message, "%s", msg);
+	if (out < 0)
+		return depth - 1; /* nothing written: a tool that only keeps its stacks */
 	if (a)
 		payload(a, pay, sizeof pay);
 	else
@@ -166,8 +168,10 @@ static int pop(const struct domain *d)
 		say("!\t%ld\tpop of domain %s with no range open", tid(), d->name);
 		return -1;
 	}
-	path(p, sizeof p);
-	say("-\t%ld\t%d\t%s\t%s", tid(), depth, d->name, p);
+	if (out >= 0) {
+		path(p, sizeof p);
+		say("-\t%ld\t%d\t%s\t%s", tid(), depth, d->name, p);
+	}
 	memmove(&frames[i], &frames[i + 1], (size_t)(depth - 1 - i) * sizeof frames[0]);
 	depth--;
 	return depth;

@@ -258,8 +258,10 @@ struct text {
 
 static void add(struct text *t, const char *s)
 {
-	while (*s && t->len + 1 < t->size)
-		t->buf[t->len++] = *s++;
+	size_t n = strnlen(s, t->size - 1 - t->len);
+
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
 	t->buf[t->len] = '\0';
 }
 

@@ -40,6 +40,8 @@ void ggmlviz_graph_begin(const void *graph, uint32_t n_nodes, uint32_t n_threads
 void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
 		       const void *backend)
 {
+	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_GRAPH);
 	if (ggmlviz__unit_closing()) /* a graph inside a step */
 		ggmlviz__stage_graph(ggmlviz__stamp(), GGMLVIZ_EVENT_GRAPH_COMPUTE_END,
 				     ggmlviz__addr(graph), n_nodes, n_threads, ggmlviz__addr(backend));
@@ -47,8 +49,6 @@ void ggmlviz_graph_end(const void *graph, uint32_t n_nodes, uint32_t n_threads,
 		ggmlviz__emit_graph_at(0, GGMLVIZ_EVENT_GRAPH_COMPUTE_END, ggmlviz__addr(graph),
 				       n_nodes, n_threads, ggmlviz__addr(backend));
 	ggmlviz__unit_end();
-	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
-		ggmlviz__nvtx_end(GGMLVIZ__NVTX_GRAPH);
 }
 
 void ggmlviz_step_begin(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, uint32_t phase,
@@ -70,11 +70,11 @@ void ggmlviz_step_end(const void *ctx, uint32_t n_tokens, uint32_t n_outputs, ui
 {
 	struct ggmlviz__step s = { ggmlviz__addr(ctx), n_tokens, n_outputs, phase, status };
 
+	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_STEP);
 	(void)ggmlviz__unit_closing(); /* its held runs before its end */
 	ggmlviz__emit_step_at(0, GGMLVIZ_EVENT_STEP_END, &s, label);
 	ggmlviz__unit_end();
-	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
-		ggmlviz__nvtx_end(GGMLVIZ__NVTX_STEP);
 }
 
 int ggmlviz_ops_timing(void)
