@@ -69,7 +69,7 @@ struct kept {
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
 	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
 	struct written written;          /* where its descriptions were written (DESC_SET DEFINE) */
-	void **nvtx_names;               /* NVTX level 2: its ops' names, registered with the tool (or NULL) */
+	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 };
 
@@ -238,7 +238,7 @@ static void gpu_run_end(void)
 
 /* ---- recording a run ---- */
 
-/* Describes node i; returns the ticks it gives (0 or 1). Inlined: a run's end describes each node. */
+/* Describes node i; returns the ticks it gives (0 or 1). Inlined: each node of each run. */
 __attribute__((always_inline)) static inline uint32_t describe_one(struct run *r, uint32_t i)
 {
 	struct ggmlviz_node_desc *d = &r->desc[i];
@@ -712,7 +712,10 @@ static void nvtx_asked(struct run *r, const void *node)
 	}
 }
 
-/* A tick: the op that computed ends (the run's first has no range unless begun at its last ask), the next begins. */
+/*
+ * A tick: the op that computed ends, the next begins. The run's first op
+ * has no range unless it was begun at the run's last ask.
+ */
 static void nvtx_tick(struct run *r)
 {
 	const struct ggmlviz_node_desc *d;
