@@ -290,11 +290,29 @@ struct ggmlviz_config {
 	uint16_t gpu_sample_k;
 	uint16_t gpu_sample_n; /**< see gpu_sample_k */
 	/**
+	 * NVTX ranges for Nsight Systems and other NVTX tools, in the domain
+	 * "libggmlviz": 1, a range for each step (named by its label, tokens
+	 * and phase: "decode 1 token (generation)"), each graph and each run
+	 * of nodes (named by its backend: "CPU", "CUDA0"), so that a timeline
+	 * shows which token and which split each kernel belongs to; 2, those
+	 * and a range for each op where the tracer sees it run ("MUL_MAT
+	 * Qcur-3", its layer as the payload), inside a range for its layer
+	 * ("layer 3"): op by op on GGML's CPU backend, and on any backend in
+	 * GGMLVIZ_OP_TIMING_SYNC mode, where each op's kernels are launched
+	 * inside its range. Only when a tool is attached (NVTX_INJECTION64_PATH,
+	 * which `nsys profile` sets): otherwise nothing is called, and ranges
+	 * cost nothing. Through NVTX3's header-only API: nothing is linked,
+	 * and a libggmlviz built without NVTX's headers warns and traces on.
+	 * 0 (the default): none. GGML_VIZ_NVTX. (Formerly the first half of
+	 * reserved[0], which had to be zero.)
+	 */
+	uint32_t nvtx;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[1];
+	uint32_t reserved3_u32;
 };
 
 /**
@@ -355,8 +373,8 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_SAMPLE, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
- * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its
- * member of struct ggmlviz_config).
+ * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE and GGML_VIZ_NVTX (0, 1 or 2;
+ * each described at its member of struct ggmlviz_config).
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.

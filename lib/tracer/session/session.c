@@ -20,6 +20,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
 #include "tracer/gpu/gpu.h"
+#include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 #include "tracer/session/session.h"
 #include "tracer/writer/writer.h"
@@ -83,6 +84,7 @@ static void after_fork_child(void)
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);
 	writer = NULL;
+	ggmlviz__nvtx_forget();
 	ggmlviz__claim_forget();
 	ggmlviz__registry_unlock();
 	pthread_mutex_unlock(&session_lock);
@@ -238,6 +240,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
 	char gpu_note[320];
+	unsigned nvtx;
 	int rc;
 
 	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
@@ -274,7 +277,8 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 		     " events; timestamps from %s)", path, cfg->buffer_events,
 		     ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES, cfg->flush_interval_ms,
 		     cfg->max_events, ggmlviz__clock_name());
-	ggmlviz__mask_set(mask_for(cfg));
+	nvtx = ggmlviz__nvtx_open(cfg->nvtx, &sink); /* where a tool is attached, once a process */
+	ggmlviz__mask_set(mask_for(cfg) | nvtx);
 	return 0;
 }
 
