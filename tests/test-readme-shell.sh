@@ -72,7 +72,7 @@ where_of() {
 	*)
 		if grep -q 'build-llama-tools\.sh[^#]*--cuda' "$1"; then
 			echo gpu
-		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|bench/gpu-check.sh' "$1"; then
+		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|completion\.ggmlviz\|bench/gpu-check.sh' "$1"; then
 			echo checkout
 		else
 			echo build
@@ -196,7 +196,7 @@ block_result() { # dir N folder
 }
 
 # The files the checkout's blocks write at its top, never overwritten.
-CHECKOUT_FILES="bench.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz"
+CHECKOUT_FILES="bench.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz"
 checkout_ready() {
 	for f in $CHECKOUT_FILES; do
 		[ ! -e "$top_srcdir/$f" ] || { echo "$top_srcdir/$f exists: not overwritten"; return 77; }
@@ -227,7 +227,9 @@ fate() { # dir N
 	esac
 }
 
-[ "$mode" = checkout ] && trap 'rm -rf "$tmp"; checkout_clean' EXIT
+# the files a page's session writes at the checkout's top: removed after it, or at an exit during it
+dirty=0
+trap 'rm -rf "$tmp"; [ $dirty -eq 0 ] || checkout_clean' EXIT
 pages >"$tmp/pages" || exit 1
 k=0
 total=0
@@ -258,8 +260,10 @@ while read -r page; do
 			ready=$(checkout_ready)
 		fi
 		rc_ready=$?
-		[ $rc_ready -ne 0 ] || run_session "$d" "$folder"
-		[ "$mode" = build ] || checkout_clean
+		if [ $rc_ready -eq 0 ]; then
+			[ "$mode" = build ] || dirty=1
+			run_session "$d" "$folder"
+		fi
 	fi
 	while read -r n kind line _; do
 		[ "$kind" = sh ] || continue
@@ -282,5 +286,8 @@ while read -r page; do
 			fail=1
 		fi
 	done <"$d/index"
+	# what the page wrote at the checkout's top, once its blocks were checked
+	[ $dirty -eq 0 ] || checkout_clean
+	dirty=0
 done <"$tmp/pages"
 exit $fail
