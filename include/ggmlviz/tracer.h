@@ -66,9 +66,17 @@ enum ggmlviz_op_timing {
 	/** No op begin/end records (steps, splits and graphs still are). */
 	GGMLVIZ_OP_TIMING_OFF = 0,
 	/**
-	 * Time every op without changing the run: on GGML's CPU backend each
-	 * node from the backend's own call after it (GGMLVIZ_OP_METHOD_TICK); on
-	 * other backends each run of nodes (a split) as a whole. The default.
+	 * Time every op without changing the run, as each backend allows (the
+	 * default): on GGML's CPU backend each node from the backend's own
+	 * call after it (GGMLVIZ_OP_METHOD_TICK), or, in a GGML built with
+	 * libggmlviz's edit (scripts/build-llama-tools.sh), from every worker
+	 * thread's measured share of it (GGMLVIZ_OP_METHOD_MEASURED; not with
+	 * cpu_shares_off); on CUDA each node by the GPU kernels it launched,
+	 * where CUPTI loads (GGMLVIZ_OP_METHOD_GPU; not with gpu_kernels off);
+	 * on Vulkan, in the tools scripts/build-llama-tools.sh --vulkan builds,
+	 * each node by the backend's timestamps (ggmlviz_nodes_gpu_time(),
+	 * GGMLVIZ_OP_METHOD_GPU); on other backends each run of nodes (a
+	 * split) as a whole.
 	 */
 	GGMLVIZ_OP_TIMING_AUTO = 1,
 	/**
@@ -374,7 +382,13 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_SAMPLE, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
  * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE and GGML_VIZ_NVTX (0, 1 or 2;
- * each described at its member of struct ggmlviz_config).
+ * each described at its member of struct ggmlviz_config). Three more are
+ * read by the session, not here, when it loads CUPTI, as debugging and
+ * measuring aids: GGML_VIZ_CUPTI_LOG=FILE writes every kernel, copy, set
+ * and correlation record as CUPTI delivered it, GGML_VIZ_CUPTI_API
+ * (narrowed, the default; calls; whole) says how the launch calls' API
+ * records are asked for, and GGML_VIZ_CUPTI_GRAPHS=1 records a CUDA graph
+ * launch as one record instead of its kernels.
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
