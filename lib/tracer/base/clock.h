@@ -52,6 +52,14 @@ static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *
 	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
 }
 
+/*
+ * A 32-bit difference of stamps that must reach 2^32 ns (an OP_SHARE's
+ * compute and wait: 4.29 s) holds the difference shifted right by this
+ * much (0 for clock_gettime's nanoseconds; 2 for a TSC of 2 to 4 GHz),
+ * fixed at init: the writer shifts it back before it converts it.
+ */
+extern unsigned ggmlviz__clock_share_shift __attribute__((visibility("hidden")));
+
 /* Raw stamps per nanosecond (1 for clock_gettime's): at init, then over the calibration
  * history the writer keeps; any thread, no lock. */
 double ggmlviz__clock_stamps_per_ns(void);

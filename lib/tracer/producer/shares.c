@@ -200,10 +200,13 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	(void)ith;
 }
 
-/* A stamp difference held to the record's 32 bits (the writer makes it ns). */
+/*
+ * A stamp difference in the record's 32 bits, shifted so that they reach
+ * the field's 4.29 s (clock.h); the writer shifts it back and makes it ns.
+ */
 static uint32_t stamps32(uint64_t from, uint64_t to)
 {
-	uint64_t d = to > from ? to - from : 0;
+	uint64_t d = (to > from ? to - from : 0) >> ggmlviz__clock_share_shift;
 
 	return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
