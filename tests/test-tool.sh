@@ -128,6 +128,15 @@ run 0 input-intact "$G" validate -q "$T/basic.ggmlviz"
 # ---- info ----
 run 0 info "$G" info "$T/basic.ggmlviz"
 empty info.err "info: nothing on stderr"
+has info.out "clock:      not said (a writer older than META CLOCK)" \
+	"info: a trace of META records but no CLOCK says the clock is not said"
+# a trace the tracer wrote (examples/threads) says its clock
+"$top_builddir/examples/threads" "$T/threads.ggmlviz" >/dev/null 2>&1
+run 0 info-threads "$G" info "$T/threads.ggmlviz"
+grep -Eq "^clock:      (the CPU's invariant time-stamp counter, [0-9.]+ GHz|clock_gettime\(CLOCK_MONOTONIC\))" \
+	"$T/info-threads.out"
+ok $? "info: says which clock stamped the tracer's records (META CLOCK)"
+grep '^clock:' "$T/info-threads.out" | sed 's/^/# /'
 model info --trace="$BASIC" "$T/info.out"
 
 # ---- dump ----
@@ -349,6 +358,8 @@ has validate-original.out "valid, from a writer that never ends its traces" \
 	"validate: a writer that never ends its traces is told from a cut-short trace"
 run 0 info-original "$G" info "$T/original.ggmlviz"
 has info-original.out "from a steady clock (time since boot" "info: a steady clock is said, no 1970 dates"
+! grep -q '^clock:' "$T/info-original.out"
+ok $? "info: a trace of no META record says no clock (no writer of ours wrote it)"
 run 0 stats-original "$G" stats "$T/original.ggmlviz"
 has stats-original.out "MUL_MAT " "stats: ops named from GGML's 2025 numbering when the trace names none"
 has stats-original.out "op names assumed from GGML's numbering" "stats: says the names are assumed"

@@ -8,7 +8,10 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <ggmlviz/format.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -208,6 +211,21 @@ void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s)
 	s->to = i + 1 < cal.n ? cal.stamp[point(i + 1)] : UINT64_MAX;
 	s->base_ns = cal.ns[p] + ggmlviz__state.clock_offset;
 	s->mult = cal.mult[p];
+}
+
+uint32_t ggmlviz__clock_describe(uint64_t *hz, char *buf, size_t size)
+{
+	if (!ggmlviz__state.use_tsc) {
+		*hz = 1000000000u;
+		snprintf(buf, size, "clock_gettime(CLOCK_MONOTONIC), 1 ns: the CPU does not say that "
+			 "its time-stamp counter is invariant (CPUID 0x80000007, EDX bit 8; a virtual "
+			 "machine may hide it), so each record costs a clock_gettime()");
+		return GGMLVIZ_CLOCK_MONOTONIC;
+	}
+	*hz = (uint64_t)(init_rate * 1e9 + 0.5);
+	snprintf(buf, size, "the CPU's invariant time-stamp counter, %.3f GHz, made nanoseconds "
+		 "by calibration against CLOCK_MONOTONIC at every pass of the writer", init_rate);
+	return GGMLVIZ_CLOCK_TSC;
 }
 
 const char *ggmlviz__clock_name(void)

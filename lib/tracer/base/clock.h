@@ -16,6 +16,7 @@
 #ifndef GGMLVIZ_CLOCK_H
 #define GGMLVIZ_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -66,6 +67,12 @@ double ggmlviz__clock_stamps_per_ns(void);
 
 /* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
 const char *ggmlviz__clock_name(void);
+
+/*
+ * What META CLOCK says of it: its enum ggmlviz_clock, ticks per second
+ * (init's measure for the TSC), and in words into buf; the kind.
+ */
+uint32_t ggmlviz__clock_describe(uint64_t *hz, char *buf, size_t size);
 
 static inline uint64_t ggmlviz__monotonic_ns(void)
 {
