@@ -130,6 +130,11 @@ run 0 info "$G" info "$T/basic.ggmlviz"
 empty info.err "info: nothing on stderr"
 has info.out "clock:      not said (a writer older than META CLOCK)" \
 	"info: a trace of META records but no CLOCK says the clock is not said"
+# ops of a REPEAT run whose set the reader does not have: counted
+"$GEN" --undescribed "$T/undescribed.ggmlviz" >/dev/null
+run 0 info-undescribed "$G" info "$T/undescribed.ggmlviz"
+has info-undescribed.out "  2 ops of those runs left without their descriptions" \
+	"info: says how many ops of REPEAT runs were left without their descriptions"
 # a trace the tracer wrote (examples/threads) says its clock
 "$top_builddir/examples/threads" "$T/threads.ggmlviz" >/dev/null 2>&1
 run 0 info-threads "$G" info "$T/threads.ggmlviz"

@@ -346,11 +346,3 @@ void ggmlviz__open_clear(struct ggmlviz_pairing *p)
 	p->steps = NIL;
 }
 
-void ggmlviz__pairing_reset(struct ggmlviz_pairing *p)
-{
-	ggmlviz__open_clear(p);
-	ggmlviz__ties_clear(&p->gpu);
-	memset(&p->counts, 0, sizeof p->counts);
-	p->graph_seq = 0;
-	p->step_seq = 0;
-}

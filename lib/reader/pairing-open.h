@@ -127,7 +127,7 @@ uint64_t ggmlviz__pairing_label_hash(const char *label, uint32_t len);
 /* Entries allocated by the engine's pool (for tests: memory follows what is open). */
 uint32_t ggmlviz__pairing_pool_size(const struct ggmlviz_pairing *p);
 
-/* Forgets every open begin and every count, and numbers graphs from 1 again. */
+/* Forgets every open begin, every count and every set of descriptions, and numbers graphs from 1 again (pairing.c). */
 void ggmlviz__pairing_reset(struct ggmlviz_pairing *p);
 
 #endif /* GGMLVIZ_PAIRING_INTERNAL_H */

@@ -513,6 +513,8 @@ static void print_methods(struct cli_out *o, const struct info *info)
 /* Graphs described once (DESC_SET): what a reader that does not know it would miss. */
 static void print_descriptions(struct cli_out *o, const struct info *info)
 {
+	uint64_t lacking = ggmlviz_pairing_undescribed(info->pairing);
+
 	if (!info->sets_defined && !info->sets_repeated)
 		return;
 	cli_out_printf(o, "descriptions: given once: %" PRIu64 " runs described their graph's ops"
@@ -520,6 +522,15 @@ static void print_descriptions(struct cli_out *o, const struct info *info)
 		       " from there (REPEAT; a reader older than DESC_SET sees those ops without"
 		       " shapes, bytes or layers; GGML_VIZ_DESCRIBE_ONCE=0 writes them all)\n",
 		       info->sets_defined, info->sets_repeated, info->ops_repeated);
+	if (!info->sets_repeated)
+		return;
+	if (!lacking)
+		cli_out_str(o, "  every op of those runs got its descriptions\n");
+	else
+		cli_out_printf(o, "  %" PRIu64 " op%s of those runs left without their descriptions"
+			       " (no shape, FLOPs, bytes or layer): their set was not kept (the"
+			       " reader keeps the descriptions of 262144 ops in all, the least"
+			       " recently used going first) or never seen\n", lacking, cli_s(lacking));
 }
 
 /* How ops were sampled (META SAMPLE), and what the trace holds of it. */
