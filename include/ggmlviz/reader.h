@@ -371,9 +371,9 @@ struct ggmlviz_pairing_counts {
 	uint64_t open;            /**< begins open right now */
 	/**
 	 * Begins not followed because #GGMLVIZ_PAIRING_MAX_OPEN begins were
-	 * open, or #GGMLVIZ_PAIRING_MAX_THREADS threads were known, already
-	 * (their ends then count as unmatched): memory stays bounded on any
-	 * input.
+	 * open, or #GGMLVIZ_PAIRING_MAX_THREADS threads had begins open,
+	 * already (their ends then count as unmatched): memory stays bounded
+	 * on any input.
 	 */
 	uint64_t over_limit;
 	/** KERNEL records that could not be tied to a node of their run (kept as untied kernels). */
@@ -398,7 +398,10 @@ struct ggmlviz_pairing_counts {
 
 /** @brief The most begins a pairing engine keeps open at once (ggmlviz_pairing_counts::over_limit). */
 #define GGMLVIZ_PAIRING_MAX_OPEN 65536
-/** @brief The most threads a pairing engine follows. */
+/**
+ * @brief The most threads a pairing engine follows at one time: threads
+ * with begins open (those with none are forgotten as others come).
+ */
 #define GGMLVIZ_PAIRING_MAX_THREADS 65536
 
 /**

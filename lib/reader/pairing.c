@@ -334,6 +334,7 @@ int ggmlviz_pairing_new(struct ggmlviz_pairing **out)
 		return -ENOMEM;
 	p->free_head = NIL;
 	p->last_thread = NIL;
+	p->free_thread = NIL;
 	p->graphs = NIL;
 	p->steps = NIL;
 	ggmlviz__descs_init(&p->descs);

@@ -415,7 +415,7 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 			    info->pairs[GGMLVIZ_TIMING_SCOPE], c.unmatched_ends, c.unclosed_begins);
 	if (c.over_limit)
 		cli_out_printf(o, "  (%" PRIu64 " begins not followed: %d were open at once, or %d "
-				    "threads known, the most the reader follows)\n", c.over_limit,
+				    "threads had begins open, the most the reader follows)\n", c.over_limit,
 				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
 }
 
