@@ -51,6 +51,8 @@ static void describe(void *user, const void *const *nodes, size_t n, size_t i,
 	(void)nodes;
 	(void)n;
 	out->op_type = (uint32_t)i + 1;
+	out->ticks = 1; /* the backend computes it: a tick */
+	out->layer = -1;
 	out->name = "node";
 }
 

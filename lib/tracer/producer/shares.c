@@ -326,7 +326,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	done = ggmlviz__stamp();
 	floor = s->prev_done;
 	s->prev_done = done;
-	if (ggmlviz__state.rolling || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
+	if (ggmlviz__rolling() || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);

@@ -216,18 +216,18 @@ static const struct ggmlviz__sample_figures *sampling(const struct ggmlviz_confi
 						       struct ggmlviz__sample_figures *f)
 {
 	int sync = cfg->op_timing == GGMLVIZ_OP_TIMING_SYNC;
+	int rolling = cfg->op_timing && !sync && (cfg->op_sample > 1 || cfg->op_slow_us);
+	uint64_t slow = rolling && cfg->op_slow_us ?
+		(uint64_t)((double)cfg->op_slow_us * 1e3 * ggmlviz__clock_stamps_per_ns()) : 0;
 
-	ggmlviz__state.op_sample = cfg->op_sample;
-	ggmlviz__state.rolling = cfg->op_timing && !sync && (cfg->op_sample > 1 || cfg->op_slow_us);
-	ggmlviz__state.op_slow_stamps = 0;
-	if (ggmlviz__state.rolling && cfg->op_slow_us)
-		ggmlviz__state.op_slow_stamps =
-			(uint64_t)((double)cfg->op_slow_us * 1e3 * ggmlviz__clock_stamps_per_ns());
-	if (cfg->op_sample <= 1 && !ggmlviz__state.rolling)
+	/* a thread of the last session may still read them (base.h) */
+	__atomic_store_n(&ggmlviz__state.op_sample, cfg->op_sample, __ATOMIC_RELAXED);
+	__atomic_store_n(&ggmlviz__state.rolling, rolling, __ATOMIC_RELAXED);
+	__atomic_store_n(&ggmlviz__state.op_slow_stamps, slow, __ATOMIC_RELAXED);
+	if (cfg->op_sample <= 1 && !rolling)
 		return NULL;
 	*f = (struct ggmlviz__sample_figures){ cfg->op_sample > 1 ? cfg->op_sample : 1,
-					       ggmlviz__state.rolling ? cfg->op_slow_us : 0,
-					       ggmlviz__state.rolling };
+					       rolling ? cfg->op_slow_us : 0, rolling };
 	return f;
 }
 
