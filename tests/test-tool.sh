@@ -297,6 +297,10 @@ json "$T/export-stdout.out"
 ok $? "export -o -: strict JSON on standard output"
 ! grep -q '"cat":"op","args"' "$T/export-stdout.out"
 ok $? "export --no-args: ops without args"
+# -o /dev/fd/1 with standard output redirected to a file: written through, not replaced
+run 0 export-fd1 "$G" export --no-args "$T/basic.ggmlviz" -o /dev/fd/1
+cmp -s "$T/export-fd1.out" "$T/export-stdout.out"
+ok $? "export -o /dev/fd/1: the output goes where standard output was redirected (as -o -)"
 # -o at a link: the link is replaced by the output, its target left alone
 echo precious >"$T/link-target"
 ln -s "$T/link-target" "$T/link.json"
