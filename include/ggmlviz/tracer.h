@@ -403,10 +403,15 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  * @brief Starts tracing into a new file.
  *
  * Makes a new file that takes the output's name (an existing file of that
- * name is replaced, never truncated under a program reading it; a link
- * there is replaced, not followed; a device or a FIFO is written as it
- * is), writes the header and a PROCESS record, and starts the writer
- * thread. With crash_handler (the default) it also installs handlers for
+ * name is replaced, never truncated under a program reading it; a link to
+ * a file there is replaced, not followed; /dev/stdout and /dev/fd/N are
+ * written through, a file the shell redirected them to appended to; a
+ * character device is written as it is, a FIFO once a reader opens it,
+ * waited for 2 s at most; a directory, a block device, a socket, a link to
+ * nothing or a loop of links is refused), writes the header, a PROCESS and
+ * a CLOCK record, and starts the writer thread. No SIGPIPE or SIGXFSZ of a
+ * write of the trace ends the program: the write fails with -EPIPE or
+ * -EFBIG (ggmlviz_start(3), "Pipes and file size limits"). With crash_handler (the default) it also installs handlers for
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that save the rings and end
  * the file with a CRASH record before the program's own action runs. The
  * first call also registers an atexit() handler, so a program that never
@@ -424,10 +429,13 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  *         of libggmlviz in this process (a shared object that linked the
  *         archive too) has started tracing (a warning names both copies'
  *         objects: one tracer per process); -EINVAL if a setting is
- *         out of range or the reserved room is not zero; -EISDIR if the
- *         output is a directory; -ENOMEM; or the negative errno of opening or
- *         writing the file (-ENOENT, -EACCES, -ENOSPC, ...) or of
- *         starting the writer thread (-EAGAIN).
+ *         out of range or the reserved room is not zero, or the output is
+ *         a block device (never written over); -EISDIR if the
+ *         output is a directory; -ENXIO if it is a FIFO no process opened
+ *         for reading within 2 s, or a socket; -ELOOP (a loop of links);
+ *         -ENOMEM; or the negative errno of opening or writing the file
+ *         (-ENOENT, also a link to nothing; -EACCES, -ENOSPC, -EFBIG,
+ *         -EPIPE, ...) or of starting the writer thread (-EAGAIN).
  */
 int ggmlviz_start(const struct ggmlviz_config *cfg);
 

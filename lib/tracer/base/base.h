@@ -117,6 +117,26 @@ static inline unsigned ggmlviz__mask_relaxed(void)
 	return __atomic_load_n(&ggmlviz__mask_here, __ATOMIC_RELAXED);
 }
 
+/*
+ * The session's sampling settings as the traced threads read them: set by
+ * ggmlviz_start() while a thread of the last session may still be reading
+ * them (outside an emit call), so relaxed atomics; plain loads on x86.
+ */
+static inline int ggmlviz__rolling(void)
+{
+	return __atomic_load_n(&ggmlviz__state.rolling, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t ggmlviz__op_sample(void)
+{
+	return __atomic_load_n(&ggmlviz__state.op_sample, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t ggmlviz__op_slow_stamps(void)
+{
+	return __atomic_load_n(&ggmlviz__state.op_slow_stamps, __ATOMIC_RELAXED);
+}
+
 /* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */
 static inline unsigned ggmlviz__mask_now(void)
 {

@@ -74,6 +74,7 @@ struct kept {
 };
 
 struct run {
+	struct ggmlviz__perthread_item item; /* first: listed, freed when its thread ends */
 	const void **nodes;              /* the run's nodes, in order */
 	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
 	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
@@ -112,16 +113,10 @@ struct run {
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
-static pthread_key_t run_key;
-static pthread_once_t run_key_once = PTHREAD_ONCE_INIT;
-static int run_key_ok;
-
-static void run_free(void *arg)
+static void run_free(struct ggmlviz__perthread_item *it)
 {
-	struct run *r = arg;
+	struct run *r = (struct run *)(void *)it;
 
-	if (!r)
-		return;
 	free(r->nodes);
 	free(r->ticks);
 	free(r->gpu);
@@ -135,9 +130,12 @@ static void run_free(void *arg)
 	free(r);
 }
 
-static void make_run_key(void)
+static struct ggmlviz__perthread runs = { run_free, 0, 0, NULL };
+
+void ggmlviz__nodes_unload(void)
 {
-	run_key_ok = pthread_key_create(&run_key, run_free) == 0;
+	tls_run = NULL;
+	ggmlviz__perthread_unload(&runs);
 }
 
 /* The calling thread's run state, made on first use; NULL if out of memory. */
@@ -150,9 +148,7 @@ static struct run *run_get(void)
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	pthread_once(&run_key_once, make_run_key);
-	if (run_key_ok)
-		pthread_setspecific(run_key, r); /* freed when the thread ends */
+	ggmlviz__perthread_keep(&runs, &r->item); /* freed when the thread ends */
 	tls_run = r;
 	return r;
 }

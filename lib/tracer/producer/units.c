@@ -94,6 +94,6 @@ int ggmlviz_ops_timing(void)
 	if (mask & GGMLVIZ__SYNC)
 		return ggmlviz__unit_sampled() ? GGMLVIZ_OP_TIMING_SYNC : GGMLVIZ_OP_TIMING_OFF;
 	/* rolling mode: a step not sampled is timed too, to be summed at its end */
-	return ggmlviz__unit_sampled() || ggmlviz__state.rolling ? GGMLVIZ_OP_TIMING_AUTO
+	return ggmlviz__unit_sampled() || ggmlviz__rolling() ? GGMLVIZ_OP_TIMING_AUTO
 								 : GGMLVIZ_OP_TIMING_OFF;
 }
