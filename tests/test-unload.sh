@@ -24,7 +24,8 @@ $CC ${SAN_FLAGS:-} -fPIC -shared -I"$top_srcdir/include" "$top_srcdir/tests/unlo
 ok $? "a plugin links lib/libggmlviz.a"
 sed 's/^/# /' "$tmp/so.err"
 # shellcheck disable=SC2086
-$CC ${SAN_FLAGS:-} "$top_srcdir/tests/unload-main.c" -o "$tmp/host" -pthread -ldl 2>"$tmp/host.err"
+$CC ${SAN_FLAGS:-} -I"$top_srcdir/tests" "$top_srcdir/tests/unload-main.c" -o "$tmp/host" -pthread -ldl \
+	2>"$tmp/host.err"
 ok $? "the host builds"
 sed 's/^/# /' "$tmp/host.err"
 
@@ -54,4 +55,24 @@ for how in stop nostop; do
 		ok $? "$how, $mode: 4 threads' marks in the first trace, 8 threads' in the second ($m1, $m2)"
 	done
 done
+# a plugin that recorded GPU kernels through CUPTI (the tests' stand-in): unloaded, CUPTI keeps
+# none of its buffer callbacks, which it would call with its next buffer
+standin="$top_builddir/tests/libcupti-standin.so"
+if [ -f "$standin" ]; then
+	standin=$(cd "$(dirname "$standin")" && pwd)/libcupti-standin.so
+	rm -f "$tmp"/t1.ggmlviz "$tmp"/t2.ggmlviz
+	UNLOAD_CUPTI="$standin" "$tmp/host" "$tmp/libplugin.so" "$tmp/t1.ggmlviz" "$tmp/t2.ggmlviz" \
+		nostop >"$tmp/out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tmp/out"
+	[ $rc -eq 0 ] && grep -qx 'round 1: cupti callbacks 0' "$tmp/out" &&
+		grep -qx 'round 2: cupti callbacks 0' "$tmp/out" && grep -qx 'threads exited' "$tmp/out"
+	ok $? "kernels recorded through CUPTI, the plugin unloaded: CUPTI holds none of its callbacks"
+	k1=$("$ggmlviz" dump "$tmp/t1.ggmlviz" --format jsonl 2>/dev/null | grep -c '"KERNEL"')
+	[ "$k1" = 4 ]
+	ok $? "and the first trace has its 4 threads' kernels ($k1)"
+else
+	echo "ok $((n + 1)) # SKIP no stand-in libcupti (a build without CUPTI's headers)"
+	n=$((n + 1))
+fi
 echo "1..$n"

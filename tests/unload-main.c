@@ -10,7 +10,10 @@
  * thread exits: glibc runs the thread keys' destructors of whatever is
  * still registered, which must not be code that was unloaded.
  * Prints "round N: start R" and "round N: unloaded yes" (the plugin is no
- * longer mapped) for each round, and "threads exited" at the end.
+ * longer mapped) for each round, and "threads exited" at the end; with
+ * UNLOAD_CUPTI (the tests' stand-in libcupti, which the plugin recorded
+ * kernels through), "cupti callbacks N" after each unload: whether CUPTI
+ * still holds the plugin's buffer callbacks.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cupti-standin.h"
 
 #define THREADS 4
 
@@ -73,6 +78,24 @@ static void run_round(work_fn fn, pthread_t *th, intptr_t from, intptr_t to)
 	pthread_mutex_unlock(&lock);
 }
 
+/* UNLOAD_CUPTI: whether the stand-in still holds a buffer callback (of the unloaded plugin). */
+static void cupti_callbacks(int r)
+{
+	const char *path = getenv("UNLOAD_CUPTI");
+	void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	cupti_standin_counts_fn counts;
+	struct cupti_standin_counts got;
+
+	if (!h)
+		return;
+	*(void **)&counts = dlsym(h, "cupti_standin_counts");
+	if (counts) {
+		counts(&got);
+		printf("round %d: cupti callbacks %d\n", r, got.callbacks);
+	}
+	dlclose(h);
+}
+
 static void *load(const char *so, start_fn *start, work_fn *w, stop_fn *stop)
 {
 	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -122,6 +145,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		if (h)
 			dlclose(h);
+		cupti_callbacks(r);
 	}
 	pthread_mutex_lock(&lock);
 	leave = 1;

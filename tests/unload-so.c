@@ -3,11 +3,16 @@
  * loads it, starts tracing through it, has its own threads emit through
  * it (marks, a run of nodes, shares of a CPU graph: every kind of state a
  * thread makes in the tracer), and unloads it, with or without stopping.
+ * With UNLOAD_CUPTI naming the tests' stand-in libcupti, each thread also
+ * runs a GPU run on "CUDA0" whose kernel CUPTI records: CUPTI then holds
+ * the plugin's buffer callbacks, which must not outlive it.
  *
  * SPDX-License-Identifier: MIT
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ggmlviz/nodes.h>
@@ -38,6 +43,9 @@ int plugin_start(const char *path, int rolling)
 	cfg.log_fn = keep;
 	if (rolling)
 		cfg.op_sample = 4;
+	cfg.cupti_path = getenv("UNLOAD_CUPTI");
+	if (cfg.cupti_path)
+		cfg.gpu_kernels = GGMLVIZ_GPU_KERNELS_AT_START;
 	rc = ggmlviz_start(&cfg);
 	if (rc < 0)
 		fprintf(stderr, "plugin_start: %d: %s\n", rc, said);
@@ -56,8 +64,26 @@ static void describe(void *user, const void *const *nodes, size_t n, size_t i,
 	out->name = "node";
 }
 
-static const char node_a, node_b;
+static const char node_a, node_b, cuda0;
 static char pools[64]; /* each thread its own pool of one worker */
+
+/* UNLOAD_CUPTI: a GPU run of one node, its kernel launched through the stand-in. */
+static void gpu_run(void)
+{
+	const char *path = getenv("UNLOAD_CUPTI");
+	void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	uint32_t (*launch)(const char *, uint64_t, uint32_t);
+
+	if (!h)
+		return;
+	*(void **)&launch = dlsym(h, "cupti_standin_launch");
+	ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&cuda0, "CUDA0");
+	ggmlviz_nodes_ask(&node_a, &cuda0, describe, NULL);
+	if (launch)
+		launch("standin_kernel", 1000, 7);
+	ggmlviz_nodes_flush();
+	dlclose(h);
+}
 
 /* What one thread of the host does through the plugin: 100 marks, a step of two nodes, shares. */
 int plugin_work(int thread)
@@ -78,6 +104,7 @@ int plugin_work(int thread)
 	ggmlviz_nodes_tick();
 	ggmlviz_cpu_graph_done(pool, 0, 1, nodes, 2, NULL);
 	ggmlviz_nodes_flush();
+	gpu_run();
 	ggmlviz_step_end(&node_a, 1, 1, 0, 0, NULL);
 	return 0;
 }

@@ -218,6 +218,14 @@ void ggmlviz__gpu_after_fork_child(void)
 	ggmlviz__gpu_sink_forget();
 }
 
+void ggmlviz__gpu_unload(void)
+{
+	ggmlviz__gpu_stop();
+	pthread_mutex_lock(&lock);
+	profiler->unload();
+	pthread_mutex_unlock(&lock);
+}
+
 void ggmlviz__gpu_stop(void)
 {
 	pthread_mutex_lock(&lock);

@@ -443,6 +443,7 @@ __attribute__((destructor)) static void at_unload(void)
 	if (ggmlviz__process_exiting())
 		return;
 	ggmlviz_stop();
+	ggmlviz__gpu_unload(); /* CUPTI calls none of it any more */
 	pthread_mutex_lock(&session_lock);
 	ggmlviz__registry_unload();
 	ggmlviz__nodes_unload();
