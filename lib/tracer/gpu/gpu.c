@@ -223,6 +223,7 @@ void ggmlviz__gpu_unload(void)
 	ggmlviz__gpu_stop();
 	pthread_mutex_lock(&lock);
 	profiler->unload();
+	ggmlviz__gpu_sink_reset(); /* its queue's and names' memory */
 	pthread_mutex_unlock(&lock);
 }
 
