@@ -146,33 +146,10 @@ if [ "$backend" = cuda ]; then
 		die "--cuda: $top is configured in place without CUPTI's headers; configure it again with $with_cupti (or make distclean there)"
 	fi
 fi
-prefix="$out/ggmlviz"
-want="lib/libggmlviz.a cmake/ggmlviz-config.cmake cmake/ggmlviz-config-version.cmake"
-installs="install-libLIBRARIES install-ggmlvizincludeHEADERS install-cmakeDATA"
-say "building libggmlviz and installing it into $prefix"
-if [ -f "$top/config.status" ]; then
-	# configured in place: built there, installed into a staging folder (the package is relocatable)
-	# shellcheck disable=SC2086 # the targets are words
-	(cd "$top" && make $want && rm -rf "$prefix.stage" &&
-		make $installs DESTDIR="$prefix.stage") >>"$log" 2>&1 ||
-		die "libggmlviz did not build in $top (see $log)"
-	cfg=$(find "$prefix.stage" -name ggmlviz-config.cmake | head -n 1)
-	rm -rf "$prefix"
-	mv "$(dirname "$(dirname "$(dirname "$(dirname "$cfg")")")")" "$prefix" ||
-		die "libggmlviz's staged install could not be moved into $prefix"
-	rm -rf "$prefix.stage"
-else
-	[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh) >>"$log" 2>&1 ||
-		die "autogen.sh failed (see $log)"
-	mkdir -p "$out/ggmlviz-build"
-	# shellcheck disable=SC2086 # the targets are words
-	(cd "$out/ggmlviz-build" &&
-		{ [ -f Makefile ] || "$top/configure" --prefix="$prefix" --with-ggml=no $with_cupti; } &&
-		make $want && make $installs) >>"$log" 2>&1 ||
-		die "libggmlviz did not build (see $log)"
-fi
-ggmlviz_dir=$(dirname "$(find "$prefix" -name ggmlviz-config.cmake | head -n 1)")
-[ -f "$ggmlviz_dir/ggmlviz-config.cmake" ] || die "no ggmlviz-config.cmake was installed under $prefix"
+say "building libggmlviz and installing it into $out/ggmlviz"
+# shellcheck disable=SC2086 # none, or one word
+ggmlviz_dir=$("$top/scripts/install-ggmlviz-cmake.sh" "$out/ggmlviz" "$log" $with_cupti) ||
+	die "libggmlviz could not be installed for CMake (the message above)"
 
 # ---- 4. the tools ----
 case "$backend" in

@@ -63,6 +63,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PROJECT = 'llama.cpp'  # what the messages call the source (contrib/whisper.cpp/ggmlviz-edit.py: whisper.cpp)
 
 
 class Edit:
@@ -257,8 +258,8 @@ def apply(src, edits):
                 with open(p) as f:
                     texts[p] = f.read()
             except OSError as err:
-                sys.exit('ggmlviz-edit: %s: %s (this llama.cpp does not fit: %s)'
-                         % (e.path, err.strerror, e.what))
+                sys.exit('ggmlviz-edit: %s: %s (this %s does not fit: %s)'
+                         % (e.path, err.strerror, PROJECT, e.what))
     plan, skipped = [], []
     for e in edits:
         p = os.path.join(src, e.path)
@@ -269,9 +270,9 @@ def apply(src, edits):
         elif e.optional and n == 0:
             skipped.append(e)
         else:
-            sys.exit('ggmlviz-edit: %s: %s %s: this llama.cpp does not fit; nothing was changed'
+            sys.exit('ggmlviz-edit: %s: %s %s: this %s does not fit; nothing was changed'
                      % (e.path, 'found no place for' if n == 0 else 'found %d places for' % n,
-                        e.what))
+                        e.what, PROJECT))
     for p, text in texts.items():
         with open(p, 'w') as f:
             f.write(text)
