@@ -293,6 +293,27 @@ static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
 	ggmlviz_ggml__compute_buf[i] = buf;
 }
 
+/*
+ * META DEVICE for a buffer just recorded: the device its memory is on (host
+ * memory is the CPU's, pinned host buffers included) and that device's
+ * memory, total and free, as GGML says them (0: not said).
+ */
+static void ggmlviz_ggml__buffer_device(ggml_backend_buffer_t buf)
+{
+	ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(buf);
+	ggml_backend_dev_t dev = ggml_backend_buft_is_host(buft)
+					 ? ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)
+					 : ggml_backend_buft_get_device(buft);
+	size_t free_bytes = 0, total = 0;
+
+	if (!dev)
+		return;
+	ggml_backend_dev_memory(dev, &free_bytes, &total);
+	ggmlviz_meta(GGMLVIZ_META_DEVICE, (uint64_t)(uintptr_t)buf, (uint64_t)total,
+		     (uint64_t)free_bytes, ggml_backend_buft_is_host(buft) ? "CPU"
+									: ggml_backend_dev_name(dev));
+}
+
 /* TENSOR_ALLOC for a buffer, the first time it is seen this session, with what frees it. */
 static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 {
@@ -309,6 +330,7 @@ static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 	snprintf(label, sizeof label, "%s %s", role, ggml_backend_buffer_name(buf));
 	if (!ggmlviz_tensor_alloc_once(buf, size, label))
 		return;
+	ggmlviz_ggml__buffer_device(buf);
 	/* a buffer of another role ("buffer") may be either's: left unfollowed, not guessed */
 	if (strcmp(role, "weights") == 0)
 		ggmlviz_ggml__own(buf, ggmlviz_ggml__owner_model, size);
