@@ -28,7 +28,7 @@ static const char help[] =
 	"Write one self-contained HTML page that any current browser opens from disk,\n"
 	"with nothing fetched: a timeline of steps, graphs, runs of nodes and ops, a\n"
 	"lane per thread (zoom, pan, click for details); the op table of 'ggmlviz\n"
-	"stats'; the time by layer, phase, step and backend; memory over time; and the\n"
+	"stats'; the time by layer, part, phase, step and backend; memory over time; and the\n"
 	"trace's health in words. On a big trace, the ops too short to be seen past\n"
 	"--max-slices are summed into a density strip instead of drawn one by one.\n"
 	"\n"
@@ -135,6 +135,8 @@ static void third_pass(struct cli_report *rep, struct cli_input *in, struct cli_
 	int rc = ggmlviz_pairing_new(&pairing);
 
 	rep->r = in->r;
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		rep->by[i].reader = in->r; /* by part: ops placed as they come */
 	while (rc == 0 && !rep->error && cli_input_next(in, &ev) == 1) {
 		cli_report_record(rep, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
@@ -195,13 +197,15 @@ static void groupings(struct cli_report *rep, const char *path)
 {
 	static const char *const keys[CLI_REPORT_BY_COUNT] = {
 		"by_op", "by_layer", "by_phase", "by_step", "by_backend", "by_op_prompt",
-		"by_op_generation", "by_layer_prompt", "by_layer_generation"
+		"by_op_generation", "by_layer_prompt", "by_layer_generation", "by_part",
+		"by_part_prompt", "by_part_generation"
 	};
 	static const int sorts[CLI_REPORT_BY_COUNT] = { CLI_SORT_TOTAL, CLI_SORT_ORDER,
 							 CLI_SORT_ORDER, CLI_SORT_ORDER,
 							 CLI_SORT_TOTAL, CLI_SORT_TOTAL,
 							 CLI_SORT_TOTAL, CLI_SORT_ORDER,
-							 CLI_SORT_ORDER };
+							 CLI_SORT_ORDER, CLI_SORT_TOTAL,
+							 CLI_SORT_TOTAL, CLI_SORT_TOTAL };
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
 		if (cli_agg_finish(&rep->by[i], rep->r) < 0)

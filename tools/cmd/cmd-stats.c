@@ -37,7 +37,11 @@ static const char help[] =
 	"                     text or JSON), or request (each request to llama-server:\n"
 	"                     its wait in the queue, its prompt's time, its time to\n"
 	"                     the first token, per generated token and in all, with\n"
-	"                     their p50, p95 and p99; text or JSON)\n"
+	"                     their p50, p95 and p99; text or JSON), or part (the\n"
+	"                     parts of a llama.cpp model: embedding, attention-\n"
+	"                     projections, attention, attention-output, kv-cache-\n"
+	"                     write, norm, ffn, moe-router, moe-experts, output, and\n"
+	"                     (other) for a name none places; then each by layer)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase);\n"
@@ -492,6 +496,8 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	cli_out_not_shown(o, a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->by == CLI_BY_PART)
+		cli_parts_text(o, a, per_token);
 	cli_window_note(o, a);
 	summed_note(o, a);
 	if (a->measured || a->backends.shares)

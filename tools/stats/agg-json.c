@@ -152,6 +152,8 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	cli_out_printf(o, ",\"op_names_assumed\":%s", a->names->assumed ? "true" : "false");
 	if (a->by == CLI_BY_LAYER)
 		cli_cold_json(o, a);
+	if (a->by == CLI_BY_PART)
+		cli_parts_json(o, a);
 	cli_backends_json(o, &a->backends);
 	cli_out_str(o, "}");
 }
