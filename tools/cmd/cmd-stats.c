@@ -526,6 +526,10 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_str(o, "(op names assumed from GGML's numbering of mid-2025, which the "
 			       "original ggml-viz wrote: the trace names none of its ops)\n");
 	cli_backends_text(o, &a->backends, "");
+	if (a->mem && a->mem->any) {
+		cli_out_str(o, "memory by device (the most of each part live at once, and the peak):\n");
+		cli_mem_devices_text(o, a->mem, "  ");
+	}
 }
 
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
@@ -601,6 +605,7 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0, false, { 0, 0 } };
 	struct cli_agg a;
 	struct cli_out o;
+	struct cli_mem_devices mem;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
@@ -628,6 +633,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_DAMAGED;
 	}
 	cli_agg_sort(&a, opts.sort);
+	if (cli_mem_devices_read(argv[first], &mem) == 0) /* a file: its memory by device */
+		a.mem = &mem;
 	if (opts.format == CLI_FORMAT_TEXT)
 		print_text(&o, argv[first], &a, opts.top);
 	else if (opts.format == CLI_FORMAT_CSV)
@@ -635,5 +642,6 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	else
 		cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
 	cli_agg_free(&a);
+	cli_mem_devices_free(&mem);
 	return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : status;
 }

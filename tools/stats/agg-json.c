@@ -155,5 +155,9 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	if (a->by == CLI_BY_PART)
 		cli_parts_json(o, a);
 	cli_backends_json(o, &a->backends);
+	if (a->mem && a->mem->any) {
+		cli_out_str(o, ",\"memory\":");
+		cli_mem_devices_json(o, a->mem);
+	}
 	cli_out_str(o, "}");
 }

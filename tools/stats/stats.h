@@ -413,6 +413,7 @@ struct cli_agg {
 	size_t n;
 	struct cli_names *names;   /* borrowed: the command's */
 	uint64_t *dist_bytes;      /* borrowed: the command's budget of distributions */
+	const struct cli_mem_devices *mem; /* borrowed, or NULL: memory by device, in the JSON */
 };
 
 struct cli_out;
