@@ -340,11 +340,57 @@ static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 		ggmlviz_ggml__replaced(buf);
 }
 
+/*
+ * Whether t is an input GGML's scheduler copied into a run from another
+ * backend: it names such a copy "BACKEND#name#N" (ggml-backend.cpp).
+ */
+static bool ggmlviz_ggml__sched_copy(const struct ggml_tensor *t)
+{
+	const char *hash = strchr(t->name, '#'), *last = strrchr(t->name, '#');
+
+	if (!hash || last == hash || !last[1])
+		return false;
+	for (const char *p = last + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/*
+ * COUNTER "sched_copy_bytes" for each input the scheduler copied into this
+ * thread's run (once per run: a copy may feed several of its nodes), with
+ * memory tracking on: the bytes a model split between backends moves.
+ */
+static void ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
+{
+	static __thread const void *run_buft;
+	static __thread const struct ggml_tensor *counted[64];
+	static __thread unsigned int n_counted;
+	const void *buft = t->buffer ? (const void *)ggml_backend_buffer_get_type(t->buffer) : NULL;
+
+	if (buft != run_buft) /* another backend's node: a new run */
+		run_buft = buft, n_counted = 0;
+	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+		const struct ggml_tensor *s = t->src[i];
+		unsigned int k = 0;
+
+		if (!ggmlviz_ggml__sched_copy(s))
+			continue;
+		while (k < n_counted && k < 64 && counted[k] != s)
+			k++;
+		if (k < n_counted && k < 64)
+			continue;
+		counted[n_counted++ % 64] = s;
+		ggmlviz_counter("sched_copy_bytes", (int64_t)ggml_nbytes(s));
+	}
+}
+
 static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t)
 {
 	ggmlviz_ggml__buffer_seen(t);
 	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
 		ggmlviz_ggml__buffer_seen(t->src[i]);
+	ggmlviz_ggml__copies_seen(t);
 }
 
 /* ---- layers and sources ---- */
