@@ -213,6 +213,8 @@ struct ggmlviz_ggml__owned {
 };
 
 static struct ggmlviz_ggml__owned ggmlviz_ggml__owned[GGMLVIZ_GGML__OWNED];
+/* Bumped when the adapter records a buffer's free: a thread's buffers seen are then stale. */
+static unsigned int ggmlviz_ggml__buffers_epoch;
 /* What frees the buffers this thread's graphs use: set around a llama.cpp decode
  * (llama.h): the context its KV cache and compute buffers, the model its weights. */
 static __thread const void *ggmlviz_ggml__owner_ctx, *ggmlviz_ggml__owner_model;
@@ -259,6 +261,8 @@ int ggmlviz_ggml__free_owned(const void *owner, const void *buf, const char *lab
 		n += ggmlviz_tensor_free_once(o->buf, o->size, label);
 		GGMLVIZ_GGML__STORE(&o->state, GGMLVIZ_GGML__SLOT_FREE);
 	}
+	if (n)
+		__atomic_add_fetch(&ggmlviz_ggml__buffers_epoch, 1u, __ATOMIC_ACQ_REL);
 	return n;
 }
 
@@ -287,8 +291,9 @@ static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
 	if (ggmlviz_ggml__compute_buft[i] == buft && ggmlviz_ggml__compute_buf[i] &&
 	    ggmlviz_ggml__compute_buf[i] != buf &&
 	    ggmlviz_ggml__owner_of(ggmlviz_ggml__compute_buf[i]) == ggmlviz_ggml__owner_ctx &&
-	    !ggmlviz_ggml__free_owned(NULL, ggmlviz_ggml__compute_buf[i], "compute buffer replaced"))
-		ggmlviz_tensor_free_once(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced");
+	    !ggmlviz_ggml__free_owned(NULL, ggmlviz_ggml__compute_buf[i], "compute buffer replaced") &&
+	    ggmlviz_tensor_free_once(ggmlviz_ggml__compute_buf[i], 0, "compute buffer replaced"))
+		__atomic_add_fetch(&ggmlviz_ggml__buffers_epoch, 1u, __ATOMIC_ACQ_REL);
 	ggmlviz_ggml__compute_buft[i] = buft;
 	ggmlviz_ggml__compute_buf[i] = buf;
 }
@@ -314,6 +319,30 @@ static void ggmlviz_ggml__buffer_device(ggml_backend_buffer_t buf)
 									: ggml_backend_dev_name(dev));
 }
 
+/*
+ * Whether this thread saw buf lately in this session (and no free was
+ * recorded since): a node's buffers are a few, the same node after node,
+ * and the record was made already. Remembers it otherwise.
+ */
+static bool ggmlviz_ggml__buffer_known(const void *buf)
+{
+	static __thread const void *seen[8];
+	static __thread uint64_t session;
+	static __thread unsigned int epoch, next;
+	uint64_t now = ggmlviz_session();
+	unsigned int e = GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__buffers_epoch);
+
+	if (session != now || epoch != e) {
+		memset(seen, 0, sizeof seen);
+		session = now, epoch = e;
+	}
+	for (int i = 0; i < 8; i++)
+		if (seen[i] == buf)
+			return true;
+	seen[next++ % 8] = buf;
+	return false;
+}
+
 /* TENSOR_ALLOC for a buffer, the first time it is seen this session, with what frees it. */
 static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 {
@@ -323,7 +352,7 @@ static void ggmlviz_ggml__buffer_seen(const struct ggml_tensor *t)
 	char label[96];
 	uint64_t size;
 
-	if (!buf)
+	if (!buf || ggmlviz_ggml__buffer_known(buf))
 		return;
 	role = ggmlviz_ggml__buffer_role(buf, data);
 	size = (uint64_t)ggml_backend_buffer_get_size(buf);
