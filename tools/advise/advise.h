@@ -24,20 +24,26 @@ struct cli;
 
 /* ---- what the rules read (facts.c) ---- */
 
-/* A generation step, for the rules that follow the context. */
+/*
+ * Consecutive generation steps summed, in order, for the rules that follow
+ * the context: a trace's steps fill CLI_ADVISE_GEN_BINS of them, each
+ * holding twice as many steps whenever they are full (memory flat).
+ */
 struct cli_gen_step {
-	uint32_t context;
-	uint64_t step_ns, op_ns, attention_ns;
+	uint64_t steps, context, step_ns, op_ns, attention_ns, start_ns;
 };
+#define CLI_ADVISE_GEN_BINS 4096
 
-/* One step's sums, while the trace is read. */
+/* One step's sums, while the trace is read (until CLI_ADVISE_ENDED later steps ended). */
 struct cli_step_acc {
-	uint64_t seq, step_ns, tokens, op_ns, attention_ns, kernel_ns;
+	uint64_t seq, step_ns, tokens, op_ns, attention_ns, start_ns;
 	uint64_t runs, gpu_runs, switches, gap_ns, copy_bytes, copies;
 	uint64_t last_end, last_backend;
 	uint32_t phase, context;
-	bool ended, has_context, sampled, housekeeping;
+	uint8_t gpu_window;
+	bool ended, has_context, housekeeping;
 };
+#define CLI_ADVISE_ENDED 256
 
 #define CLI_ADVISE_LAYERS 1024 /* layers followed by backend */
 #define CLI_ADVISE_OPS 8       /* op types of a finding's list */
@@ -74,14 +80,21 @@ struct cli_facts {
 	/* by op, all steps and generation's: runs' starts, waits, shares, bounds */
 	struct cli_agg all, gen;
 	bool has_gen;
-	/* steps: every one, and the generation steps in order (at most CLI_ADVISE_GEN_STEPS) */
+	/*
+	 * steps: those open or ended lately (by step_seq), the ring of the
+	 * ended ones not summed yet; the generation steps in order (bins)
+	 */
 	struct cli_htab steps;
-	uint64_t n_steps, steps_over;
-	struct cli_gen_step *gens;
-	size_t n_gens, gens_cap;
+	uint64_t ended_seq[CLI_ADVISE_ENDED];
+	size_t n_ended;
+	uint64_t n_steps, late_ops, summed_up_to;
+	struct cli_gen_step gens[CLI_ADVISE_GEN_BINS];
+	size_t n_gens;
+	uint64_t gen_stride;
 	uint64_t gen_steps, gen_tokens, gen_step_ns, gen_op_ns, gen_runs, gen_gpu_runs;
-	uint64_t gen_switches, gen_gap_ns, gen_copy_bytes, gen_copies, gen_kernel_ns;
-	uint64_t gen_kernel_steps, gen_kernel_step_ns; /* the sampled steps with kernels */
+	uint64_t gen_switches, gen_gap_ns, gen_copy_bytes, gen_copies;
+	uint64_t gen_kernel_ns, gen_kernels;           /* kernels of generation's sampled steps */
+	uint64_t gen_kernel_steps, gen_kernel_step_ns; /* ... those steps (every one, without windows) */
 	bool has_context, has_gpu_runs;
 	/* layers by backend (generation): the CPU's products, ops, and the GPU's ops */
 	uint8_t layer_cpu_mat[CLI_ADVISE_LAYERS], layer_cpu[CLI_ADVISE_LAYERS];
@@ -99,8 +112,6 @@ struct cli_facts {
 	bool has_req;
 	int error;
 };
-
-#define CLI_ADVISE_GEN_STEPS (1u << 20)
 
 /* Reads what the rules need of path (several passes); 0, or CLI_EXIT_DAMAGED after a message. */
 int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f);

@@ -27,7 +27,7 @@ static bool step_eq(const void *item, const void *key)
 	return ((const struct cli_step_acc *)item)->seq == *(const uint64_t *)key;
 }
 
-/* The sums of step seq, made on first sight; NULL past the steps followed. */
+/* The sums of step seq, made on first sight; NULL once it was summed (a late timing). */
 static struct cli_step_acc *step_of(struct cli_facts *f, uint64_t seq)
 {
 	uint64_t hash = cli_hash_u64(seq);
@@ -37,10 +37,8 @@ static struct cli_step_acc *step_of(struct cli_facts *f, uint64_t seq)
 		return NULL;
 	if ((s = cli_htab_find(&f->steps, hash, step_eq, &seq)))
 		return s;
-	if (f->steps.count >= CLI_ADVISE_GEN_STEPS) {
-		f->steps_over++;
-		return NULL;
-	}
+	if (f->summed_up_to && seq <= f->summed_up_to)
+		return NULL; /* summed already */
 	if (!(s = calloc(1, sizeof *s)) || cli_htab_add(&f->steps, hash, s) < 0) {
 		free(s);
 		f->error = -ENOMEM;
@@ -48,6 +46,74 @@ static struct cli_step_acc *step_of(struct cli_facts *f, uint64_t seq)
 	}
 	s->seq = seq;
 	return s;
+}
+
+/* Generation's bins, halved when full: each then holds twice as many steps. */
+static void gen_bin(struct cli_facts *f, const struct cli_step_acc *s)
+{
+	struct cli_gen_step *g;
+
+	if (!f->gen_stride)
+		f->gen_stride = 1;
+	if (f->n_gens && f->gens[f->n_gens - 1].steps < f->gen_stride) {
+		g = &f->gens[f->n_gens - 1];
+	} else {
+		if (f->n_gens == CLI_ADVISE_GEN_BINS) {
+			for (size_t i = 0; i < CLI_ADVISE_GEN_BINS / 2; i++) {
+				struct cli_gen_step *a = &f->gens[2 * i], *b = &f->gens[2 * i + 1];
+				f->gens[i].steps = a->steps + b->steps;
+				f->gens[i].context = a->context + b->context;
+				f->gens[i].step_ns = a->step_ns + b->step_ns;
+				f->gens[i].op_ns = a->op_ns + b->op_ns;
+				f->gens[i].attention_ns = a->attention_ns + b->attention_ns;
+				f->gens[i].start_ns = a->start_ns + b->start_ns;
+			}
+			f->n_gens = CLI_ADVISE_GEN_BINS / 2;
+			f->gen_stride *= 2;
+		}
+		g = &f->gens[f->n_gens++];
+		memset(g, 0, sizeof *g);
+	}
+	g->steps++, g->context += s->context, g->step_ns += s->step_ns;
+	g->op_ns += s->op_ns, g->attention_ns += s->attention_ns, g->start_ns += s->start_ns;
+}
+
+/* A step ended a while ago: into the sums, and forgotten. */
+static void sum_step(struct cli_facts *f, uint64_t seq)
+{
+	struct cli_step_acc *s = cli_htab_remove(&f->steps, cli_hash_u64(seq), step_eq, &seq);
+
+	if (seq > f->summed_up_to)
+		f->summed_up_to = seq;
+	if (!s)
+		return;
+	if (s->ended && s->phase == GGMLVIZ_PHASE_GENERATION && !s->housekeeping) {
+		f->gen_steps++, f->gen_tokens += s->tokens, f->gen_step_ns += s->step_ns;
+		f->gen_op_ns += s->op_ns, f->gen_runs += s->runs, f->gen_gpu_runs += s->gpu_runs;
+		f->gen_switches += s->switches, f->gen_gap_ns += s->gap_ns;
+		f->gen_copy_bytes += s->copy_bytes, f->gen_copies += s->copies;
+		if (s->gpu_window == GGMLVIZ_GPU_WINDOW_NONE || s->gpu_window == GGMLVIZ_GPU_WINDOW_IN)
+			f->gen_kernel_steps++, f->gen_kernel_step_ns += s->step_ns;
+		f->has_context |= s->has_context;
+		gen_bin(f, s);
+	}
+	free(s);
+}
+
+/*
+ * A step's timing came: it is summed once CLI_ADVISE_ENDED more have
+ * ended, so that the GPU ops tied to its runs after it (their kernels
+ * come late) are counted in it.
+ */
+static void step_ended(struct cli_facts *f, uint64_t seq)
+{
+	if (f->n_ended == CLI_ADVISE_ENDED) {
+		sum_step(f, f->ended_seq[0]);
+		memmove(f->ended_seq, f->ended_seq + 1,
+			(CLI_ADVISE_ENDED - 1) * sizeof f->ended_seq[0]);
+		f->n_ended--;
+	}
+	f->ended_seq[f->n_ended++] = seq;
 }
 
 static bool is_cpu(const struct cli_facts *f, const struct ggmlviz_timing *t, char buf[24])
@@ -104,13 +170,18 @@ static void op_timing(struct cli_facts *f, struct cli_step_acc *s, const struct 
 	const char *op = f->all.reader ? ggmlviz_reader_op_name(f->all.reader, t->op_type) : NULL;
 	int part_class = cli_part_class(t->label, t->label_len);
 
-	if (t->op_type == CLI_OP_RUN_START)
+	if (t->op_type == CLI_OP_RUN_START) { /* the run's start told apart (ticks.h), or measured */
+		if (s)
+			s->start_ns += t->duration_ns;
 		return;
+	}
 	f->tensor_names |= t->label_len > 0;
 	f->flash_attn |= op && !strcmp(op, "FLASH_ATTN_EXT");
 	f->parts_named |= part_class != CLI_PART_CLASS_NONE;
-	if (!s)
+	if (!s) {
+		f->late_ops += t->step_seq != 0;
 		return;
+	}
 	s->op_ns += t->duration_ns;
 	if (op && cli_part_place(&f->seen, t, part_class, op) == CLI_PART_ATTENTION)
 		s->attention_ns += t->duration_ns;
@@ -150,10 +221,10 @@ static int facts_timing(void *ctx, const struct ggmlviz_timing *t, const struct 
 	case GGMLVIZ_TIMING_SPLIT:
 		split_timing(f, s, t);
 		break;
-	case GGMLVIZ_TIMING_KERNEL:
-		if (s && (t->gpu_window == GGMLVIZ_GPU_WINDOW_NONE ||
-			  t->gpu_window == GGMLVIZ_GPU_WINDOW_IN))
-			s->kernel_ns += t->duration_ns, s->sampled = true;
+	case GGMLVIZ_TIMING_KERNEL: /* of generation's sampled steps (every one, without windows) */
+		if (t->phase == GGMLVIZ_PHASE_GENERATION && (t->gpu_window == GGMLVIZ_GPU_WINDOW_NONE ||
+							    t->gpu_window == GGMLVIZ_GPU_WINDOW_IN))
+			f->gen_kernel_ns += t->duration_ns, f->gen_kernels++;
 		break;
 	case GGMLVIZ_TIMING_STEP:
 		if (!s)
@@ -161,8 +232,10 @@ static int facts_timing(void *ctx, const struct ggmlviz_timing *t, const struct 
 		s->ended = true;
 		s->step_ns = t->duration_ns, s->tokens = t->n_tokens, s->phase = t->phase;
 		s->has_context = t->n_seqs > 0, s->context = t->context_tokens;
+		s->gpu_window = t->gpu_window;
 		s->housekeeping = cli_step_is_housekeeping(t); /* a tool's warm-up: no token served */
 		f->n_steps++;
+		step_ended(f, t->step_seq);
 		break;
 	default:
 		break;
@@ -274,35 +347,22 @@ static int by_seq(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The generation steps' sums, and each one in order for the rules of the context. */
+/* At the end: every step still held, in order, into the sums. */
 static int sum_steps(struct cli_facts *f)
 {
-	struct cli_step_acc *s, **all = calloc(f->steps.count + 1, sizeof *all);
+	struct cli_step_acc *s, **held = calloc(f->steps.count + 1, sizeof *held);
 	size_t n = 0, cursor = 0;
 
-	if (!all)
+	if (!held)
 		return -ENOMEM;
 	while ((s = cli_htab_next(&f->steps, &cursor)))
-		all[n++] = s;
-	qsort(all, n, sizeof *all, by_seq);
-	f->gens = calloc(n + 1, sizeof *f->gens);
-	for (size_t i = 0; f->gens && i < n; i++) {
-		s = all[i];
-		if (!s->ended || s->phase != GGMLVIZ_PHASE_GENERATION || s->housekeeping)
-			continue;
-		f->gen_steps++, f->gen_tokens += s->tokens, f->gen_step_ns += s->step_ns;
-		f->gen_op_ns += s->op_ns, f->gen_runs += s->runs, f->gen_gpu_runs += s->gpu_runs;
-		f->gen_switches += s->switches, f->gen_gap_ns += s->gap_ns;
-		f->gen_copy_bytes += s->copy_bytes, f->gen_copies += s->copies;
-		if (s->sampled)
-			f->gen_kernel_ns += s->kernel_ns, f->gen_kernel_steps++,
-				f->gen_kernel_step_ns += s->step_ns;
-		f->has_context |= s->has_context;
-		f->gens[f->n_gens++] = (struct cli_gen_step){ s->context, s->step_ns, s->op_ns,
-							     s->attention_ns };
-	}
-	free(all);
-	return f->gens ? 0 : -ENOMEM;
+		held[n++] = s;
+	qsort(held, n, sizeof *held, by_seq);
+	for (size_t i = 0; i < n; i++)
+		sum_step(f, held[i]->seq);
+	free(held);
+	f->n_ended = 0;
+	return 0;
 }
 
 int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f)
@@ -353,7 +413,6 @@ void cli_facts_free(struct cli_facts *f)
 	cli_agg_free(&f->all);
 	cli_agg_free(&f->gen);
 	cli_htab_free_all(&f->steps);
-	free(f->gens);
 	free(f->layer_ops);
 	cli_mem_devices_free(&f->mem);
 	if (f->has_req || f->req.r)

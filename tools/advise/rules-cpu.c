@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advise/advise.h"
@@ -106,13 +107,39 @@ static void threads_over_cpus(const struct cli_facts *f, struct cli_advice *a)
 		cli_advise_figure(x, "barrier_wait_ns_per_token", wait_per_token);
 }
 
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median over generation's steps (their bins) of the runs' starts'
+ * share of the step: a burst of load on a shared machine in a few steps
+ * moves it less than the sum.
+ */
+static double median_start_share(const struct cli_facts *f)
+{
+	double v[CLI_ADVISE_GEN_BINS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_gens; i++)
+		if (f->gens[i].step_ns)
+			v[n++] = (double)f->gens[i].start_ns / (double)f->gens[i].step_ns;
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, by_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void run_start_share(const struct cli_facts *f, struct cli_advice *a)
 {
 	static const char id[] = "run-start-share";
 	const char *tok;
 	const struct cli_agg *g = token_agg(f, &tok);
 	uint64_t ns, n;
-	double share;
+	double share, median;
 	struct cli_finding *x;
 	char b[3][32];
 
@@ -130,13 +157,14 @@ static void run_start_share(const struct cli_facts *f, struct cli_advice *a)
 		return;
 	}
 	share = (double)ns / (double)g->step_ns;
-	if (share < RUN_START_SHARE) {
+	median = median_start_share(f);
+	if ((f->has_gen ? median : share) < RUN_START_SHARE) {
 		cli_advise_silent(a, id);
 		return;
 	}
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
-	snprintf(x->title, sizeof x->title, "the CPU runs' starts take %.1f%% of a %s", 100 * share,
-		 tok);
+	snprintf(x->title, sizeof x->title, "the CPU runs' starts take %.1f%% of %s %s",
+		 100 * (f->has_gen ? median : share), f->has_gen ? "the median" : "a", tok);
 	snprintf(x->seen, sizeof x->seen, "%llu %ss of %s each; their %llu CPU runs began with %s"
 		 " a %s of GGML's graph plan, its workers made or woken and the first barrier's"
 		 " wait for them (%s each, %s)%s", (unsigned long long)g->tokens, tok,
@@ -147,8 +175,11 @@ static void run_start_share(const struct cli_facts *f, struct cli_advice *a)
 		 f->has_threads ? "" : "; the threads are not said (no META THREADS)");
 	if (f->has_threads)
 		cli_advise_append(x->seen, sizeof x->seen, "; %u threads generating", f->n_threads);
-	snprintf(x->threshold, sizeof x->threshold, "%.0f%% of a %s's time", 100 * RUN_START_SHARE,
-		 tok);
+	if (f->has_gen)
+		cli_advise_append(x->seen, sizeof x->seen, "; the median generation step's runs' start"
+				  " %.1f%% of it", 100 * median);
+	snprintf(x->threshold, sizeof x->threshold, "%.0f%% of a %s's time (%s)",
+		 100 * RUN_START_SHARE, tok, f->has_gen ? "the median generation step's" : "in all");
 	x->why = "a run of nodes cannot start computing until GGML has planned the graph and every"
 		 " worker is awake; without a threadpool the workers are made anew for each graph,"
 		 " and the more threads, the longer the wait for the last one";
@@ -157,6 +188,8 @@ static void run_start_share(const struct cli_facts *f, struct cli_advice *a)
 		 " llama_attach_threadpool(); fewer threads (-t), each run waking fewer; a larger"
 		 " batch (-b, -ub, more slots -np) spreads a run's start over more tokens");
 	cli_advise_figure(x, "run_start_share", share);
+	if (f->has_gen)
+		cli_advise_figure(x, "median_run_start_share", median);
 	cli_advise_figure(x, "run_start_ns_per_token", (double)ns / (double)g->tokens);
 	cli_advise_figure(x, "runs", (double)n);
 }

@@ -194,7 +194,7 @@ static void gpu_idle(const struct cli_facts *f, struct cli_advice *a)
 		cli_advise_silent(a, id);
 		return;
 	}
-	if (!f->gen_kernel_steps) {
+	if (!f->gen_kernels || !f->gen_kernel_steps) {
 		cli_advise_not(a, id, "no GPU kernel in a generation step of the trace (recorded on CUDA"
 			       " where CUPTI is found; `ggmlviz info` says why not)");
 		return;

@@ -21,22 +21,52 @@
 #define SERVER_MIN_REQUESTS 3
 #define PROMPT_MIN_TOKENS 16       /* a request's prompt, for the cache rule */
 
-/* A quarter of the generation steps: attention's share of their op time, and per step. */
+/*
+ * A quarter of the generation steps: the median over its bins of
+ * attention's share of the op time, and of each step's attention time,
+ * context and time (a median, so that a burst of load on a shared machine
+ * in a few steps moves none of them).
+ */
 struct quarter {
 	double share, context, step_ns, attention_ns;
 };
 
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place). */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static struct quarter quarter(const struct cli_facts *f, size_t from, size_t to)
 {
-	uint64_t att = 0, ops = 0, ctx = 0, ns = 0;
-	double n = to > from ? (double)(to - from) : 1;
+	double *v = calloc(4 * (to - from) + 4, sizeof *v), *share, *ctx, *step, *att;
+	struct quarter q = { 0, 0, 0, 0 };
+	size_t n = 0, m = to - from;
 
-	for (size_t i = from; i < to; i++) {
-		att += f->gens[i].attention_ns, ops += f->gens[i].op_ns;
-		ctx += f->gens[i].context, ns += f->gens[i].step_ns;
+	if (!v || !m) {
+		free(v);
+		return q;
 	}
-	return (struct quarter){ ops ? (double)att / (double)ops : 0, (double)ctx / n,
-				 (double)ns / n, (double)att / n };
+	share = v, ctx = v + m, step = v + 2 * m, att = v + 3 * m;
+	for (size_t i = from; i < to; i++, n++) {
+		const struct cli_gen_step *g = &f->gens[i];
+		double steps = g->steps ? (double)g->steps : 1;
+		share[n] = g->op_ns ? (double)g->attention_ns / (double)g->op_ns : 0;
+		ctx[n] = (double)g->context / steps;
+		step[n] = (double)g->step_ns / steps;
+		att[n] = (double)g->attention_ns / steps;
+	}
+	q = (struct quarter){ median(share, n), median(ctx, n), median(step, n), median(att, n) };
+	free(v);
+	return q;
 }
 
 static void attention_grows(const struct cli_facts *f, struct cli_advice *a)
@@ -47,9 +77,10 @@ static void attention_grows(const struct cli_facts *f, struct cli_advice *a)
 	struct cli_finding *x;
 	char b[4][32];
 
-	if (f->n_gens < ATTENTION_MIN_STEPS) {
-		cli_advise_not(a, id, "%zu generation step%s in the trace: %d or more are compared",
-			       f->n_gens, cli_s(f->n_gens), ATTENTION_MIN_STEPS);
+	if (f->gen_steps < ATTENTION_MIN_STEPS) {
+		cli_advise_not(a, id, "%llu generation step%s in the trace: %d or more are compared",
+			       (unsigned long long)f->gen_steps, cli_s(f->gen_steps),
+			       ATTENTION_MIN_STEPS);
 		return;
 	}
 	if (!f->has_context) {
@@ -72,16 +103,17 @@ static void attention_grows(const struct cli_facts *f, struct cli_advice *a)
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
 	snprintf(x->title, sizeof x->title, "attention's share grows with the context: %.1f%% to"
 		 " %.1f%% of the op time", 100 * q0.share, 100 * q1.share);
-	snprintf(x->seen, sizeof x->seen, "over %zu generation steps, the first quarter's (a context"
-		 " of %.0f tokens on average) spent %s a step in attention, %.1f%% of its op time"
-		 " (a step: %s); the last quarter's (%.0f tokens) %s, %.1f%% (a step: %s)", f->n_gens,
+	snprintf(x->seen, sizeof x->seen, "over %llu generation steps, the first quarter's (a context"
+		 " of %.0f tokens) spent %s a step in attention, %.1f%% of its op time"
+		 " (a step: %s); the last quarter's (%.0f tokens) %s, %.1f%% (a step: %s)",
+		 (unsigned long long)f->gen_steps,
 		 q0.context, cli_fmt_ns(q0.attention_ns, b[0]), 100 * q0.share,
 		 cli_fmt_ns(q0.step_ns, b[1]), q1.context, cli_fmt_ns(q1.attention_ns, b[2]),
 		 100 * q1.share, cli_fmt_ns(q1.step_ns, b[3]));
 	snprintf(x->threshold, sizeof x->threshold, "in the last quarter of the generation steps,"
 		 " attention %.0f%% of the op time or more, a larger share than in the first quarter,"
-		 " %.1f times its time there, the context %.1f times longer", 100 * ATTENTION_SHARE,
-		 ATTENTION_GROWTH, ATTENTION_GROWTH);
+		 " %.1f times its time there, the context %.1f times longer (medians of each"
+		 " quarter's steps)", 100 * ATTENTION_SHARE, ATTENTION_GROWTH, ATTENTION_GROWTH);
 	x->why = "each generated token attends to every token before it: attention reads the whole"
 		 " KV cache, so its time grows with the context while the rest of the model's stays";
 	snprintf(x->to_try, sizeof x->to_try, "%sa KV cache of 8 bits (-ctk q8_0 -ctv q8_0%s),"
@@ -95,20 +127,6 @@ static void attention_grows(const struct cli_facts *f, struct cli_advice *a)
 	cli_advise_figure(x, "last_attention_ns", q1.attention_ns);
 	cli_advise_figure(x, "first_context", q0.context);
 	cli_advise_figure(x, "last_context", q1.context);
-}
-
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of n values (sorted in place). */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void server_queue(const struct cli_facts *f, struct cli_advice *a)

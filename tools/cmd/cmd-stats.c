@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "advise/advise.h"
 #include "cmd/commands.h"
 #include "output/output.h"
 #include "input/input.h"
@@ -532,6 +533,45 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	}
 }
 
+/*
+ * The findings that slow the run (ggmlviz advise, warn level: the trace's
+ * own notes are stats' notes already), for a file: its passes of their
+ * own; NULL where none fired or the file cannot be read again.
+ */
+static struct cli_advice *findings(struct cli *cli, const char *path)
+{
+	struct cli_facts *f = calloc(1, sizeof *f);
+	struct cli_advice *a = calloc(1, sizeof *a);
+	size_t n = 0;
+
+	if (f && a && cli_path_is_file(path) && cli_facts_read("stats", path, cli, f) == 0) {
+		cli_advise(f, a);
+		for (size_t i = 0; i < a->n; i++)
+			if (a->f[i].level == CLI_ADVISE_WARN)
+				a->f[n++] = a->f[i];
+		a->n = n;
+	}
+	if (f)
+		cli_facts_free(f);
+	free(f);
+	if (!n)
+		free(a), a = NULL;
+	return a;
+}
+
+/* ,"findings":[{"id":..,"level":..,"title":..}] (ggmlviz advise -f json says each whole). */
+static void findings_json(struct cli_out *o, const struct cli_advice *a)
+{
+	cli_out_str(o, ",\"findings\":[");
+	for (size_t i = 0; a && i < a->n; i++) {
+		cli_out_printf(o, "%s{\"id\":\"%s\",\"level\":\"warn\",\"title\":", i ? "," : "",
+			       a->f[i].id);
+		cli_json_cstr(o, a->f[i].title);
+		cli_out_char(o, '}');
+	}
+	cli_out_char(o, ']');
+}
+
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
 {
 	cli_out_str(o, "group,count,total_ns,mean_ns,min_ns,p50_ns,p95_ns,max_ns,share,"
@@ -606,6 +646,7 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	struct cli_agg a;
 	struct cli_out o;
 	struct cli_mem_devices mem;
+	struct cli_advice *advice = NULL;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
@@ -635,12 +676,19 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	cli_agg_sort(&a, opts.sort);
 	if (cli_mem_devices_read(argv[first], &mem) == 0) /* a file: its memory by device */
 		a.mem = &mem;
-	if (opts.format == CLI_FORMAT_TEXT)
+	if (opts.format != CLI_FORMAT_CSV && status == CLI_EXIT_OK)
+		advice = findings(cli, argv[first]);
+	if (opts.format == CLI_FORMAT_TEXT) {
 		print_text(&o, argv[first], &a, opts.top);
-	else if (opts.format == CLI_FORMAT_CSV)
+		if (advice)
+			cli_advise_brief(&o, argv[first], advice);
+	} else if (opts.format == CLI_FORMAT_CSV) {
 		print_csv(&o, &a, opts.top);
-	else
+	} else {
+		a.extra_json = findings_json, a.extra_arg = advice;
 		cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
+	}
+	free(advice);
 	cli_agg_free(&a);
 	cli_mem_devices_free(&mem);
 	return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : status;

@@ -686,6 +686,7 @@
 		var g = c.getContext('2d'), max = 0, n = groups.length, cw = w / Math.max(n, 1);
 		g.setTransform(ratio, 0, 0, ratio, 0, 0);
 		groups.forEach(function (s) { max = Math.max(max, s.step_ns || 0); });
+		c.setAttribute('data-phases', groups.map(function (s) { return s.phase; }).join(' '));
 		groups.forEach(function (s, i) {
 			var y = (s.step_ns || 0) / (max || 1) * (h - 6);
 			g.fillStyle = s.phase === 'prompt' ? '#e08a2e' : s.phase === 'generation' ? '#3b6fd8' : '#8a8f99';
@@ -892,11 +893,41 @@
 		});
 	}
 
+	/* ---- findings: ggmlviz advise's, first ---- */
+
+	function findings() {
+		var F = D.findings, box = document.getElementById('findings');
+		if (!F) return;
+		document.getElementById('findings-section').hidden = false;
+		if (!F.findings.length)
+			box.appendChild(el('p', { 'class': 'ok' }, 'No finding: each rule applied found nothing' +
+				' to say (the rules not applied are listed below).'));
+		F.findings.forEach(function (x) {
+			var d = el('div', { 'class': 'finding ' + x.level, id: 'finding-' + x.id });
+			d.appendChild(el('h3', {}, '[' + x.level + '] ' + x.id + ': ' + x.title));
+			[['seen', x.seen], ['threshold', x.threshold], ['why', x.why], ['try', x['try']]]
+				.forEach(function (kv) {
+					var p = el('p', {});
+					p.appendChild(el('b', {}, kv[0] + ': '));
+					p.appendChild(document.createTextNode(kv[1]));
+					d.appendChild(p);
+				});
+			box.appendChild(d);
+		});
+		var not = F.rules.filter(function (r) { return !r.applied; });
+		if (not.length) {
+			var ul = el('ul', { 'class': 'hint' });
+			not.forEach(function (r) { ul.appendChild(el('li', {}, r.id + ': not applied: ' + r.why_not)); });
+			box.appendChild(ul);
+		}
+	}
+
 	function run(step) {
 		try { step(); } catch (e) { fail(step.name + ': ' + e.message); }
 	}
 	document.getElementById('details').textContent = 'Click a slice of the timeline for its details.';
 	run(summary);
+	run(findings);
 	run(health);
 	run(timeline);
 	run(opTable);

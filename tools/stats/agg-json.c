@@ -159,5 +159,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 		cli_out_str(o, ",\"memory\":");
 		cli_mem_devices_json(o, a->mem);
 	}
+	if (a->extra_json)
+		a->extra_json(o, a->extra_arg);
 	cli_out_str(o, "}");
 }

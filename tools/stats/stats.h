@@ -365,6 +365,7 @@ struct cli_cold_found {
 };
 
 
+struct cli_advice;
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
@@ -414,6 +415,9 @@ struct cli_agg {
 	struct cli_names *names;   /* borrowed: the command's */
 	uint64_t *dist_bytes;      /* borrowed: the command's budget of distributions */
 	const struct cli_mem_devices *mem; /* borrowed, or NULL: memory by device, in the JSON */
+	/* a command's own members at the JSON's end (stats: its findings), or NULL */
+	void (*extra_json)(struct cli_out *o, const struct cli_advice *arg);
+	const struct cli_advice *extra_arg;
 };
 
 struct cli_out;
