@@ -1,6 +1,6 @@
 /*
  * The findings' frame (advise.h): each rule fires, stays silent, or says
- * why it was not applied, once; cli_advise() runs them all in order.
+ * why it was not applied, once (advise.c runs them).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -12,13 +12,6 @@
 
 #include "advise/advise.h"
 
-const char *const cli_advise_ids[] = {
-	"threads-over-cpus",   "run-start-share", "memory-bound-below-peak", "model-split",
-	"gpu-fallback",	       "gpu-idle",	  "device-memory-near-full",
-	"attention-grows-with-context", "server-queue-wait", "server-prompt-cache",
-	"trace-incomplete",    "trace-dropped",	  "trace-sampled", "trace-estimated",
-	"trace-gpu-windows",   NULL
-};
 
 /* What was said of rule id: found, or added. */
 static struct cli_rule_said *said(struct cli_advice *a, const char *id)
@@ -78,13 +71,4 @@ void cli_advise_append(char *buf, size_t size, const char *fmt, ...)
 void cli_advise_silent(struct cli_advice *a, const char *id)
 {
 	said(a, id)->applied = true;
-}
-
-void cli_advise(const struct cli_facts *f, struct cli_advice *a)
-{
-	memset(a, 0, sizeof *a);
-	cli_rules_cpu(f, a);
-	cli_rules_gpu(f, a);
-	cli_rules_model(f, a);
-	cli_rules_trace(f, a);
 }
