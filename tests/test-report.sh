@@ -173,7 +173,7 @@ if [ -x "$top_builddir/examples/llama_trace" ]; then
 	chrome --dump-dom "file://$T/slots.html" >"$T/slots.dom"
 	want=$("$G" stats -f json --by step "$T/slots.ggmlviz" |
 		"$PYTHON3" -c 'import json,sys; print(" ".join(g["phase"] for g in json.load(sys.stdin)["groups"]))')
-	have=$(sed -n 's/.*id="steps-canvas"[^>]*data-phases="\([^"]*\)".*/\1/p;s/.*data-phases="\([^"]*\)"[^>]*id="steps-canvas".*/\1/p' "$T/slots.dom" | head -n 1)
+	have=$(sed -n 's/.*id="steps-canvas"[^>]*data-colors="\([^"]*\)".*/\1/p;s/.*data-colors="\([^"]*\)"[^>]*id="steps-canvas".*/\1/p' "$T/slots.dom" | head -n 1)
 	[ -n "$want" ] && [ "$have" = "$want" ] && [ "$want" = "prompt generation generation generation" ]
 	ok $? "report of 2 slots: the By step chart colours each step by stats' phase ($have; stats: $want)"
 fi

@@ -686,10 +686,13 @@
 		var g = c.getContext('2d'), max = 0, n = groups.length, cw = w / Math.max(n, 1);
 		g.setTransform(ratio, 0, 0, ratio, 0, 0);
 		groups.forEach(function (s) { max = Math.max(max, s.step_ns || 0); });
-		c.setAttribute('data-phases', groups.map(function (s) { return s.phase; }).join(' '));
+		/* a step's color is its phase as stats gives it (not its tokens: 2 slots of 1 token generate) */
+		var colors = { prompt: '#e08a2e', generation: '#3b6fd8', unknown: '#8a8f99' };
+		var colorOf = function (s) { return colors[s.phase] ? s.phase : 'unknown'; };
+		c.setAttribute('data-colors', groups.map(colorOf).join(' '));
 		groups.forEach(function (s, i) {
 			var y = (s.step_ns || 0) / (max || 1) * (h - 6);
-			g.fillStyle = s.phase === 'prompt' ? '#e08a2e' : s.phase === 'generation' ? '#3b6fd8' : '#8a8f99';
+			g.fillStyle = colors[colorOf(s)];
 			g.fillRect(i * cw, h - y, Math.max(cw - (cw > 3 ? 1 : 0), 1), y);
 		});
 		c.addEventListener('mousemove', function (e) {
