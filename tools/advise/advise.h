@@ -109,12 +109,22 @@ struct cli_facts {
 	/* memory by device; a server's requests */
 	struct cli_mem_devices mem;
 	struct cli_requests req;
-	bool has_req;
+	bool has_req, request_records;
+	struct cli_agg *also; /* borrowed: a grouping of the command's, fed as it reads */
 	int error;
 };
 
-/* Reads what the rules need of path (several passes); 0, or CLI_EXIT_DAMAGED after a message. */
-int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f);
+/*
+ * Reads what the rules need of path: a first pass (the op times' floors), a
+ * second of every record, and a third of a server's requests where it has
+ * some. also, where not NULL, is fed every timing of the second pass as
+ * cli_collect() would feed it, and finished (stats: one read for its table
+ * and its findings). The command's exit status: 0, CLI_EXIT_DAMAGED after a
+ * message (what came before the damage is read); -1 after a message when
+ * path cannot be read at all.
+ */
+int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f,
+		   struct cli_agg *also);
 void cli_facts_free(struct cli_facts *f);
 
 /* ---- the findings ---- */

@@ -212,7 +212,8 @@ static int facts_timing(void *ctx, const struct ggmlviz_timing *t, const struct 
 	struct cli_facts *f = ctx;
 	struct cli_step_acc *s = t->step_seq ? step_of(f, t->step_seq) : NULL;
 
-	if (cli_agg_add(&f->all, t, e) < 0 || cli_agg_add(&f->gen, t, e) < 0)
+	if (cli_agg_add(&f->all, t, e) < 0 || cli_agg_add(&f->gen, t, e) < 0 ||
+	    (f->also && cli_agg_add(f->also, t, e) < 0))
 		return -ENOMEM;
 	switch (t->kind) {
 	case GGMLVIZ_TIMING_OP:
@@ -293,6 +294,7 @@ static void facts_event(struct cli_facts *f, const struct ggmlviz_event *ev)
 	struct cli_step_acc *s;
 
 	cli_mem_devices_event(&f->mem, ev);
+	f->request_records |= ev->type == GGMLVIZ_EVENT_REQUEST_BEGIN;
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		meta(f, ev);
 	} else if (ev->type == GGMLVIZ_EVENT_STEP_BEGIN) {
@@ -319,6 +321,8 @@ static int read_all(struct cli_facts *f, struct cli_input *in, struct cli_ticks 
 	int rc = ggmlviz_pairing_new(&p);
 
 	f->all.reader = f->gen.reader = in->r;
+	if (f->also)
+		f->also->reader = in->r;
 	while (rc == 0 && !f->error && cli_input_next(in, &ev) == 1) {
 		facts_event(f, &ev);
 		rc = ggmlviz_pairing_add(p, &ev, &t);
@@ -334,6 +338,10 @@ static int read_all(struct cli_facts *f, struct cli_input *in, struct cli_ticks 
 	cli_agg_ticks(&f->all, k);
 	cli_agg_ticks(&f->gen, k);
 	ggmlviz_pairing_counts(p, &f->all.counts);
+	if (f->also) {
+		cli_agg_ticks(f->also, k);
+		f->also->counts = f->all.counts;
+	}
 	ggmlviz_pairing_free(p);
 	cli_mem_devices_end(&f->mem);
 	return rc < 0 ? rc : f->error;
@@ -365,21 +373,25 @@ static int sum_steps(struct cli_facts *f)
 	return 0;
 }
 
-int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f)
+int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cli_facts *f,
+		   struct cli_agg *also)
 {
-	struct cli_ticks k = { 0 };
+	struct cli_ticks k = { .raw = also && also->raw_ticks };
 	struct cli_input in;
 	int rc, status;
 
 	memset(f, 0, sizeof *f);
 	f->path = path;
+	f->also = also;
 	cli_agg_init(&f->all, CLI_BY_OP, &cli->names, &cli->dist_bytes);
 	cli_agg_init(&f->gen, CLI_BY_OP, &cli->names, &cli->dist_bytes);
 	f->gen.phase = GGMLVIZ_PHASE_GENERATION;
 	if (cli_input_open(&in, cmd, path) < 0)
-		return CLI_EXIT_DAMAGED;
+		return -1;
 	cli_peak_read(path, &f->all.peak);
 	f->gen.peak = f->all.peak;
+	if (also)
+		also->peak = f->all.peak;
 	cli_ticks_learn_file(&k, cmd, path);
 	rc = read_all(f, &in, &k);
 	cli_ticks_free(&k);
@@ -387,9 +399,15 @@ int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cl
 		rc = cli_agg_finish(&f->all, in.r);
 	if (rc == 0)
 		rc = cli_agg_finish(&f->gen, in.r);
+	if (rc == 0 && also)
+		rc = cli_agg_finish(also, in.r);
 	if (rc == 0)
 		rc = sum_steps(f);
+	if (also && (also->measured || also->backends.shares))
+		cli_shares_said_read(path, &also->said);
 	f->all.reader = f->gen.reader = NULL;
+	if (also)
+		also->reader = NULL;
 	f->ended = in.ended, f->crashed = in.crashed, f->damaged = in.error != 0;
 	f->written = in.end_written, f->dropped = in.end_dropped;
 	if (in.error)
@@ -403,8 +421,8 @@ int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cl
 		return CLI_EXIT_DAMAGED;
 	}
 	f->has_gen = f->gen_steps > 0;
-	f->has_req = cli_path_is_file(path) && cli_requests_collect(cmd, path, &f->req) >= 0 &&
-		     f->req.n > 0;
+	f->has_req = f->request_records && cli_path_is_file(path) &&
+		     cli_requests_collect(cmd, path, &f->req) >= 0 && f->req.n > 0;
 	return status;
 }
 

@@ -132,8 +132,8 @@ int cli_cmd_advise(struct cli *cli, int argc, char **argv)
 		free(f), free(a);
 		return CLI_EXIT_DAMAGED;
 	}
-	status = cli_facts_read("advise", argv[first], cli, f);
-	if (status == CLI_EXIT_OK || f->all.n || f->n_steps) { /* damage: what came before is weighed */
+	status = cli_facts_read("advise", argv[first], cli, f, NULL);
+	if (status >= 0) { /* damaged: what came before is weighed */
 		cli_advise(f, a);
 		if (opts.format)
 			cli_advise_json(&o, argv[first], a), cli_out_char(&o, '\n');
@@ -145,5 +145,7 @@ int cli_cmd_advise(struct cli *cli, int argc, char **argv)
 	}
 	cli_facts_free(f);
 	free(f), free(a);
+	if (status < 0)
+		status = CLI_EXIT_DAMAGED;
 	return cli_out_close(&o, "advise") ? CLI_EXIT_DAMAGED : status;
 }

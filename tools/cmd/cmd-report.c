@@ -272,8 +272,7 @@ static void findings(struct cli *cli, struct cli_out *o, const char *path)
 	struct cli_advice *a = calloc(1, sizeof *a);
 
 	cli_out_str(o, "\"findings\":");
-	if (f && a && cli_facts_read("report", path, cli, f) != CLI_EXIT_USAGE &&
-	    (f->all.n || f->n_steps || f->ended)) {
+	if (f && a && cli_facts_read("report", path, cli, f, NULL) >= 0) {
 		cli_advise(f, a);
 		cli_advise_json(o, path, a);
 	} else {

@@ -533,30 +533,43 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	}
 }
 
-/*
- * The findings that slow the run (ggmlviz advise, warn level: the trace's
- * own notes are stats' notes already), for a file: its passes of their
- * own; NULL where none fired or the file cannot be read again.
- */
-static struct cli_advice *findings(struct cli *cli, const char *path)
+/* Keeps of a's findings those that slow the run (warn: the trace's own notes are stats' notes). */
+static void warn_only(struct cli_advice *a)
 {
-	struct cli_facts *f = calloc(1, sizeof *f);
-	struct cli_advice *a = calloc(1, sizeof *a);
 	size_t n = 0;
 
-	if (f && a && cli_path_is_file(path) && cli_facts_read("stats", path, cli, f) == 0) {
-		cli_advise(f, a);
-		for (size_t i = 0; i < a->n; i++)
-			if (a->f[i].level == CLI_ADVISE_WARN)
-				a->f[n++] = a->f[i];
-		a->n = n;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->f[i].level == CLI_ADVISE_WARN)
+			a->f[n++] = a->f[i];
+	a->n = n;
+}
+
+/*
+ * Reads path into a and, where its findings are said (text and JSON, the
+ * op times estimated as advise estimates them), into f and advice, in the
+ * same passes; its memory by device too. The command's exit status, or -1
+ * where path cannot be read.
+ */
+static int collect(struct cli *cli, const struct cli_group_opts *opts, const char *path,
+		   struct cli_agg *a, struct cli_facts *f, struct cli_advice *advice,
+		   struct cli_mem_devices *mem)
+{
+	int status;
+
+	if (opts->format == CLI_FORMAT_CSV || opts->raw_ticks || cli_as_ticks_on) {
+		status = cli_collect("stats", path, a);
+		if (status >= 0 && opts->format != CLI_FORMAT_CSV && cli_mem_devices_read(path, mem) == 0)
+			a->mem = mem;
+		return status;
 	}
-	if (f)
-		cli_facts_free(f);
-	free(f);
-	if (!n)
-		free(a), a = NULL;
-	return a;
+	status = cli_facts_read("stats", path, cli, f, a);
+	if (status == CLI_EXIT_OK) {
+		cli_advise(f, advice);
+		warn_only(advice);
+	}
+	if (f->mem.any)
+		a->mem = &f->mem;
+	return status;
 }
 
 /* ,"findings":[{"id":..,"level":..,"title":..}] (ggmlviz advise -f json says each whole). */
@@ -646,7 +659,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	struct cli_agg a;
 	struct cli_out o;
 	struct cli_mem_devices mem;
-	struct cli_advice *advice = NULL;
+	struct cli_facts *f;
+	struct cli_advice *advice;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
@@ -661,35 +675,34 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
 		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
 									   : CLI_SORT_TOTAL;
-	if (cli_out_open(&o, "stats", NULL) < 0)
+	f = calloc(1, sizeof *f), advice = calloc(1, sizeof *advice);
+	memset(&mem, 0, sizeof mem);
+	if (!f || !advice || cli_out_open(&o, "stats", NULL) < 0) {
+		free(f), free(advice);
 		return CLI_EXIT_DAMAGED;
+	}
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = (uint32_t)opts.phase;
 	a.step_range = opts.step_range;
 	a.raw_ticks = opts.raw_ticks;
-	status = cli_collect("stats", argv[first], &a);
-	if (status < 0) {
-		cli_agg_free(&a);
-		cli_out_close(&o, "stats");
-		return CLI_EXIT_DAMAGED;
-	}
-	cli_agg_sort(&a, opts.sort);
-	if (cli_mem_devices_read(argv[first], &mem) == 0) /* a file: its memory by device */
-		a.mem = &mem;
-	if (opts.format != CLI_FORMAT_CSV && status == CLI_EXIT_OK)
-		advice = findings(cli, argv[first]);
-	if (opts.format == CLI_FORMAT_TEXT) {
-		print_text(&o, argv[first], &a, opts.top);
-		if (advice)
+	status = collect(cli, &opts, argv[first], &a, f, advice, &mem);
+	if (status >= 0) {
+		cli_agg_sort(&a, opts.sort);
+		if (opts.format == CLI_FORMAT_TEXT) {
+			print_text(&o, argv[first], &a, opts.top);
 			cli_advise_brief(&o, argv[first], advice);
-	} else if (opts.format == CLI_FORMAT_CSV) {
-		print_csv(&o, &a, opts.top);
-	} else {
-		a.extra_json = findings_json, a.extra_arg = advice;
-		cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
+		} else if (opts.format == CLI_FORMAT_CSV) {
+			print_csv(&o, &a, opts.top);
+		} else {
+			a.extra_json = findings_json, a.extra_arg = advice;
+			cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
+		}
 	}
-	free(advice);
 	cli_agg_free(&a);
+	cli_facts_free(f);
 	cli_mem_devices_free(&mem);
-	return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : status;
+	free(f), free(advice);
+	if (cli_out_close(&o, "stats") || status < 0)
+		return CLI_EXIT_DAMAGED;
+	return status;
 }
