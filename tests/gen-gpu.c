@@ -56,30 +56,23 @@ static const struct gs_kernel gpu_kernels[] = {
 static char cuda0, cpu, ctx; /* their addresses name them */
 static const struct gs_node embd = { 6, "GET_ROWS", "inp_embd", -1 };
 
+/* A CPU node (user: its struct gs_node), which gives one tick. */
 static void cpu_describe(void *user, const void *const *nodes, size_t n, size_t i,
 			 struct ggmlviz_node_desc *out)
 {
-	(void)user, (void)nodes, (void)n, (void)i;
-	out->op_type = embd.op;
-	out->op_name = embd.op_name;
-	out->name = embd.name;
+	const struct gs_node *node = user;
+
+	(void)nodes, (void)n, (void)i;
+	out->op_type = node->op;
+	out->op_name = node->op_name;
+	out->name = node->name;
+	out->layer = node->layer;
 	out->ticks = 1;
 }
 
 static int ticks = 1, fallback;
 static long idle_us;
 static const struct gs_node rope_on_cpu = { 4, "ROPE", "Qcur-1 (rope)", 1 };
-
-static void cpu_rope(void *user, const void *const *nodes, size_t n, size_t i,
-		     struct ggmlviz_node_desc *out)
-{
-	(void)user, (void)nodes, (void)n, (void)i;
-	out->op_type = rope_on_cpu.op;
-	out->op_name = rope_on_cpu.op_name;
-	out->name = rope_on_cpu.name;
-	out->layer = rope_on_cpu.layer;
-	out->ticks = 1;
-}
 
 /* The host busy for us microseconds (a sleep would leave the CPU's time unsaid). */
 static void busy_us(long us)
@@ -98,7 +91,7 @@ static void step(uint32_t tokens)
 	size_t n = sizeof gpu_nodes / sizeof gpu_nodes[0], m = sizeof gpu_kernels / sizeof gpu_kernels[0];
 
 	ggmlviz_step_begin(&ctx, tokens, 1, phase, "decode");
-	ggmlviz_nodes_ask(&embd, &cpu, cpu_describe, NULL); /* the CPU's run: one node, one tick */
+	ggmlviz_nodes_ask(&embd, &cpu, cpu_describe, (void *)&embd); /* the CPU's run: one node */
 	if (ticks)
 		ggmlviz_nodes_tick();
 	busy_us(idle_us);
@@ -106,7 +99,7 @@ static void step(uint32_t tokens)
 		gs_run(gpu_nodes, n, &cuda0, gpu_kernels, m, 0, NULL);
 	} else { /* layer 0 and layer 1's first nodes, layer 1's ROPE on the CPU, the rest */
 		gs_run(gpu_nodes, 10, &cuda0, gpu_kernels, 12, 0, NULL);
-		ggmlviz_nodes_ask(&rope_on_cpu, &cpu, cpu_rope, NULL);
+		ggmlviz_nodes_ask(&rope_on_cpu, &cpu, cpu_describe, (void *)&rope_on_cpu);
 		busy_us(40);
 		ggmlviz_nodes_tick();
 		gs_run(gpu_nodes + 11, n - 11, &cuda0, gpu_kernels + 13, m - 13, 0, NULL);

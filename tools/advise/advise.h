@@ -175,6 +175,8 @@ struct cli_finding *cli_advise_fire(struct cli_advice *a, const char *id, int le
 void cli_advise_figure(struct cli_finding *x, const char *name, double value);
 void cli_advise_not(struct cli_advice *a, const char *id, const char *fmt, ...) CLI_PRINTF(3, 4);
 void cli_advise_silent(struct cli_advice *a, const char *id);
+/* The median of v's n values (sorted in place); 0 when n is 0. */
+double cli_advise_median(double *v, size_t n);
 /* Appends to the string buf (of size bytes) what fmt says, cut where it does not fit. */
 void cli_advise_append(char *buf, size_t size, const char *fmt, ...) CLI_PRINTF(3, 4);
 /* The rules, by what they read. */

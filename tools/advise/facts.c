@@ -190,7 +190,8 @@ static void op_timing(struct cli_facts *f, struct cli_step_acc *s, const struct 
 }
 
 /* A run of nodes: the runs of its step, their backends and the host's time between them. */
-static void split_timing(struct cli_facts *f, struct cli_step_acc *s, const struct ggmlviz_timing *t)
+static void split_timing(struct cli_facts *f, struct cli_step_acc *s,
+			 const struct ggmlviz_timing *t)
 {
 	char buf[24];
 

@@ -24,7 +24,7 @@ static const struct cli_agg *token_agg(const struct cli_facts *f, const char **w
 	return f->has_gen ? &f->gen : &f->all;
 }
 
-/* The runs' starts of a (estimated or measured apart), and their number; false if not told apart. */
+/* The runs' starts of a (estimated or measured apart), their number; false if not told apart. */
 static bool run_starts(const struct cli_agg *a, uint64_t *ns, uint64_t *n)
 {
 	*ns = a->start_ns, *n = a->starts;
@@ -107,13 +107,6 @@ static void threads_over_cpus(const struct cli_facts *f, struct cli_advice *a)
 		cli_advise_figure(x, "barrier_wait_ns_per_token", wait_per_token);
 }
 
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The median over generation's steps (their bins) of the runs' starts'
  * share of the step: a burst of load on a shared machine in a few steps
@@ -127,10 +120,7 @@ static double median_start_share(const struct cli_facts *f)
 	for (size_t i = 0; i < f->n_gens; i++)
 		if (f->gens[i].step_ns)
 			v[n++] = (double)f->gens[i].start_ns / (double)f->gens[i].step_ns;
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof *v, by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return cli_advise_median(v, n);
 }
 
 static void run_start_share(const struct cli_facts *f, struct cli_advice *a)

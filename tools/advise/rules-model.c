@@ -16,7 +16,7 @@
 
 #define ATTENTION_MIN_STEPS 8      /* generation steps, to compare their first and last quarter */
 #define ATTENTION_SHARE 0.20       /* of the op time, in the last quarter */
-#define ATTENTION_GROWTH 1.5       /* the last quarter's attention time over the first's, and its context */
+#define ATTENTION_GROWTH 1.5       /* the last quarter's attention time (and context) over the first's */
 #define QUEUE_SHARE 0.50           /* of the time to the first token, the median request's */
 #define SERVER_MIN_REQUESTS 3
 #define PROMPT_MIN_TOKENS 16       /* a request's prompt, for the cache rule */
@@ -30,20 +30,6 @@
 struct quarter {
 	double share, context, step_ns, attention_ns;
 };
-
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of n values (sorted in place). */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static struct quarter quarter(const struct cli_facts *f, size_t from, size_t to)
 {
@@ -64,7 +50,8 @@ static struct quarter quarter(const struct cli_facts *f, size_t from, size_t to)
 		step[n] = (double)g->step_ns / steps;
 		att[n] = (double)g->attention_ns / steps;
 	}
-	q = (struct quarter){ median(share, n), median(ctx, n), median(step, n), median(att, n) };
+	q = (struct quarter){ cli_advise_median(share, n), cli_advise_median(ctx, n),
+			      cli_advise_median(step, n), cli_advise_median(att, n) };
 	free(v);
 	return q;
 }
@@ -158,17 +145,18 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 			       cli_s(n), SERVER_MIN_REQUESTS);
 		return;
 	}
-	if (median(share, n) < QUEUE_SHARE) {
+	if (cli_advise_median(share, n) < QUEUE_SHARE) {
 		cli_advise_silent(a, id);
 		return;
 	}
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
 	snprintf(x->title, sizeof x->title, "requests wait in the queue for a slot: %.0f%% of the"
-		 " median time to the first token", 100 * median(share, n));
+		 " median time to the first token", 100 * cli_advise_median(share, n));
 	snprintf(x->seen, sizeof x->seen, "%zu requests on %d slot%s: the median request waited"
 		 " %s in the queue, of a median time to its first token of %s",
 		 n, __builtin_popcountll(slots), cli_s((uint64_t)__builtin_popcountll(slots)),
-		 cli_fmt_ns(median(queue, n), b[0]), cli_fmt_ns(median(ttft, n), b[1]));
+		 cli_fmt_ns(cli_advise_median(queue, n), b[0]),
+		 cli_fmt_ns(cli_advise_median(ttft, n), b[1]));
 	snprintf(x->threshold, sizeof x->threshold, "the median request's wait in the queue %.0f%%"
 		 " of its time to the first token or more (%d requests or more)", 100 * QUEUE_SHARE,
 		 SERVER_MIN_REQUESTS);
@@ -179,9 +167,9 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 		 " by default, --cont-batching) decodes the slots together; a second server behind a"
 		 " balancer when the machine has room");
 	cli_advise_figure(x, "requests", (double)n);
-	cli_advise_figure(x, "median_queue_share", median(share, n));
-	cli_advise_figure(x, "median_queue_ns", median(queue, n));
-	cli_advise_figure(x, "median_ttft_ns", median(ttft, n));
+	cli_advise_figure(x, "median_queue_share", cli_advise_median(share, n));
+	cli_advise_figure(x, "median_queue_ns", cli_advise_median(queue, n));
+	cli_advise_figure(x, "median_ttft_ns", cli_advise_median(ttft, n));
 }
 
 static void server_prompt_cache(const struct cli_facts *f, struct cli_advice *a)
