@@ -44,6 +44,7 @@ struct cli_step_acc {
 	bool ended, has_context, housekeeping;
 };
 #define CLI_ADVISE_ENDED 256
+#define CLI_ADVISE_OPEN_STEPS 65536 /* steps followed at once; past them counted (steps_over) */
 
 #define CLI_ADVISE_LAYERS 1024 /* layers followed by backend */
 #define CLI_ADVISE_OPS 8       /* op types of a finding's list */
@@ -87,7 +88,7 @@ struct cli_facts {
 	struct cli_htab steps;
 	uint64_t ended_seq[CLI_ADVISE_ENDED];
 	size_t n_ended;
-	uint64_t n_steps, late_ops, summed_up_to;
+	uint64_t n_steps, late_ops, summed_up_to, steps_over;
 	struct cli_gen_step gens[CLI_ADVISE_GEN_BINS];
 	size_t n_gens;
 	uint64_t gen_stride;

@@ -39,6 +39,10 @@ static struct cli_step_acc *step_of(struct cli_facts *f, uint64_t seq)
 		return s;
 	if (f->summed_up_to && seq <= f->summed_up_to)
 		return NULL; /* summed already */
+	if (f->steps.count >= CLI_ADVISE_OPEN_STEPS) {
+		f->steps_over++; /* hostile: steps begun and never ended */
+		return NULL;
+	}
 	if (!(s = calloc(1, sizeof *s)) || cli_htab_add(&f->steps, hash, s) < 0) {
 		free(s);
 		f->error = -ENOMEM;

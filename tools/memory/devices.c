@@ -118,6 +118,10 @@ static void on_alloc(struct cli_mem_devices *m, const struct ggmlviz_event *ev)
 	if (b) { /* allocated again while live: the old one is gone */
 		live(m, b->device, b->role, -(int64_t)b->size);
 	} else {
+		if (m->live.count >= CLI_MEM_DEVICE_BUFFERS) { /* hostile: counted, not followed */
+			m->untracked++;
+			return;
+		}
 		if (!(b = calloc(1, sizeof *b)) || cli_htab_add(&m->live, hash, b) < 0) {
 			free(b);
 			m->error = -ENOMEM;
@@ -238,6 +242,9 @@ void cli_mem_devices_text(struct cli_out *o, const struct cli_mem_devices *m, co
 	if (m->n && !m->devices_said)
 		cli_out_printf(o, "%s(no META DEVICE: each buffer under its own name, its device's memory"
 			       " not said: a writer older than that record)\n", indent);
+	if (m->untracked)
+		cli_out_printf(o, "%s(%" PRIu64 " allocations past the %d live ones followed: in no"
+			       " figure here)\n", indent, m->untracked, CLI_MEM_DEVICE_BUFFERS);
 	if (m->devices_over)
 		cli_out_printf(o, "%s(%" PRIu64 " buffers of devices past the first %d, counted in the"
 			       " last)\n", indent, m->devices_over, CLI_MEM_DEVICES);

@@ -98,6 +98,7 @@ enum { CLI_MEM_WEIGHTS, CLI_MEM_KV, CLI_MEM_COMPUTE, CLI_MEM_OTHER, CLI_MEM_ROLE
 extern const char *const cli_mem_role_names[CLI_MEM_ROLES]; /* "weights", "KV cache", ... */
 
 #define CLI_MEM_DEVICES 16
+#define CLI_MEM_DEVICE_BUFFERS 65536 /* live allocations followed by device; more are counted */
 
 /* One device (META DEVICE's name; else a buffer's own name, or "(not said)"). */
 struct cli_mem_device {
@@ -115,7 +116,7 @@ struct cli_mem_devices {
 	size_t n;
 	bool any;            /* the trace has TENSOR_ALLOC records */
 	bool devices_said;   /* ... and META DEVICE records */
-	uint64_t devices_over;
+	uint64_t devices_over, untracked;
 	struct cli_htab live; /* the buffers live, by address */
 	void *pending;        /* the buffer recorded last, its device not known yet */
 	int error;
