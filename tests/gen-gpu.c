@@ -7,7 +7,7 @@
  * kernels' sink record as with CUPTI (tests/gpu-sim.c stands in for it).
  *
  *   gen-gpu OUT STEPS [--no-ticks | --sample K/N] [--fallback] [--idle US]
- *                     [--device-full]
+ *                     [--device-full] [--slow-gpu]
  *
  * STEPS >= 2: one prompt, the rest generated. --no-ticks: the CPU backend
  * never ticks (an eval callback installed without the adapter's abort
@@ -17,7 +17,9 @@
  * computes layer 1's ROPE on the CPU between the GPU's two runs of the
  * layers (an op the GPU's backend lacks, as GGML's scheduler falls back),
  * 40 us a step; --idle US has the host busy US microseconds before each
- * step's GPU run (the GPU idle meanwhile); --device-full records the
+ * step's GPU run (the GPU idle meanwhile); --slow-gpu runs each kernel 20
+ * times as long (a GPU that the host keeps busy, even where the host is
+ * slowed, as under a sanitizer); --device-full records the
  * buffers of a device nearly full, with memory tracking on, as the GGML
  * adapter does (TENSOR_ALLOC, META DEVICE).
  *
@@ -71,6 +73,7 @@ static void cpu_describe(void *user, const void *const *nodes, size_t n, size_t 
 }
 
 static int ticks = 1, fallback;
+static struct gs_kernel kernels[sizeof gpu_kernels / sizeof gpu_kernels[0]];
 static long idle_us;
 static const struct gs_node rope_on_cpu = { 4, "ROPE", "Qcur-1 (rope)", 1 };
 
@@ -88,7 +91,7 @@ static void busy_us(long us)
 static void step(uint32_t tokens)
 {
 	uint32_t phase = tokens > 1 ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION;
-	size_t n = sizeof gpu_nodes / sizeof gpu_nodes[0], m = sizeof gpu_kernels / sizeof gpu_kernels[0];
+	size_t n = sizeof gpu_nodes / sizeof gpu_nodes[0], m = sizeof kernels / sizeof kernels[0];
 
 	ggmlviz_step_begin(&ctx, tokens, 1, phase, "decode");
 	ggmlviz_nodes_ask(&embd, &cpu, cpu_describe, (void *)&embd); /* the CPU's run: one node */
@@ -96,13 +99,13 @@ static void step(uint32_t tokens)
 		ggmlviz_nodes_tick();
 	busy_us(idle_us);
 	if (!fallback) {
-		gs_run(gpu_nodes, n, &cuda0, gpu_kernels, m, 0, NULL);
+		gs_run(gpu_nodes, n, &cuda0, kernels, m, 0, NULL);
 	} else { /* layer 0 and layer 1's first nodes, layer 1's ROPE on the CPU, the rest */
-		gs_run(gpu_nodes, 10, &cuda0, gpu_kernels, 12, 0, NULL);
+		gs_run(gpu_nodes, 10, &cuda0, kernels, 12, 0, NULL);
 		ggmlviz_nodes_ask(&rope_on_cpu, &cpu, cpu_describe, (void *)&rope_on_cpu);
 		busy_us(40);
 		ggmlviz_nodes_tick();
-		gs_run(gpu_nodes + 11, n - 11, &cuda0, gpu_kernels + 13, m - 13, 0, NULL);
+		gs_run(gpu_nodes + 11, n - 11, &cuda0, kernels + 13, m - 13, 0, NULL);
 	}
 	ggmlviz_step_end(&ctx, tokens, 1, phase, 0, "decode");
 }
@@ -128,7 +131,7 @@ static void device_full(void)
 static int usage(void)
 {
 	fputs("usage: gen-gpu OUT STEPS [--no-ticks | --sample K/N] [--fallback] [--idle US]\n"
-	      "               [--device-full] (STEPS >= 2)\n", stderr);
+	      "               [--device-full] [--slow-gpu] (STEPS >= 2)\n", stderr);
 	return 2;
 }
 
@@ -137,6 +140,7 @@ int main(int argc, char **argv)
 	struct ggmlviz_config cfg;
 	int steps = argc >= 3 ? atoi(argv[2]) : 0, full = 0;
 	unsigned k = 0, n = 0;
+	uint64_t scale = 1;
 
 	for (int i = 3; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -151,11 +155,15 @@ int main(int argc, char **argv)
 			i++;
 		else if (!strcmp(argv[i], "--device-full"))
 			full = 1;
+		else if (!strcmp(argv[i], "--slow-gpu"))
+			scale = 20;
 		else
 			return usage();
 	}
 	if (steps < 2)
 		return usage();
+	for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+		kernels[i] = (struct gs_kernel){ gpu_kernels[i].name, gpu_kernels[i].ns * scale };
 	ggmlviz_config_init(&cfg);
 	cfg.output = argv[1];
 	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;

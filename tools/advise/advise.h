@@ -31,12 +31,13 @@ struct cli;
  */
 struct cli_gen_step {
 	uint64_t steps, context, step_ns, op_ns, attention_ns, start_ns;
+	uint64_t kernel_ns, kernel_step_ns; /* of its sampled steps: their kernels', their time */
 };
 #define CLI_ADVISE_GEN_BINS 4096
 
 /* One step's sums, while the trace is read (until CLI_ADVISE_ENDED later steps ended). */
 struct cli_step_acc {
-	uint64_t seq, step_ns, tokens, op_ns, attention_ns, start_ns;
+	uint64_t seq, step_ns, tokens, op_ns, attention_ns, start_ns, kernel_ns;
 	uint64_t runs, gpu_runs, switches, gap_ns, copy_bytes, copies;
 	uint64_t last_end, last_backend;
 	uint32_t phase, context;

@@ -71,6 +71,8 @@ static void gen_bin(struct cli_facts *f, const struct cli_step_acc *s)
 				f->gens[i].op_ns = a->op_ns + b->op_ns;
 				f->gens[i].attention_ns = a->attention_ns + b->attention_ns;
 				f->gens[i].start_ns = a->start_ns + b->start_ns;
+				f->gens[i].kernel_ns = a->kernel_ns + b->kernel_ns;
+				f->gens[i].kernel_step_ns = a->kernel_step_ns + b->kernel_step_ns;
 			}
 			f->n_gens = CLI_ADVISE_GEN_BINS / 2;
 			f->gen_stride *= 2;
@@ -80,6 +82,8 @@ static void gen_bin(struct cli_facts *f, const struct cli_step_acc *s)
 	}
 	g->steps++, g->context += s->context, g->step_ns += s->step_ns;
 	g->op_ns += s->op_ns, g->attention_ns += s->attention_ns, g->start_ns += s->start_ns;
+	if (s->gpu_window == GGMLVIZ_GPU_WINDOW_NONE || s->gpu_window == GGMLVIZ_GPU_WINDOW_IN)
+		g->kernel_ns += s->kernel_ns, g->kernel_step_ns += s->step_ns;
 }
 
 /* A step ended a while ago: into the sums, and forgotten. */
@@ -229,8 +233,11 @@ static int facts_timing(void *ctx, const struct ggmlviz_timing *t, const struct 
 		break;
 	case GGMLVIZ_TIMING_KERNEL: /* of generation's sampled steps (every one, without windows) */
 		if (t->phase == GGMLVIZ_PHASE_GENERATION && (t->gpu_window == GGMLVIZ_GPU_WINDOW_NONE ||
-							    t->gpu_window == GGMLVIZ_GPU_WINDOW_IN))
+							    t->gpu_window == GGMLVIZ_GPU_WINDOW_IN)) {
 			f->gen_kernel_ns += t->duration_ns, f->gen_kernels++;
+			if (s)
+				s->kernel_ns += t->duration_ns;
+		}
 		break;
 	case GGMLVIZ_TIMING_STEP:
 		if (!s)

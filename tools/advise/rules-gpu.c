@@ -183,12 +183,32 @@ static void gpu_fallback(const struct cli_facts *f, struct cli_advice *a)
 	cli_advise_figure(x, "ns_per_token", per_token(f, ns));
 }
 
+/*
+ * The median over generation's sampled steps (their bins) of the share of
+ * a step without a kernel on the GPU: a burst of the host's load in a few
+ * steps moves it less than the sum.
+ */
+static double median_idle(const struct cli_facts *f)
+{
+	double v[CLI_ADVISE_GEN_BINS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_gens; i++) {
+		const struct cli_gen_step *g = &f->gens[i];
+		if (g->kernel_step_ns)
+			v[n++] = g->kernel_step_ns > g->kernel_ns
+					 ? (double)(g->kernel_step_ns - g->kernel_ns) / (double)g->kernel_step_ns
+					 : 0;
+	}
+	return cli_advise_median(v, n);
+}
+
 static void gpu_idle(const struct cli_facts *f, struct cli_advice *a)
 {
 	static const char id[] = "gpu-idle";
 	struct cli_finding *x;
 	double busy, span, idle;
-	char b[3][32];
+	char b[4][32];
 
 	if (!f->has_gpu_runs) {
 		cli_advise_silent(a, id);
@@ -200,21 +220,22 @@ static void gpu_idle(const struct cli_facts *f, struct cli_advice *a)
 		return;
 	}
 	busy = (double)f->gen_kernel_ns, span = (double)f->gen_kernel_step_ns;
-	idle = span > busy ? (span - busy) / span : 0;
+	idle = median_idle(f);
 	if (idle < GPU_IDLE_SHARE) {
 		cli_advise_silent(a, id);
 		return;
 	}
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
-	snprintf(x->title, sizeof x->title, "the GPU is idle %.1f%% of a generated token", 100 * idle);
+	snprintf(x->title, sizeof x->title, "the GPU is idle %.1f%% of the median generated token",
+		 100 * idle);
 	snprintf(x->seen, sizeof x->seen, "in %" PRIu64 " generation steps whose kernels were"
 		 " recorded, the GPU ran kernels %s of their %s (%s a step): between its runs it"
 		 " waited %s a step for the host (the graph's preparation, the launches, the"
 		 " scheduler's waits and copies)", f->gen_kernel_steps, cli_fmt_ns(busy, b[0]),
 		 cli_fmt_ns(span, b[1]), cli_fmt_ns(span / (double)f->gen_kernel_steps, b[2]),
-		 cli_fmt_ns((span - busy) / (double)f->gen_kernel_steps, b[0]));
-	snprintf(x->threshold, sizeof x->threshold, "%.0f%% of the steps' time without a kernel on"
-		 " the GPU", 100 * GPU_IDLE_SHARE);
+		 cli_fmt_ns((span - busy) / (double)f->gen_kernel_steps, b[3]));
+	snprintf(x->threshold, sizeof x->threshold, "%.0f%% of the median generation step's time"
+		 " without a kernel on the GPU", 100 * GPU_IDLE_SHARE);
 	x->why = "the GPU computes only what the host has launched; while the host prepares the"
 		 " next graph or waits for a copy, the GPU's time is lost";
 	snprintf(x->to_try, sizeof x->to_try, "CUDA graphs (on by default; leave"
