@@ -269,9 +269,17 @@ static int run(struct llama_context *ctx, const struct llama_vocab *vocab, const
 	double t0, t1, t2;
 	int rc;
 
-	if (n <= 0 || n + o->generate > o->n_ctx) {
-		fprintf(stderr, "llama_trace: the prompt is %d tokens: too long for --ctx %d\n", n,
-			o->n_ctx);
+	if (n <= 0) {
+		/* llama_tokenize() gives minus the tokens needed when they are more than it was given */
+		fprintf(stderr, "llama_trace: --prompt gives %s tokens: 1 to 512 wanted\n",
+			n < 0 ? "more than 512" : "no");
+		return 1;
+	}
+	if (n + o->generate > o->n_ctx) {
+		/* the KV cache holds the prompt and every generated token */
+		fprintf(stderr, "llama_trace: the prompt's %d tokens and --generate %d need %d positions:"
+			" more than --ctx %d (give --ctx %d, or generate fewer)\n", n, o->generate,
+			n + o->generate, o->n_ctx, n + o->generate);
 		return 1;
 	}
 	if (o->sequences > 1)
@@ -348,8 +356,10 @@ int main(int argc, char **argv)
 	llama_backend_free();
 	ggmlviz_stop();
 	ggmlviz_get_stats(&st);
-	printf("llama_trace: trace in %s: %llu events, %llu dropped; next: ggmlviz stats %s "
-	       "--by phase\n", cfg.output, (unsigned long long)st.written,
-	       (unsigned long long)st.dropped, cfg.output);
+	printf("llama_trace: trace in %s: %llu events, %llu dropped", cfg.output,
+	       (unsigned long long)st.written, (unsigned long long)st.dropped);
+	if (rc == 0)
+		printf("; next: ggmlviz stats %s --by phase", cfg.output);
+	printf("\n");
 	return rc;
 }

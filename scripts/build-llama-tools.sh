@@ -47,7 +47,8 @@
 #   --tools LIST  the CMake targets to build (default: llama-bench,llama-cli,
 #                 llama-completion,llama-server)
 #   OUT           default third_party/llama-tools (-cuda, -vulkan; for
-#                 --source, -src-NAME after the checkout's folder)
+#                 --source, -src-NAME after the checkout's folder, unless
+#                 it is the fetched release's source)
 #
 # libggmlviz is built and installed into OUT/ggmlviz from this checkout,
 # whatever state it is in (configured in place, out of tree, or not at
@@ -76,7 +77,7 @@ tools="llama-bench,llama-cli,llama-completion,llama-server"
 out=
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h | --help) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) awk 'NR > 1 && /^# SPDX/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--source) [ $# -ge 2 ] || die "--source wants a llama.cpp checkout"; source_dir=$2; shift ;;
 	--cuda) backend=cuda ;;
 	--vulkan) backend=vulkan ;;
@@ -100,6 +101,11 @@ if [ -n "$source_dir" ]; then
 		[ -d "$source_dir/ggml" ] ||
 		die "--source $source_dir is not a llama.cpp checkout (no include/llama.h, ggml/ or CMakeLists.txt)"
 	suffix="-src-$(basename "$source_dir")"
+	# the fetched release named as a checkout (~/llama.cpp a link to it) is the default build
+	release="$top/third_party/ggml/src"
+	if [ -d "$release" ] && [ "$(cd "$source_dir" && pwd -P)" = "$(cd "$release" && pwd -P)" ]; then
+		suffix=
+	fi
 else
 	source_dir="$top/third_party/ggml/src"
 	if [ ! -f "$source_dir/CMakeLists.txt" ]; then

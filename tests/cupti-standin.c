@@ -1219,5 +1219,6 @@ EXPORT void cupti_standin_counts(struct cupti_standin_counts *out)
 	*out = S.counts;
 	out->per_thread = S.per_thread;
 	out->attached = S.attached;
+	out->callbacks = S.complete != NULL;
 	pthread_mutex_unlock(&S.lock);
 }

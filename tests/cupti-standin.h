@@ -112,6 +112,7 @@ struct cupti_standin_counts {
 	int32_t attached;          /* attached now */
 	uint64_t records_abandoned; /* records in buffers a finalize dropped */
 	uint64_t late_delivered;   /* CUPTI_STANDIN_LATE: buffers handed over at unsubscribe */
+	int32_t callbacks;         /* the client's buffer callbacks are registered (and would be called) */
 };
 
 /* The functions a test finds with dlsym() in the stand-in it loaded. */

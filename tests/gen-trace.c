@@ -42,6 +42,11 @@
  * --cold N: graph 0's layer 0 ops take N times their time (its work too),
  * as a first graph that ran cold: stats --by layer says so.
  *
+ * --undescribed: in the epilogue, before TRACE_END, on M at t+250, a
+ * DESC_SET REPEAT of set 9 (never defined) for 2 ops, and those two ops
+ * (MUL_MAT, 0xD000 and 0xD040, 10 ns each): ops left without their
+ * descriptions, which info counts.
+ *
  * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
  * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
  * to 7. On stdout: records=, bytes=, last_record_offset=, graphs=, and
@@ -74,7 +79,7 @@ struct gen {
 	uint64_t graphs, size_limit; /* size_limit: bytes, 0 = use graphs */
 	const char *process, *magic;
 	uint32_t version;
-	int no_end, unknown, no_process, crash, original, steps;
+	int no_end, unknown, no_process, crash, original, steps, undescribed;
 	uint64_t cut, dropped;
 	uint64_t cold; /* graph 0's layer 0 ops take this many times their time (1: as the rest) */
 };
@@ -313,6 +318,28 @@ static void prologue(struct gen *g)
 	}
 }
 
+/* A REPEAT of a set never defined, and its two ops (--undescribed). */
+static void repeat_unknown_set(struct gen *g, uint64_t t)
+{
+	struct ggmlviz_event ev = event(GGMLVIZ_EVENT_DESC_SET, t, g->main_tid, NULL);
+
+	ev.data.desc_set.set = 9;
+	ev.data.desc_set.n_ops = 2;
+	ev.data.desc_set.mode = GGMLVIZ_DESC_SET_REPEAT;
+	ev.data.desc_set.method = GGMLVIZ_OP_METHOD_TICK;
+	record(g, &ev);
+	for (uint64_t i = 0; i < 2; i++) {
+		struct ggmlviz_event op = event(T_OB, t + 1 + 20 * i, g->main_tid, NULL);
+
+		op.data.op.tensor_ptr = 0xD000 + 0x40 * i;
+		op.data.op.op_type = kinds[1].type;
+		record(g, &op);
+		op.type = T_OE;
+		op.timestamp_ns += 10;
+		record(g, &op);
+	}
+}
+
 static void epilogue(struct gen *g, uint64_t t)
 {
 	uint32_t m = g->main_tid, w = m + 1;
@@ -325,6 +352,8 @@ static void epilogue(struct gen *g, uint64_t t)
 	mem(g, T_TFREE, t + 100, w, 0, 0, NULL);
 	if (g->unknown)
 		future.payload = pl, record(g, &future);
+	if (g->undescribed)
+		repeat_unknown_set(g, t + 250);
 	if (g->crash)
 		meta(g, t + 300, m, M_CRASH, 11, g->records, g->dropped, "SIGSEGV");
 	else if (!g->no_end)
@@ -389,7 +418,7 @@ static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
 	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
-	      "  [--original] [--steps] [--cold N]\n"
+	      "  [--original] [--steps] [--cold N] [--undescribed]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);
@@ -412,6 +441,8 @@ static const char *parse(struct gen *g, int argc, char **argv)
 			g->no_process = 1;
 		else if (!strcmp(argv[i], "--steps"))
 			g->steps = 1;
+		else if (!strcmp(argv[i], "--undescribed"))
+			g->undescribed = 1;
 		else if (i + 1 >= argc || option(g, argv[i], argv[i + 1]) < 0)
 			usage();
 		else

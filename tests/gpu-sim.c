@@ -141,7 +141,7 @@ static void sim_after_fork_child(void)
 }
 
 static const struct ggmlviz__gpu_profiler sim = { sim_available, sim_start, sim_stop,
-						  sim_after_fork_child };
+						  sim_after_fork_child, sim_after_fork_child };
 
 void gs_install(void)
 {

@@ -1,5 +1,5 @@
 /*
- * Runs the README's compute_traced() (its "Tracing a GGML program" block,
+ * Runs doc/api.md's compute_traced() (its "A GGML program" block,
  * compiled on its own by tests/test-readme.sh) on a small graph of GGML's
  * CPU backend, twice, as a program computes graph after graph: both must
  * compute, and the trace hold both graphs.

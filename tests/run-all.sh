@@ -261,7 +261,7 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-ggml-shared.sh" >"$top/build/ggml-shared.out" 2>&1
 	count_tap "$top/build/ggml-shared.out" "ggml-shared"
-	note "the README's shell blocks that build into the checkout or run llama.cpp's tools, as printed"
+	note "the shell blocks of the README and doc/ that build into the checkout or run llama.cpp's tools, as printed"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-readme-shell.sh" --checkout >"$top/build/readme-checkout.out" 2>&1
 	count_tap "$top/build/readme-checkout.out" "readme-checkout"

@@ -208,6 +208,62 @@ START_TEST(programs_own_handler_still_runs)
 }
 END_TEST
 
+/*
+ * A fault on the writer thread itself (here in the program's log function,
+ * which the writer calls when max_events is reached) goes to the
+ * program's own handler, through the crash handler or without it: the
+ * writer does not block the signals of faults, which the kernel would
+ * then deliver by killing the process.
+ */
+static void fault_in_writer(void *user, int level, const char *msg)
+{
+	char name[16] = "";
+
+	(void)user;
+	(void)level;
+	pthread_getname_np(pthread_self(), name, sizeof name);
+	if (strstr(msg, "max_events") && !strcmp(name, "ggmlviz-writer"))
+		*(volatile int *)fault_address = 1;
+}
+
+static void writer_fault_child(int handler)
+{
+	struct ggmlviz_config cfg;
+
+	signal(SIGSEGV, own_handler);
+	tu_config(&cfg, path);
+	cfg.max_events = 10;
+	cfg.verbose = 1;
+	cfg.log_fn = fault_in_writer;
+	cfg.crash_handler = handler;
+	if (ggmlviz_start(&cfg) < 0)
+		_exit(3);
+	for (int i = 0; i < 100; i++)
+		ggmlviz_mark("past-max-events", (uint64_t)i);
+	sleep(10); /* the writer's pass faults meanwhile */
+	_exit(4);
+}
+
+START_TEST(a_fault_on_the_writer_reaches_the_programs_handler)
+{
+	for (int handler = 0; handler < 2; handler++) {
+		int status;
+		pid_t pid;
+
+		tu_path(path, sizeof path, "writer-fault");
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			writer_fault_child(handler);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		unlink(path);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 42,
+			      "crash handler %d: status %#x: the program's handler did not run%s",
+			      handler, status, WIFSIGNALED(status) ? " (killed by a signal)" : "");
+	}
+}
+END_TEST
+
 /* Without the handler the rings die with the process: what the test above would see broken. */
 /*
  * Rings that grew while their threads emitted (block mode: nothing lost
@@ -281,6 +337,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, crash_after_rings_grew_saves_every_event);
 	tcase_add_test(tc, without_the_handler_the_rings_are_lost);
 	tcase_add_test(tc, stop_gives_the_signals_back);
+	tcase_add_test(tc, a_fault_on_the_writer_reaches_the_programs_handler);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -498,6 +498,85 @@ START_TEST(reader_memory_bounded)
 }
 END_TEST
 
+/*
+ * Threads one after another, as a server's thread per request: each runs a
+ * graph of 3000 nodes twice (DEFINE, then REPEAT), 120 threads, 360000
+ * ops described in all, more than the reader keeps (262144): the sets of
+ * the threads gone make room for the new ones, and every op of every
+ * REPEAT run gets its descriptions. With ended (THREAD_FREE after each
+ * thread, thread_tracking), a thread's sets go with it.
+ */
+static void threads_one_after_another(int ended)
+{
+	const uint32_t threads = 120, nodes = 3000;
+	uint64_t lacking = 0;
+
+	for (uint32_t tid = 1000; tid < 1000 + threads; tid++) {
+		desc_set(tid, 1, nodes, GGMLVIZ_DESC_SET_DEFINE);
+		for (uint32_t k = 1; k <= nodes; k++)
+			one_op(tid, (uint64_t)k << 4, 1, 0);
+		desc_set(tid, 1, nodes, GGMLVIZ_DESC_SET_REPEAT);
+		for (uint32_t k = 1; k <= nodes; k++) {
+			struct ggmlviz_timing a = one_op(tid, (uint64_t)k << 4, 0, 0);
+			lacking += a.ne[0] != (int64_t)((uint64_t)k << 4) || a.flops != 77;
+		}
+		if (ended)
+			ck_assert_int_eq(feed(GGMLVIZ_EVENT_THREAD_FREE, tid, 0, NULL), 0);
+	}
+	ck_assert_uint_eq(lacking, 0);
+	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 0);
+}
+
+START_TEST(reader_threads_come_and_go)
+{
+	threads_one_after_another(0);
+}
+END_TEST
+
+START_TEST(reader_threads_come_and_go_and_end)
+{
+	threads_one_after_another(1);
+}
+END_TEST
+
+/* An ended thread's sets are gone: its tid, back as a new thread, repeats nothing of them. */
+START_TEST(reader_thread_end_drops_its_sets)
+{
+	struct ggmlviz_timing a;
+
+	desc_set(7, 1, 1, GGMLVIZ_DESC_SET_DEFINE);
+	one_op(7, 0x100, 1, 1);
+	ck_assert_int_eq(feed(GGMLVIZ_EVENT_THREAD_FREE, 7, 0, NULL), 0);
+	desc_set(7, 1, 1, GGMLVIZ_DESC_SET_REPEAT);
+	a = one_op(7, 0x100, 0, 0);
+	ck_assert_int_eq(a.ne[0], 0);
+	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 1);
+}
+END_TEST
+
+/*
+ * What is left without its descriptions is counted: a REPEAT of a set
+ * never seen, and ops its set never described; an op with its own
+ * records, or a run with descriptions of its own, counts nothing.
+ */
+START_TEST(reader_counts_ops_left_undescribed)
+{
+	desc_set(1, 5, 3, GGMLVIZ_DESC_SET_REPEAT); /* never defined */
+	one_op(1, 0x100, 0, 0);
+	one_op(1, 0x200, 0, 1); /* its own OP_NODE, but no OP_INFO or OP_BYTES: still lacks */
+	one_op(1, 0x300, 0, 0);
+	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 3);
+	desc_set(1, 6, 1, GGMLVIZ_DESC_SET_DEFINE);
+	one_op(1, 0x400, 1, 1);
+	desc_set(1, 6, 2, GGMLVIZ_DESC_SET_REPEAT);
+	one_op(1, 0x400, 0, 0);  /* described */
+	one_op(1, 0x500, 0, 0);  /* not in the set */
+	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 4);
+	one_op(1, 0x600, 0, 0);  /* past the run's ops: not under a set */
+	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 4);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("desc-once");
@@ -518,6 +597,10 @@ static Suite *make_suite(void)
 	tcase_add_test(tr, reader_keeps_sixteen_sets_a_thread);
 	tcase_add_test(tr, reader_many_threads);
 	tcase_add_test(tr, reader_memory_bounded);
+	tcase_add_test(tr, reader_threads_come_and_go);
+	tcase_add_test(tr, reader_threads_come_and_go_and_end);
+	tcase_add_test(tr, reader_thread_end_drops_its_sets);
+	tcase_add_test(tr, reader_counts_ops_left_undescribed);
 	suite_add_tcase(s, tr);
 	return s;
 }

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
+
 #include "check-compat.h"
 #include "trace-util.h"
 
@@ -23,6 +25,7 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_ANONYMIZE",	    "GGML_VIZ_BUFFER_MAX",   "GGML_VIZ_GPU_KERNELS",
 	"GGML_VIZ_GPU_BUFFER",	    "GGML_VIZ_CUPTI",	     "GGML_VIZ_PEAK",
 	"GGML_VIZ_GPU_SAMPLE",
+	"GGML_VIZ_NVTX",
 };
 
 static char messages[8192];
@@ -71,8 +74,10 @@ START_TEST(defaults)
 	ck_assert_int_eq(cfg.overflow, GGMLVIZ_OVERFLOW_DROP);
 	ck_assert_uint_eq(cfg.op_sample, 1);
 	ck_assert_int_eq(cfg.crash_handler, 1);
-	for (size_t i = 0; i < sizeof cfg.reserved / sizeof cfg.reserved[0]; i++)
-		ck_assert_uint_eq(cfg.reserved[i], 0);
+	ck_assert_uint_eq(cfg.nvtx, 0);
+	ck_assert_uint_eq(cfg.gpu_sample_k, 0);
+	ck_assert_uint_eq(cfg.gpu_sample_n, 0);
+	ck_assert_uint_eq(cfg.reserved3_u32, 0);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0); /* nothing set: nothing changes */
 	ck_assert_uint_eq(cfg.buffer_events, 65536);
 	ck_assert_int_eq(n_messages, 0);
@@ -100,6 +105,7 @@ START_TEST(good_values)
 	setenv("GGML_VIZ_ANONYMIZE", "yes", 1);
 	setenv("GGML_VIZ_PEAK", "8", 1);
 	setenv("GGML_VIZ_GPU_SAMPLE", "4/64", 1);
+	setenv("GGML_VIZ_NVTX", "2", 1);
 	init(&cfg);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_str_eq(cfg.output, "/tmp/x-%p.ggmlviz");
@@ -119,6 +125,7 @@ START_TEST(good_values)
 	ck_assert_uint_eq(cfg.peak_threads, 8);
 	ck_assert_uint_eq(cfg.gpu_sample_k, 4);
 	ck_assert_uint_eq(cfg.gpu_sample_n, 64);
+	ck_assert_uint_eq(cfg.nvtx, 2);
 	ck_assert_int_eq(n_messages, 0);
 	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
@@ -185,6 +192,10 @@ static const struct bad bad_values[] = {
 	{ "GGML_VIZ_GPU_SAMPLE", "1/65536", "keeping every step's kernels" },
 	{ "GGML_VIZ_GPU_SAMPLE", "4/64/2", "keeping every step's kernels" },
 	{ "GGML_VIZ_GPU_SAMPLE", "-1/4", "keeping every step's kernels" },
+	{ "GGML_VIZ_NVTX", "3", "is not 0 (no NVTX ranges), 1 (steps, graphs and runs) or 2 (and ops); keeping 0" },
+	{ "GGML_VIZ_NVTX", "on", "keeping 0" },
+	{ "GGML_VIZ_NVTX", "-1", "keeping 0" },
+	{ "GGML_VIZ_NVTX", "", "keeping 0" },
 };
 
 START_TEST(bad_value)
@@ -296,6 +307,36 @@ START_TEST(bad_variable_warns_on_stderr)
 }
 END_TEST
 
+/*
+ * GGML_VIZ_NVTX=1 with no tool attached traces on, unchanged: in a build
+ * without NVTX's headers a warning says so; in one with them, nothing is
+ * said unasked (no tool is the usual case), and the same trace is written.
+ */
+START_TEST(nvtx_without_a_tool_traces_on)
+{
+	char err[4096];
+	struct tu_summary s;
+
+	clear_env();
+	unsetenv("NVTX_INJECTION64_PATH");
+	tu_path(trace, sizeof trace, "env-nvtx");
+	setenv("GGML_VIZ_OUTPUT", trace, 1);
+	setenv("GGML_VIZ_NVTX", "1", 1);
+	stderr_of(start_from_env, err, sizeof err);
+#if HAVE_NVTX
+	ck_assert_str_eq(err, "");
+#else
+	ck_assert_str_eq(err, "ggmlviz: nvtx=1 (GGML_VIZ_NVTX): this libggmlviz was built without "
+			      "NVTX's headers (configure --with-nvtx=DIR): no NVTX ranges; tracing "
+			      "goes on\n");
+#endif
+	ck_assert_int_eq(tu_summarize(trace, &s), 0);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 1);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	unlink(trace);
+}
+END_TEST
+
 static void start_disabled(void)
 {
 	ck_assert_int_eq(ggmlviz_start(NULL), 0);
@@ -348,6 +389,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, verbose_speaks);
 	tcase_add_test(tc, bad_variable_warns_on_stderr);
 	tcase_add_test(tc, disable_from_env);
+	tcase_add_test(tc, nvtx_without_a_tool_traces_on);
 	tcase_add_test(tc, bad_programmatic_config_is_explained);
 	suite_add_tcase(s, tc);
 	return s;

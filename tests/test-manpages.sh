@@ -14,9 +14,8 @@
 #   and with man -M build/man NAME (the build's man/manN/ folders, made by
 #   make, where a .so line reads ".so manN/OTHER.N", as installed), as the
 #   README shows them read before make install.
-# - Every GGML_VIZ_* variable the library reads is described in
-#   ggmlviz_config_init(3), listed in libggmlviz(7)'s ENVIRONMENT, and has a
-#   row in README.md's table.
+# - (The variables the code reads, against ggmlviz_config_init(3) and
+#   libggmlviz(7): tests/test-doc-sync.sh.)
 #
 # Needs groff (Debian: groff-base); without it, the checks that need it
 # fail with "groff missing" rather than pass.
@@ -176,7 +175,7 @@ n_headers=$(echo "$HEADERS" | wc -w)
 n_funcs=$(cat "$tmp"/decl-* | wc -l)
 n_pages=$(wc -l <"$tmp/pages")
 # Per page: renders, .TH (or its .so link) right, listed.
-echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 6))"
+echo "1..$((n_headers + 2 * n_funcs + 3 * n_pages + 5))"
 
 t=0
 fail=0
@@ -342,27 +341,6 @@ if [ -f "$man/libggmlviz.7" ]; then
 else
 	not_ok "man/libggmlviz.7 refers to every other page (it does not exist)"
 fi
-
-# Variables the library reads (lib/tracer/session/settings.c) that a document lacks.
-env_problems() {
-	# the API documentation of ggmlviz_config_from_env(), in tracer.h
-	awk '/^\/\*\*/ { doc = "" } { doc = doc $0 "\n" }
-	     /^int ggmlviz_config_from_env\(/ { printf "%s", doc; exit }' "$inc/tracer.h" >"$tmp/from_env"
-	grep -o '"GGML_VIZ_[A-Z_]*"' "$top_srcdir/lib/tracer/session/settings.c" | tr -d '"' | sort -u |
-		while read -r var; do
-			grep -qw "$var" "$tmp/from_env" ||
-				echo "tracer.h's ggmlviz_config_from_env() does not name $var"
-			grep -qx "\.B $var" "$man/ggmlviz_config_init.3" ||
-				echo "man/ggmlviz_config_init.3 does not describe $var"
-			sed -n '/^\.SH ENVIRONMENT/,/^\.SH [^E]/p' "$man/libggmlviz.7" |
-				grep -qE "^\.BR? $var( ,)?\$" ||
-				echo "man/libggmlviz.7's ENVIRONMENT does not list $var"
-			grep -qF "| \`$var\` |" "$top_srcdir/README.md" ||
-				echo "README.md's table of variables has no row for $var"
-		done
-}
-check "every GGML_VIZ_* variable is documented (tracer.h, ggmlviz_config_init.3, libggmlviz.7, README.md)" \
-	env_problems
 
 # ggmlviz(5)'s words on the types it knows, against format.h's count of them.
 types_problems() {

@@ -593,6 +593,39 @@ START_TEST(test_memory_bounded)
 }
 END_TEST
 
+/*
+ * Threads one after another (a server's thread per request), 200000 of
+ * them, more than the engine follows at once: each one's ops pair, none is
+ * over the limit, and the engine keeps no more thread states than the
+ * threads with begins open (a few). Then 65536 threads each with a begin
+ * open are followed, and one more is over the limit.
+ */
+START_TEST(test_threads_come_and_go)
+{
+	const uint32_t n = 200000;
+	struct ggmlviz_pairing_counts c;
+
+	for (uint32_t tid = 1; tid <= n; tid++) {
+		op(1, tid, 0x100, tid, "a");
+		graph(1, tid, 0x900, tid);
+		op(1, tid, 0x200, tid, "b");
+		ck_assert_int_eq(op(0, tid, 0x200, tid + 1, "b"), 1);
+		ck_assert_int_eq(graph(0, tid, 0x900, tid + 1), 1);
+		ck_assert_int_eq(op(0, tid, 0x100, tid + 2, "a"), 1);
+	}
+	ggmlviz_pairing_counts(p, &c);
+	ck_assert_uint_eq(c.paired, 3u * n);
+	ck_assert_uint_eq(c.over_limit, 0);
+	ck_assert_uint_eq(c.unmatched_ends, 0);
+	ck_assert_uint_le(ggmlviz__pairing_thread_slots(p), 2048);
+	for (uint32_t tid = n + 1; tid <= n + GGMLVIZ_PAIRING_MAX_THREADS + 1; tid++)
+		op(1, tid, 0x300, tid, "open");
+	ggmlviz_pairing_counts(p, &c);
+	ck_assert_uint_eq(c.over_limit, 1);
+	ck_assert_uint_eq(c.open, GGMLVIZ_PAIRING_MAX_THREADS);
+}
+END_TEST
+
 /* A trace with graphs, ops, OP_INFO, a scope, an unmatched end and an unclosed begin. */
 static void timing_trace(struct vbuf *b)
 {
@@ -712,6 +745,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_requests_across_threads);
 	tcase_add_test(tc, test_requests_unmatched);
 	tcase_add_test(tc, test_memory_bounded);
+	tcase_add_test(tc, test_threads_come_and_go);
 	tcase_add_test(tc, test_colliding_ops);
 	tcase_add_test(tc, test_colliding_scopes);
 	suite_add_tcase(s, tc);

@@ -87,7 +87,7 @@ START_TEST(bad_thread_count_refused)
 	cfg.peak_threads = 1025;
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 	cfg.peak_threads = 1;
-	cfg.reserved[0] = 1;
+	cfg.reserved3_u32 = 1;
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
 }
 END_TEST

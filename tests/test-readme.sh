@@ -1,6 +1,7 @@
 #!/bin/sh
-# Every C example in README.md compiles as written, and the llama.cpp sample
-# runs as the README builds and runs it. Prints TAP.
+# Every C example in README.md and in the guides in doc/ compiles as
+# written, and the llama.cpp sample runs as its page builds and runs it.
+# Prints TAP.
 #
 # Each ```c block is a file of its own: one with a main() is compiled and
 # linked against lib/libggmlviz.a (and GGML, libllama where it includes
@@ -13,21 +14,27 @@
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 CC=${CC:-cc}
-readme="$top_srcdir/README.md"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# Splits the README's C blocks into $tmp/block-N.c; prints how many.
-awk -v dir="$tmp" '
-	/^```c[ \t]*$/ { n++; file = dir "/block-" n ".c"; printf "" >file; inside = 1; next }
-	/^```/ && inside { inside = 0; close(file); next }
-	inside { print >>file }
-	END { print n + 0 }
-' "$readme" >"$tmp/count"
-n=$(cat "$tmp/count")
+# Splits the pages' C blocks into $tmp/block-N.c, each with its page in
+# $tmp/block-N.page and the first shell block after it (before another C
+# block) in $tmp/block-N.sh; prints how many.
+n=0
+for page in README.md $(cd "$top_srcdir" && ls doc/*.md); do
+	n=$(awk -v dir="$tmp" -v n="$n" -v page="$page" '
+		/^```c[ \t]*$/ { n++; file = dir "/block-" n ".c"; printf "" >file; print page >(dir "/block-" n ".page")
+				 inside = 1; after = n; next }
+		/^```sh[ \t]*$/ && !inside && after { file = dir "/block-" after ".sh"; printf "" >file; inside = 2; after = 0; next }
+		/^```/ && inside { inside = 0; close(file); next }
+		/^```/ { skip = !skip; next }
+		inside { print >>file }
+		END { print n + 0 }
+	' "$top_srcdir/$page") || exit 1
+done
 if [ "$n" -eq 0 ]; then
 	echo "1..1"
-	echo "not ok 1 - README.md has C examples (none found in $readme)"
+	echo "not ok 1 - README.md and doc/ have C examples (none found)"
 	exit 1
 fi
 
@@ -45,10 +52,9 @@ build() { # src out cflags libs
 # The shell block after the llama.cpp sample: built and run exactly as printed, in a
 # folder laid out as this checkout after the quick start (include/, third_party/ggml,
 # build/lib, build/tools, build/demo.gguf: a small model of make_tiny_llama's).
-run_llama_sample() { # block-N (its .c beside it)
+run_llama_sample() { # block-N (its .c and .sh beside it)
 	ggml_root=$(echo "${GGML_CFLAGS:-}" | sed -n 's/^-I\(.*\)\/include$/\1/p')
-	awk '/^```c[ \t]*$/ { c++ } c && /^```sh[ \t]*$/ && /^```sh/ { if (c == want) on = 1; next }
-	     on && /^```/ { exit } on { print }' want="$llama_block" "$readme" >"$tmp/sample.sh"
+	cat "$1.sh" >"$tmp/sample.sh" 2>/dev/null
 	if [ -n "${SAN_FLAGS:-}" ]; then
 		echo "sanitized build: the README's compile line links the plain library only"
 		return 77
@@ -57,7 +63,8 @@ run_llama_sample() { # block-N (its .c beside it)
 		echo "no libllama.v*.so in ${ggml_root:-(no GGML)}/lib: not the quick start's GGML"
 		return 77
 	}
-	grep -q 'app.c' "$tmp/sample.sh" || { echo "no shell block after the llama.cpp sample"; return 1; }
+	grep -q 'app.c' "$tmp/sample.sh" ||
+		{ echo "no shell block that builds app.c after the llama.cpp sample ($(cat "$1.page"))"; return 1; }
 	root="$tmp/root"
 	mkdir -p "$root/build" "$root/third_party"
 	ln -s "$(cd "$top_srcdir" && pwd)/include" "$root/include"
@@ -127,7 +134,7 @@ i=1
 while [ "$i" -le "$n" ]; do
 	src="$tmp/block-$i.c"
 	first=$(grep -m1 '^#include' "$src" | sed 's/^#include //')
-	what="README C example $i ($(grep -c '' "$src") lines, first include $first)"
+	what="$(cat "$tmp/block-$i.page")'s C example $i ($(grep -c '' "$src") lines, first include $first)"
 	needs=
 	extra_cflags=
 	extra_libs=
@@ -157,8 +164,8 @@ while [ "$i" -le "$n" ]; do
 	i=$((i + 1))
 done
 i=$((i - 1))
-sample_result "the README's llama.cpp sample, built and run with its shell block as printed" \
+sample_result "the llama.cpp sample, built and run with its shell block as printed" \
 	run_llama_sample "$llama_block"
-sample_result "the README's GGML sample, compute_traced() called twice: both graphs computed and traced" \
+sample_result "the GGML sample, compute_traced() called twice: both graphs computed and traced" \
 	run_ggml_sample "$ggml_block"
 exit $fail

@@ -394,6 +394,102 @@ START_TEST(nothing_when_not_tracing_or_rolling)
 }
 END_TEST
 
+/* ---- shares of long graphs, and long shares ---- */
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static struct seen *long_seen;
+
+static void note_long(const struct ggmlviz_timing *t, void *arg)
+{
+	(void)arg;
+	if (t->kind == GGMLVIZ_TIMING_SHARE && long_seen->shares < MAX_SEEN)
+		long_seen->share[long_seen->shares++] = *t;
+}
+
+/*
+ * A graph of n nodes computed by one thread, each share work_ns long, then
+ * gap_ns before the next share (its wait), in a session that flushes
+ * every flush_ms; its shares read back, in order.
+ */
+static struct seen *one_thread_graph(uint32_t flush_ms, int n, uint64_t work, uint64_t gap)
+{
+	static const struct gs_node node = { 3, "MUL_MAT", "long", 0 };
+	const void *graph_nodes[MAX_SEEN];
+	struct ggmlviz_config cfg;
+	char path[256];
+	char pool;
+
+	for (int i = 0; i < n; i++)
+		graph_nodes[i] = &node;
+	tu_path(path, sizeof path, "shares-long");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	cfg.flush_interval_ms = flush_ms;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	for (int i = 0; i < n; i++) {
+		ggmlviz_cpu_share_begin(&pool, 0, i);
+		sleep_ns(work);
+		ggmlviz_cpu_share_end(&pool, 0, i);
+		sleep_ns(gap);
+	}
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, n, op_of), n);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	long_seen = calloc(1, sizeof *long_seen);
+	ck_assert_ptr_nonnull(long_seen);
+	ck_assert_int_eq(tu_each_timing(path, note_long, NULL), 0);
+	unlink(path);
+	ck_assert_uint_eq(long_seen->shares, (size_t)n);
+	return long_seen;
+}
+
+/* A share's time as read back: at least what it took, and not much more. */
+static void assert_near(uint64_t got, uint64_t want, uint64_t slack, const char *what, size_t i)
+{
+	ck_assert_msg(got >= want - want / 1000 && got <= want + slack,
+		      "share %zu: %s %llu ns, not %llu ns", i, what, (unsigned long long)got,
+		      (unsigned long long)want);
+}
+
+/*
+ * A graph longer than the clock's history of calibration points (128 of
+ * the writer's passes, 1 ms apart here): the first shares began before the
+ * oldest point when the writer converts them, and keep their times.
+ */
+START_TEST(shares_of_a_graph_longer_than_the_calibration)
+{
+	const uint64_t work = 20000000, gap = 2000000; /* 22 ms a node: 330 ms in all */
+	struct seen *s = one_thread_graph(1, 15, work, gap);
+
+	for (size_t i = 0; i < s->shares; i++) {
+		assert_near(s->share[i].duration_ns, work, 15000000, "compute", i);
+		assert_near(s->share[i].value, gap, 15000000, "wait", i);
+	}
+	free(s);
+}
+END_TEST
+
+/*
+ * A share of 4.2 s, up to the field's 4.29 s (a stamp difference past 2^32
+ * TSC ticks, 1.4 to 2 s), and its wait.
+ */
+START_TEST(a_share_up_to_the_fields_limit)
+{
+	const uint64_t work = 4200000000u, gap = 100000000;
+	struct seen *s = one_thread_graph(100, 1, work, gap);
+
+	assert_near(s->share[0].duration_ns, work, 60000000, "compute", 0);
+	assert_near(s->share[0].value, gap, 30000000, "wait", 0);
+	free(s);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("shares");
@@ -404,6 +500,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
+	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);
+	tcase_add_test(c, a_share_up_to_the_fields_limit);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -128,6 +128,20 @@ run 0 input-intact "$G" validate -q "$T/basic.ggmlviz"
 # ---- info ----
 run 0 info "$G" info "$T/basic.ggmlviz"
 empty info.err "info: nothing on stderr"
+has info.out "clock:      not said (a writer older than META CLOCK)" \
+	"info: a trace of META records but no CLOCK says the clock is not said"
+# ops of a REPEAT run whose set the reader does not have: counted
+"$GEN" --undescribed "$T/undescribed.ggmlviz" >/dev/null
+run 0 info-undescribed "$G" info "$T/undescribed.ggmlviz"
+has info-undescribed.out "  2 ops of those runs left without their descriptions" \
+	"info: says how many ops of REPEAT runs were left without their descriptions"
+# a trace the tracer wrote (examples/threads) says its clock
+"$top_builddir/examples/threads" "$T/threads.ggmlviz" >/dev/null 2>&1
+run 0 info-threads "$G" info "$T/threads.ggmlviz"
+grep -Eq "^clock:      (the CPU's invariant time-stamp counter, [0-9.]+ GHz|clock_gettime\(CLOCK_MONOTONIC\))" \
+	"$T/info-threads.out"
+ok $? "info: says which clock stamped the tracer's records (META CLOCK)"
+grep '^clock:' "$T/info-threads.out" | sed 's/^/# /'
 model info --trace="$BASIC" "$T/info.out"
 
 # ---- dump ----
@@ -283,6 +297,10 @@ json "$T/export-stdout.out"
 ok $? "export -o -: strict JSON on standard output"
 ! grep -q '"cat":"op","args"' "$T/export-stdout.out"
 ok $? "export --no-args: ops without args"
+# -o /dev/fd/1 with standard output redirected to a file: written through, not replaced
+run 0 export-fd1 "$G" export --no-args "$T/basic.ggmlviz" -o /dev/fd/1
+cmp -s "$T/export-fd1.out" "$T/export-stdout.out"
+ok $? "export -o /dev/fd/1: the output goes where standard output was redirected (as -o -)"
 # -o at a link: the link is replaced by the output, its target left alone
 echo precious >"$T/link-target"
 ln -s "$T/link-target" "$T/link.json"
@@ -349,6 +367,8 @@ has validate-original.out "valid, from a writer that never ends its traces" \
 	"validate: a writer that never ends its traces is told from a cut-short trace"
 run 0 info-original "$G" info "$T/original.ggmlviz"
 has info-original.out "from a steady clock (time since boot" "info: a steady clock is said, no 1970 dates"
+! grep -q '^clock:' "$T/info-original.out"
+ok $? "info: a trace of no META record says no clock (no writer of ours wrote it)"
 run 0 stats-original "$G" stats "$T/original.ggmlviz"
 has stats-original.out "MUL_MAT " "stats: ops named from GGML's 2025 numbering when the trace names none"
 has stats-original.out "op names assumed from GGML's numbering" "stats: says the names are assumed"

@@ -49,6 +49,14 @@ ok(rc == 0 and os.path.exists(trace), 'llama_trace traces llama.cpp', err)
 if taplib.failed:
     taplib.finish()
 
+# a prompt and a generation that do not fit the context: the message says which, and what fits
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model, '--generate', '2000',
+                   '--output', os.path.join(TMP, 'too-long.ggmlviz'))
+ok(rc == 1 and 'tokens and --generate 2000 need' in err and 'more than --ctx 256' in err and
+   'too long' not in err and 'next:' not in out,
+   'llama_trace --generate 2000: the prompt and the generation, not the prompt, are too long for --ctx 256',
+   out + err)
+
 # ---- the truth, from the records ----
 rc, out, err = ggmlviz('dump', '-f', 'jsonl', trace)
 records = [json.loads(line) for line in out.splitlines()]

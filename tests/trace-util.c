@@ -40,7 +40,8 @@ static int is_accounting(const struct ggmlviz_event *ev)
 	       (ev->data.meta.kind == GGMLVIZ_META_PROCESS ||
 		ev->data.meta.kind == GGMLVIZ_META_DROPPED ||
 		ev->data.meta.kind == GGMLVIZ_META_TRACE_END ||
-		ev->data.meta.kind == GGMLVIZ_META_GPU);
+		ev->data.meta.kind == GGMLVIZ_META_GPU ||
+		ev->data.meta.kind == GGMLVIZ_META_CLOCK);
 }
 
 static void count(struct tu_summary *s, const struct ggmlviz_event *ev)

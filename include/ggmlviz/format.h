@@ -234,6 +234,7 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_PEAK = 9,         /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
 	GGMLVIZ_META_SAMPLE = 10,      /**< key = op_sample, value = op_slow_us, value2 = 1 if the other steps' ops are summed (OP_SUMMARY), label = in words: which steps keep their ops one by one */
 	GGMLVIZ_META_SHARES = 11,      /**< value = nodes measured inside GGML's CPU backend (OP_SHARE) that no op got in the session, value2 = how many of them were past the nodes, threads or pools followed, label = in words; written at a clean stop where the CPU backend measured shares or some went unattributed */
+	GGMLVIZ_META_CLOCK = 12,       /**< key = enum ggmlviz_clock: what stamped the records before the writer made them nanoseconds; value = its ticks per second; value2 = zero; label = in words; written at the start, after PROCESS (and PEAK, SAMPLE) */
 	/**
 	 * GPU kernels recorded in sampled windows (ggmlviz_config::gpu_sample_k):
 	 * the state of the steps (or runs, in a program that marks no step)
@@ -283,6 +284,18 @@ enum ggmlviz_gpu_window {
 	GGMLVIZ_GPU_WINDOW_WARMUP = 2,
 	/** A sampled step: every kernel recorded, its ops timed by them. */
 	GGMLVIZ_GPU_WINDOW_IN = 3
+};
+
+/**
+ * @brief What stamped a trace's records (META CLOCK's key).
+ *
+ * The file holds nanoseconds either way; the clock says how fine and how
+ * cheap the stamps were, and why (a virtual machine that hides the CPU's
+ * invariant time-stamp counter makes every stamp a clock_gettime()).
+ */
+enum ggmlviz_clock {
+	GGMLVIZ_CLOCK_TSC = 1,      /**< the CPU's invariant time-stamp counter, calibrated against CLOCK_MONOTONIC */
+	GGMLVIZ_CLOCK_MONOTONIC = 2 /**< clock_gettime(CLOCK_MONOTONIC) */
 };
 
 /**

@@ -382,9 +382,9 @@ struct ggmlviz_pairing_counts {
 	uint64_t open;            /**< begins open right now */
 	/**
 	 * Begins not followed because #GGMLVIZ_PAIRING_MAX_OPEN begins were
-	 * open, or #GGMLVIZ_PAIRING_MAX_THREADS threads were known, already
-	 * (their ends then count as unmatched): memory stays bounded on any
-	 * input.
+	 * open, or #GGMLVIZ_PAIRING_MAX_THREADS threads had begins open,
+	 * already (their ends then count as unmatched): memory stays bounded
+	 * on any input.
 	 */
 	uint64_t over_limit;
 	/** KERNEL records that could not be tied to a node of their run (kept as untied kernels). */
@@ -409,7 +409,10 @@ struct ggmlviz_pairing_counts {
 
 /** @brief The most begins a pairing engine keeps open at once (ggmlviz_pairing_counts::over_limit). */
 #define GGMLVIZ_PAIRING_MAX_OPEN 65536
-/** @brief The most threads a pairing engine follows. */
+/**
+ * @brief The most threads a pairing engine follows at one time: threads
+ * with begins open (those with none are forgotten as others come).
+ */
 #define GGMLVIZ_PAIRING_MAX_THREADS 65536
 
 /**
@@ -445,6 +448,15 @@ int ggmlviz_reader_next_timing(struct ggmlviz_reader *r, struct ggmlviz_timing *
  */
 void ggmlviz_reader_pairing_counts(const struct ggmlviz_reader *r,
 				   struct ggmlviz_pairing_counts *out);
+
+/**
+ * @brief Ops of ggmlviz_reader_next_timing() on this reader that were left
+ * without their descriptions (ggmlviz_pairing_undescribed()).
+ *
+ * @param r the reader.
+ * @return how many so far.
+ */
+uint64_t ggmlviz_reader_undescribed(const struct ggmlviz_reader *r);
 
 /**
  * @brief Deprecated: ggmlviz_reader_next_timing(), its name until 0.2.
@@ -532,6 +544,24 @@ void ggmlviz_pairing_finish(struct ggmlviz_pairing *p);
  * @param out filled in; must not be NULL.
  */
 void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pairing_counts *out);
+
+/**
+ * @brief Ops of runs that repeat a set of descriptions (DESC_SET REPEAT:
+ * ggmlviz(5), "Descriptions given once") that the engine could not give
+ * what they lack: shape, FLOPs, element type, bytes, layer, sources.
+ *
+ * The engine keeps the sets of descriptions within a bound (262144 ops in
+ * all, the least recently used set of any thread going first, a thread's
+ * sets going when its THREAD_FREE comes); an op of a REPEAT run
+ * whose set, or whose own description in it, was not kept (the set went,
+ * was never seen, or its DEFINE was past the bound) is given as it came,
+ * and counted here. 0 for a trace written with every description
+ * (GGML_VIZ_DESCRIBE_ONCE=0) or without repeated runs.
+ *
+ * @param p the engine.
+ * @return how many so far.
+ */
+uint64_t ggmlviz_pairing_undescribed(const struct ggmlviz_pairing *p);
 
 /**
  * @brief Frees a pairing engine.

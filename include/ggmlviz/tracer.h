@@ -66,9 +66,17 @@ enum ggmlviz_op_timing {
 	/** No op begin/end records (steps, splits and graphs still are). */
 	GGMLVIZ_OP_TIMING_OFF = 0,
 	/**
-	 * Time every op without changing the run: on GGML's CPU backend each
-	 * node from the backend's own call after it (GGMLVIZ_OP_METHOD_TICK); on
-	 * other backends each run of nodes (a split) as a whole. The default.
+	 * Time every op without changing the run, as each backend allows (the
+	 * default): on GGML's CPU backend each node from the backend's own
+	 * call after it (GGMLVIZ_OP_METHOD_TICK), or, in a GGML built with
+	 * libggmlviz's edit (scripts/build-llama-tools.sh), from every worker
+	 * thread's measured share of it (GGMLVIZ_OP_METHOD_MEASURED; not with
+	 * cpu_shares_off); on CUDA each node by the GPU kernels it launched,
+	 * where CUPTI loads (GGMLVIZ_OP_METHOD_GPU; not with gpu_kernels off);
+	 * on Vulkan, in the tools scripts/build-llama-tools.sh --vulkan builds,
+	 * each node by the backend's timestamps (ggmlviz_nodes_gpu_time(),
+	 * GGMLVIZ_OP_METHOD_GPU); on other backends each run of nodes (a
+	 * split) as a whole.
 	 */
 	GGMLVIZ_OP_TIMING_AUTO = 1,
 	/**
@@ -290,11 +298,29 @@ struct ggmlviz_config {
 	uint16_t gpu_sample_k;
 	uint16_t gpu_sample_n; /**< see gpu_sample_k */
 	/**
+	 * NVTX ranges for Nsight Systems and other NVTX tools, in the domain
+	 * "libggmlviz": 1, a range for each step (named by its label, tokens
+	 * and phase: "decode 1 token (generation)"), each graph and each run
+	 * of nodes (named by its backend: "CPU", "CUDA0"), so that a timeline
+	 * shows which token and which split each kernel belongs to; 2, those
+	 * and a range for each op where the tracer sees it run ("MUL_MAT
+	 * Qcur-3", its layer as the payload), inside a range for its layer
+	 * ("layer 3"): op by op on GGML's CPU backend, and on any backend in
+	 * GGMLVIZ_OP_TIMING_SYNC mode, where each op's kernels are launched
+	 * inside its range. Only when a tool is attached (NVTX_INJECTION64_PATH,
+	 * which `nsys profile` sets): otherwise nothing is called, and ranges
+	 * cost nothing. Through NVTX3's header-only API: nothing is linked,
+	 * and a libggmlviz built without NVTX's headers warns and traces on.
+	 * 0 (the default): none. GGML_VIZ_NVTX. (Formerly the first half of
+	 * reserved[0], which had to be zero.)
+	 */
+	uint32_t nvtx;
+	/**
 	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
 	 * refuses a config where it is not zero (-EINVAL), so that a later
 	 * member is never read from garbage.
 	 */
-	uint64_t reserved[1];
+	uint32_t reserved3_u32;
 };
 
 /**
@@ -355,8 +381,14 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_SAMPLE, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
- * GGML_VIZ_CPU_SHARES and GGML_VIZ_DESCRIBE_ONCE (each described at its
- * member of struct ggmlviz_config).
+ * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE and GGML_VIZ_NVTX (0, 1 or 2;
+ * each described at its member of struct ggmlviz_config). Three more are
+ * read by the session, not here, when it loads CUPTI, as debugging and
+ * measuring aids: GGML_VIZ_CUPTI_LOG=FILE writes every kernel, copy, set
+ * and correlation record as CUPTI delivered it, GGML_VIZ_CUPTI_API
+ * (narrowed, the default; calls; whole) says how the launch calls' API
+ * records are asked for, and GGML_VIZ_CUPTI_GRAPHS=1 records a CUDA graph
+ * launch as one record instead of its kernels.
  * Booleans accept 0/1, true/false, yes/no, on/off. A variable with a bad value leaves its member unchanged and
  * gets a warning naming the variable, the value and the value kept.
  * The output string is borrowed from the environment.
@@ -371,10 +403,15 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  * @brief Starts tracing into a new file.
  *
  * Makes a new file that takes the output's name (an existing file of that
- * name is replaced, never truncated under a program reading it; a link
- * there is replaced, not followed; a device or a FIFO is written as it
- * is), writes the header and a PROCESS record, and starts the writer
- * thread. With crash_handler (the default) it also installs handlers for
+ * name is replaced, never truncated under a program reading it; a link to
+ * a file there is replaced, not followed; /dev/stdout and /dev/fd/N are
+ * written through, a file the shell redirected them to appended to; a
+ * character device is written as it is, a FIFO once a reader opens it,
+ * waited for 2 s at most; a directory, a block device, a socket, a link to
+ * nothing or a loop of links is refused), writes the header, a PROCESS and
+ * a CLOCK record, and starts the writer thread. No SIGPIPE or SIGXFSZ of a
+ * write of the trace ends the program: the write fails with -EPIPE or
+ * -EFBIG (ggmlviz_start(3), "Pipes and file size limits"). With crash_handler (the default) it also installs handlers for
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT that save the rings and end
  * the file with a CRASH record before the program's own action runs. The
  * first call also registers an atexit() handler, so a program that never
@@ -392,10 +429,13 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
  *         of libggmlviz in this process (a shared object that linked the
  *         archive too) has started tracing (a warning names both copies'
  *         objects: one tracer per process); -EINVAL if a setting is
- *         out of range or the reserved room is not zero; -EISDIR if the
- *         output is a directory; -ENOMEM; or the negative errno of opening or
- *         writing the file (-ENOENT, -EACCES, -ENOSPC, ...) or of
- *         starting the writer thread (-EAGAIN).
+ *         out of range or the reserved room is not zero, or the output is
+ *         a block device (never written over); -EISDIR if the
+ *         output is a directory; -ENXIO if it is a FIFO no process opened
+ *         for reading within 2 s, or a socket; -ELOOP (a loop of links);
+ *         -ENOMEM; or the negative errno of opening or writing the file
+ *         (-ENOENT, also a link to nothing; -EACCES, -ENOSPC, -EFBIG,
+ *         -EPIPE, ...) or of starting the writer thread (-EAGAIN).
  */
 int ggmlviz_start(const struct ggmlviz_config *cfg);
 

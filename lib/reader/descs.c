@@ -1,6 +1,17 @@
 /*
- * Descriptions given once: sets of op descriptions by thread, kept from
- * a DEFINE run and given to the ops of a REPEAT run (see descs.h).
+ * Descriptions given once: sets of op descriptions, kept from a DEFINE run
+ * and given to the ops of a REPEAT run (see descs.h).
+ *
+ * Sets belong to their thread (its DESC_SET records name them) but are
+ * kept across threads: one list orders every set by its last use, and the
+ * least recently used goes when room is needed, whoever's it is, so that
+ * threads that come and go (a server's thread per request) leave room for
+ * the ones that follow. A thread's state goes as soon as it has no set and
+ * no run open, and at its THREAD_FREE. What a REPEAT run's op could not be
+ * given is counted (ggmlviz_pairing_undescribed()).
+ *
+ * Sets and threads live in arrays, by index: an index stays while the
+ * arrays grow or others go (free slots are reused).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,8 +24,10 @@
 #include "descs.h"
 #include "pairing-open.h" /* ggmlviz__pairing_label_hash */
 
+#define NIL UINT32_MAX
 #define TYPE_NAMES_MAX 4096u /* distinct element type names kept (GGML has about 40) */
 #define TYPE_NAME_MAX 64u
+#define ALL_DESCRIBED (GGMLVIZ__DESC_INFO | GGMLVIZ__DESC_BYTES | GGMLVIZ__DESC_NODE)
 
 /* One op's descriptions in a set, by its tensor. */
 struct entry {
@@ -27,8 +40,10 @@ struct entry {
 };
 
 struct set {
-	uint64_t id;               /* 0: empty */
+	uint64_t id;               /* 0: a free slot (`newer` links the free ones) */
 	uint64_t used;             /* the clock when last used */
+	uint32_t thread;           /* its thread's index */
+	uint32_t older, newer;     /* the list of every set by last use */
 	struct ggmlviz__map index; /* tensor -> index in e */
 	struct entry *e;
 	uint32_t n, cap;
@@ -36,49 +51,124 @@ struct set {
 
 struct ggmlviz__desc_thread {
 	uint32_t tid;
-	uint32_t left; /* op timings of its run still to come under its set */
+	uint32_t left;     /* op timings of its run still to come under its set */
 	uint8_t mode, method;
-	uint8_t cur;   /* its set: sets[cur] (an index: the threads move when they grow) */
-	struct set sets[GGMLVIZ__DESC_SETS];
+	uint8_t n_sets;    /* 0 and no run: the state goes */
+	uint8_t in_use;    /* 0: a free slot */
+	uint32_t cur;      /* its run's set, or NIL (none kept: its ops as they come) */
+	uint32_t sets[GGMLVIZ__DESC_SETS];
 };
 
-/* ---- threads and their sets ---- */
+/* ---- the list of sets by last use ---- */
 
-/* Room for one more thread; 0 or -ENOMEM. */
-static int threads_grow(struct ggmlviz__descs *d)
+static void lru_unlink(struct ggmlviz__descs *d, uint32_t i)
 {
-	uint32_t cap = d->cap_threads ? 2 * d->cap_threads : 4u;
-	struct ggmlviz__desc_thread *th;
+	struct set *s = &d->sets[i];
 
-	if (d->n_threads < d->cap_threads)
-		return 0;
-	if (!(th = realloc(d->threads, cap * sizeof *th)))
-		return -ENOMEM;
-	d->threads = th;
-	d->cap_threads = cap;
-	return 0;
+	if (s->older != NIL)
+		d->sets[s->older].newer = s->newer;
+	else
+		d->oldest = s->newer;
+	if (s->newer != NIL)
+		d->sets[s->newer].older = s->older;
+	else
+		d->newest = s->older;
+	s->older = s->newer = NIL;
 }
 
-/* The thread's state; NULL if it has none and create is 0, or out of room or memory. */
-static struct ggmlviz__desc_thread *thread_of(struct ggmlviz__descs *d, uint32_t tid, int create)
+/* Set i used now: the newest. */
+static void lru_touch(struct ggmlviz__descs *d, uint32_t i)
+{
+	struct set *s = &d->sets[i];
+
+	if (d->newest == i)
+		return;
+	if (s->older != NIL || s->newer != NIL || d->oldest == i)
+		lru_unlink(d, i);
+	s->older = d->newest;
+	s->newer = NIL;
+	if (d->newest != NIL)
+		d->sets[d->newest].newer = i;
+	else
+		d->oldest = i;
+	d->newest = i;
+	s->used = ++d->clock;
+}
+
+/* ---- threads ---- */
+
+static void thread_free_slot(struct ggmlviz__descs *d, uint32_t i)
+{
+	struct ggmlviz__desc_thread *th = &d->threads[i];
+
+	ggmlviz__map_remove(&d->thread_index, th->tid);
+	th->in_use = 0;
+	th->cur = d->free_thread; /* the free slots' list */
+	d->free_thread = i;
+	d->live_threads--;
+}
+
+/* A slot for a new thread; NIL if out of room or memory. */
+static uint32_t thread_slot(struct ggmlviz__descs *d)
+{
+	struct ggmlviz__desc_thread *th;
+	uint32_t cap;
+
+	if (d->free_thread != NIL) {
+		uint32_t i = d->free_thread;
+		d->free_thread = d->threads[i].cur;
+		return i;
+	}
+	if (d->n_threads == GGMLVIZ__DESC_THREADS)
+		return NIL;
+	if (d->n_threads == d->cap_threads) {
+		cap = d->cap_threads ? 2 * d->cap_threads : 4u;
+		if (!(th = realloc(d->threads, cap * sizeof *th)))
+			return NIL;
+		d->threads = th;
+		d->cap_threads = cap;
+	}
+	return d->n_threads++;
+}
+
+/* The thread's index; NIL if it has no state and create is 0, or out of room or memory. */
+static uint32_t thread_of(struct ggmlviz__descs *d, uint32_t tid, int create)
 {
 	struct ggmlviz__desc_thread *th;
 	uint64_t *slot, i;
 	bool created;
 
-	if (d->last < d->n_threads && d->threads[d->last].tid == tid)
-		return &d->threads[d->last];
+	if (d->last < d->n_threads && d->threads[d->last].in_use && d->threads[d->last].tid == tid)
+		return d->last;
 	if (ggmlviz__map_get(&d->thread_index, tid, &i))
-		return &d->threads[d->last = (uint32_t)i];
-	if (!create || d->n_threads == GGMLVIZ__DESC_THREADS || threads_grow(d) < 0 ||
-	    !(slot = ggmlviz__map_insert(&d->thread_index, tid, &created)))
-		return NULL;
-	*slot = d->n_threads;
-	th = &d->threads[d->last = d->n_threads++];
+		return d->last = (uint32_t)i;
+	if (!create || (i = thread_slot(d)) == NIL)
+		return NIL;
+	if (!(slot = ggmlviz__map_insert(&d->thread_index, tid, &created))) {
+		d->threads[i].cur = d->free_thread; /* the slot back */
+		d->free_thread = (uint32_t)i;
+		return NIL;
+	}
+	*slot = i;
+	th = &d->threads[i];
 	memset(th, 0, sizeof *th);
 	th->tid = tid;
-	return th;
+	th->in_use = 1;
+	th->cur = NIL;
+	d->live_threads++;
+	return d->last = (uint32_t)i;
 }
+
+/* A thread with no set and no run open has nothing to keep: its state goes. */
+static void thread_idle(struct ggmlviz__descs *d, uint32_t i)
+{
+	const struct ggmlviz__desc_thread *th = &d->threads[i];
+
+	if (th->in_use && !th->n_sets && !th->left)
+		thread_free_slot(d, i);
+}
+
+/* ---- sets ---- */
 
 /* Empties a set, its ops no longer counted. */
 static void set_empty(struct ggmlviz__descs *d, struct set *s)
@@ -88,48 +178,142 @@ static void set_empty(struct ggmlviz__descs *d, struct set *s)
 	ggmlviz__map_clear(&s->index);
 }
 
-/* The index of the thread's set of that id, or of the one it replaces (empty, else used least recently). */
-static uint8_t set_of(struct ggmlviz__descs *d, struct ggmlviz__desc_thread *th, uint64_t id)
+/* Frees set i (its thread may go with it unless keep_thread). */
+static void set_free(struct ggmlviz__descs *d, uint32_t i, int keep_thread)
 {
-	uint8_t best = 0;
+	struct set *s = &d->sets[i];
+	uint32_t t = s->thread;
+	struct ggmlviz__desc_thread *th = &d->threads[t];
 
-	for (uint8_t k = 0; k < GGMLVIZ__DESC_SETS; k++) {
-		if (th->sets[k].id == id)
-			return k;
-		if (th->sets[k].used < th->sets[best].used)
-			best = k;
+	for (uint8_t k = 0; k < th->n_sets; k++)
+		if (th->sets[k] == i)
+			th->sets[k] = th->sets[--th->n_sets];
+	if (th->cur == i)
+		th->cur = NIL; /* its run's ops come as they are, counted if they lack */
+	lru_unlink(d, i);
+	d->ops -= s->n;
+	ggmlviz__map_release(&s->index);
+	free(s->e);
+	memset(s, 0, sizeof *s);
+	s->older = NIL;
+	s->newer = d->free_set;
+	d->free_set = i;
+	d->live_sets--;
+	if (!keep_thread)
+		thread_idle(d, t);
+}
+
+/* The least recently used set but `spare`, freed; 0 if there was none. */
+static int evict(struct ggmlviz__descs *d, uint32_t spare, uint32_t keep_thread)
+{
+	uint32_t i = d->oldest;
+
+	if (i != NIL && i == spare)
+		i = d->sets[i].newer;
+	if (i == NIL)
+		return 0;
+	set_free(d, i, d->sets[i].thread == keep_thread);
+	return 1;
+}
+
+/* A slot for a new set of thread t (room made if none); NIL if out of memory. */
+static uint32_t set_slot(struct ggmlviz__descs *d, uint32_t t)
+{
+	struct set *sets;
+	uint32_t i, cap;
+
+	if (d->live_sets >= GGMLVIZ__DESC_SETS_ALL)
+		evict(d, NIL, t);
+	if (d->free_set != NIL) {
+		i = d->free_set;
+		d->free_set = d->sets[i].newer;
+		return i;
 	}
-	set_empty(d, &th->sets[best]);
-	th->sets[best].id = id;
-	return best;
+	if (d->n_sets == d->cap_sets) {
+		cap = d->cap_sets ? 2 * d->cap_sets : 16u;
+		if (!(sets = realloc(d->sets, cap * sizeof *sets)))
+			return NIL;
+		d->sets = sets;
+		d->cap_sets = cap;
+	}
+	return d->n_sets++;
+}
+
+/* Thread t's set of that id; made if create (the thread's least recently used goes past 16); NIL. */
+static uint32_t set_of(struct ggmlviz__descs *d, uint32_t t, uint64_t id, int create)
+{
+	struct ggmlviz__desc_thread *th = &d->threads[t];
+	uint32_t i, oldest = NIL;
+
+	for (uint8_t k = 0; k < th->n_sets; k++) {
+		if (d->sets[th->sets[k]].id == id)
+			return th->sets[k];
+		if (oldest == NIL || d->sets[th->sets[k]].used < d->sets[oldest].used)
+			oldest = th->sets[k];
+	}
+	if (!create)
+		return NIL;
+	if (th->n_sets == GGMLVIZ__DESC_SETS)
+		set_free(d, oldest, 1);
+	if ((i = set_slot(d, t)) == NIL)
+		return NIL;
+	th = &d->threads[t];
+	memset(&d->sets[i], 0, sizeof d->sets[i]);
+	d->sets[i].id = id;
+	d->sets[i].thread = t;
+	d->sets[i].older = d->sets[i].newer = NIL;
+	th->sets[th->n_sets++] = i;
+	d->live_sets++;
+	return i;
 }
 
 int ggmlviz__descs_set(struct ggmlviz__descs *d, const struct ggmlviz_event *ev)
 {
-	struct ggmlviz__desc_thread *th;
 	uint8_t mode = ev->data.desc_set.mode;
+	int define = mode == GGMLVIZ_DESC_SET_DEFINE;
+	struct ggmlviz__desc_thread *th;
+	uint32_t t;
 
-	if (!ev->data.desc_set.set ||
-	    (mode != GGMLVIZ_DESC_SET_DEFINE && mode != GGMLVIZ_DESC_SET_REPEAT))
+	if (!ev->data.desc_set.set || (!define && mode != GGMLVIZ_DESC_SET_REPEAT))
 		return 0; /* not a set this reader knows: its ops stay as they come */
-	if (!(th = thread_of(d, ev->thread_id, 1)))
+	if ((t = thread_of(d, ev->thread_id, 1)) == NIL) {
+		if (!define) /* not followed: what its ops lack is counted now */
+			d->undescribed += ev->data.desc_set.n_ops;
 		return d->n_threads == GGMLVIZ__DESC_THREADS ? 0 : -ENOMEM;
-	th->cur = set_of(d, th, ev->data.desc_set.set);
-	th->sets[th->cur].used = ++d->clock;
-	if (mode == GGMLVIZ_DESC_SET_DEFINE)
-		set_empty(d, &th->sets[th->cur]); /* defined anew: what it held is stale */
+	}
+	th = &d->threads[t];
+	th->cur = set_of(d, t, ev->data.desc_set.set, define);
 	th->mode = mode;
 	th->method = ev->data.desc_set.method;
 	th->left = ev->data.desc_set.n_ops;
+	if (th->cur == NIL)
+		return define ? -ENOMEM : 0; /* a REPEAT of a set not kept: counted op by op */
+	lru_touch(d, th->cur);
+	if (define)
+		set_empty(d, &d->sets[th->cur]); /* defined anew: what it held is stale */
 	return 0;
 }
 
 void ggmlviz__descs_run_end(struct ggmlviz__descs *d, uint32_t tid)
 {
-	struct ggmlviz__desc_thread *th = d->n_threads ? thread_of(d, tid, 0) : NULL;
+	uint32_t t = d->live_threads ? thread_of(d, tid, 0) : NIL;
 
-	if (th)
-		th->left = 0;
+	if (t == NIL)
+		return;
+	d->threads[t].left = 0;
+	thread_idle(d, t);
+}
+
+void ggmlviz__descs_thread_end(struct ggmlviz__descs *d, uint32_t tid)
+{
+	uint32_t t = d->live_threads ? thread_of(d, tid, 0) : NIL;
+
+	if (t == NIL)
+		return;
+	d->threads[t].left = 0;
+	while (d->threads[t].n_sets)
+		set_free(d, d->threads[t].sets[0], 1);
+	thread_idle(d, t);
 }
 
 /* ---- element type names, interned: a timing may point at one until the engine is freed ---- */
@@ -163,14 +347,17 @@ static const char *type_name_of(struct ggmlviz__descs *d, const char *s, uint32_
 
 /* ---- an op of a set's run ---- */
 
-/* The entry of tensor in s, made if absent; NULL if out of memory or room. */
-static struct entry *entry_add(struct ggmlviz__descs *d, struct set *s, uint64_t tensor)
+/* The entry of tensor in set i, made if absent (others' sets give it room); NULL. */
+static struct entry *entry_add(struct ggmlviz__descs *d, uint32_t i, uint64_t tensor)
 {
-	bool created;
+	struct set *s = &d->sets[i];
 	uint64_t *slot = ggmlviz__map_find(&s->index, tensor);
+	bool created;
 
 	if (slot)
 		return &s->e[*slot];
+	while (d->ops >= GGMLVIZ__DESC_OPS && evict(d, i, s->thread))
+		;
 	if (d->ops >= GGMLVIZ__DESC_OPS || !(slot = ggmlviz__map_insert(&s->index, tensor, &created)))
 		return NULL;
 	if (s->n == s->cap) {
@@ -189,11 +376,11 @@ static struct entry *entry_add(struct ggmlviz__descs *d, struct set *s, uint64_t
 	return &s->e[s->n++];
 }
 
-/* DEFINE: the op's own descriptions kept in the set. */
-static void keep(struct ggmlviz__descs *d, struct set *s, const struct ggmlviz_timing *t,
+/* DEFINE: the op's own descriptions kept in set i. */
+static void keep(struct ggmlviz__descs *d, uint32_t i, const struct ggmlviz_timing *t,
 		 unsigned has)
 {
-	struct entry *e = entry_add(d, s, t->ptr);
+	struct entry *e = entry_add(d, i, t->ptr);
 	const char *name;
 
 	if (!e)
@@ -213,18 +400,18 @@ static void keep(struct ggmlviz__descs *d, struct set *s, const struct ggmlviz_t
 	memcpy(e->src, t->src, sizeof e->src);
 }
 
-/* REPEAT: what the op lacks, from the set. */
-static void fill(const struct set *s, const struct ggmlviz__desc_thread *th,
-		 struct ggmlviz_timing *t, unsigned has)
+/* REPEAT: what the op lacks, from set i (NIL: none kept); 0 if it stays without. */
+static int fill(const struct ggmlviz__descs *d, uint32_t i,
+		const struct ggmlviz__desc_thread *th, struct ggmlviz_timing *t, unsigned has)
 {
-	uint64_t i;
 	const struct entry *e;
+	uint64_t k;
 
 	if (!(has & GGMLVIZ__DESC_NODE))
 		t->method = th->method;
-	if (!ggmlviz__map_get(&s->index, t->ptr, &i))
-		return; /* the set never described it: as it came */
-	e = &s->e[i];
+	if (i == NIL || !ggmlviz__map_get(&d->sets[i].index, t->ptr, &k))
+		return 0; /* the set was not kept, or never described it: as it came */
+	e = &d->sets[i].e[k];
 	if ((e->has & GGMLVIZ__DESC_INFO) && !(has & GGMLVIZ__DESC_INFO)) {
 		memcpy(t->ne, e->ne, sizeof t->ne);
 		t->flops = e->flops;
@@ -240,34 +427,37 @@ static void fill(const struct set *s, const struct ggmlviz__desc_thread *th,
 		t->node_flags = e->node_flags;
 		memcpy(t->src, e->src, sizeof t->src);
 	}
+	return 1;
 }
 
 void ggmlviz__descs_op(struct ggmlviz__descs *d, struct ggmlviz_timing *t, unsigned has)
 {
-	struct ggmlviz__desc_thread *th = d->n_threads ? thread_of(d, t->thread_id, 0) : NULL;
+	uint32_t i = d->live_threads ? thread_of(d, t->thread_id, 0) : NIL;
+	struct ggmlviz__desc_thread *th;
 
-	if (!th || !th->left)
+	if (i == NIL || !d->threads[i].left)
 		return;
+	th = &d->threads[i];
 	th->left--;
-	if (th->mode == GGMLVIZ_DESC_SET_DEFINE)
-		keep(d, &th->sets[th->cur], t, has);
-	else
-		fill(&th->sets[th->cur], th, t, has);
+	if (th->mode == GGMLVIZ_DESC_SET_DEFINE) {
+		if (th->cur != NIL)
+			keep(d, th->cur, t, has);
+	} else if (!fill(d, th->cur, th, t, has) && (has & ALL_DESCRIBED) != ALL_DESCRIBED) {
+		d->undescribed++;
+	}
+}
+
+uint64_t ggmlviz__descs_undescribed(const struct ggmlviz__descs *d)
+{
+	return d->undescribed;
 }
 
 /* ---- the whole ---- */
 
-static void descs_clear(struct ggmlviz__descs *d)
+void ggmlviz__descs_init(struct ggmlviz__descs *d)
 {
-	for (uint32_t i = 0; i < d->n_threads; i++)
-		for (uint32_t k = 0; k < GGMLVIZ__DESC_SETS; k++) {
-			ggmlviz__map_release(&d->threads[i].sets[k].index);
-			free(d->threads[i].sets[k].e);
-		}
-	d->n_threads = 0;
-	d->last = 0;
-	d->ops = 0;
-	ggmlviz__map_release(&d->thread_index);
+	memset(d, 0, sizeof *d);
+	d->oldest = d->newest = d->free_set = d->free_thread = NIL;
 }
 
 void ggmlviz__descs_free(struct ggmlviz__descs *d)
@@ -275,11 +465,15 @@ void ggmlviz__descs_free(struct ggmlviz__descs *d)
 	size_t cursor = 0;
 	uint64_t key, value;
 
-	descs_clear(d);
+	for (uint32_t i = 0; i < d->n_sets; i++) {
+		ggmlviz__map_release(&d->sets[i].index);
+		free(d->sets[i].e);
+	}
+	free(d->sets);
 	free(d->threads);
-	d->threads = NULL;
-	d->cap_threads = 0;
+	ggmlviz__map_release(&d->thread_index);
 	while (ggmlviz__map_next(&d->type_names, &cursor, &key, &value))
 		free((void *)(uintptr_t)value);
 	ggmlviz__map_release(&d->type_names);
+	ggmlviz__descs_init(d);
 }

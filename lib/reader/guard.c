@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "util/leaving.h"
 
 #define CLAIMED 1u /* a slot being filled: no window starts at address 1 */
 
@@ -74,6 +75,22 @@ static void on_sigbus(int sig, siginfo_t *si, void *context)
 	}
 	atomic_store(atomic_load(&g->shrunk), 1);
 	errno = saved;
+}
+
+/*
+ * Unloaded with the shared object that linked the library (not at exit):
+ * the program's action is put back, if no one changed it since, so that a
+ * later SIGBUS does not jump into unmapped code.
+ */
+__attribute__((destructor)) static void at_unload(void)
+{
+	struct sigaction now;
+
+	if (!installed || ggmlviz__process_exiting())
+		return;
+	if (sigaction(SIGBUS, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+	    now.sa_sigaction == on_sigbus)
+		sigaction(SIGBUS, &previous, NULL);
 }
 
 static void install(void)

@@ -72,48 +72,95 @@ uint32_t ggmlviz__pairing_pool_size(const struct ggmlviz_pairing *p)
 	return p->capacity;
 }
 
+uint32_t ggmlviz__pairing_thread_slots(const struct ggmlviz_pairing *p)
+{
+	return p->threads_capacity;
+}
+
 /* ---- threads ---- */
+
+/*
+ * A thread's state is kept while it has begins open; past THREADS_SWEEP
+ * states, those with nothing open are forgotten (their slots reused), so
+ * that threads that come and go (a server's thread per request) take no
+ * more memory than the threads open at one time, and the limit of
+ * GGMLVIZ_PAIRING_MAX_THREADS is on those.
+ */
+#define THREADS_SWEEP 1024u
+#define FREE_SLOT UINT32_MAX /* a free slot's open; its steps links the free slots */
+
+static void threads_sweep(struct ggmlviz_pairing *p)
+{
+	uint32_t live = 0;
+
+	for (uint32_t i = 0; i < p->n_threads; i++) {
+		struct thread_state *t = &p->threads[i];
+
+		if (t->open == FREE_SLOT)
+			continue;
+		if (t->open) {
+			live++;
+			continue;
+		}
+		ggmlviz__map_remove(&p->thread_index, t->tid);
+		t->open = FREE_SLOT;
+		t->steps = p->free_thread;
+		p->free_thread = i;
+	}
+	p->last_thread = NIL;
+	p->sweep_at = live * 2 > THREADS_SWEEP ? live * 2 : THREADS_SWEEP;
+}
 
 static uint32_t thread_add(struct ggmlviz_pairing *p, uint32_t tid)
 {
-	if (p->n_threads == p->threads_capacity) {
-		uint32_t n = p->threads_capacity ? p->threads_capacity * 2 : 16u;
-		struct thread_state *t;
-		if (p->threads_capacity >= NIL / 2)
-			return NIL;
-		t = realloc(p->threads, (size_t)n * sizeof *t);
-		if (!t)
-			return NIL;
-		p->threads = t;
-		p->threads_capacity = n;
+	uint32_t i;
+
+	if (p->free_thread == NIL && p->n_threads >= p->sweep_at)
+		threads_sweep(p);
+	if (p->free_thread != NIL) {
+		i = p->free_thread;
+		p->free_thread = p->threads[i].steps;
+	} else if (p->n_threads >= GGMLVIZ_PAIRING_MAX_THREADS) {
+		return GGMLVIZ__OVER;
+	} else {
+		if (p->n_threads == p->threads_capacity) {
+			uint32_t n = p->threads_capacity ? p->threads_capacity * 2 : 16u;
+			struct thread_state *t = realloc(p->threads, (size_t)n * sizeof *t);
+
+			if (!t)
+				return NIL;
+			p->threads = t;
+			p->threads_capacity = n;
+		}
+		i = p->n_threads++;
 	}
-	p->threads[p->n_threads] =
-		(struct thread_state){ .tid = tid, .open = 0, .graphs = NIL, .steps = NIL };
-	return p->n_threads++;
+	p->threads[i] = (struct thread_state){ .tid = tid, .open = 0, .graphs = NIL, .steps = NIL };
+	return i;
 }
 
-/* Index of the state of thread tid, created on first sight; NIL if out of memory. */
+/* Index of the state of thread tid, created on first sight; NIL if out of memory, OVER. */
 static uint32_t thread_of(struct ggmlviz_pairing *p, uint32_t tid)
 {
-	uint64_t *slot;
+	uint64_t *slot, found;
+	uint32_t i;
 	bool created;
 
 	if (p->last_thread != NIL && p->threads[p->last_thread].tid == tid)
 		return p->last_thread;
+	if (ggmlviz__map_get(&p->thread_index, tid, &found))
+		return p->last_thread = (uint32_t)found;
+	i = thread_add(p, tid); /* may sweep the map: before the insert */
+	if (i == NIL || i == GGMLVIZ__OVER)
+		return i;
 	slot = ggmlviz__map_insert(&p->thread_index, tid, &created);
-	if (!slot)
+	if (!slot) {
+		p->threads[i].open = FREE_SLOT;
+		p->threads[i].steps = p->free_thread;
+		p->free_thread = i;
 		return NIL;
-	if (created) {
-		uint32_t i = p->n_threads < GGMLVIZ_PAIRING_MAX_THREADS ? thread_add(p, tid)
-								       : GGMLVIZ__OVER;
-		if (i == NIL || i == GGMLVIZ__OVER) {
-			ggmlviz__map_remove(&p->thread_index, tid);
-			return i;
-		}
-		*slot = i;
 	}
-	p->last_thread = (uint32_t)*slot;
-	return p->last_thread;
+	*slot = i;
+	return p->last_thread = i;
 }
 
 /* ---- identity of a begin: kind, thread, address or scope label ---- */
@@ -350,6 +397,8 @@ void ggmlviz__open_clear(struct ggmlviz_pairing *p)
 	ggmlviz__map_clear(&p->open);
 	pool_free_all(p);
 	for (uint32_t i = 0; i < p->n_threads; i++) {
+		if (p->threads[i].open == FREE_SLOT)
+			continue;
 		p->threads[i].open = 0;
 		p->threads[i].graphs = NIL;
 		p->threads[i].steps = NIL;
@@ -358,12 +407,3 @@ void ggmlviz__open_clear(struct ggmlviz_pairing *p)
 	p->steps = NIL;
 }
 
-void ggmlviz__pairing_reset(struct ggmlviz_pairing *p)
-{
-	ggmlviz__open_clear(p);
-	ggmlviz__ties_clear(&p->gpu);
-	memset(&p->counts, 0, sizeof p->counts);
-	p->graph_seq = 0;
-	p->step_seq = 0;
-	p->gpu_window = GGMLVIZ_GPU_WINDOW_NONE;
-}

@@ -59,7 +59,8 @@ struct ggmlviz_pairing {
 	struct ggmlviz__map open; /* key -> newest item of the key */
 
 	struct thread_state *threads;
-	uint32_t n_threads, threads_capacity;
+	uint32_t n_threads, threads_capacity; /* slots made, room */
+	uint32_t free_thread, sweep_at;   /* free slots, and when to look for more (pairing-open.c) */
 	struct ggmlviz__map thread_index; /* tid -> index in threads */
 	uint32_t last_thread;             /* the index found last: events come in runs */
 
@@ -135,7 +136,10 @@ uint64_t ggmlviz__pairing_label_hash(const char *label, uint32_t len);
 /* Entries allocated by the engine's pool (for tests: memory follows what is open). */
 uint32_t ggmlviz__pairing_pool_size(const struct ggmlviz_pairing *p);
 
-/* Forgets every open begin and every count, and numbers graphs from 1 again. */
+/* Thread states allocated (for tests: threads that come and go take no more). */
+uint32_t ggmlviz__pairing_thread_slots(const struct ggmlviz_pairing *p);
+
+/* Forgets every open begin, every count and every set of descriptions, and numbers graphs from 1 again (pairing.c). */
 void ggmlviz__pairing_reset(struct ggmlviz_pairing *p);
 
 #endif /* GGMLVIZ_PAIRING_INTERNAL_H */

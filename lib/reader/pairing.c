@@ -287,6 +287,9 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		if (ev->data.meta.kind == GGMLVIZ_META_GPU_WINDOW && ev->data.meta.value <= UINT8_MAX)
 			ggmlviz__open_gpu_window(p, ev->thread_id, (uint8_t)ev->data.meta.value);
 		return 0;
+	case GGMLVIZ_EVENT_THREAD_FREE:
+		ggmlviz__descs_thread_end(&p->descs, ev->thread_id);
+		return 0;
 	case GGMLVIZ_EVENT_KERNEL:
 		ggmlviz__ties_kernel(&p->gpu, ev, &p->counts);
 		return 0;
@@ -333,9 +336,22 @@ int ggmlviz_pairing_new(struct ggmlviz_pairing **out)
 		return -ENOMEM;
 	p->free_head = NIL;
 	p->last_thread = NIL;
+	p->free_thread = NIL;
 	p->graphs = NIL;
 	p->steps = NIL;
+	ggmlviz__descs_init(&p->descs);
 	return 0;
+}
+
+void ggmlviz__pairing_reset(struct ggmlviz_pairing *p)
+{
+	ggmlviz__open_clear(p);
+	ggmlviz__ties_clear(&p->gpu);
+	memset(&p->counts, 0, sizeof p->counts);
+	ggmlviz__descs_free(&p->descs); /* and its count of ops left undescribed */
+	p->graph_seq = 0;
+	p->step_seq = 0;
+	p->gpu_window = GGMLVIZ_GPU_WINDOW_NONE;
 }
 
 void ggmlviz_pairing_finish(struct ggmlviz_pairing *p)
@@ -351,6 +367,11 @@ void ggmlviz_pairing_counts(const struct ggmlviz_pairing *p, struct ggmlviz_pair
 {
 	*out = p->counts;
 	out->open += ggmlviz__requests_open(&p->requests);
+}
+
+uint64_t ggmlviz_pairing_undescribed(const struct ggmlviz_pairing *p)
+{
+	return ggmlviz__descs_undescribed(&p->descs);
 }
 
 void ggmlviz_pairing_free(struct ggmlviz_pairing *p)

@@ -36,6 +36,11 @@ void ggmlviz_reader_pairing_counts(const struct ggmlviz_reader *r,
 	ggmlviz_pairing_counts(r->pairing, out);
 }
 
+uint64_t ggmlviz_reader_undescribed(const struct ggmlviz_reader *r)
+{
+	return ggmlviz_pairing_undescribed(r->pairing);
+}
+
 /* The names of 0.2 and before, kept. */
 
 int ggmlviz_timings_next(struct ggmlviz_reader *r, struct ggmlviz_timing *t)

@@ -25,8 +25,9 @@ static const char help[] =
 	"\n"
 	"What a trace holds: its format version, records by type (and META records\n"
 	"by kind), processes, threads with their names and event counts, the time\n"
-	"span, steps (llama_decode() calls) with their tokens by phase, how the ops\n"
-	"were timed, how many begins and ends pair up, dropped events and where they were\n"
+	"span and the clock that stamped it, steps (llama_decode() calls) with their\n"
+	"tokens by phase, how the ops were timed, ops left without their descriptions,\n"
+	"how many begins and ends pair up, dropped events and where they were\n"
 	"lost, and whether the trace is complete (it ends with a TRACE_END record),\n"
 	"incomplete, cut short inside a record, or damaged (with the byte offset).\n"
 	"\n"
@@ -86,6 +87,9 @@ struct info {
 	uint64_t window_sample;              /* K << 32 | N, as the records say it */
 	uint64_t sets_defined, sets_repeated; /* DESC_SET records by mode */
 	uint64_t ops_repeated;               /* the ops the REPEATs said they hold */
+	const char *clock_note;  /* the first META CLOCK's label (borrowed), or NULL */
+	uint32_t clock_note_len;
+	uint64_t clock_kinds;    /* bit k: a META CLOCK said clock k (enum ggmlviz_clock) */
 	const char *shares_note; /* the last META SHARES's label (borrowed), or NULL */
 	uint32_t shares_note_len;
 	uint64_t shares_unattributed;        /* the META SHARES' sum */
@@ -160,6 +164,13 @@ static void add_drop(struct info *info, const struct ggmlviz_event *ev)
 							     ev->timestamp_ns };
 }
 
+static void add_clock(struct info *info, const struct ggmlviz_event *ev)
+{
+	if (!info->clock_note && ev->label)
+		info->clock_note = ev->label, info->clock_note_len = ev->label_len;
+	info->clock_kinds |= ev->data.meta.key < 64 ? (uint64_t)1 << ev->data.meta.key : 1;
+}
+
 static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 {
 	uint32_t kind = ev->data.meta.kind;
@@ -174,6 +185,8 @@ static void add_meta(struct info *info, const struct ggmlviz_event *ev)
 		info->gpu_recorded = ev->data.meta.value;
 	else if (kind == GGMLVIZ_META_SAMPLE && ev->label)
 		info->sample_note = ev->label, info->sample_note_len = ev->label_len;
+	else if (kind == GGMLVIZ_META_CLOCK)
+		add_clock(info, ev);
 	else if (kind == GGMLVIZ_META_SHARES) {
 		info->shares_note = ev->label, info->shares_note_len = ev->label_len;
 		info->shares_unattributed += ev->data.meta.value;
@@ -290,6 +303,28 @@ static void print_span(struct cli_out *o, const struct info *info)
 			    cli_fmt_ns((double)(info->t_max - info->t_min), d));
 }
 
+/* What stamped the records (META CLOCK), or that the trace does not say. */
+static void print_clock(struct cli_out *o, const struct info *info)
+{
+	uint64_t n = info->meta_kinds[GGMLVIZ_META_CLOCK];
+
+	if (!n) {
+		if (info->types[GGMLVIZ_EVENT_META])
+			cli_out_str(o, "clock:      not said (a writer older than META CLOCK)\n");
+		return;
+	}
+	cli_out_str(o, "clock:      ");
+	if (info->clock_note)
+		cli_text_str(o, info->clock_note, info->clock_note_len);
+	else
+		cli_out_str(o, "said without words");
+	if (n > 1)
+		cli_out_printf(o, " (%" PRIu64 " CLOCK records%s)", n,
+			       info->clock_kinds & (info->clock_kinds - 1) ?
+				       ": the sessions had different clocks" : ", all of one clock");
+	cli_out_char(o, '\n');
+}
+
 static void print_meta_kinds(struct cli_out *o, const struct info *info)
 {
 	const char *sep = "  (";
@@ -395,7 +430,7 @@ static void print_pairs(struct cli_out *o, const struct info *info)
 			    info->pairs[GGMLVIZ_TIMING_SCOPE], c.unmatched_ends, c.unclosed_begins);
 	if (c.over_limit)
 		cli_out_printf(o, "  (%" PRIu64 " begins not followed: %d were open at once, or %d "
-				    "threads known, the most the reader follows)\n", c.over_limit,
+				    "threads had begins open, the most the reader follows)\n", c.over_limit,
 				    GGMLVIZ_PAIRING_MAX_OPEN, GGMLVIZ_PAIRING_MAX_THREADS);
 }
 
@@ -510,6 +545,8 @@ static void print_methods(struct cli_out *o, const struct info *info)
 /* Graphs described once (DESC_SET): what a reader that does not know it would miss. */
 static void print_descriptions(struct cli_out *o, const struct info *info)
 {
+	uint64_t lacking = ggmlviz_pairing_undescribed(info->pairing);
+
 	if (!info->sets_defined && !info->sets_repeated)
 		return;
 	cli_out_printf(o, "descriptions: given once: %" PRIu64 " runs described their graph's ops"
@@ -517,6 +554,15 @@ static void print_descriptions(struct cli_out *o, const struct info *info)
 		       " from there (REPEAT; a reader older than DESC_SET sees those ops without"
 		       " shapes, bytes or layers; GGML_VIZ_DESCRIBE_ONCE=0 writes them all)\n",
 		       info->sets_defined, info->sets_repeated, info->ops_repeated);
+	if (!info->sets_repeated)
+		return;
+	if (!lacking)
+		cli_out_str(o, "  every op of those runs got its descriptions\n");
+	else
+		cli_out_printf(o, "  %" PRIu64 " op%s of those runs left without their descriptions"
+			       " (no shape, FLOPs, bytes or layer): their set was not kept (the"
+			       " reader keeps the descriptions of 262144 ops in all, the least"
+			       " recently used going first) or never seen\n", lacking, cli_s(lacking));
 }
 
 /* How ops were sampled (META SAMPLE), and what the trace holds of it. */
@@ -598,6 +644,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_status(o, in, info);
 	cli_out_printf(o, "records:    %" PRIu64 "\n", in->records);
 	print_span(o, info);
+	print_clock(o, info);
 	print_types(o, info);
 	print_processes(o, info);
 	print_threads(o, info, in->r);

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "base/opts.h"
@@ -22,12 +24,51 @@
 
 #define OUT_BUFFER (256u << 10)
 
-/* A device or a FIFO, also through a link (/dev/stdout): written as it is. */
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+
+/* Whether path is a link of /proc: a descriptor's (/dev/fd/N, or /dev/stdout's hop). */
+static bool proc_link(const char *path)
+{
+	struct statfs fs;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+	close(fd);
+	return yes;
+}
+
+/* Whether path is, or links to, one of the program's descriptors (/dev/stdout, /dev/fd/N). */
+static bool a_descriptor(const char *path)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (proc_link(path))
+		return true;
+	n = readlink(path, target, sizeof target - 1); /* /dev/stdout -> /proc/self/fd/1 */
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return target[0] == '/' && proc_link(target);
+}
+
+/*
+ * A device or a FIFO, also through a link, and whatever a descriptor of the
+ * program holds (/dev/stdout redirected to a file): written as it is, never
+ * replaced.
+ */
 static bool is_special(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	if (stat(path, &st) < 0 || S_ISDIR(st.st_mode))
+		return false;
+	return !S_ISREG(st.st_mode) || a_descriptor(path);
 }
 
 /* A new file next to path, renamed to it by cli_out_close(); -1 with errno on failure. */
@@ -60,7 +101,8 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *path)
 	o->fd = STDOUT_FILENO;
 	o->path = "standard output";
 	if (path && strcmp(path, "-")) {
-		o->fd = is_special(path) ? open(path, O_WRONLY | O_CLOEXEC) : create_beside(o, path);
+		o->fd = is_special(path) ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+					 : create_beside(o, path);
 		o->owned = true;
 		o->path = path;
 	}

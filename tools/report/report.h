@@ -48,7 +48,7 @@ struct cli_report {
 	uint64_t slices, ops_binned;
 	uint64_t kernels_hidden; /* GPU kernels too short to draw (their ops' time is binned) */
 	uint64_t kernels;        /* GPU kernels read */
-	char gpu_note[320];      /* META GPU's: whether kernels were recorded, or why not */
+	char gpu_note[1536];     /* META GPU's: whether kernels were recorded, or why not (the writer's are under 1280) */
 	bool has_gpu_note;
 	uint64_t pid;           /* of the records being read (PROCESS records change it) */
 

@@ -11,6 +11,7 @@
  *              ring_mapped and ring_mapped_peak (as buffers are mapped),
  *              gpu_runs (nodes.c, as GPU runs begin);
  *   gpu/       lost (records the GPU's profiler dropped), the gpu hooks;
+ *   producer/nvtx.c  nvtx_used, once a session began NVTX ranges;
  *   writer/    ended (max_events reached), ring_mapped as it grows rings;
  *   anyone     reads it; the set-once members after the mask opens.
  *
@@ -38,6 +39,8 @@
 #define GGMLVIZ__SYNC 32u    /* op timing by synchronizing each node (GGMLVIZ_OP_TIMING_SYNC) */
 #define GGMLVIZ__SHARES 64u  /* CPU workers' shares measured (not cpu_shares_off) */
 #define GGMLVIZ__ONCE 128u   /* a graph run again is described once (DESC_SET; not describe_every) */
+#define GGMLVIZ__NVTX 256u   /* NVTX ranges of steps, graphs and runs: a tool is attached (producer/nvtx.h) */
+#define GGMLVIZ__NVTX_OPS 512u /* and of ops (ggmlviz_config::nvtx 2) */
 
 struct ggmlviz__state {
 	uint64_t clock_offset;  /* realtime - monotonic, in ns, fixed once per process */
@@ -90,6 +93,12 @@ struct ggmlviz__state {
 	 * names it (ggmlviz_meta_once, BACKEND_NAME), on the naming thread.
 	 */
 	void (*_Atomic gpu_backend_named)(const char *name);
+	/*
+	 * A session of this process began NVTX ranges (producer/nvtx.h): from
+	 * then on the hooks that end a range look at the calling thread's
+	 * ranges, whether or not a session is open. Never cleared.
+	 */
+	_Atomic int nvtx_used;
 };
 
 extern struct ggmlviz__state ggmlviz__state __attribute__((visibility("hidden")));
@@ -106,6 +115,26 @@ extern unsigned int ggmlviz__mask_here __attribute__((visibility("hidden")));
 static inline unsigned ggmlviz__mask_relaxed(void)
 {
 	return __atomic_load_n(&ggmlviz__mask_here, __ATOMIC_RELAXED);
+}
+
+/*
+ * The session's sampling settings as the traced threads read them: set by
+ * ggmlviz_start() while a thread of the last session may still be reading
+ * them (outside an emit call), so relaxed atomics; plain loads on x86.
+ */
+static inline int ggmlviz__rolling(void)
+{
+	return __atomic_load_n(&ggmlviz__state.rolling, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t ggmlviz__op_sample(void)
+{
+	return __atomic_load_n(&ggmlviz__state.op_sample, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t ggmlviz__op_slow_stamps(void)
+{
+	return __atomic_load_n(&ggmlviz__state.op_slow_stamps, __ATOMIC_RELAXED);
 }
 
 /* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */

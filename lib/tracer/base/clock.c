@@ -8,7 +8,10 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <ggmlviz/format.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -32,6 +35,8 @@ __extension__ typedef unsigned __int128 ggmlviz__u128;
 
 /* Stamps per nanosecond, measured once at init (written before any other thread reads it). */
 static double init_rate = 1.0;
+
+unsigned ggmlviz__clock_share_shift;
 
 /*
  * The same over the whole history (up to 128 points, the writer's passes
@@ -124,6 +129,10 @@ void ggmlviz__clock_init(void)
 	if (cal.n >= 2 && cal.ns[point(1)] > cal.ns[point(0)])
 		init_rate = (double)(cal.stamp[point(1)] - cal.stamp[point(0)]) /
 			    (double)(cal.ns[point(1)] - cal.ns[point(0)]);
+	/* 2^32 ns in 32 bits of stamps >> shift, with room for init's error (1e-4 at most) */
+	while (ggmlviz__clock_share_shift < 8 &&
+	       (double)(1u << ggmlviz__clock_share_shift) < init_rate * 1.01)
+		ggmlviz__clock_share_shift++;
 }
 
 double ggmlviz__clock_stamps_per_ns(void)
@@ -137,12 +146,29 @@ double ggmlviz__clock_stamps_per_ns(void)
 	return rate;
 }
 
-/* ns of stamp from point p on, at p's rate (before p: backwards from it). */
+/*
+ * The multiplier for stamps before the oldest point kept (a share begun
+ * longer ago than the history reaches: a long graph's first ones): the
+ * history's rate, the best measured over the longest time; the oldest
+ * segment's while there is no history.
+ */
+static uint64_t before_mult(void)
+{
+	uint64_t bits = atomic_load_explicit(&history_rate_bits, memory_order_relaxed);
+	double rate;
+
+	if (!bits)
+		return cal.mult[point(0)];
+	memcpy(&rate, &bits, sizeof rate);
+	return rate > 0 ? (uint64_t)(4294967296.0 / rate) : cal.mult[point(0)];
+}
+
+/* ns of stamp from point p on, at p's rate (before the oldest point: backwards from it). */
 static uint64_t from_point(unsigned p, uint64_t stamp)
 {
 	if (stamp >= cal.stamp[p])
 		return cal.ns[p] + (uint64_t)(((ggmlviz__u128)(stamp - cal.stamp[p]) * cal.mult[p]) >> 32);
-	return cal.ns[p] - (uint64_t)(((ggmlviz__u128)(cal.stamp[p] - stamp) * cal.mult[p]) >> 32);
+	return cal.ns[p] - (uint64_t)(((ggmlviz__u128)(cal.stamp[p] - stamp) * before_mult()) >> 32);
 }
 
 /* The history index of the segment [i, i + 1] holding stamp (the last one past the newest). */
@@ -176,14 +202,30 @@ void ggmlviz__clock_span_of(uint64_t stamp, struct ggmlviz__clock_span *s)
 	}
 	i = segment(stamp);
 	p = point(i);
-	if (stamp < cal.stamp[p]) { /* before the oldest point: this stamp alone */
-		*s = (struct ggmlviz__clock_span){ stamp, stamp + 1, ggmlviz__clock_to_ns(stamp), 0 };
+	if (stamp < cal.stamp[p]) { /* before the oldest point: up to it, at the history's rate */
+		*s = (struct ggmlviz__clock_span){ stamp, cal.stamp[p], ggmlviz__clock_to_ns(stamp),
+						   before_mult() };
 		return;
 	}
 	s->from = cal.stamp[p];
 	s->to = i + 1 < cal.n ? cal.stamp[point(i + 1)] : UINT64_MAX;
 	s->base_ns = cal.ns[p] + ggmlviz__state.clock_offset;
 	s->mult = cal.mult[p];
+}
+
+uint32_t ggmlviz__clock_describe(uint64_t *hz, char *buf, size_t size)
+{
+	if (!ggmlviz__state.use_tsc) {
+		*hz = 1000000000u;
+		snprintf(buf, size, "clock_gettime(CLOCK_MONOTONIC), 1 ns: the CPU does not say that "
+			 "its time-stamp counter is invariant (CPUID 0x80000007, EDX bit 8; a virtual "
+			 "machine may hide it), so each record costs a clock_gettime()");
+		return GGMLVIZ_CLOCK_MONOTONIC;
+	}
+	*hz = (uint64_t)(init_rate * 1e9 + 0.5);
+	snprintf(buf, size, "the CPU's invariant time-stamp counter, %.3f GHz, made nanoseconds "
+		 "by calibration against CLOCK_MONOTONIC at every pass of the writer", init_rate);
+	return GGMLVIZ_CLOCK_TSC;
 }
 
 const char *ggmlviz__clock_name(void)

@@ -16,6 +16,7 @@
 #ifndef GGMLVIZ_CLOCK_H
 #define GGMLVIZ_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -52,12 +53,26 @@ static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *
 	return s->base_ns + (uint64_t)(((u128)(stamp - s->from) * s->mult) >> 32);
 }
 
+/*
+ * A 32-bit difference of stamps that must reach 2^32 ns (an OP_SHARE's
+ * compute and wait: 4.29 s) holds the difference shifted right by this
+ * much (0 for clock_gettime's nanoseconds; 2 for a TSC of 2 to 4 GHz),
+ * fixed at init: the writer shifts it back before it converts it.
+ */
+extern unsigned ggmlviz__clock_share_shift __attribute__((visibility("hidden")));
+
 /* Raw stamps per nanosecond (1 for clock_gettime's): at init, then over the calibration
  * history the writer keeps; any thread, no lock. */
 double ggmlviz__clock_stamps_per_ns(void);
 
 /* Which clock stamps records: "the CPU's invariant time-stamp counter" or "clock_gettime". */
 const char *ggmlviz__clock_name(void);
+
+/*
+ * What META CLOCK says of it: its enum ggmlviz_clock, ticks per second
+ * (init's measure for the TSC), and in words into buf; the kind.
+ */
+uint32_t ggmlviz__clock_describe(uint64_t *hz, char *buf, size_t size);
 
 static inline uint64_t ggmlviz__monotonic_ns(void)
 {

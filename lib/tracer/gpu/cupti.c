@@ -161,6 +161,7 @@ static struct {
 	int subscribed;       /* CUPTI attached: subscribed, not finalized */
 	int api_mode;         /* how the launch calls' API records were asked for */
 	int ever;             /* subscribed once: the library stays loaded */
+	int attached;         /* CUPTI attached by this library: not finalized since it subscribed */
 	int way;              /* how windows detach */
 	int graphs;           /* GGML_VIZ_CUPTI_GRAPHS: a record a CUDA graph launch, not its kernels */
 	char detach_note[200]; /* how they did, for the last word ("" while as planned) */
@@ -404,7 +405,7 @@ static int attach(char *why, size_t size)
 
 	if (subscribe(why, size) != CUPTI_SUCCESS)
 		return -1;
-	cupti.subscribed = cupti.ever = 1;
+	cupti.subscribed = cupti.ever = cupti.attached = 1;
 	api.enable_callback(1, cupti.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
 	ggmlviz__gpu_clock_read(ggmlviz__cupti_now);
 	rc = api.register_callbacks(ggmlviz__cupti_on_request, ggmlviz__cupti_on_complete);
@@ -496,7 +497,7 @@ static int detach(void)
 		cupti.way = DETACH_KINDS_OFF;
 		return 0;
 	}
-	cupti.subscribed = 0;
+	cupti.subscribed = cupti.attached = 0;
 	ggmlviz__cupti_pool_reclaim(); /* CUPTI holds none of them any more */
 	return 1;
 }
@@ -718,8 +719,25 @@ static void cupti_stop(char *said, size_t size)
 	say_correlation(said, size);
 }
 
+/*
+ * Unloaded with the object that linked the library: CUPTI keeps the
+ * buffer callbacks it was given (cuptiActivityRegisterCallbacks) past
+ * any unsubscribe, and would call them, unmapped, with its next buffer:
+ * cuptiFinalize() drops everything it holds of this library. Its own
+ * code stays loaded, as it may still be used by the program.
+ */
+static void cupti_unload(void)
+{
+	if (cupti.attached && api.finalize && api.finalize() == CUPTI_SUCCESS) {
+		cupti.attached = 0;
+		ggmlviz__cupti_pool_reclaim(); /* CUPTI holds none of them any more */
+	}
+	ggmlviz__cupti_pool_free(); /* those it still holds, were it kept, stay its */
+}
+
 static void cupti_after_fork_child(void)
 {
+	cupti.attached = 0; /* the parent's */
 	cupti.session = cupti.subscribed = cupti.flushing = 0;
 	atomic_store(&cupti.tagging, 0);
 	atomic_store(&cupti.pushing, 0);
@@ -751,7 +769,11 @@ static void cupti_after_fork_child(void)
 {
 }
 
+static void cupti_unload(void)
+{
+}
+
 #endif /* HAVE_CUPTI */
 
 const struct ggmlviz__gpu_profiler ggmlviz__cupti = { cupti_available, cupti_start, cupti_stop,
-						      cupti_after_fork_child };
+						      cupti_after_fork_child, cupti_unload };

@@ -218,6 +218,15 @@ void ggmlviz__gpu_after_fork_child(void)
 	ggmlviz__gpu_sink_forget();
 }
 
+void ggmlviz__gpu_unload(void)
+{
+	ggmlviz__gpu_stop();
+	pthread_mutex_lock(&lock);
+	profiler->unload();
+	ggmlviz__gpu_sink_reset(); /* its queue's and names' memory */
+	pthread_mutex_unlock(&lock);
+}
+
 void ggmlviz__gpu_stop(void)
 {
 	pthread_mutex_lock(&lock);

@@ -53,6 +53,12 @@ void ggmlviz__gpu_stop(void);
  */
 void ggmlviz__gpu_after_fork_child(void);
 
+/*
+ * The library is unloaded (dlclose of the object that linked it), its
+ * session stopped: the profiler keeps nothing of it (CUPTI detached).
+ */
+void ggmlviz__gpu_unload(void);
+
 /* ---- the sink (kernels.c) ---- */
 
 /* A GPU record as the profiler reports it: a kernel, or a copy or set. */
@@ -236,6 +242,12 @@ struct ggmlviz__gpu_profiler {
 	 * locks, are not the child's; forgotten without a call into it.
 	 */
 	void (*after_fork_child)(void);
+	/*
+	 * The library is unloaded with the object that linked it, its session
+	 * stopped: the profiler must call none of its code any more (CUPTI's
+	 * buffer callbacks outlive a subscription: it is detached whole).
+	 */
+	void (*unload)(void);
 };
 
 /* NVIDIA's CUPTI, loaded at run time (cupti.c); without its headers, a start that says so. */

@@ -2,13 +2,15 @@
  * The public emit functions, in the order of tracer.h: each fills one
  * record's payload, every byte of it (the ring holds stale bytes from its
  * previous lap). Then the records the node engine stamps with times taken
- * earlier (producer.h).
+ * earlier (producer.h). An op's begin and end are also its NVTX range at
+ * level 2, and the names of META records those of the ranges (nvtx.h).
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include "tracer/producer/emit.h"
+#include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 
 uint32_t ggmlviz__label_cut(struct ggmlviz__ring *r, const char *label)
@@ -57,16 +59,41 @@ static inline void emit_user(uint8_t type, const char *name, uint64_t value)
 	ggmlviz__emit_close(&e);
 }
 
+/*
+ * An op's begin or end with its NVTX range: apart, so that the common path
+ * (no range) keeps its tail call to emit_op() without a frame of its own.
+ */
+__attribute__((noinline, cold)) static void op_with_range(uint8_t type, uint64_t tensor,
+							  uint32_t op_type, uint64_t op_size,
+							  uint64_t backend, const char *label)
+{
+	if (type == GGMLVIZ_EVENT_OP_COMPUTE_BEGIN)
+		ggmlviz__nvtx_op(op_type, label);
+	else
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_OP);
+	emit_op(type, tensor, op_type, op_size, backend, label);
+}
+
 void ggmlviz_op_begin(const void *tensor, uint32_t op_type, uint64_t op_size,
 		      const void *backend, const char *label)
 {
-	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
+	if (GGMLVIZ__UNLIKELY(ggmlviz__mask_now() & GGMLVIZ__NVTX_OPS))
+		op_with_range(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, ggmlviz__addr(tensor), op_type, op_size,
+			      ggmlviz__addr(backend), label);
+	else
+		emit_op(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, ggmlviz__addr(tensor), op_type, op_size,
+			ggmlviz__addr(backend), label);
 }
 
 void ggmlviz_op_end(const void *tensor, uint32_t op_type, uint64_t op_size,
 		    const void *backend, const char *label)
 {
-	emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, ggmlviz__addr(tensor), op_type, op_size, ggmlviz__addr(backend), label);
+	if (GGMLVIZ__UNLIKELY(ggmlviz__nvtx_maybe_open()))
+		op_with_range(GGMLVIZ_EVENT_OP_COMPUTE_END, ggmlviz__addr(tensor), op_type, op_size,
+			      ggmlviz__addr(backend), label);
+	else
+		emit_op(GGMLVIZ_EVENT_OP_COMPUTE_END, ggmlviz__addr(tensor), op_type, op_size,
+			ggmlviz__addr(backend), label);
 }
 
 void ggmlviz_op_info(const void *tensor, const int64_t ne[4], uint64_t flops,
@@ -167,6 +194,8 @@ void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
 {
 	if (tracer_writes_kind(kind))
 		return; /* the accounting records are the tracer's own */
+	if (GGMLVIZ__UNLIKELY(ggmlviz__mask_now() & GGMLVIZ__NVTX))
+		ggmlviz__nvtx_named(kind, key, label);
 	emit_meta(kind, key, value, value2, label);
 }
 

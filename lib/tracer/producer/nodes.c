@@ -18,6 +18,13 @@
  * method GPU at its end, and the reader ties each to the kernels of the
  * run (ggmlviz(5), KERNEL).
  *
+ * With NVTX ranges asked for (nvtx.h), each run is a range from its first
+ * ask to its end, and, at level 2, each op whose ticks show it running a
+ * range from the tick before it to its own: the first op of a run from its
+ * last ask, where the run's nodes are known before they compute (a kept
+ * run's: the same graph id and nodes), else it has none. The nodes of a
+ * run not kept are described as its ticks come, rather than at its end.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -33,6 +40,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
+#include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 
 #define RUN_MIN 64u
@@ -61,9 +69,12 @@ struct kept {
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
 	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
 	struct written written;          /* where its descriptions were written (DESC_SET DEFINE) */
+	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
+	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 };
 
 struct run {
+	struct ggmlviz__perthread_item item; /* first: listed, freed when its thread ends */
 	const void **nodes;              /* the run's nodes, in order */
 	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
 	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
@@ -84,10 +95,17 @@ struct run {
 	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	struct kept kept[KEPT_RUNS];
-	const struct kept *again;        /* the kept run of the open run's graph id, if any */
+	struct kept *again;              /* the kept run of the open run's graph id, if any */
 	struct kept *set;                /* the kept run it is recorded with, if any (DESC_SET) */
 	uint64_t sets;                   /* sets kept by this thread: the last one's id */
 	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
+	uint32_t described;              /* nodes described so far (at NVTX level 2, as ticks come) */
+	uint32_t described_ticks;        /* the ticks those give */
+	unsigned nvtx;                   /* the mask's NVTX bits at its start: its ranges (nvtx.h) */
+	uint32_t nvtx_next;              /* where the next op's range is looked for */
+	uint32_t nvtx_match;             /* asks that matched its kept run's nodes, in order */
+	int nvtx_op;                     /* an op's range is open */
+	struct kept *nvtx_kept;          /* the kept run its nodes are, known before they compute */
 	int open;
 	int ignore_ticks;                /* sync mode, or ops sampled out */
 	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
@@ -95,16 +113,10 @@ struct run {
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
-static pthread_key_t run_key;
-static pthread_once_t run_key_once = PTHREAD_ONCE_INIT;
-static int run_key_ok;
-
-static void run_free(void *arg)
+static void run_free(struct ggmlviz__perthread_item *it)
 {
-	struct run *r = arg;
+	struct run *r = (struct run *)(void *)it;
 
-	if (!r)
-		return;
 	free(r->nodes);
 	free(r->ticks);
 	free(r->gpu);
@@ -113,13 +125,17 @@ static void run_free(void *arg)
 	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
 		free(r->kept[k].nodes);
 		free(r->kept[k].desc);
+		free(r->kept[k].nvtx_names);
 	}
 	free(r);
 }
 
-static void make_run_key(void)
+static struct ggmlviz__perthread runs = { run_free, 0, 0, NULL };
+
+void ggmlviz__nodes_unload(void)
 {
-	run_key_ok = pthread_key_create(&run_key, run_free) == 0;
+	tls_run = NULL;
+	ggmlviz__perthread_unload(&runs);
 }
 
 /* The calling thread's run state, made on first use; NULL if out of memory. */
@@ -132,9 +148,7 @@ static struct run *run_get(void)
 	r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
-	pthread_once(&run_key_once, make_run_key);
-	if (run_key_ok)
-		pthread_setspecific(run_key, r); /* freed when the thread ends */
+	ggmlviz__perthread_keep(&runs, &r->item); /* freed when the thread ends */
 	tls_run = r;
 	return r;
 }
@@ -179,6 +193,11 @@ static void run_reset(struct run *r)
 	r->graph_id = 0;
 	r->again = NULL;
 	r->set = NULL;
+	r->described = r->described_ticks = 0;
+	r->nvtx = 0;
+	r->nvtx_next = r->nvtx_match = 0;
+	r->nvtx_op = 0;
+	r->nvtx_kept = NULL;
 }
 
 static struct ggmlviz__split split_of(const struct run *r)
@@ -220,19 +239,33 @@ static void gpu_run_end(void)
 
 /* ---- recording a run ---- */
 
-/* Describes every node; returns the ticks they should give. */
+/* Describes node i; returns the ticks it gives (0 or 1). Inlined: each node of each run. */
+__attribute__((always_inline)) static inline uint32_t describe_one(struct run *r, uint32_t i)
+{
+	struct ggmlviz_node_desc *d = &r->desc[i];
+
+	memset(d, 0, sizeof *d);
+	d->layer = -1;
+	r->describe(r->user, r->nodes, r->n, i, d);
+	return d->ticks != 0;
+}
+
+/* Describes the next node not described yet (NVTX level 2, as ticks come). */
+static void describe_next(struct run *r)
+{
+	r->described_ticks += describe_one(r, r->described);
+	r->described++;
+}
+
+/* Describes every node (those not described yet); returns the ticks they should give. */
 static uint32_t describe_all(struct run *r)
 {
-	uint32_t expected = 0;
+	uint32_t expected = r->described_ticks;
 
-	for (uint32_t i = 0; i < r->n; i++) {
-		struct ggmlviz_node_desc *d = &r->desc[i];
-
-		memset(d, 0, sizeof *d);
-		d->layer = -1;
-		r->describe(r->user, r->nodes, r->n, i, d);
-		expected += d->ticks != 0;
-	}
+	for (uint32_t i = r->described; i < r->n; i++)
+		expected += describe_one(r, i);
+	r->described = r->n;
+	r->described_ticks = expected;
 	return expected;
 }
 
@@ -268,6 +301,29 @@ static struct kept *kept_slot(struct run *r)
 }
 
 /*
+ * NVTX level 2: room for the registered names of a kept run's ops, none
+ * registered yet (a new set of nodes); none without it, or without memory.
+ */
+static void keep_nvtx_names(const struct run *r, struct kept *kp)
+{
+	void *p;
+
+	if (!(r->nvtx & GGMLVIZ__NVTX_OPS)) {
+		free(kp->nvtx_names);
+		kp->nvtx_names = NULL;
+		return;
+	}
+	p = realloc(kp->nvtx_names, kp->cap * sizeof *kp->nvtx_names);
+	if (!p) {
+		free(kp->nvtx_names); /* its ops' ranges then carry their text */
+		kp->nvtx_names = NULL;
+		return;
+	}
+	kp->nvtx_names = p;
+	memset(p, 0, kp->cap * sizeof *kp->nvtx_names);
+}
+
+/*
  * Keeps the descriptions of a run just described: the slot they are in,
  * or NULL when it cannot grow (it is then emptied).
  */
@@ -295,6 +351,8 @@ static struct kept *keep(struct run *r, uint32_t expected)
 	kp->used = r->closed;
 	kp->set = ++r->sets;
 	kp->written = (struct written){ 0 };
+	keep_nvtx_names(r, kp);
+	kp->ticked = r->n_ticks != 0;
 	kp->graph_id = r->graph_id;
 	return kp;
 }
@@ -308,6 +366,7 @@ static uint32_t descriptions(struct run *r)
 	r->closed += r->graph_id != 0;
 	if (kp) {
 		kp->used = r->closed;
+		kp->ticked = r->n_ticks != 0;
 		r->d = kp->desc;
 		r->set = kp;
 		return kp->expected;
@@ -535,6 +594,8 @@ static void run_close(struct run *r)
 
 	if (r->gpu_hooked)
 		gpu_run_end(); /* every run's tag is taken off, whatever happens to the run */
+	if (GGMLVIZ__UNLIKELY(r->nvtx))
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_RUN); /* and its ops' and layers' */
 	if (r->session != session) {
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
 		return;
@@ -573,12 +634,104 @@ __attribute__((always_inline)) static inline void ahead(const struct run *r, con
 }
 
 /* The kept run of the run's graph id, whose nodes ahead() fetches. */
-static const struct kept *kept_again(const struct run *r)
+static struct kept *kept_again(struct run *r)
 {
 	for (uint32_t k = 0; r->graph_id && k < KEPT_RUNS; k++)
 		if (r->kept[k].graph_id == r->graph_id)
 			return &r->kept[k];
 	return NULL;
+}
+
+/* ---- NVTX level 2: the ranges of the ops, as the ticks show them (nvtx.h) ---- */
+
+/*
+ * The description of node i while the run computes: its kept run's when
+ * its nodes are that run's, else made now (run_close() goes on from there);
+ * *name is where its registered name is kept, or NULL.
+ */
+static const struct ggmlviz_node_desc *live_desc(struct run *r, uint32_t i, void ***name)
+{
+	struct kept *kp = r->nvtx_kept;
+
+	if (kp) {
+		*name = kp->nvtx_names ? &kp->nvtx_names[i] : NULL;
+		return &kp->desc[i];
+	}
+	*name = NULL;
+	while (r->described <= i)
+		describe_next(r);
+	return &r->desc[i];
+}
+
+/* The first node from r->nvtx_next that computes, or r->n; its description in *d. */
+static uint32_t nvtx_computing(struct run *r, const struct ggmlviz_node_desc **d, void ***name)
+{
+	uint32_t i = r->nvtx_next;
+
+	for (; i < r->n; i++)
+		if ((*d = live_desc(r, i, name))->ticks)
+			break;
+	return i;
+}
+
+/* The range of the next op that computes begins. */
+static void nvtx_next_op(struct run *r)
+{
+	const struct ggmlviz_node_desc *d;
+	void **name;
+	uint32_t i = nvtx_computing(r, &d, &name);
+
+	r->nvtx_next = i < r->n ? i + 1 : r->n;
+	if (i == r->n)
+		return;
+	ggmlviz__nvtx_node(d, name);
+	r->nvtx_op = 1;
+}
+
+/*
+ * A node was asked: when it completes the nodes of the kept run of the
+ * run's graph id, and that run ticked (a GPU's run gives no tick, and its
+ * ops no range), the run's first op begins with its compute; a run that
+ * goes on past them was not that run: the range begun ends.
+ */
+static void nvtx_asked(struct run *r, const void *node)
+{
+	struct kept *kp = r->again;
+
+	if (r->nvtx_op) {
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_OP);
+		r->nvtx_op = 0;
+		r->nvtx_kept = NULL;
+		r->nvtx_next = 0;
+	}
+	if (!kp || !kp->ticked || r->lost || r->n > kp->n || kp->nodes[r->n - 1] != node)
+		return;
+	if (++r->nvtx_match == kp->n && r->n == kp->n && kp->describe == r->describe &&
+	    kp->user == r->user) {
+		r->nvtx_kept = kp;
+		nvtx_next_op(r);
+	}
+}
+
+/*
+ * A tick: the op that computed ends, the next begins. The run's first op
+ * has no range unless it was begun at the run's last ask.
+ */
+static void nvtx_tick(struct run *r)
+{
+	const struct ggmlviz_node_desc *d;
+	void **name;
+
+	if (r->lost)
+		return;
+	if (r->nvtx_op) {
+		ggmlviz__nvtx_end(GGMLVIZ__NVTX_OP);
+		r->nvtx_op = 0;
+	} else if (r->n_ticks == 0) {
+		uint32_t first = nvtx_computing(r, &d, &name);
+		r->nvtx_next = first < r->n ? first + 1 : r->n; /* it ends now: too late for a range */
+	}
+	nvtx_next_op(r);
 }
 
 /* A new run of backend's nodes, its SPLIT_BEGIN recorded at the first ask. */
@@ -594,6 +747,8 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->ignore_ticks = ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO;
 	r->staged = ggmlviz__unit_staged();
 	r->open = 1;
+	/* its ops' ranges where its ticks are taken; the ops of sync mode have theirs (emit.c) */
+	r->nvtx = ggmlviz__mask_now() & (GGMLVIZ__NVTX | (r->ignore_ticks ? 0u : GGMLVIZ__NVTX_OPS));
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin(r);
 	r->graph_id = tls_graph_id;
 	r->again = kept_again(r);
@@ -602,6 +757,8 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	s.backend = ggmlviz__addr(backend);
 	s.run_id = r->run_id;
 	record_split(r, now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
+	if (GGMLVIZ__UNLIKELY(r->nvtx))
+		ggmlviz__nvtx_run(s.backend);
 }
 
 /* ---- the public functions ---- */
@@ -634,6 +791,8 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	r->cpu[2 * r->n] = r->cpu[2 * r->n + 1] = 0;
 	ahead(r, node);
 	r->nodes[r->n++] = node;
+	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
+		nvtx_asked(r, node);
 	return 0;
 }
 
@@ -645,6 +804,8 @@ void ggmlviz_nodes_tick(void)
 		return;
 	if (r->n_ticks < r->n)
 		r->ticks[r->n_ticks] = ggmlviz__stamp();
+	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
+		nvtx_tick(r);
 	r->n_ticks++;
 }
 

@@ -10,6 +10,7 @@
 #ifndef GGMLVIZ_PRODUCER_H
 #define GGMLVIZ_PRODUCER_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "tracer/producer/ring.h"
@@ -67,6 +68,47 @@ void ggmlviz__registry_reap(void);
  * unmapping their buffers but calling no free() (async-signal-safe).
  */
 void ggmlviz__registry_forget_all(void);
+
+/*
+ * The library leaves the process (a plugin that linked it is unloaded; not
+ * at the process's exit, where threads may still run): the thread key is
+ * deleted, so that no thread that ends later calls into unmapped code, and
+ * every ring is freed. The session is stopped already.
+ */
+void ggmlviz__registry_unload(void);
+
+/* ---- memory a thread makes for itself (perthread.c) ---- */
+
+/*
+ * A thread's own state (its run of nodes, its held records, its shares'
+ * slot) begins with an item, which lists it: a thread key's destructor
+ * frees it when its thread ends, and ggmlviz__perthread_unload() frees
+ * every thread's when the library leaves the process.
+ */
+struct ggmlviz__perthread;
+struct ggmlviz__perthread_item {
+	struct ggmlviz__perthread_item *next, *prev;
+	struct ggmlviz__perthread *owner;
+};
+
+/* A kind of state: how to free one (its item), and where they are listed. */
+struct ggmlviz__perthread {
+	void (*free)(struct ggmlviz__perthread_item *it);
+	pthread_key_t key;
+	int made; /* the key: 0 not yet, 1 made, -1 could not be made (freed at unload only) */
+	struct ggmlviz__perthread_item *all;
+};
+
+/* The calling thread's new state of kind pt, freed when the thread ends (a lock: once a thread). */
+void ggmlviz__perthread_keep(struct ggmlviz__perthread *pt, struct ggmlviz__perthread_item *it);
+
+/* The library leaves: the key deleted, every thread's state of kind pt freed. */
+void ggmlviz__perthread_unload(struct ggmlviz__perthread *pt);
+
+/* The library leaves: the node engine's, the stage's and the shares' state (nodes.c, stage.c, shares.c). */
+void ggmlviz__nodes_unload(void);
+void ggmlviz__stage_unload(void);
+void ggmlviz__shares_unload(void);
 
 /* ---- op sampling (sample.c) ---- */
 

@@ -19,6 +19,7 @@ static struct ggmlviz__ring *rings;
 static int draining;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_made; /* exit_key is a key, to delete as the library leaves */
 
 void ggmlviz__registry_lock(void)
 {
@@ -95,10 +96,27 @@ static void thread_exit(void *arg)
 	pthread_mutex_unlock(&lock);
 }
 
+void ggmlviz__registry_unload(void)
+{
+	pthread_mutex_lock(&lock);
+	if (__atomic_load_n(&exit_key_made, __ATOMIC_ACQUIRE))
+		pthread_key_delete(exit_key);
+	while (rings) {
+		struct ggmlviz__ring *r = rings;
+		rings = r->next;
+		ggmlviz__ring_free(r);
+	}
+	draining = 0;
+	pthread_mutex_unlock(&lock);
+	ggmlviz__tls_ring = NULL;
+}
+
 static void make_exit_key(void)
 {
 	if (pthread_key_create(&exit_key, thread_exit) != 0)
 		exit_key = (pthread_key_t)-1; /* rings then live until the process ends */
+	else
+		__atomic_store_n(&exit_key_made, 1, __ATOMIC_RELEASE);
 }
 
 struct ggmlviz__ring *ggmlviz__ring_register(void)

@@ -34,7 +34,7 @@ static struct unit *unit_now(void)
 void ggmlviz__unit_begin(void)
 {
 	struct unit *u = unit_now();
-	uint32_t every = ggmlviz__state.op_sample;
+	uint32_t every = ggmlviz__op_sample();
 
 	if (u->depth++ > 0)
 		return; /* a graph inside a step: the step decides */
@@ -43,7 +43,7 @@ void ggmlviz__unit_begin(void)
 		u->left--;
 	else
 		u->left = every > 1 ? every - 1 : 0;
-	if (ggmlviz__state.rolling)
+	if (ggmlviz__rolling())
 		u->begin = ggmlviz__stamp();
 }
 
@@ -67,15 +67,15 @@ int ggmlviz__unit_open(void)
 
 int ggmlviz__unit_staged(void)
 {
-	return ggmlviz__state.rolling && unit_now()->depth > 0;
+	return ggmlviz__rolling() && unit_now()->depth > 0;
 }
 
 int ggmlviz__unit_closing(void)
 {
 	struct unit *u = unit_now();
-	uint64_t slow = ggmlviz__state.op_slow_stamps;
+	uint64_t slow = ggmlviz__op_slow_stamps();
 
-	if (!ggmlviz__state.rolling || u->depth == 0)
+	if (!ggmlviz__rolling() || u->depth == 0)
 		return 0;
 	if (u->depth > 1)
 		return 1; /* inside an outer unit: its END is held too */

@@ -54,6 +54,7 @@
 #define POOL_THREADS 1024u
 
 struct share_slot {
+	struct ggmlviz__perthread_item item; /* first: listed while its thread runs */
 	const void *pool;
 	uint32_t ith;
 	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
@@ -70,9 +71,6 @@ struct board {
 static struct board boards[POOLS];
 static struct share_slot *free_slots;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t slot_key;
-static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
-static int slot_key_ok;
 static _Atomic uint64_t beyond; /* shares past SHARE_NODES or POOL_THREADS, not followed */
 /* What the session's META SHARES counts from, and whether a graph was measured in it. */
 static struct {
@@ -83,9 +81,9 @@ static struct {
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
 
 /* A thread ends: its slot goes to a later thread (never freed: see above). */
-static void slot_release(void *arg)
+static void slot_release(struct ggmlviz__perthread_item *it)
 {
-	struct share_slot *s = arg;
+	struct share_slot *s = (struct share_slot *)(void *)it;
 
 	pthread_mutex_lock(&lock);
 	s->next_free = free_slots;
@@ -93,9 +91,14 @@ static void slot_release(void *arg)
 	pthread_mutex_unlock(&lock);
 }
 
-static void make_slot_key(void)
+static struct ggmlviz__perthread slots = { slot_release, 0, 0, NULL };
+
+static void slot_free(struct share_slot *s)
 {
-	slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
+	free(s->begin);
+	free(s->end);
+	free(s->op);
+	free(s);
 }
 
 static struct share_slot *slot_new(void)
@@ -113,10 +116,7 @@ static struct share_slot *slot_new(void)
 	s->end = calloc(SHARE_NODES, sizeof *s->end);
 	s->op = calloc(SHARE_NODES, sizeof *s->op);
 	if (!s->begin || !s->end || !s->op) {
-		free(s->begin);
-		free(s->end);
-		free(s->op);
-		free(s);
+		slot_free(s);
 		return NULL;
 	}
 	return s;
@@ -151,10 +151,9 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 		return NULL;
 	}
-	pthread_once(&slot_key_once, make_slot_key);
 	pthread_mutex_lock(&lock);
-	if (!s && (s = slot_new()) && slot_key_ok)
-		pthread_setspecific(slot_key, s);
+	if (!s && (s = slot_new()))
+		ggmlviz__perthread_keep(&slots, &s->item); /* handed on when the thread ends */
 	if (s) {
 		/* what it held was another thread's, or another pool's graphs': nothing of this one */
 		memset(s->begin, 0, SHARE_NODES * sizeof *s->begin);
@@ -201,10 +200,13 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	(void)ith;
 }
 
-/* A stamp difference held to the record's 32 bits (the writer makes it ns). */
+/*
+ * A stamp difference in the record's 32 bits, shifted so that they reach
+ * the field's 4.29 s (clock.h); the writer shifts it back and makes it ns.
+ */
 static uint32_t stamps32(uint64_t from, uint64_t to)
 {
-	uint64_t d = to > from ? to - from : 0;
+	uint64_t d = (to > from ? to - from : 0) >> ggmlviz__clock_share_shift;
 
 	return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
@@ -324,7 +326,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	done = ggmlviz__stamp();
 	floor = s->prev_done;
 	s->prev_done = done;
-	if (ggmlviz__state.rolling || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
+	if (ggmlviz__rolling() || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
@@ -334,6 +336,20 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
 	}
 	return count;
+}
+
+void ggmlviz__shares_unload(void)
+{
+	tls_slot = NULL;
+	ggmlviz__perthread_unload(&slots); /* the live threads' slots join the free ones */
+	pthread_mutex_lock(&lock);
+	while (free_slots) {
+		struct share_slot *s = free_slots;
+		free_slots = s->next_free;
+		slot_free(s);
+	}
+	memset(boards, 0, sizeof boards);
+	pthread_mutex_unlock(&lock);
 }
 
 uint64_t ggmlviz__shares_unattributed(void)

@@ -48,6 +48,7 @@ struct held {
 };
 
 struct stage {
+	struct ggmlviz__perthread_item item; /* first: listed, freed when its thread ends */
 	struct held *h;
 	uint32_t n, cap, ops;
 	uint64_t session;
@@ -55,22 +56,21 @@ struct stage {
 };
 
 static _Thread_local struct stage *tls_stage __attribute__((tls_model("initial-exec")));
-static pthread_key_t stage_key;
-static pthread_once_t stage_key_once = PTHREAD_ONCE_INIT;
-static int stage_key_ok;
 
-static void stage_free(void *arg)
+static void stage_free(struct ggmlviz__perthread_item *it)
 {
-	struct stage *st = arg;
+	struct stage *st = (struct stage *)(void *)it;
 
-	if (st)
-		free(st->h);
+	free(st->h);
 	free(st);
 }
 
-static void make_stage_key(void)
+static struct ggmlviz__perthread stages = { stage_free, 0, 0, NULL };
+
+void ggmlviz__stage_unload(void)
 {
-	stage_key_ok = pthread_key_create(&stage_key, stage_free) == 0;
+	tls_stage = NULL;
+	ggmlviz__perthread_unload(&stages);
 }
 
 /* The calling thread's stage, made on first use, emptied if a session began since; or NULL. */
@@ -82,9 +82,7 @@ static struct stage *stage_get(void)
 	if (!st) {
 		if (!(st = calloc(1, sizeof *st)))
 			return NULL;
-		pthread_once(&stage_key_once, make_stage_key);
-		if (stage_key_ok)
-			pthread_setspecific(stage_key, st); /* freed when the thread ends */
+		ggmlviz__perthread_keep(&stages, &st->item); /* freed when the thread ends */
 		tls_stage = st;
 	}
 	if (st->session != session)

@@ -20,9 +20,11 @@
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
 #include "tracer/gpu/gpu.h"
+#include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 #include "tracer/session/session.h"
 #include "tracer/writer/writer.h"
+#include "util/leaving.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t process_once = PTHREAD_ONCE_INIT;
@@ -83,6 +85,7 @@ static void after_fork_child(void)
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);
 	writer = NULL;
+	ggmlviz__nvtx_forget();
 	ggmlviz__claim_forget();
 	ggmlviz__registry_unlock();
 	pthread_mutex_unlock(&session_lock);
@@ -94,7 +97,7 @@ static void once_per_process(void)
 	__atomic_store_n(&ggmlviz__state.thread_exit, ggmlviz__emit_thread_free, __ATOMIC_RELEASE);
 	register_membarrier();
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-	atexit(at_exit);
+	ggmlviz__at_exit(at_exit);
 }
 
 static int stop_locked(void);
@@ -216,18 +219,18 @@ static const struct ggmlviz__sample_figures *sampling(const struct ggmlviz_confi
 						       struct ggmlviz__sample_figures *f)
 {
 	int sync = cfg->op_timing == GGMLVIZ_OP_TIMING_SYNC;
+	int rolling = cfg->op_timing && !sync && (cfg->op_sample > 1 || cfg->op_slow_us);
+	uint64_t slow = rolling && cfg->op_slow_us ?
+		(uint64_t)((double)cfg->op_slow_us * 1e3 * ggmlviz__clock_stamps_per_ns()) : 0;
 
-	ggmlviz__state.op_sample = cfg->op_sample;
-	ggmlviz__state.rolling = cfg->op_timing && !sync && (cfg->op_sample > 1 || cfg->op_slow_us);
-	ggmlviz__state.op_slow_stamps = 0;
-	if (ggmlviz__state.rolling && cfg->op_slow_us)
-		ggmlviz__state.op_slow_stamps =
-			(uint64_t)((double)cfg->op_slow_us * 1e3 * ggmlviz__clock_stamps_per_ns());
-	if (cfg->op_sample <= 1 && !ggmlviz__state.rolling)
+	/* a thread of the last session may still read them (base.h) */
+	__atomic_store_n(&ggmlviz__state.op_sample, cfg->op_sample, __ATOMIC_RELAXED);
+	__atomic_store_n(&ggmlviz__state.rolling, rolling, __ATOMIC_RELAXED);
+	__atomic_store_n(&ggmlviz__state.op_slow_stamps, slow, __ATOMIC_RELAXED);
+	if (cfg->op_sample <= 1 && !rolling)
 		return NULL;
 	*f = (struct ggmlviz__sample_figures){ cfg->op_sample > 1 ? cfg->op_sample : 1,
-					       ggmlviz__state.rolling ? cfg->op_slow_us : 0,
-					       ggmlviz__state.rolling };
+					       rolling ? cfg->op_slow_us : 0, rolling };
 	return f;
 }
 
@@ -238,6 +241,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
 	char gpu_note[320];
+	unsigned nvtx;
 	int rc;
 
 	ggmlviz__clock_calibrate(); /* before the writer: from then on only it calibrates */
@@ -274,7 +278,8 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 		     " events; timestamps from %s)", path, cfg->buffer_events,
 		     ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES, cfg->flush_interval_ms,
 		     cfg->max_events, ggmlviz__clock_name());
-	ggmlviz__mask_set(mask_for(cfg));
+	nvtx = ggmlviz__nvtx_open(cfg->nvtx, &sink); /* where a tool is attached, once a process */
+	ggmlviz__mask_set(mask_for(cfg) | nvtx);
 	return 0;
 }
 
@@ -423,6 +428,29 @@ int ggmlviz_stop(void)
 		rc = stop_locked();
 	pthread_mutex_unlock(&session_lock);
 	return rc;
+}
+
+/*
+ * This copy of the library is unloaded with the shared object that linked
+ * it (dlclose): its session ends now (its writer thread runs its code), and
+ * nothing of it may outlive it: thread keys whose destructors would run
+ * unmapped code in every thread that ends later, the threads' memory, the
+ * claim on the process (a copy loaded again may start). At exit nothing is
+ * done here: at_exit() stopped the session, and threads may still run.
+ */
+__attribute__((destructor)) static void at_unload(void)
+{
+	if (ggmlviz__process_exiting())
+		return;
+	ggmlviz_stop();
+	ggmlviz__gpu_unload(); /* CUPTI calls none of it any more */
+	pthread_mutex_lock(&session_lock);
+	ggmlviz__registry_unload();
+	ggmlviz__nodes_unload();
+	ggmlviz__stage_unload();
+	ggmlviz__shares_unload();
+	ggmlviz__claim_forget();
+	pthread_mutex_unlock(&session_lock);
 }
 
 int ggmlviz_is_active(void)

@@ -38,6 +38,8 @@ int ggmlviz__claim(const struct ggmlviz__log_sink *sink);
 void ggmlviz__claim_forget(void);
 
 #define GGMLVIZ__PEAK_MAX_THREADS 1024u
+/* ggmlviz_config::nvtx: 0 none, 1 steps, graphs and runs, 2 and ops. */
+#define GGMLVIZ__NVTX_MAX_LEVEL 2u
 
 /* The machine's peak, as peak.c measured it. */
 struct ggmlviz__peak {

@@ -24,7 +24,7 @@
 #define DEFAULT_FLUSH_MS 100u
 
 enum var_kind { VAR_BOOL, VAR_OFF, VAR_U64, VAR_POW2, VAR_MS, VAR_PATH, VAR_TIMING, VAR_U32, VAR_KIB,
-		VAR_THREADS, VAR_GPU, VAR_US, VAR_SAMPLE };
+		VAR_THREADS, VAR_GPU, VAR_US, VAR_SAMPLE, VAR_NVTX };
 
 /* One GGML_VIZ_* variable: where it goes in the config and what it accepts. */
 struct env_var {
@@ -57,6 +57,7 @@ static const struct env_var env_vars[] = {
 	{ "GGML_VIZ_PEAK", VAR_THREADS, offsetof(struct ggmlviz_config, peak_threads) },
 	{ "GGML_VIZ_CPU_SHARES", VAR_OFF, offsetof(struct ggmlviz_config, cpu_shares_off) },
 	{ "GGML_VIZ_DESCRIBE_ONCE", VAR_OFF, offsetof(struct ggmlviz_config, describe_every) },
+	{ "GGML_VIZ_NVTX", VAR_NVTX, offsetof(struct ggmlviz_config, nvtx) },
 };
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
@@ -210,6 +211,8 @@ static const char *expected(enum var_kind kind)
 		return "is not 0 (off, the default) or a number of threads from 1 to 1024";
 	case VAR_SAMPLE:
 		return "is not K/N, the kernels of K steps of every N recorded, 1 <= K <= N <= 65535";
+	case VAR_NVTX:
+		return "is not 0 (no NVTX ranges), 1 (steps, graphs and runs) or 2 (and ops)";
 	}
 	return "is invalid";
 }
@@ -248,12 +251,14 @@ static int apply(const struct env_var *v, const char *s, struct ggmlviz_config *
 	case VAR_MS:
 	case VAR_KIB:
 	case VAR_THREADS:
+	case VAR_NVTX:
 	case VAR_U32: {
 		int ok = parse_u64(s, &n) == 0 &&
 			 (v->kind == VAR_POW2 ? ggmlviz__buffer_events_ok(n)
 			  : v->kind == VAR_MS ? ggmlviz__flush_ms_ok(n)
 			  : v->kind == VAR_KIB ? ggmlviz__gpu_buffer_ok(n)
-			  : v->kind == VAR_THREADS ? n <= GGMLVIZ__PEAK_MAX_THREADS : n <= UINT32_MAX);
+			  : v->kind == VAR_THREADS ? n <= GGMLVIZ__PEAK_MAX_THREADS
+			  : v->kind == VAR_NVTX ? n <= GGMLVIZ__NVTX_MAX_LEVEL : n <= UINT32_MAX);
 		uint32_t n32 = (uint32_t)n;
 		if (!ok)
 			return -EINVAL;
@@ -306,6 +311,7 @@ static void current_value(const struct env_var *v, const struct ggmlviz_config *
 	case VAR_MS:
 	case VAR_KIB:
 	case VAR_THREADS:
+	case VAR_NVTX:
 	case VAR_U32:
 		memcpy(&n32, field, sizeof n32);
 		n = n32;
@@ -367,10 +373,7 @@ int ggmlviz_config_from_env(struct ggmlviz_config *cfg)
 
 static int reserved_zero(const struct ggmlviz_config *cfg)
 {
-	for (size_t i = 0; i < sizeof cfg->reserved / sizeof cfg->reserved[0]; i++)
-		if (cfg->reserved[i])
-			return 0;
-	return 1;
+	return !cfg->reserved3_u32;
 }
 
 /* Range checks of a config given to ggmlviz_start(); 0 or -EINVAL. */
@@ -400,6 +403,8 @@ int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz
 		what = "peak_threads is not from 0 to 1024";
 	else if (!ggmlviz__gpu_sample_ok(cfg->gpu_sample_k, cfg->gpu_sample_n))
 		what = "gpu_sample_k and gpu_sample_n are neither 0 and 0 nor 1 <= k <= n";
+	else if (cfg->nvtx > GGMLVIZ__NVTX_MAX_LEVEL)
+		what = "nvtx is not 0, 1 or 2";
 	else if (!reserved_zero(cfg))
 		what = "reserved is not all zero (fill the config with ggmlviz_config_init())";
 	if (!what)

@@ -65,7 +65,9 @@ struct ggmlviz__writer {
 	uint64_t max_events; /* 0 = no limit */
 	struct ggmlviz__log_sink sink;
 
-	uint64_t file_size;  /* bytes in the file, all whole records */
+	uint64_t file_size;  /* where the file ends, after whole records only */
+	uint64_t file_base;  /* where the trace began: 0, but for a file written through a descriptor */
+	int regular;         /* the file is a regular file (one that a failed write can be cut back in) */
 	uint64_t events;     /* events in the file */
 	int capped;          /* max_events reached: the rest is discarded */
 	_Atomic int error;   /* the -errno of the last write that failed, or 0 */
@@ -104,13 +106,20 @@ struct ggmlviz__writer {
 int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t n);
 
 /*
- * Opens the trace file at path for appending; the fd, or -errno. A device
- * or a FIFO is opened as it is (also through a link, as /dev/stdout);
- * otherwise a new file is made next to path and renamed to it, so that an
- * existing file is never truncated in place (a reader of it keeps it whole)
- * and a symbolic link to a file is replaced, its target left alone.
+ * Opens the trace file at path for appending (path.c); the fd, or -errno,
+ * the reason said to sink where errno's words would not tell it. A new
+ * file is made next to path and renamed to it (an existing file is never
+ * truncated in place, a link to a file is replaced, its target left
+ * alone); a descriptor's file (/dev/stdout), a character device and a FIFO
+ * are written as they are; a FIFO with no reader is waited for up to
+ * GGMLVIZ__FIFO_WAIT_MS; a directory, a block device, a socket, a link to
+ * nothing and a loop of links are refused.
  */
-int ggmlviz__output_open(const char *path);
+#define GGMLVIZ__FIFO_WAIT_MS 2000u
+int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink);
+
+/* The file w->fd just opened: where the trace begins in it, and its kind; 0 or -errno. */
+int ggmlviz__output_start(struct ggmlviz__writer *w);
 
 /* A write failed with rc: kept for the stats, said once per run of failures. */
 void ggmlviz__output_failed(struct ggmlviz__writer *w, int rc);

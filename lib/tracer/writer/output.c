@@ -2,6 +2,14 @@
  * The writer's file (see internal.h): every write to it, and whether the
  * last one failed.
  *
+ * A write to a pipe whose reader has left raises SIGPIPE at the writing
+ * thread, and one past the file size limit (RLIMIT_FSIZE) SIGXFSZ: both
+ * end the program by default. The writer thread blocks them, but the
+ * file is also written on the program's own threads (start's first
+ * records, stop's last pass and TRACE_END, a crash handler's pass): there
+ * each write blocks both, and takes back a signal it raised itself, so
+ * that the write fails with EPIPE or EFBIG and nothing else happens.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -9,10 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracer/base/clock.h"
@@ -43,96 +51,91 @@ static int write_all(int fd, struct iovec *iov, size_t n, uint64_t *done)
 	return 0;
 }
 
+/* SIGPIPE and SIGXFSZ held back on the calling thread, and which were pending before. */
+struct quiet {
+	sigset_t old;
+	int pipe_pending, xfsz_pending, blocked;
+};
+
+static void quiet_begin(struct quiet *q)
+{
+	sigset_t both, pending;
+
+	sigemptyset(&both);
+	sigaddset(&both, SIGPIPE);
+	sigaddset(&both, SIGXFSZ);
+	q->blocked = pthread_sigmask(SIG_BLOCK, &both, &q->old) == 0;
+	if (!q->blocked || (sigismember(&q->old, SIGPIPE) && sigismember(&q->old, SIGXFSZ))) {
+		q->blocked = 0; /* the writer thread: they stay blocked, pending or not */
+		return;
+	}
+	sigemptyset(&pending);
+	sigpending(&pending);
+	q->pipe_pending = sigismember(&pending, SIGPIPE);
+	q->xfsz_pending = sigismember(&pending, SIGXFSZ);
+}
+
+/* Takes sig back, raised by this thread's write (pending now, not before). */
+static void take_back(int sig)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	while (sigtimedwait(&one, NULL, &(struct timespec){ 0, 0 }) < 0 && errno == EINTR)
+		;
+}
+
+static void quiet_end(const struct quiet *q, int rc)
+{
+	int saved = errno;
+
+	if (!q->blocked)
+		return;
+	if (rc == -EPIPE && !q->pipe_pending)
+		take_back(SIGPIPE);
+	if (rc == -EFBIG && !q->xfsz_pending)
+		take_back(SIGXFSZ);
+	pthread_sigmask(SIG_SETMASK, &q->old, NULL);
+	errno = saved;
+}
+
 int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t n)
 {
 	uint64_t total = 0, done;
+	struct quiet q;
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		total += iov[i].iov_len;
+	quiet_begin(&q);
 	rc = write_all(w->fd, iov, n, &done);
+	quiet_end(&q, rc);
 	if (rc < 0) {
 		/* Where the file system stopped it (salvage.c keeps below it), and the
 		 * file cut back to its last whole record. */
 		w->room_end = w->file_size + done;
-		if (done > 0 && ftruncate(w->fd, (off_t)w->file_size) < 0)
+		if (done > 0 && w->regular && ftruncate(w->fd, (off_t)w->file_size) < 0)
 			ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "cannot cut the trace back to "
 				     "its last whole record: %s", strerror(errno));
 		return rc;
 	}
 	w->file_size += total;
-	atomic_store_explicit(&w->bytes, w->file_size, memory_order_relaxed);
+	atomic_store_explicit(&w->bytes, w->file_size - w->file_base, memory_order_relaxed);
 	return 0;
 }
 
-/*
- * A device or a FIFO is written as it is, also through a link (/dev/stdout);
- * a regular file or a link to one gets a new file instead (0).
- */
-static int open_special(const char *path, int *fd)
+int ggmlviz__output_start(struct ggmlviz__writer *w)
 {
 	struct stat st;
-	int follow = 0;
 
-	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode))
-		return 0;
-	if (S_ISLNK(st.st_mode)) {
-		if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
-			return 0; /* the link is replaced, its target left alone */
-		follow = 1;
-	}
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	*fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-	return *fd < 0 ? -errno : 1;
-}
-
-/* A file of a name no one else uses, next to path; the caller frees the name. */
-static int create_beside(const char *path, char **name)
-{
-	static _Atomic unsigned counter;
-	size_t cap = strlen(path) + 64;
-	int fd = -1;
-
-	*name = malloc(cap);
-	if (!*name)
-		return -ENOMEM;
-	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		snprintf(*name, cap, "%s.%ld-%u-%llx.tmp", path, (long)getpid(),
-			 atomic_fetch_add(&counter, 1), (unsigned long long)ggmlviz__monotonic_ns());
-		fd = open(*name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		int rc = -errno;
-		free(*name);
-		*name = NULL;
-		return rc;
-	}
-	return fd;
-}
-
-int ggmlviz__output_open(const char *path)
-{
-	char *tmp;
-	int fd = -1, rc = open_special(path, &fd);
-
-	if (rc != 0)
-		return rc < 0 ? rc : fd;
-	fd = create_beside(path, &tmp);
-	if (fd < 0)
-		return fd;
-	/* The new file takes the name: a reader of an old trace keeps reading it whole,
-	 * and a link at the name is replaced, never followed. */
-	rc = rename(tmp, path) < 0 ? -errno : 0;
-	if (rc < 0) {
-		unlink(tmp);
-		close(fd);
-		fd = rc;
-	}
-	free(tmp);
-	return fd;
+	if (fstat(w->fd, &st) < 0)
+		return -errno;
+	w->regular = S_ISREG(st.st_mode);
+	/* a file written as it is (through /dev/stdout) may hold bytes before the trace */
+	w->file_base = w->regular ? (uint64_t)st.st_size : 0;
+	w->file_size = w->file_base;
+	return 0;
 }
 
 /* A write failed: its events are dropped, and the next pass tries again. */

@@ -39,14 +39,26 @@ static uint32_t sample_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t t
 				    how, (uint32_t)strnlen(how, sizeof how));
 }
 
+/* META CLOCK: what stamps the records; its size. */
+static uint32_t clock_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t tid)
+{
+	char how[256];
+	uint64_t hz;
+	uint32_t kind = ggmlviz__clock_describe(&hz, how, sizeof how);
+
+	return ggmlviz__encode_meta(buf, cap, now, tid,
+				    &(struct ggmlviz__meta){ GGMLVIZ_META_CLOCK, kind, hz, 0 }, how,
+				    (uint32_t)strnlen(how, sizeof how));
+}
+
 int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
-	uint8_t buf[GGMLVIZ_HEADER_SIZE + 3 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160 + 160];
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + 4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 256 + 160 + 160];
 	const char *prog = ggmlviz__os_program_name();
 	uint32_t len = (uint32_t)strnlen(prog, 256);
 	uint64_t now = ggmlviz__now_ns();
 	const struct ggmlviz__peak_figures *pk = o->peak;
-	uint64_t metas = 1;
+	uint64_t metas = 2;
 	struct iovec iov;
 
 	ggmlviz_encode_header(buf, sizeof buf);
@@ -70,6 +82,7 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__w
 					     o->sample);
 		metas++;
 	}
+	iov.iov_len += clock_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid);
 	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
 	w->gpu_recorded = o->gpu_recorded;
 	w->gpu_tid = o->tid;

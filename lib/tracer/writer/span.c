@@ -57,8 +57,9 @@ static void convert_summary(const struct ggmlviz__ring *r, uint64_t pos,
 }
 
 /*
- * An OP_SHARE record's compute and wait: raw stamp differences (shares.c),
- * made nanoseconds the same way, and held to 32 bits (4.29 s).
+ * An OP_SHARE record's compute and wait: raw stamp differences shifted
+ * right (shares.c, clock.h), shifted back and made nanoseconds the same
+ * way, and held to 32 bits (4.29 s).
  */
 static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
 			  const struct ggmlviz__clock_span *cs)
@@ -69,7 +70,8 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
 
 	for (unsigned i = 0; i < 2; i++) {
 		uint8_t *field = whole + REC_PAYLOAD + fields[i];
-		uint64_t ns = (uint64_t)(((u128)get_u32(field) * cs->mult) >> 32);
+		uint64_t stamps = (uint64_t)get_u32(field) << ggmlviz__clock_share_shift;
+		uint64_t ns = (uint64_t)(((u128)stamps * cs->mult) >> 32);
 
 		put_u32(field, ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns);
 		resync(r, pos, REC_PAYLOAD + fields[i], REC_PAYLOAD + fields[i] + 4);
