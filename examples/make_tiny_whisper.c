@@ -9,7 +9,7 @@
  *   make_tiny_whisper OUT.bin [--seed N] [--tokens N]
  *
  * The weights are random, the text it transcribes is made-up words (its
- * vocabulary is syllables), and its decoding is made short and the same
+ * vocabulary is GPT-2's 256 bytes, then syllables), and its decoding is made short and the same
  * every time: the decoder's position embedding outweighs the rest of its
  * input, so that each position picks the same token, and from position
  * --tokens (24) on, the end of text's embedding points where the
@@ -229,7 +229,26 @@ static void put_filters(struct writer *w)
 	}
 }
 
-/* Token i's text: a word of syllables (" kotamu"), the same for every model. */
+/*
+ * The byte GPT-2's token i < 256 stands for: its printable bytes first
+ * ('!' to '~', then the Latin-1 ones but the soft hyphen), then the
+ * others in order (token 220 is " ", which whisper.cpp looks up).
+ */
+static unsigned char gpt2_byte(int i)
+{
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int b = 0; b < 256; b++) {
+			int printable = (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+			if (printable == !pass && n++ == i)
+				return (unsigned char)b;
+		}
+	return 0;
+}
+
+/* The tokens' texts: the 256 bytes, then words of syllables (" kotamu"), the same for
+ * every model. */
 static void put_vocab(struct writer *w)
 {
 	static const char cons[] = "ktmnsrpldgbhvzfy", vow[] = "aeiou";
@@ -239,7 +258,9 @@ static void put_vocab(struct writer *w)
 		char word[16] = " ";
 		size_t n = 1;
 
-		for (int x = i + 1; x > 0 && n + 2 < sizeof word; x /= 80) {
+		if (i < 256)
+			word[0] = (char)gpt2_byte(i);
+		for (int x = i - 255; i >= 256 && x > 0 && n + 2 < sizeof word; x /= 80) {
 			word[n++] = cons[(x % 80) / 5];
 			word[n++] = vow[x % 5];
 		}

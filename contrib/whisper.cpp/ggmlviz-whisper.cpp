@@ -27,6 +27,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <sched.h>
+#include <unistd.h>
+
+#include "ggmlviz-whisper-names.h"
 
 #ifndef GGMLVIZ_TOOLS_GPU_SAMPLE_K
 #define GGMLVIZ_TOOLS_GPU_SAMPLE_K 8
@@ -68,8 +72,39 @@ extern "C" void ggmlviz_whisper_start(void) {
 // The threads the step open on this thread computes with (0 outside steps: not known).
 static thread_local int ggmlviz_whisper_n_threads;
 
-extern "C" void ggmlviz_whisper_threads(int n_threads) {
+// META THREADS, as the llama.cpp adapter writes it (`ggmlviz advise` compares): the
+// threads a whisper_state computes with, and the CPUs for them, at its first step of a
+// session and when they change.
+static void ggmlviz_whisper_say_threads(const void * ctx, int n_threads) {
+    static thread_local const void * said_ctx;
+    static thread_local uint64_t said_session;
+    static thread_local int said_threads;
+    const uint64_t session = ggmlviz_session();
+    const uint64_t threads = (uint64_t) (uint32_t) n_threads | (uint64_t) (uint32_t) n_threads << 32;
+    long online;
+    cpu_set_t set;
+    uint32_t allowed = 0;
+    char label[160];
+
+    if (said_ctx == ctx && said_session == session && said_threads == n_threads) {
+        return;
+    }
+    said_ctx = ctx, said_session = session, said_threads = n_threads;
+    online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        allowed = (uint32_t) CPU_COUNT(&set);
+    }
+    snprintf(label, sizeof label, "%d threads encoding and decoding; this process may run on %u of %ld CPUs online",
+             n_threads, (unsigned) allowed, online > 0 ? online : 0L);
+    ggmlviz_meta(GGMLVIZ_META_THREADS, (uint64_t) (uintptr_t) ctx, threads,
+                 (uint64_t) allowed | (uint64_t) (online > 0 ? (uint32_t) online : 0u) << 32, label);
+}
+
+extern "C" void ggmlviz_whisper_threads(const void * ctx, int n_threads) {
     ggmlviz_whisper_n_threads = n_threads;
+    if (ctx && n_threads > 0) {
+        ggmlviz_whisper_say_threads(ctx, n_threads);
+    }
 }
 
 struct ggmlviz_whisper_traced {
@@ -112,6 +147,9 @@ extern "C" enum ggml_status ggmlviz_whisper_sched_compute(ggml_backend_sched_t s
         return ggml_backend_sched_graph_compute(sched, graph);
     }
     ggmlviz_whisper_trace(sched);
+    if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_OFF) {
+        ggmlviz_whisper_name_nodes(graph); // what each node does, for the trace
+    }
     return ggmlviz_ggml_sched_graph_compute(sched, graph);
 }
 

@@ -37,7 +37,7 @@ extern "C" {
 enum ggml_status ggmlviz_whisper_sched_compute(ggml_backend_sched_t sched, struct ggml_cgraph * graph);
 enum ggml_status ggmlviz_whisper_backend_compute(ggml_backend_t backend, struct ggml_cgraph * graph);
 void ggmlviz_whisper_sched_free(ggml_backend_sched_t sched);
-void ggmlviz_whisper_threads(int n_threads);
+void ggmlviz_whisper_threads(const void * ctx, int n_threads);
 void ggmlviz_whisper_start(void);
 }
 
@@ -103,12 +103,12 @@ inline bool ggmlviz_whisper_encode(Fn fn, Ctx & wctx, State & wstate, int mel_of
     const int ctx = wstate.exp_n_audio_ctx > 0 ? wstate.exp_n_audio_ctx : wctx.model.hparams.n_audio_ctx;
     const uint32_t n = ctx > 0 ? (uint32_t) ctx : 0;
 
-    ggmlviz_whisper_threads(n_threads);
+    ggmlviz_whisper_threads(&wstate, n_threads);
     ggmlviz_step_begin(&wstate, n, n, GGMLVIZ_PHASE_ENCODE, "encode");
     const bool ok = fn(wctx, wstate, mel_offset, n_threads, std::forward<Rest>(rest)...);
     ggmlviz_nodes_flush();
     ggmlviz_step_end(&wstate, n, n, GGMLVIZ_PHASE_ENCODE, ok ? 0 : -1, "encode");
-    ggmlviz_whisper_threads(0);
+    ggmlviz_whisper_threads(nullptr, 0);
     return ok;
 }
 
@@ -171,8 +171,10 @@ inline void ggmlviz_whisper_seqs(const State & wstate, const Batch & b) {
     }
 }
 
-// A prompt when fewer of its tokens give logits than it holds, generation when all do
-// (whisper_full's decoders, one token each, batched), as ggmlviz_llama_batch_phase().
+// A prompt when fewer of its tokens give logits than it holds (as
+// ggmlviz_llama_batch_phase()), or when it begins its sequences (position
+// 0: whisper.cpp's prompt of one token, <|startoftranscript|>); generation
+// otherwise (each token of whisper_full's decoders, one a decoder, batched).
 template <class Fn, class Ctx, class State, class Batch, class... Rest>
 inline bool ggmlviz_whisper_decode(Fn fn, Ctx & wctx, State & wstate, const Batch & batch, int n_threads,
                                    Rest &&... rest) {
@@ -185,15 +187,16 @@ inline bool ggmlviz_whisper_decode(Fn fn, Ctx & wctx, State & wstate, const Batc
     for (int i = 0; i < batch.n_tokens; i++) {
         outputs += ggmlviz_whisper_output(batch, i);
     }
-    const uint32_t phase = outputs < n ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION;
+    const bool begins = batch.pos && batch.pos[0] == 0;
+    const uint32_t phase = outputs < n || begins ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION;
 
-    ggmlviz_whisper_threads(n_threads);
+    ggmlviz_whisper_threads(&wstate, n_threads);
     ggmlviz_step_begin(&wstate, n, outputs, phase, "decode");
     ggmlviz_whisper_seqs(wstate, batch);
     const bool ok = fn(wctx, wstate, batch, n_threads, std::forward<Rest>(rest)...);
     ggmlviz_nodes_flush();
     ggmlviz_step_end(&wstate, n, outputs, phase, ok ? 0 : -1, "decode");
-    ggmlviz_whisper_threads(0);
+    ggmlviz_whisper_threads(nullptr, 0);
     return ok;
 }
 

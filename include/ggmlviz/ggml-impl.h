@@ -438,11 +438,12 @@ static const struct ggml_tensor *ggmlviz_ggml__seen_through(const struct ggml_te
 	return t;
 }
 
-/* A name GGML gave (empty, "node_N", "leaf_N"), not the program. */
+/* A name GGML gave (empty, "node_N", "leaf_N", or its suffix on a source it named so:
+ * " (view) (copy of )"), not the program. */
 static bool ggmlviz_ggml__unnamed(const struct ggml_tensor *t)
 {
 	return !t->name[0] || strncmp(t->name, "node_", 5) == 0 ||
-	       strncmp(t->name, "leaf_", 5) == 0;
+	       strncmp(t->name, "leaf_", 5) == 0 || strncmp(t->name, " (", 2) == 0;
 }
 
 static int32_t ggmlviz_ggml__layer_at(const struct ggml_tensor *t, int depth)

@@ -12,9 +12,11 @@
  * layer reads the last layer's output but feeds the MUL by its own
  * layer's weight (one step away, where the last layer's weights are two);
  * a flash attention is one step from its output projection's weight; the
- * final norm feeds the output norm's weight, in no layer. At the same
- * distance a layer is preferred to none, and the higher layer to the
- * lower (as ggmlviz_ggml_layer() takes the highest of the sources). A
+ * final norm feeds the output norm's weight, in no layer. Only a weight
+ * says "no layer" to the nodes around it: an input every layer reads
+ * ("KQ_mask") says it of itself. At the same distance a layer is
+ * preferred to none, and the higher layer to the lower (as
+ * ggmlviz_ggml_layer() takes the highest of the sources). A
  * weight's first word says its stack: "encoder." or "enc." the encoder's
  * (GGMLVIZ_NODE_ENCODER), "decoder." or "dec." the decoder's.
  *
@@ -40,10 +42,12 @@ extern "C" {
 #define GGMLVIZ_GGML__UNSAID 0xffu /* a level: no layer said yet */
 #define GGMLVIZ_GGML__REACH 4u      /* the farthest a node looks for a layer */
 
-/* What a node says of its layer: >= 0 its layer, -1 none; stack its stack's flag. */
+/* What a node says of its layer: >= 0 its layer, -1 none; stack its stack's flag; by the
+ * tensor whose name said it (the node, or the weight it reads nearest). */
 struct ggmlviz_ggml__said {
 	int32_t layer;
 	uint32_t stack;
+	const struct ggml_tensor *by;
 };
 
 struct ggmlviz_ggml__layers {
@@ -127,6 +131,7 @@ static bool ggmlviz_ggml__says(const struct ggml_tensor *t, struct ggmlviz_ggml_
 		return false;
 	s->layer = ggmlviz_layer_of_name(t->name, strlen(t->name));
 	s->stack = s->layer >= 0 ? ggmlviz_ggml__stack_of(t->name) : 0;
+	s->by = t;
 	return true;
 }
 
@@ -151,10 +156,23 @@ static int64_t ggmlviz_ggml__lay_index(const struct ggmlviz_ggml__layers *l, con
 	return -1;
 }
 
+/*
+ * Whether "no layer" said by t places its neighbours in none: a weight's
+ * does ("decoder.ln.weight": the output norm is in no layer). An input's,
+ * or a node's, does not ("KQ_mask", which every layer's attention reads,
+ * "result_norm"): they say it of themselves only.
+ */
+static bool ggmlviz_ggml__none_spreads(const struct ggml_tensor *t)
+{
+	return t && t->op == GGML_OP_NONE && !(t->flags & GGML_TENSOR_FLAG_INPUT);
+}
+
 /* Layer s said at level for node i: kept if nothing was said nearer. */
 static void ggmlviz_ggml__lay_offer(struct ggmlviz_ggml__layers *l, int64_t i, uint8_t level,
 				    const struct ggmlviz_ggml__said *s)
 {
+	if (s->layer < 0 && !ggmlviz_ggml__none_spreads(s->by))
+		return;
 	if (l->level[i] == GGMLVIZ_GGML__UNSAID) {
 		l->level[i] = level;
 		l->said[i] = *s;
@@ -248,7 +266,7 @@ static bool ggmlviz_ggml__lay_of(const void *const *nodes, size_t n, size_t i,
 		return false;
 	l = ggmlviz_ggml__lay;
 	if (l->level[i] == GGMLVIZ_GGML__UNSAID) {
-		out->layer = -1, out->stack = 0;
+		out->layer = -1, out->stack = 0, out->by = NULL;
 		return true;
 	}
 	*out = l->said[i];

@@ -332,10 +332,7 @@ static const char *group_name(const struct top *tp, int kind, uint64_t key,
 		return cli_op_name(&tp->cli->names, tp->r, (uint32_t)(key - 1), buf);
 	if (kind == VIEW_PARTS)
 		return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
-	if (key < 2)
-		return "(none)";
-	snprintf(buf, CLI_OP_NAME_MAX, "%" PRIu64, key - 2);
-	return buf;
+	return cli_layer_name(key ? key - 1 : 0, buf, CLI_OP_NAME_MAX); /* recent.c: layer key + 1 */
 }
 
 static int by_sort(const void *a, const void *b)

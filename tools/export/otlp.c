@@ -371,7 +371,6 @@ static void op_attrs(struct otlp *x, int *n, const struct step_ops *s)
 static void step_span(struct otlp *x, const struct ggmlviz_timing *t, const struct step_ops *s,
 		      const struct cli_request *q, uint32_t shared, int32_t seq)
 {
-	static const char *const phases[] = { "unknown", "prompt", "generation" };
 	uint64_t whose = q ? OF_REQUEST : OF_PROCESS, rid = q ? q->id : 0, parent;
 	char label[64];
 	int n = 0;
@@ -387,7 +386,7 @@ static void step_span(struct otlp *x, const struct ggmlviz_timing *t, const stru
 		   t->begin_ns, t->end_ns);
 	attr_int(x, &n, "ggmlviz.step", t->step_seq);
 	attr_int(x, &n, "ggmlviz.step.tokens", t->n_tokens);
-	attr_str(x, &n, "ggmlviz.step.phase", phases[t->phase < 3 ? t->phase : 0]);
+	attr_str(x, &n, "ggmlviz.step.phase", cli_phase_name(t->phase));
 	attr_int(x, &n, "ggmlviz.step.status", (uint64_t)(int64_t)t->status);
 	if (q) {
 		attr_int(x, &n, "ggmlviz.step.sequence", (uint64_t)seq);

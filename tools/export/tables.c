@@ -146,9 +146,7 @@ static void head(struct rows *w, const struct ggmlviz_timing *t)
 
 static const char *phase_of(const struct ggmlviz_timing *t)
 {
-	static const char *const names[] = { "unknown", "prompt", "generation" };
-
-	return !t->step_seq ? NULL : t->phase < 3 ? names[t->phase] : "unknown";
+	return !t->step_seq ? NULL : cli_phase_name(t->phase);
 }
 
 static void put(struct rows *w, int table)

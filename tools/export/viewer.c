@@ -115,8 +115,7 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 
 static const char *phase_name(uint32_t phase)
 {
-	return phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
-	       : phase == GGMLVIZ_PHASE_GENERATION ? "generation" : "unknown";
+	return cli_phase_name(phase);
 }
 
 static void step_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
