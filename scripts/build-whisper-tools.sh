@@ -115,9 +115,9 @@ else
 fi
 [ "$backend" = cpu ] || suffix="$suffix-$backend"
 [ -n "$out" ] || out="$top/third_party/whisper-tools$suffix"
+out=$(realpath -m "$out") # not made yet: the source is never written to, not even a folder
+case "$out/" in "$(realpath "$source_dir")"/*) die "OUT ($out) is inside the source ($source_dir), which is never written to" ;; esac
 mkdir -p "$out"
-out=$(cd "$out" && pwd)
-case "$out/" in "$source_dir"/*) die "OUT ($out) is inside the source ($source_dir), which is never written to" ;; esac
 log="$out/build.log"
 : >"$log"
 

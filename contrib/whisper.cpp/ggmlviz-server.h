@@ -5,7 +5,7 @@
 // each transcription: its arrival, when it got the model (the server
 // serves one request at a time, behind a lock: the wait before is its
 // queue), and its end, answered, cancelled (its client went away: 499) or
-// failed, with the tokens it generated. `ggmlviz stats --by request` then
+// failed, with the tokens of the text it answered. `ggmlviz stats --by request` then
 // gives each request's wait and work; its encoder runs and decoder calls
 // are the steps between.
 //
@@ -47,10 +47,11 @@ struct ggmlviz_whisper_request {
                                 : res.status == 499 ? GGMLVIZ_REQUEST_CANCELLED : GGMLVIZ_REQUEST_FAILED;
         uint32_t generated = 0;
 
-        if (done && ctx && ggmlviz_is_active()) {
+        if (done && ctx && ggmlviz_is_active()) { // its text's tokens (the answer's "tokens"), no timestamp
             for (int i = 0; i < whisper_full_n_segments(ctx); i++) {
-                const int n = whisper_full_n_tokens(ctx, i);
-                generated += n > 0 ? (uint32_t) n : 0;
+                for (int j = 0; j < whisper_full_n_tokens(ctx, i); j++) {
+                    generated += whisper_full_get_token_id(ctx, i, j) < whisper_token_eot(ctx);
+                }
             }
         }
         ggmlviz_request_end(id, 0, status, 0, 0, generated, NULL);

@@ -301,8 +301,13 @@ static void summary(struct top *tp, struct cli_out *o)
 
 	rates(w, GGMLVIZ_PHASE_PROMPT, &pr, &pa);
 	rates(w, GGMLVIZ_PHASE_GENERATION, &gr, &ga);
-	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all): the last"
-		       " %.1f s\n", pr, pa, gr, ga, cli_recent_span_s(w));
+	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all)", pr, pa, gr,
+		       ga);
+	if (w->tokens[GGMLVIZ_PHASE_ENCODE]) { /* whisper.cpp's encoder: its audio positions */
+		rates(w, GGMLVIZ_PHASE_ENCODE, &pr, &pa);
+		cli_out_printf(o, ", encode %.1f (%.1f all)", pr, pa);
+	}
+	cli_out_printf(o, ": the last %.1f s\n", cli_recent_span_s(w));
 	cli_out_printf(o, "steps      %" PRIu64 " (%" PRIu64 " tokens of prompts, %" PRIu64
 		       " generated)\n", w->steps, w->tokens[GGMLVIZ_PHASE_PROMPT],
 		       w->tokens[GGMLVIZ_PHASE_GENERATION]);

@@ -92,7 +92,7 @@ static void add_op(struct cli_recent *w, const struct ggmlviz_timing *t, bool su
 static void add_step(struct cli_recent *w, const struct ggmlviz_timing *t)
 {
 	struct cli_win_bucket *b = bucket_at(w, t->end_ns);
-	uint32_t phase = t->phase < 3 ? t->phase : 0;
+	uint32_t phase = t->phase < CLI_PHASES ? t->phase : 0;
 
 	w->steps++;
 	w->tokens[phase] += t->n_tokens;

@@ -555,7 +555,7 @@ struct cli_win_sum {
 /* One second of the trace's own time. */
 struct cli_win_bucket {
 	uint64_t second;                            /* its second + 1; 0: empty */
-	uint64_t tokens[3];                         /* of the steps ended in it, by phase */
+	uint64_t tokens[CLI_PHASES];                /* of the steps ended in it, by phase */
 	struct cli_win_sum g[3][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer, [2]: by part */
 };
 
@@ -567,7 +567,7 @@ struct cli_recent {
 	struct cli_part_seen part_seen;
 	uint64_t keys_over;
 	uint64_t now_ns, first_ns;                  /* the latest and the first time seen (but META's) */
-	uint64_t steps, tokens[3];                  /* since the start */
+	uint64_t steps, tokens[CLI_PHASES];         /* since the start */
 	uint64_t begun, ended[3];                   /* requests begun; ended by status */
 	uint64_t recent[CLI_REQ_FIGURES][CLI_WIN_REQUESTS]; /* UINT64_MAX: not reached */
 	size_t n_recent;
