@@ -264,6 +264,11 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server
+	# whisper.cpp's: built for the CPU from the source of the release
+	# scripts/fetch-whisper.sh fetches (build-whisper-tools.sh runs it), before
+	# the pages' blocks that run them
+	note "whisper.cpp's tools traced: scripts/build-whisper-tools.sh, tests/test-whisper-tools.sh"
+	tools_tested whisper-tools WHISPER_TOOLS "whisper-cli, whisper-bench and whisper-server"
 	note "the shared GGML of the GPU check (build-ggml-cuda.sh --cpu), its CPU shares measured"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-ggml-shared.sh" >"$top/build/ggml-shared.out" 2>&1
@@ -276,13 +281,6 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-llama-upstream.sh" >"$top/build/llama-upstream.out" 2>&1
 	count_tap "$top/build/llama-upstream.out" "llama-upstream"
-fi
-# whisper.cpp's own tools traced: built for the CPU from the source of the
-# release scripts/fetch-whisper.sh fetches (build-whisper-tools.sh runs it),
-# then tests/test-whisper-tools.sh (and its misfit tests on that source).
-if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_whisper" ]; then
-	note "whisper.cpp's tools traced: scripts/build-whisper-tools.sh, tests/test-whisper-tools.sh"
-	tools_tested whisper-tools WHISPER_TOOLS "whisper-cli, whisper-bench and whisper-server"
 fi
 
 note "make distcheck"

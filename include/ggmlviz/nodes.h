@@ -259,7 +259,9 @@ int ggmlviz_nodes_flush(void);
  *
  * After dropping trailing " (...)" groups (" (view)", " (permuted)"), a
  * trailing "-N" (llama.cpp's "Qcur-3"), a trailing "_lN" (its KV cache
- * "cache_k_l3"), or a "blk.N." anywhere (GGUF weight names) gives N.
+ * "cache_k_l3"), a "blk.N." at the start or after a dot (GGUF weight
+ * names), or else a "blocks.N." there (whisper.cpp's model file:
+ * "encoder.blocks.3.attn.query.weight") gives N.
  *
  * @param name the name (need not be NUL-terminated), or NULL.
  * @param len its bytes.
