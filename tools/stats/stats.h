@@ -93,6 +93,7 @@ int cli_each_timing(const char *cmd, const char *path, const struct cli_each *ea
 /* By request (requests.c): one request to a server, from its REQUEST records. */
 struct cli_request {
 	uint64_t id, arrival_ns, prompt_ns, first_token_ns, end_ns; /* prompt_ns: its prompt's start */
+	uint64_t pid; /* the process that served it (a merged trace holds several) */
 	uint32_t kind, prompt_tokens, cached_tokens, generated;
 	int32_t slot, status;
 	char stop[24]; /* why it stopped, as the server said */
