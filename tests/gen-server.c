@@ -226,8 +226,8 @@ int main(int argc, char **argv)
 			busy += slots[s].r != NULL;
 		if (!busy && next == n)
 			break;
-		if (!busy)
-			spin(100000); /* idle until the next burst */
+		if (!busy) /* idle until the next burst */
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	}
 	memory(1);
 	rc = ggmlviz_stop();
