@@ -248,6 +248,8 @@ tools_tested() { # name var what args...
 if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_llama" ]; then
 	note "llama.cpp's tools traced: scripts/build-llama-tools.sh, tests/test-llama-tools.sh"
 	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli and llama-server"
+	note "llama-server fleets: Prometheus scraping ggmlviz serve, merged OTLP, a second SIGINT, a short soak"
+	tools_tested llama-fleet LLAMA_TOOLS "llama-server (built already: nothing to do)"
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server
