@@ -531,7 +531,10 @@ START_TEST(first_lap_takes_no_page_fault)
 	ck_assert_int_eq(pthread_create(&t, NULL, first_lap, &l), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	/* (a sanitizer's shadow of the ring takes faults of its own: about 100 under ASan) */
 	ck_assert_msg(l.faults < 32, "%ld page faults in the first lap", l.faults);
+#endif
 	unlink(path);
 }
 END_TEST
