@@ -49,18 +49,21 @@ if [ "$ggml" = yes ] && [ -x examples/llama_trace ]; then
 	examples/make_tiny_llama demo.gguf --layers 8 --embd 512 --heads 8 --kv-heads 4 \
 		--ff 1408 --vocab 2048 --type q8_0
 	step "tracing llama.cpp: a 64-token prompt, then 32 tokens generated, on 2 CPU threads"
-	# GGML_VIZ_PEAK=2: the machine's peak measured first, so that stats says what bounds each op
-	GGML_VIZ_PEAK=2 examples/llama_trace --model demo.gguf --generate 32 --threads 2 \
-		--output "$trace"
+	# GGML_VIZ_PEAK=2: the machine's peak measured first, so that stats says what bounds each op;
+	# GGML_VIZ_MEMORY_TRACKING=1: the model's, the KV cache's and the compute buffers by device
+	GGML_VIZ_PEAK=2 GGML_VIZ_MEMORY_TRACKING=1 examples/llama_trace --model demo.gguf \
+		--generate 32 --threads 2 --output "$trace"
 	step "where the time went, by phase: prompt processing and generation, per token"
 	tools/ggmlviz stats "$trace" --by phase
 	step "each generated token, by op"
 	tools/ggmlviz stats "$trace" --by op --phase generation --top 8
 	step "each generated token, by layer"
 	tools/ggmlviz stats "$trace" --by layer --phase generation
-	step "the same in a browser: one HTML file, nothing fetched"
+	step "the same in a browser: one HTML file, nothing fetched, opening on the findings"
 	tools/ggmlviz report "$trace" -o "$top/report.html"
 	echo "open $top/report.html"
+	step "what slows it: each finding with its figures, why, and what to try"
+	tools/ggmlviz advise "$trace"
 elif [ "$ggml" = yes ] && [ -x examples/ggml_transformer ]; then
 	step "tracing a 4-layer transformer, 8 graph computations, on GGML's CPU backend"
 	examples/ggml_transformer --layers 4 --steps 8 --output "$trace"
@@ -79,6 +82,7 @@ The trace is $trace. Try:
   build/tools/ggmlviz info $trace
   build/tools/ggmlviz stats $trace --by step --top 5
   build/tools/ggmlviz stats $trace --by name --top 20
+  build/tools/ggmlviz stats $trace --by part --phase generation   (the model's parts, per layer)
   build/tools/ggmlviz report $trace -o report.html  (open it in any browser, offline)
   build/tools/ggmlviz export $trace -o demo.json   (open it in https://ui.perfetto.dev)
   build/tools/ggmlviz export -f perfetto $trace -o demo.pftrace   (Perfetto's own format, for long runs)

@@ -38,6 +38,8 @@
 #   every   GGML_VIZ_GPU_SAMPLE=1/1: every GPU kernel recorded
 #   steps   GGML_VIZ_OP_TIMING=0: steps and runs only, no op, no kernel
 #   nvtx    GGML_VIZ_NVTX=2: NVTX ranges for steps, runs and ops too
+#   memory  GGML_VIZ_MEMORY_TRACKING=1: the backend buffers, their devices
+#           and the scheduler's copies recorded too (what advise reads)
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -70,6 +72,7 @@ mode_env() {
 	every) echo "GGML_VIZ_GPU_SAMPLE=1/1" ;;
 	steps) echo "GGML_VIZ_OP_TIMING=0" ;;
 	nvtx) echo "GGML_VIZ_NVTX=2" ;;
+	memory) echo "GGML_VIZ_MEMORY_TRACKING=1" ;;
 	traced) ;;
 	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
 	esac
@@ -113,7 +116,9 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
         'ticks': 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0',
         'every': 'every GPU kernel recorded, GGML_VIZ_GPU_SAMPLE=1/1',
         'steps': 'steps and runs only, GGML_VIZ_OP_TIMING=0',
-        'nvtx': 'NVTX ranges too, GGML_VIZ_NVTX=2'}
+        'nvtx': 'NVTX ranges too, GGML_VIZ_NVTX=2',
+        'memory': 'memory tracked too (buffers, devices, the scheduler\'s copies), '
+                  'GGML_VIZ_MEMORY_TRACKING=1'}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 

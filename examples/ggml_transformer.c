@@ -60,6 +60,8 @@ static void usage(void)
 		"      --heads N        attention heads (default 4)\n"
 		"  -o, --output PATH    the trace (default ggml_transformer.ggmlviz; %%p = pid)\n"
 		"      --no-trace       compute without tracing, to compare\n"
+		"      --own-names      name the nodes t0, t1, ... as a program of its own may,\n"
+		"                       not as llama.cpp names them\n"
 		"      --ggml-libdir DIR  where GGML's libggml-cpu-*.so are\n"
 		"                       (default %s)\n"
 		"  -h, --help           this help\n"
@@ -85,7 +87,7 @@ static int parse_int(const char *option, const char *text, int min, int max, int
 	return 0;
 }
 
-enum { OPT_HEADS = 256, OPT_NO_TRACE, OPT_LIBDIR };
+enum { OPT_HEADS = 256, OPT_NO_TRACE, OPT_LIBDIR, OPT_OWN_NAMES };
 
 static const struct option long_options[] = {
 	{ "layers", required_argument, NULL, 'l' },
@@ -96,6 +98,7 @@ static const struct option long_options[] = {
 	{ "heads", required_argument, NULL, OPT_HEADS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
+	{ "own-names", no_argument, NULL, OPT_OWN_NAMES },
 	{ "ggml-libdir", required_argument, NULL, OPT_LIBDIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -113,6 +116,7 @@ static int parse_option(struct options *o, int c, const char *arg)
 	case OPT_HEADS: return parse_int("--heads", arg, 1, 256, &o->model.n_head);
 	case 'o': o->output = arg; return 0;
 	case OPT_NO_TRACE: o->trace = 0; return 0;
+	case OPT_OWN_NAMES: o->model.own_names = true; return 0;
 	case OPT_LIBDIR: o->libdir = arg; return 0;
 	case 'h': return 1;
 	default: return -EINVAL;

@@ -1,8 +1,9 @@
 /*
  * A tiny llama model, written with GGML's gguf API (see tiny-llama.h): the
- * keys of llama.cpp's "llama" architecture, an SPM vocabulary with byte
- * fallback, and F32 tensors named as llama.cpp expects them
- * (src/llama-arch.cpp of llama.cpp).
+ * keys of llama.cpp's "llama" architecture (or "gemma"'s), an SPM
+ * vocabulary with byte fallback, and tensors named as llama.cpp expects
+ * them (src/llama-arch.cpp of llama.cpp): a dense feed-forward, or a
+ * mixture of experts (Mixtral's layout: a router and 3-D expert matrices).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -38,6 +39,14 @@ void tiny_llama_params_init(struct tiny_llama_params *p)
 	p->n_ctx_train = 2048;
 	p->seed = 42;
 	p->type = GGML_TYPE_F32;
+	p->arch = "llama";
+	p->n_expert = 0;
+	p->n_expert_used = 0;
+}
+
+int tiny_llama_arch(const char *name)
+{
+	return strcmp(name, "llama") == 0 || strcmp(name, "gemma") == 0 ? 0 : -1;
 }
 
 /* ---- the vocabulary ---- */
@@ -120,20 +129,33 @@ static uint32_t file_type(enum ggml_type t)
 	}
 }
 
+/* The key "ARCH.what" of the model's architecture. */
+static const char *key(const struct tiny_llama_params *p, const char *what)
+{
+	static char k[96];
+
+	snprintf(k, sizeof k, "%s.%s", p->arch, what);
+	return k;
+}
+
 static void set_hparams(struct gguf_context *g, const struct tiny_llama_params *p)
 {
-	gguf_set_val_str(g, "general.architecture", "llama");
+	gguf_set_val_str(g, "general.architecture", p->arch);
 	gguf_set_val_str(g, "general.name", "tiny llama (libggmlviz tests)");
-	gguf_set_val_u32(g, "llama.context_length", (uint32_t)p->n_ctx_train);
-	gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)p->n_embd);
-	gguf_set_val_u32(g, "llama.block_count", (uint32_t)p->n_layer);
-	gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)p->n_ff);
-	gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)p->n_head);
-	gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)p->n_head_kv);
-	gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-	gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)(p->n_embd / p->n_head));
-	gguf_set_val_f32(g, "llama.rope.freq_base", 10000.0f);
-	gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)p->n_vocab);
+	gguf_set_val_u32(g, key(p, "context_length"), (uint32_t)p->n_ctx_train);
+	gguf_set_val_u32(g, key(p, "embedding_length"), (uint32_t)p->n_embd);
+	gguf_set_val_u32(g, key(p, "block_count"), (uint32_t)p->n_layer);
+	gguf_set_val_u32(g, key(p, "feed_forward_length"), (uint32_t)p->n_ff);
+	gguf_set_val_u32(g, key(p, "attention.head_count"), (uint32_t)p->n_head);
+	gguf_set_val_u32(g, key(p, "attention.head_count_kv"), (uint32_t)p->n_head_kv);
+	gguf_set_val_f32(g, key(p, "attention.layer_norm_rms_epsilon"), 1e-5f);
+	gguf_set_val_u32(g, key(p, "rope.dimension_count"), (uint32_t)(p->n_embd / p->n_head));
+	gguf_set_val_f32(g, key(p, "rope.freq_base"), 10000.0f);
+	gguf_set_val_u32(g, key(p, "vocab_size"), (uint32_t)p->n_vocab);
+	if (p->n_expert) { /* a mixture of experts: llama.cpp's llama reads these (Mixtral's) */
+		gguf_set_val_u32(g, key(p, "expert_count"), (uint32_t)p->n_expert);
+		gguf_set_val_u32(g, key(p, "expert_used_count"), (uint32_t)p->n_expert_used);
+	}
 	gguf_set_val_u32(g, "general.file_type", file_type(p->type)); /* llama_ftype */
 }
 
@@ -164,15 +186,19 @@ static enum ggml_type matrix_type(enum ggml_type want, int64_t ne0)
 	return ne0 % ggml_blck_size(want) == 0 ? want : GGML_TYPE_F16;
 }
 
-/* A weight filled from the seed (norms, of 1 dimension, are all ones), in its type. */
+/*
+ * A weight filled from the seed (norms, of 1 dimension, are all ones), in its
+ * type: a matrix of ne1 rows (0: a vector), ne2 of them (an expert each; 0: one).
+ */
 static struct ggml_tensor *weight(struct ggml_context *ctx, struct gguf_context *g,
-				  const char *name, int64_t ne0, int64_t ne1, uint32_t *rng,
-				  enum ggml_type type)
+				  const char *name, int64_t ne0, int64_t ne1, int64_t ne2,
+				  uint32_t *rng, enum ggml_type type)
 {
 	enum ggml_type as = ne1 ? matrix_type(type, ne0) : GGML_TYPE_F32;
-	struct ggml_tensor *t = ne1 ? ggml_new_tensor_2d(ctx, as, ne0, ne1)
-				    : ggml_new_tensor_1d(ctx, as, ne0);
-	int64_t n = ne0 * (ne1 ? ne1 : 1);
+	struct ggml_tensor *t = ne2 ? ggml_new_tensor_3d(ctx, as, ne0, ne1, ne2)
+				: ne1 ? ggml_new_tensor_2d(ctx, as, ne0, ne1)
+				      : ggml_new_tensor_1d(ctx, as, ne0);
+	int64_t rows = (ne1 ? ne1 : 1) * (ne2 ? ne2 : 1), n = ne0 * rows;
 	float *data = as == GGML_TYPE_F32 ? (float *)t->data : malloc((size_t)n * sizeof *data);
 
 	if (!data)
@@ -181,7 +207,7 @@ static struct ggml_tensor *weight(struct ggml_context *ctx, struct gguf_context 
 	for (int64_t i = 0; i < n; i++)
 		data[i] = ne1 ? ((float)(next_random(rng) % 16001) / 100000.0f - 0.08f) : 1.0f;
 	if (as != GGML_TYPE_F32) {
-		ggml_quantize_chunk(as, data, t->data, 0, ne1, ne0, NULL);
+		ggml_quantize_chunk(as, data, t->data, 0, rows, ne0, NULL);
 		free(data);
 	}
 	gguf_add_tensor(g, t);
@@ -192,36 +218,48 @@ static void add_tensors(struct ggml_context *ctx, struct gguf_context *g,
 			const struct tiny_llama_params *p)
 {
 	int64_t e = p->n_embd, kv = (int64_t)p->n_embd / p->n_head * p->n_head_kv, f = p->n_ff;
+	int64_t x = p->n_expert;
 	uint32_t rng = p->seed;
 	char name[64];
 
-	weight(ctx, g, "token_embd.weight", e, p->n_vocab, &rng, p->type);
+	weight(ctx, g, "token_embd.weight", e, p->n_vocab, 0, &rng, p->type);
 	for (int l = 0; l < p->n_layer; l++) {
+		/* a dense feed-forward, or (experts) the router and each expert's three matrices */
 		static const char *const parts[] = { "attn_norm", "attn_q", "attn_k", "attn_v",
 						     "attn_output", "ffn_norm", "ffn_gate",
 						     "ffn_down", "ffn_up" };
+		static const char *const moe[] = { "ffn_gate_inp", "ffn_gate_exps", "ffn_down_exps",
+						   "ffn_up_exps" };
 		const int64_t shape[9][2] = { { e, 0 }, { e, e }, { e, kv }, { e, kv }, { e, e },
 					      { e, 0 }, { e, f }, { f, e }, { e, f } };
-		for (int k = 0; k < 9; k++) {
+		const int64_t moe_shape[4][3] = { { e, x, 0 }, { e, f, x }, { f, e, x }, { e, f, x } };
+		for (int k = 0; k < (x ? 6 : 9); k++) {
 			snprintf(name, sizeof name, "blk.%d.%s.weight", l, parts[k]);
-			weight(ctx, g, name, shape[k][0], shape[k][1], &rng, p->type);
+			weight(ctx, g, name, shape[k][0], shape[k][1], 0, &rng, p->type);
+		}
+		for (int k = 0; x && k < 4; k++) {
+			snprintf(name, sizeof name, "blk.%d.%s.weight", l, moe[k]);
+			weight(ctx, g, name, moe_shape[k][0], moe_shape[k][1], moe_shape[k][2], &rng,
+			       p->type);
 		}
 	}
-	weight(ctx, g, "output_norm.weight", e, 0, &rng, p->type);
-	weight(ctx, g, "output.weight", e, p->n_vocab, &rng, p->type);
+	weight(ctx, g, "output_norm.weight", e, 0, 0, &rng, p->type);
+	if (strcmp(p->arch, "gemma") != 0) /* gemma's output is its token embedding */
+		weight(ctx, g, "output.weight", e, p->n_vocab, 0, &rng, p->type);
 }
 
 static size_t tensor_bytes(const struct tiny_llama_params *p)
 {
 	size_t e = (size_t)p->n_embd, kv = e / (size_t)p->n_head * (size_t)p->n_head_kv;
-	size_t per_layer = 2 * e + 2 * e * e + 2 * e * kv + 3 * e * (size_t)p->n_ff;
+	size_t x = (size_t)p->n_expert, ffn = 3 * e * (size_t)p->n_ff;
+	size_t per_layer = 2 * e + 2 * e * e + 2 * e * kv + (x ? e * x + x * ffn : ffn);
 
 	return 4 * (2 * e * (size_t)p->n_vocab + e + (size_t)p->n_layer * per_layer);
 }
 
 int tiny_llama_write(const char *path, const struct tiny_llama_params *p)
 {
-	struct ggml_init_params ip = { tensor_bytes(p) + (size_t)(9 * p->n_layer + 8) *
+	struct ggml_init_params ip = { tensor_bytes(p) + (size_t)(10 * p->n_layer + 8) *
 						       ggml_tensor_overhead(), NULL, false };
 	struct vocab v = { calloc((size_t)p->n_vocab, sizeof(char *)),
 			   calloc((size_t)p->n_vocab, sizeof(float)),

@@ -22,9 +22,15 @@ struct tiny_llama_params {
 	int n_ctx_train; /* the context length the model claims */
 	uint32_t seed;   /* of the weights, drawn uniformly in [-0.08, 0.08] */
 	enum ggml_type type; /* of the matrices (f32, f16, q8_0, q4_0, q4_K): GGML's own quantization */
+	const char *arch;    /* llama.cpp's architecture: "llama" or "gemma" */
+	int n_expert;        /* llama: experts of each layer's feed-forward (0: a dense one) */
+	int n_expert_used;   /* ... of which each token uses this many */
 };
 
-/* 4 layers, 256 wide, 4 heads of which 2 for keys and values, 688 feed-forward, 512 tokens, f32. */
+/*
+ * 4 layers, 256 wide, 4 heads of which 2 for keys and values, 688
+ * feed-forward, 512 tokens, f32, a dense llama.
+ */
 void tiny_llama_params_init(struct tiny_llama_params *p);
 
 /*
@@ -32,6 +38,10 @@ void tiny_llama_params_init(struct tiny_llama_params *p);
  * 0, or -1 for another name.
  */
 int tiny_llama_type(const char *name, enum ggml_type *type);
+
+/* The architectures tiny_llama_write() writes: "llama" (dense, or a mixture of experts) and
+ * "gemma" (GELU, the output tied to the token embedding, the embedding scaled). */
+int tiny_llama_arch(const char *name);
 
 /*
  * Writes the model to path; 0, or -1 after a message on stderr. Matrices

@@ -16,6 +16,7 @@
 
 void transformer_params_init(struct transformer_params *p)
 {
+	p->own_names = false;
 	p->n_layer = 4;
 	p->n_embd = 256;
 	p->n_head = 4;
@@ -227,6 +228,8 @@ static int make_graph(struct transformer *m)
 	m->result = named(ggml_mul_mat(ctx, m->output, cur), "result_output", -1);
 	ggml_set_output(m->result);
 	ggml_build_forward_expand(m->graph, m->result);
+	for (int i = 0; m->p.own_names && i < ggml_graph_n_nodes(m->graph); i++)
+		ggml_format_name(ggml_graph_node(m->graph, i), "t%d", i);
 	return 0;
 }
 

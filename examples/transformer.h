@@ -9,6 +9,7 @@
 #ifndef GGMLVIZ_EXAMPLES_TRANSFORMER_H
 #define GGMLVIZ_EXAMPLES_TRANSFORMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <ggml.h>
 #include <ggml-backend.h>
@@ -22,6 +23,7 @@ struct transformer_params {
 	int n_tokens; /* tokens per step (the batch) */
 	int n_vocab;  /* rows of the output projection */
 	uint32_t seed; /* of the weights and inputs: same seed, same results */
+	bool own_names; /* the nodes named "t0", "t1", ... as a program of its own may, not as llama.cpp */
 };
 
 /* One block's weights. */

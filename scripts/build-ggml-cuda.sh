@@ -95,11 +95,13 @@ command -v python3 >/dev/null 2>&1 || die "python3 is needed (it edits the copy 
 "$top/scripts/copy-edited-source.sh" "$src" "$copy" --cpu-shares --sched-graph-ids --sched-no-wait ||
 	die "nothing was built (the message above says what did not fit)"
 
+# GCC 12's AMX miscompile: GGML without AMX where this CPU would run it
+amx=$("$top/scripts/amx-check.sh")
 say "configuring in $build (CUDA: $cuda, architectures: $arch)"
 # shellcheck disable=SC2086 # the flags are words
 cmake -S "$copy" -B "$build" $generator -DCMAKE_BUILD_TYPE=Release \
-	-DCMAKE_C_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK" \
-	-DCMAKE_CXX_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK" \
+	-DCMAKE_C_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK $amx" \
+	-DCMAKE_CXX_FLAGS="-I$top/include -DGGMLVIZ_CPU_WEAK $amx" \
 	-DCMAKE_INSTALL_PREFIX="$dest" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_INSTALL_RPATH='$ORIGIN' \
 	-DBUILD_SHARED_LIBS=ON -DGGML_BACKEND_DL=OFF -DGGML_NATIVE=ON -DGGML_CUDA="$cuda" \
 	$cuda_flags -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_COMMON=OFF \

@@ -183,12 +183,15 @@ vulkan)
 	command -v glslc >/dev/null 2>&1 || die "--vulkan: no glslc (apt-get install glslc libvulkan-dev)"
 	backend_flags="-DGGML_NATIVE=ON -DGGML_VULKAN=ON" ;;
 esac
+# GCC 12's AMX miscompile: GGML without AMX where this CPU would run it
+amx=$("$top/scripts/amx-check.sh")
 generator=
 command -v ninja >/dev/null 2>&1 && generator="-G Ninja"
 say "configuring and building in $out/build (the log: $log)"
 # shellcheck disable=SC2086 # the generator's and the backend's words
 cmake -S "$out/src" -B "$out/build" $generator -DCMAKE_BUILD_TYPE=Release \
 	-DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=OFF $backend_flags \
+	-DCMAKE_C_FLAGS="$amx" -DCMAKE_CXX_FLAGS="$amx" \
 	-DCMAKE_PROJECT_INCLUDE="$contrib/ggmlviz.cmake" -Dggmlviz_DIR="$ggmlviz_dir" \
 	-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 	-DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF \

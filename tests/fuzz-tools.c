@@ -85,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						  "/dev/null", NULL });
 	run(cli_cmd_mem, (const char *const[]){ "mem", "-f", "json", path, NULL });
 	run(cli_cmd_diff, (const char *const[]){ "diff", path, path, NULL });
+	run(cli_cmd_advise, (const char *const[]){ "advise", "-f", "json", path, NULL });
 	run(cli_cmd_merge, (const char *const[]){ "merge", path, path, "-o", merged, NULL });
 	unlink(merged);
 	return 0;

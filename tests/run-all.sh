@@ -248,6 +248,12 @@ tools_tested() { # name var what args...
 if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_llama" ]; then
 	note "llama.cpp's tools traced: scripts/build-llama-tools.sh, tests/test-llama-tools.sh"
 	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli and llama-server"
+	if [ -x "$dir/llama-server" ]; then
+		note "ggmlviz advise on llama-server's requests: tests/test-advise-server.sh"
+		env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
+			sh "$top/tests/test-advise-server.sh" >"$top/build/advise-server.out" 2>&1
+		count_tap "$top/build/advise-server.out" "advise-server"
+	fi
 	note "llama-server fleets: Prometheus scraping ggmlviz serve, merged OTLP, a second SIGINT, a short soak"
 	tools_tested llama-fleet LLAMA_TOOLS "llama-server (built already: nothing to do)"
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"

@@ -146,6 +146,37 @@ sys.exit(0 if want['groups'] and cells == expect else 1)
 PY
 	ok $? "report of real opened on generation: the op table's PER TOKEN is stats --phase generation's"
 fi
+# the page opens on ggmlviz advise's findings, and has stats --by part's parts (#46)
+"$G" advise -f json "$T/real.ggmlviz" >"$T/real.advise.json" 2>/dev/null
+"$PYTHON3" - "$T/real.dom" "$T/real.advise.json" <<'PY'
+import json, re, sys
+dom = open(sys.argv[1], encoding='utf-8').read()
+want = [f['id'] for f in json.load(open(sys.argv[2]))['findings']]
+first = re.search(r'<section id="([^"]*)"', dom)
+box = re.search(r'<section id="findings-section"([^>]*)>(.*?)</section>', dom, re.S)
+have = re.findall(r'<div class="finding [a-z]+" id="finding-([^"]+)"', box.group(2) if box else '')
+print('# first section %s, findings %s against advise\'s %s' % (first and first.group(1), have, want))
+sys.exit(0 if first and first.group(1) == 'findings-section' and box and 'hidden' not in box.group(1)
+         and have == want else 1)
+PY
+ok $? "report of real: it opens on ggmlviz advise's findings, each of them"
+if [ -x "$top_builddir/examples/llama_trace" ]; then
+	"$G" stats -f json --by part "$T/real.ggmlviz" >"$T/real.parts.json"
+	"$PYTHON3" "$T/same.py" "$T/real.html" "$T/real.parts.json" by_part
+	ok $? "report of real: its parts are stats --by part's"
+	grep -q 'id="parts-box"' "$T/real.dom"
+	ok $? "report of real: the parts of the model drawn, each layer by part"
+	# a step of 2 slots, 1 token each, is generation in stats: the chart colours it so
+	"$top_builddir/examples/llama_trace" --model "$T/tiny.gguf" --generate 3 --sequences 2 \
+		--output "$T/slots.ggmlviz" >/dev/null
+	"$G" report "$T/slots.ggmlviz" -o "$T/slots.html" 2>/dev/null
+	chrome --dump-dom "file://$T/slots.html" >"$T/slots.dom"
+	want=$("$G" stats -f json --by step "$T/slots.ggmlviz" |
+		"$PYTHON3" -c 'import json,sys; print(" ".join(g["phase"] for g in json.load(sys.stdin)["groups"]))')
+	have=$(sed -n 's/.*id="steps-canvas"[^>]*data-colors="\([^"]*\)".*/\1/p;s/.*data-colors="\([^"]*\)"[^>]*id="steps-canvas".*/\1/p' "$T/slots.dom" | head -n 1)
+	[ -n "$want" ] && [ "$have" = "$want" ] && [ "$want" = "prompt generation generation generation" ]
+	ok $? "report of 2 slots: the By step chart colours each step by stats' phase ($have; stats: $want)"
+fi
 chrome --window-size=1400,1100 --screenshot="$T/real.png" "file://$T/real.html" >/dev/null
 [ "$(wc -c <"$T/real.png" 2>/dev/null || echo 0)" -gt 10000 ]
 ok $? "report of real: a screenshot is taken"

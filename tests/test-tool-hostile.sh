@@ -40,7 +40,7 @@ says() {
 }
 
 "$GEN" begins 1000000 "$T/begins.ggmlviz"
-for c in info stats export; do
+for c in info stats export advise; do
 	case $c in export) set -- export "$T/begins.ggmlviz" -o /dev/null ;; *) set -- "$c" "$T/begins.ggmlviz" ;; esac
 	bounded "begins-$c" "$G" "$@"
 done
@@ -51,6 +51,7 @@ says begins-info "begins not followed: 65536 were open at once" \
 bounded threads-info "$G" info "$T/threads.ggmlviz"
 says threads-info "records of more threads, not listed" "info: says threads were left out"
 bounded threads-stats "$G" stats --by thread "$T/threads.ggmlviz"
+bounded threads-advise "$G" advise "$T/threads.ggmlviz"
 bounded threads-export "$G" export "$T/threads.ggmlviz" -o /dev/null
 bounded threads-perfetto "$G" export -f perfetto "$T/threads.ggmlviz" -o /dev/null
 grep -q "more than 65536 threads and counters" "$T/threads-perfetto.err"
@@ -68,6 +69,8 @@ bounded big-dump "$G" dump "$T/big.ggmlviz"
 
 "$GEN" ops 1000000 "$T/ops.ggmlviz"
 bounded ops-stats "$G" stats -f json "$T/ops.ggmlviz"
+bounded ops-parts "$G" stats --by part "$T/ops.ggmlviz"
+bounded ops-advise "$G" advise "$T/ops.ggmlviz"
 says ops-stats '"name":"(other groups)"' "stats: groups past 65536 are one (other groups)"
 bounded ops-perfetto "$G" export -f perfetto "$T/ops.ggmlviz" -o /dev/null
 bounded ops-speedscope "$G" export -f speedscope "$T/ops.ggmlviz" -o -
@@ -77,6 +80,10 @@ bounded ops-diff "$G" diff "$T/ops.ggmlviz" "$T/ops.ggmlviz"
 
 "$GEN" allocs 1200000 "$T/allocs.ggmlviz"
 bounded allocs-mem "$G" mem "$T/allocs.ggmlviz"
+bounded allocs-info "$G" info "$T/allocs.ggmlviz"
+says allocs-info "allocations past the 65536 live ones followed" \
+	"info: memory by device follows 65536 live allocations, and says how many more"
+bounded allocs-advise "$G" advise "$T/allocs.ggmlviz"
 says allocs-mem "allocations not followed" "mem: says allocations were not followed"
 
 # a pipe: copied to a file, not read into memory

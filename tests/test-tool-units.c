@@ -512,6 +512,91 @@ START_TEST(steps_ranges)
 }
 END_TEST
 
+/*
+ * --by part: the names llama.cpp's graph builder gives (a dense llama, a
+ * mixture of experts, gemma: as the real traces of tests/tool-parts.py
+ * show them), GGML's suffixes and fused pairs, and names no rule places.
+ */
+START_TEST(parts_of_llama_names)
+{
+	static const struct {
+		const char *name, *op;
+		int part;
+	} cases[] = {
+		{ "embd", "GET_ROWS", CLI_PART_EMBEDDING },
+		{ "inp_scaled", "SCALE", CLI_PART_EMBEDDING },
+		{ "norm-0 + attn_norm-0", "RMS_NORM+MUL", CLI_PART_NORM },
+		{ "norm + result_norm", "RMS_NORM+MUL", CLI_PART_NORM },
+		{ "Qcur-12", "MUL_MAT", CLI_PART_ATTN_PROJ },
+		{ "Kcur-0", "ROPE", CLI_PART_ATTN_PROJ },
+		{ "Qcur_scaled-3", "SCALE", CLI_PART_ATTN_PROJ },
+		{ "cache_k_l0 (view)", "SET_ROWS", CLI_PART_KV_WRITE },
+		{ "cache_v_l31 (view) (copy of Vcur-31)", "CPY", CLI_PART_KV_WRITE },
+		{ "cache_k_l2 (view) (permuted)", "CONT", CLI_PART_ATTENTION }, /* read, not written */
+		{ "node_21", "FLASH_ATTN_EXT", CLI_PART_ATTENTION },
+		{ "kq_soft_max-4", "SOFT_MAX", CLI_PART_ATTENTION },
+		{ "kqv_out-1", "CONT", CLI_PART_ATTENTION },
+		{ "kqv_out-1", "MUL_MAT", CLI_PART_ATTN_OUT }, /* llama.cpp of 2024 */
+		{ "kqv_merged_cont-0", "CONT", CLI_PART_ATTENTION },
+		{ "attn_out-0", "MUL_MAT", CLI_PART_ATTN_OUT },
+		{ "ffn_inp-0", "ADD", CLI_PART_ATTN_OUT },
+		{ "sa_out-2", "ADD", CLI_PART_ATTN_OUT },
+		{ "ffn_gate-0", "MUL_MAT", CLI_PART_FFN },
+		{ "ffn_swiglu-0", "SWIGLU", CLI_PART_FFN },
+		{ "ffn_out-0", "MUL_MAT", CLI_PART_FFN },
+		{ "ffn_sqr(relu)-2", "SQR", CLI_PART_FFN },
+		{ "l_out-3", "ADD", CLI_PART_FFN },
+		{ "ffn_moe_logits-0", "MUL_MAT", CLI_PART_MOE_ROUTER },
+		{ "ffn_moe_argsort-0", "ARGSORT", CLI_PART_MOE_ROUTER },
+		{ "ffn_moe_weights_norm-0", "DIV", CLI_PART_MOE_ROUTER },
+		{ "ffn_moe_weights_sum_clamped-0", "CLAMP", CLI_PART_MOE_ROUTER },
+		{ "ffn_moe_gate-0", "MUL_MAT_ID", CLI_PART_MOE_EXPERTS },
+		{ "ffn_moe_weighted-0", "MUL", CLI_PART_MOE_EXPERTS },
+		{ "ffn_moe_out-0", "ADD", CLI_PART_MOE_EXPERTS },
+		{ "ffn_shexp-0", "MUL_MAT", CLI_PART_MOE_EXPERTS },
+		{ "result_output", "MUL_MAT", CLI_PART_OUTPUT },
+		{ "node_117", "GET_ROWS", CLI_PART_OTHER },
+		{ "", "MUL_MAT", CLI_PART_OTHER },
+		{ "-3", "ADD", CLI_PART_OTHER },
+		{ "my_layer-0", "MUL_MAT", CLI_PART_OTHER },
+		{ "norm", NULL, CLI_PART_NORM },
+		{ "cache_k_l0 (view)", NULL, CLI_PART_OTHER }, /* no op name: whether it writes, unknown */
+		{ "cache_k_l0 (view)", "op#42", CLI_PART_OTHER },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_msg(cli_part_of(cases[i].name, strlen(cases[i].name), cases[i].op) ==
+				      cases[i].part,
+			      "%s (%s): %s, not %s", cases[i].name, cases[i].op ? cases[i].op : "?",
+			      cli_part_names[cli_part_of(cases[i].name, strlen(cases[i].name),
+							 cases[i].op)],
+			      cli_part_names[cases[i].part]);
+	/* a label not NUL-terminated is read to its length only */
+	ck_assert_int_eq(cli_part_of("Qcur-0garbage", 6, "MUL_MAT"), CLI_PART_ATTN_PROJ);
+	ck_assert_int_eq(cli_part_of(NULL, 0, "MUL_MAT"), CLI_PART_OTHER);
+}
+END_TEST
+
+/* An unnamed product of attention's output is its output projection; any other stays (other). */
+START_TEST(parts_by_source)
+{
+	struct cli_part_seen seen;
+	struct ggmlviz_timing fa = { .ptr = 0x1000 }, wo = { .ptr = 0x2000, .src = { 7, 0x1000 } };
+	struct ggmlviz_timing other = { .ptr = 0x3000, .src = { 7, 0x2000 } };
+
+	memset(&seen, 0, sizeof seen);
+	ck_assert_int_eq(cli_part_place(&seen, &fa, CLI_PART_CLASS_NONE, "FLASH_ATTN_EXT"),
+			 CLI_PART_ATTENTION);
+	ck_assert_int_eq(cli_part_place(&seen, &wo, CLI_PART_CLASS_NONE, "MUL_MAT"),
+			 CLI_PART_ATTN_OUT);
+	ck_assert_int_eq(cli_part_place(&seen, &other, CLI_PART_CLASS_NONE, "MUL_MAT"),
+			 CLI_PART_OTHER);
+	wo.src[1] = 0x9999;
+	ck_assert_int_eq(cli_part_place(&seen, &wo, CLI_PART_CLASS_NONE, "MUL_MAT"),
+			 CLI_PART_OTHER);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -531,6 +616,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, shares_said_read_back);
 	tcase_add_test(tc, cold_first_step_edges);
 	tcase_add_test(tc, steps_ranges);
+	tcase_add_test(tc, parts_of_llama_names);
+	tcase_add_test(tc, parts_by_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -140,15 +140,21 @@ ok(rc == 0 and reqs and not bad,
    'each request in its bucket as stats --by request gives its figure, their count and sum; '
    'requests by status, their tokens, and tokens, steps and step time by phase as stats gives them',
    bad[:6])
-mem = {lab['device']: v for n, lab, v in samples if n == 'ggmlviz_tensor_memory_bytes'}
+mem = {(lab['device'], lab['kind']): v for n, lab, v in samples if n == 'ggmlviz_tensor_memory_bytes'}
+peak = {lab['device']: v for n, lab, v in samples if n == 'ggmlviz_tensor_memory_peak_bytes'}
 state = {lab['state']: v for n, lab, v in samples if n == 'ggmlviz_trace_state'}
-ok(mem == {'CPU': 0, 'CUDA0': 0} and state.get('ended') == 1 and sum(state.values()) == 1,
-   'memory by device (every buffer freed at the end), and the trace\'s state: ended', (mem, state))
+ok(set(mem) >= {('CPU', 'weights'), ('CUDA0', 'kv_cache')} and not any(mem.values()) and
+   peak == {'CPU': 27 << 20, 'CUDA0': 68 << 20} and state.get('ended') == 1 and sum(state.values()) == 1,
+   'memory by device and kind (every buffer freed at the end), each device\'s peak, and the '
+   'trace\'s state: ended', (mem, peak, state))
 ratio = [v for n, lab, v in samples if n == 'ggmlviz_op_time_ratio']
+parts = {lab['part']: v for n, lab, v in samples if n == 'ggmlviz_part_time_ratio'}
 ok(ratio and abs(sum(ratio) - 1) < 1e-3 and {lab['op'] for n, lab, v in samples
                                                if n == 'ggmlviz_op_time_ratio'} ==
-   {'RMS_NORM', 'MUL_MAT', 'ROPE', 'ADD'},
-   'op time share of the last window by op type, named, summing to 1', ratio)
+   {'RMS_NORM', 'MUL_MAT', 'ROPE', 'ADD'} and abs(sum(parts.values()) - 1) < 1e-3 and
+   'norm' in parts,
+   'op time share of the last window by op type and by model part, named, each summing to 1',
+   (ratio, parts))
 
 # ---- --buckets ----
 rc, text2, err = run(G, 'serve', '--once', '--buckets', '0.0005,0.002,0.01', trace)

@@ -245,7 +245,26 @@ enum ggmlviz_meta_kind {
 	 * state (enum ggmlviz_gpu_window), value2 = K << 32 | N, label = in
 	 * words. A trace without one records every step's kernels.
 	 */
-	GGMLVIZ_META_GPU_WINDOW = 13
+	GGMLVIZ_META_GPU_WINDOW = 13,
+	/**
+	 * The CPU threads a llama.cpp context computes with, and the CPUs
+	 * they may run on, written by the llama.cpp adapter (<ggmlviz/llama.h>)
+	 * at a context's first step of a session and whenever its threads
+	 * change: key = the context's address, value = threads generating
+	 * (n_threads) | threads for a batch (n_threads_batch) << 32, value2 =
+	 * CPUs this process may run on (its affinity) | CPUs online << 32 (0:
+	 * not known), label = in words. What `ggmlviz advise` compares.
+	 */
+	GGMLVIZ_META_THREADS = 14,
+	/**
+	 * The device a backend buffer lives on, and its memory, written by the
+	 * GGML adapter with the buffer's TENSOR_ALLOC (memory tracking on):
+	 * key = the buffer's address (the TENSOR_ALLOC's ptr), value = the
+	 * device's memory in bytes (0: not known), value2 = its free bytes
+	 * then, label = the device's name ("CPU" for host memory, "Vulkan0",
+	 * "CUDA0").
+	 */
+	GGMLVIZ_META_DEVICE = 15
 };
 
 /**

@@ -77,7 +77,11 @@
  *   graphs use, with its exact size: the model's weights ("weights
  *   CPU_Mapped"), the KV cache ("kv_cache CPU"), each backend's compute
  *   buffer ("compute CPU"); a compute buffer the scheduler replaces gets a
- *   TENSOR_FREE.
+ *   TENSOR_FREE; after each TENSOR_ALLOC, a META DEVICE naming the device
+ *   the buffer lives on, with its memory; and for each input the
+ *   scheduler copied into a run from another backend ("CUDA0#attn_norm-3#0"),
+ *   once per run, a COUNTER "sched_copy_bytes" of its bytes (what a model
+ *   split between backends moves).
  *
  * Each node's layer (OP_NODE) is the one its name says
  * (ggmlviz_layer_of_name(): "Qcur-3", "cache_k_l3"); a node GGML named

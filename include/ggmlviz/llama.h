@@ -53,7 +53,11 @@
  *   model's weights, the KV cache, each backend's compute buffer, each
  *   with its exact size (TENSOR_ALLOC, once per session), and their frees
  *   (TENSOR_FREE) where the program frees the context and the model
- *   through ggmlviz_llama_free() and ggmlviz_llama_model_free().
+ *   through ggmlviz_llama_free() and ggmlviz_llama_model_free(), and the
+ *   device each buffer lives on with its memory (META DEVICE);
+ * - at a context's first step of a session, and when its threads change,
+ *   the CPU threads it computes with and the CPUs this process may run
+ *   on (META THREADS), which `ggmlviz advise` compares.
  */
 
 #ifdef GGMLVIZ_DOXYGEN
@@ -204,6 +208,7 @@ void ggmlviz_llama_model_free(struct llama_model *model);
 #define GGMLVIZ_GGML_IMPLEMENTATION
 #endif
 #include <ggmlviz/ggml.h>
+#include <unistd.h> /* sysconf(): the CPUs online */
 
 #ifdef __cplusplus
 extern "C" {
@@ -303,6 +308,65 @@ static void ggmlviz_llama__step_seqs(struct llama_context *ctx, struct llama_bat
 	}
 }
 
+/* CPUs in a list such as "0-3,8,10-11" (/proc/self/status's Cpus_allowed_list); 0 if none. */
+static uint32_t ggmlviz_llama__cpu_list(const char *s)
+{
+	uint32_t n = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		char *end;
+		unsigned long lo = strtoul(s, &end, 10), hi = lo;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		n += hi >= lo && hi - lo < 65536 ? (uint32_t)(hi - lo + 1) : 0;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* The CPUs this process may run on (its affinity), from /proc; 0 where not known. */
+static uint32_t ggmlviz_llama__cpus_allowed(void)
+{
+	char line[4096];
+	uint32_t n = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && !n && fgets(line, sizeof line, f))
+		if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
+			n = ggmlviz_llama__cpu_list(line + 18 + strspn(line + 18, " \t"));
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * META THREADS: the threads ctx computes with, and the CPUs for them, at its
+ * first step of a session and when they change (what the last step of this
+ * thread said is kept: one compare a step otherwise).
+ */
+static void ggmlviz_llama__threads(struct llama_context *ctx)
+{
+	static __thread const void *said_ctx;
+	static __thread uint64_t said_session, said_threads;
+	uint64_t threads = (uint64_t)(uint32_t)llama_n_threads(ctx) |
+			   (uint64_t)(uint32_t)llama_n_threads_batch(ctx) << 32;
+	uint64_t session = ggmlviz_session();
+	long online;
+	uint32_t allowed;
+	char label[160];
+
+	if (said_ctx == ctx && said_session == session && said_threads == threads)
+		return;
+	said_ctx = ctx, said_session = session, said_threads = threads;
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	allowed = ggmlviz_llama__cpus_allowed();
+	snprintf(label, sizeof label, "%u threads generating, %u for a batch; this process may run "
+		 "on %u of %ld CPUs online", (unsigned)(uint32_t)threads, (unsigned)(threads >> 32),
+		 (unsigned)allowed, online > 0 ? online : 0L);
+	ggmlviz_meta(GGMLVIZ_META_THREADS, (uint64_t)(uintptr_t)ctx, threads,
+		     (uint64_t)allowed | (uint64_t)(online > 0 ? (uint32_t)online : 0u) << 32, label);
+}
+
 static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch batch,
 				   int32_t (*run)(struct llama_context *, struct llama_batch),
 				   const char *label)
@@ -315,8 +379,10 @@ static int32_t ggmlviz_llama__step(struct llama_context *ctx, struct llama_batch
 	phase = ggmlviz_llama_batch_phase(batch, &n_outputs);
 	n_tokens = (uint32_t)batch.n_tokens;
 	ggmlviz_step_begin(ctx, n_tokens, n_outputs, phase, label);
-	if (ggmlviz_is_active())
+	if (ggmlviz_is_active()) {
+		ggmlviz_llama__threads(ctx);
 		ggmlviz_llama__step_seqs(ctx, batch);
+	}
 	/* the buffers its graphs use first are the context's, or its model's (the weights) */
 	ggmlviz_ggml__owners(ctx, llama_get_model(ctx));
 	rc = run(ctx, batch);

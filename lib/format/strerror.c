@@ -59,7 +59,8 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 	static const char *const names[] = {
 		"UNKNOWN", "OP_NAME", "THREAD_NAME", "BACKEND_NAME",
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH", "GPU",         "PEAK",
-		"SAMPLE",  "SHARES",      "CLOCK",       "GPU_WINDOW",
+		"SAMPLE",  "SHARES",      "CLOCK",       "GPU_WINDOW",  "THREADS",
+		"DEVICE",
 	};
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
 }

@@ -18,6 +18,7 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "stats/stats.h"
+#include "memory/memory.h"
 
 static const char help[] =
 	"Usage: ggmlviz info FILE\n"
@@ -44,7 +45,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS (GGMLVIZ_META_GPU_WINDOW + 2) /* the kinds known (1 to the last), then all others */
+#define META_KINDS (GGMLVIZ_META_DEVICE + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -101,6 +102,9 @@ struct info {
 	struct drop drops[DROPS_SHOWN];
 	size_t ndrops;
 	struct ggmlviz_pairing *pairing;
+	struct cli_mem_devices mem;  /* memory by device and part */
+	uint64_t threads_ctx;        /* META THREADS: the last one's threads, CPUs; 0: none */
+	uint64_t ctx_threads, cpus;
 	int error; /* -ENOMEM */
 };
 
@@ -233,6 +237,10 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		if (ev->data.desc_set.mode == GGMLVIZ_DESC_SET_REPEAT)
 			info->ops_repeated += ev->data.desc_set.n_ops;
 	}
+	cli_mem_devices_event(&info->mem, ev);
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_THREADS)
+		info->threads_ctx = ev->data.meta.key, info->ctx_threads = ev->data.meta.value,
+		info->cpus = ev->data.meta.value2;
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		add_meta(info, ev);
 	} else {
@@ -598,6 +606,35 @@ static void print_drops(struct cli_out *o, const struct info *info,
 				    info->meta_kinds[GGMLVIZ_META_DROPPED] - info->ndrops);
 }
 
+/* META THREADS: the threads a llama.cpp context computes with, and the CPUs for them. */
+static void print_cpus(struct cli_out *o, const struct info *info)
+{
+	uint32_t allowed = (uint32_t)info->cpus, online = (uint32_t)(info->cpus >> 32);
+
+	if (!info->threads_ctx)
+		return;
+	cli_out_printf(o, "cpu:        %" PRIu32 " threads generating, %" PRIu32 " for a batch (the"
+		       " last llama.cpp context said); this process may run on ",
+		       (uint32_t)info->ctx_threads, (uint32_t)(info->ctx_threads >> 32));
+	if (allowed)
+		cli_out_printf(o, "%" PRIu32 " CPUs", allowed);
+	else
+		cli_out_str(o, "CPUs not said");
+	if (online)
+		cli_out_printf(o, " of %" PRIu32 " online", online);
+	cli_out_char(o, '\n');
+}
+
+/* The backend buffers by device and part, where memory was tracked. */
+static void print_memory(struct cli_out *o, const struct info *info)
+{
+	if (!info->mem.any)
+		return;
+	cli_out_str(o, "memory:     by device, the most of each part live at once, and its peak (its free\n"
+		       "            bytes: the least GGML said when one of its buffers was first used):\n");
+	cli_mem_devices_text(o, &info->mem, "  ");
+}
+
 static void print_info(struct cli_out *o, const struct info *info,
 		       const struct cli_input *in)
 {
@@ -616,12 +653,15 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_descriptions(o, info);
 	print_sampling(o, info);
 	print_gpu(o, info);
+	print_cpus(o, info);
+	print_memory(o, info);
 	print_pairs(o, info);
 	print_drops(o, info, in);
 }
 
 static void info_free(struct info *info)
 {
+	cli_mem_devices_free(&info->mem);
 	struct thread *t;
 	size_t cursor = 0;
 
@@ -656,6 +696,7 @@ int cli_cmd_info(struct cli *cli, int argc, char **argv)
 	while (ggmlviz_pairing_take(info.pairing, &timing) == 1) /* GPU runs tied at the end */
 		add_timing(&info, &timing);
 	cli_backends_name(&info.backends, &cli->names, in.r);
+	cli_mem_devices_end(&info.mem);
 	print_info(&o, &info, &in);
 	status = cli_input_report(&in);
 	if (info.error)

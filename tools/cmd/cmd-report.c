@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -21,14 +22,16 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "report/report.h"
+#include "advise/advise.h"
 
 static const char help[] =
 	"Usage: ggmlviz report [OPTIONS] FILE -o REPORT.html\n"
 	"\n"
 	"Write one self-contained HTML page that any current browser opens from disk,\n"
-	"with nothing fetched: a timeline of steps, graphs, runs of nodes and ops, a\n"
+	"with nothing fetched: first the findings of 'ggmlviz advise' (of the whole\n"
+	"trace), then a timeline of steps, graphs, runs of nodes and ops, a\n"
 	"lane per thread (zoom, pan, click for details); the op table of 'ggmlviz\n"
-	"stats'; the time by layer, phase, step and backend; memory over time; and the\n"
+	"stats'; the time by layer, part, phase, step and backend; memory over time; and the\n"
 	"trace's health in words. On a big trace, the ops too short to be seen past\n"
 	"--max-slices are summed into a density strip instead of drawn one by one.\n"
 	"\n"
@@ -135,6 +138,8 @@ static void third_pass(struct cli_report *rep, struct cli_input *in, struct cli_
 	int rc = ggmlviz_pairing_new(&pairing);
 
 	rep->r = in->r;
+	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++)
+		rep->by[i].reader = in->r; /* by part: ops placed as they come */
 	while (rc == 0 && !rep->error && cli_input_next(in, &ev) == 1) {
 		cli_report_record(rep, &ev);
 		rc = ggmlviz_pairing_add(pairing, &ev, &t);
@@ -195,13 +200,15 @@ static void groupings(struct cli_report *rep, const char *path)
 {
 	static const char *const keys[CLI_REPORT_BY_COUNT] = {
 		"by_op", "by_layer", "by_phase", "by_step", "by_backend", "by_op_prompt",
-		"by_op_generation", "by_layer_prompt", "by_layer_generation"
+		"by_op_generation", "by_layer_prompt", "by_layer_generation", "by_part",
+		"by_part_prompt", "by_part_generation"
 	};
 	static const int sorts[CLI_REPORT_BY_COUNT] = { CLI_SORT_TOTAL, CLI_SORT_ORDER,
 							 CLI_SORT_ORDER, CLI_SORT_ORDER,
 							 CLI_SORT_TOTAL, CLI_SORT_TOTAL,
 							 CLI_SORT_TOTAL, CLI_SORT_ORDER,
-							 CLI_SORT_ORDER };
+							 CLI_SORT_ORDER, CLI_SORT_TOTAL,
+							 CLI_SORT_TOTAL, CLI_SORT_TOTAL };
 
 	for (int i = 0; i < CLI_REPORT_BY_COUNT; i++) {
 		if (cli_agg_finish(&rep->by[i], rep->r) < 0)
@@ -255,6 +262,28 @@ static void summary(struct cli_report *rep, const struct cli_input *in,
 		cli_out_str(o, "null}");
 }
 
+/*
+ * The findings of ggmlviz advise, of the whole trace (passes of their own),
+ * as its JSON: the page opens on them. null where they could not be read.
+ */
+static void findings(struct cli *cli, struct cli_out *o, const char *path)
+{
+	struct cli_facts *f = calloc(1, sizeof *f);
+	struct cli_advice *a = calloc(1, sizeof *a);
+
+	cli_out_str(o, "\"findings\":");
+	if (f && a && cli_facts_read("report", path, cli, f, NULL) >= 0) {
+		cli_advise(f, a);
+		cli_advise_json(o, path, a);
+	} else {
+		cli_out_str(o, "null");
+	}
+	cli_out_char(o, ',');
+	if (f)
+		cli_facts_free(f);
+	free(f), free(a);
+}
+
 /* What the first two passes learn, before anything is written. */
 struct prepared {
 	struct cli_scan scan;
@@ -306,6 +335,7 @@ static int write_report(struct report_opts *x, struct cli_input *in, struct cli_
 	cli_out_str(o, "],\n");
 	cli_report_tail(&rep);
 	groupings(&rep, in->path);
+	findings(x->cli, o, in->path);
 	summary(&rep, in, &x->steps);
 	cli_out_str(o, "}");
 	cli_report_page_end(o);

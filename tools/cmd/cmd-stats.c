@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "advise/advise.h"
 #include "cmd/commands.h"
 #include "output/output.h"
 #include "input/input.h"
@@ -34,11 +35,15 @@ static const char help[] =
 	"                     (the GPU kernels, by their function's name), sequence\n"
 	"                     (each sequence of the batches, as llama-server's slots:\n"
 	"                     its prompt and generated tokens, and its share of its\n"
-	"                     steps' time, by tokens; text or JSON), or request (each\n"
+	"                     steps' time, by tokens; text or JSON), request (each\n"
 	"                     request to llama-server: its wait in the queue, its\n"
 	"                     prompt's time, its time to the first token, per\n"
 	"                     generated token and in all, with their p50, p95 and\n"
-	"                     p99; text or JSON)\n"
+	"                     p99; text or JSON), or part (each op in its part of a\n"
+	"                     llama.cpp model: embedding, attention-projections,\n"
+	"                     attention, attention-output, kv-cache-write, norm,\n"
+	"                     ffn, moe-router, moe-experts, output, or (other) where\n"
+	"                     its name places it in none; then each layer by part)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase);\n"
@@ -493,6 +498,8 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 	cli_out_not_shown(o, a->n - n);
 	if (a->by == CLI_BY_LAYER)
 		layer_note(o, a);
+	if (a->by == CLI_BY_PART)
+		cli_parts_text(o, a, per_token);
 	cli_window_note(o, a);
 	summed_note(o, a);
 	if (a->measured || a->backends.shares)
@@ -521,6 +528,62 @@ static void print_text(struct cli_out *o, const char *path, const struct cli_agg
 		cli_out_str(o, "(op names assumed from GGML's numbering of mid-2025, which the "
 			       "original ggml-viz wrote: the trace names none of its ops)\n");
 	cli_backends_text(o, &a->backends, "");
+	if (a->mem && a->mem->any) {
+		cli_out_str(o, "memory by device (the most of each part live at once, and the peak):\n");
+		cli_mem_devices_text(o, a->mem, "  ");
+	}
+}
+
+/* Keeps of a's findings those that slow the run (warn: the trace's own notes are stats' notes). */
+static void warn_only(struct cli_advice *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->f[i].level == CLI_ADVISE_WARN)
+			a->f[n++] = a->f[i];
+	a->n = n;
+}
+
+/*
+ * Reads path into a and, where its findings are said (text and JSON, the
+ * op times estimated as advise estimates them), into f and advice, in the
+ * same passes; its memory by device too. The command's exit status, or -1
+ * where path cannot be read.
+ */
+static int collect(struct cli *cli, const struct cli_group_opts *opts, const char *path,
+		   struct cli_agg *a, struct cli_facts *f, struct cli_advice *advice,
+		   struct cli_mem_devices *mem)
+{
+	int status;
+
+	if (opts->format == CLI_FORMAT_CSV || opts->raw_ticks || cli_as_ticks_on) {
+		status = cli_collect("stats", path, a);
+		if (status >= 0 && opts->format != CLI_FORMAT_CSV && cli_mem_devices_read(path, mem) == 0)
+			a->mem = mem;
+		return status;
+	}
+	status = cli_facts_read("stats", path, cli, f, a);
+	if (status == CLI_EXIT_OK) {
+		cli_advise(f, advice);
+		warn_only(advice);
+	}
+	if (f->mem.any)
+		a->mem = &f->mem;
+	return status;
+}
+
+/* ,"findings":[{"id":..,"level":..,"title":..}] (ggmlviz advise -f json says each whole). */
+static void findings_json(struct cli_out *o, const struct cli_advice *a)
+{
+	cli_out_str(o, ",\"findings\":[");
+	for (size_t i = 0; a && i < a->n; i++) {
+		cli_out_printf(o, "%s{\"id\":\"%s\",\"level\":\"warn\",\"title\":", i ? "," : "",
+			       a->f[i].id);
+		cli_json_cstr(o, a->f[i].title);
+		cli_out_char(o, '}');
+	}
+	cli_out_char(o, ']');
 }
 
 static void print_csv(struct cli_out *o, const struct cli_agg *a, uint64_t top)
@@ -596,6 +659,9 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	struct cli_group_opts opts = { CLI_BY_OP, -1, CLI_FORMAT_TEXT, UINT64_MAX, 0, false, { 0, 0 } };
 	struct cli_agg a;
 	struct cli_out o;
+	struct cli_mem_devices mem;
+	struct cli_facts *f;
+	struct cli_advice *advice;
 	int first, status = cli_parse(&cmd, argc, argv, &opts, &first);
 
 	if (status >= 0)
@@ -610,25 +676,34 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
 		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
 									   : CLI_SORT_TOTAL;
-	if (cli_out_open(&o, "stats", NULL) < 0)
+	f = calloc(1, sizeof *f), advice = calloc(1, sizeof *advice);
+	memset(&mem, 0, sizeof mem);
+	if (!f || !advice || cli_out_open(&o, "stats", NULL) < 0) {
+		free(f), free(advice);
 		return CLI_EXIT_DAMAGED;
+	}
 	cli_agg_init(&a, opts.by, &cli->names, &cli->dist_bytes);
 	a.phase = (uint32_t)opts.phase;
 	a.step_range = opts.step_range;
 	a.raw_ticks = opts.raw_ticks;
-	status = cli_collect("stats", argv[first], &a);
-	if (status < 0) {
-		cli_agg_free(&a);
-		cli_out_close(&o, "stats");
-		return CLI_EXIT_DAMAGED;
+	status = collect(cli, &opts, argv[first], &a, f, advice, &mem);
+	if (status >= 0) {
+		cli_agg_sort(&a, opts.sort);
+		if (opts.format == CLI_FORMAT_TEXT) {
+			print_text(&o, argv[first], &a, opts.top);
+			cli_advise_brief(&o, argv[first], advice);
+		} else if (opts.format == CLI_FORMAT_CSV) {
+			print_csv(&o, &a, opts.top);
+		} else {
+			a.extra_json = findings_json, a.extra_arg = advice;
+			cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
+		}
 	}
-	cli_agg_sort(&a, opts.sort);
-	if (opts.format == CLI_FORMAT_TEXT)
-		print_text(&o, argv[first], &a, opts.top);
-	else if (opts.format == CLI_FORMAT_CSV)
-		print_csv(&o, &a, opts.top);
-	else
-		cli_agg_json(&o, argv[first], &a, opts.top), cli_out_char(&o, '\n');
 	cli_agg_free(&a);
-	return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : status;
+	cli_facts_free(f);
+	cli_mem_devices_free(&mem);
+	free(f), free(advice);
+	if (cli_out_close(&o, "stats") || status < 0)
+		return CLI_EXIT_DAMAGED;
+	return status;
 }

@@ -35,13 +35,14 @@ static const char help[] =
 	"Follow a trace as it is written and show its last seconds, refreshed: tokens\n"
 	"per second of prompts and generation over their steps' time, as stats --by\n"
 	"phase gives them (in the last seconds and since the start), and over the last\n"
-	"seconds' wall time; the ops or the layers by their share of the last seconds\n"
-	"(with GB/s and what bounds them), a server's requests in flight and ended\n"
-	"with their latency percentiles, live tensor memory, dropped events, and the\n"
-	"trace's state: being written, ended, crashed, or no longer growing.\n"
+	"seconds' wall time; the ops, the layers or the model's parts (stats --by part)\n"
+	"by their share of the last seconds (with GB/s and what bounds them), a\n"
+	"server's requests in flight and ended with their latency percentiles, live\n"
+	"tensor memory, dropped events, and the trace's state: being written, ended,\n"
+	"crashed, or no longer growing.\n"
 	"\n"
-	"Keys: o ops, l layers, r requests; s the sort (time, count, name); p pause;\n"
-	"q quit.\n"
+	"Keys: o ops, l layers, m the model's parts, r requests; s the sort (time,\n"
+	"count, name); p pause; q quit.\n"
 	"\n"
 	"Options:\n"
 	"  -b, --batch N       no screen: a table every N seconds (as top -b); also\n"
@@ -49,6 +50,8 @@ static const char help[] =
 	"  -n, --iterations N  stop after N tables (batch) or redraws\n"
 	"      --replay SPEED  play a finished trace SPEED times as fast as it was\n"
 	"                      recorded (1: as it ran), instead of following it\n"
+	"      --view VIEW     what the table shows first: ops (default), layers,\n"
+	"                      parts or requests (the only view of a batch)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Ops are shown as ticked (the wait at GGML's barrier in the op after it):\n"
@@ -57,11 +60,14 @@ static const char help[] =
 	"be read, or is damaged; 2 bad command line.\n";
 
 #define OPT_REPLAY 0x101
+#define OPT_VIEW 0x102
 #define NS_PER_S 1000000000ull
 #define MIN_ROWS 13
 #define MIN_COLS 60
 
-enum { VIEW_OPS, VIEW_LAYERS, VIEW_REQUESTS };
+/* The groupings' views are the window's kinds (0 ops, 1 layers, 2 parts: cli_recent_groups()). */
+enum { VIEW_OPS, VIEW_LAYERS, VIEW_PARTS, VIEW_REQUESTS };
+static const char *const view_names[] = { "ops", "layers", "parts", "requests", NULL };
 enum { SORT_TIME, SORT_COUNT, SORT_NAME, SORTS };
 static const char *const sort_names[SORTS] = { "time", "count", "name" };
 
@@ -94,6 +100,8 @@ static int option(void *ctx, int c, char *arg)
 		return 0;
 	case 'n':
 		return cli_parse_count("top", "--iterations", arg, &tp->iterations);
+	case OPT_VIEW:
+		return cli_parse_choice("top", "--view", arg, view_names, &tp->view);
 	case OPT_REPLAY:
 		tp->replay = strtod(arg, NULL);
 		if (!(tp->replay > 0) || tp->replay > 1e6)
@@ -108,6 +116,7 @@ static int option(void *ctx, int c, char *arg)
 static const struct option longopts[] = {
 	{ "batch", required_argument, NULL, 'b' }, { "iterations", required_argument, NULL, 'n' },
 	{ "replay", required_argument, NULL, OPT_REPLAY }, { "help", no_argument, NULL, 'h' },
+	{ "view", required_argument, NULL, OPT_VIEW },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -118,8 +127,12 @@ static const struct cli_cmd cmd = { "top", help, "b:n:", longopts, 1, 1, option 
 /* Opens the trace from its start, the window empty; 0, or the reader's code (nothing left open). */
 static int open_trace(struct top *tp)
 {
+	int rc;
+
 	tp->has_next = false;
-	return cli_follow_open(&tp->f, tp->path);
+	if ((rc = cli_follow_open(&tp->f, tp->path)) == 0)
+		tp->w->reader = tp->f.r; /* the ops' names, to place them in parts */
+	return rc;
 }
 
 /* Closes what is open of the trace; the window emptied (its names were the reader's). */
@@ -163,6 +176,7 @@ static void advance(struct top *tp)
 	if (rc != 0) { /* read again from its start, or not readable now: what was drawn goes */
 		cli_recent_free(tp->w);
 		memset(tp->w, 0, sizeof *tp->w);
+		tp->w->reader = tp->f.r; /* the ops' names, to place them in parts */
 		tp->has_next = false;
 		if (rc < 0)
 			return;
@@ -259,8 +273,10 @@ static const struct top *sorting;
 static const char *group_name(const struct top *tp, int kind, uint64_t key,
 			      char buf[CLI_OP_NAME_MAX])
 {
-	if (kind == 0)
+	if (kind == VIEW_OPS)
 		return cli_op_name(&tp->cli->names, tp->f.r, (uint32_t)(key - 1), buf);
+	if (kind == VIEW_PARTS)
+		return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
 	if (key < 2)
 		return "(none)";
 	snprintf(buf, CLI_OP_NAME_MAX, "%" PRIu64, key - 2);
@@ -317,7 +333,7 @@ static void groups_table(struct top *tp, struct cli_out *o, size_t rows)
 	sort_kind = tp->sort, sorting = tp;
 	qsort(g, n, sizeof *g, by_sort);
 	cli_table_init(&t, tp->w->peak.known ? 6 : 5);
-	cli_table_add(&t, tp->view ? "LAYER" : "OP");
+	cli_table_add(&t, tp->view == VIEW_PARTS ? "PART" : tp->view ? "LAYER" : "OP");
 	cli_table_add(&t, "COUNT");
 	cli_table_add(&t, "TIME");
 	cli_table_add(&t, "SHARE");
@@ -414,6 +430,7 @@ static void key(struct top *tp, int c)
 	case 'p': case ' ': tp->paused = !tp->paused; break;
 	case 'o': tp->view = VIEW_OPS; break;
 	case 'l': tp->view = VIEW_LAYERS; break;
+	case 'm': tp->view = VIEW_PARTS; break;
 	case 'r': tp->view = VIEW_REQUESTS; break;
 	case 's': tp->sort = (tp->sort + 1) % SORTS; break;
 	default: break;
@@ -432,7 +449,7 @@ static void draw(struct top *tp)
 			       MIN_COLS, MIN_ROWS);
 	} else {
 		render(tp, &o, (size_t)rows - 12);
-		cli_out_printf(&o, "\nkeys: o ops  l layers  r requests  s sort (%s)  p pause  q quit",
+		cli_out_printf(&o, "\nkeys: o ops  l layers  m parts  r requests  s sort (%s)  p pause  q quit",
 			       sort_names[tp->sort]);
 	}
 	cli_term_draw(o.buf, o.len, rows, cols);

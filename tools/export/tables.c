@@ -24,6 +24,7 @@
 #include "input/input.h"
 #include "memory/memory.h"
 #include "output/output.h"
+#include "stats/stats.h"
 #include "stats/ticks.h"
 
 /* ---- the tables ---- */
@@ -38,7 +39,7 @@ static const struct cli_column ops_cols[] = {
 	{ "type", T },	{ "flops", I },	     { "bytes_read", I }, { "bytes_written", I },
 	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { "run_start", I },
 	{ "compute_start_ns", I }, { "compute_ns", I }, { "wait_moved_ns", I }, { "above_floor_ns", I },
-	{ NULL, 0 }
+	{ "part", T }, { NULL, 0 }
 };
 static const struct cli_column run_starts_cols[] = {
 	{ "trace", T },	   { "pid", I },      { "thread", I },	       { "step", I },
@@ -85,7 +86,7 @@ static const struct cli_column requests_cols[] = {
 #undef I
 
 const struct cli_table_def cli_tables[CLI_TABLE_COUNT] = {
-	[CLI_TABLE_OPS] = { "ops", ops_cols, "op layer step phase" },
+	[CLI_TABLE_OPS] = { "ops", ops_cols, "op layer step phase part" },
 	[CLI_TABLE_STEPS] = { "steps", steps_cols, "step phase" },
 	[CLI_TABLE_SPLITS] = { "splits", splits_cols, "step backend" },
 	[CLI_TABLE_KERNELS] = { "kernels", kernels_cols, "step name" },
@@ -104,6 +105,7 @@ struct rows {
 	const char *trace;
 	uint64_t pid;
 	struct cli_live live;
+	struct cli_part_seen seen; /* the latest ops' parts (stats --by part) */
 	struct cli_val v[32];
 	size_t n;
 	int error;
@@ -167,7 +169,8 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	static const char *const methods[] = { "unknown", "sync", "tick", "gpu", "measured" };
 	uint64_t begin = e->held ? e->ticked_begin_ns : t->begin_ns;
 	uint64_t ns = e->held ? e->ticked_ns : t->duration_ns;
-	char op[CLI_OP_NAME_MAX], backend[24];
+	char buf[CLI_OP_NAME_MAX], backend[24];
+	const char *op = cli_op_name(&w->cli->names, w->r, t->op_type, buf);
 
 	head(w, t);
 	cstr(w, phase_of(t));
@@ -176,7 +179,7 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	else
 		none(w);
 	text(w, t->label, t->label_len);
-	cstr(w, cli_op_name(&w->cli->names, w->r, t->op_type, op));
+	cstr(w, op);
 	cstr(w, cli_backend_name(&w->cli->names, w->r, t->backend_ptr, backend));
 	cstr(w, methods[t->method < 5 ? t->method : 0]);
 	num(w, (int64_t)begin);
@@ -195,6 +198,8 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	num(w, (int64_t)t->duration_ns);
 	num(w, (int64_t)e->wait_ns);
 	num(w, (int64_t)e->above_ns);
+	cstr(w, cli_part_names[cli_part_place(&w->seen, t, cli_part_class(t->label, t->label_len),
+					       op)]);
 	put(w, CLI_TABLE_OPS);
 }
 

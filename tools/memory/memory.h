@@ -91,6 +91,48 @@ struct cli_mem {
 	uint64_t end_bytes, end_count;      /* live at the end */
 };
 
+/* ---- Memory by device and part (devices.c): info, stats, advise ---- */
+
+/* What an adapter's buffer holds, by its label's first word. */
+enum { CLI_MEM_WEIGHTS, CLI_MEM_KV, CLI_MEM_COMPUTE, CLI_MEM_OTHER, CLI_MEM_ROLES };
+extern const char *const cli_mem_role_names[CLI_MEM_ROLES]; /* "weights", "KV cache", ... */
+
+#define CLI_MEM_DEVICES 16
+#define CLI_MEM_DEVICE_BUFFERS 65536 /* live allocations followed by device; more are counted */
+
+/* One device (META DEVICE's name; else a buffer's own name, or "(not said)"). */
+struct cli_mem_device {
+	char name[32];
+	uint64_t live, peak;                  /* bytes live now, and the most at once */
+	uint64_t role_live[CLI_MEM_ROLES];    /* ... by part */
+	uint64_t role_peak[CLI_MEM_ROLES];    /* the most of each part at once */
+	uint64_t at_peak[CLI_MEM_ROLES];      /* each part's bytes when the device peaked */
+	uint64_t total;                       /* its memory (META DEVICE), 0: not said */
+	uint64_t free_seen;                   /* the least free when one of its buffers was first used */
+};
+
+struct cli_mem_devices {
+	struct cli_mem_device d[CLI_MEM_DEVICES];
+	size_t n;
+	bool any;            /* the trace has TENSOR_ALLOC records */
+	bool devices_said;   /* ... and META DEVICE records */
+	uint64_t devices_over, untracked;
+	struct cli_htab live; /* the buffers live, by address */
+	void *pending;        /* the buffer recorded last, its device not known yet */
+	int error;
+};
+
+/* A record read, in file order (zeroed first); after the last, cli_mem_devices_end(). */
+void cli_mem_devices_event(struct cli_mem_devices *m, const struct ggmlviz_event *ev);
+void cli_mem_devices_end(struct cli_mem_devices *m);
+/* Reads path's records (a reader of its own); 0, -ENOMEM, or -1 where path cannot be read again. */
+int cli_mem_devices_read(const char *path, struct cli_mem_devices *m);
+void cli_mem_devices_free(struct cli_mem_devices *m);
+/* A line per device: its parts' most, its peak, its memory where said. */
+void cli_mem_devices_text(struct cli_out *o, const struct cli_mem_devices *m, const char *indent);
+/* The same as a JSON array. */
+void cli_mem_devices_json(struct cli_out *o, const struct cli_mem_devices *m);
+
 void cli_mem_print_text(struct cli_out *o, const struct cli_mem *m);
 void cli_mem_print_json(struct cli_out *o, const struct cli_mem *m);
 

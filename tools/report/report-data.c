@@ -26,7 +26,8 @@ int cli_report_init(struct cli_report *rep, struct cli_out *o, struct cli_names 
 {
 	static const int bys[CLI_REPORT_BY_COUNT] = { CLI_BY_OP, CLI_BY_LAYER, CLI_BY_PHASE,
 						      CLI_BY_STEP, CLI_BY_BACKEND, CLI_BY_OP,
-						      CLI_BY_OP, CLI_BY_LAYER, CLI_BY_LAYER };
+						      CLI_BY_OP, CLI_BY_LAYER, CLI_BY_LAYER,
+						      CLI_BY_PART, CLI_BY_PART, CLI_BY_PART };
 
 	memset(rep, 0, sizeof *rep);
 	rep->o = o;
@@ -41,6 +42,8 @@ int cli_report_init(struct cli_report *rep, struct cli_out *o, struct cli_names 
 	rep->by[CLI_REPORT_BY_OP_GENERATION].phase = GGMLVIZ_PHASE_GENERATION;
 	rep->by[CLI_REPORT_BY_LAYER_PROMPT].phase = GGMLVIZ_PHASE_PROMPT;
 	rep->by[CLI_REPORT_BY_LAYER_GENERATION].phase = GGMLVIZ_PHASE_GENERATION;
+	rep->by[CLI_REPORT_BY_PART_PROMPT].phase = GGMLVIZ_PHASE_PROMPT;
+	rep->by[CLI_REPORT_BY_PART_GENERATION].phase = GGMLVIZ_PHASE_GENERATION;
 	rep->bins = calloc((size_t)CLI_REPORT_LANES * CLI_REPORT_BINS, sizeof *rep->bins);
 	rep->mem_bins = calloc(CLI_REPORT_BINS, sizeof *rep->mem_bins);
 	cli_report_string(rep, "\u2026", 3); /* id 0: a name past the limit */

@@ -34,7 +34,8 @@
 /* The groupings the page shows, each as `stats --by` computes it. */
 enum { CLI_REPORT_BY_OP, CLI_REPORT_BY_LAYER, CLI_REPORT_BY_PHASE, CLI_REPORT_BY_STEP,
        CLI_REPORT_BY_BACKEND, CLI_REPORT_BY_OP_PROMPT, CLI_REPORT_BY_OP_GENERATION,
-       CLI_REPORT_BY_LAYER_PROMPT, CLI_REPORT_BY_LAYER_GENERATION, CLI_REPORT_BY_COUNT };
+       CLI_REPORT_BY_LAYER_PROMPT, CLI_REPORT_BY_LAYER_GENERATION, CLI_REPORT_BY_PART,
+       CLI_REPORT_BY_PART_PROMPT, CLI_REPORT_BY_PART_GENERATION, CLI_REPORT_BY_COUNT };
 
 struct cli_report {
 	struct cli_out *o;
@@ -47,7 +48,7 @@ struct cli_report {
 	uint64_t slices, ops_binned;
 	uint64_t kernels_hidden; /* GPU kernels too short to draw (their ops' time is binned) */
 	uint64_t kernels;        /* GPU kernels read */
-	char gpu_note[320];      /* META GPU's: whether kernels were recorded, or why not */
+	char gpu_note[1536];     /* META GPU's: whether kernels were recorded, or why not (the writer's are under 1280) */
 	bool has_gpu_note;
 	uint64_t pid;           /* of the records being read (PROCESS records change it) */
 

@@ -571,6 +571,25 @@
 		return box;
 	}
 
+	/*
+	 * A picker of the phase a box shows (id key-phase): every step, the prompt's, or
+	 * generation's (a phase's with its op time per token); redraw(agg) draws one.
+	 */
+	function phasePicker(box, key, aggs, redraw) {
+		var pick = el('select', { id: key + '-phase' }), hint = el('div', { 'class': 'hint' });
+		[['all', 'every step'], ['prompt', 'prompt only'], ['generation', 'generation only']]
+			.forEach(function (o) { pick.appendChild(el('option', { value: o[0] }, o[1])); });
+		hint.appendChild(pick);
+		box.insertBefore(hint, box.children[1]);
+		pick.addEventListener('change', function () { redraw(aggs[pick.value]); });
+	}
+
+	function perToken(agg, share) {
+		return function (g) {
+			return share(g) + (agg.tokens ? ', ' + fmtNs(g.total_ns / agg.tokens) + ' per token' : '');
+		};
+	}
+
 	/* The layers, of every step or of one phase's (a phase's with its op time per token). */
 	function layerBars(total, share) {
 		var all = D.by_layer;
@@ -581,18 +600,73 @@
 			'llama.cpp the token embedding, the output norm and the output projection' : undefined);
 		if (!D.by_op.steps)
 			return;
-		var pick = el('select', { id: 'layers-phase' }), hint = el('div', { 'class': 'hint' });
-		[['all', 'every step'], ['prompt', 'prompt only'], ['generation', 'generation only']]
-			.forEach(function (o) { pick.appendChild(el('option', { value: o[0] }, o[1])); });
-		hint.appendChild(pick);
-		box.insertBefore(hint, box.querySelector('.bars'));
-		pick.addEventListener('change', function () {
-			var agg = { all: all, prompt: D.by_layer_prompt, generation: D.by_layer_generation }[pick.value];
-			var label = function (g) {
-				return share(g) + (agg.tokens ? ', ' + fmtNs(g.total_ns / agg.tokens) + ' per token' : '');
-			};
-			box.replaceChild(barGrid(agg.groups, total, label), box.querySelector('.bars'));
+		phasePicker(box, 'layers', { all: all, prompt: D.by_layer_prompt, generation: D.by_layer_generation },
+			function (agg) {
+				box.replaceChild(barGrid(agg.groups, total, perToken(agg, share)), box.querySelector('.bars'));
+			});
+	}
+
+	var PART_COLORS = ['#8e6bbf', '#e08a2e', '#3b6fd8', '#2aa198', '#b58900', '#8a8f99', '#2e7d32',
+		'#c0392b', '#d33682', '#1d2330', '#c9ced8'];
+
+	/* Each layer as a bar of its parts (stats --by part's by layer), per token for a phase. */
+	function partLayers(agg) {
+		var grid = el('div', { 'class': 'bars part-layers' }), max = 0, names = D.by_part.part_names;
+		agg.by_layer.forEach(function (l) {
+			var sum = 0;
+			names.forEach(function (p) { sum += l[p] || 0; });
+			l.sum = sum;
+			max = Math.max(max, sum);
 		});
+		agg.by_layer.forEach(function (l) {
+			if (!l.sum) return;
+			grid.appendChild(el('div', {}, l.layer === null ? '(none)' : 'layer ' + l.layer));
+			var bar = el('div', { 'class': 'stack' });
+			bar.style.width = (max ? 100 * l.sum / max : 0) + '%';
+			names.forEach(function (p, i) {
+				if (!l[p]) return;
+				var seg = el('span', { title: p + ': ' + fmtNs(agg.tokens ? l[p] / agg.tokens : l[p]) });
+				seg.style.width = 100 * l[p] / l.sum + '%';
+				seg.style.background = PART_COLORS[i % PART_COLORS.length];
+				bar.appendChild(seg);
+			});
+			grid.appendChild(bar);
+			grid.appendChild(el('div', { 'class': 'bar-label' },
+				fmtNs(agg.tokens ? l.sum / agg.tokens : l.sum) + (agg.tokens ? ' per token' : '')));
+		});
+		return grid;
+	}
+
+	/* The parts of a llama.cpp model (stats --by part), then each layer by its parts. */
+	function partBars(total, share) {
+		var all = D.by_part;
+		if (!all || !all.ops) return;
+		var note = all.parts_named ? (all.other.ops ? '(other): ' + all.other.ops + ' ops whose name places ' +
+			'them in no part, never guessed' + all.other.by_op.map(function (o) {
+				return '; ' + o.op + ' ' + o.count + ' (such as ' + o.example + ')';
+			}).join('') : 'every op placed by its name') :
+			(all.tensor_names ? 'No op of this trace has a name that llama.cpp\u2019s graph builder gives: ' +
+				'every op is (other).' : 'No op of this trace has a tensor name (the original ggml-viz ' +
+				'wrote none): every op is (other).');
+		var box = bars('By part of the model', all.groups, total, share, note);
+		box.id = 'parts-box';
+		if (!all.parts_named) return;
+		var legend = el('div', { 'class': 'hint' });
+		all.part_names.forEach(function (p, i) {
+			var sw = el('span', { 'class': 'swatch' });
+			sw.style.background = PART_COLORS[i % PART_COLORS.length];
+			legend.appendChild(sw);
+			legend.appendChild(document.createTextNode(p + ' '));
+		});
+		box.appendChild(el('h3', {}, 'Each layer by part'));
+		box.appendChild(legend);
+		box.appendChild(partLayers(all));
+		if (!D.by_op.steps) return;
+		phasePicker(box, 'parts', { all: all, prompt: D.by_part_prompt, generation: D.by_part_generation },
+			function (agg) {
+				box.replaceChild(barGrid(agg.groups, total, perToken(agg, share)), box.querySelector('.bars'));
+				box.replaceChild(partLayers(agg), box.querySelector('.part-layers'));
+			});
 	}
 
 	/* Every step as a column, its height its time, its color its phase; hover for it. */
@@ -600,7 +674,8 @@
 		var box = el('div', { 'class': 'group-box' }), c = el('canvas', { id: 'steps-canvas' });
 		var info = el('div', { 'class': 'hint' }, 'Each column is a step (' + groups.length +
 			(D.by_step.groups_not_shown ? ' shown of ' + (groups.length + D.by_step.groups_not_shown) : '') +
-			'): prompt in orange, generation in blue; hover for its figures.');
+			'): prompt in orange, generation in blue (the phase stats gives each); hover for its ' +
+			'figures.');
 		box.appendChild(el('h3', {}, 'By step'));
 		box.appendChild(info);
 		box.appendChild(c);
@@ -611,16 +686,20 @@
 		var g = c.getContext('2d'), max = 0, n = groups.length, cw = w / Math.max(n, 1);
 		g.setTransform(ratio, 0, 0, ratio, 0, 0);
 		groups.forEach(function (s) { max = Math.max(max, s.step_ns || 0); });
+		/* a step's color is its phase as stats gives it (not its tokens: 2 slots of 1 token generate) */
+		var colors = { prompt: '#e08a2e', generation: '#3b6fd8', unknown: '#8a8f99' };
+		var colorOf = function (s) { return colors[s.phase] ? s.phase : 'unknown'; };
+		c.setAttribute('data-colors', groups.map(colorOf).join(' '));
 		groups.forEach(function (s, i) {
 			var y = (s.step_ns || 0) / (max || 1) * (h - 6);
-			g.fillStyle = s.tokens > 1 ? '#e08a2e' : '#3b6fd8';
+			g.fillStyle = colors[colorOf(s)];
 			g.fillRect(i * cw, h - y, Math.max(cw - (cw > 3 ? 1 : 0), 1), y);
 		});
 		c.addEventListener('mousemove', function (e) {
 			var s = groups[Math.floor(e.offsetX / cw)];
 			if (s)
-				info.textContent = 'step ' + s.name + ': ' + fmtNs(s.step_ns) + ', ' + s.tokens +
-					' tokens, ' + s.count + ' ops taking ' + fmtNs(s.total_ns);
+				info.textContent = 'step ' + s.name + ' (' + s.phase + '): ' + fmtNs(s.step_ns) + ', ' +
+					s.tokens + ' tokens, ' + s.count + ' ops taking ' + fmtNs(s.total_ns);
 		});
 	}
 
@@ -735,6 +814,7 @@
 						fmtNs(g.ns_per_token) + ' per token, ' + fixed(g.tokens_per_s, 1) + ' tokens/s';
 				});
 		layerBars(total, share);
+		partBars(total, share);
 		if (D.by_step.steps)
 			stepChart(D.by_step.groups);
 		var gen = D.by_step.groups.filter(function (s) {
@@ -816,11 +896,41 @@
 		});
 	}
 
+	/* ---- findings: ggmlviz advise's, first ---- */
+
+	function findings() {
+		var F = D.findings, box = document.getElementById('findings');
+		if (!F) return;
+		document.getElementById('findings-section').hidden = false;
+		if (!F.findings.length)
+			box.appendChild(el('p', { 'class': 'ok' }, 'No finding: each rule applied found nothing' +
+				' to say (the rules not applied are listed below).'));
+		F.findings.forEach(function (x) {
+			var d = el('div', { 'class': 'finding ' + x.level, id: 'finding-' + x.id });
+			d.appendChild(el('h3', {}, '[' + x.level + '] ' + x.id + ': ' + x.title));
+			[['seen', x.seen], ['threshold', x.threshold], ['why', x.why], ['try', x['try']]]
+				.forEach(function (kv) {
+					var p = el('p', {});
+					p.appendChild(el('b', {}, kv[0] + ': '));
+					p.appendChild(document.createTextNode(kv[1]));
+					d.appendChild(p);
+				});
+			box.appendChild(d);
+		});
+		var not = F.rules.filter(function (r) { return !r.applied; });
+		if (not.length) {
+			var ul = el('ul', { 'class': 'hint' });
+			not.forEach(function (r) { ul.appendChild(el('li', {}, r.id + ': not applied: ' + r.why_not)); });
+			box.appendChild(ul);
+		}
+	}
+
 	function run(step) {
 		try { step(); } catch (e) { fail(step.name + ': ' + e.message); }
 	}
 	document.getElementById('details').textContent = 'Click a slice of the timeline for its details.';
 	run(summary);
+	run(findings);
 	run(health);
 	run(timeline);
 	run(opTable);

@@ -18,6 +18,8 @@
 static const char *const phases[3] = { "unknown", "prompt", "generation" };
 static const char *const statuses[3] = { "done", "cancelled", "failed" };
 static const char *const token_kinds[3] = { "prompt", "cached", "generated" };
+/* memory/devices.c's parts of a device's memory (CLI_MEM_*), as label values */
+static const char *const mem_kinds[CLI_MEM_ROLES] = { "weights", "kv_cache", "compute", "other" };
 
 /* The histograms, by stats --by request's figures (CLI_REQ_*). */
 static const struct {
@@ -54,9 +56,10 @@ static void family(struct cli_out *o, const char *name, const char *type, const 
 	cli_out_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{trace="...",pid="...",process="..."[,key="value"]} (key NULL: none). */
-static void series(struct cli_out *o, const char *name, const struct srv_trace *t,
-		   const struct srv_proc *p, const char *key, const char *value)
+/* name{trace="...",pid="...",process="..."[,k1="v1"[,k2="v2"]]} (a key NULL: none). */
+static void series2(struct cli_out *o, const char *name, const struct srv_trace *t,
+		    const struct srv_proc *p, const char *k1, const char *v1, const char *k2,
+		    const char *v2)
 {
 	char pid[24];
 
@@ -69,11 +72,21 @@ static void series(struct cli_out *o, const char *name, const struct srv_trace *
 		cli_out_str(o, ",process=");
 		label_value(o, p->name);
 	}
-	if (key) {
-		cli_out_printf(o, ",%s=", key);
-		label_value(o, value);
+	if (k1) {
+		cli_out_printf(o, ",%s=", k1);
+		label_value(o, v1);
+	}
+	if (k2) {
+		cli_out_printf(o, ",%s=", k2);
+		label_value(o, v2);
 	}
 	cli_out_str(o, "} ");
+}
+
+static void series(struct cli_out *o, const char *name, const struct srv_trace *t,
+		   const struct srv_proc *p, const char *key, const char *value)
+{
+	series2(o, name, t, p, key, value, NULL, NULL);
 }
 
 static void u64_line(struct cli_out *o, uint64_t v)
@@ -192,6 +205,19 @@ static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 			       op_name(t, (uint32_t)(g[i].key - 1), name)),
 				cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
 	}
+	family(o, "ggmlviz_part_time_ratio", "gauge", "Share of the op time of the last window taken "
+	       "by each part of the model, as ggmlviz stats --by part groups the ops, 0 to 1.");
+	EACH_PROC(traces, n, t, p) {
+		struct cli_win_group g[CLI_WIN_KEYS];
+		size_t k;
+		uint64_t total;
+
+		cli_recent_groups(p->w, 2, g, &k, &total);
+		for (size_t i = 0; i < k; i++)
+			series(o, "ggmlviz_part_time_ratio", t, p, "part",
+			       g[i].key - 1 < CLI_PARTS ? cli_part_names[g[i].key - 1] : "(other)"),
+				cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
+	}
 	family(o, "ggmlviz_op_window_seconds", "gauge", "The trace's time the last window covers, "
 	       "up to 10 s.");
 	EACH_PROC(traces, n, t, p)
@@ -202,12 +228,28 @@ static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 static void memory(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 {
 	family(o, "ggmlviz_tensor_memory_bytes", "gauge", "Tensor memory allocated and not freed, by "
-	       "device (the last word of the buffer's label: CPU, CUDA0, ...), where the trace "
-	       "records memory (GGML_VIZ_MEMORY_TRACKING=1).");
+	       "device (META DEVICE's, else the buffer's name: CPU, CUDA0) and what it holds "
+	       "(weights, kv_cache, compute, other), where the trace records memory "
+	       "(GGML_VIZ_MEMORY_TRACKING=1).");
 	EACH_PROC(traces, n, t, p)
-		for (size_t i = 0; i < p->n_dev; i++)
-			series(o, "ggmlviz_tensor_memory_bytes", t, p, "device", p->dev[i].name),
-				u64_line(o, p->dev[i].bytes);
+		for (size_t i = 0; i < p->mem.n; i++)
+			for (int k = 0; k < CLI_MEM_ROLES; k++)
+				series2(o, "ggmlviz_tensor_memory_bytes", t, p, "device", p->mem.d[i].name,
+					"kind", mem_kinds[k]),
+					u64_line(o, p->mem.d[i].role_live[k]);
+	family(o, "ggmlviz_tensor_memory_peak_bytes", "gauge", "The most tensor memory a device held "
+	       "at once since the trace began.");
+	EACH_PROC(traces, n, t, p)
+		for (size_t i = 0; i < p->mem.n; i++)
+			series(o, "ggmlviz_tensor_memory_peak_bytes", t, p, "device", p->mem.d[i].name),
+				u64_line(o, p->mem.d[i].peak);
+	family(o, "ggmlviz_device_memory_bytes", "gauge", "A device's memory, where the trace says it "
+	       "(META DEVICE).");
+	EACH_PROC(traces, n, t, p)
+		for (size_t i = 0; i < p->mem.n; i++)
+			if (p->mem.d[i].total)
+				series(o, "ggmlviz_device_memory_bytes", t, p, "device", p->mem.d[i].name),
+					u64_line(o, p->mem.d[i].total);
 	family(o, "ggmlviz_dropped_events_total", "counter", "Events the tracer dropped (a thread's "
 	       "ring was full), as the trace's DROPPED records say.");
 	EACH_PROC(traces, n, t, p)

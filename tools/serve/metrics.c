@@ -71,77 +71,6 @@ static void observe(struct srv_hist *h, const struct srv_bounds *b, uint64_t ns)
 	h->sum_ns += ns;
 }
 
-/* ---- a process's memory, by device ---- */
-
-struct alloc {
-	uint64_t ptr, size;
-	size_t dev;
-};
-
-static bool alloc_eq(const void *item, const void *key)
-{
-	return ((const struct alloc *)item)->ptr == *(const uint64_t *)key;
-}
-
-/* The device of an allocation's label: its last word ("weights CUDA0": CUDA0). */
-static size_t device_of(struct srv_proc *p, const char *label, uint32_t len)
-{
-	uint32_t from = len;
-	char name[32];
-
-	while (from > 0 && label[from - 1] != ' ')
-		from--;
-	snprintf(name, sizeof name, "%.*s", (int)(len - from), len ? label + from : "");
-	if (!name[0])
-		snprintf(name, sizeof name, "unknown");
-	for (size_t i = 0; i < p->n_dev; i++)
-		if (!strcmp(p->dev[i].name, name))
-			return i;
-	if (p->n_dev == SRV_DEVICES - 1 && strcmp(name, "other"))
-		snprintf(name, sizeof name, "other"); /* the last one holds every device past the others */
-	for (size_t i = 0; i < p->n_dev; i++)
-		if (!strcmp(p->dev[i].name, name))
-			return i;
-	memcpy(p->dev[p->n_dev].name, name, sizeof name);
-	p->dev[p->n_dev].bytes = 0;
-	return p->n_dev++;
-}
-
-static int on_alloc(struct srv_proc *p, const struct ggmlviz_event *ev)
-{
-	uint64_t ptr = ev->data.memory.ptr;
-	struct alloc *a = cli_htab_find(&p->allocs, cli_hash_u64(ptr), alloc_eq, &ptr);
-
-	if (a) { /* allocated again without a free: the new one replaces it */
-		p->dev[a->dev].bytes -= a->size;
-	} else {
-		if (p->allocs.count == SRV_ALLOCS) {
-			p->allocs_over++;
-			return 0;
-		}
-		if (!(a = malloc(sizeof *a)))
-			return -ENOMEM;
-		if (cli_htab_add(&p->allocs, cli_hash_u64(ptr), a) < 0) {
-			free(a);
-			return -ENOMEM;
-		}
-	}
-	*a = (struct alloc){ ptr, ev->data.memory.size,
-			     device_of(p, ev->label ? ev->label : "", ev->label ? ev->label_len : 0) };
-	p->dev[a->dev].bytes += a->size;
-	return 0;
-}
-
-static void on_free(struct srv_proc *p, const struct ggmlviz_event *ev)
-{
-	uint64_t ptr = ev->data.memory.ptr;
-	struct alloc *a = cli_htab_remove(&p->allocs, cli_hash_u64(ptr), alloc_eq, &ptr);
-
-	if (a)
-		p->dev[a->dev].bytes -= a->size;
-	free(a);
-}
-
 /* ---- processes ---- */
 
 static void proc_free(struct srv_proc *p)
@@ -150,7 +79,7 @@ static void proc_free(struct srv_proc *p)
 		return;
 	cli_recent_free(p->w);
 	free(p->w);
-	cli_htab_free_all(&p->allocs);
+	cli_mem_devices_free(&p->mem);
 	free(p);
 }
 
@@ -171,6 +100,7 @@ static struct srv_proc *proc_of(struct srv_trace *t, uint64_t pid)
 		return t->cur = NULL;
 	}
 	p->pid = pid;
+	p->w->reader = t->f.r; /* the ops' names, to place them in parts */
 	t->procs[t->n_procs++] = p;
 	return t->cur = p;
 }
@@ -263,16 +193,20 @@ static int on_event(struct srv_trace *t, const struct ggmlviz_event *ev)
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
 		snprintf(p->name, sizeof p->name, "%.*s", (int)(ev->label ? ev->label_len : 0),
 			 ev->label ? ev->label : "");
-	if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC)
-		return on_alloc(p, ev);
-	if (ev->type == GGMLVIZ_EVENT_TENSOR_FREE) {
-		on_free(p, ev);
-		return 0;
-	}
+	cli_mem_devices_event(&p->mem, ev);
+	if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
+		return p->mem.error; /* the window's own count of live memory is not served */
 	return cli_recent_event(p->w, ev);
 }
 
 /* ---- a trace ---- */
+
+/* Every process's memory as far as read: the buffer recorded last counted on its device. */
+static void settle(struct srv_trace *t)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		cli_mem_devices_end(&t->procs[i]->mem);
+}
 
 /* Whether path is a file shorter than a header: one a tracer has just made. */
 static bool just_made(const char *path)
@@ -331,9 +265,12 @@ int srv_trace_advance(struct srv_trace *t, uint64_t deadline_ns)
 		if (on_event(t, &ev) < 0)
 			return -ENOMEM;
 		cli_follow_feed(&t->f, &ev, on_timing, t);
-		if (n % 4096 == 0 && cli_mono_ns() > deadline_ns)
+		if (n % 4096 == 0 && cli_mono_ns() > deadline_ns) {
+			settle(t);
 			return 1;
+		}
 	}
+	settle(t);
 	return 0;
 }
 

@@ -5,8 +5,9 @@
  *
  * What is kept is bounded, whatever the traces hold and however long they
  * run: SRV_PROCS processes a trace, the op types a window follows
- * (CLI_WIN_KEYS), SRV_DEVICES devices and SRV_ALLOCS live allocations a
- * process, fixed histograms; the records read are let go (input/follow.c).
+ * (CLI_WIN_KEYS), the devices and live allocations memory/devices.c
+ * follows (CLI_MEM_DEVICES, CLI_MEM_DEVICE_BUFFERS) a process, fixed
+ * histograms; the records read are let go (input/follow.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +20,7 @@
 
 #include "base/htab.h"
 #include "input/input.h"
+#include "memory/memory.h"
 #include "output/output.h"
 #include "stats/stats.h"
 
@@ -26,8 +28,6 @@
 
 #define SRV_BUCKETS_MAX 32 /* a histogram's bounds, at most (the +Inf bucket besides) */
 #define SRV_PROCS 64       /* processes followed per trace; the records of others are counted */
-#define SRV_DEVICES 16     /* devices a process's memory is told by; others share "other" */
-#define SRV_ALLOCS 1048576 /* live allocations followed per process; past it counted */
 
 /* The upper bounds of the latency histograms' buckets, in seconds, increasing. */
 struct srv_bounds {
@@ -44,12 +44,6 @@ int srv_bounds_parse(struct srv_bounds *b, const char *list, char *err, size_t s
 struct srv_hist {
 	uint64_t in[SRV_BUCKETS_MAX + 1]; /* values in each bucket (not cumulative); the last: +Inf */
 	uint64_t count, sum_ns;
-};
-
-/* A device's tensor memory: allocated, not freed. */
-struct srv_device {
-	char name[32]; /* the buffer's type, the last word of its label ("CPU", "CUDA0") */
-	uint64_t bytes;
 };
 
 /* An op type's time since the start. */
@@ -70,10 +64,7 @@ struct srv_proc {
 	struct srv_op ops[CLI_WIN_KEYS];
 	size_t n_ops;
 	uint64_t ops_over;              /* op timings of op types past CLI_WIN_KEYS */
-	struct srv_device dev[SRV_DEVICES];
-	size_t n_dev;
-	struct cli_htab allocs;         /* live allocations: pointer, size, device */
-	uint64_t allocs_over;           /* allocations not followed (SRV_ALLOCS were live) */
+	struct cli_mem_devices mem;     /* its tensor memory by device and part (memory/devices.c) */
 };
 
 /* A trace followed. */

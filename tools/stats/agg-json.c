@@ -152,6 +152,14 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	cli_out_printf(o, ",\"op_names_assumed\":%s", a->names->assumed ? "true" : "false");
 	if (a->by == CLI_BY_LAYER)
 		cli_cold_json(o, a);
+	if (a->by == CLI_BY_PART)
+		cli_parts_json(o, a);
 	cli_backends_json(o, &a->backends);
+	if (a->mem && a->mem->any) {
+		cli_out_str(o, ",\"memory\":");
+		cli_mem_devices_json(o, a->mem);
+	}
+	if (a->extra_json)
+		a->extra_json(o, a->extra_arg);
 	cli_out_str(o, "}");
 }

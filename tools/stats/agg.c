@@ -20,7 +20,7 @@
 
 const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
 				     "backend", "step", "phase", "method", "kernel", "sequence",
-				     "request", NULL };
+				     "request", "part", NULL };
 const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
 				       "p95",   "gflops", "name", "order", "gbps", NULL };
 
@@ -50,11 +50,11 @@ static bool group_eq(const void *item, const void *k)
 static bool starts_apart(int by)
 {
 	return by == CLI_BY_LAYER || by == CLI_BY_THREAD || by == CLI_BY_BACKEND ||
-	       by == CLI_BY_METHOD;
+	       by == CLI_BY_METHOD || by == CLI_BY_PART;
 }
 
 /* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
-static struct key key_of(int by, const struct ggmlviz_timing *t)
+static struct key key_of(struct cli_agg *a, int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
 
@@ -71,6 +71,7 @@ static struct key key_of(int by, const struct ggmlviz_timing *t)
 	case CLI_BY_STEP: k.id = t->step_seq; break;
 	case CLI_BY_PHASE: k.id = t->step_seq ? t->phase + 1 : 0; break;
 	case CLI_BY_METHOD: k.id = t->method; break;
+	case CLI_BY_PART: k.id = cli_part_key(a, t); break;
 	default: break;
 	}
 	return k;
@@ -136,7 +137,7 @@ static struct cli_group *group_of(struct cli_agg *a, const struct key *k)
 /* A step: to the totals, and to its group by step or by phase. */
 static int add_step(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
-	struct key k = key_of(a->by, t);
+	struct key k = key_of(a, a->by, t);
 	struct cli_group *g;
 
 	a->steps++;
@@ -184,12 +185,12 @@ static int add_kernel(struct cli_agg *a, const struct ggmlviz_timing *t)
  */
 static int add_summary(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
-	struct key k = key_of(a->by, t);
+	struct key k = key_of(a, a->by, t);
 	struct cli_group *g;
 
 	a->ops += t->n_nodes, a->op_ns += t->duration_ns;
 	a->summed += t->n_nodes, a->summed_ns += t->duration_ns;
-	if (a->by == CLI_BY_NAME || a->by == CLI_BY_LAYER) {
+	if (a->by == CLI_BY_NAME || a->by == CLI_BY_LAYER || a->by == CLI_BY_PART) {
 		a->summed_out += t->n_nodes;
 		return 0;
 	}
@@ -199,10 +200,32 @@ static int add_summary(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
+/* By part: the op's time in its layer, and the first name of its group. */
+static int part_layer(struct cli_group *g, const struct ggmlviz_timing *t)
+{
+	uint32_t i = t->layer >= 0 && t->layer < 65535 ? (uint32_t)t->layer + 1 : 0;
+
+	if (!g->example && t->label_len && (g->example = malloc(48))) {
+		size_t n = t->label_len < 47 ? t->label_len : 47;
+		memcpy(g->example, t->label, n);
+		g->example[n] = '\0';
+	}
+	if (i >= g->n_layers) {
+		uint64_t *more = realloc(g->layer_ns, (i + 1) * sizeof *more);
+		if (!more)
+			return -ENOMEM;
+		memset(more + g->n_layers, 0, (i + 1 - g->n_layers) * sizeof *more);
+		g->layer_ns = more;
+		g->n_layers = i + 1;
+	}
+	g->layer_ns[i] += t->duration_ns;
+	return 0;
+}
+
 /* An op: to its group and the totals, with what the estimate of op times from ticks says of it. */
 static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struct cli_tick_est *e)
 {
-	struct key k = key_of(a->by, t);
+	struct key k = key_of(a, a->by, t);
 	struct cli_group *g = group_of(a, &k);
 
 	if (!g)
@@ -216,6 +239,8 @@ static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struc
 	if (t->bytes_read || t->bytes_written)
 		g->bytes += t->bytes_read + t->bytes_written, g->bytes_ns += t->duration_ns;
 	g->wait_ns += e->wait_ns, g->above_ns += e->above_ns;
+	if (a->by == CLI_BY_PART && t->op_type != CLI_OP_RUN_START && part_layer(g, t) < 0)
+		return -ENOMEM;
 	g->measured_ops += t->method == GGMLVIZ_OP_METHOD_MEASURED;
 	g->ticked_ops += t->method == GGMLVIZ_OP_METHOD_TICK;
 	a->waits += e->wait_ns != 0, a->wait_ns += e->wait_ns, a->above_ns += e->above_ns;
@@ -239,7 +264,7 @@ static int add_op(struct cli_agg *a, const struct ggmlviz_timing *t, const struc
  */
 static int add_share(struct cli_agg *a, const struct ggmlviz_timing *t)
 {
-	struct key k = key_of(CLI_BY_THREAD, t);
+	struct key k = key_of(a, CLI_BY_THREAD, t);
 	struct cli_group *g;
 
 	if (a->by != CLI_BY_THREAD)
@@ -368,11 +393,110 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 		name = g->id < 4 ? phases[g->id] : "unknown";
 	else if (a->by == CLI_BY_METHOD)
 		name = g->id < 5 ? methods[g->id] : "unknown";
+	else if (a->by == CLI_BY_PART)
+		name = g->id < CLI_PARTS ? cli_part_names[g->id] : "(other)";
 	else if (a->by == CLI_BY_THREAD)
 		name = cli_thread_label(a->names, r, (uint32_t)g->id, buf, sizeof buf);
 	else
 		name = cli_backend_name(a->names, r, g->id, buf);
 	return name ? strdup(name) : dup_bytes(g->key, g->key_len);
+}
+
+/* Adds g's ops to into (both of the same grouping); 0 or -ENOMEM. */
+static int group_merge(struct cli_group *into, const struct cli_group *g)
+{
+	if (cli_dist_merge(&into->d, &g->d) < 0)
+		return -ENOMEM;
+	into->flops += g->flops, into->flops_ns += g->flops_ns;
+	into->bytes += g->bytes, into->bytes_ns += g->bytes_ns;
+	into->run_starts += g->run_starts, into->run_start_ns += g->run_start_ns;
+	into->wait_ns += g->wait_ns, into->above_ns += g->above_ns;
+	into->measured_ops += g->measured_ops, into->ticked_ops += g->ticked_ops;
+	if (g->n_layers > into->n_layers) {
+		uint64_t *more = realloc(into->layer_ns, g->n_layers * sizeof *more);
+		if (!more)
+			return -ENOMEM;
+		memset(more + into->n_layers, 0, (g->n_layers - into->n_layers) * sizeof *more);
+		into->layer_ns = more;
+		into->n_layers = g->n_layers;
+	}
+	for (uint32_t i = 0; i < g->n_layers; i++)
+		into->layer_ns[i] += g->layer_ns[i];
+	return 0;
+}
+
+static void group_free(struct cli_group *g)
+{
+	cli_dist_free(&g->d);
+	free(g->key);
+	free(g->name);
+	free(g->layer_ns);
+	free(g->example);
+	free(g);
+}
+
+/* By part: what "(other)" holds, kept by op type, the most time first. */
+static void note_other(struct cli_agg *a, const char *op, const struct cli_group *g)
+{
+	struct cli_part_other *o = a->others, *end = o + CLI_PART_OTHERS;
+
+	a->other_ops += g->d.count;
+	while (o < end && o->count && o->ns >= g->d.total)
+		o++;
+	if (o == end)
+		return;
+	memmove(o + 1, o, (size_t)(end - o - 1) * sizeof *o);
+	memset(o, 0, sizeof *o);
+	snprintf(o->op, sizeof o->op, "%s", op);
+	snprintf(o->example, sizeof o->example, "%s", g->example ? g->example : "");
+	o->count = g->d.count, o->ns = g->d.total;
+}
+
+/*
+ * By part: the groups of (name's class, op type) read, each put in its
+ * part now that the ops have their names, and merged there.
+ */
+static int parts_merge(struct cli_agg *a, const struct ggmlviz_reader *r)
+{
+	size_t n = 0, cursor = 0;
+	struct cli_group *g, **raw = calloc(a->groups.count + 1, sizeof *raw);
+	int rc = 0;
+
+	if (!raw)
+		return -ENOMEM;
+	while ((g = cli_htab_next(&a->groups, &cursor)))
+		raw[n++] = g;
+	cli_htab_free(&a->groups);
+	memset(&a->groups, 0, sizeof a->groups);
+	for (size_t i = 0; i < n; i++) /* those placed already, and the runs' starts, as they are */
+		if (raw[i]->id == RUN_START_ID || raw[i]->key_len || raw[i]->id < CLI_PARTS) {
+			if (cli_htab_add(&a->groups, cli_hash_bytes(raw[i]->key, raw[i]->key_len,
+								    raw[i]->id), raw[i]) < 0)
+				rc = -ENOMEM, group_free(raw[i]);
+			raw[i] = NULL;
+		}
+	for (size_t i = 0; i < n; i++) {
+		char buf[CLI_OP_NAME_MAX];
+		const char *op;
+		int part_class;
+		struct key k = { 0, NULL, 0 };
+		struct cli_group *into;
+
+		if (!raw[i])
+			continue;
+		part_class = (int)(raw[i]->id >> 32) - 2; /* a raw key: cli_part_key() */
+		op = cli_op_name(a->names, r, (uint32_t)raw[i]->id, buf);
+		k.id = (uint64_t)cli_part_resolve(part_class, op);
+		a->any_placed |= part_class != CLI_PART_CLASS_NONE;
+		if (k.id == CLI_PART_OTHER)
+			note_other(a, op, raw[i]);
+		into = rc ? NULL : group_of(a, &k);
+		if (!rc && (!into || group_merge(into, raw[i]) < 0))
+			rc = -ENOMEM;
+		group_free(raw[i]);
+	}
+	free(raw);
+	return rc;
 }
 
 int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
@@ -381,6 +505,8 @@ int cli_agg_finish(struct cli_agg *a, const struct ggmlviz_reader *r)
 	size_t cursor = 0;
 
 	cli_backends_name(&a->backends, a->names, r);
+	if (a->by == CLI_BY_PART && parts_merge(a, r) < 0)
+		return -ENOMEM;
 	a->sorted = calloc(a->groups.count + 1, sizeof *a->sorted);
 	if (!a->sorted)
 		return -ENOMEM;
@@ -462,12 +588,8 @@ void cli_agg_free(struct cli_agg *a)
 	struct cli_group *g;
 	size_t cursor = 0;
 
-	while ((g = cli_htab_next(&a->groups, &cursor))) {
-		cli_dist_free(&g->d);
-		free(g->key);
-		free(g->name);
-		free(g);
-	}
+	while ((g = cli_htab_next(&a->groups, &cursor)))
+		group_free(g);
 	cli_htab_free(&a->groups);
 	free(a->sorted);
 	a->sorted = NULL;

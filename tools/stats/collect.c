@@ -100,6 +100,7 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	if (cli_input_open(&in, cmd, path) < 0)
 		return -1;
 	cli_peak_read(path, &a->peak);
+	a->reader = in.r;
 	cli_ticks_learn_file(&ticks, cmd, path);
 	while (rc == 0 && cli_input_timing(&in, &t) == 1)
 		rc = cli_ticks_feed(&ticks, &t, cli_agg_add, a);
@@ -108,6 +109,7 @@ int cli_collect(const char *cmd, const char *path, struct cli_agg *a)
 	cli_agg_ticks(a, &ticks);
 	cli_ticks_free(&ticks);
 	ggmlviz_reader_pairing_counts(in.r, &a->counts);
+	a->reader = NULL;
 	if (rc == 0)
 		rc = cli_agg_finish(a, in.r);
 	if (a->measured || a->backends.shares)

@@ -108,6 +108,31 @@ void cli_dist_add_sum(struct cli_dist *d, uint64_t n, uint64_t total, uint64_t m
 	d->total += total;
 }
 
+int cli_dist_merge(struct cli_dist *into, const struct cli_dist *from)
+{
+	uint64_t alone = from->count - from->summed; /* values in from's buckets */
+
+	for (uint32_t i = 0; i < from->n; i++) {
+		uint32_t b = from->lo + i;
+		if (!from->buckets[i])
+			continue;
+		if ((b < into->lo || b >= into->lo + into->n) && cover(into, b) < 0)
+			return -ENOMEM;
+		into->buckets[held(into, b) - into->lo] += from->buckets[i];
+	}
+	if (alone) {
+		bool had = into->count > into->summed;
+		into->min = had && into->min < from->min ? into->min : from->min;
+		into->one_max = had && into->one_max > from->one_max ? into->one_max : from->one_max;
+	}
+	if (from->count)
+		into->max = into->count && into->max > from->max ? into->max : from->max;
+	into->count += from->count;
+	into->summed += from->summed;
+	into->total += from->total;
+	return 0;
+}
+
 uint64_t cli_dist_quantile(const struct cli_dist *d, double q)
 {
 	uint64_t n = d->count - d->summed; /* the values in the buckets */

@@ -52,17 +52,31 @@ static struct cli_win_bucket *bucket_at(struct cli_recent *w, uint64_t ns)
 	return b;
 }
 
-/* An op (or, summary, a step's ops of one type summed): its time, bytes and work by op and layer. */
+/* The part of op t (stats --by part), by the names its reader knows now. */
+static int part_of(struct cli_recent *w, const struct ggmlviz_timing *t)
+{
+	char buf[CLI_OP_NAME_MAX];
+	const char *op = w->reader ? ggmlviz_reader_op_name(w->reader, t->op_type) : NULL;
+
+	if (!op && w->reader && ggmlviz_reader_write_op_name(w->reader, t->op_type, buf,
+							      sizeof buf) > 0)
+		op = buf;
+	return cli_part_place(&w->part_seen, t, cli_part_class(t->label, t->label_len),
+			      op ? op : "");
+}
+
+/* An op (or, summary, a step's ops of one type summed): its time, bytes and work by op, layer and part. */
 static void add_op(struct cli_recent *w, const struct ggmlviz_timing *t, bool summary)
 {
 	struct cli_win_bucket *b = bucket_at(w, t->end_ns);
-	int keys[2] = { key_index(w, 0, (uint64_t)t->op_type + 1),
-			summary ? -1 : key_index(w, 1, (uint64_t)(int64_t)t->layer + 2) };
+	int keys[3] = { key_index(w, 0, (uint64_t)t->op_type + 1),
+			summary ? -1 : key_index(w, 1, (uint64_t)(int64_t)t->layer + 2),
+			summary ? -1 : key_index(w, 2, (uint64_t)part_of(w, t) + 1) };
 	uint64_t count = summary ? t->n_nodes : 1;
 
 	if (!b)
 		return;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		if (keys[k] < 0)
 			continue;
 		b->g[k][keys[k]].ns += t->duration_ns;

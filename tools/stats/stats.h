@@ -47,6 +47,8 @@ struct cli_dist {
 int cli_dist_add(struct cli_dist *d, uint64_t v);
 /* Adds n values known by their total and their largest only (summed). */
 void cli_dist_add_sum(struct cli_dist *d, uint64_t n, uint64_t total, uint64_t max);
+/* Adds every value of from to into (both of the same budget); 0 or -ENOMEM. */
+int cli_dist_merge(struct cli_dist *into, const struct cli_dist *from);
 /* The q-quantile (0 < q <= 1) by nearest rank, 0 when empty. */
 uint64_t cli_dist_quantile(const struct cli_dist *d, double q);
 void cli_dist_free(struct cli_dist *d);
@@ -54,7 +56,68 @@ void cli_dist_free(struct cli_dist *d);
 /* What op timings are grouped by (--by). */
 enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
 	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE,
-	      CLI_BY_REQUEST };
+	      CLI_BY_REQUEST, CLI_BY_PART };
+
+/* ---- The parts of a llama.cpp model (parts.c): what --by part groups by ---- */
+
+enum cli_part { CLI_PART_EMBEDDING, CLI_PART_ATTN_PROJ, CLI_PART_ATTENTION, CLI_PART_ATTN_OUT,
+		CLI_PART_KV_WRITE, CLI_PART_NORM, CLI_PART_FFN, CLI_PART_MOE_ROUTER,
+		CLI_PART_MOE_EXPERTS, CLI_PART_OUTPUT, CLI_PART_OTHER, CLI_PARTS };
+/* "embedding", "attention-projections", ..., "(other)", then NULL. */
+extern const char *const cli_part_names[CLI_PARTS + 1];
+
+/*
+ * What a tensor name says of its op's part (cli_part_class()): a part, or
+ * one of these: a node named after the KV cache (its op decides), or a
+ * name no rule knows.
+ */
+#define CLI_PART_CLASS_KV (CLI_PARTS + 1)
+#define CLI_PART_CLASS_NONE (-1)
+#define CLI_PART_CLASS_KQV_OUT (CLI_PARTS + 2) /* "kqv_out": attention, or a MUL_MAT its output */
+
+/*
+ * The class of an op's tensor name (label, len bytes, not NUL-terminated;
+ * a fused pair "a + b" by its first name that places it): by the names
+ * llama.cpp's graph builder gives (cb()), less GGML's suffixes and the
+ * layer's "-N".
+ */
+int cli_part_class(const char *label, size_t len);
+/*
+ * The part of an op of that class and op name (NULL: unknown): a
+ * FLASH_ATTN_EXT is attention; a node of the KV cache writes it when it
+ * copies into it (SET_ROWS, CPY, SET), else is attention (or, of an op no
+ * name says, CLI_PART_OTHER); a name no rule knows is CLI_PART_OTHER,
+ * whatever its op.
+ */
+int cli_part_resolve(int part_class, const char *op);
+/* Both: the part of an op named label of op type name op. */
+int cli_part_of(const char *label, size_t len, const char *op);
+/* The parts of the latest ops, by their tensor: what a node's source was placed in. */
+struct cli_part_seen {
+	struct {
+		uint64_t ptr;
+		int part;
+	} s[256];
+};
+
+/*
+ * The part of op timing t, whose name's class is part_class and op name op
+ * (not NULL), with the parts of the ops before it in *seen (updated). An
+ * op whose name places it nowhere, a MUL_MAT of attention's output (its
+ * src[1] an op placed in attention), is attention-output: models whose
+ * builder leaves the output projection unnamed (gemma's).
+ */
+int cli_part_place(struct cli_part_seen *seen, const struct ggmlviz_timing *t, int part_class,
+		   const char *op);
+
+struct cli_agg;
+/*
+ * By part, the group of op timing t: its part (below CLI_PARTS) where the
+ * op's name is known (a->reader); else, and for (other), its name's class
+ * and op type ((class + 2) << 32 | op_type), which cli_agg_finish() places
+ * once every op is named (cli_part_place()).
+ */
+uint64_t cli_part_key(struct cli_agg *a, const struct ggmlviz_timing *t);
 
 /* By sequence (sequences.c): one request of llama-server, from the steps' STEP_SEQ records. */
 struct cli_seq_sum {
@@ -148,6 +211,18 @@ struct cli_group {
 	uint32_t context_tokens, context_cells, n_seqs;
 	bool has_context;
 	uint32_t phase; /* ... the phase of its last step (enum ggmlviz_phase) */
+	/* by part: op time by layer (index layer + 1; 0: none), n_layers of them */
+	uint64_t *layer_ns;
+	uint32_t n_layers;
+	char *example; /* by part, before the merge: the first tensor name seen (owned) */
+};
+
+/* By part: what "(other)" holds, by op type (the most time first), with a name of each. */
+#define CLI_PART_OTHERS 4
+struct cli_part_other {
+	char op[CLI_OP_NAME_MAX];
+	char example[48];
+	uint64_t count, ns;
 };
 
 /* A backend's runs of nodes (SPLIT timings), and its op timings by method. */
@@ -291,6 +366,7 @@ struct cli_cold_found {
 };
 
 
+struct cli_advice;
 struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
@@ -324,10 +400,25 @@ struct cli_agg {
 	struct cli_cold cold;         /* by layer: a first step that ran cold, from every step */
 	uint64_t t_first, t_last;     /* earliest begin, latest end of any timing */
 	struct ggmlviz_pairing_counts counts;
+	/*
+	 * by part: the reader whose op names place the ops as they come
+	 * (borrowed; NULL: placed when the groups are named), the parts of
+	 * the latest ops by their tensor (what a node's source was), the op
+	 * types most of "(other)" holds, and whether any op's name was placed
+	 */
+	const struct ggmlviz_reader *reader;
+	struct cli_part_seen part_seen;
+	struct cli_part_other others[CLI_PART_OTHERS];
+	uint64_t other_ops;
+	bool any_placed, any_label; /* ... and whether any op has a tensor name at all */
 	struct cli_group **sorted; /* n groups, after _finish */
 	size_t n;
 	struct cli_names *names;   /* borrowed: the command's */
 	uint64_t *dist_bytes;      /* borrowed: the command's budget of distributions */
+	const struct cli_mem_devices *mem; /* borrowed, or NULL: memory by device, in the JSON */
+	/* a command's own members at the JSON's end (stats: its findings), or NULL */
+	void (*extra_json)(struct cli_out *o, const struct cli_advice *arg);
+	const struct cli_advice *extra_arg;
 };
 
 struct cli_out;
@@ -428,6 +519,13 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
  */
 int cli_collect(const char *cmd, const char *path, struct cli_agg *a);
 
+/* ---- By part: what stats says besides the table (parts-print.c) ---- */
+
+/* The parts by layer (per token with tokens: --phase's; 0: totals) and what (other) holds. */
+void cli_parts_text(struct cli_out *o, const struct cli_agg *a, uint64_t tokens);
+/* The same as members ,"parts_named":..,"by_layer":[...],"other":{...}. */
+void cli_parts_json(struct cli_out *o, const struct cli_agg *a);
+
 /* ---- Steps, phases and splits as tables (steps-print.c) ---- */
 
 /* The step or phase table of a (by step or phase), its first top groups. */
@@ -458,13 +556,15 @@ struct cli_win_bucket {
 	uint64_t second;                            /* its second + 1; 0: empty */
 	uint64_t tokens[3];                         /* of the steps ended in it, by phase */
 	uint64_t step_ns[3];                        /* ... and their time */
-	struct cli_win_sum g[2][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer */
+	struct cli_win_sum g[3][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer, [2]: by part */
 };
 
 struct cli_recent {
 	struct cli_win_bucket b[CLI_WIN_SECONDS];
-	uint64_t keys[2][CLI_WIN_KEYS];             /* op type + 1; layer + 2 (1: none) */
-	size_t n_keys[2];
+	uint64_t keys[3][CLI_WIN_KEYS];             /* op type + 1; layer + 2 (1: none); part + 1 */
+	size_t n_keys[3];
+	const struct ggmlviz_reader *reader;        /* names the ops, to place them in parts */
+	struct cli_part_seen part_seen;
 	uint64_t keys_over;
 	uint64_t now_ns, first_ns;                  /* the latest and the first time seen (but META's) */
 	uint64_t steps, tokens[3], step_ns[3];      /* since the start; tokens and step time by phase */
@@ -501,7 +601,7 @@ uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase, uint64_t 
  * a step.
  */
 void cli_recent_rates(const struct cli_recent *w, uint32_t phase, double *recent, double *all);
-/* The groups of kind (0: op types, 1: layers) in the window, into out[CLI_WIN_KEYS]. */
+/* The groups of kind (0: op types, 1: layers, 2: parts) in the window, into out[CLI_WIN_KEYS]. */
 void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_group *out,
 		       size_t *n, uint64_t *total_ns);
 /* p50, p95, p99 of figure f over the last requests ended; how many had it. */

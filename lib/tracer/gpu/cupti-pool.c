@@ -108,6 +108,20 @@ void ggmlviz__cupti_pool_reclaim(void)
 	atomic_store(&held, 0);
 }
 
+void ggmlviz__cupti_pool_free(void)
+{
+	for (size_t i = 0; i < MAX_BUFFERS; i++) {
+		uint8_t *b = atomic_load(&pool[i]);
+		int s = atomic_load(&state[i]);
+
+		if (b && s != HELD && s != HELD_RETIRING) {
+			atomic_store(&pool[i], NULL);
+			atomic_store(&state[i], RETIRED);
+			free(b);
+		}
+	}
+}
+
 uint32_t ggmlviz__cupti_pool_held(void)
 {
 	return atomic_load(&held);

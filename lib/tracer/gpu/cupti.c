@@ -728,10 +728,11 @@ static void cupti_stop(char *said, size_t size)
  */
 static void cupti_unload(void)
 {
-	if (!cupti.attached || !api.finalize)
-		return;
-	api.finalize();
-	cupti.attached = 0;
+	if (cupti.attached && api.finalize && api.finalize() == CUPTI_SUCCESS) {
+		cupti.attached = 0;
+		ggmlviz__cupti_pool_reclaim(); /* CUPTI holds none of them any more */
+	}
+	ggmlviz__cupti_pool_free(); /* those it still holds, were it kept, stay its */
 }
 
 static void cupti_after_fork_child(void)

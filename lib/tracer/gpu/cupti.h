@@ -124,6 +124,12 @@ uint64_t ggmlviz__cupti_pool_beyond(void);
  */
 void ggmlviz__cupti_pool_reclaim(void);
 
+/*
+ * The library is unloaded: every buffer CUPTI does not hold is freed (a
+ * later copy of the library makes its own).
+ */
+void ggmlviz__cupti_pool_free(void);
+
 /* ---- the records (cupti-records.c) ---- */
 
 /* CUPTI's clock now (cuptiGetTimestamp): 0 and ns, or -1. */

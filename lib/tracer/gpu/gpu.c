@@ -234,6 +234,7 @@ void ggmlviz__gpu_unload(void)
 	ggmlviz__gpu_stop();
 	ggmlviz__leave_lock(&lock);
 	profiler->unload();
+	ggmlviz__gpu_sink_reset(); /* its queue's and names' memory */
 	ggmlviz__leave_unlock(&lock);
 }
 

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""ggmlviz advise on runs made to show each finding, and the same rules
+silent on runs that do not (TAP).
+
+Real llama.cpp runs (examples/llama_trace on the prebuilt libllama, models
+make_tiny_llama writes): more compute threads than CPUs (and, from it, its
+memory-bound ops far below the measured peak), a CPU run's start without a
+threadpool, attention growing over a long generation, a model split
+between the CPU and GGML's Vulkan backend (Mesa's software device, where
+there is one) with memory tracking on (info and stats: memory by device),
+events dropped past GGML_VIZ_MAX_EVENTS, ops sampled. The GPU-only findings on
+the tests' GPU stand-in (tests/gen-gpu: a fallback to the CPU, an idle GPU,
+a device near full, kernels in sampled windows). Bad input: a trace without
+names (the original ggml-viz's), without steps, without a peak: the rules
+that need them say why they were not applied, and no warn fires. Then the
+JSON, --fail-on's exit status, stats' last lines and its JSON.
+
+    tool-advise.py BUILDDIR TMPDIR
+
+SPDX-License-Identifier: MIT
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import taplib  # noqa: E402
+from taplib import ok, run, skip  # noqa: E402
+
+BUILD, TMP = sys.argv[1], sys.argv[2]
+G = os.path.join(BUILD, 'tools', 'ggmlviz')
+EX = os.path.join(BUILD, 'examples')
+CPUS = len(os.sched_getaffinity(0))
+
+
+def ggmlviz(*args):
+    return run(G, *args)
+
+
+def model(name, *args):
+    path = os.path.join(TMP, name + '.gguf')
+    rc, out, err = run(os.path.join(EX, 'make_tiny_llama'), path, *args)
+    if rc != 0:
+        ok(False, 'make_tiny_llama writes %s' % name, err)
+    return path
+
+
+def trace(name, gguf, *args, env=None):
+    path = os.path.join(TMP, name + '.ggmlviz')
+    e = dict(os.environ, **(env or {}))
+    rc, out, err = run(os.path.join(EX, 'llama_trace'), '--model', gguf, '--output', path, *args,
+                       env=e)
+    if rc != 0:
+        ok(False, 'llama_trace runs %s' % name, err)
+    return path
+
+
+def advise(path):
+    """{id: finding}, {id: rule said}, the JSON, the exit status."""
+    rc, out, err = ggmlviz('advise', '-f', 'json', path)
+    try:
+        j = json.loads(out)
+    except ValueError:
+        return {}, {}, {}, rc
+    return ({f['id']: f for f in j['findings']}, {r['id']: r for r in j['rules']}, j, rc)
+
+
+def fires(path, rule, what, check=None):
+    f, r, j, rc = advise(path)
+    x = f.get(rule)
+    good = rc == 0 and x is not None and all(x.get(k) for k in ('seen', 'threshold', 'why', 'try'))
+    if good and check:
+        good = check(x)
+    ok(good, '%s: %s fires (%s)' % (what, rule, x['title'] if x else 'not fired'),
+       json.dumps(x or r.get(rule))[:800])
+    return x
+
+
+def silent(path, rule, what):
+    f, r, j, rc = advise(path)
+    said = r.get(rule, {})
+    ok(rc == 0 and rule not in f and said.get('applied'),
+       '%s: %s applied and silent' % (what, rule), json.dumps(f.get(rule) or said)[:800])
+
+
+def not_applied(path, rule, what, because):
+    f, r, j, rc = advise(path)
+    said = r.get(rule, {})
+    ok(rc == 0 and rule not in f and not said.get('applied') and because in (said.get('why_not') or ''),
+       '%s: %s not applied, saying why (%s)' % (what, rule, said.get('why_not')), json.dumps(said))
+
+
+def no_warn(path, what):
+    f, r, j, rc = advise(path)
+    warns = [k for k, x in f.items() if x['level'] == 'warn']
+    ok(rc == 0 and not warns, '%s: no warn finding fires on a guess' % what, str(warns))
+
+
+# ---- CPU: threads, runs' starts, the measured peak ----
+dense = model('dense', '--type', 'q8_0')
+big = model('big', '--layers', '4', '--embd', '512', '--heads', '8', '--kv-heads', '4',
+            '--ff', '1408', '--vocab', '2048', '--type', 'q8_0')
+small = model('small', '--layers', '1', '--embd', '64', '--heads', '4', '--kv-heads', '4',
+              '--ff', '128', '--vocab', '300')
+if taplib.failed:
+    taplib.finish()
+
+over = trace('over', dense, '--generate', '8', '--threads', str(CPUS + 1),
+             env={'GGML_VIZ_PEAK': '2'})
+x = fires(over, 'threads-over-cpus', '%d threads on %d CPUs' % (CPUS + 1, CPUS),
+          lambda x: x['figures']['threads'] == CPUS + 1 and x['figures']['cpus'] == CPUS)
+fires(over, 'memory-bound-below-peak', '%d threads on %d CPUs, a peak measured' % (CPUS + 1, CPUS),
+      lambda x: 'MUL_MAT' in x['seen'])
+fit = trace('fit', big, '--generate', '16', '--threads', '1', env={'GGML_VIZ_PEAK': '1'})
+silent(fit, 'threads-over-cpus', '1 thread')
+silent(fit, 'memory-bound-below-peak', 'q8_0 on 1 thread, its peak measured with 1')
+silent(fit, 'run-start-share', 'a threadpool, 1 thread, a model of 1 ms tokens')
+not_applied(trace('nopeak', dense, '--generate', '4'), 'memory-bound-below-peak',
+            'no GGML_VIZ_PEAK', 'no machine peak')
+bare = trace('bare', small, '--generate', '64', '--threads', str(max(CPUS, 2)), '--no-threadpool')
+fires(bare, 'run-start-share', 'no threadpool, a 64-wide model',
+      lambda x: x['figures']['median_run_start_share'] >= 0.10)
+
+# ---- attention over a long generation ----
+long_ = trace('long', model('att', '--layers', '2', '--embd', '64', '--heads', '4',
+                            '--kv-heads', '4', '--ff', '128', '--vocab', '300'),
+              '--generate', '480', '--ctx', '560')
+fires(long_, 'attention-grows-with-context', '480 tokens generated by a 64-wide model',
+      lambda x: x['figures']['last_context'] > 2 * x['figures']['first_context'])
+short = trace('short', dense, '--generate', '16')
+silent(short, 'attention-grows-with-context', '16 tokens generated')
+not_applied(trace('few', dense, '--generate', '4'), 'attention-grows-with-context', '4 tokens',
+            'generation step')
+
+# ---- the trace itself ----
+drops = trace('drops', big, '--generate', '8', env={'GGML_VIZ_MAX_EVENTS': '500'})
+fires(drops, 'trace-dropped', 'GGML_VIZ_MAX_EVENTS=500', lambda x: x['figures']['dropped'] > 0)
+silent(fit, 'trace-dropped', 'rings of the default size')
+fires(trace('sampled', dense, '--generate', '8', env={'GGML_VIZ_OP_SAMPLE': '4'}),
+      'trace-sampled', 'GGML_VIZ_OP_SAMPLE=4')
+fires(fit, 'trace-estimated', 'the prebuilt GGML (ticks)')
+
+# ---- a model split between backends: GGML's Vulkan backend on Mesa's software device ----
+vk_env = {'GGML_VK_VISIBLE_DEVICES': '0', 'GGML_VIZ_MEMORY_TRACKING': '1'}
+split = trace('split', dense, '--generate', '3', '--gpu-layers', '2', '--prompt', 'a tensor graph',
+              env=vk_env)
+rc, info, _ = ggmlviz('info', split)
+if 'Vulkan0' not in info:
+    for what in ('model-split fires', 'model-split silent', 'memory by device',
+                 'device-memory-near-full silent'):
+        skip(what, 'no Vulkan device here (mesa-vulkan-drivers)')
+else:
+    fires(split, 'model-split', '-ngl 2 of 4 layers on Vulkan0',
+          lambda x: x['figures']['cpu_layers'] >= 2 and x['figures'].get('copy_bytes_per_token', 0) > 0)
+    whole = trace('whole', dense, '--generate', '3', '--gpu-layers', '99', '--prompt',
+                  'a tensor graph', env=vk_env)
+    silent(whole, 'model-split', 'every layer on Vulkan0')
+    vk = [line for line in info.splitlines()
+          if line.strip().startswith('Vulkan0 ') and 'weights' in line]
+    rc2, st, _ = ggmlviz('stats', '-f', 'json', split)
+    mem = {d['device']: d for d in json.loads(st).get('memory', [])} if rc2 == 0 else {}
+    ok(vk and 'weights' in vk[0] and 'KV cache' in vk[0] and 'compute' in vk[0] and 'peak' in vk[0]
+       and mem.get('Vulkan0', {}).get('device_bytes') and mem['Vulkan0']['weights_bytes'] > 0 and
+       mem.get('CPU', {}).get('kv_cache_bytes', 0) > 0,
+       'memory by device: info and stats say Vulkan0\'s and the CPU\'s weights, KV cache, '
+       'compute buffers, peak and memory', '\n'.join(vk) + json.dumps(mem)[:400])
+    silent(split, 'device-memory-near-full', 'a tiny model on Vulkan0')
+
+# ---- the GPU stand-in ----
+def gen_gpu(name, *args):
+    path = os.path.join(TMP, name + '.ggmlviz')
+    rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-gpu'), path, '12', *args)
+    if rc != 0:
+        ok(False, 'gen-gpu %s' % ' '.join(args), err)
+    return path
+
+
+plain = gen_gpu('gpu')
+fires(gen_gpu('fallback', '--fallback'), 'gpu-fallback', 'layer 1\'s ROPE on the CPU',
+      lambda x: 'ROPE' in x['seen'])
+silent(plain, 'gpu-fallback', 'every layer\'s ops on the GPU')
+fires(gen_gpu('idle', '--idle', '2000'), 'gpu-idle', 'the host busy 2 ms before each GPU run',
+      lambda x: x['figures']['idle_share'] > 0.5)
+silent(gen_gpu('busy', '--slow-gpu'), 'gpu-idle', 'kernels of 30 to 400 us back to back')
+fires(gen_gpu('full', '--device-full'), 'device-memory-near-full', 'a device of 8 GiB, 96% used')
+not_applied(plain, 'device-memory-near-full', 'no memory tracked', 'no memory')
+fires(gen_gpu('windows', '--sample', '2/4'), 'trace-gpu-windows', 'GGML_VIZ_GPU_SAMPLE=2/4')
+silent(plain, 'trace-gpu-windows', 'every kernel recorded')
+silent(fit, 'gpu-idle', 'a CPU run')
+
+# ---- bad input: no names, no steps, no peak ----
+orig = os.path.join(TMP, 'original.ggmlviz')
+run(os.path.join(BUILD, 'tests', 'gen-trace'), '--original', '--graphs', '4', orig)
+no_warn(orig, 'the original ggml-viz\'s trace (no names, no steps)')
+not_applied(orig, 'run-start-share', 'the original ggml-viz\'s trace', 'no steps')
+not_applied(orig, 'attention-grows-with-context', 'the original ggml-viz\'s trace',
+            'generation step')
+not_applied(orig, 'threads-over-cpus', 'the original ggml-viz\'s trace', 'does not say')
+graphs = os.path.join(TMP, 'graphs.ggmlviz')
+run(os.path.join(BUILD, 'tests', 'gen-trace'), '--graphs', '4', graphs)
+not_applied(graphs, 'run-start-share', 'graphs without steps', 'no steps')
+no_warn(graphs, 'graphs without steps')
+cut = os.path.join(TMP, 'cut.ggmlviz')
+run(os.path.join(BUILD, 'tests', 'gen-trace'), '--no-end', '--steps', cut)
+fires(cut, 'trace-incomplete', 'a trace without TRACE_END')
+silent(fit, 'trace-incomplete', 'a trace stopped cleanly')
+
+# ---- the output ----
+f, r, j, rc = advise(over)
+ids = [x['id'] for x in j.get('findings', [])]
+ok(rc == 0 and len(r) == 15 and all('figures' in x and 'level' in x for x in j['findings']),
+   'JSON: every finding with its id, level, figures; every rule said (%s)' % ', '.join(ids))
+rc, out, err = ggmlviz('advise', '--fail-on', 'threads-over-cpus', over)
+rc2, _, _ = ggmlviz('advise', '--fail-on', 'gpu-idle,model-split', over)
+rc3, _, err3 = ggmlviz('advise', '--fail-on', 'no-such-rule', over)
+rc4, _, _ = ggmlviz('advise', '--fail-on', 'warn', fit)
+rc5, _, _ = ggmlviz('advise', '--fail-on', 'any', fit)
+ok(rc == 3 and rc2 == 0 and rc3 == 2 and 'no-such-rule' in err3 and rc4 == 0 and rc5 == 3,
+   '--fail-on: 3 where a named finding fired, 0 where none did, 2 for an unknown id; warn '
+   'leaves the trace\'s notes out, any does not (%d %d %d %d %d)' % (rc, rc2, rc3, rc4, rc5))
+rc, out, err = ggmlviz('advise', over)
+ok(rc == 0 and '[warn] threads-over-cpus:' in out and 'threshold:' in out and 'try:' in out and
+   'not applied, and why:' not in out.split('[warn]')[0],
+   'text: each finding whole, then the silent rules and those not applied', out[:400])
+rc, out, err = ggmlviz('stats', over)
+tail = out[out.find('findings ('):]
+ok(rc == 0 and 'ggmlviz advise' in tail and '[warn] threads-over-cpus' in tail and
+   'trace-estimated' not in tail, 'stats ends with the warn findings, one line each', tail[:400])
+rc, out, err = ggmlviz('stats', '-f', 'json', over)
+sj = json.loads(out) if rc == 0 else {}
+rc2, out2, _ = ggmlviz('stats', fit)
+ok('threads-over-cpus' in [x['id'] for x in sj.get('findings', [])] and 'findings (' not in out2,
+   'stats -f json: its findings\' ids; a run that shows none: no line')
+taplib.finish()
