@@ -6,7 +6,11 @@
  * most) and then a flood: N producer threads emitting op
  * begin/end pairs as fast as they can for RUN_S (0.25 s), in drop mode
  * (what the writer takes from producers that never wait) or block mode
- * (lossless: producers wait for room). Printed: events written per second
+ * (lossless: producers wait for room). The flood begins once every
+ * producer's ring is made (its first event maps and faults it in: four
+ * rings of 2^20 events took 120 to 260 ms of this machine's two cores,
+ * which a flood that counted them read as a writer several times slower),
+ * and that time is printed apart. Printed: events written per second
  * until the stop has drained everything, what was dropped, and the
  * writer's bandwidth as a ratio to the loop's in the same round: medians
  * of per-round figures over 5 rounds after a warm-up round. Also the CPU
@@ -83,6 +87,7 @@ static void emit_pairs(int pairs)
 struct rate {
 	double mbps, mb_per_cpu_s;
 	double offered, written, dropped_pct; /* floods only: M events/s, M events/s, % */
+	double setup_ms;   /* floods: until every producer's ring was made (its first event in) */
 };
 
 static uint64_t cpu_ns(clockid_t which)
@@ -98,7 +103,7 @@ static struct rate page_cache(double seconds)
 {
 	static char buf[1u << 20];
 	char file[4200];
-	struct rate r = { 0, 0, 0, 0, 0 };
+	struct rate r = { 0, 0, 0, 0, 0, 0 };
 	uint64_t t0, c0, bytes = 0;
 	int fd;
 
@@ -121,15 +126,21 @@ static struct rate page_cache(double seconds)
 
 struct producer {
 	pthread_t thread;
-	uint64_t until;
-	uint64_t cpu_ns; /* its CPU time, at its end */
+	pthread_barrier_t *ready;
+	uint64_t cpu_ns;   /* its CPU time, at its end */
+	uint64_t made_ns;  /* when its first event was in: its ring made */
 };
 
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
+	uint64_t until;
 
-	while (bench_now_ns() < p->until)
+	emit_pairs(1); /* its ring: mapped and faulted in */
+	p->made_ns = bench_now_ns();
+	pthread_barrier_wait(p->ready); /* the flood starts once every ring is made */
+	until = bench_now_ns() + (uint64_t)(RUN_S * 1e9);
+	while (bench_now_ns() < until)
 		emit_pairs(1000);
 	p->cpu_ns = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
@@ -139,17 +150,21 @@ static void *produce(void *arg)
 static struct rate flood(int n, uint32_t ring, int overflow)
 {
 	struct producer t[256];
+	pthread_barrier_t ready;
 	struct ggmlviz_stats st;
 	struct rate r;
-	uint64_t t0, ns, c0, writer_cpu;
+	uint64_t t0, ns, c0, writer_cpu, made;
 
 	start(ring, overflow);
-	t0 = bench_now_ns();
-	c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* the main thread then waits: what is not the producers' is the writer's */
+	pthread_barrier_init(&ready, NULL, (unsigned)n + 1);
+	made = bench_now_ns();
 	for (int i = 0; i < n; i++) {
-		t[i].until = t0 + (uint64_t)(RUN_S * 1e9);
+		t[i].ready = &ready;
 		pthread_create(&t[i].thread, NULL, produce, &t[i]);
 	}
+	pthread_barrier_wait(&ready); /* every ring made: the flood begins */
+	t0 = bench_now_ns();
+	c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID); /* the main thread then waits: what is not the producers' is the writer's */
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i].thread, NULL);
 	ggmlviz_stop();
@@ -159,6 +174,8 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 		writer_cpu -= t[i].cpu_ns < writer_cpu ? t[i].cpu_ns : writer_cpu;
 	ggmlviz_get_stats(&st);
 	unlink(path);
+	pthread_barrier_destroy(&ready);
+	r.setup_ms = (double)(t0 - made) / 1e6;
 	r.offered = (double)st.emitted / ((double)ns / 1e3);
 	r.written = (double)st.written / ((double)ns / 1e3);
 	r.dropped_pct = st.emitted ? 100.0 * (double)st.dropped / (double)st.emitted : 0;
@@ -171,7 +188,7 @@ static struct rate flood(int n, uint32_t ring, int overflow)
 static void flood_series(int n, uint32_t ring, int overflow)
 {
 	double cache[ROUNDS], written[ROUNDS], offered[ROUNDS], lost[ROUNDS], ratio[ROUNDS];
-	double writer_cpu[ROUNDS], loop_cpu[ROUNDS];
+	double writer_cpu[ROUNDS], loop_cpu[ROUNDS], setup[ROUNDS];
 	int lossless = 0;
 
 	page_cache(RUN_S);
@@ -187,6 +204,7 @@ static void flood_series(int n, uint32_t ring, int overflow)
 		ratio[i] = f.mbps / c.mbps;
 		writer_cpu[i] = f.mb_per_cpu_s / 64.0;
 		loop_cpu[i] = c.mb_per_cpu_s / 64.0;
+		setup[i] = f.setup_ms;
 	}
 	printf("%d producer%s, ring of %" PRIu32 " events%s, %s mode: %.1f M events/s offered, %.1f "
 	       "M/s written, %.2f%% dropped (%d of %d rounds lossless) = %.2fx the page cache's "
@@ -199,6 +217,8 @@ static void flood_series(int n, uint32_t ring, int overflow)
 	       bench_median(cache, ROUNDS));
 	printf("    per CPU-second: the writer %.1f M events, the write() loop %.1f M\n",
 	       bench_median(writer_cpu, ROUNDS), bench_median(loop_cpu, ROUNDS));
+	printf("    before it: the producers' rings made (mapped and faulted in, at each one's first "
+	       "event) in %.1f ms\n", bench_median(setup, ROUNDS));
 }
 
 /*

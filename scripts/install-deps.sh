@@ -16,12 +16,13 @@ set -eu
 # glslang-tools, spirv-headers; the command's SQLite export: libsqlite3-dev, and sqlite3
 # for its tests; its Perfetto export's tests: protobuf-compiler (protoc
 # --decode); the README's shell blocks, run by the tests: jq, curl; ggmlviz
-# top's screen, tested in tmux; whisper.cpp's tools' tests and demo: a few
-# seconds of speech said by espeak-ng.
+# top's screen, tested in tmux; ggmlviz serve's metrics, scraped by a real
+# Prometheus and checked by its promtool: prometheus; whisper.cpp's tools'
+# tests and demo: a few seconds of speech said by espeak-ng.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
 mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler
-glslc libvulkan-dev glslang-tools spirv-headers man-db jq curl tmux espeak-ng"
+glslc libvulkan-dev glslang-tools spirv-headers man-db jq curl tmux prometheus espeak-ng"
 
 missing=""
 for p in $PACKAGES; do

@@ -7,12 +7,17 @@ callback wanted (one that wanted a node's data still waits), in the
 scheduler as the release has it and as a small copy of it; a scheduler
 whose graphs have no id is left as it is, and said so, and so is one
 whose code moved, without failing the build (the edits only save work).
+--server-requests on the release's server: each arrival where a task is
+pushed into the queue (found with or without the debug log's line); a
+server or a CPU backend whose code moved: that feature left out whole,
+said, and the build goes on with the others.
 
 Usage: edits.py BUILDDIR TMPDIR
 
 SPDX-License-Identifier: MIT
 """
 import os
+import re
 import shutil
 import sys
 
@@ -134,5 +139,62 @@ if os.path.isfile(os.path.join(release, SCHED)):
        'the release\'s scheduler takes the edits once', out + err)
 else:
     skip('the release\'s scheduler takes the edits once', 'no fetched source (scripts/fetch-ggml.sh --source)')
+
+# ---- llama-server's requests, and features left out whole ----
+QUEUE = os.path.join('tools', 'server', 'server-queue.cpp')
+CTX = os.path.join('tools', 'server', 'server-context.cpp')
+CPU = os.path.join('ggml', 'src', 'ggml-cpu', 'ggml-cpu.c')
+
+
+def copy_of(name, edit=lambda path, text: text):
+    """A tree in TMP/name with the release's server and CPU backend, each passed through edit."""
+    top = os.path.join(TMP, name)
+    for rel in (QUEUE, CTX, CPU):
+        os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+        with open(os.path.join(release, rel)) as f:
+            text = edit(rel, f.read())
+        with open(os.path.join(top, rel), 'w') as f:
+            f.write(text)
+    return top
+
+
+def text_of(top, rel):
+    with open(os.path.join(top, rel)) as f:
+        return f.read()
+
+
+if not all(os.path.isfile(os.path.join(release, rel)) for rel in (QUEUE, CTX, CPU)):
+    for what in ('server arrivals', 'server without its log line', 'a server that moved',
+                 'a CPU backend that moved'):
+        skip(what, 'no fetched source (scripts/fetch-ggml.sh --source)')
+else:
+    top = copy_of('server')
+    rc, out, err = run(sys.executable, EDIT, top, '--server-requests')
+    q = text_of(top, QUEUE)
+    ok(rc == 0 and q.count('ggmlviz_server_arrived(task);') == 2 and
+       len(re.findall(r'ggmlviz_server_arrived\(task\);\n[ \t]*if \(front\) \{\n[ \t]*queue_tasks\.push_front',
+                      q)) == 2 and 'ggmlviz_server_prompt(slot);' in text_of(top, CTX),
+       'the release\'s server: each arrival where a task is pushed into the queue, every call made',
+       out + err)
+    top = copy_of('server-quiet', lambda rel, t: re.sub(r'(?m)^[ \t]*QUE_DBG\("new task[^\n]*\n', '', t))
+    rc, out, err = run(sys.executable, EDIT, top, '--server-requests')
+    ok(rc == 0 and text_of(top, QUEUE).count('ggmlviz_server_arrived(task);') == 2,
+       'a server without the debug log\'s line: its arrivals found all the same', out + err)
+    moved = copy_of('server-moved', lambda rel, t: t.replace('slot.stats.update_prompt_start();',
+                                                               'slot.stats.start_prompt();'))
+    before = (text_of(moved, QUEUE), text_of(moved, CTX))
+    rc, out, err = run(sys.executable, EDIT, moved, '--server-requests', '--cpu-shares')
+    ok(rc == 0 and (text_of(moved, QUEUE), text_of(moved, CTX)) == before and
+       'not made (found no single place for where a slot starts its prompt' in out and
+       'the trace has no requests' in out and 'ggmlviz_cpu_share_begin' in text_of(moved, CPU),
+       'a server whose code moved: its requests left out whole, said, the build goes on '
+       '(the CPU\'s shares made)', '%d %s%s' % (rc, out, err))
+    moved = copy_of('cpu-moved', lambda rel, t: t.replace('compute-done', 'done computing'))
+    before = text_of(moved, CPU)
+    rc, out, err = run(sys.executable, EDIT, moved, '--cpu-shares', '--server-requests')
+    ok(rc == 0 and text_of(moved, CPU) == before and 'timed by the backend\'s ticks' in out and
+       'ggmlviz_server_arrived(task);' in text_of(moved, QUEUE),
+       'a CPU backend whose code moved: its shares left out whole, said, the build goes on '
+       '(the requests made)', '%d %s%s' % (rc, out, err))
 
 taplib.finish()

@@ -123,9 +123,13 @@ static int sim_start(const struct ggmlviz__gpu_how *how, char *what, size_t size
 	return 0;
 }
 
+void (*gs_on_stop)(void);
+
 static void sim_stop(char *said, size_t size)
 {
 	(void)said, (void)size;
+	if (gs_on_stop)
+		gs_on_stop();
 	clock_point(); /* as a buffer's completion takes one */
 	atomic_store(&ggmlviz__state.gpu_run_begin, NULL);
 }

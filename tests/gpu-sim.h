@@ -52,6 +52,8 @@ struct gs_ran {
  */
 void gs_install(void);
 void gs_remove(void);
+/* Called by the stand-in's stop (on the stopping thread, the GPU's lock held), when set. */
+extern void (*gs_on_stop)(void);
 
 /*
  * One GPU run of backend's nodes (at most 64 kernels), inside the step the

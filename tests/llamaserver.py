@@ -19,11 +19,13 @@ def free_port():
     return port
 
 
-def start(server, args, env, timeout=60):
-    """(the process, its port once /health answers 200, or None)."""
+def start(server, args, env, timeout=60, log=None):
+    """(the process, its port once /health answers 200, or None). Its stderr in a pipe read at
+    its stop, or in log (a file open for writing): a server that logs more than a pipe holds
+    (64 KiB) before it is stopped blocks on it."""
     port = free_port()
     p = subprocess.Popen([server, *args, '--host', '127.0.0.1', '--port', str(port)], env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.DEVNULL, stderr=log or subprocess.PIPE, text=True)
     deadline = time.time() + timeout
     while time.time() < deadline and p.poll() is None:
         try:

@@ -261,6 +261,8 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 			sh "$top/tests/test-advise-server.sh" >"$top/build/advise-server.out" 2>&1
 		count_tap "$top/build/advise-server.out" "advise-server"
 	fi
+	note "llama-server fleets: Prometheus scraping ggmlviz serve, merged OTLP, a second SIGINT, a short soak"
+	tools_tested llama-fleet LLAMA_TOOLS "llama-server (built already: nothing to do)"
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server

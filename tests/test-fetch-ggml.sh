@@ -99,19 +99,22 @@ run 1 "unknown option '--bogus'" --bogus
 result $? "build-ggml-cuda: an unknown option is named"
 run 1 "--arch wants a value" --arch
 result $? "build-ggml-cuda: --arch without a value is refused"
-# a source whose CPU backend the shares' edit does not fit: said, and nothing built
+# a source whose CPU backend the shares' edit does not fit: that feature left out and
+# said (ggmlviz-edit.py makes each feature whole or not at all), the source untouched;
+# this one is no llama.cpp, so the install is refused after the build
 odd="$tmp/odd"
 mkdir -p "$odd/ggml/src/ggml-cpu"
 echo 'project(odd C)' >"$odd/CMakeLists.txt"
 echo 'int ggml_graph_compute_thread;' >"$odd/ggml/src/ggml-cpu/ggml-cpu.c"
 if command -v cmake >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
-	run 1 "this llama.cpp does not fit" --cpu --src "$odd" "$tmp/odd-prefix" &&
-		grep -q "nothing was built" "$tmp/out" && [ ! -e "$tmp/odd-prefix.build" ] &&
-		[ ! -e "$tmp/odd-prefix.src" ] && [ ! -e "$tmp/odd-prefix" ] &&
+	run 1 "lacks include/ggml.h" --cpu --src "$odd" "$tmp/odd-prefix" &&
+		grep -q "ggml-cpu.c: not made (found no single place" "$tmp/out" &&
+		grep -q "timed by the backend's ticks and estimated" "$tmp/out" &&
+		[ ! -e "$tmp/odd-prefix/lib/libllama.so" ] &&
 		cmp -s "$odd/ggml/src/ggml-cpu/ggml-cpu.c" - <<EOF
 int ggml_graph_compute_thread;
 EOF
-	result $? "build-ggml-cuda: a source the CPU shares' edit does not fit: said, nothing built, the source untouched"
+	result $? "build-ggml-cuda: a source the CPU shares' edit does not fit: the feature left out and said, what the trace then lacks, the source untouched"
 else
 	n=$((n + 1))
 	echo "ok $n # SKIP build-ggml-cuda's edit: no cmake or python3 here"

@@ -14,8 +14,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ggmlviz/nodes.h>
@@ -420,6 +423,71 @@ START_TEST(gpu_clock_steps_keep_kernel_times)
 }
 END_TEST
 
+/* llama-server's handler of a second interrupt: exit() at once. */
+static void exit_now(int sig)
+{
+	(void)sig;
+	exit(1);
+}
+
+static void interrupt(void)
+{
+	raise(SIGINT);
+}
+
+static void atexit_stop(void)
+{
+	ggmlviz_stop();
+}
+
+/*
+ * A second interrupt while the GPU's kernels are being collected at exit
+ * (the GPU's lock held by the tools' atexit stop, the session's too): the
+ * signal handler's exit() runs the GPU's exit handler and the session's,
+ * which must not wait for locks their own thread holds (the old library
+ * hung there). The process ends at once; its trace is cut before its
+ * TRACE_END, and says so (incomplete, every record whole).
+ */
+START_TEST(gpu_exit_from_a_signal_while_stopping_never_hangs)
+{
+	char path[256];
+	struct tu_summary s;
+	int status = 0;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "gpu-second-interrupt");
+	pid = fork();
+	if (pid == 0) {
+		struct ggmlviz_config cfg;
+
+		tu_config(&cfg, path);
+		cfg.gpu_kernels = GGMLVIZ_GPU_KERNELS_AT_START;
+		gs_install();
+		gs_on_stop = interrupt;
+		signal(SIGINT, exit_now);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		atexit(atexit_stop);
+		for (int i = 0; i < 100; i++)
+			ggmlviz_mark("served", (uint64_t)i);
+		exit(0);
+	}
+	for (int i = 0; i < 2000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ck_abort_msg("the process hung at exit (killed after 20 s)");
+	}
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);          /* every record whole */
+	ck_assert_int_eq(s.trace_end_last, 0);  /* no TRACE_END: incomplete, as validate says */
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("GPU op times without a GPU");
@@ -430,6 +498,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, gpu_kernels_said_why_not);
 	tcase_add_test(c, gpu_backend_own_times);
 	tcase_add_test(c, gpu_clock_steps_keep_kernel_times);
+	tcase_add_test(c, gpu_exit_from_a_signal_while_stopping_never_hangs);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -1,11 +1,13 @@
 /*
  * Sessions over a process's life: repeated start/stop, fork() while
- * tracing, and a program that exits without ggmlviz_stop().
+ * tracing, a program that exits without ggmlviz_stop(), and one that
+ * exit()s from a signal handler while its exit handler stops the session.
  *
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +283,85 @@ START_TEST(exit_without_stop_completes_the_file)
 }
 END_TEST
 
+/*
+ * The child's status, or 999 when it did not end within 20 s (then killed):
+ * a test of what must never hang.
+ */
+static int wait_child_bounded(pid_t pid)
+{
+	int status;
+
+	for (int i = 0; i < 2000; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		ck_assert_int_ge(got, 0);
+		if (got == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 999;
+}
+
+/* llama-server's handler of a second interrupt: exit() at once. */
+static void exit_now(int sig)
+{
+	(void)sig;
+	exit(1);
+}
+
+static void atexit_stop(void)
+{
+	ggmlviz_stop();
+}
+
+/* The session's last message, logged while its lock is held: the second interrupt comes then. */
+static void interrupt_at_stopped(void *user, int level, const char *msg)
+{
+	(void)user, (void)level;
+	if (!strncmp(msg, "stopped:", 8))
+		raise(SIGINT);
+}
+
+/*
+ * A traced llama-server stopped by SIGINT stops the session in an atexit
+ * handler (the tools' own); a second SIGINT then exit()s from its signal
+ * handler, which runs the exit handlers left, the library's among them,
+ * while the first still holds the session's lock. It must end at once
+ * (the old library locked the session again, for ever), its trace as far
+ * as the stop had got: here, whole.
+ */
+START_TEST(exit_from_a_signal_while_stopping_never_hangs)
+{
+	struct tu_summary s;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "second-interrupt");
+	pid = fork();
+	if (pid == 0) {
+		struct ggmlviz_config cfg;
+
+		tu_config(&cfg, path);
+		cfg.verbose = 1;
+		cfg.log_fn = interrupt_at_stopped;
+		signal(SIGINT, exit_now);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		atexit(atexit_stop); /* after the start, as the tools register theirs */
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("served", (uint64_t)i);
+		exit(0);
+	}
+	ck_assert_int_eq(wait_child_bounded(pid), 1);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, 1000);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -300,6 +381,7 @@ static Suite *make_suite(void)
 #endif
 	tcase_add_test(tc, fork_while_threads_emit);
 	tcase_add_test(tc, exit_without_stop_completes_the_file);
+	tcase_add_test(tc, exit_from_a_signal_while_stopping_never_hangs);
 	suite_add_tcase(s, tc);
 	return s;
 }

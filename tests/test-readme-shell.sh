@@ -69,6 +69,7 @@ where_of() {
 	./quickstart.sh) echo "elsewhere: the quick start itself, run by .ci/run on a fresh machine" ;;
 	tests/run-all.sh) echo "elsewhere: .ci/run runs it after the quick start (it runs this script)" ;;
 	'cc app.c $(pkg-config'*) echo "elsewhere: tests/run-all.sh runs it against a copy installed with DESTDIR" ;;
+	bench/soak-server.py*) echo "elsewhere: tests/llama-fleet.py runs it for a minute (tests/run-all.sh)" ;;
 	./autogen.sh) echo "elsewhere: tests/run-all.sh's plain build is these steps (make install with DESTDIR)" ;;
 	*)
 		if grep -q 'build-llama-tools\.sh[^#]*--cuda' "$1"; then

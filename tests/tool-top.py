@@ -9,6 +9,7 @@ Usage: tool-top.py BUILDDIR TMPDIR
 
 SPDX-License-Identifier: MIT
 """
+import json
 import os
 import re
 import shutil
@@ -98,6 +99,40 @@ else:
                 if line.startswith(('prompt ', 'generation ')))
     ok(t and field(t[0], 'steps') == steps, 'top: the steps, as stats --by phase counts them',
        (t[0][:4] if t else out, steps))
+
+# ---- tokens/s as stats --by phase gives them, and the wall time's over what the window covers ----
+steady = os.path.join(TMP, 'steady.ggmlviz')
+rc, _, err = run(os.path.join(BUILD, 'tests', 'gen-server'), steady, '--requests', '12', '--burst', '1',
+                 '--gap-ms', '1150')
+rc, out, err = run(G, 'top', '--batch', '1', steady) if rc == 0 else (rc, '', err)
+rc2, pout, _ = run(G, 'stats', '--by', 'phase', '-f', 'json', steady)
+by_phase = {g['name']: g for g in json.loads(pout)['groups']} if rc2 == 0 else {}
+rc3, dout, _ = run(G, 'dump', '-f', 'jsonl', steady)
+steady_recs = [json.loads(rate_line) for rate_line in dout.splitlines()]
+stamps = [r['ts'] for r in steady_recs if r['type'] != 'META' and r['ts']]
+first, now = min(stamps), max(stamps)
+since = max(first, (now // 10**9 - 9) * 10**9)  # the window: the last 10 one-second buckets
+begins, win = {}, {1: [0, 0], 2: [0, 0]}
+for r in steady_recs:
+    if r['type'] == 'STEP_BEGIN':
+        begins[r['tid']] = r['ts']
+    elif r['type'] == 'STEP_END' and r['ts'] >= (now // 10**9 - 9) * 10**9:
+        win[r['phase']][0] += r['n_tokens']
+        win[r['phase']][1] += r['ts'] - begins[r['tid']]
+span = (now - since) / 1e9
+rate_line = re.search(r'tokens/s +prompt ([0-9.]+) \(([0-9.]+) all\), generation ([0-9.]+) \(([0-9.]+) all\)', out)
+wall = re.search(r'wall time +prompt ([0-9.]+), generation ([0-9.]+) tokens/s over the last ([0-9.]+) s', out)
+rates = [float(x) for x in rate_line.groups()] if rate_line else []
+expect = [win[1][0] * 1e9 / win[1][1], by_phase.get('prompt', {}).get('tokens_per_s', -1),
+        win[2][0] * 1e9 / win[2][1], by_phase.get('generation', {}).get('tokens_per_s', -1)]
+ok(rc == 0 and now - first > 12 * 10**9 and rates and all(abs(a - b) <= 0.05 + 1e-4 * b for a, b in zip(rates, expect)),
+   'top on a trace of 13 s: tokens/s of prompts and generation over their steps\' time, as stats --by '
+   'phase gives them (since the start), and in the window', (err, out[:300], rates, expect))
+rates = [float(x) for x in wall.groups()] if wall else []
+expect = [win[1][0] / span, win[2][0] / span, span]
+ok(rates and all(abs(a - b) <= 0.05 + 1e-3 * b for a, b in zip(rates, expect)) and 9 < span < 10,
+   'top: the wall time\'s tokens/s over the time the window\'s buckets cover (%.3f s, not 10)' % span,
+   (out[:300], rates, expect))
 
 # ---- a trace followed while it is written, cut mid-record ----
 src = trace if have_llama else None
@@ -269,10 +304,10 @@ else:
        'top on a terminal: the ops, the layers (l), the requests (r), the sort (s), redrawn',
        '\n'.join([s1[:400], s2[:200], s3[:200], s4[-200:]]))
     tmux('resize-window', '-t', 'top', '-x', '40', '-y', '8')
-    small = wait_for(shows('top needs 60x12')) or screen()
+    small = wait_for(shows('top needs 60x13')) or screen()
     tmux('resize-window', '-t', 'top', '-x', '100', '-y', '30')
     big_again = wait_for(shows('MUL_MAT')) or screen()
-    ok('the terminal is 40x8:' in small and 'top needs 60x12' in small and 'MUL_MAT' in big_again,
+    ok('the terminal is 40x8:' in small and 'top needs 60x13' in small and 'MUL_MAT' in big_again,
        'top: a terminal too small says so, and a resize redraws the whole screen', small)
     tmux('send-keys', '-t', 'top', 'q')
     said = wait_for(lambda: os.path.exists(done) and open(done).read().strip())

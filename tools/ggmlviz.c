@@ -34,6 +34,7 @@ static const char usage_text[] =
 	"  report    one HTML page that shows where the time went (opens offline)\n"
 	"  top       follow a trace as it is written: its last seconds, refreshed\n"
 	"  advise    what slows the run: findings, with their figures and what to try\n"
+	"  serve     follow traces and serve their figures as Prometheus metrics\n"
 	"\n"
 	"Run 'ggmlviz COMMAND --help' for the options of a command.\n"
 	"\n"
@@ -53,6 +54,7 @@ static const struct command commands[] = {
 	{ "merge", cli_cmd_merge },       { "validate", cli_cmd_validate },
 	{ "report", cli_cmd_report },	       { "top", cli_cmd_top },
 	{ "advise", cli_cmd_advise },
+	{ "serve", cli_cmd_serve },
 };
 
 static const struct command *find_command(const char *name)

@@ -7,14 +7,19 @@ their compilation). What needs one is named by an option:
   --cpu-shares      GGML's CPU backend measures every worker thread's share
                     of every node and its wait at the barrier
                     (contrib/llama.cpp/ggmlviz-cpu.h): three calls in
-                    ggml_graph_compute_thread, and an #include
+                    ggml_graph_compute_thread, and an #include (left out:
+                    the CPU's ops are timed by its ticks and estimated, as
+                    in any GGML)
   --server-requests llama-server tells libggmlviz of each request: its
                     arrival, the start of its prompt on a slot, its first
                     token, its end (contrib/llama.cpp/ggmlviz-server.h);
-                    a call at each of those places, and an #include
+                    a call at each of those places (an arrival where a task
+                    is pushed into the queue), and an #include (left out:
+                    the trace has no requests)
   --vulkan-times    GGML's Vulkan backend hands each node's GPU time, from
                     its perf logger's timestamp queries, to libggmlviz
-                    (contrib/llama.cpp/ggmlviz-vulkan.h)
+                    (contrib/llama.cpp/ggmlviz-vulkan.h) (left out: a
+                    Vulkan run is timed whole, by the host)
   --sched-graph-ids GGML's scheduler tells libggmlviz each split graph's id
                     before it asks an eval callback about the split's nodes
                     (contrib/llama.cpp/ggmlviz-sched.h), so that a graph
@@ -49,9 +54,13 @@ their compilation). What needs one is named by an option:
                     code was changed upstream so that the guard is not
                     needed, nothing is done.
 
-Every edit looks for its place first, in every file, before any is
-written: where one is not found exactly once, it says which file and what
-it looked for, and exits 1 with the copy untouched.
+Every edit looks for its places first, in every file, before any is
+written. A feature is made whole or not at all: where one of its places is
+not found exactly once (or, for a place taken at each of its
+occurrences, not at all), the feature is left out, said with the file and
+what was looked for and what the trace then lacks, and the build goes on
+with the others. A file that cannot be read leaves its features out the
+same way.
 
     ggmlviz-edit.py SRC [--cpu-shares] [--sched-graph-ids] [--sched-no-wait] [--server-requests]
                         [--vulkan-times] [--vulkan-guards]
@@ -74,6 +83,41 @@ class Edit:
     def __init__(self, path, find, repl, what, optional=False, every=False):
         self.path, self.find, self.repl, self.what = path, find, repl, what
         self.optional, self.every = optional, every
+
+
+def read_texts(src, edits):
+    """{path: its text, or None when it cannot be read} of the files edits touch."""
+    texts = {}
+    for e in edits:
+        if e.path not in texts:
+            try:
+                with open(os.path.join(src, e.path)) as f:
+                    texts[e.path] = f.read()
+            except OSError:
+                texts[e.path] = None
+    return texts
+
+
+def misfit(e, text):
+    """Why edit e does not fit text, or None when it does."""
+    if text is None:
+        return 'could not read the file for %s' % e.what
+    n = len(re.findall(e.find, text))
+    if n == 1 or (e.every and n > 1) or (e.optional and n == 0):
+        return None
+    return 'found no single place for %s%s' % (e.what, ' (%d found)' % n if n else '')
+
+
+def feature(src, edits, without):
+    """edits, when every one of them fits its file; else none, said (without: what is then
+    lacking), so that the build goes on without the feature."""
+    texts = read_texts(src, edits)
+    for e in edits:
+        why = misfit(e, texts[e.path])
+        if why:
+            print('ggmlviz-edit: %s: not made (%s): %s' % (e.path, why, without))
+            return []
+    return edits
 
 
 def vulkan_guards():
@@ -104,11 +148,11 @@ def vulkan_guards():
     ]
 
 
-def vulkan_times():
+def vulkan_times(src):
     vk = 'ggml/src/ggml-vulkan/ggml-vulkan.cpp'
     header = '#include "%s" // libggmlviz: each node\'s GPU time (scripts/build-llama-tools.sh)\n' % (
         os.path.join(HERE, 'ggmlviz-vulkan.h'))
-    return [
+    return feature(src, [
         Edit(vk, r'(?m)^(#include "ggml-vulkan-common.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-vulkan-common.h"'),
         Edit(vk, r'vk_perf_logger_enabled = getenv\("GGML_VK_PERF_LOGGER"\) != nullptr;',
@@ -123,14 +167,14 @@ def vulkan_times():
              r'\2} else if (!vk_perf_logger_concurrent) {\n',
              'where a graph\'s timestamps are read (VK_CHECK(ctx->device->device.getQueryPoolResults('
              'ctx->query_pool, ...)); if (!vk_perf_logger_concurrent) {)'),
-    ]
+    ], 'a Vulkan run\'s ops are timed as a whole, by the host')
 
 
-def cpu_shares():
+def cpu_shares(src):
     cpu = 'ggml/src/ggml-cpu/ggml-cpu.c'
     header = '#include "%s" // libggmlviz: each worker thread\'s shares (scripts/build-llama-tools.sh)\n' % (
         os.path.join(HERE, 'ggmlviz-cpu.h'))
-    return [
+    return feature(src, [
         Edit(cpu, r'(?m)^(#include "ggml-cpu-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-cpu-impl.h"'),
         Edit(cpu, r'(?m)^([ \t]*)(const int n_fused = ggml_cpu_try_fuse_ops\(cgraph, node_n, )',
@@ -146,7 +190,7 @@ def cpu_shares():
              r'(const void *const *) cgraph->nodes, cgraph->n_nodes, ggmlviz_cpu_op_of);\n',
              'the graph\'s last barrier (GGML_PRINT_DEBUG("... compute-done ..."); #endif '
              'ggml_barrier(state->threadpool);)'),
-    ]
+    ], 'GGML\'s CPU ops are timed by the backend\'s ticks and estimated, as in any GGML')
 
 
 def sched_graph_ids(src):
@@ -169,20 +213,11 @@ def sched_graph_ids(src):
              'the scheduler\'s view of a split for an eval callback (struct ggml_cgraph gv = '
              'ggml_graph_view(&split->graph, j0, j1 + 1);)'),
     ]
-    try:
-        with open(os.path.join(src, sched)) as f:
-            text = f.read()
-    except OSError:
-        text = ''
+    text = read_texts(src, edits[:1])[sched] or ''
     if 'splits[i].graph.uid' not in text:  # graphs without ids: a CUDA backend compares them, traced or not
         print('ggmlviz-edit: %s: not needed (its graphs have no id): the splits\' ids' % sched)
         return []
-    missing = [e.what for e in edits if len(re.findall(e.find, text)) != 1]
-    if missing:  # all or none: the call needs the include
-        print('ggmlviz-edit: %s: not made (found no single place for %s): every run is described,'
-              ' as without the edit' % (sched, missing[0]))
-        return []
-    return edits
+    return feature(src, edits, 'every run is described, as without the edit')  # all or none: the call needs the include
 
 
 def sched_no_wait(src):
@@ -197,29 +232,22 @@ def sched_no_wait(src):
                 r'\1    ggml_backend_synchronize(split_backend);\n\1}\n',
                 'the wait after a split computed for an eval callback (// TODO: pass backend to the '
                 'callback, ... ggml_backend_synchronize(split_backend);)')
-    try:
-        with open(os.path.join(src, sched)) as f:
-            text = f.read()
-    except OSError:
-        text = ''
-    if len(re.findall(edit.find, text)) != 1:
-        print('ggmlviz-edit: %s: not made (found no single place for %s): the scheduler waits for'
-              ' the device after each split of a traced run, as without the edit' % (sched, edit.what))
-        return []
-    return [edit]
+    return feature(src, [edit], 'the scheduler waits for the device after each split of a traced run, '
+                   'as without the edit')
 
 
-def server_requests():
+def server_requests(src):
     ctx = 'tools/server/server-context.cpp'
     queue = 'tools/server/server-queue.cpp'
     header = '#include "%s" // libggmlviz: the requests (scripts/build-llama-tools.sh)\n' % (
         os.path.join(HERE, 'ggmlviz-server.h'))
-    call = r'\1%s\n'
-    return [
+    return feature(src, [
         Edit(queue, r'(?m)^(#include "server-queue.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "server-queue.h"'),
-        Edit(queue, r'(?m)^([ \t]*)(QUE_DBG\("new task, id = )', r'\1ggmlviz_server_arrived(task);\n\1\2',
-             'where a task is queued (QUE_DBG("new task, id = ...)', every=True),
+        Edit(queue, r'(?m)^([ \t]*)(if \(front\) \{\n[ \t]*queue_tasks\.push_front\(std::move\(task\)\);\n)',
+             r'\1ggmlviz_server_arrived(task);\n\1\2',
+             'where a task is pushed into the queue (if (front) { queue_tasks.push_front(std::move(task));)',
+             every=True),
         Edit(queue, r'(?m)^(void server_queue::cleanup_pending_task\(int id_target\) \{\n)',
              r'\1    ggmlviz_server_cancel_queued(id_target);\n',
              'where a cancelled task leaves the queue (void server_queue::cleanup_pending_task(int id_target) {)'),
@@ -246,7 +274,7 @@ def server_requests():
              r'\1\2ggmlviz_server_end(slot, GGMLVIZ_REQUEST_CANCELLED);\n\2\3',
              'where a cancel releases the slot of its request (if (slot.task && slot.task->id == '
              'task.id_target) { slot.release();)'),
-    ]
+    ], 'the trace has no requests (stats --by request finds none)')
 
 
 def apply(src, edits):
@@ -269,10 +297,9 @@ def apply(src, edits):
             plan.append(e)
         elif e.optional and n == 0:
             skipped.append(e)
-        else:
-            sys.exit('ggmlviz-edit: %s: %s %s: this %s does not fit; nothing was changed'
-                     % (e.path, 'found no place for' if n == 0 else 'found %d places for' % n,
-                        e.what, PROJECT))
+        else:  # fitted alone (feature()), not after an earlier edit of the same file
+            sys.exit('ggmlviz-edit: %s: %s after the edits before it: this %s does not fit; '
+                     'nothing was changed' % (e.path, misfit(e, texts[p]), PROJECT))
     for p, text in texts.items():
         with open(p, 'w') as f:
             f.write(text)
@@ -290,15 +317,15 @@ def main():
         if opt == '--vulkan-guards':
             edits += vulkan_guards()
         elif opt == '--vulkan-times':
-            edits += vulkan_times()
+            edits += vulkan_times(src)
         elif opt == '--cpu-shares':
-            edits += cpu_shares()
+            edits += cpu_shares(src)
         elif opt == '--sched-graph-ids':
             edits += sched_graph_ids(src)
         elif opt == '--sched-no-wait':
             edits += sched_no_wait(src)
         elif opt == '--server-requests':
-            edits += server_requests()
+            edits += server_requests(src)
         else:
             sys.exit('ggmlviz-edit: unknown option %s' % opt)
     apply(src, edits)

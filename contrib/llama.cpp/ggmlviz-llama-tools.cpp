@@ -3,10 +3,13 @@
 //
 // Tracing starts at the first model load or context (before any decode)
 // when GGML_VIZ_OUTPUT is set, with every GGML_VIZ_* variable read
-// (ggmlviz_config_from_env()), and stops at exit: a server stopped by
-// SIGINT or SIGTERM ends normally, and its trace with it. Without
-// GGML_VIZ_OUTPUT, or once tracing could not start, each wrapper is the
-// plain call.
+// (ggmlviz_config_from_env()), and stops at exit, by the library's own
+// exit handler (one for the session: ggmlviz_start(3)): a server stopped by
+// SIGINT or SIGTERM ends normally, and its trace with it; a second
+// SIGINT, whose handler calls exit() while that handler stops the session,
+// ends the process at once, its trace as far as the stop had got (complete,
+// or said incomplete by `ggmlviz validate`). Without GGML_VIZ_OUTPUT, or
+// once tracing could not start, each wrapper is the plain call.
 //
 // Two defaults differ from the library's. Memory is tracked (the backend
 // buffers by device and part, the scheduler's copies between devices:
@@ -36,10 +39,6 @@
 
 static std::once_flag ggmlviz_tools_once;
 
-static void ggmlviz_tools_stop(void) {
-    ggmlviz_stop();
-}
-
 #ifndef GGMLVIZ_TOOLS_GPU_SAMPLE_K
 #define GGMLVIZ_TOOLS_GPU_SAMPLE_K 8
 #define GGMLVIZ_TOOLS_GPU_SAMPLE_N 256
@@ -60,9 +59,7 @@ static void ggmlviz_tools_start(void) {
     int rc = ggmlviz_start(&cfg);
     if (rc < 0) {
         fprintf(stderr, "ggmlviz: not tracing to %s: %s\n", out, ggmlviz_strerror(rc));
-        return;
     }
-    atexit(ggmlviz_tools_stop);
 }
 
 static void ggmlviz_tools_maybe_start(void) {

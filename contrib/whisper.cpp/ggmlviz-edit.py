@@ -26,8 +26,11 @@ named by an option:
                     times and Debian 12's toolchain)
 
 Every edit looks for its place first, in every file, before any is
-written: where one is not found, it says which file and what it looked
-for, and exits 1 with the copy untouched.
+written. Where one of whisper's own (--whisper-stages, --server-requests)
+is not found, it says which file and what it looked for, and exits 1 with
+the copy untouched: without them there is no step or no request to trace.
+GGML's edits are made whole or left out, as for llama.cpp: a feature left
+out is said with what the trace then lacks, and the others are made.
 
     ggmlviz-edit.py SRC [--whisper-stages] [--server-requests] [--cpu-shares]
                         [--sched-graph-ids] [--sched-no-wait] [--vulkan-guards]
@@ -93,17 +96,30 @@ def server_requests():
     ]
 
 
+def required(src, edits):
+    """edits, each of which must fit: without whisper's stages a trace has no step, and
+    whisper-server's handler without its request is no server traced; a misfit stops
+    everything before any file is written, named with what was looked for."""
+    texts = L.read_texts(src, edits)
+    for e in edits:
+        why = L.misfit(e, texts[e.path])
+        if why:
+            sys.exit('ggmlviz-edit: %s: %s: this whisper.cpp does not fit; nothing was changed'
+                     % (e.path, why))
+    return edits
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1].startswith('-'):
         sys.exit(__doc__.split('\n\n')[-2].strip())
     src, edits = sys.argv[1], []
     for opt in sys.argv[2:]:
         if opt == '--whisper-stages':
-            edits += whisper_stages()
+            edits += required(src, whisper_stages())
         elif opt == '--server-requests':
-            edits += server_requests()
+            edits += required(src, server_requests())
         elif opt == '--cpu-shares':
-            edits += L.cpu_shares()
+            edits += L.cpu_shares(src)
         elif opt == '--sched-graph-ids':
             edits += L.sched_graph_ids(src)
         elif opt == '--sched-no-wait':
@@ -111,7 +127,7 @@ def main():
         elif opt == '--vulkan-guards':
             edits += L.vulkan_guards()
         elif opt == '--vulkan-times':
-            edits += L.vulkan_times()
+            edits += L.vulkan_times(src)
         else:
             sys.exit('ggmlviz-edit: unknown option %s' % opt)
     L.apply(src, edits)

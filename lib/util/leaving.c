@@ -18,6 +18,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "util/leaving.h"
 
@@ -57,4 +58,53 @@ int ggmlviz__at_exit(void (*fn)(void))
 {
 	atomic_store(&exit_fn, fn);
 	return __cxa_atexit(call_exit_fn, NULL, &__dso_handle);
+}
+
+/* ---- locks an exit handler takes ---- */
+
+static uintptr_t self(void)
+{
+	return (uintptr_t)pthread_self();
+}
+
+void ggmlviz__leave_lock(struct ggmlviz__leave_lock *l)
+{
+	pthread_mutex_lock(&l->mutex);
+	atomic_store_explicit(&l->owner, self(), memory_order_relaxed);
+}
+
+void ggmlviz__leave_unlock(struct ggmlviz__leave_lock *l)
+{
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&l->mutex);
+}
+
+int ggmlviz__leave_lock_mine(struct ggmlviz__leave_lock *l)
+{
+	return atomic_load_explicit(&l->owner, memory_order_relaxed) == self();
+}
+
+int ggmlviz__leave_lock_at_exit(struct ggmlviz__leave_lock *l)
+{
+	struct timespec until;
+
+	if (ggmlviz__leave_lock_mine(l))
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += GGMLVIZ__EXIT_WAIT_MS / 1000;
+	until.tv_nsec += (GGMLVIZ__EXIT_WAIT_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	if (pthread_mutex_timedlock(&l->mutex, &until) != 0)
+		return 0;
+	atomic_store_explicit(&l->owner, self(), memory_order_relaxed);
+	return 1;
+}
+
+void ggmlviz__leave_lock_reset(struct ggmlviz__leave_lock *l)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	l->mutex = fresh;
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 }

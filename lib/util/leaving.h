@@ -11,6 +11,10 @@
 #ifndef GGMLVIZ_LEAVING_H
 #define GGMLVIZ_LEAVING_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
 /*
  * Whether the process is exiting: exit() began (an atexit handler of this
  * copy's, registered as it was loaded, has run); 0 in a destructor run
@@ -24,5 +28,34 @@ int ggmlviz__process_exiting(void);
  * (the session's stop); 0, or nonzero where it cannot be registered.
  */
 int ggmlviz__at_exit(void (*fn)(void));
+
+/*
+ * A lock that an exit handler takes (the session's, the GPU's), and whose
+ * holder is known: exit() called from a signal handler that interrupted
+ * the holder (a program's second Ctrl-C while its exit handler stops the
+ * session) runs the exit handlers left on that same thread, which must
+ * not wait for it; nor for another thread's for ever.
+ */
+struct ggmlviz__leave_lock {
+	pthread_mutex_t mutex;
+	_Atomic uintptr_t owner; /* pthread_self() of its holder, 0 when free */
+};
+#define GGMLVIZ__LEAVE_LOCK_INIT { PTHREAD_MUTEX_INITIALIZER, 0 }
+
+/* How long an exit handler waits for another thread that holds such a lock. */
+#define GGMLVIZ__EXIT_WAIT_MS 2000
+
+void ggmlviz__leave_lock(struct ggmlviz__leave_lock *l);
+void ggmlviz__leave_unlock(struct ggmlviz__leave_lock *l);
+/*
+ * For an exit handler: 1 with the lock held; 0 when this thread holds it
+ * already (an exit() that interrupted its holder: what it was doing stays
+ * undone), or another thread held it for GGMLVIZ__EXIT_WAIT_MS.
+ */
+int ggmlviz__leave_lock_at_exit(struct ggmlviz__leave_lock *l);
+/* Whether this thread holds l. */
+int ggmlviz__leave_lock_mine(struct ggmlviz__leave_lock *l);
+/* In the child of a fork(): l free again, whoever held it in the parent. */
+void ggmlviz__leave_lock_reset(struct ggmlviz__leave_lock *l);
 
 #endif /* GGMLVIZ_LEAVING_H */

@@ -16,21 +16,27 @@
 
 /*
  * A message said once: a command that reads a trace in several passes
- * (report, export -f otlp) meets its damage in each, and the same sentence
- * twice in a row tells the user nothing more.
+ * (report, export -f otlp) meets its damage in each, and a sentence said
+ * again tells the user nothing more, even with another said in between
+ * (a pass's own finding comes before the next pass's end). The last
+ * SAID_KEPT sentences are remembered.
  */
+#define SAID_KEPT 8
 void cli_error(const char *fmt, ...)
 {
-	static char last[1024];
-	char now[sizeof last];
+	static char said[SAID_KEPT][1024];
+	static unsigned next;
+	char now[sizeof said[0]];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(now, sizeof now, fmt, ap);
 	va_end(ap);
-	if (strcmp(now, last) == 0)
-		return;
-	memcpy(last, now, sizeof last);
+	for (unsigned i = 0; i < SAID_KEPT; i++)
+		if (strcmp(now, said[i]) == 0)
+			return;
+	memcpy(said[next], now, sizeof now);
+	next = (next + 1) % SAID_KEPT;
 	fprintf(stderr, "ggmlviz: %s\n", now);
 }
 

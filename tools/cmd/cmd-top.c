@@ -1,15 +1,14 @@
 /*
  * ggmlviz top: a trace followed as it is written, redrawn about once a
- * second (stats/recent.c holds its last seconds): tokens per second, the
- * ops or layers of the last seconds, a server's requests, live memory,
- * dropped events, the trace's state. Interactive on a terminal (keys to
+ * second (input/follow.c reads what is new, stats/recent.c holds its last
+ * seconds): tokens per second, the ops or layers of the last seconds, a
+ * server's requests, live memory, dropped events, the trace's state. Interactive on a terminal (keys to
  * switch views, sort, pause and quit; output/term.c), else, or with
  * --batch, one table every N seconds, as top -b. --replay plays a
  * finished trace at a chosen speed.
  *
- * It reads only what is new at each refresh (the reader maps the file as
- * it grows, and lets go of what was read), so that its memory stays flat
- * however long the trace runs.
+ * It reads only what is new at each refresh, so that its memory stays
+ * flat however long the trace runs.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -34,12 +33,13 @@ static const char help[] =
 	"Usage: ggmlviz top [OPTIONS] FILE\n"
 	"\n"
 	"Follow a trace as it is written and show its last seconds, refreshed: tokens\n"
-	"per second of prompts and generation (in the last seconds and since the\n"
-	"start), the ops, the layers or the model's parts (stats --by part) by their\n"
-	"share of the last seconds (with GB/s\n"
-	"and what bounds them), a server's requests in flight and ended with their\n"
-	"latency percentiles, live tensor memory, dropped events, and the trace's\n"
-	"state: being written, ended, crashed, or no longer growing.\n"
+	"per second of prompts and generation over their steps' time, as stats --by\n"
+	"phase gives them (in the last seconds and since the start), and over the last\n"
+	"seconds' wall time; the ops, the layers or the model's parts (stats --by part)\n"
+	"by their share of the last seconds (with GB/s and what bounds them), a\n"
+	"server's requests in flight and ended with their latency percentiles, live\n"
+	"tensor memory, dropped events, and the trace's state: being written, ended,\n"
+	"crashed, or no longer growing.\n"
 	"\n"
 	"Keys: o ops, l layers, m the model's parts, r requests; s the sort (time,\n"
 	"count, name); p pause; q quit.\n"
@@ -62,8 +62,7 @@ static const char help[] =
 #define OPT_REPLAY 0x101
 #define OPT_VIEW 0x102
 #define NS_PER_S 1000000000ull
-#define STILL_NS (3 * NS_PER_S) /* a file not grown for this long is said not to be growing */
-#define MIN_ROWS 12
+#define MIN_ROWS 13
 #define MIN_COLS 60
 
 /* The groupings' views are the window's kinds (0 ops, 1 layers, 2 parts: cli_recent_groups()). */
@@ -75,31 +74,17 @@ static const char *const sort_names[SORTS] = { "time", "count", "name" };
 struct top {
 	struct cli *cli;
 	const char *path;
-	struct ggmlviz_reader *r;
-	struct ggmlviz_pairing *p;
+	struct cli_follow f;      /* the trace, its reader and pairing engine */
 	struct cli_recent *w;
 	uint64_t batch_ns, iterations, shown;
 	double replay;            /* 0: follow */
 	bool batch, paused, quit;
 	int view, sort;
-	int read_rc;              /* the reader's last answer: 0 (end of the data so far), or an error */
-	uint64_t read_at;         /* where it stopped */
-	uint64_t grew_ns;         /* when the file last grew (CLOCK_MONOTONIC) */
-	dev_t dev;                /* the file read, to tell a new file at its name (tail -F) */
-	ino_t ino;
 	uint64_t t0_trace, t0_wall; /* replay: the first record's time, and when the replay began */
 	struct ggmlviz_event next; /* replay: the record read but not due yet */
 	bool has_next;
-	char note[160];           /* news for the status line: a reopened file, a small terminal */
+	char note[160];           /* news for the status line: a small terminal */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
 
 static int option(void *ctx, int c, char *arg)
 {
@@ -139,63 +124,34 @@ static const struct cli_cmd cmd = { "top", help, "b:n:", longopts, 1, 1, option 
 
 /* ---- reading what is new ---- */
 
-static void close_trace(struct top *tp);
-
 /* Opens the trace from its start, the window empty; 0, or the reader's code (nothing left open). */
 static int open_trace(struct top *tp)
 {
-	struct stat st;
-	int err;
-	const char *source = cli_path_source(tp->path, &err);
-	int rc = source ? ggmlviz_reader_open(source, &tp->r) : err;
+	int rc;
 
-	if (rc == 0)
-		rc = ggmlviz_pairing_new(&tp->p);
-	if (rc < 0) {
-		close_trace(tp);
-		return rc;
-	}
-	tp->dev = 0, tp->ino = 0;
-	if (stat(tp->path, &st) == 0 && S_ISREG(st.st_mode))
-		tp->dev = st.st_dev, tp->ino = st.st_ino;
-	tp->grew_ns = mono_ns();
 	tp->has_next = false;
-	tp->w->reader = tp->r; /* the ops' names, to place them in parts */
-	return 0;
+	if ((rc = cli_follow_open(&tp->f, tp->path)) == 0)
+		tp->w->reader = tp->f.r; /* the ops' names, to place them in parts */
+	return rc;
 }
 
 /* Closes what is open of the trace; the window emptied (its names were the reader's). */
 static void close_trace(struct top *tp)
 {
-	ggmlviz_pairing_free(tp->p);
-	ggmlviz_reader_close(tp->r);
+	cli_follow_close(&tp->f);
 	cli_recent_free(tp->w);
 	memset(tp->w, 0, sizeof *tp->w);
-	tp->p = NULL, tp->r = NULL;
 }
 
-/* Opens the trace again (gone, replaced, shrunk); 0, or -1 with why in the status line. */
-static int reopen(struct top *tp, const char *why)
+static void on_timing(void *arg, const struct ggmlviz_timing *t)
 {
-	int rc;
-
-	close_trace(tp);
-	rc = open_trace(tp);
-	if (rc < 0)
-		snprintf(tp->note, sizeof tp->note, "%s; cannot read it now (%s): trying again every"
-			 " refresh", why, ggmlviz_strerror(rc));
-	else
-		snprintf(tp->note, sizeof tp->note, "%s: read again from its start", why);
-	return rc < 0 ? -1 : 0;
+	cli_recent_timing(arg, t);
 }
 
 static void feed(struct top *tp, const struct ggmlviz_event *ev)
 {
-	struct ggmlviz_timing t;
-
 	cli_recent_event(tp->w, ev);
-	for (int rc = ggmlviz_pairing_add(tp->p, ev, &t); rc == 1; rc = ggmlviz_pairing_take(tp->p, &t))
-		cli_recent_timing(tp->w, &t);
+	cli_follow_feed(&tp->f, ev, on_timing, tp->w);
 }
 
 /* Whether ev is due in a replay: its time within what has been played so far. */
@@ -206,52 +162,39 @@ static bool due(struct top *tp, const struct ggmlviz_event *ev)
 	if (tp->replay <= 0 || ev->type == GGMLVIZ_EVENT_META || !ev->timestamp_ns)
 		return true;
 	if (!tp->t0_trace)
-		tp->t0_trace = ev->timestamp_ns, tp->t0_wall = mono_ns();
-	played = (uint64_t)((double)(mono_ns() - tp->t0_wall) * tp->replay);
+		tp->t0_trace = ev->timestamp_ns, tp->t0_wall = cli_mono_ns();
+	played = (uint64_t)((double)(cli_mono_ns() - tp->t0_wall) * tp->replay);
 	return ev->timestamp_ns <= tp->t0_trace + played;
-}
-
-/* Whether the name now holds another file than the one read (rotated, rewritten by rename). */
-static bool replaced(struct top *tp)
-{
-	struct stat st;
-
-	if (stat(tp->path, &st) < 0) {
-		snprintf(tp->note, sizeof tp->note, "the file was removed: what was read stays shown");
-		return false;
-	}
-	return st.st_dev != tp->dev || st.st_ino != tp->ino;
 }
 
 /* Reads every record there is now (a replay: those due); the file looked at again first. */
 static void advance(struct top *tp)
 {
 	struct ggmlviz_event ev;
-	int rc;
+	int rc = tp->replay > 0 ? 0 : cli_follow_refresh(&tp->f);
 
-	if (!tp->r && reopen(tp, "the file went away") < 0)
-		return;
-	if (tp->replay <= 0 && tp->ino && replaced(tp) && reopen(tp, "a new file at its name") < 0)
-		return;
-	rc = tp->replay > 0 ? 0 : ggmlviz_reader_refresh(tp->r);
-	if (rc > 0)
-		tp->grew_ns = mono_ns();
-	else if (rc == -ESTALE && reopen(tp, "the file shrank (replaced or truncated)") < 0)
-		return;
+	if (rc != 0) { /* read again from its start, or not readable now: what was drawn goes */
+		cli_recent_free(tp->w);
+		memset(tp->w, 0, sizeof *tp->w);
+		tp->w->reader = tp->f.r; /* the ops' names, to place them in parts */
+		tp->has_next = false;
+		if (rc < 0)
+			return;
+	}
 	if (tp->has_next) {
 		if (!due(tp, &tp->next))
 			return;
 		feed(tp, &tp->next), tp->has_next = false;
 	}
-	while ((rc = ggmlviz_reader_next(tp->r, &ev)) == 1) {
+	while (cli_follow_next(&tp->f, &ev) == 1) {
 		if (!due(tp, &ev)) {
 			tp->next = ev, tp->has_next = true; /* its pointers stay valid: the file stays mapped */
 			break;
 		}
 		feed(tp, &ev);
 	}
-	tp->read_rc = rc == 1 ? 0 : rc;
-	tp->read_at = ggmlviz_reader_offset(tp->r);
+	if (tp->has_next)
+		tp->f.read_rc = 0;
 }
 
 /* ---- drawing ---- */
@@ -259,61 +202,63 @@ static void advance(struct top *tp)
 static void state_line(struct top *tp, struct cli_out *o)
 {
 	const struct cli_recent *w = tp->w;
-	uint64_t still = mono_ns() - tp->grew_ns;
+	const struct cli_follow *f = &tp->f;
+	int state = cli_follow_state(f, w->state);
 
 	cli_out_printf(o, "ggmlviz top: %s: ", tp->path);
-	if (w->state == CLI_WIN_ENDED)
+	if (state == CLI_FOLLOW_ENDED)
 		cli_out_str(o, "ended");
-	else if (w->state == CLI_WIN_CRASHED)
+	else if (state == CLI_FOLLOW_CRASHED)
 		cli_out_printf(o, "crashed (signal %" PRIu64 "): what it recorded was saved", w->crash_signal);
-	else if (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED)
-		cli_out_printf(o, "damaged at byte %" PRIu64 ": %s; not read further", tp->read_at,
-			       ggmlviz_strerror(tp->read_rc));
+	else if (state == CLI_FOLLOW_DAMAGED)
+		cli_out_printf(o, "damaged at byte %" PRIu64 ": %s; not read further", f->read_at,
+			       ggmlviz_strerror(f->read_rc));
 	else if (tp->replay > 0)
 		cli_out_printf(o, "replayed at %gx%s", tp->replay, tp->has_next ? "" : ", to its end");
-	else if (cli_path_is_copied(tp->path))
+	else if (state == CLI_FOLLOW_CUT)
 		cli_out_str(o, "read from a pipe to its end, no TRACE_END: cut short");
-	else if (still < STILL_NS)
+	else if (state == CLI_FOLLOW_WRITING)
 		cli_out_str(o, "being written");
+	else if (state == CLI_FOLLOW_GONE)
+		cli_out_str(o, "not readable now");
 	else
 		cli_out_printf(o, "not growing for %.0f s, no TRACE_END: idle, or cut short",
-			       (double)still / 1e9);
+			       (double)(cli_mono_ns() - f->grew_ns) / 1e9);
 	if (w->now_ns && w->first_ns)
 		cli_out_printf(o, "; trace +%.3f s", (double)(w->now_ns - w->first_ns) / 1e9);
-	cli_out_printf(o, "%s%s%s\n", tp->paused ? "; PAUSED" : "", tp->note[0] ? "; " : "", tp->note);
+	cli_out_printf(o, "%s%s%s%s%s\n", tp->paused ? "; PAUSED" : "", f->note[0] ? "; " : "",
+		       f->note, tp->note[0] ? "; " : "", tp->note);
 }
 
-/* tokens/s of a phase: in the window, and since the first step. */
-static void rates(const struct cli_recent *w, uint32_t phase, double *recent, double *all)
-{
-	double span = cli_recent_span_s(w), since = w->now_ns > w->first_ns && w->first_ns
-							    ? (double)(w->now_ns - w->first_ns) / 1e9 : 0;
-
-	*recent = span > 0 ? (double)cli_recent_tokens(w, phase) / span : 0;
-	*all = since > 0 ? (double)w->tokens[phase] / since : 0;
-}
-
+/*
+ * tokens/s as stats --by phase gives them (a phase's tokens over its
+ * steps' time), in the window and since the start; then what the program
+ * put through in the window's wall time, which its idle time lowers.
+ */
 static void summary(struct top *tp, struct cli_out *o)
 {
 	const struct cli_recent *w = tp->w;
-	double pr, pa, gr, ga;
+	double pr, pa, gr, ga, span = cli_recent_span_s(w);
+	uint64_t ns, tp_prompt = cli_recent_tokens(w, GGMLVIZ_PHASE_PROMPT, &ns),
+		     tp_gen = cli_recent_tokens(w, GGMLVIZ_PHASE_GENERATION, &ns);
 	char b[2][32];
 
-	rates(w, GGMLVIZ_PHASE_PROMPT, &pr, &pa);
-	rates(w, GGMLVIZ_PHASE_GENERATION, &gr, &ga);
+	cli_recent_rates(w, GGMLVIZ_PHASE_PROMPT, &pr, &pa);
+	cli_recent_rates(w, GGMLVIZ_PHASE_GENERATION, &gr, &ga);
 	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all)", pr, pa, gr,
 		       ga);
 	if (w->tokens[GGMLVIZ_PHASE_ENCODE]) { /* whisper.cpp's encoder: its audio positions */
-		rates(w, GGMLVIZ_PHASE_ENCODE, &pr, &pa);
+		cli_recent_rates(w, GGMLVIZ_PHASE_ENCODE, &pr, &pa);
 		cli_out_printf(o, ", encode %.1f (%.1f all)", pr, pa);
 	}
-	cli_out_printf(o, ": the last %.1f s\n", cli_recent_span_s(w));
+	cli_out_printf(o, ": over their steps' time\n");
+	cli_out_printf(o, "wall time  prompt %.1f, generation %.1f tokens/s over the last %.1f s\n",
+		       span > 0 ? (double)tp_prompt / span : 0, span > 0 ? (double)tp_gen / span : 0, span);
 	cli_out_printf(o, "steps      %" PRIu64 " (%" PRIu64 " tokens of prompts, %" PRIu64
 		       " generated)\n", w->steps, w->tokens[GGMLVIZ_PHASE_PROMPT],
 		       w->tokens[GGMLVIZ_PHASE_GENERATION]);
 	if (w->begun || w->n_recent) {
 		uint64_t ended = w->ended[0] + w->ended[1] + w->ended[2], p[3];
-
 		cli_out_printf(o, "requests   %" PRIu64 " in flight; %" PRIu64 " done, %" PRIu64
 			       " cancelled, %" PRIu64 " failed", w->begun > ended ? w->begun - ended : 0,
 			       w->ended[0], w->ended[1], w->ended[2]);
@@ -334,7 +279,7 @@ static const char *group_name(const struct top *tp, int kind, uint64_t key,
 			      char buf[CLI_OP_NAME_MAX])
 {
 	if (kind == VIEW_OPS)
-		return cli_op_name(&tp->cli->names, tp->r, (uint32_t)(key - 1), buf);
+		return cli_op_name(&tp->cli->names, tp->f.r, (uint32_t)(key - 1), buf);
 	if (kind == VIEW_PARTS)
 		return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
 	return cli_layer_name(key ? key - 1 : 0, buf, CLI_OP_NAME_MAX); /* recent.c: layer key + 1 */
@@ -448,8 +393,8 @@ static void render(struct top *tp, struct cli_out *o, size_t rows)
 
 static bool finished(const struct top *tp)
 {
-	return tp->w->state != CLI_WIN_WRITING || (tp->read_rc != 0 && tp->read_rc != GGMLVIZ_ETRUNCATED) ||
-	       (tp->replay > 0 && !tp->has_next && tp->read_rc == 0) ||
+	return tp->w->state != CLI_WIN_WRITING || cli_follow_damaged(&tp->f) ||
+	       (tp->replay > 0 && !tp->has_next && tp->f.read_rc == 0) ||
 	       (tp->replay <= 0 && cli_path_is_copied(tp->path)); /* a pipe: read to its end when opened */
 }
 
@@ -505,7 +450,7 @@ static void draw(struct top *tp)
 		cli_out_printf(&o, "the terminal is %dx%d:\ntop needs %dx%d\n(q quits)\n", cols, rows,
 			       MIN_COLS, MIN_ROWS);
 	} else {
-		render(tp, &o, (size_t)rows - 11);
+		render(tp, &o, (size_t)rows - 12);
 		cli_out_printf(&o, "\nkeys: o ops  l layers  m parts  r requests  s sort (%s)  p pause  q quit",
 			       sort_names[tp->sort]);
 	}
@@ -520,7 +465,7 @@ static int run_screen(struct top *tp)
 	if (cli_term_enter() < 0)
 		return run_batch(tp);
 	while (!tp->quit && !cli_term_signal()) {
-		uint64_t now = mono_ns();
+		uint64_t now = cli_mono_ns();
 		int c;
 
 		if (now >= next || cli_term_resized()) {
@@ -557,7 +502,7 @@ int cli_cmd_top(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_DAMAGED;
 	}
 	status = tp.batch || !isatty(STDOUT_FILENO) ? run_batch(&tp) : run_screen(&tp);
-	if (status == CLI_EXIT_OK && tp.read_rc != 0 && tp.read_rc != GGMLVIZ_ETRUNCATED)
+	if (status == CLI_EXIT_OK && cli_follow_damaged(&tp.f))
 		status = CLI_EXIT_DAMAGED;
 	close_trace(&tp);
 	free(tp.w);

@@ -12,12 +12,18 @@
  * served no request (any llama.cpp trace's, a server's warm-up) is a child
  * of its process's span. A step's ops are never spans: they are summed
  * per op type into its attributes, as stats gives them (the estimate of
- * op times from ticks). Ids are derived from the trace's name, its
- * process, the request and the step: exporting again gives the same ids.
+ * op times from ticks). Ids are derived from the trace's name, the
+ * process, the request and the step: exporting again gives the same ids,
+ * and the processes of a merged trace never share one (each request, step
+ * and process span is hashed with its own process's pid, each under its
+ * own process's resource).
  *
  * Two passes: the requests first (they end after their steps), then the
- * steps with their STEP_SEQ records and ops, each span written when its
- * step ends.
+ * steps with their STEP_SEQ records and ops. A step's span is written once
+ * its ops are all in: the reader hands a GPU run's ops over after the
+ * step has ended, once its kernels are in (or a later run of the same
+ * thread says they will not come), so a step with GPU runs waits for them,
+ * STEPS_HELD steps at most, and every step left waiting at the end.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -25,6 +31,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +45,10 @@
 
 #define LINE_SPANS 64   /* spans a line (an ExportTraceServiceRequest) holds at most */
 #define MAX_PENDING 256 /* STEP_SEQ records of the steps open at once (a server's slots) */
-#define OPEN_STEPS 16   /* steps whose ops are being summed at once */
+#define STEPS_HELD 64   /* steps being summed, or waiting for their GPU runs' ops */
 #define STEP_OPS 64     /* op types summed for one step */
+#define STEP_RUNS 32    /* GPU runs a step waits for; a step with more waits for STEPS_HELD */
+#define PROCESSES 64    /* processes of a merged trace kept apart; the others share the last */
 
 /* Ids: whose (a request's trace, or the process's), and what of it (its trace id's halves, a span). */
 enum { OF_REQUEST = 1, OF_PROCESS };
@@ -50,11 +59,23 @@ struct op_sum {
 	uint64_t count, ns;
 };
 
-/* The ops of one step, summed by op type while it runs. */
-struct step_ops {
-	uint64_t step_seq; /* 0: a free entry */
-	struct op_sum ops[STEP_OPS];
-	size_t n;
+/* A GPU run of a step: its ops come after the step ended. */
+struct step_run {
+	uint64_t run_id;
+	uint32_t tid; /* the thread that launched it */
+};
+
+/* A thread that launches GPU runs: its newest run whose ops came. */
+struct thread_runs {
+	uint32_t tid;
+	uint64_t run_id;
+};
+
+/* A process: its name, and the time of its steps that served no request (its span). */
+struct process {
+	uint64_t pid;
+	char name[64];
+	uint64_t first_ns, last_ns, steps;
 };
 
 /* A STEP_SEQ waiting for its step to end (stats/sequences.c does the same). */
@@ -64,22 +85,64 @@ struct pending {
 	int32_t seq;
 };
 
+/* A step: its ops summed by op type while they come, then its span once they all have. */
+struct step {
+	uint64_t step_seq;       /* 0: a free entry */
+	bool ended;              /* its STEP timing came: t, served, seqs and proc are set */
+	struct op_sum ops[STEP_OPS];
+	size_t n;
+	struct step_run runs[STEP_RUNS];
+	size_t n_runs, runs_over;
+	struct ggmlviz_timing t;
+	char label[64];          /* t's, copied (the reader lets go of what it read) */
+	size_t served[MAX_PENDING]; /* the requests it served (indices into reqs.r) */
+	int32_t seqs[MAX_PENDING];
+	uint32_t n_served;
+	size_t proc;             /* its process (index into procs) */
+};
+
 struct otlp {
 	struct cli *cli;
 	const struct ggmlviz_reader *r;
 	struct cli_out *o;
 	const char *trace;
-	uint64_t pid, line_pid;
-	char process[64];
+	uint64_t pid, line_pid;            /* the process of the span being written, of the open line */
+	const char *process;               /* ... its name */
 	struct cli_requests reqs;
-	size_t *by_slot;                   /* request indices by slot, then prompt start */
+	size_t *by_slot;                   /* request indices by process, slot, then prompt start */
 	struct pending pend[MAX_PENDING];
 	size_t n_pend;
-	struct step_ops open[OPEN_STEPS];
-	uint64_t first_ns, last_ns;        /* of the steps in no request: the process's span */
+	struct step held[STEPS_HELD];
+	struct step *last;                 /* the entry the last op went to */
+	struct process procs[PROCESSES];
+	size_t n_procs, cur;               /* cur: the process of the records being read */
+	struct thread_runs seen[STEPS_HELD]; /* each thread's newest run whose ops came */
+	size_t n_seen;
 	size_t line_spans;                 /* spans in the open line; 0: none open */
-	uint64_t steps, request_steps, ops_lost;
+	uint64_t steps, request_steps, ops_lost, ops_late, steps_unwaited;
+	uint64_t steps_ended_max;          /* the newest step that ended */
 };
+
+/* ---- processes ---- */
+
+/* The process pid, made on first sight (the last one holds those past PROCESSES). */
+static size_t process_of(struct otlp *x, uint64_t pid)
+{
+	for (size_t i = 0; i < x->n_procs; i++)
+		if (x->procs[i].pid == pid)
+			return i;
+	if (x->n_procs == PROCESSES)
+		return PROCESSES - 1;
+	x->procs[x->n_procs] = (struct process){ .pid = pid };
+	return x->n_procs++;
+}
+
+/* The spans written from now on are process i's (their ids, their line's resource). */
+static void as_process(struct otlp *x, size_t i)
+{
+	x->pid = x->procs[i].pid;
+	x->process = x->procs[i].name;
+}
 
 /* ---- ids: 64-bit hashes of what a span is ---- */
 
@@ -90,19 +153,23 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-/* The id of what (ID_*, of step for ID_STEP) in whose (OF_*) trace, request rid's or the process's. */
-static uint64_t id_of(const struct otlp *x, uint64_t whose, uint64_t rid, uint64_t what, uint64_t step)
+/*
+ * The id of what (ID_*, of step for ID_STEP) in whose (OF_*) trace, request
+ * rid's or the process's, in process pid.
+ */
+static uint64_t id_of(const struct otlp *x, uint64_t pid, uint64_t whose, uint64_t rid, uint64_t what,
+		      uint64_t step)
 {
 	uint64_t h = 0x67676d6c76697aull; /* "ggmlviz" */
 
 	for (const char *p = x->trace; *p; p++)
 		h = mix(h, (unsigned char)*p);
-	h = mix(mix(mix(mix(mix(h, x->pid), whose), rid), what), step);
+	h = mix(mix(mix(mix(mix(h, pid), whose), rid), what), step);
 	return h | 1; /* never all zero: an invalid id in OTLP */
 }
 
-#define REQ_ID(x, q, what) id_of(x, OF_REQUEST, (q)->id, what, 0)
-#define PROC_ID(x, what) id_of(x, OF_PROCESS, 0, what, 0)
+#define REQ_ID(x, q, what) id_of(x, (q)->pid, OF_REQUEST, (q)->id, what, 0)
+#define PROC_ID(x, pid, what) id_of(x, pid, OF_PROCESS, 0, what, 0)
 
 static void hex_id(struct cli_out *o, const char *key, uint64_t hi, uint64_t lo, bool wide)
 {
@@ -128,7 +195,7 @@ static void line_begin(struct otlp *x)
 
 	cli_out_str(o, "{\"resourceSpans\":[{\"resource\":{\"attributes\":["
 		       "{\"key\":\"service.name\",\"value\":{\"stringValue\":");
-	cli_json_cstr(o, x->process[0] ? x->process : "ggml");
+	cli_json_cstr(o, x->process && x->process[0] ? x->process : "ggml");
 	cli_out_printf(o, "}},{\"key\":\"process.pid\",\"value\":{\"intValue\":\"%" PRIu64 "\"}},"
 		       "{\"key\":\"ggmlviz.trace\",\"value\":{\"stringValue\":", x->pid);
 	cli_json_cstr(o, x->trace);
@@ -255,6 +322,7 @@ static void request_spans(struct otlp *x)
 	for (size_t i = 0; i < x->reqs.n; i++) {
 		const struct cli_request *q = &x->reqs.r[i];
 
+		as_process(x, process_of(x, q->pid));
 		request_span(x, q);
 		stage_span(x, q, ID_QUEUE, "queue", q->arrival_ns, q->prompt_ns);
 		stage_span(x, q, ID_PROMPT, "prompt", q->prompt_ns,
@@ -272,6 +340,8 @@ static int by_slot_then_prompt(const void *a, const void *b)
 	const struct cli_request *p = &sorting->r[*(const size_t *)a];
 	const struct cli_request *q = &sorting->r[*(const size_t *)b];
 
+	if (p->pid != q->pid)
+		return (p->pid > q->pid) - (p->pid < q->pid);
 	if (p->slot != q->slot)
 		return (p->slot > q->slot) - (p->slot < q->slot);
 	return (p->prompt_ns > q->prompt_ns) - (p->prompt_ns < q->prompt_ns);
@@ -290,52 +360,110 @@ static int index_requests(struct otlp *x)
 	return 0;
 }
 
-/* The request of slot that was on its prompt or generating at ns; NULL if none. */
-static const struct cli_request *request_at(const struct otlp *x, int32_t slot, uint64_t ns)
+/* Whether request q comes before (pid, slot, ns) in by_slot's order. */
+static bool before(const struct cli_request *q, uint64_t pid, int32_t slot, uint64_t ns)
+{
+	if (q->pid != pid)
+		return q->pid < pid;
+	return q->slot < slot || (q->slot == slot && q->prompt_ns <= ns);
+}
+
+/* The index of process pid's request of slot that was on its prompt or generating at ns; SIZE_MAX if none. */
+static size_t request_at(const struct otlp *x, uint64_t pid, int32_t slot, uint64_t ns)
 {
 	size_t lo = 0, hi = x->reqs.n;
+	const struct cli_request *q;
 
-	while (lo < hi) { /* the first entry past (slot, ns) */
+	while (lo < hi) { /* the first entry past (pid, slot, ns) */
 		size_t mid = lo + (hi - lo) / 2;
-		const struct cli_request *q = &x->reqs.r[x->by_slot[mid]];
 
-		if (q->slot < slot || (q->slot == slot && q->prompt_ns <= ns))
+		if (before(&x->reqs.r[x->by_slot[mid]], pid, slot, ns))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
-	const struct cli_request *q = &x->reqs.r[x->by_slot[lo - 1]];
-	return q->slot == slot && q->prompt_ns && ns <= q->end_ns ? q : NULL;
+		return SIZE_MAX;
+	q = &x->reqs.r[x->by_slot[lo - 1]];
+	return q->pid == pid && q->slot == slot && q->prompt_ns && ns <= q->end_ns ? x->by_slot[lo - 1]
+										     : SIZE_MAX;
 }
 
 /* ---- a step: its ops summed, its spans ---- */
 
-static struct step_ops *ops_of(struct otlp *x, uint64_t step_seq)
-{
-	struct step_ops *oldest = &x->open[0];
+static void write_step(struct otlp *x, struct step *s);
 
-	for (int i = 0; i < OPEN_STEPS; i++) {
-		if (x->open[i].step_seq == step_seq)
-			return &x->open[i];
-		if (x->open[i].step_seq < oldest->step_seq)
-			oldest = &x->open[i];
+/* Frees entry s: its span written if its step ended, else its ops counted lost (it never ended). */
+static void let_go(struct otlp *x, struct step *s)
+{
+	if (s->ended) {
+		write_step(x, s);
+	} else {
+		for (size_t i = 0; i < s->n; i++)
+			x->ops_lost += s->ops[i].count;
 	}
-	for (size_t i = 0; oldest->step_seq && i < oldest->n; i++)
-		x->ops_lost += oldest->ops[i].count; /* a step never ended: its ops go untold */
-	oldest->step_seq = step_seq, oldest->n = 0;
-	return oldest;
+	s->step_seq = 0;
+}
+
+/* The entry of step_seq, made on first sight (the oldest let go when all are taken); NULL for 0. */
+static struct step *step_of(struct otlp *x, uint64_t step_seq)
+{
+	struct step *oldest = NULL, *free_one = NULL;
+
+	if (!step_seq)
+		return NULL;
+	for (int i = 0; i < STEPS_HELD; i++) {
+		struct step *s = &x->held[i];
+
+		if (s->step_seq == step_seq)
+			return s;
+		if (!s->step_seq && !free_one)
+			free_one = s;
+		if (s->step_seq && (!oldest || s->step_seq < oldest->step_seq))
+			oldest = s;
+	}
+	if (!free_one) {
+		x->steps_unwaited += oldest->ended && oldest->n_runs;
+		let_go(x, oldest);
+		free_one = oldest;
+	}
+	memset(free_one, 0, offsetof(struct step, ops)); /* step_seq, ended */
+	free_one->step_seq = step_seq, free_one->n = 0, free_one->n_runs = 0, free_one->runs_over = 0;
+	return free_one;
+}
+
+/* The step waiting for run run_id's ops, if any. */
+static struct step *step_of_run(struct otlp *x, uint64_t run_id, uint32_t *tid)
+{
+	for (int i = 0; i < STEPS_HELD; i++)
+		for (size_t k = 0; x->held[i].step_seq && k < x->held[i].n_runs; k++)
+			if (x->held[i].runs[k].run_id == run_id) {
+				*tid = x->held[i].runs[k].tid;
+				return &x->held[i];
+			}
+	return NULL;
 }
 
 static void add_op(struct otlp *x, const struct ggmlviz_timing *t)
 {
-	struct step_ops *s;
+	struct step *s;
+	uint32_t tid;
 	size_t i;
 
 	if (!t->step_seq)
 		return; /* outside every step: no span to sum it into */
-	s = ops_of(x, t->step_seq);
+	s = t->run_id ? step_of_run(x, t->run_id, &tid) : NULL;
+	if (!s && x->last && x->last->step_seq == t->step_seq)
+		s = x->last; /* the step of the op before: most often */
+	if (!s) {
+		for (i = 0; i < STEPS_HELD && x->held[i].step_seq != t->step_seq; i++)
+			;
+		if (i == STEPS_HELD && t->run_id && t->step_seq <= x->steps_ended_max) {
+			x->ops_late++; /* its step's span was written without it (it waited too long) */
+			return;
+		}
+		s = step_of(x, t->step_seq);
+	}
 	for (i = 0; i < s->n && s->ops[i].op_type != t->op_type; i++)
 		;
 	if (i == STEP_OPS) {
@@ -345,15 +473,77 @@ static void add_op(struct otlp *x, const struct ggmlviz_timing *t)
 	if (i == s->n)
 		s->ops[s->n++] = (struct op_sum){ t->op_type, 0, 0 };
 	s->ops[i].count++, s->ops[i].ns += t->duration_ns;
+	x->last = s;
+}
+
+/* A GPU run of a step (a SPLIT with a run id): the step waits for its ops. */
+static void add_run(struct otlp *x, const struct ggmlviz_timing *t)
+{
+	struct step *s = step_of(x, t->step_seq);
+
+	if (!s)
+		return;
+	if (s->n_runs == STEP_RUNS) {
+		s->runs_over++; /* waits until it is let go */
+		return;
+	}
+	s->runs[s->n_runs++] = (struct step_run){ t->run_id, t->thread_id };
+}
+
+/* Thread tid's newest run whose ops came; 0 if none. */
+static uint64_t *seen_of(struct otlp *x, uint32_t tid)
+{
+	for (size_t i = 0; i < x->n_seen; i++)
+		if (x->seen[i].tid == tid)
+			return &x->seen[i].run_id;
+	if (x->n_seen == STEPS_HELD)
+		return &x->seen[STEPS_HELD - 1].run_id;
+	x->seen[x->n_seen] = (struct thread_runs){ tid, 0 };
+	return &x->seen[x->n_seen++].run_id;
+}
+
+/*
+ * An op or kernel of a GPU run came: its run's are all in (the reader
+ * hands a run's timings over together), and the runs its thread launched
+ * before it are done (the reader ties a thread's runs in order).
+ */
+static void run_came(struct otlp *x, uint64_t run_id)
+{
+	uint32_t tid;
+	uint64_t *seen;
+
+	if (!run_id || !step_of_run(x, run_id, &tid))
+		return;
+	seen = seen_of(x, tid);
+	*seen = run_id > *seen ? run_id : *seen;
+}
+
+/* Whether every GPU run of step s has had its ops come. */
+static bool runs_done(struct otlp *x, const struct step *s)
+{
+	if (s->runs_over)
+		return false;
+	for (size_t k = 0; k < s->n_runs; k++)
+		if (*seen_of(x, s->runs[k].tid) < s->runs[k].run_id)
+			return false;
+	return true;
+}
+
+/* Writes the spans of the steps that ended and have all their ops. */
+static void write_done(struct otlp *x)
+{
+	for (int i = 0; i < STEPS_HELD; i++)
+		if (x->held[i].step_seq && x->held[i].ended && runs_done(x, &x->held[i]))
+			let_go(x, &x->held[i]);
 }
 
 /* The step's ops, summed by op type: ggmlviz.op.MUL_MAT.ns and .count, ... */
-static void op_attrs(struct otlp *x, int *n, const struct step_ops *s)
+static void op_attrs(struct otlp *x, int *n, const struct step *s)
 {
 	char name[CLI_OP_NAME_MAX], key[64];
 	uint64_t total = 0;
 
-	for (size_t i = 0; s && i < s->n; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		const struct op_sum *p = &s->ops[i];
 		const char *op = p->op_type == CLI_OP_RUN_START
 				 ? "(run start)" : cli_op_name(&x->cli->names, x->r, p->op_type, name);
@@ -367,81 +557,100 @@ static void op_attrs(struct otlp *x, int *n, const struct step_ops *s)
 	attr_int(x, n, "ggmlviz.step.op_ns", total);
 }
 
-/* The step's span, under the request q (the stage it was in) or, q NULL, its process's. */
-static void step_span(struct otlp *x, const struct ggmlviz_timing *t, const struct step_ops *s,
-		      const struct cli_request *q, uint32_t shared, int32_t seq)
+/* Step s's span, under the request q (the stage it was in) or, q NULL, its process's. */
+static void step_span(struct otlp *x, const struct step *s, const struct cli_request *q,
+		      int32_t seq)
 {
+	const struct ggmlviz_timing *t = &s->t;
 	uint64_t whose = q ? OF_REQUEST : OF_PROCESS, rid = q ? q->id : 0, parent;
-	char label[64];
 	int n = 0;
 
 	if (q)
 		parent = REQ_ID(x, q, q->first_token_ns && t->end_ns > q->first_token_ns
 				       ? ID_GENERATION : ID_PROMPT);
 	else
-		parent = PROC_ID(x, ID_ROOT);
-	snprintf(label, sizeof label, "%.*s", (int)(t->label ? t->label_len : 0), t->label ? t->label : "");
-	span_begin(x, id_of(x, whose, rid, ID_TRACE_HI, 0), id_of(x, whose, rid, ID_TRACE_LO, 0),
-		   id_of(x, whose, rid, ID_STEP, t->step_seq), parent, label[0] ? label : "step", 1,
-		   t->begin_ns, t->end_ns);
+		parent = PROC_ID(x, x->pid, ID_ROOT);
+	span_begin(x, id_of(x, x->pid, whose, rid, ID_TRACE_HI, 0), id_of(x, x->pid, whose, rid, ID_TRACE_LO, 0),
+		   id_of(x, x->pid, whose, rid, ID_STEP, t->step_seq), parent,
+		   s->label[0] ? s->label : "step", 1, t->begin_ns, t->end_ns);
 	attr_int(x, &n, "ggmlviz.step", t->step_seq);
 	attr_int(x, &n, "ggmlviz.step.tokens", t->n_tokens);
 	attr_str(x, &n, "ggmlviz.step.phase", cli_phase_name(t->phase));
 	attr_int(x, &n, "ggmlviz.step.status", (uint64_t)(int64_t)t->status);
 	if (q) {
 		attr_int(x, &n, "ggmlviz.step.sequence", (uint64_t)seq);
-		attr_int(x, &n, "ggmlviz.step.requests", shared);
+		attr_int(x, &n, "ggmlviz.step.requests", s->n_served);
 	}
 	op_attrs(x, &n, s);
 	span_end(x, NULL);
 }
 
-/* A step ended: a span under each request its sequences served, else under its process. */
+/* A span under each request step s served, else under its process's. */
+static void write_step(struct otlp *x, struct step *s)
+{
+	struct process *p = &x->procs[s->proc];
+
+	as_process(x, s->proc);
+	for (uint32_t i = 0; i < s->n_served; i++)
+		step_span(x, s, &x->reqs.r[s->served[i]], s->seqs[i]);
+	if (s->n_served)
+		return;
+	step_span(x, s, NULL, -1);
+	p->first_ns = p->first_ns && p->first_ns < s->t.begin_ns ? p->first_ns : s->t.begin_ns;
+	p->last_ns = s->t.end_ns > p->last_ns ? s->t.end_ns : p->last_ns;
+	p->steps++;
+}
+
+/* A step ended: the requests its sequences served noted; written once its GPU runs' ops are in. */
 static void on_step(struct otlp *x, const struct ggmlviz_timing *t)
 {
-	const struct cli_request *served[MAX_PENDING];
-	int32_t seqs[MAX_PENDING];
-	struct step_ops *s = ops_of(x, t->step_seq);
-	uint32_t n = 0;
+	struct step *s = step_of(x, t->step_seq);
 	size_t kept = 0;
 
+	if (!s)
+		return;
+	s->ended = true;
+	s->t = *t;
+	s->t.label = NULL, s->t.type_name = NULL;
+	snprintf(s->label, sizeof s->label, "%.*s", (int)(t->label ? t->label_len : 0),
+		 t->label ? t->label : "");
+	s->proc = x->cur;
+	s->n_served = 0;
 	for (size_t i = 0; i < x->n_pend; i++) {
 		const struct pending *p = &x->pend[i];
-		const struct cli_request *q;
+		size_t q;
 
 		if (p->tid != t->thread_id || p->ctx != t->ptr) {
 			x->pend[kept++] = *p;
 			continue;
 		}
-		q = cli_step_is_housekeeping(t) ? NULL : request_at(x, p->seq, t->begin_ns);
-		if (q)
-			served[n] = q, seqs[n++] = p->seq;
+		q = cli_step_is_housekeeping(t) ? SIZE_MAX
+						: request_at(x, x->procs[x->cur].pid, p->seq, t->begin_ns);
+		if (q != SIZE_MAX)
+			s->served[s->n_served] = q, s->seqs[s->n_served++] = p->seq;
 	}
 	x->n_pend = kept;
 	x->steps++;
-	for (uint32_t i = 0; i < n; i++)
-		step_span(x, t, s, served[i], n, seqs[i]);
-	x->request_steps += n != 0;
-	if (!n) {
-		step_span(x, t, s, NULL, 0, -1);
-		x->first_ns = x->first_ns && x->first_ns < t->begin_ns ? x->first_ns : t->begin_ns;
-		x->last_ns = t->end_ns > x->last_ns ? t->end_ns : x->last_ns;
-	}
-	s->step_seq = 0, s->n = 0;
+	x->request_steps += s->n_served != 0;
+	x->steps_ended_max = t->step_seq > x->steps_ended_max ? t->step_seq : x->steps_ended_max;
 }
 
-/* The process's span, around its steps that served no request. */
-static void process_span(struct otlp *x)
+/* Every process's span, around its steps that served no request. */
+static void process_spans(struct otlp *x)
 {
-	int n = 0;
+	for (size_t i = 0; i < x->n_procs; i++) {
+		const struct process *p = &x->procs[i];
+		int n = 0;
 
-	if (!x->first_ns)
-		return;
-	span_begin(x, PROC_ID(x, ID_TRACE_HI), PROC_ID(x, ID_TRACE_LO), PROC_ID(x, ID_ROOT), 0,
-		   x->process[0] ? x->process : "process", 1, x->first_ns, x->last_ns);
-	attr_int(x, &n, "ggmlviz.steps", x->steps - x->request_steps);
-	span_end(x, NULL);
-	x->first_ns = x->last_ns = 0;
+		if (!p->first_ns)
+			continue;
+		as_process(x, i);
+		span_begin(x, PROC_ID(x, p->pid, ID_TRACE_HI), PROC_ID(x, p->pid, ID_TRACE_LO),
+			   PROC_ID(x, p->pid, ID_ROOT), 0, p->name[0] ? p->name : "process", 1, p->first_ns,
+			   p->last_ns);
+		attr_int(x, &n, "ggmlviz.steps", p->steps);
+		span_end(x, NULL);
+	}
 }
 
 /* ---- the pass over the events ---- */
@@ -453,8 +662,12 @@ static int on_timing(void *arg, const struct ggmlviz_timing *t, const struct cli
 	(void)e;
 	if (t->kind == GGMLVIZ_TIMING_OP)
 		add_op(x, t);
+	else if (t->kind == GGMLVIZ_TIMING_SPLIT && t->run_id)
+		add_run(x, t);
 	else if (t->kind == GGMLVIZ_TIMING_STEP)
 		on_step(x, t);
+	if ((t->kind == GGMLVIZ_TIMING_OP || t->kind == GGMLVIZ_TIMING_KERNEL) && t->run_id)
+		run_came(x, t->run_id);
 	return x->o->error ? -EIO : 0;
 }
 
@@ -464,10 +677,8 @@ static void on_event(struct otlp *x, const struct ggmlviz_event *ev)
 		x->pend[x->n_pend++] = (struct pending){ ev->thread_id, ev->data.step_seq.ctx,
 							 ev->data.step_seq.seq_id };
 	} else if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS) {
-		if (x->pid != ev->data.meta.key)
-			process_span(x); /* another process of a merged trace: the last one's ends */
-		x->pid = ev->data.meta.key;
-		snprintf(x->process, sizeof x->process, "%.*s",
+		x->cur = process_of(x, ev->data.meta.key);
+		snprintf(x->procs[x->cur].name, sizeof x->procs[x->cur].name, "%.*s",
 			 (int)(ev->label ? ev->label_len : 0), ev->label ? ev->label : "");
 	}
 }
@@ -486,12 +697,16 @@ static int steps_pass(struct otlp *x, struct cli_input *in, struct cli_ticks *k)
 		for (rc = ggmlviz_pairing_add(p, &ev, &t); rc == 1 && fed == 0;
 		     rc = ggmlviz_pairing_take(p, &t))
 			fed = cli_ticks_feed(k, &t, on_timing, x);
+		write_done(x);
 	}
 	ggmlviz_pairing_finish(p);
 	while (fed == 0 && ggmlviz_pairing_take(p, &t) == 1)
 		fed = cli_ticks_feed(k, &t, on_timing, x);
 	if (fed == 0)
 		fed = cli_ticks_flush(k, on_timing, x);
+	for (int i = 0; i < STEPS_HELD; i++) /* the end: no op is still to come */
+		if (x->held[i].step_seq)
+			let_go(x, &x->held[i]);
 	ggmlviz_pairing_free(p);
 	return fed;
 }
@@ -504,16 +719,21 @@ int cli_otlp_write(struct cli *cli, struct cli_input *in, struct cli_out *o, str
 	if (!x)
 		return -ENOMEM;
 	x->cli = cli, x->r = in->r, x->o = o, x->trace = cli_trace_name(in);
+	x->n_procs = 1; /* the records before any PROCESS record: pid 0 */
 	rc = cli_requests_collect("export", in->path, &x->reqs) < 0 ? -EIO : index_requests(x);
 	if (rc == 0)
 		rc = steps_pass(x, in, k);
-	process_span(x);
+	process_spans(x);
 	if (rc == 0)
-		request_spans(x); /* under the process that served them (its PROCESS record read) */
+		request_spans(x);
 	line_end(x);
 	if (x->ops_lost)
 		cli_error("export: %" PRIu64 " ops of steps that never ended, or past %d op types in"
 			  " a step, are in no step's attributes", x->ops_lost, STEP_OPS);
+	if (x->ops_late)
+		cli_error("export: %" PRIu64 " ops of GPU runs came after their step's span was written"
+			  " (%" PRIu64 " steps could not wait longer: %d at most wait at once)", x->ops_late,
+			  x->steps_unwaited, STEPS_HELD);
 	cli_requests_free(&x->reqs);
 	free(x->by_slot);
 	free(x);

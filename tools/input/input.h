@@ -104,6 +104,57 @@ const char *cli_path_source(const char *path, int *err);
 /* Whether path names a stream already copied by cli_path_source(). */
 bool cli_path_is_copied(const char *path);
 
+/* ---- A trace followed as it is written (follow.c): what top and serve read ---- */
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cli_mono_ns(void);
+
+/* A file not grown for this long is said not to be growing. */
+#define CLI_FOLLOW_STILL_NS (3 * 1000000000ull)
+
+/*
+ * A trace's state, as a follower tells it: the first three from its
+ * records (TRACE_END, CRASH), the others from the file.
+ */
+enum { CLI_FOLLOW_WRITING, CLI_FOLLOW_ENDED, CLI_FOLLOW_CRASHED, CLI_FOLLOW_IDLE,
+       CLI_FOLLOW_CUT, CLI_FOLLOW_DAMAGED, CLI_FOLLOW_GONE, CLI_FOLLOW_STATES };
+/* "writing", "ended", "crashed", "idle", "cut", "damaged", "gone". */
+extern const char *const cli_follow_state_names[CLI_FOLLOW_STATES];
+
+/* A trace followed: its reader and pairing engine, and what the file did. Zeroed: closed. */
+struct cli_follow {
+	const char *path;         /* borrowed */
+	struct ggmlviz_reader *r; /* NULL: could not be opened again */
+	struct ggmlviz_pairing *p;
+	int read_rc;              /* the reader's last answer: 0 (the end so far), or an error */
+	uint64_t read_at;         /* where it stopped */
+	uint64_t grew_ns;         /* when the file last grew (cli_mono_ns) */
+	uint64_t dev, ino;        /* the file read, to tell a new file at its name (tail -F) */
+	uint64_t pid;             /* the process of the records read last (PROCESS records) */
+	uint64_t reopened;        /* times it was read again from its start */
+	char note[160];           /* news: a file reopened, removed */
+};
+
+/* Opens path from its start (a stream: copied to its end first); 0, or the reader's code. */
+int cli_follow_open(struct cli_follow *f, const char *path);
+void cli_follow_close(struct cli_follow *f);
+/*
+ * Looks at the file again: grown (read on), replaced at its name, shrunk
+ * or gone (opened again from its start, said in the note). 1 when it was
+ * opened again (the caller forgets what it drew from the old one), 0, or
+ * -1 when it cannot be read now (tried again at the next call).
+ */
+int cli_follow_refresh(struct cli_follow *f);
+/* The next record there is now: 1, or 0 (read_rc says why: the end so far, or damage). */
+int cli_follow_next(struct cli_follow *f, struct ggmlviz_event *ev);
+/* The timings ev completes, each given to timing(arg, t). */
+void cli_follow_feed(struct cli_follow *f, const struct ggmlviz_event *ev,
+		     void (*timing)(void *arg, const struct ggmlviz_timing *t), void *arg);
+/* Whether the reading stopped at damage (not at the end of what was written so far). */
+bool cli_follow_damaged(const struct cli_follow *f);
+/* The trace's state: records_state (WRITING, ENDED or CRASHED, from its records), or what the file says. */
+int cli_follow_state(const struct cli_follow *f, int records_state);
+
 /* Prints the damage, if any, on stderr; returns 0 or CLI_EXIT_DAMAGED. */
 int cli_input_report(const struct cli_input *in);
 

@@ -96,8 +96,9 @@ static void add_step(struct cli_recent *w, const struct ggmlviz_timing *t)
 
 	w->steps++;
 	w->tokens[phase] += t->n_tokens;
+	w->step_ns[phase] += t->duration_ns;
 	if (b)
-		b->tokens[phase] += t->n_tokens;
+		b->tokens[phase] += t->n_tokens, b->step_ns[phase] += t->duration_ns;
 }
 
 static void add_request(struct cli_recent *w, const struct ggmlviz_timing *t)
@@ -164,13 +165,18 @@ int cli_recent_event(struct cli_recent *w, const struct ggmlviz_event *ev)
 
 /* ---- what the window holds ---- */
 
-/* The seconds the window spans now: up to CLI_WIN_SECONDS, less at the start of the trace. */
+/*
+ * The buckets in the window are those of the last CLI_WIN_SECONDS seconds
+ * counting the one now_ns is in, whose part after now_ns is yet to come:
+ * they cover from the start of the oldest to now_ns.
+ */
 double cli_recent_span_s(const struct cli_recent *w)
 {
-	double since = w->first_ns && w->now_ns > w->first_ns
-			       ? (double)(w->now_ns - w->first_ns) / 1e9 : 0;
+	uint64_t sec = w->now_ns / NS_PER_S, from;
 
-	return since < CLI_WIN_SECONDS ? since : CLI_WIN_SECONDS;
+	from = sec >= CLI_WIN_SECONDS - 1 ? (sec - (CLI_WIN_SECONDS - 1)) * NS_PER_S : 0;
+	from = w->first_ns > from ? w->first_ns : from;
+	return w->first_ns && w->now_ns > from ? (double)(w->now_ns - from) / 1e9 : 0;
 }
 
 /* Whether bucket b is in the window that ends at now. */
@@ -181,13 +187,26 @@ static bool in_window(const struct cli_recent *w, const struct cli_win_bucket *b
 	return b->second && b->second + CLI_WIN_SECONDS > now_sec;
 }
 
-uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase)
+uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase, uint64_t *step_ns)
 {
 	uint64_t n = 0;
 
-	for (int i = 0; i < CLI_WIN_SECONDS; i++)
-		n += in_window(w, &w->b[i]) ? w->b[i].tokens[phase] : 0;
+	*step_ns = 0;
+	for (int i = 0; i < CLI_WIN_SECONDS; i++) {
+		if (!in_window(w, &w->b[i]))
+			continue;
+		n += w->b[i].tokens[phase];
+		*step_ns += w->b[i].step_ns[phase];
+	}
 	return n;
+}
+
+void cli_recent_rates(const struct cli_recent *w, uint32_t phase, double *recent, double *all)
+{
+	uint64_t ns, n = cli_recent_tokens(w, phase, &ns);
+
+	*recent = ns ? (double)n * 1e9 / (double)ns : 0;
+	*all = w->step_ns[phase] ? (double)w->tokens[phase] * 1e9 / (double)w->step_ns[phase] : 0;
 }
 
 void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_group *out,

@@ -25,6 +25,7 @@ struct reqs {
 	struct cli_request *r;
 	size_t n, cap;
 	uint64_t steps, housekeeping, over;
+	uint64_t pid; /* of the records read last */
 };
 
 static int add_request(struct reqs *q, const struct ggmlviz_timing *t)
@@ -44,6 +45,7 @@ static int add_request(struct reqs *q, const struct ggmlviz_timing *t)
 	r = &q->r[q->n++];
 	memset(r, 0, sizeof *r);
 	r->id = t->ptr;
+	r->pid = q->pid;
 	r->kind = t->op_type;
 	r->slot = t->seq_id;
 	r->status = t->status;
@@ -68,6 +70,11 @@ static int by_arrival(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+static void on_event(const struct ggmlviz_event *ev, void *arg)
+{
+	cli_track_pid(&((struct reqs *)arg)->pid, ev);
+}
+
 static int on_timing(const struct ggmlviz_timing *t, void *arg)
 {
 	struct reqs *q = arg;
@@ -79,7 +86,7 @@ static int on_timing(const struct ggmlviz_timing *t, void *arg)
 
 int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out)
 {
-	static const struct cli_each each = { NULL, on_timing };
+	static const struct cli_each each = { on_event, on_timing };
 	struct ggmlviz_pairing_counts c = { 0 };
 	struct reqs q = { 0 };
 	int status = cli_each_timing(cmd, path, &each, &q, &c);

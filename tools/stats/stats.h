@@ -160,6 +160,7 @@ int cli_each_timing(const char *cmd, const char *path, const struct cli_each *ea
 /* By request (requests.c): one request to a server, from its REQUEST records. */
 struct cli_request {
 	uint64_t id, arrival_ns, prompt_ns, first_token_ns, end_ns; /* prompt_ns: its prompt's start */
+	uint64_t pid; /* the process that served it (a merged trace holds several) */
 	uint32_t kind, prompt_tokens, cached_tokens, generated;
 	int32_t slot, status;
 	char stop[24]; /* why it stopped, as the server said */
@@ -545,7 +546,9 @@ void cli_steps_json(struct cli_out *o, const struct cli_group *g);
 #define CLI_WIN_KEYS 64       /* op types (and layers) followed; more are counted in keys_over */
 #define CLI_WIN_REQUESTS 1024 /* the last requests ended, whose figures give the percentiles */
 
-enum { CLI_WIN_WRITING, CLI_WIN_ENDED, CLI_WIN_CRASHED };
+/* The trace's state from its own records (input.h's first three). */
+enum { CLI_WIN_WRITING = CLI_FOLLOW_WRITING, CLI_WIN_ENDED = CLI_FOLLOW_ENDED,
+       CLI_WIN_CRASHED = CLI_FOLLOW_CRASHED };
 
 /* What ops of one op type (or layer) did in a second, or in the window. */
 struct cli_win_sum {
@@ -556,6 +559,7 @@ struct cli_win_sum {
 struct cli_win_bucket {
 	uint64_t second;                            /* its second + 1; 0: empty */
 	uint64_t tokens[CLI_PHASES];                /* of the steps ended in it, by phase */
+	uint64_t step_ns[CLI_PHASES];               /* ... and their time */
 	struct cli_win_sum g[3][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer, [2]: by part */
 };
 
@@ -567,7 +571,7 @@ struct cli_recent {
 	struct cli_part_seen part_seen;
 	uint64_t keys_over;
 	uint64_t now_ns, first_ns;                  /* the latest and the first time seen (but META's) */
-	uint64_t steps, tokens[CLI_PHASES];         /* since the start */
+	uint64_t steps, tokens[CLI_PHASES], step_ns[CLI_PHASES]; /* since the start; tokens and step time by phase */
 	uint64_t begun, ended[3];                   /* requests begun; ended by status */
 	uint64_t recent[CLI_REQ_FIGURES][CLI_WIN_REQUESTS]; /* UINT64_MAX: not reached */
 	size_t n_recent;
@@ -587,10 +591,20 @@ struct cli_win_group {
 /* A record read; 0, or -1 without the memory to follow its allocations. */
 int cli_recent_event(struct cli_recent *w, const struct ggmlviz_event *ev);
 void cli_recent_timing(struct cli_recent *w, const struct ggmlviz_timing *t);
-/* The seconds the window spans now (CLI_WIN_SECONDS, less at the start). */
+/*
+ * The seconds the window's buckets cover now: from the start of its
+ * oldest second (or the trace's first record) to the latest time seen,
+ * CLI_WIN_SECONDS - 1 and a fraction.
+ */
 double cli_recent_span_s(const struct cli_recent *w);
-/* Tokens of the steps of phase ended in the window. */
-uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase);
+/* Tokens of the steps of phase ended in the window, and those steps' time in ns. */
+uint64_t cli_recent_tokens(const struct cli_recent *w, uint32_t phase, uint64_t *step_ns);
+/*
+ * tokens/s of phase as stats --by phase gives them (its steps' tokens over
+ * their time): in the window (*recent), since the start (*all); 0 without
+ * a step.
+ */
+void cli_recent_rates(const struct cli_recent *w, uint32_t phase, double *recent, double *all);
 /* The groups of kind (0: op types, 1: layers, 2: parts) in the window, into out[CLI_WIN_KEYS]. */
 void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_group *out,
 		       size_t *n, uint64_t *total_ns);

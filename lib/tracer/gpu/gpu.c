@@ -18,10 +18,12 @@
 
 #include "tracer/gpu/gpu.h"
 #include "tracer/producer/producer.h"
+#include "util/leaving.h"
 
 #define DEFAULT_BUFFER_KIB 8192u
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* At exit, never waited for by its holder (util/leaving.h). */
+static struct ggmlviz__leave_lock lock = GGMLVIZ__LEAVE_LOCK_INIT;
 static const struct ggmlviz__gpu_profiler *profiler = &ggmlviz__cupti;
 
 /* This session's, set at its start. */
@@ -39,10 +41,21 @@ void ggmlviz__gpu_use(const struct ggmlviz__gpu_profiler *p)
 	profiler = p ? p : &ggmlviz__cupti;
 }
 
-/* At exit, before the handlers of a profiler loaded after the session's own. */
+static void stop_locked(void);
+
+/*
+ * At exit, before the handlers of a profiler loaded after the session's
+ * own; not on a thread that holds the lock (exit() from a signal handler
+ * that interrupted this thread's stop: the kernels still buffered are
+ * left out, and the session's own exit handler leaves the trace there
+ * too), and after GGMLVIZ__EXIT_WAIT_MS at most for another thread's.
+ */
 static void at_exit(void)
 {
-	ggmlviz__gpu_stop();
+	if (!ggmlviz__leave_lock_at_exit(&lock))
+		return;
+	stop_locked();
+	ggmlviz__leave_unlock(&lock);
 }
 
 /* Sampled windows: a step is a unit (window.c). */
@@ -112,14 +125,14 @@ static void backend_named(const char *name)
 
 	if (!name || strncmp(name, "CUDA", 4) != 0)
 		return;
-	pthread_mutex_lock(&lock);
+	ggmlviz__leave_lock(&lock);
 	if (gpu.armed) {
 		gpu.armed = 0;
 		atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_relaxed);
 		ok = start_now(ggmlviz__unit_open(), what, sizeof what);
 		ggmlviz__emit_meta_gpu(0, (uint64_t)ok, 0, what);
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__leave_unlock(&lock);
 }
 
 static int arm(const struct ggmlviz_config *cfg, char *what, size_t size)
@@ -147,7 +160,7 @@ int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__l
 {
 	int rc;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__leave_lock(&lock);
 	gpu.recording = gpu.armed = 0;
 	gpu.log = *sink;
 	ggmlviz__gpu_window_reset(0, 0, NULL); /* a profiler with windows sets its own */
@@ -158,7 +171,7 @@ int ggmlviz__gpu_start(const struct ggmlviz_config *cfg, const struct ggmlviz__l
 	} else {
 		rc = arm(cfg, what, size);
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__leave_unlock(&lock);
 	return rc;
 }
 
@@ -206,9 +219,7 @@ static void say_figures(const char *said)
 
 void ggmlviz__gpu_after_fork_child(void)
 {
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-
-	lock = fresh;
+	ggmlviz__leave_lock_reset(&lock);
 	atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_relaxed);
 	atomic_store_explicit(&ggmlviz__state.gpu_run_begin, NULL, memory_order_relaxed);
 	atomic_store_explicit(&ggmlviz__state.gpu_run_end, NULL, memory_order_relaxed);
@@ -221,15 +232,15 @@ void ggmlviz__gpu_after_fork_child(void)
 void ggmlviz__gpu_unload(void)
 {
 	ggmlviz__gpu_stop();
-	pthread_mutex_lock(&lock);
+	ggmlviz__leave_lock(&lock);
 	profiler->unload();
 	ggmlviz__gpu_sink_reset(); /* its queue's and names' memory */
-	pthread_mutex_unlock(&lock);
+	ggmlviz__leave_unlock(&lock);
 }
 
-void ggmlviz__gpu_stop(void)
+/* Every record of the session's kernels in, the figures said; the lock held. */
+static void stop_locked(void)
 {
-	pthread_mutex_lock(&lock);
 	atomic_store_explicit(&ggmlviz__state.gpu_backend_named, NULL, memory_order_release);
 	gpu.armed = 0;
 	windows_off();
@@ -241,5 +252,13 @@ void ggmlviz__gpu_stop(void)
 		say_figures(said);
 		gpu.recording = 0;
 	}
-	pthread_mutex_unlock(&lock);
+}
+
+void ggmlviz__gpu_stop(void)
+{
+	if (ggmlviz__leave_lock_mine(&lock))
+		return; /* an exit() that interrupted this thread's stop: see at_exit() */
+	ggmlviz__leave_lock(&lock);
+	stop_locked();
+	ggmlviz__leave_unlock(&lock);
 }

@@ -119,13 +119,33 @@ static void make_exit_key(void)
 		__atomic_store_n(&exit_key_made, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * A new thread's ring is mapped and faulted in outside the lock: 4 MiB take
+ * about a millisecond, 64 MiB tens of milliseconds, which held up the
+ * writer's every look at the rings and every other new thread. The size
+ * is the session's, read under the lock; one that changed meanwhile (a
+ * session started) is made again under it, as the start resizes the rings
+ * it finds.
+ */
 struct ggmlviz__ring *ggmlviz__ring_register(void)
 {
 	struct ggmlviz__ring *r;
+	uint64_t bytes;
 
 	pthread_once(&exit_key_once, make_exit_key);
 	pthread_mutex_lock(&lock);
-	r = ggmlviz__ring_new(ggmlviz__state.ring_bytes, ggmlviz__os_gettid());
+	bytes = ggmlviz__state.ring_bytes;
+	pthread_mutex_unlock(&lock);
+	r = ggmlviz__ring_new(bytes, ggmlviz__os_gettid());
+	pthread_mutex_lock(&lock);
+	if (r && ggmlviz__state.ring_bytes != bytes) {
+		if (ggmlviz__ring_resize(r, ggmlviz__state.ring_bytes) == 0) {
+			ggmlviz__ring_reset(r);
+		} else {
+			ggmlviz__ring_free(r);
+			r = NULL;
+		}
+	}
 	if (r) {
 		r->next = rings;
 		__atomic_store_n(&rings, r, __ATOMIC_RELEASE); /* whole, for an unlocked reader */

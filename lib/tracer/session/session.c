@@ -26,7 +26,8 @@
 #include "tracer/writer/writer.h"
 #include "util/leaving.h"
 
-static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held while a session starts, stops or is counted; at exit, never waited for by its holder. */
+static struct ggmlviz__leave_lock session_lock = GGMLVIZ__LEAVE_LOCK_INIT;
 static pthread_once_t process_once = PTHREAD_ONCE_INIT;
 static struct ggmlviz__writer *writer; /* non-NULL while a session is open */
 static struct ggmlviz__log_sink sink;
@@ -44,7 +45,10 @@ static void register_membarrier(void)
  * After the mask is cleared: every emitter either saw it cleared, or its
  * in_emit is visible here (membarrier runs a full barrier on every thread of
  * the process, standing in for the fence the emit path does not have);
- * wait for those to finish their record.
+ * wait for those to finish their record. This thread's own ring is not
+ * waited for: a stop at exit() from a signal handler that interrupted an
+ * emit of this thread would wait for ever (the record it was making is
+ * not committed, so never read).
  */
 static void quiesce(void)
 {
@@ -52,28 +56,43 @@ static void quiesce(void)
 		ggmlviz__os_membarrier();
 	ggmlviz__registry_lock();
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
-		while (atomic_load_explicit(&r->in_emit, memory_order_seq_cst))
+		while (r != ggmlviz__tls_ring && atomic_load_explicit(&r->in_emit, memory_order_seq_cst))
 			sched_yield();
 	ggmlviz__registry_unlock();
 }
 
 /* ---- exit and fork ---- */
 
+static int stop_locked(void);
+
+/*
+ * At exit the session stops, its trace complete; but not by a thread that
+ * holds its lock already: exit() called from a signal handler that
+ * interrupted this thread's start or stop (a second Ctrl-C while the
+ * program's own exit handler stops the session) runs this handler on that
+ * thread, and the trace ends where that stop had got (without its
+ * TRACE_END before the writer's last pass: validate says incomplete).
+ * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most.
+ */
 static void at_exit(void)
 {
-	ggmlviz_stop();
+	if (!ggmlviz__leave_lock_at_exit(&session_lock))
+		return;
+	if (writer)
+		stop_locked();
+	ggmlviz__leave_unlock(&session_lock);
 }
 
 static void before_fork(void)
 {
-	pthread_mutex_lock(&session_lock);
+	ggmlviz__leave_lock(&session_lock);
 	ggmlviz__registry_lock();
 }
 
 static void after_fork_parent(void)
 {
 	ggmlviz__registry_unlock();
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 }
 
 /* The child has none of the parent's threads and must not touch its file. */
@@ -88,7 +107,7 @@ static void after_fork_child(void)
 	ggmlviz__nvtx_forget();
 	ggmlviz__claim_forget();
 	ggmlviz__registry_unlock();
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 }
 
 static void once_per_process(void)
@@ -99,8 +118,6 @@ static void once_per_process(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	ggmlviz__at_exit(at_exit);
 }
-
-static int stop_locked(void);
 
 /* ---- start ---- */
 
@@ -323,10 +340,10 @@ int ggmlviz_start(const struct ggmlviz_config *cfg)
 	rc = ggmlviz__config_check(cfg, &cfg_sink);
 	if (rc < 0)
 		return rc;
-	pthread_mutex_lock(&session_lock);
+	ggmlviz__leave_lock(&session_lock);
 	sink = cfg_sink;
 	rc = start_locked(cfg);
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 	return rc;
 }
 
@@ -379,12 +396,12 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 
 void ggmlviz_get_stats(struct ggmlviz_stats *out)
 {
-	pthread_mutex_lock(&session_lock);
+	ggmlviz__leave_lock(&session_lock);
 	if (writer)
 		collect(writer, out);
 	else
 		*out = last_stats;
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 }
 
 /* ---- stop ---- */
@@ -423,10 +440,10 @@ int ggmlviz_stop(void)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&session_lock);
+	ggmlviz__leave_lock(&session_lock);
 	if (writer)
 		rc = stop_locked();
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 	return rc;
 }
 
@@ -444,13 +461,13 @@ __attribute__((destructor)) static void at_unload(void)
 		return;
 	ggmlviz_stop();
 	ggmlviz__gpu_unload(); /* CUPTI calls none of it any more */
-	pthread_mutex_lock(&session_lock);
+	ggmlviz__leave_lock(&session_lock);
 	ggmlviz__registry_unload();
 	ggmlviz__nodes_unload();
 	ggmlviz__stage_unload();
 	ggmlviz__shares_unload();
 	ggmlviz__claim_forget();
-	pthread_mutex_unlock(&session_lock);
+	ggmlviz__leave_unlock(&session_lock);
 }
 
 int ggmlviz_is_active(void)

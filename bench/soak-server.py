@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A traced llama-server soaked under a bounded, steady load, with
+`ggmlviz top --batch` and `ggmlviz serve` following its trace: whether the
+server's and the followers' memory stays flat, whether anything is dropped,
+whether the trace is valid at the end, and whether the figures of the first
+and last parts of the run agree (the server neither slows down nor speeds
+up as its trace grows).
+
+    soak-server.py --tools DIR [--ggmlviz G] [--model GGUF] [--minutes M]
+                   [--clients N] [--tokens T] [--out DIR] [--env KEY=VALUE ...]
+
+--tools: the folder of the tools scripts/build-llama-tools.sh built
+(llama-server); --ggmlviz: the command (default build/tools/ggmlviz);
+--model: a GGUF (default: build/examples/make_tiny_llama writes a q8_0 one
+of 2 layers); --minutes: how long the load lasts (default 20); --clients:
+requests at once, each client sending its next as soon as its last is
+answered (default 2, the server's slots); --tokens: tokens generated per
+request (default 32); --env: GGML_VIZ_* settings for the server (default:
+GGML_VIZ_MAX_EVENTS=0, no cap on the trace, every op kept); --out: where
+the trace and the samples go (default a temporary folder, removed).
+
+The server runs with --cache-ram 0: its own prompt cache in host memory,
+8 GiB at most by default, grows with the requests it serves (untraced as
+traced), which would hide what tracing adds.
+
+Every 10 s: the resident anonymous memory (RssAnon: not the trace's pages
+a follower maps) of the server, the exporter and top, and the exporter's
+counters (scraped). The parts compared are the
+first and last minutes (for a run under 4 minutes, its first and last
+quarters), after the first 10 s. Memory is flat when the median of the
+last part is at most 5% plus 8 MiB above the median of the first; the
+figures agree when the generation's time per token (the steps' time over
+their tokens, as stats --by phase gives it) of the last part is within 25%
+of the first's. The last line printed is a JSON summary; the exit status
+is 0 when every check passed, 1 when one failed, 2 when the run could not
+be made (no server, no exporter).
+
+SPDX-License-Identifier: MIT
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, 'tests'))
+import llamaserver  # noqa: E402
+import promlib  # noqa: E402
+
+SAMPLE_S = 10
+
+
+def rss_kib(pid, field='RssAnon'):
+    """The process's resident anonymous memory (RssAnon): its own, not the trace's pages it maps
+    (a follower maps windows of the file as it reads, which the page cache owns); or another
+    field of its status (VmRSS: both)."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            return int(re.search(field + r':\s+(\d+)', f.read()).group(1))
+    except (OSError, AttributeError):
+        return 0
+
+
+def client(port, tokens, stop, answered, failed, i):
+    n = 0
+    while not stop.is_set():
+        got = [None]
+        llamaserver.complete(port, {'prompt': 'client %d asks its question number %d' % (i, n),
+                                    'n_predict': tokens, 'temperature': 0, 'ignore_eos': True,
+                                    'cache_prompt': False}, got, 0)
+        if got[0] and 'timings' in got[0]:
+            answered[i] += 1
+        else:
+            failed[i] += 1
+        n += 1
+
+
+def part_of(samples, first, parts_s, t0):
+    """The samples of the first (first=True) or last part, after the first SAMPLE_S."""
+    if first:
+        return [s for s in samples if t0 + SAMPLE_S <= s['t'] <= t0 + SAMPLE_S + parts_s]
+    end = samples[-1]['t'] if samples else 0
+    return [s for s in samples if s['t'] >= end - parts_s]
+
+
+def per_token(samples):
+    """The generation's ns per token over a part: its steps' time over its tokens (counter deltas)."""
+    if len(samples) < 2:
+        return None
+    a, b = samples[0], samples[-1]
+    tokens = b['gen_tokens'] - a['gen_tokens']
+    return (b['gen_step_s'] - a['gen_step_s']) * 1e9 / tokens if tokens else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--tools', required=True)
+    ap.add_argument('--ggmlviz', default=os.path.join(TOP, 'build', 'tools', 'ggmlviz'))
+    ap.add_argument('--model')
+    ap.add_argument('--minutes', type=float, default=20)
+    ap.add_argument('--clients', type=int, default=2)
+    ap.add_argument('--tokens', type=int, default=32)
+    ap.add_argument('--out')
+    ap.add_argument('--env', action='append', default=[])
+    a = ap.parse_args()
+    out = a.out or tempfile.mkdtemp(prefix='ggmlviz-soak.')
+    os.makedirs(out, exist_ok=True)
+    G = a.ggmlviz
+    model = a.model
+    if not model:
+        model = os.path.join(out, 'tiny-q8.gguf')
+        subprocess.run([os.path.join(TOP, 'build', 'examples', 'make_tiny_llama'), model, '--layers', '2',
+                        '--type', 'q8_0'], check=True, capture_output=True)
+    trace = os.path.join(out, 'soak.ggmlviz')
+    env = {k: v for k, v in os.environ.items() if not k.startswith('GGML_VIZ_')}
+    env['GGML_VIZ_MAX_EVENTS'] = '0'  # no cap: a soak records for as long as it runs
+    env.update(dict(kv.split('=', 1) for kv in a.env))
+    env['GGML_VIZ_OUTPUT'] = trace
+    log = open(os.path.join(out, 'server.log'), 'w')
+    server, port = llamaserver.start(os.path.join(a.tools, 'llama-server'),
+                                     ['-m', model, '-np', str(a.clients), '-c', '1024', '-t', '1',
+                                      '--no-webui', '--cache-ram', '0'], env, log=log)
+    if not port:
+        log.close()
+        print('soak: llama-server did not start (its log: %s)' % log.name)
+        print(json.dumps({'passed': False, 'why': 'no server'}))
+        return 2
+    exporter, eport, said = promlib.start_exporter(G, [trace])
+    top_out = open(os.path.join(out, 'top.txt'), 'w')
+    top = subprocess.Popen([G, 'top', '--batch', '5', trace], stdout=top_out, stderr=subprocess.STDOUT)
+    if not eport:
+        print('soak: the exporter did not start:', said)
+        llamaserver.stop(server)
+        print(json.dumps({'passed': False, 'why': 'no exporter'}))
+        return 2
+    stop = threading.Event()
+    answered, failed = [0] * a.clients, [0] * a.clients
+    clients = [threading.Thread(target=client, args=(port, a.tokens, stop, answered, failed, i))
+               for i in range(a.clients)]
+    t0 = time.time()
+    for c in clients:
+        c.start()
+    samples = []
+    while time.time() - t0 < a.minutes * 60:
+        time.sleep(SAMPLE_S)
+        st, _, body = promlib.scrape(eport)
+        s, _ = promlib.parse(body) if st == 200 else ([], {})
+        samples.append({'t': time.time(), 'server_kib': rss_kib(server.pid),
+                        'exporter_kib': rss_kib(exporter.pid), 'top_kib': rss_kib(top.pid),
+                        'exporter_vmrss_kib': rss_kib(exporter.pid, 'VmRSS'),
+                        'top_vmrss_kib': rss_kib(top.pid, 'VmRSS'),
+                        'trace_mib': os.path.getsize(trace) / 2**20,
+                        'requests': promlib.value(s, 'ggmlviz_requests_total'),
+                        'gen_tokens': promlib.value(s, 'ggmlviz_tokens_total', phase='generation'),
+                        'gen_step_s': promlib.value(s, 'ggmlviz_step_seconds_total', phase='generation'),
+                        'dropped': promlib.value(s, 'ggmlviz_dropped_events_total')})
+        last = samples[-1]
+        print('soak: +%4.0f s: server %6d KiB, exporter %6d KiB, top %6d KiB; trace %8.1f MiB; %5d requests'
+              % (last['t'] - t0, last['server_kib'], last['exporter_kib'], last['top_kib'],
+                 last['trace_mib'], last['requests']), flush=True)
+    stop.set()
+    for c in clients:
+        c.join(300)
+    llamaserver.stop(server)
+    log.close()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        st, _, body = promlib.scrape(eport)
+        if 'state="ended"} 1' in body:
+            break
+        time.sleep(1)
+    final, _ = promlib.parse(body) if st == 200 else ([], {})
+    promlib.stop(exporter)
+    top.send_signal(signal.SIGTERM)
+    top.wait(30)
+    top_out.close()
+    rc = subprocess.run([G, 'validate', trace], capture_output=True, text=True)
+    info = subprocess.run([G, 'info', trace], capture_output=True, text=True).stdout
+    said = re.search(r'TRACE_END at byte \d+: (\d+) events written, (\d+) dropped', info)
+    st = subprocess.run([G, 'stats', '--by', 'request', '-f', 'json', trace], capture_output=True, text=True)
+    reqs = json.loads(st.stdout)['requests'] if st.returncode == 0 else []
+
+    parts_s = 60 if a.minutes >= 4 else a.minutes * 60 / 4
+    first, lastp = part_of(samples, True, parts_s, t0), part_of(samples, False, parts_s, t0)
+    checks, figures = {}, {}
+    for who in ('server', 'exporter', 'top'):
+        f = statistics.median([s[who + '_kib'] for s in first]) if first else 0
+        l = statistics.median([s[who + '_kib'] for s in lastp]) if lastp else 0
+        figures[who + '_kib'] = [f, l]
+        checks[who + ' memory flat'] = bool(first and lastp and l <= f * 1.05 + 8192)
+    pf, pl = per_token(first), per_token(lastp)
+    figures['generation_ns_per_token'] = [pf, pl]
+    checks['first and last parts within noise'] = bool(pf and pl and abs(pl / pf - 1) <= 0.25)
+    dropped = promlib.value(final, 'ggmlviz_dropped_events_total')
+    checks['nothing dropped'] = bool(dropped == 0 and said and said.group(2) == '0')
+    checks['trace valid and complete'] = rc.returncode == 0
+    checks['every request answered'] = sum(failed) == 0 and len(reqs) == sum(answered) > 0
+    figures['followers_vmrss_kib_max'] = [max((x['exporter_vmrss_kib'] for x in samples), default=0),
+                                          max((x['top_vmrss_kib'] for x in samples), default=0)]
+    figures.update({'requests': len(reqs), 'answered': sum(answered), 'failed': sum(failed),
+                    'trace_mib': os.path.getsize(trace) / 2**20, 'minutes': a.minutes,
+                    'dropped': dropped, 'events': int(said.group(1)) if said else None,
+                    'validate': rc.stdout.strip().splitlines()[-1:]})
+    for name, good in checks.items():
+        print('soak: %s: %s' % (name, 'yes' if good else 'NO'))
+    print('soak: memory (KiB, median of the first and last parts): server %s, exporter %s, top %s'
+          % (figures['server_kib'], figures['exporter_kib'], figures['top_kib']))
+    print('soak: generation, ns per token over its steps\' time: first part %s, last part %s'
+          % tuple('%.0f' % x if x else '-' for x in (pf, pl)))
+    with open(os.path.join(out, 'samples.json'), 'w') as f:
+        json.dump(samples, f)
+    passed = all(checks.values())
+    print(json.dumps({'passed': passed, 'checks': checks, 'figures': figures}))
+    if not a.out:
+        shutil.rmtree(out, ignore_errors=True)
+    return 0 if passed else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,149 @@
+/*
+ * A trace followed as it is written (see input.h, struct cli_follow): what
+ * top and serve read at each refresh. The reader maps the file as it
+ * grows and lets go of what was read, so that a follower's memory stays
+ * flat however long the trace runs; a file replaced at its name (rotated,
+ * rewritten by rename), shrunk or removed is told, and read again from its
+ * start when it can be.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "input/input.h"
+
+#define NS_PER_S 1000000000ull
+
+uint64_t cli_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+int cli_follow_open(struct cli_follow *f, const char *path)
+{
+	struct stat st;
+	int err;
+	const char *source = cli_path_source(path, &err);
+	int rc = source ? ggmlviz_reader_open(source, &f->r) : err;
+
+	f->path = path;
+	f->p = NULL;
+	if (rc == 0)
+		rc = ggmlviz_pairing_new(&f->p);
+	if (rc < 0) {
+		cli_follow_close(f);
+		return rc;
+	}
+	f->dev = 0, f->ino = 0;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		f->dev = st.st_dev, f->ino = st.st_ino;
+	f->grew_ns = cli_mono_ns();
+	f->read_rc = 0, f->read_at = 0;
+	f->pid = 0;
+	return 0;
+}
+
+void cli_follow_close(struct cli_follow *f)
+{
+	ggmlviz_pairing_free(f->p);
+	ggmlviz_reader_close(f->r);
+	f->p = NULL, f->r = NULL;
+}
+
+/* Opens the trace again from its start; 1, or -1 with why in the note. */
+static int reopen(struct cli_follow *f, const char *why)
+{
+	int rc;
+
+	cli_follow_close(f);
+	rc = cli_follow_open(f, f->path);
+	f->reopened++;
+	if (rc < 0)
+		snprintf(f->note, sizeof f->note, "%s; cannot read it now (%s): trying again every"
+			 " refresh", why, ggmlviz_strerror(rc));
+	else
+		snprintf(f->note, sizeof f->note, "%s: read again from its start", why);
+	return rc < 0 ? -1 : 1;
+}
+
+/* Whether the name now holds another file than the one read (rotated, rewritten by rename). */
+static bool replaced(struct cli_follow *f)
+{
+	struct stat st;
+
+	if (stat(f->path, &st) < 0) {
+		snprintf(f->note, sizeof f->note, "the file was removed: what was read stays shown");
+		return false;
+	}
+	return st.st_dev != f->dev || st.st_ino != f->ino;
+}
+
+int cli_follow_refresh(struct cli_follow *f)
+{
+	int rc;
+
+	if (!f->r)
+		return reopen(f, "the file went away");
+	if (f->ino && replaced(f))
+		return reopen(f, "a new file at its name");
+	rc = ggmlviz_reader_refresh(f->r);
+	if (rc > 0)
+		f->grew_ns = cli_mono_ns();
+	else if (rc == -ESTALE)
+		return reopen(f, "the file shrank (replaced or truncated)");
+	return 0;
+}
+
+int cli_follow_next(struct cli_follow *f, struct ggmlviz_event *ev)
+{
+	int rc = f->r ? ggmlviz_reader_next(f->r, ev) : 0;
+
+	if (rc == 1) {
+		cli_track_pid(&f->pid, ev);
+		return 1;
+	}
+	f->read_rc = rc;
+	f->read_at = f->r ? ggmlviz_reader_offset(f->r) : 0;
+	return 0;
+}
+
+void cli_follow_feed(struct cli_follow *f, const struct ggmlviz_event *ev,
+		     void (*timing)(void *arg, const struct ggmlviz_timing *t), void *arg)
+{
+	struct ggmlviz_timing t;
+
+	for (int rc = ggmlviz_pairing_add(f->p, ev, &t); rc == 1; rc = ggmlviz_pairing_take(f->p, &t))
+		timing(arg, &t);
+}
+
+bool cli_follow_damaged(const struct cli_follow *f)
+{
+	return f->read_rc != 0 && f->read_rc != GGMLVIZ_ETRUNCATED;
+}
+
+int cli_follow_state(const struct cli_follow *f, int records_state)
+{
+	if (records_state != CLI_FOLLOW_WRITING)
+		return records_state;
+	if (cli_follow_damaged(f))
+		return CLI_FOLLOW_DAMAGED;
+	if (cli_path_is_copied(f->path))
+		return CLI_FOLLOW_CUT;
+	if (!f->r)
+		return CLI_FOLLOW_GONE;
+	return cli_mono_ns() - f->grew_ns < CLI_FOLLOW_STILL_NS ? CLI_FOLLOW_WRITING : CLI_FOLLOW_IDLE;
+}
+
+const char *const cli_follow_state_names[CLI_FOLLOW_STATES] = {
+	"writing", "ended", "crashed", "idle", "cut", "damaged", "gone"
+};
