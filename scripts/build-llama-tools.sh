@@ -131,62 +131,12 @@ case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 	die "nothing was built (the message above says what did not fit)"
 
 # ---- 3. libggmlviz, installed where CMake finds it ----
-# For CUDA, with CUPTI's headers of the toolkit whose nvcc builds the tools
-# (scripts/cuda-cupti.sh), wherever it is: without them no kernel is recorded.
-nvcc=
-with_cupti=
-if [ "$backend" = cuda ]; then
-	nvcc=$(command -v nvcc 2>/dev/null || true)
-	[ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
-	[ -n "$nvcc" ] || die "--cuda: no nvcc (install the CUDA toolkit, or add /usr/local/cuda/bin to PATH)"
-	cupti_dir=$("$top/scripts/cuda-cupti.sh" "$nvcc") ||
-		die "--cuda: the toolkit of $nvcc has no CUPTI headers (the message above): the tools would record no GPU kernel"
-	with_cupti="--with-cupti=$cupti_dir"
-	if [ -f "$top/config.status" ] && ! grep -q '^#define HAVE_CUPTI 1' "$top/config.h" 2>/dev/null; then
-		die "--cuda: $top is configured in place without CUPTI's headers; configure it again with $with_cupti (or make distclean there)"
-	fi
-fi
-prefix="$out/ggmlviz"
-want="lib/libggmlviz.a cmake/ggmlviz-config.cmake cmake/ggmlviz-config-version.cmake"
-installs="install-libLIBRARIES install-ggmlvizincludeHEADERS install-cmakeDATA"
-say "building libggmlviz and installing it into $prefix"
-if [ -f "$top/config.status" ]; then
-	# configured in place: built there, installed into a staging folder (the package is relocatable)
-	# shellcheck disable=SC2086 # the targets are words
-	(cd "$top" && make $want && rm -rf "$prefix.stage" &&
-		make $installs DESTDIR="$prefix.stage") >>"$log" 2>&1 ||
-		die "libggmlviz did not build in $top (see $log)"
-	cfg=$(find "$prefix.stage" -name ggmlviz-config.cmake | head -n 1)
-	rm -rf "$prefix"
-	mv "$(dirname "$(dirname "$(dirname "$(dirname "$cfg")")")")" "$prefix" ||
-		die "libggmlviz's staged install could not be moved into $prefix"
-	rm -rf "$prefix.stage"
-else
-	[ -x "$top/configure" ] || (cd "$top" && ./autogen.sh) >>"$log" 2>&1 ||
-		die "autogen.sh failed (see $log)"
-	mkdir -p "$out/ggmlviz-build"
-	# shellcheck disable=SC2086 # the targets are words
-	(cd "$out/ggmlviz-build" &&
-		{ [ -f Makefile ] || "$top/configure" --prefix="$prefix" --with-ggml=no $with_cupti; } &&
-		make $want && make $installs) >>"$log" 2>&1 ||
-		die "libggmlviz did not build (see $log)"
-fi
-ggmlviz_dir=$(dirname "$(find "$prefix" -name ggmlviz-config.cmake | head -n 1)")
-[ -f "$ggmlviz_dir/ggmlviz-config.cmake" ] || die "no ggmlviz-config.cmake was installed under $prefix"
+# shellcheck source=scripts/tools-build.sh
+. "$top/scripts/tools-build.sh"
+tools_install_ggmlviz
 
 # ---- 4. the tools ----
-case "$backend" in
-cpu) backend_flags="-DGGML_NATIVE=ON" ;;
-cuda)
-	backend_flags="-DGGML_NATIVE=ON -DGGML_CUDA=ON -DCMAKE_CUDA_COMPILER=$nvcc -DCMAKE_CUDA_ARCHITECTURES=$arch" ;;
-vulkan)
-	command -v glslc >/dev/null 2>&1 || die "--vulkan: no glslc (apt-get install glslc libvulkan-dev)"
-	backend_flags="-DGGML_NATIVE=ON -DGGML_VULKAN=ON" ;;
-esac
-# GCC 12's AMX miscompile: GGML without AMX where this CPU would run it
-amx=$("$top/scripts/amx-check.sh")
-generator=
-command -v ninja >/dev/null 2>&1 && generator="-G Ninja"
+tools_cmake_options
 say "configuring and building in $out/build (the log: $log)"
 # shellcheck disable=SC2086 # the generator's and the backend's words
 cmake -S "$out/src" -B "$out/build" $generator -DCMAKE_BUILD_TYPE=Release \
@@ -199,13 +149,7 @@ cmake -S "$out/src" -B "$out/build" $generator -DCMAKE_BUILD_TYPE=Release \
 	{ tail -n 20 "$log" >&2; die "cmake could not configure (the whole log: $log)"; }
 grep -q '^-- ggmlviz: [1-9][0-9]* targets' "$log" ||
 	die "contrib/llama.cpp/ggmlviz.cmake traced no target of this llama.cpp (see $log)"
-targets=$(echo "$tools" | tr ',' ' ')
-# shellcheck disable=SC2086 # the targets are words
-cmake --build "$out/build" -j "$(nproc 2>/dev/null || echo 2)" --target $targets >>"$log" 2>&1 ||
-	{ tail -n 30 "$log" >&2; die "the build failed (the whole log: $log)"; }
-for t in $targets; do
-	[ -x "$out/build/bin/$t" ] || die "$t was not built (see $log)"
-done
+tools_build_targets
 
 # ---- 5. no call escapes the tracer ----
 "$top/scripts/check-llama-tools.sh" "$out/build" >&2 || die "the tools were built, but not all traced"

@@ -17,11 +17,12 @@ set -eu
 # for its tests; its Perfetto export's tests: protobuf-compiler (protoc
 # --decode); the README's shell blocks, run by the tests: jq, curl; ggmlviz
 # top's screen, tested in tmux; ggmlviz serve's metrics, scraped by a real
-# Prometheus and checked by its promtool: prometheus.
+# Prometheus and checked by its promtool: prometheus; whisper.cpp's tools'
+# tests and demo: a few seconds of speech said by espeak-ng.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
 mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler
-glslc libvulkan-dev glslang-tools spirv-headers man-db jq curl tmux prometheus"
+glslc libvulkan-dev glslang-tools spirv-headers man-db jq curl tmux prometheus espeak-ng"
 
 missing=""
 for p in $PACKAGES; do

@@ -13,7 +13,9 @@
 #      the fetched release's source, and tests/test-llama-tools.sh; the same
 #      built for GGML's Vulkan backend, on Mesa's software device
 #      (tests/test-llama-tools-vulkan.sh); the integration on a changed copy
-#      of it (tests/test-llama-upstream.sh);
+#      of it (tests/test-llama-upstream.sh); whisper.cpp's tools (whisper-cli,
+#      whisper-bench, whisper-server) built traced for the CPU from the
+#      fetched release's source, and tests/test-whisper-tools.sh;
 #   7. make distcheck (the release tarball builds and passes on its own).
 #
 # The GGML tests run when GGML is there (./quickstart.sh fetches it).
@@ -228,15 +230,20 @@ $(grep '^not ok ' "$1" | sed "s|^|  $2: |")"
   $2: no plan (the script stopped early)"; }
 }
 
-# Builds llama.cpp's tools (build-llama-tools.sh ARGS), then runs tests/test-NAME.sh on
+# Builds llama.cpp's tools (build-llama-tools.sh ARGS; for a name whisper-*,
+# whisper.cpp's: build-whisper-tools.sh), then runs tests/test-NAME.sh on
 # them, their folder in the variable VAR.
 tools_tested() { # name var what args...
 	name=$1 var=$2 what=$3
 	shift 3
-	dir=$("$top/scripts/build-llama-tools.sh" "$@" 2>"$top/build/$name.err" | tail -n 1)
+	case "$name" in
+	whisper-*) builder=build-whisper-tools.sh server=whisper-server ;;
+	*) builder=build-llama-tools.sh server=llama-server ;;
+	esac
+	dir=$("$top/scripts/$builder" "$@" 2>"$top/build/$name.err" | tail -n 1)
 	rc=$?
-	[ -x "$dir/llama-server" ] || { rc=1; tail -20 "$top/build/$name.err"; }
-	result $rc "scripts/build-llama-tools.sh ${*:+$* }builds $what"
+	[ -x "$dir/$server" ] || { rc=1; tail -20 "$top/build/$name.err"; }
+	result $rc "scripts/$builder ${*:+$* }builds $what"
 	[ $rc -eq 0 ] || return
 	env top_srcdir="$top" top_builddir="$top/build" "$var=$dir" \
 		sh "$top/tests/test-$name.sh" >"$top/build/$name.out" 2>&1
@@ -259,6 +266,11 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	note "llama.cpp's tools on GGML's Vulkan backend: build-llama-tools.sh --vulkan, tests/test-llama-tools-vulkan.sh"
 	tools_tested llama-tools-vulkan LLAMA_TOOLS_VULKAN "llama-bench and llama-server" \
 		--vulkan --tools llama-bench,llama-server
+	# whisper.cpp's: built for the CPU from the source of the release
+	# scripts/fetch-whisper.sh fetches (build-whisper-tools.sh runs it), before
+	# the pages' blocks that run them
+	note "whisper.cpp's tools traced: scripts/build-whisper-tools.sh, tests/test-whisper-tools.sh"
+	tools_tested whisper-tools WHISPER_TOOLS "whisper-cli, whisper-bench and whisper-server"
 	note "the shared GGML of the GPU check (build-ggml-cuda.sh --cpu), its CPU shares measured"
 	top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-ggml-shared.sh" >"$top/build/ggml-shared.out" 2>&1

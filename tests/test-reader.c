@@ -774,7 +774,8 @@ START_TEST(test_random_records)
 }
 END_TEST
 
-/* The layer a tensor name says (llama.cpp's and GGUF's conventions), and names that say none. */
+/* The layer a tensor name says (llama.cpp's, GGUF's and whisper.cpp's conventions), and names
+ * that say none. */
 START_TEST(test_layer_of_name)
 {
 	static const struct {
@@ -787,6 +788,10 @@ START_TEST(test_layer_of_name)
 		{ "x-", -1 },		   { "x-1a", -1 },		  { "(view)", -1 },
 		{ "", -1 },		   { "node_12", -1 },	  { "x-1234567890", -1 },
 		{ "blk.x.weight", -1 },	   { "myblk.3.w", -1 },
+		/* whisper.cpp's model file */
+		{ "encoder.blocks.3.attn.query.weight", 3 }, { "decoder.blocks.12.mlp.0.bias", 12 },
+		{ "blocks.0.mlp_ln.weight", 0 }, { "encoder.conv1.weight", -1 },
+		{ "decoder.myblocks.3.w", -1 },	{ "encoder.blocks.3", -1 },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

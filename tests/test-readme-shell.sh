@@ -16,8 +16,9 @@
 # it writes must be there.
 #
 # With --checkout, the blocks that build into the checkout or run
-# llama.cpp's own tools (scripts/build-llama-tools.sh, llama-bench,
-# llama-server on port 8080, bench/gpu-check.sh) run instead, from the top
+# llama.cpp's or whisper.cpp's own tools (scripts/build-llama-tools.sh,
+# llama-bench, llama-server on port 8080, bench/gpu-check.sh,
+# scripts/build-whisper-tools.sh and what reads whisper*.ggmlviz) run instead, from the top
 # of the checkout, as a user runs them: tests/run-all.sh does so once the
 # tools are built, so that the build script finds them built. There HOME
 # is a folder whose llama.cpp is a link to the fetched release's source,
@@ -73,7 +74,7 @@ where_of() {
 	*)
 		if grep -q 'build-llama-tools\.sh[^#]*--cuda' "$1"; then
 			echo gpu
-		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|completion\.ggmlviz\|bench/gpu-check.sh' "$1"; then
+		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|completion\.ggmlviz\|bench/gpu-check.sh\|scripts/build-whisper-tools.sh\|whisper[a-z-]*\.ggmlviz' "$1"; then
 			echo checkout
 		else
 			echo build
@@ -197,7 +198,8 @@ block_result() { # dir N folder
 }
 
 # The files the checkout's blocks write at its top, never overwritten.
-CHECKOUT_FILES="bench.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz"
+CHECKOUT_FILES="bench.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz
+tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
 checkout_ready() {
 	for f in $CHECKOUT_FILES; do
 		[ ! -e "$top_srcdir/$f" ] || { echo "$top_srcdir/$f exists: not overwritten"; return 77; }

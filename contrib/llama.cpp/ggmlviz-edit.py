@@ -72,6 +72,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PROJECT = 'llama.cpp'  # what the messages call the source (contrib/whisper.cpp/ggmlviz-edit.py: whisper.cpp)
 
 
 class Edit:
@@ -285,8 +286,8 @@ def apply(src, edits):
                 with open(p) as f:
                     texts[p] = f.read()
             except OSError as err:
-                sys.exit('ggmlviz-edit: %s: %s (this llama.cpp does not fit: %s)'
-                         % (e.path, err.strerror, e.what))
+                sys.exit('ggmlviz-edit: %s: %s (this %s does not fit: %s)'
+                         % (e.path, err.strerror, PROJECT, e.what))
     plan, skipped = [], []
     for e in edits:
         p = os.path.join(src, e.path)
@@ -297,8 +298,8 @@ def apply(src, edits):
         elif e.optional and n == 0:
             skipped.append(e)
         else:  # fitted alone (feature()), not after an earlier edit of the same file
-            sys.exit('ggmlviz-edit: %s: %s after the edits before it; nothing was changed'
-                     % (e.path, misfit(e, texts[p])))
+            sys.exit('ggmlviz-edit: %s: %s after the edits before it: this %s does not fit; '
+                     'nothing was changed' % (e.path, misfit(e, texts[p]), PROJECT))
     for p, text in texts.items():
         with open(p, 'w') as f:
             f.write(text)

@@ -198,7 +198,8 @@ enum ggmlviz_request_kind {
 	GGMLVIZ_REQUEST_COMPLETION = 1, /**< a completion (and a chat completion) */
 	GGMLVIZ_REQUEST_EMBEDDING = 2,  /**< embeddings */
 	GGMLVIZ_REQUEST_RERANK = 3,     /**< a reranking */
-	GGMLVIZ_REQUEST_INFILL = 4      /**< an infill */
+	GGMLVIZ_REQUEST_INFILL = 4,     /**< an infill */
+	GGMLVIZ_REQUEST_TRANSCRIPTION = 5 /**< a transcription (or translation) of audio: whisper-server's */
 };
 
 /** @brief A stage of a request (REQUEST_STAGE's stage). */
@@ -386,14 +387,28 @@ enum ggmlviz_node_flag {
 	 * backend's start of the run (GGML's graph plan, its worker threads
 	 * made or woken), which no call of the backend tells apart.
 	 */
-	GGMLVIZ_NODE_RUN_START = 2
+	GGMLVIZ_NODE_RUN_START = 2,
+	/**
+	 * Its layer is the encoder's, of a model of two stacks of layers
+	 * (whisper.cpp's encoder: "encoder.blocks.3..."; `enc.3`); readers
+	 * older than it see layer 3, as of a model of one stack.
+	 */
+	GGMLVIZ_NODE_ENCODER = 4,
+	/** Its layer is the decoder's, of a model of two stacks (`dec.3`). */
+	GGMLVIZ_NODE_DECODER = 8
 };
 
 /** @brief What part of a program's work a step is (STEP_BEGIN's phase). */
 enum ggmlviz_phase {
 	GGMLVIZ_PHASE_UNKNOWN = 0,   /**< not said */
 	GGMLVIZ_PHASE_PROMPT = 1,    /**< processing a prompt: many tokens, one output */
-	GGMLVIZ_PHASE_GENERATION = 2 /**< generating: an output for every token */
+	GGMLVIZ_PHASE_GENERATION = 2, /**< generating: an output for every token */
+	/**
+	 * encoding an input whole (whisper.cpp's encoder run: its tokens
+	 * are the audio positions encoded); readers older than it see an
+	 * unknown phase
+	 */
+	GGMLVIZ_PHASE_ENCODE = 3
 };
 
 /**

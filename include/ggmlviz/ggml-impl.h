@@ -438,11 +438,12 @@ static const struct ggml_tensor *ggmlviz_ggml__seen_through(const struct ggml_te
 	return t;
 }
 
-/* A name GGML gave (empty, "node_N", "leaf_N"), not the program. */
+/* A name GGML gave (empty, "node_N", "leaf_N", or its suffix on a source it named so:
+ * " (view) (copy of )"), not the program. */
 static bool ggmlviz_ggml__unnamed(const struct ggml_tensor *t)
 {
 	return !t->name[0] || strncmp(t->name, "node_", 5) == 0 ||
-	       strncmp(t->name, "leaf_", 5) == 0;
+	       strncmp(t->name, "leaf_", 5) == 0 || strncmp(t->name, " (", 2) == 0;
 }
 
 static int32_t ggmlviz_ggml__layer_at(const struct ggml_tensor *t, int depth)
@@ -463,8 +464,11 @@ int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t)
 	return ggmlviz_ggml__layer_at(t, 3);
 }
 
-/* The layer of node i of a run: its own, else the highest of its sources'
- * and of the closest node before it whose name says one. */
+#include <ggmlviz/ggml-layers.h> /* a run's layers in one pass, for nodes GGML named */
+
+/* The layer of node i of a run, asked alone (a run whose table could not be made): its
+ * own, else the highest of its sources' and of the closest node before it whose name
+ * says one. */
 static int32_t ggmlviz_ggml__run_layer(const void *const *nodes, size_t i)
 {
 	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
@@ -477,6 +481,21 @@ static int32_t ggmlviz_ggml__run_layer(const void *const *nodes, size_t i)
 		before = ggmlviz_layer_of_name(p->name, strlen(p->name));
 	}
 	return before > layer ? before : layer;
+}
+
+/* Node i's layer, and its stack's flag in *stack (<ggmlviz/ggml-layers.h>). */
+static int32_t ggmlviz_ggml__node_layer(const void *const *nodes, size_t n, size_t i,
+					uint32_t *stack)
+{
+	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	struct ggmlviz_ggml__said s;
+
+	if (ggmlviz_ggml__says(t, &s) || ggmlviz_ggml__lay_of(nodes, n, i, &s)) {
+		*stack = s.stack;
+		return s.layer;
+	}
+	*stack = 0;
+	return ggmlviz_ggml__run_layer(nodes, i);
 }
 
 /* ---- the CPU backend's ticks, and its fused kernels ---- */
@@ -654,11 +673,14 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 			   struct ggmlviz_node_desc *out)
 {
 	const struct ggml_tensor *t = (const struct ggml_tensor *)nodes[i];
+	uint32_t stack;
 	bool tail;
 
 	(void)user;
-	if (i == 0)
+	if (i == 0) {
 		ggmlviz_ggml__fuse_table(nodes, n); /* a new run, which may reuse the same array */
+		ggmlviz_ggml__lay_forget();
+	}
 	tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1);
 	out->ticks = ggmlviz_ggml__ticks(t) && !tail;
 	if (!out->ticks)
@@ -671,7 +693,8 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	memcpy(out->ne, t->ne, sizeof out->ne);
 	out->type_name = ggml_type_name(t->type);
 	out->name = t->name[0] ? t->name : NULL;
-	out->layer = ggmlviz_ggml__run_layer(nodes, i);
+	out->layer = ggmlviz_ggml__node_layer(nodes, n, i, &stack);
+	out->flags |= stack;
 	out->src[0] = t->src[0] ? ggmlviz_ggml__seen_through(t->src[0]) : NULL;
 	out->src[1] = t->src[1] ? ggmlviz_ggml__seen_through(t->src[1]) : NULL;
 	if (ggmlviz_ggml__fused_at(nodes, n, i)) {

@@ -85,11 +85,18 @@
  *
  * Each node's layer (OP_NODE) is the one its name says
  * (ggmlviz_layer_of_name(): "Qcur-3", "cache_k_l3"); a node GGML named
- * itself ("node_12": flash attention, the rows that give logits) takes the
- * highest layer among its sources (following views to what they view) and
- * the closest node before it in the graph whose name says a layer: where
- * the model's code built it. Named nodes outside every layer ("inp_embd",
- * "result_norm", "result_output") keep none.
+ * itself ("node_12": flash attention, the rows that give logits; every node
+ * of a program that names only its weights, as whisper.cpp) takes the layer
+ * of the nearest node of its run that says one, by its own name or by a
+ * weight it reads ("blk.3.attn_q.weight", "encoder.blocks.3.attn.query.weight"),
+ * going both ways along the graph, to what it reads (following views to
+ * what they view) and to what reads it; at the same distance a layer wins
+ * over none and the higher over the lower. Only a weight says "no layer" to
+ * the nodes around it ("decoder.ln.weight"; not an input every layer reads).
+ * Named nodes outside every layer ("inp_embd", "result_norm",
+ * "result_output") keep none. A weight's name whose first word is
+ * "encoder" or "enc", "decoder" or "dec", gives the layer its stack
+ * (OP_NODE flag GGMLVIZ_NODE_ENCODER or GGMLVIZ_NODE_DECODER).
  *
  * When tracing is not active, the callback answers what the chained
  * callback answers, or "not wanted", and records nothing.

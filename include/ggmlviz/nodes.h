@@ -60,7 +60,12 @@ struct ggmlviz_node_desc {
 	uint32_t op_type;       /**< the op type recorded (the first node's, for a fused pair) */
 	uint32_t op_type2;      /**< fused pair: the second node's op type; 0 otherwise */
 	uint32_t ticks;         /**< ticks this node gives: 1 if the backend computes it, else 0 */
-	uint32_t flags;         /**< GGMLVIZ_NODE_FUSED: this node and the next give one tick together */
+	/**
+	 * GGMLVIZ_NODE_FUSED: this node and the next give one tick together;
+	 * GGMLVIZ_NODE_ENCODER or GGMLVIZ_NODE_DECODER: its layer is the
+	 * encoder's or the decoder's (recorded in its OP_NODE)
+	 */
+	uint32_t flags;
 	int32_t layer;          /**< the model layer it belongs to, -1 for none */
 	uint32_t reserved32;    /**< zero */
 	uint64_t size;          /**< bytes of its output */
@@ -254,7 +259,9 @@ int ggmlviz_nodes_flush(void);
  *
  * After dropping trailing " (...)" groups (" (view)", " (permuted)"), a
  * trailing "-N" (llama.cpp's "Qcur-3"), a trailing "_lN" (its KV cache
- * "cache_k_l3"), or a "blk.N." anywhere (GGUF weight names) gives N.
+ * "cache_k_l3"), a "blk.N." at the start or after a dot (GGUF weight
+ * names), or else a "blocks.N." there (whisper.cpp's model file:
+ * "encoder.blocks.3.attn.query.weight") gives N.
  *
  * @param name the name (need not be NUL-terminated), or NULL.
  * @param len its bytes.

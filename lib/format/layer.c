@@ -1,7 +1,8 @@
 /*
  * The layer a tensor name says it belongs to (ggmlviz_layer_of_name):
  * llama.cpp names a layer's tensors "Qcur-3", its KV cache "cache_k_l3",
- * and GGUF names weights "blk.3.attn_q.weight". Shared by the adapters,
+ * GGUF names weights "blk.3.attn_q.weight", and whisper.cpp's model file
+ * "encoder.blocks.3.attn.query.weight". Shared by the adapters,
  * which record layers, and the command, which reads older traces.
  *
  * SPDX-License-Identifier: MIT
@@ -58,12 +59,12 @@ static int32_t trailing(const char *s, size_t end)
 	return -1;
 }
 
-/* N of a "blk.N." in s[0..len); -1 if none. */
-static int32_t gguf_block(const char *s, size_t len)
+/* N of a "WORD.N." (w of k bytes: "blk.", "blocks.") in s[0..len), at its start or after a dot; -1 if none. */
+static int32_t block(const char *s, size_t len, const char *w, size_t k)
 {
-	for (size_t i = 0; i + 4 < len; i++) {
-		size_t d = i + 4, e = d;
-		if (memcmp(s + i, "blk.", 4) != 0 || (i > 0 && s[i - 1] != '.'))
+	for (size_t i = 0; i + k < len; i++) {
+		size_t d = i + k, e = d;
+		if (memcmp(s + i, w, k) != 0 || (i > 0 && s[i - 1] != '.'))
 			continue;
 		while (e < len && is_digit(s[e]))
 			e++;
@@ -81,5 +82,7 @@ int32_t ggmlviz_layer_of_name(const char *name, size_t len)
 		return -1;
 	len = strip_suffixes(name, len);
 	layer = trailing(name, len);
-	return layer >= 0 ? layer : gguf_block(name, len);
+	if (layer < 0)
+		layer = block(name, len, "blk.", 4);
+	return layer >= 0 ? layer : block(name, len, "blocks.", 7);
 }

@@ -80,7 +80,7 @@ struct info {
 	uint64_t summaries, summed_ops, summed_steps, last_summed_step;
 	uint32_t gpu_note_len;
 	uint64_t gpu_recorded, kernels_tied;
-	struct phase_sum phases[3];
+	struct phase_sum phases[CLI_PHASES];
 	uint64_t methods[5];                 /* op timings by enum ggmlviz_op_method */
 	uint64_t window_steps[4];            /* steps by enum ggmlviz_gpu_window */
 	uint64_t windows;                    /* windows begun (META GPU_WINDOW's numbers) */
@@ -212,7 +212,7 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 	}
 	cli_backends_add(&info->backends, t);
 	if (t->kind == GGMLVIZ_TIMING_STEP) {
-		struct phase_sum *p = &info->phases[t->phase < 3 ? t->phase : 0];
+		struct phase_sum *p = &info->phases[t->phase < CLI_PHASES ? t->phase : 0];
 		info->window_steps[t->gpu_window & 3]++;
 		p->steps++;
 		p->tokens += t->n_tokens;
@@ -502,20 +502,19 @@ static void print_gpu(struct cli_out *o, const struct info *info)
 
 static void print_steps(struct cli_out *o, const struct info *info)
 {
-	static const char *const names[] = { "unknown", "prompt", "generation" };
 	uint64_t steps = 0, tokens = 0;
 	char d[32];
 
-	for (int p = 0; p < 3; p++)
+	for (int p = 0; p < CLI_PHASES; p++)
 		steps += info->phases[p].steps, tokens += info->phases[p].tokens;
 	if (!steps)
 		return;
 	cli_out_printf(o, "steps:      %" PRIu64 " (%" PRIu64 " token%s)\n", steps, tokens, cli_s(tokens));
-	for (int p = 0; p < 3; p++) {
+	for (int p = 0; p < CLI_PHASES; p++) {
 		const struct phase_sum *s = &info->phases[p];
 		if (!s->steps)
 			continue;
-		cli_out_printf(o, "  %-11s %" PRIu64 " step%s, %" PRIu64 " token%s, %s", names[p],
+		cli_out_printf(o, "  %-11s %" PRIu64 " step%s, %" PRIu64 " token%s, %s", cli_phase_name((uint32_t)p),
 			       s->steps, cli_s(s->steps), s->tokens, cli_s(s->tokens),
 			       cli_fmt_ns((double)s->ns, d));
 		if (s->tokens)

@@ -42,8 +42,11 @@ static const char help[] =
 	"                     p99; text or JSON), or part (each op in its part of a\n"
 	"                     llama.cpp model: embedding, attention-projections,\n"
 	"                     attention, attention-output, kv-cache-write, norm,\n"
-	"                     ffn, moe-router, moe-experts, output, or (other) where\n"
-	"                     its name places it in none; then each layer by part)\n"
+	"                     ffn, moe-router, moe-experts, output; of a whisper.cpp\n"
+	"                     model: conv-front-end, encoder-self-attention,\n"
+	"                     decoder-self-attention, cross-attention, ffn, norm,\n"
+	"                     embedding, output; or (other) where its name places\n"
+	"                     it in none; then each layer by part)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase);\n"
@@ -386,10 +389,8 @@ static void print_head(struct cli_out *o, const char *path, const struct cli_agg
 
 	const char *what = a->by == CLI_BY_KERNEL ? "kernel" : "op";
 
-	cli_out_printf(o, "%s%s", path,
-		       a->phase == GGMLVIZ_PHASE_PROMPT	      ? " (prompt)"
-		       : a->phase == GGMLVIZ_PHASE_GENERATION ? " (generation)"
-							      : "");
+	cli_out_printf(o, "%s%s%s%s", path, a->phase ? " (" : "",
+		       a->phase ? cli_phase_name((uint32_t)a->phase) : "", a->phase ? ")" : "");
 	steps_said(o, &a->step_range);
 	cli_out_printf(o, ": %llu %s%s in ", (unsigned long long)a->ops, what, cli_s(a->ops));
 	if (a->steps)

@@ -245,8 +245,13 @@ static void summary(struct top *tp, struct cli_out *o)
 
 	cli_recent_rates(w, GGMLVIZ_PHASE_PROMPT, &pr, &pa);
 	cli_recent_rates(w, GGMLVIZ_PHASE_GENERATION, &gr, &ga);
-	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all): over"
-		       " their steps' time\n", pr, pa, gr, ga);
+	cli_out_printf(o, "tokens/s   prompt %.1f (%.1f all), generation %.1f (%.1f all)", pr, pa, gr,
+		       ga);
+	if (w->tokens[GGMLVIZ_PHASE_ENCODE]) { /* whisper.cpp's encoder: its audio positions */
+		cli_recent_rates(w, GGMLVIZ_PHASE_ENCODE, &pr, &pa);
+		cli_out_printf(o, ", encode %.1f (%.1f all)", pr, pa);
+	}
+	cli_out_printf(o, ": over their steps' time\n");
 	cli_out_printf(o, "wall time  prompt %.1f, generation %.1f tokens/s over the last %.1f s\n",
 		       span > 0 ? (double)tp_prompt / span : 0, span > 0 ? (double)tp_gen / span : 0, span);
 	cli_out_printf(o, "steps      %" PRIu64 " (%" PRIu64 " tokens of prompts, %" PRIu64
@@ -277,10 +282,7 @@ static const char *group_name(const struct top *tp, int kind, uint64_t key,
 		return cli_op_name(&tp->cli->names, tp->f.r, (uint32_t)(key - 1), buf);
 	if (kind == VIEW_PARTS)
 		return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
-	if (key < 2)
-		return "(none)";
-	snprintf(buf, CLI_OP_NAME_MAX, "%" PRIu64, key - 2);
-	return buf;
+	return cli_layer_name(key ? key - 1 : 0, buf, CLI_OP_NAME_MAX); /* recent.c: layer key + 1 */
 }
 
 static int by_sort(const void *a, const void *b)

@@ -561,7 +561,6 @@ static void op_attrs(struct otlp *x, int *n, const struct step *s)
 static void step_span(struct otlp *x, const struct step *s, const struct cli_request *q,
 		      int32_t seq)
 {
-	static const char *const phases[] = { "unknown", "prompt", "generation" };
 	const struct ggmlviz_timing *t = &s->t;
 	uint64_t whose = q ? OF_REQUEST : OF_PROCESS, rid = q ? q->id : 0, parent;
 	int n = 0;
@@ -576,7 +575,7 @@ static void step_span(struct otlp *x, const struct step *s, const struct cli_req
 		   s->label[0] ? s->label : "step", 1, t->begin_ns, t->end_ns);
 	attr_int(x, &n, "ggmlviz.step", t->step_seq);
 	attr_int(x, &n, "ggmlviz.step.tokens", t->n_tokens);
-	attr_str(x, &n, "ggmlviz.step.phase", phases[t->phase < 3 ? t->phase : 0]);
+	attr_str(x, &n, "ggmlviz.step.phase", cli_phase_name(t->phase));
 	attr_int(x, &n, "ggmlviz.step.status", (uint64_t)(int64_t)t->status);
 	if (q) {
 		attr_int(x, &n, "ggmlviz.step.sequence", (uint64_t)seq);

@@ -39,7 +39,7 @@ static const struct cli_column ops_cols[] = {
 	{ "type", T },	{ "flops", I },	     { "bytes_read", I }, { "bytes_written", I },
 	{ "run_id", I }, { "kernels", I },   { "gpu_ns", I },	  { "run_start", I },
 	{ "compute_start_ns", I }, { "compute_ns", I }, { "wait_moved_ns", I }, { "above_floor_ns", I },
-	{ "part", T }, { NULL, 0 }
+	{ "part", T }, { "stack", T }, { NULL, 0 }
 };
 static const struct cli_column run_starts_cols[] = {
 	{ "trace", T },	   { "pid", I },      { "thread", I },	       { "step", I },
@@ -146,9 +146,7 @@ static void head(struct rows *w, const struct ggmlviz_timing *t)
 
 static const char *phase_of(const struct ggmlviz_timing *t)
 {
-	static const char *const names[] = { "unknown", "prompt", "generation" };
-
-	return !t->step_seq ? NULL : t->phase < 3 ? names[t->phase] : "unknown";
+	return !t->step_seq ? NULL : cli_phase_name(t->phase);
 }
 
 static void put(struct rows *w, int table)
@@ -200,6 +198,7 @@ static void op_row(struct rows *w, const struct ggmlviz_timing *t, const struct 
 	num(w, (int64_t)e->above_ns);
 	cstr(w, cli_part_names[cli_part_place(&w->seen, t, cli_part_class(t->label, t->label_len),
 					       op)]);
+	cstr(w, cli_layer_key(t) >> 32 == 1 ? "encoder" : cli_layer_key(t) >> 32 == 2 ? "decoder" : NULL);
 	put(w, CLI_TABLE_OPS);
 }
 

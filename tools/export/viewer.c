@@ -101,6 +101,8 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 		s->ops->arg_u64(s, "step", t->step_seq);
 	if (t->layer >= 0)
 		s->ops->arg_i64(s, "layer", t->layer);
+	if (cli_layer_key(t) >> 32) /* the layer's stack (whisper.cpp: enc.3, dec.3) */
+		cli_esink_arg_cstr(s, "stack", cli_layer_key(t) >> 32 == 1 ? "encoder" : "decoder");
 	if (x->est.wait_ns)
 		s->ops->arg_u64(s, "barrier_wait_ns", x->est.wait_ns);
 	if (x->est.above_ns)
@@ -115,8 +117,7 @@ static void op_args(struct cli_viewer *x, const struct ggmlviz_timing *t)
 
 static const char *phase_name(uint32_t phase)
 {
-	return phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
-	       : phase == GGMLVIZ_PHASE_GENERATION ? "generation" : "unknown";
+	return cli_phase_name(phase);
 }
 
 static void step_args(struct cli_viewer *x, const struct ggmlviz_timing *t)

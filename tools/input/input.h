@@ -266,6 +266,22 @@ bool cli_step_is_housekeeping(const struct ggmlviz_timing *t);
 
 /* A request's kind (enum ggmlviz_request_kind) and status (enum ggmlviz_request_status) in words. */
 const char *cli_request_kind(uint32_t kind);
+/* A step's phase (enum ggmlviz_phase) in words: "prompt", "generation", "encode"; "unknown"
+ * for 0 and for a phase this command does not know. */
+#define CLI_PHASES 4 /* the phases it knows, 0 (unknown) included */
+const char *cli_phase_name(uint32_t phase);
+/*
+ * An op's layer as a key that tells the stacks of an encoder-decoder model
+ * apart (OP_NODE's GGMLVIZ_NODE_ENCODER, _DECODER: whisper.cpp): 0 for
+ * none, else (layer + 1) | stack << 32, stack 0 (one stack), 1 (the
+ * encoder's), 2 (the decoder's); in natural order, a stack's layers follow
+ * one another. Its name: "(none)", "3", "enc.3", "dec.3".
+ */
+uint64_t cli_layer_key(const struct ggmlviz_timing *t);
+const char *cli_layer_name(uint64_t key, char *buf, size_t cap);
+/* The same key in a compact index (0 none, 1 + 3 * layer + stack), for arrays by layer. */
+uint32_t cli_layer_slot(uint64_t key);
+uint64_t cli_layer_of_slot(uint32_t slot);
 const char *cli_request_status(int32_t status);
 
 /* "name (tid)" or "tid" in buf; a named GPU track, its name alone ("GPU 0 stream 7"). */

@@ -214,9 +214,49 @@ const char *cli_kernel_name(const char *s, size_t len, char buf[96])
 	return buf;
 }
 
+const char *cli_phase_name(uint32_t phase)
+{
+	static const char *const names[CLI_PHASES] = { "unknown", "prompt", "generation", "encode" };
+
+	return phase < CLI_PHASES ? names[phase] : "unknown";
+}
+
+uint64_t cli_layer_key(const struct ggmlviz_timing *t)
+{
+	uint64_t stack = t->node_flags & GGMLVIZ_NODE_ENCODER	? 1
+			 : t->node_flags & GGMLVIZ_NODE_DECODER ? 2
+								: 0;
+
+	return t->layer < 0 ? 0 : ((uint64_t)t->layer + 1) | stack << 32;
+}
+
+const char *cli_layer_name(uint64_t key, char *buf, size_t cap)
+{
+	static const char *const stacks[] = { "", "enc.", "dec." };
+	uint64_t stack = key >> 32;
+
+	if (!key)
+		return "(none)";
+	snprintf(buf, cap, "%s%" PRIu64, stack < 3 ? stacks[stack] : "", (key & 0xffffffffu) - 1);
+	return buf;
+}
+
+uint32_t cli_layer_slot(uint64_t key)
+{
+	uint64_t layer = (key & 0xffffffffu) - 1, stack = key >> 32;
+
+	return !key || layer > (UINT32_MAX - 3) / 3 ? 0 : 1 + (uint32_t)(3 * layer + stack % 3);
+}
+
+uint64_t cli_layer_of_slot(uint32_t slot)
+{
+	return !slot ? 0 : ((uint64_t)(slot - 1) / 3 + 1) | (uint64_t)((slot - 1) % 3) << 32;
+}
+
 const char *cli_request_kind(uint32_t kind)
 {
-	static const char *const names[] = { "other", "completion", "embedding", "rerank", "infill" };
+	static const char *const names[] = { "other", "completion", "embedding", "rerank", "infill",
+					     "transcription" };
 
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }

@@ -607,7 +607,7 @@
 	}
 
 	var PART_COLORS = ['#8e6bbf', '#e08a2e', '#3b6fd8', '#2aa198', '#b58900', '#8a8f99', '#2e7d32',
-		'#c0392b', '#d33682', '#1d2330', '#c9ced8'];
+		'#c0392b', '#d33682', '#1d2330', '#6c4f2a', '#4f9fd1', '#e4732a', '#9c6ade', '#c9ced8'];
 
 	/* Each layer as a bar of its parts (stats --by part's by layer), per token for a phase. */
 	function partLayers(agg) {
@@ -620,7 +620,8 @@
 		});
 		agg.by_layer.forEach(function (l) {
 			if (!l.sum) return;
-			grid.appendChild(el('div', {}, l.layer === null ? '(none)' : 'layer ' + l.layer));
+			grid.appendChild(el('div', {}, l.layer === null ? '(none)' :
+				l.stack ? l.stack.slice(0, 3) + '.' + l.layer : 'layer ' + l.layer));
 			var bar = el('div', { 'class': 'stack' });
 			bar.style.width = (max ? 100 * l.sum / max : 0) + '%';
 			names.forEach(function (p, i) {
@@ -674,7 +675,8 @@
 		var box = el('div', { 'class': 'group-box' }), c = el('canvas', { id: 'steps-canvas' });
 		var info = el('div', { 'class': 'hint' }, 'Each column is a step (' + groups.length +
 			(D.by_step.groups_not_shown ? ' shown of ' + (groups.length + D.by_step.groups_not_shown) : '') +
-			'): prompt in orange, generation in blue (the phase stats gives each); hover for its ' +
+			'): prompt in orange, generation in blue, an encoder run (whisper.cpp) in green (the phase ' +
+			'stats gives each); hover for its ' +
 			'figures.');
 		box.appendChild(el('h3', {}, 'By step'));
 		box.appendChild(info);
@@ -687,7 +689,7 @@
 		g.setTransform(ratio, 0, 0, ratio, 0, 0);
 		groups.forEach(function (s) { max = Math.max(max, s.step_ns || 0); });
 		/* a step's color is its phase as stats gives it (not its tokens: 2 slots of 1 token generate) */
-		var colors = { prompt: '#e08a2e', generation: '#3b6fd8', unknown: '#8a8f99' };
+		var colors = { prompt: '#e08a2e', generation: '#3b6fd8', encode: '#2e7d32', unknown: '#8a8f99' };
 		var colorOf = function (s) { return colors[s.phase] ? s.phase : 'unknown'; };
 		c.setAttribute('data-colors', groups.map(colorOf).join(' '));
 		groups.forEach(function (s, i) {

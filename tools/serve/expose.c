@@ -15,7 +15,6 @@
 
 #include "serve/serve.h"
 
-static const char *const phases[3] = { "unknown", "prompt", "generation" };
 static const char *const statuses[3] = { "done", "cancelled", "failed" };
 static const char *const token_kinds[3] = { "prompt", "cached", "generated" };
 /* memory/devices.c's parts of a device's memory (CLI_MEM_*), as label values */
@@ -160,19 +159,19 @@ static void steps(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 {
 	family(o, "ggmlviz_steps_total", "counter", "Steps (decode calls) ended, by phase.");
 	EACH_PROC(traces, n, t, p)
-		for (int k = 0; k < 3; k++)
-			series(o, "ggmlviz_steps_total", t, p, "phase", phases[k]), u64_line(o, p->steps[k]);
+		for (uint32_t k = 0; k < CLI_PHASES; k++)
+			series(o, "ggmlviz_steps_total", t, p, "phase", cli_phase_name(k)), u64_line(o, p->steps[k]);
 	family(o, "ggmlviz_tokens_total", "counter", "Tokens of the steps ended, by phase, as "
 	       "ggmlviz stats --by phase counts them.");
 	EACH_PROC(traces, n, t, p)
-		for (int k = 0; k < 3; k++)
-			series(o, "ggmlviz_tokens_total", t, p, "phase", phases[k]),
+		for (uint32_t k = 0; k < CLI_PHASES; k++)
+			series(o, "ggmlviz_tokens_total", t, p, "phase", cli_phase_name(k)),
 				u64_line(o, p->w->tokens[k]);
 	family(o, "ggmlviz_step_seconds_total", "counter", "Time of the steps ended, by phase: "
 	       "ggmlviz_tokens_total over it is ggmlviz stats --by phase's TOKENS/S.");
 	EACH_PROC(traces, n, t, p)
-		for (int k = 0; k < 3; k++)
-			series(o, "ggmlviz_step_seconds_total", t, p, "phase", phases[k]),
+		for (uint32_t k = 0; k < CLI_PHASES; k++)
+			series(o, "ggmlviz_step_seconds_total", t, p, "phase", cli_phase_name(k)),
 				seconds_line(o, p->w->step_ns[k]);
 }
 

@@ -165,7 +165,7 @@ static void on_timing(void *arg, const struct ggmlviz_timing *tm)
 		add_op(p, tm);
 		break;
 	case GGMLVIZ_TIMING_STEP:
-		p->steps[tm->phase < 3 ? tm->phase : 0]++;
+		p->steps[tm->phase < CLI_PHASES ? tm->phase : 0]++;
 		break;
 	case GGMLVIZ_TIMING_REQUEST:
 		add_request(p, t->bounds, tm);

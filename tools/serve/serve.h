@@ -60,7 +60,7 @@ struct srv_proc {
 	struct srv_hist h[CLI_REQ_FIGURES];
 	uint64_t requests[3];           /* ended: done, cancelled, failed */
 	uint64_t request_tokens[3];     /* of those: prompt, cached, generated */
-	uint64_t steps[3];              /* by phase (enum ggmlviz_phase) */
+	uint64_t steps[CLI_PHASES];     /* by phase (enum ggmlviz_phase) */
 	struct srv_op ops[CLI_WIN_KEYS];
 	size_t n_ops;
 	uint64_t ops_over;              /* op timings of op types past CLI_WIN_KEYS */

@@ -100,8 +100,7 @@ void cli_agg_json(struct cli_out *o, const char *path, const struct cli_agg *a, 
 	cli_json_cstr(o, path);
 	cli_out_printf(o, ",\"by\":\"%s\"", cli_by_names[a->by]);
 	if (a->phase)
-		cli_out_printf(o, ",\"phase\":\"%s\"", a->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
-										  : "generation");
+		cli_out_printf(o, ",\"phase\":\"%s\"", cli_phase_name((uint32_t)a->phase));
 	step_range_json(o, &a->step_range);
 	json_u64(o, "ops", a->ops);
 	json_u64(o, "graphs", a->graphs);

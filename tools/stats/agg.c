@@ -53,7 +53,7 @@ static bool starts_apart(int by)
 	       by == CLI_BY_METHOD || by == CLI_BY_PART;
 }
 
-/* The group of a timing: by op, name, layer (N + 1, 0 for none), thread, ... */
+/* The group of a timing: by op, name, layer (cli_layer_key(): N + 1, 0 for none), thread, ... */
 static struct key key_of(struct cli_agg *a, int by, const struct ggmlviz_timing *t)
 {
 	struct key k = { 0, NULL, 0 };
@@ -65,7 +65,7 @@ static struct key key_of(struct cli_agg *a, int by, const struct ggmlviz_timing 
 	switch (by) {
 	case CLI_BY_OP: k.id = t->op_type; break;
 	case CLI_BY_NAME: k.s = t->label_len ? t->label : NULL, k.len = t->label_len; break;
-	case CLI_BY_LAYER: k.id = t->layer >= 0 ? (uint64_t)t->layer + 1 : 0; break;
+	case CLI_BY_LAYER: k.id = cli_layer_key(t); break;
 	case CLI_BY_THREAD: k.id = t->thread_id; break;
 	case CLI_BY_BACKEND: k.id = t->backend_ptr; break;
 	case CLI_BY_STEP: k.id = t->step_seq; break;
@@ -200,10 +200,10 @@ static int add_summary(struct cli_agg *a, const struct ggmlviz_timing *t)
 	return 0;
 }
 
-/* By part: the op's time in its layer, and the first name of its group. */
+/* By part: the op's time in its layer (its slot: cli_layer_slot()), and the first name of its group. */
 static int part_layer(struct cli_group *g, const struct ggmlviz_timing *t)
 {
-	uint32_t i = t->layer >= 0 && t->layer < 65535 ? (uint32_t)t->layer + 1 : 0;
+	uint32_t i = t->layer < 65535 ? cli_layer_slot(cli_layer_key(t)) : 0;
 
 	if (!g->example && t->label_len && (g->example = malloc(48))) {
 		size_t n = t->label_len < 47 ? t->label_len : 47;
@@ -373,7 +373,6 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	char buf[320];
 	const char *name = buf;
 
-	static const char *const phases[] = { "(no step)", "unknown", "prompt", "generation" };
 	static const char *const methods[] = { "unknown", "sync", "tick", "gpu", "measured" };
 
 	if (g->id == other_key.id && g->key_len == other_key.len &&
@@ -385,12 +384,14 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 		name = cli_op_name(a->names, r, (uint32_t)g->id, buf);
 	else if (by_bytes(a->by))
 		name = g->key_len ? NULL : "(no name)";
-	else if ((a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP) && g->id)
-		snprintf(buf, sizeof buf, "%" PRIu64, a->by == CLI_BY_LAYER ? g->id - 1 : g->id);
-	else if (a->by == CLI_BY_LAYER || a->by == CLI_BY_STEP)
+	else if (a->by == CLI_BY_LAYER)
+		name = cli_layer_name(g->id, buf, sizeof buf);
+	else if (a->by == CLI_BY_STEP && g->id)
+		snprintf(buf, sizeof buf, "%" PRIu64, g->id);
+	else if (a->by == CLI_BY_STEP)
 		name = "(none)";
 	else if (a->by == CLI_BY_PHASE)
-		name = g->id < 4 ? phases[g->id] : "unknown";
+		name = g->id ? cli_phase_name((uint32_t)(g->id - 1)) : "(no step)";
 	else if (a->by == CLI_BY_METHOD)
 		name = g->id < 5 ? methods[g->id] : "unknown";
 	else if (a->by == CLI_BY_PART)

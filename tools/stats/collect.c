@@ -38,7 +38,7 @@ int cli_group_option(const char *cmd, struct cli_group_opts *o, int c,
 		return cli_parse_steps(cmd, arg, &o->step_range);
 	case 'p': /* the order of enum ggmlviz_phase */
 		return cli_parse_choice(cmd, "--phase", arg,
-					(const char *const[]){ "all", "prompt", "generation", NULL },
+					(const char *const[]){ "all", "prompt", "generation", "encode", NULL },
 					&o->phase);
 	default:
 		return CLI_EXIT_USAGE;

@@ -23,7 +23,7 @@ static const struct cli_group *part_group(const struct cli_agg *a, int p)
 	return NULL;
 }
 
-/* The layers any part has ops in (index layer + 1), its count. */
+/* The layers any part has ops in (index: cli_layer_slot()), its count. */
 static uint32_t layers_of(const struct cli_agg *a)
 {
 	uint32_t n = 0;
@@ -36,10 +36,18 @@ static uint32_t layers_of(const struct cli_agg *a)
 	return n;
 }
 
-/* A part's time in layer index i (layer + 1). */
+/* A part's time in layer index i. */
 static uint64_t in_layer(const struct cli_group *g, uint32_t i)
 {
 	return g && i < g->n_layers ? g->layer_ns[i] : 0;
+}
+
+/* The i-th layer index in the order of the rows: none, then each stack's layers in turn. */
+static uint32_t row_slot(uint32_t i, uint32_t n_slots)
+{
+	uint32_t per = (n_slots + 1) / 3; /* slots 1 + 3 * layer + stack below n_slots */
+
+	return i == 0 ? 0 : 1 + 3 * ((i - 1) % per) + (i - 1) / per;
 }
 
 /*
@@ -65,16 +73,14 @@ static void layer_table(struct cli_out *o, const struct cli_agg *a, uint64_t tok
 	cli_table_add(&t, "LAYER");
 	for (size_t c = 0; c < n; c++)
 		cli_table_add(&t, "%s", cli_part_names[cols[c]->id]);
-	for (uint32_t i = 0; i < n_layers; i++) {
+	for (uint32_t r = 0; r < 1 + 3 * ((n_layers + 1) / 3); r++) {
+		uint32_t i = row_slot(r, n_layers);
 		bool any = false;
 		for (size_t c = 0; c < n; c++)
 			any |= in_layer(cols[c], i) != 0;
 		if (!any)
 			continue;
-		if (i)
-			cli_table_add(&t, "%" PRIu32, i - 1);
-		else
-			cli_table_add(&t, "(none)");
+		cli_table_add(&t, "%s", cli_layer_name(cli_layer_of_slot(i), b, sizeof b));
 		for (size_t c = 0; c < n; c++) {
 			uint64_t ns = in_layer(cols[c], i);
 			if (!ns)
@@ -117,6 +123,15 @@ void cli_parts_text(struct cli_out *o, const struct cli_agg *a, uint64_t tokens)
 				       a->others[k].example);
 		cli_out_str(o, ")\n");
 	}
+	if (part_group(a, CLI_PART_CONV) || part_group(a, CLI_PART_ENC_ATTN) ||
+	    part_group(a, CLI_PART_DEC_ATTN) || part_group(a, CLI_PART_CROSS_ATTN)) {
+		cli_out_str(o, "(whisper.cpp's parts by the names its tools' build gives its nodes,"
+			       " after the weights that place them: each attention and ffn whole, its"
+			       " norm, projections, attention, cache writes and residual; the"
+			       " cross-attention's keys and values of the audio are computed in the"
+			       " encode step)\n");
+		return;
+	}
 	cli_out_str(o, "(parts by the tensor names of llama.cpp's graph builder and the op: a"
 		       " FLASH_ATTN_EXT is attention, a copy into the KV cache kv-cache-write, an"
 		       " unnamed MUL_MAT of attention's output attention-output; the residual adds"
@@ -133,12 +148,21 @@ void cli_parts_json(struct cli_out *o, const struct cli_agg *a)
 	for (int p = 0; p < CLI_PARTS; p++)
 		cli_out_printf(o, "%s\"%s\"", p ? "," : "", cli_part_names[p]);
 	cli_out_str(o, "],\"by_layer\":[");
-	for (uint32_t i = 0; i < n_layers; i++) {
-		cli_out_str(o, i ? ",{\"layer\":" : "{\"layer\":");
+	for (uint32_t r = 0, rows = 0; r < 1 + 3 * ((n_layers + 1) / 3); r++) {
+		uint32_t i = row_slot(r, n_layers);
+		uint64_t key = cli_layer_of_slot(i), any = 0;
+
+		for (int p = 0; p < CLI_PARTS; p++)
+			any |= in_layer(part_group(a, p), i);
+		if (i && !any && key >> 32)
+			continue; /* every layer of one stack, as before stacks; another's where it has ops */
+		cli_out_str(o, rows++ ? ",{\"layer\":" : "{\"layer\":");
 		if (i)
-			cli_out_u64(o, i - 1);
+			cli_out_u64(o, (key & 0xffffffffu) - 1);
 		else
 			cli_out_str(o, "null");
+		if (key >> 32)
+			cli_out_printf(o, ",\"stack\":\"%s\"", key >> 32 == 1 ? "encoder" : "decoder");
 		for (int p = 0; p < CLI_PARTS; p++) {
 			uint64_t ns = in_layer(part_group(a, p), i);
 			if (ns)

@@ -1,5 +1,5 @@
 /*
- * The parts of a llama.cpp model (--by part): an op is placed by the name
+ * The parts of a llama.cpp or whisper.cpp model (--by part): an op is placed by the name
  * llama.cpp's graph builder gave its tensor (its cb() names: "Qcur-3",
  * "ffn_moe_down-0", "cache_k_l3 (view)", "result_output"; see
  * src/llama-graph.cpp and src/models/ of llama.cpp), and, where the name
@@ -8,6 +8,10 @@
  * when it copies into it (SET_ROWS, CPY), else it reads it for attention;
  * "kqv_out" is attention's result, or (a MUL_MAT: llama.cpp's builders of
  * 2024, and examples/transformer.c) its output projection.
+ * whisper.cpp names no node: its tools' build names them for a trace after
+ * the weight that places them (contrib/whisper.cpp/ggmlviz-whisper-names.h:
+ * "enc.attn.query-3", "dec.cross_attn-0", "enc.conv1"), each block's whole
+ * in its part: its norm, projections, attention, cache writes and residual.
  * A name no rule knows is "(other)": counted, never guessed.
  *
  * SPDX-License-Identifier: MIT
@@ -20,7 +24,8 @@
 
 const char *const cli_part_names[CLI_PARTS + 1] = {
 	"embedding", "attention-projections", "attention", "attention-output", "kv-cache-write",
-	"norm", "ffn", "moe-router", "moe-experts", "output", "(other)", NULL
+	"norm", "ffn", "moe-router", "moe-experts", "output", "conv-front-end",
+	"encoder-self-attention", "decoder-self-attention", "cross-attention", "(other)", NULL
 };
 
 /* How a rule compares a base name (the name less its GGML suffixes and its "-N"). */
@@ -40,6 +45,20 @@ struct rule {
  * (the feed-forward's, llama.cpp's layer output) with ffn.
  */
 static const struct rule rules[] = {
+	/* whisper.cpp's, as its tools' build names them: the stack, the block, its role */
+	{ "enc.conv", PREFIX, CLI_PART_CONV },
+	{ "enc.positional_embedding", EXACT, CLI_PART_CONV },
+	{ "embd_conv", EXACT, CLI_PART_CONV }, /* whisper.cpp's own name of its output */
+	{ "enc.attn", PREFIX, CLI_PART_ENC_ATTN },
+	{ "dec.attn", PREFIX, CLI_PART_DEC_ATTN },
+	{ "dec.cross_attn", PREFIX, CLI_PART_CROSS_ATTN },
+	{ "enc.mlp", PREFIX, CLI_PART_FFN },
+	{ "dec.mlp", PREFIX, CLI_PART_FFN },
+	{ "enc.ln_post", EXACT, CLI_PART_NORM },
+	{ "dec.ln", EXACT, CLI_PART_NORM },
+	{ "dec.token_embedding", EXACT, CLI_PART_CLASS_TOKEN_EMBD },
+	{ "dec.positional_embedding", EXACT, CLI_PART_EMBEDDING },
+	/* llama.cpp's */
 	{ "ffn_moe_logits", PREFIX, CLI_PART_MOE_ROUTER },
 	{ "ffn_moe_probs", PREFIX, CLI_PART_MOE_ROUTER },
 	{ "ffn_moe_argsort", EXACT, CLI_PART_MOE_ROUTER },
@@ -162,10 +181,19 @@ static bool copies(const char *op)
 	       (n == 3 && !memcmp(op, "SET", 3));
 }
 
+/* Whether part is one of whisper.cpp's attentions, whose every op it holds. */
+static bool whisper_attention(int part)
+{
+	return part == CLI_PART_ENC_ATTN || part == CLI_PART_DEC_ATTN || part == CLI_PART_CROSS_ATTN;
+}
+
 int cli_part_resolve(int part_class, const char *op)
 {
-	if (op && !strncmp(op, "FLASH_ATTN_EXT", 14) && (!op[14] || op[14] == '+'))
+	if (op && !strncmp(op, "FLASH_ATTN_EXT", 14) && (!op[14] || op[14] == '+') &&
+	    !whisper_attention(part_class))
 		return CLI_PART_ATTENTION;
+	if (part_class == CLI_PART_CLASS_TOKEN_EMBD) /* whisper's output shares the embedding's weight */
+		return op && !strcmp(op, "MUL_MAT") ? CLI_PART_OUTPUT : CLI_PART_EMBEDDING;
 	if (part_class == CLI_PART_CLASS_KV && (!op || !op[0] || !strncmp(op, "op#", 3)))
 		return CLI_PART_OTHER; /* an op no name says: whether it writes the cache is not known */
 	if (part_class == CLI_PART_CLASS_KV)

@@ -70,7 +70,7 @@ static void add_op(struct cli_recent *w, const struct ggmlviz_timing *t, bool su
 {
 	struct cli_win_bucket *b = bucket_at(w, t->end_ns);
 	int keys[3] = { key_index(w, 0, (uint64_t)t->op_type + 1),
-			summary ? -1 : key_index(w, 1, (uint64_t)(int64_t)t->layer + 2),
+			summary ? -1 : key_index(w, 1, cli_layer_key(t) + 1),
 			summary ? -1 : key_index(w, 2, (uint64_t)part_of(w, t) + 1) };
 	uint64_t count = summary ? t->n_nodes : 1;
 
@@ -92,7 +92,7 @@ static void add_op(struct cli_recent *w, const struct ggmlviz_timing *t, bool su
 static void add_step(struct cli_recent *w, const struct ggmlviz_timing *t)
 {
 	struct cli_win_bucket *b = bucket_at(w, t->end_ns);
-	uint32_t phase = t->phase < 3 ? t->phase : 0;
+	uint32_t phase = t->phase < CLI_PHASES ? t->phase : 0;
 
 	w->steps++;
 	w->tokens[phase] += t->n_tokens;

@@ -58,11 +58,13 @@ enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEN
 	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE,
 	      CLI_BY_REQUEST, CLI_BY_PART };
 
-/* ---- The parts of a llama.cpp model (parts.c): what --by part groups by ---- */
+/* ---- The parts of a llama.cpp or whisper.cpp model (parts.c): what --by part groups by ---- */
 
+/* llama.cpp's parts, then whisper.cpp's own (its conv front end and its three attentions) */
 enum cli_part { CLI_PART_EMBEDDING, CLI_PART_ATTN_PROJ, CLI_PART_ATTENTION, CLI_PART_ATTN_OUT,
 		CLI_PART_KV_WRITE, CLI_PART_NORM, CLI_PART_FFN, CLI_PART_MOE_ROUTER,
-		CLI_PART_MOE_EXPERTS, CLI_PART_OUTPUT, CLI_PART_OTHER, CLI_PARTS };
+		CLI_PART_MOE_EXPERTS, CLI_PART_OUTPUT, CLI_PART_CONV, CLI_PART_ENC_ATTN,
+		CLI_PART_DEC_ATTN, CLI_PART_CROSS_ATTN, CLI_PART_OTHER, CLI_PARTS };
 /* "embedding", "attention-projections", ..., "(other)", then NULL. */
 extern const char *const cli_part_names[CLI_PARTS + 1];
 
@@ -74,6 +76,8 @@ extern const char *const cli_part_names[CLI_PARTS + 1];
 #define CLI_PART_CLASS_KV (CLI_PARTS + 1)
 #define CLI_PART_CLASS_NONE (-1)
 #define CLI_PART_CLASS_KQV_OUT (CLI_PARTS + 2) /* "kqv_out": attention, or a MUL_MAT its output */
+/* whisper.cpp's "dec.token_embedding": the embedding, or (a MUL_MAT) the output projection */
+#define CLI_PART_CLASS_TOKEN_EMBD (CLI_PARTS + 3)
 
 /*
  * The class of an op's tensor name (label, len bytes, not NUL-terminated;
@@ -554,8 +558,8 @@ struct cli_win_sum {
 /* One second of the trace's own time. */
 struct cli_win_bucket {
 	uint64_t second;                            /* its second + 1; 0: empty */
-	uint64_t tokens[3];                         /* of the steps ended in it, by phase */
-	uint64_t step_ns[3];                        /* ... and their time */
+	uint64_t tokens[CLI_PHASES];                /* of the steps ended in it, by phase */
+	uint64_t step_ns[CLI_PHASES];               /* ... and their time */
 	struct cli_win_sum g[3][CLI_WIN_KEYS];      /* [0]: by op type, [1]: by layer, [2]: by part */
 };
 
@@ -567,7 +571,7 @@ struct cli_recent {
 	struct cli_part_seen part_seen;
 	uint64_t keys_over;
 	uint64_t now_ns, first_ns;                  /* the latest and the first time seen (but META's) */
-	uint64_t steps, tokens[3], step_ns[3];      /* since the start; tokens and step time by phase */
+	uint64_t steps, tokens[CLI_PHASES], step_ns[CLI_PHASES]; /* since the start; tokens and step time by phase */
 	uint64_t begun, ended[3];                   /* requests begun; ended by status */
 	uint64_t recent[CLI_REQ_FIGURES][CLI_WIN_REQUESTS]; /* UINT64_MAX: not reached */
 	size_t n_recent;

@@ -102,9 +102,7 @@ void cli_steps_json(struct cli_out *o, const struct cli_group *g)
 		       (unsigned long long)g->step_ns);
 	json_num(o, "ns_per_token", per_token_ns(g->step_ns, g->tokens));
 	json_num(o, "tokens_per_s", tokens_per_s(g->step_ns, g->tokens));
-	cli_out_printf(o, ",\"phase\":\"%s\"", g->phase == GGMLVIZ_PHASE_PROMPT ? "prompt"
-						: g->phase == GGMLVIZ_PHASE_GENERATION ? "generation"
-											 : "unknown");
+	cli_out_printf(o, ",\"phase\":\"%s\"", cli_phase_name(g->phase));
 	if (g->has_context)
 		cli_out_printf(o, ",\"context_tokens\":%u,\"context_cells\":%u,\"sequences\":%u",
 			       g->context_tokens, g->context_cells, g->n_seqs);

@@ -16,6 +16,9 @@
 #include "tracer/producer/emit.h"
 #include "tracer/producer/producer.h"
 
+/* What of a description's flags its OP_NODE carries: fused, and the stack of its layer. */
+#define NODE_FLAGS (GGMLVIZ_NODE_FUSED | GGMLVIZ_NODE_ENCODER | GGMLVIZ_NODE_DECODER)
+
 /* "a SEP b" into buf of cap bytes, cut to fit (as snprintf would, at a tenth of its cost:
  * every fused op of every run composes two). */
 static void join(char *buf, size_t cap, const char *a, const char *sep, const char *b)
@@ -78,7 +81,7 @@ void ggmlviz__nodes_record_op(const void *backend_ptr, const struct ggmlviz_node
 	if (described) { /* the run repeats a set whose records have it (DESC_SET) */
 		if (flags) /* what the set cannot say: the op began its run */
 			ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
-						 (uint8_t)((d->flags & GGMLVIZ_NODE_FUSED) | flags), src);
+						 (uint8_t)((d->flags & NODE_FLAGS) | flags), src);
 		ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size,
 				    backend, label);
 		return;
@@ -87,7 +90,7 @@ void ggmlviz__nodes_record_op(const void *backend_ptr, const struct ggmlviz_node
 	if (d->bytes_read || d->bytes_written)
 		ggmlviz__emit_op_bytes_at(begin, tensor, d->bytes_read, d->bytes_written);
 	ggmlviz__emit_op_node_at(begin, tensor, d->layer, method,
-				 (uint8_t)((d->flags & GGMLVIZ_NODE_FUSED) | flags), src);
+				 (uint8_t)((d->flags & NODE_FLAGS) | flags), src);
 	ggmlviz__emit_op_at(end, GGMLVIZ_EVENT_OP_COMPUTE_END, tensor, op_type, d->size, backend,
 			    label);
 }
