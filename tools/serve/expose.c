@@ -181,6 +181,25 @@ static const char *op_name(const struct srv_trace *t, uint32_t op_type, char buf
 	return cli_op_name(t->names, t->f.r, op_type, buf);
 }
 
+/* Each group's share of the op time of the last window: kind 0 op types, 2 model parts. */
+static void window_shares(struct cli_out *o, struct srv_trace *const *traces, size_t n,
+			  const char *metric, const char *label, int kind)
+{
+	char name[CLI_OP_NAME_MAX];
+
+	EACH_PROC(traces, n, t, p) {
+		struct cli_win_group g[CLI_WIN_KEYS];
+		size_t k;
+		uint64_t total;
+
+		cli_recent_groups(p->w, kind, g, &k, &total);
+		for (size_t i = 0; i < k; i++)
+			series(o, metric, t, p, label, kind == 0 ? op_name(t, (uint32_t)(g[i].key - 1), name)
+				   : g[i].key - 1 < CLI_PARTS ? cli_part_names[g[i].key - 1] : "(other)"),
+				cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
+	}
+}
+
 static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 {
 	char name[CLI_OP_NAME_MAX];
@@ -193,30 +212,10 @@ static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 				seconds_line(o, p->ops[i].ns);
 	family(o, "ggmlviz_op_time_ratio", "gauge", "Share of the op time of the last window "
 	       "(ggmlviz_op_window_seconds of the trace's time) taken by ops of this type, 0 to 1.");
-	EACH_PROC(traces, n, t, p) {
-		struct cli_win_group g[CLI_WIN_KEYS];
-		size_t k;
-		uint64_t total;
-
-		cli_recent_groups(p->w, 0, g, &k, &total);
-		for (size_t i = 0; i < k; i++)
-			series(o, "ggmlviz_op_time_ratio", t, p, "op",
-			       op_name(t, (uint32_t)(g[i].key - 1), name)),
-				cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
-	}
+	window_shares(o, traces, n, "ggmlviz_op_time_ratio", "op", 0);
 	family(o, "ggmlviz_part_time_ratio", "gauge", "Share of the op time of the last window taken "
 	       "by each part of the model, as ggmlviz stats --by part groups the ops, 0 to 1.");
-	EACH_PROC(traces, n, t, p) {
-		struct cli_win_group g[CLI_WIN_KEYS];
-		size_t k;
-		uint64_t total;
-
-		cli_recent_groups(p->w, 2, g, &k, &total);
-		for (size_t i = 0; i < k; i++)
-			series(o, "ggmlviz_part_time_ratio", t, p, "part",
-			       g[i].key - 1 < CLI_PARTS ? cli_part_names[g[i].key - 1] : "(other)"),
-				cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
-	}
+	window_shares(o, traces, n, "ggmlviz_part_time_ratio", "part", 2);
 	family(o, "ggmlviz_op_window_seconds", "gauge", "The trace's time the last window covers, "
 	       "up to 10 s.");
 	EACH_PROC(traces, n, t, p)
