@@ -59,39 +59,15 @@
 # SPDX-License-Identifier: MIT
 set -eu
 
-die() {
-	printf 'build-llama-tools: error: %s\n' "$*" >&2
-	exit 1
-}
-
-say() {
-	printf 'build-llama-tools: %s\n' "$*" >&2
-}
-
 top=$(cd "$(dirname "$0")/.." && pwd)
 contrib="$top/contrib/llama.cpp"
-source_dir=
-backend=cpu
-arch=native
+me=build-llama-tools
+project=llama.cpp
 tools="llama-bench,llama-cli,llama-completion,llama-server"
-out=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-h | --help) awk 'NR > 1 && /^# SPDX/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	--source) [ $# -ge 2 ] || die "--source wants a llama.cpp checkout"; source_dir=$2; shift ;;
-	--cuda) backend=cuda ;;
-	--vulkan) backend=vulkan ;;
-	--arch) [ $# -ge 2 ] || die "--arch wants a value (90, native, ...)"; arch=$2; shift ;;
-	--tools) [ $# -ge 2 ] || die "--tools wants a list (llama-bench,llama-server)"; tools=$2; shift ;;
-	-*) die "unknown option '$1' (--help)" ;;
-	*) [ -z "$out" ] || die "more than one OUT given ('$out', '$1')"; out=$1 ;;
-	esac
-	shift
-done
-for tool in cmake cc c++ python3; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "'$tool' is needed (scripts/install-deps.sh installs cmake, g++ and python3)"
-done
+# shellcheck source=scripts/tools-build.sh
+. "$top/scripts/tools-build.sh"
+tools_parse_options 'llama-bench,llama-server' "$@"
+tools_need_commands
 
 # ---- 1. the source ----
 if [ -n "$source_dir" ]; then
@@ -131,8 +107,6 @@ case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 	die "nothing was built (the message above says what did not fit)"
 
 # ---- 3. libggmlviz, installed where CMake finds it ----
-# shellcheck source=scripts/tools-build.sh
-. "$top/scripts/tools-build.sh"
 tools_install_ggmlviz
 
 # ---- 4. the tools ----

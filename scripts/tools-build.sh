@@ -1,11 +1,51 @@
 # shellcheck shell=sh disable=SC2154,SC2034 # reads and sets the sourcing script's variables
-# The steps that scripts/build-llama-tools.sh and scripts/build-whisper-tools.sh
-# share once their source is copied and edited, sourced by both (not run):
-# libggmlviz installed where CMake finds it, GGML's backend options, the
-# targets built and checked. Reads top, out, log, backend, arch and tools,
-# and the scripts' die and say.
+# What scripts/build-llama-tools.sh and scripts/build-whisper-tools.sh share,
+# sourced by both (not run): their messages, their options, and the steps
+# once their source is copied and edited: libggmlviz installed where CMake
+# finds it, GGML's backend options, the targets built and checked. Reads
+# the scripts' top, me (the script's name in messages), project (llama.cpp
+# or whisper.cpp) and tools (the default targets); sets source_dir,
+# backend, arch, tools and out from the options, and reads log later.
 #
 # SPDX-License-Identifier: MIT
+
+die() {
+	printf '%s: error: %s\n' "$me" "$*" >&2
+	exit 1
+}
+
+say() {
+	printf '%s: %s\n' "$me" "$*" >&2
+}
+
+# The options both scripts take (their --help: the script's header); $1 an
+# example of --tools, the rest the script's arguments.
+tools_parse_options() {
+	example=$1
+	shift
+	source_dir='' backend=cpu arch=native out=''
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h | --help) awk 'NR > 1 && /^# SPDX/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		--source) [ $# -ge 2 ] || die "--source wants a $project checkout"; source_dir=$2; shift ;;
+		--cuda) backend=cuda ;;
+		--vulkan) backend=vulkan ;;
+		--arch) [ $# -ge 2 ] || die "--arch wants a value (90, native, ...)"; arch=$2; shift ;;
+		--tools) [ $# -ge 2 ] || die "--tools wants a list ($example)"; tools=$2; shift ;;
+		-*) die "unknown option '$1' (--help)" ;;
+		*) [ -z "$out" ] || die "more than one OUT given ('$out', '$1')"; out=$1 ;;
+		esac
+		shift
+	done
+}
+
+# The commands a build needs, each named where it is missing.
+tools_need_commands() {
+	for tool in cmake cc c++ python3; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			die "'$tool' is needed (scripts/install-deps.sh installs cmake, g++ and python3)"
+	done
+}
 
 # libggmlviz built and installed into $out/ggmlviz for CMake; for CUDA with
 # CUPTI's headers of the toolkit whose nvcc builds the tools
