@@ -120,10 +120,13 @@ not_applied(trace('nopeak', dense, '--generate', '4'), 'memory-bound-below-peak'
 bare = trace('bare', small, '--generate', '64', '--threads', str(max(CPUS, 2)), '--no-threadpool')
 # The runs' starts are a share of a token measured on this machine: a busy one
 # (make check's other tests beside it) slows the ops more than the threads'
-# start, so one run more is made where the first stays under the threshold.
-if 'run-start-share' not in advise(bare)[0]:
-    bare = trace('bare-again', small, '--generate', '64', '--threads', str(max(CPUS, 2)),
-                 '--no-threadpool')
+# start, so up to two runs more are made while it stays under the threshold
+# (two busy loops beside make check -j2 on 2 cores kept two runs under it).
+for again in range(2):
+    if 'run-start-share' in advise(bare)[0]:
+        break
+    bare = trace('bare-again-%d' % again, small, '--generate', '64', '--threads',
+                 str(max(CPUS, 2)), '--no-threadpool')
 fires(bare, 'run-start-share', 'no threadpool, a 64-wide model',
       lambda x: x['figures']['median_run_start_share'] >= 0.10)
 
