@@ -16,11 +16,12 @@
  * detaching and attaching between steps. For ggmlviz advise: --fallback
  * computes layer 1's ROPE on the CPU between the GPU's two runs of the
  * layers (an op the GPU's backend lacks, as GGML's scheduler falls back),
- * 40 us a step; --idle US has the host busy US microseconds before each
- * step's GPU run (the GPU idle meanwhile); --slow-gpu runs each kernel 20
- * times as long (a GPU that the host keeps busy, even where the host is
- * slowed, as under a sanitizer); --device-full records the
- * buffers of a device nearly full, with memory tracking on, as the GGML
+ * 400 us a step (over 1% of a step that a loaded machine stretched by
+ * a time slice or two); --idle US has the host busy US microseconds
+ * before each step's GPU run (the GPU idle meanwhile); --slow-gpu runs
+ * each kernel 20 times as long (a GPU that the host keeps busy, even
+ * where the host is slowed, as under a sanitizer); --device-full records
+ * the buffers of a device nearly full, with memory tracking on, as the GGML
  * adapter does (TENSOR_ALLOC, META DEVICE).
  *
  * SPDX-License-Identifier: MIT
@@ -103,7 +104,7 @@ static void step(uint32_t tokens)
 	} else { /* layer 0 and layer 1's first nodes, layer 1's ROPE on the CPU, the rest */
 		gs_run(gpu_nodes, 10, &cuda0, kernels, 12, 0, NULL);
 		ggmlviz_nodes_ask(&rope_on_cpu, &cpu, cpu_describe, (void *)&rope_on_cpu);
-		busy_us(40);
+		busy_us(400);
 		ggmlviz_nodes_tick();
 		gs_run(gpu_nodes + 11, n - 11, &cuda0, kernels + 13, m - 13, 0, NULL);
 	}
