@@ -432,9 +432,10 @@ else:
     run('tmux', '-S', sock, 'new-session', '-d', '-s', 'top', '-x', '110', '-y', '32',
         "'%s' top '%s'; echo \"exit $?\" > '%s'; sleep 60" % (G, top_trace, done))
     # a bounded client: two requests at once, again until top has been seen showing them in
-    # flight (at most 20 rounds: a fast machine serves a round between two of top's refreshes)
+    # flight (at most 60 rounds: a fast machine serves a round between two of top's refreshes,
+    # and 20 rounds on a quiet 2-core Xeon once never showed one in flight)
     answers, sent, serving, screens = [None] * 2, 0, [], []
-    for _ in range(20 if port else 0):
+    for _ in range(60 if port else 0):
         busy = [threading.Thread(target=complete, args=(port, 'the model is a tensor graph', answers,
                                                         i, 240), kwargs={'ignore_eos': True})
                 for i in range(2)]
