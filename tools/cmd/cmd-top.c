@@ -278,11 +278,7 @@ static const struct top *sorting;
 static const char *group_name(const struct top *tp, int kind, uint64_t key,
 			      char buf[CLI_OP_NAME_MAX])
 {
-	if (kind == VIEW_OPS)
-		return cli_op_name(&tp->cli->names, tp->f.r, (uint32_t)(key - 1), buf);
-	if (kind == VIEW_PARTS)
-		return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
-	return cli_layer_name(key ? key - 1 : 0, buf, CLI_OP_NAME_MAX); /* recent.c: layer key + 1 */
+	return cli_recent_group_name(&tp->cli->names, tp->f.r, kind, key, buf);
 }
 
 static int by_sort(const void *a, const void *b)

@@ -181,15 +181,6 @@ static const char *op_name(const struct srv_trace *t, uint32_t op_type, char buf
 	return cli_op_name(t->names, t->f.r, op_type, buf);
 }
 
-/* A window group's name: kind 0 an op type's, 2 a model part's. */
-static const char *group_name(const struct srv_trace *t, int kind, uint64_t key,
-			      char buf[CLI_OP_NAME_MAX])
-{
-	if (kind == 0)
-		return op_name(t, (uint32_t)(key - 1), buf);
-	return key - 1 < CLI_PARTS ? cli_part_names[key - 1] : "(other)";
-}
-
 /* Each group's share of the op time of the last window: kind 0 op types, 2 model parts. */
 static void window_shares(struct cli_out *o, struct srv_trace *const *traces, size_t n,
 			  const char *metric, const char *label, int kind)
@@ -203,7 +194,8 @@ static void window_shares(struct cli_out *o, struct srv_trace *const *traces, si
 
 		cli_recent_groups(p->w, kind, g, &k, &total);
 		for (size_t i = 0; i < k; i++) {
-			series(o, metric, t, p, label, group_name(t, kind, g[i].key, name));
+			series(o, metric, t, p, label,
+			       cli_recent_group_name(t->names, t->f.r, kind, g[i].key, name));
 			cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
 		}
 	}

@@ -395,7 +395,7 @@ static char *group_name(const struct cli_agg *a, const struct cli_group *g,
 	else if (a->by == CLI_BY_METHOD)
 		name = g->id < 5 ? methods[g->id] : "unknown";
 	else if (a->by == CLI_BY_PART)
-		name = g->id < CLI_PARTS ? cli_part_names[g->id] : "(other)";
+		name = cli_part_name(g->id);
 	else if (a->by == CLI_BY_THREAD)
 		name = cli_thread_label(a->names, r, (uint32_t)g->id, buf, sizeof buf);
 	else

@@ -28,6 +28,11 @@ const char *const cli_part_names[CLI_PARTS + 1] = {
 	"encoder-self-attention", "decoder-self-attention", "cross-attention", "(other)", NULL
 };
 
+const char *cli_part_name(uint64_t id)
+{
+	return id < CLI_PARTS ? cli_part_names[id] : "(other)";
+}
+
 /* How a rule compares a base name (the name less its GGML suffixes and its "-N"). */
 enum { EXACT, PREFIX, SUFFIX, WITHIN };
 

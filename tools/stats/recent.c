@@ -229,6 +229,16 @@ void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_grou
 	}
 }
 
+const char *cli_recent_group_name(struct cli_names *names, const struct ggmlviz_reader *r,
+				  int kind, uint64_t key, char buf[CLI_OP_NAME_MAX])
+{
+	if (kind == 0)
+		return cli_op_name(names, r, (uint32_t)(key - 1), buf);
+	if (kind == 2)
+		return cli_part_name(key - 1);
+	return cli_layer_name(key ? key - 1 : 0, buf, CLI_OP_NAME_MAX);
+}
+
 static int by_value(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -67,6 +67,8 @@ enum cli_part { CLI_PART_EMBEDDING, CLI_PART_ATTN_PROJ, CLI_PART_ATTENTION, CLI_
 		CLI_PART_DEC_ATTN, CLI_PART_CROSS_ATTN, CLI_PART_OTHER, CLI_PARTS };
 /* "embedding", "attention-projections", ..., "(other)", then NULL. */
 extern const char *const cli_part_names[CLI_PARTS + 1];
+/* Part id's name; "(other)" for an id no part has. */
+const char *cli_part_name(uint64_t id);
 
 /*
  * What a tensor name says of its op's part (cli_part_class()): a part, or
@@ -608,6 +610,9 @@ void cli_recent_rates(const struct cli_recent *w, uint32_t phase, double *recent
 /* The groups of kind (0: op types, 1: layers, 2: parts) in the window, into out[CLI_WIN_KEYS]. */
 void cli_recent_groups(const struct cli_recent *w, int kind, struct cli_win_group *out,
 		       size_t *n, uint64_t *total_ns);
+/* The name of a group of kind (its key, an op type, layer or part + 1), in buf or static. */
+const char *cli_recent_group_name(struct cli_names *names, const struct ggmlviz_reader *r,
+				  int kind, uint64_t key, char buf[CLI_OP_NAME_MAX]);
 /* p50, p95, p99 of figure f over the last requests ended; how many had it. */
 size_t cli_recent_percentiles(const struct cli_recent *w, enum cli_request_figure f, uint64_t p[3]);
 void cli_recent_free(struct cli_recent *w);
