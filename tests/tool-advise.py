@@ -55,6 +55,18 @@ def trace(name, gguf, *args, env=None):
     return path
 
 
+def traced_until(name, rule, fired, gguf, *args, env=None):
+    """A run that rule judges on a machine others share: made up to twice more while it
+    does not show what it was made to show (rule fired, or silent); the last run."""
+    path = trace(name, gguf, *args, env=env)
+    for again in range(2):
+        if (rule in advise(path)[0]) == fired:
+            break
+        print('# %s: %s %s, the run made again' % (name, rule, 'silent' if fired else 'fired'))
+        path = trace('%s-again-%d' % (name, again), gguf, *args, env=env)
+    return path
+
+
 def advise(path):
     """{id: finding}, {id: rule said}, the JSON, the exit status."""
     rc, out, err = ggmlviz('advise', '-f', 'json', path)
@@ -111,33 +123,22 @@ x = fires(over, 'threads-over-cpus', '%d threads on %d CPUs' % (CPUS + 1, CPUS),
           lambda x: x['figures']['threads'] == CPUS + 1 and x['figures']['cpus'] == CPUS)
 fires(over, 'memory-bound-below-peak', '%d threads on %d CPUs, a peak measured' % (CPUS + 1, CPUS),
       lambda x: 'MUL_MAT' in x['seen'])
-fit = trace('fit', big, '--generate', '16', '--threads', '1', env={'GGML_VIZ_PEAK': '1'})
 # Quiet, this run's MUL_MAT reads 2 to 2.3 times the peak measured with one
 # thread (its weights fit the caches). A busy machine (make check's other tests
 # on CI's 2 cores) preempts the run between the peak's measure and its ops, and
-# an op then really is far below the peak (CI once saw it fire): up to two runs
-# more are made while the rule fires; the tests below use the last run.
-for again in range(2):
-    if 'memory-bound-below-peak' not in advise(fit)[0]:
-        break
-    print('# fit: memory-bound-below-peak fired, the run made again')
-    fit = trace('fit-again-%d' % again, big, '--generate', '16', '--threads', '1',
-                env={'GGML_VIZ_PEAK': '1'})
+# an op then really is far below the peak (CI once saw it fire).
+fit = traced_until('fit', 'memory-bound-below-peak', False, big, '--generate', '16',
+                   '--threads', '1', env={'GGML_VIZ_PEAK': '1'})
 silent(fit, 'threads-over-cpus', '1 thread')
 silent(fit, 'memory-bound-below-peak', 'q8_0 on 1 thread, its peak measured with 1')
 silent(fit, 'run-start-share', 'a threadpool, 1 thread, a model of 1 ms tokens')
 not_applied(trace('nopeak', dense, '--generate', '4'), 'memory-bound-below-peak',
             'no GGML_VIZ_PEAK', 'no machine peak')
-bare = trace('bare', small, '--generate', '64', '--threads', str(max(CPUS, 2)), '--no-threadpool')
 # The runs' starts are a share of a token measured on this machine: a busy one
 # (make check's other tests beside it) slows the ops more than the threads'
-# start, so up to two runs more are made while it stays under the threshold
-# (two busy loops beside make check -j2 on 2 cores kept two runs under it).
-for again in range(2):
-    if 'run-start-share' in advise(bare)[0]:
-        break
-    bare = trace('bare-again-%d' % again, small, '--generate', '64', '--threads',
-                 str(max(CPUS, 2)), '--no-threadpool')
+# start (two busy loops beside make check -j2 on 2 cores kept two runs under it).
+bare = traced_until('bare', 'run-start-share', True, small, '--generate', '64', '--threads',
+                    str(max(CPUS, 2)), '--no-threadpool')
 fires(bare, 'run-start-share', 'no threadpool, a 64-wide model',
       lambda x: x['figures']['median_run_start_share'] >= 0.10)
 
