@@ -1,20 +1,17 @@
 /*
  * The tracer on one thread: every event type round-tripped field by field,
  * labels, settings that switch events off, the ring wrapping with labels
- * across its end, overflow, max_events, and I/O errors.
+ * across its end, overflow and max_events (I/O errors: test-io-errors.c).
  *
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -690,177 +687,6 @@ START_TEST(pid_in_path)
 }
 END_TEST
 
-/*
- * A file size limit makes writes fail with EFBIG mid-session (the test
- * runs in its own process): recording stops, stop reports the error, and
- * the file holds the whole batches written before the failure, readable
- * to a clean end.
- */
-/*
- * A file size limit (as a full disk): the file keeps every whole record that
- * fits, keeps room for its end, and ends with DROPPED and TRACE_END saying
- * what was lost.
- */
-START_TEST(io_error_keeps_what_fits)
-{
-	struct ggmlviz_config cfg;
-	struct ggmlviz_stats st;
-	struct tu_summary s;
-	struct rlimit lim = { 1 << 20, 1 << 20 };
-
-	signal(SIGXFSZ, SIG_IGN);
-	tu_path(path, sizeof path, "efbig");
-	tu_config(&cfg, path);
-	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
-	cfg.buffer_events = 1024; /* batches of 64 KiB at most: several fit under the limit */
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	start_with(&cfg);
-	for (int i = 0; i < 100000; i++) /* 6.6 MB */
-		ggmlviz_mark("filling-the-disk", (uint64_t)i);
-	ck_assert_int_eq(ggmlviz_stop(), -EFBIG);
-	ggmlviz_get_stats(&st);
-	ck_assert_int_eq(st.error, -EFBIG);
-	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
-	ck_assert_uint_gt(st.written, 0);
-	ck_assert_uint_gt(st.dropped, 0);
-	ck_assert_int_eq(tu_summarize(path, &s), 0);
-	ck_assert_int_eq(s.end_rc, 0); /* whole records only */
-	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], st.written);
-	ck_assert_uint_le(s.size, 1 << 20);
-	ck_assert_uint_gt(s.size, (1 << 20) - 2 * 4096); /* all but the room kept for the end */
-	ck_assert_int_eq(s.trace_end_last, 1);
-	ck_assert_uint_eq(s.end_written, st.written);
-	ck_assert_uint_eq(s.end_dropped, st.dropped);
-	ck_assert_uint_eq(s.dropped_noted, st.dropped);
-	unlink(path);
-}
-END_TEST
-
-/* Once there is room again, writing goes on where it stopped. */
-START_TEST(io_error_then_room_again)
-{
-	struct ggmlviz_config cfg;
-	struct ggmlviz_stats st;
-	struct tu_summary s;
-	struct rlimit old, lim;
-
-	signal(SIGXFSZ, SIG_IGN);
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim = (struct rlimit){ 1 << 20, old.rlim_max };
-	tu_path(path, sizeof path, "efbig-again");
-	tu_config(&cfg, path);
-	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
-	cfg.buffer_events = 1024;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	start_with(&cfg);
-	for (int i = 0; i < 40000; i++) /* 2.6 MB: more than fits */
-		ggmlviz_mark("filling-the-disk", (uint64_t)i);
-	for (int i = 0; i < 400; i++) { /* until the writer has met the limit */
-		ggmlviz_get_stats(&st);
-		if (st.queued == 0)
-			break;
-		usleep(5000);
-	}
-	ck_assert_int_eq(st.error, -EFBIG);
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0); /* room again */
-	for (int i = 0; i < 1000; i++)
-		ggmlviz_mark("after", (uint64_t)i);
-	ck_assert_int_eq(ggmlviz_stop(), -EFBIG); /* the last error is still reported */
-	ggmlviz_get_stats(&st);
-	ck_assert_uint_eq(st.emitted, 41000);
-	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
-	ck_assert_int_eq(tu_summarize(path, &s), 0);
-	ck_assert_int_eq(s.end_rc, 0);
-	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], st.written);
-	ck_assert_uint_gt(s.size, 1 << 20); /* went on past the old limit */
-	ck_assert_int_eq(s.trace_end_last, 1);
-	ck_assert_uint_eq(s.end_dropped, st.dropped);
-	ck_assert_uint_gt(st.dropped, 0);
-	unlink(path);
-}
-END_TEST
-
-/*
- * The first batch fails: the stats count no record that is not in the file.
- * The tiny file size limit would stop Check's own result file too, so the
- * tracing runs in a child that sends its stats back through a pipe.
- */
-static int preamble_end(const struct ggmlviz_event *ev, void *arg)
-{
-	uint64_t *end = arg;
-
-	if (ev->type == GGMLVIZ_EVENT_META && (ev->data.meta.kind == GGMLVIZ_META_PROCESS ||
-					       ev->data.meta.kind == GGMLVIZ_META_CLOCK))
-		return 0;
-	*end = ev->offset;
-	return 1;
-}
-
-/* Bytes of a session's first records (header, PROCESS, CLOCK), as a session of nothing writes them. */
-static uint64_t preamble_bytes(void)
-{
-	struct ggmlviz_config cfg;
-	uint64_t end = 0;
-
-	tu_path(path, sizeof path, "preamble");
-	tu_config(&cfg, path);
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	ck_assert_int_eq(ggmlviz_stop(), 0);
-	ck_assert_int_eq(tu_each(path, preamble_end, &end), 0);
-	unlink(path);
-	ck_assert_uint_gt(end, 0);
-	return end;
-}
-
-static void trace_under_tiny_limit(int out, uint64_t preamble)
-{
-	struct ggmlviz_config cfg;
-	struct ggmlviz_stats st;
-	struct rlimit lim = { preamble + 20, preamble + 20 }; /* the first records fit, nothing more */
-	int rc;
-
-	signal(SIGXFSZ, SIG_IGN);
-	tu_config(&cfg, path);
-	if (setrlimit(RLIMIT_FSIZE, &lim) < 0 || ggmlviz_start(&cfg) < 0)
-		_exit(3);
-	for (int i = 0; i < 1000; i++)
-		ggmlviz_mark("never-written", (uint64_t)i);
-	rc = ggmlviz_stop();
-	ggmlviz_get_stats(&st);
-	_exit(write(out, &st, sizeof st) == (ssize_t)sizeof st && rc == -EFBIG ? 0 : 4);
-}
-
-START_TEST(io_error_in_first_batch)
-{
-	uint64_t preamble = preamble_bytes();
-	struct ggmlviz_stats st;
-	struct tu_summary s;
-	int fds[2], status;
-	pid_t pid;
-
-	tu_path(path, sizeof path, "efbig-first");
-	ck_assert_int_eq(pipe(fds), 0);
-	pid = fork();
-	if (pid == 0)
-		trace_under_tiny_limit(fds[1], preamble);
-	close(fds[1]);
-	ck_assert_int_eq(read(fds[0], &st, sizeof st), (ssize_t)sizeof st);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
-	ck_assert_int_eq(tu_summarize(path, &s), 0);
-	/*
-	 * 1000 marks do not fit in 20 bytes: not even the first one, when a
-	 * slow machine (a sanitizer) drains it alone, before the others come.
-	 */
-	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 0);
-	ck_assert_uint_eq(st.written, s.by_type[GGMLVIZ_EVENT_MARK]);
-	ck_assert_uint_eq(st.dropped, st.emitted - st.written);
-	ck_assert_uint_eq(st.meta_written, s.records - st.written); /* the rest is the tracer's */
-	ck_assert_uint_eq(st.bytes_written, s.size);
-	unlink(path);
-}
-END_TEST
-
 START_TEST(stats_match_the_file)
 {
 	struct ggmlviz_config cfg;
@@ -1088,10 +914,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, start_errors);
 	tcase_add_test(tc, disable_starts_nothing);
 	tcase_add_test(tc, pid_in_path);
-	tcase_add_test(tc, io_error_keeps_what_fits);
 	tcase_add_test(tc, anonymize_hides_addresses);
-	tcase_add_test(tc, io_error_then_room_again);
-	tcase_add_test(tc, io_error_in_first_batch);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
 	tcase_add_test(tc, timestamps_follow_the_clock);

@@ -233,7 +233,8 @@ static void note_losses(struct ggmlviz__writer *w, size_t first, size_t end, int
 		if (ring_done(&w->pass[i]) && (w->pass[i].exited || final))
 			ggmlviz__records_drop_note(w, &w->pass[i]);
 	}
-	if (w->n_iov == 0 || ggmlviz__output_append(w, w->iov, w->n_iov) < 0)
+	if (w->n_iov == 0 ||
+	    ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ_RECORD_SIZE) < 0)
 		return;
 	atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
 	for (size_t i = first; i < end; i++)
@@ -258,7 +259,8 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	while (end < w->n_pass && bytes < BATCH_BYTES &&
 	       (end == first || ring_done(&w->pass[end - 1])))
 		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);
-	if (w->n_iov > 0 && (rc = ggmlviz__output_append(w, w->iov, w->n_iov)) < 0) {
+	if (w->n_iov > 0 &&
+	    (rc = ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ__END_ROOM)) < 0) {
 		ggmlviz__output_failed(w, rc);
 		meta_ok = ggmlviz__salvage(w, first, end);
 		settle(w, first, end, meta_ok);

@@ -121,8 +121,23 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 		return rc;
 	}
 	w->file_size += total;
+	if (w->file_size > w->room_end)
+		w->room_end = 0; /* past where the last failure stopped: that limit is gone */
 	atomic_store_explicit(&w->bytes, w->file_size - w->file_base, memory_order_relaxed);
 	return 0;
+}
+
+int ggmlviz__output_keeping(struct ggmlviz__writer *w, struct iovec *iov, size_t n, uint64_t keep)
+{
+	uint64_t end = w->file_size;
+	int last;
+
+	for (size_t i = 0; i < n; i++)
+		end += iov[i].iov_len;
+	if (w->room_end == 0 || end > w->room_end || end + keep <= w->room_end)
+		return ggmlviz__output_append(w, iov, n);
+	last = atomic_load(&w->error);
+	return last < 0 ? last : -ENOSPC;
 }
 
 int ggmlviz__output_start(struct ggmlviz__writer *w)
