@@ -47,6 +47,13 @@
  * (MUL_MAT, 0xD000 and 0xD040, 10 ns each): ops left without their
  * descriptions, which info counts.
  *
+ * --usage PCT: META THREADS on M at T0 (1 compute thread, 1 for a batch,
+ * 2 CPUs), META USAGE on M at T0 (nothing so far), at the first step's
+ * begin (1 ms of CPU time: the loading, which advise leaves out) and in
+ * the epilogue at t+290 (1 ms more than PCT% of the steps' time, 50
+ * involuntary switches, 5 voluntary): the share of its CPU the thread
+ * got, which advise's cpus-taken weighs (with --steps).
+ *
  * --size-mb N repeats graphs until the file holds N MiB. --cut-bytes N
  * drops the last N bytes; --corrupt I sets has_label of record I (from 0)
  * to 7. On stdout: records=, bytes=, last_record_offset=, graphs=, and
@@ -69,6 +76,8 @@
 enum { T_GB, T_GE, T_OB, T_OE, T_ALLOC, T_FREE, T_BARRIER, T_TBEGIN, T_TFREE, T_META,
        T_MARK, T_COUNTER, T_SB, T_SE, T_INFO };
 enum { M_OP_NAME = 1, M_THREAD_NAME, M_BACKEND_NAME, M_PROCESS, M_DROPPED, M_TRACE_END, M_CRASH };
+#define M_USAGE GGMLVIZ_META_USAGE
+#define M_THREADS GGMLVIZ_META_THREADS
 
 struct gen {
 	FILE *f;
@@ -82,6 +91,8 @@ struct gen {
 	int no_end, unknown, no_process, crash, original, steps, undescribed;
 	uint64_t cut, dropped;
 	uint64_t cold; /* graph 0's layer 0 ops take this many times their time (1: as the rest) */
+	uint64_t usage; /* --usage: the CPU time's share of the steps' time, in % (0: none written) */
+	uint64_t step_begin, step_ns; /* the open step's begin; every ended step's time */
 };
 
 struct op_kind {
@@ -191,6 +202,10 @@ static void step(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
 	ev.data.step.n_outputs = 1;
 	ev.data.step.phase = GGMLVIZ_PHASE_GENERATION;
 	record(g, &ev);
+	if (type == GGMLVIZ_EVENT_STEP_BEGIN)
+		g->step_begin = ts;
+	else
+		g->step_ns += ts - g->step_begin;
 }
 
 static void graph(struct gen *g, uint8_t type, uint64_t ts, uint32_t tid)
@@ -274,6 +289,8 @@ static uint64_t one_graph(struct gen *g, uint64_t gi, uint64_t t)
 	user(g, T_SB, t, tid, gi, "decode");
 	if (g->steps)
 		step(g, GGMLVIZ_EVENT_STEP_BEGIN, t + 5, tid);
+	if (g->steps && g->usage && gi == 0) /* the first step's begin: 1 ms of CPU so far */
+		meta(g, t + 5, g->main_tid, M_USAGE, 0, 1000000u, 0, NULL);
 	user(g, T_MARK, t, tid, gi, "token");
 	user(g, T_COUNTER, t, tid, (uint64_t)((int64_t)gi * 10 - 5), "kv_used");
 	graph(g, T_GB, t + 10, tid);
@@ -310,6 +327,10 @@ static void prologue(struct gen *g)
 	for (size_t k = 0; k < 4; k++)
 		meta(g, g->t0, m, M_OP_NAME, kinds[k].type, 0, 0, kinds[k].name);
 	meta(g, g->t0, m, M_BACKEND_NAME, GPU, 0, 0, "CUDA0");
+	if (g->usage) {
+		meta(g, g->t0, m, M_THREADS, 0xC0, 1 | 1ull << 32, 2 | 2ull << 32, "1 thread");
+		meta(g, g->t0, m, M_USAGE, 0, 0, 0, NULL); /* before the steps: loading, say */
+	}
 	mem(g, T_TBEGIN, g->t0, w, 0, 0, NULL);
 	for (uint32_t l = 0; l < g->layers; l++) {
 		snprintf(label, sizeof label, "blk.%u.weight", l);
@@ -354,6 +375,8 @@ static void epilogue(struct gen *g, uint64_t t)
 		future.payload = pl, record(g, &future);
 	if (g->undescribed)
 		repeat_unknown_set(g, t + 250);
+	if (g->usage)
+		meta(g, t + 290, m, M_USAGE, 50, 1000000u + g->step_ns * g->usage / 100, 5, NULL);
 	if (g->crash)
 		meta(g, t + 300, m, M_CRASH, 11, g->records, g->dropped, "SIGSEGV");
 	else if (!g->no_end)
@@ -409,6 +432,8 @@ static int option(struct gen *g, const char *opt, const char *val)
 		g->version = (uint32_t)number(opt, val);
 	else if (!strcmp(opt, "--cold") && number(opt, val) > 0)
 		g->cold = number(opt, val);
+	else if (!strcmp(opt, "--usage"))
+		g->usage = number(opt, val);
 	else
 		return -1;
 	return 0;
@@ -418,7 +443,7 @@ static void usage(void)
 {
 	fputs("usage: gen-trace [--graphs N] [--layers N] [--size-mb N] [--pid N]\n"
 	      "  [--tid-base N] [--t0 NS] [--process NAME] [--no-process] [--no-end] [--crash] [--unknown]\n"
-	      "  [--original] [--steps] [--cold N] [--undescribed]\n"
+	      "  [--original] [--steps] [--cold N] [--undescribed] [--usage PCT]\n"
 	      "  [--cut-bytes N] [--corrupt RECORD_INDEX] [--magic 8CHARS] [--version N] OUT\n",
 	      stderr);
 	exit(2);

@@ -127,13 +127,16 @@ static int preamble_end(const struct ggmlviz_event *ev, void *arg)
 	uint64_t *end = arg;
 
 	if (ev->type == GGMLVIZ_EVENT_META && (ev->data.meta.kind == GGMLVIZ_META_PROCESS ||
-					       ev->data.meta.kind == GGMLVIZ_META_CLOCK))
-		return 0;
+					       ev->data.meta.kind == GGMLVIZ_META_CLOCK ||
+					       ev->data.meta.kind == GGMLVIZ_META_USAGE)) {
+		*end = ev->offset + ev->size; /* a stop's USAGE and TRACE_END come after it */
+		return ev->data.meta.kind == GGMLVIZ_META_USAGE;
+	}
 	*end = ev->offset;
 	return 1;
 }
 
-/* Bytes of a session's first records (header, PROCESS, CLOCK), as a session of nothing writes them. */
+/* Bytes of a session's first records (header, PROCESS, CLOCK, USAGE), as a session of nothing writes them. */
 static uint64_t preamble_bytes(void)
 {
 	struct ggmlviz_config cfg;

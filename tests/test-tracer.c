@@ -1,7 +1,8 @@
 /*
  * The tracer on one thread: every event type round-tripped field by field,
  * labels, settings that switch events off, the ring wrapping with labels
- * across its end, overflow and max_events (I/O errors: test-io-errors.c).
+ * across its end, overflow and max_events (I/O errors: test-io-errors.c;
+ * the trace's clock and CPU use: test-clock.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,14 +20,6 @@
 #include "trace-util.h"
 
 static char path[4096];
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void start_with(struct ggmlviz_config *cfg)
 {
@@ -84,7 +77,7 @@ START_TEST(every_type_round_trips)
 	tu_config(&cfg, path);
 	cfg.memory_tracking = 1;
 	cfg.thread_tracking = 1;
-	t0 = realtime_ns();
+	t0 = tu_realtime_ns();
 	start_with(&cfg);
 	ggmlviz_graph_begin((void *)0x1000, 7, 4, (void *)0xb0);
 	ggmlviz_op_begin((void *)0x2000, 26, 65536, (void *)0xb0, "Qcur-0");
@@ -100,7 +93,7 @@ START_TEST(every_type_round_trips)
 	ggmlviz_scope_begin("prefill", 3);
 	ggmlviz_scope_end("prefill", 4);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
-	t1 = realtime_ns();
+	t1 = tu_realtime_ns();
 
 	ck_assert_int_eq(tu_each(path, collect_fn, &c), 0);
 	ck_assert_int_eq(c.ts_backwards, 0);
@@ -715,166 +708,6 @@ START_TEST(stats_match_the_file)
 }
 END_TEST
 
-/* Each MARK's value is its index; its time must lie between the realtime
- * clock read just before and just after it. */
-#define MARKS 40
-#define BURST 20000
-static uint64_t mark_before[BURST], mark_after[BURST];
-static uint64_t marks_checked; /* how many of mark_before/after hold marks */
-static uint64_t last_mark_ts;  /* of the mark read before: marks come in order */
-
-static int check_mark_time(const struct ggmlviz_event *ev, void *arg)
-{
-	int *checked = arg;
-	uint64_t i = ev->data.user.value;
-	const uint64_t slack = 100000; /* 100 us: two clocks read one after the other */
-
-	if (ev->type != GGMLVIZ_EVENT_MARK)
-		return 0;
-	ck_assert_uint_lt(i, marks_checked);
-	ck_assert_uint_eq(i, (uint64_t)*checked);
-	ck_assert_msg(i == 0 || ev->timestamp_ns >= last_mark_ts, "mark %llu before mark %llu",
-		      (unsigned long long)i, (unsigned long long)i - 1);
-	last_mark_ts = ev->timestamp_ns;
-	ck_assert_msg(ev->timestamp_ns + slack >= mark_before[i] &&
-		      ev->timestamp_ns <= mark_after[i] + slack,
-		      "mark %llu at %llu, outside [%llu, %llu]", (unsigned long long)i,
-		      (unsigned long long)ev->timestamp_ns, (unsigned long long)mark_before[i],
-		      (unsigned long long)mark_after[i]);
-	(*checked)++;
-	return 0;
-}
-
-/* A session whose writer passes every flush_ms, for n marks. */
-static void start_marks(const char *name, uint32_t flush_ms, uint64_t n)
-{
-	struct ggmlviz_config cfg;
-
-	tu_path(path, sizeof path, name);
-	tu_config(&cfg, path);
-	cfg.flush_interval_ms = flush_ms;
-	marks_checked = n;
-	start_with(&cfg);
-}
-
-/* Mark i, between two reads of the realtime clock. */
-static void clocked_mark(int i)
-{
-	mark_before[i] = realtime_ns();
-	ggmlviz_mark("tick", (uint64_t)i);
-	mark_after[i] = realtime_ns();
-}
-
-/* Stops, and checks the n marks of the session against the clock (check_mark_time). */
-static void stop_and_check_marks(int n)
-{
-	int checked = 0;
-
-	ck_assert_int_eq(ggmlviz_stop(), 0);
-	ck_assert_int_eq(tu_each(path, check_mark_time, &checked), 0);
-	ck_assert_int_eq(checked, n);
-	unlink(path);
-}
-
-START_TEST(timestamps_follow_the_clock)
-{
-	const struct timespec pause = { 0, 10 * 1000 * 1000 };
-
-	/* marks 10 ms apart over many writer passes (2 ms each): every one of
-	 * them converted by the points taken between, against the realtime clock */
-	start_marks("clock", 2, MARKS);
-	for (int i = 0; i < MARKS; i++) {
-		clocked_mark(i);
-		nanosleep(&pause, NULL);
-	}
-	stop_and_check_marks(MARKS);
-}
-END_TEST
-
-/*
- * Marks close together while the writer passes every millisecond: a
- * pass converts runs of stamps at one rate (clock.h), and a run crosses the
- * calibration points taken between passes; every mark in order and between
- * the realtime clock read around it. 2 us apart: 40 ms, some 40 passes.
- */
-START_TEST(burst_timestamps_follow_the_clock)
-{
-	start_marks("burst", 1, BURST);
-	for (int i = 0; i < BURST; i++) {
-		clocked_mark(i);
-		while (realtime_ns() < mark_before[i] + 2000)
-			;
-	}
-	stop_and_check_marks(BURST);
-}
-END_TEST
-
-/* What the META CLOCK record said. */
-struct clock_said {
-	int n;
-	uint64_t key, hz;
-	char label[256];
-};
-
-static int clock_fn(const struct ggmlviz_event *ev, void *arg)
-{
-	struct clock_said *c = arg;
-
-	if (ev->type != GGMLVIZ_EVENT_META || ev->data.meta.kind != GGMLVIZ_META_CLOCK)
-		return 0;
-	c->n++;
-	c->key = ev->data.meta.key;
-	c->hz = ev->data.meta.value;
-	snprintf(c->label, sizeof c->label, "%.*s", (int)ev->label_len, ev->label ? ev->label : "");
-	return 0;
-}
-
-/* Whether this CPU says its time-stamp counter is invariant (what the tracer asks). */
-static int tsc_invariant(void)
-{
-#if defined(__x86_64__)
-	unsigned a = 0x80000000u, b, c = 0, d;
-
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	if (a < 0x80000007u)
-		return 0;
-	a = 0x80000007u, c = 0;
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	return (d >> 8) & 1;
-#else
-	return 0;
-#endif
-}
-
-/* The trace says which clock stamped it, in one META CLOCK record after PROCESS. */
-START_TEST(the_trace_says_its_clock)
-{
-	struct ggmlviz_config cfg;
-	struct clock_said c = { 0 };
-
-	tu_path(path, sizeof path, "clock-said");
-	tu_config(&cfg, path);
-	start_with(&cfg);
-	ggmlviz_mark("x", 1);
-	ck_assert_int_eq(ggmlviz_stop(), 0);
-	ck_assert_int_eq(tu_each(path, clock_fn, &c), 0);
-	ck_assert_int_eq(c.n, 1);
-	if (tsc_invariant()) {
-		ck_assert_uint_eq(c.key, GGMLVIZ_CLOCK_TSC);
-		ck_assert_uint_gt(c.hz, 100000000u); /* a TSC of 100 MHz or more */
-		ck_assert_uint_lt(c.hz, 10000000000u);
-		ck_assert_msg(strstr(c.label, "invariant time-stamp counter") &&
-				      strstr(c.label, "GHz"), "%s", c.label);
-	} else {
-		ck_assert_uint_eq(c.key, GGMLVIZ_CLOCK_MONOTONIC);
-		ck_assert_uint_eq(c.hz, 1000000000u);
-		ck_assert_ptr_nonnull(strstr(c.label, "clock_gettime"));
-	}
-	ck_assert_str_eq(ggmlviz_meta_kind_name(GGMLVIZ_META_CLOCK), "CLOCK");
-	unlink(path);
-}
-END_TEST
-
 START_TEST(nothing_before_start_or_after_stop)
 {
 	struct ggmlviz_config cfg;
@@ -917,9 +750,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, anonymize_hides_addresses);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
-	tcase_add_test(tc, timestamps_follow_the_clock);
-	tcase_add_test(tc, burst_timestamps_follow_the_clock);
-	tcase_add_test(tc, the_trace_says_its_clock);
 	suite_add_tcase(s, tc);
 	return s;
 }

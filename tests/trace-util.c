@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace-util.h"
@@ -34,6 +35,14 @@ uint32_t tu_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
+uint64_t tu_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int is_accounting(const struct ggmlviz_event *ev)
 {
 	return ev->type == GGMLVIZ_EVENT_META &&
@@ -41,7 +50,8 @@ static int is_accounting(const struct ggmlviz_event *ev)
 		ev->data.meta.kind == GGMLVIZ_META_DROPPED ||
 		ev->data.meta.kind == GGMLVIZ_META_TRACE_END ||
 		ev->data.meta.kind == GGMLVIZ_META_GPU ||
-		ev->data.meta.kind == GGMLVIZ_META_CLOCK);
+		ev->data.meta.kind == GGMLVIZ_META_CLOCK ||
+		ev->data.meta.kind == GGMLVIZ_META_USAGE);
 }
 
 static void count(struct tu_summary *s, const struct ggmlviz_event *ev)
@@ -51,7 +61,7 @@ static void count(struct tu_summary *s, const struct ggmlviz_event *ev)
 	s->records++;
 	s->by_type[ev->type]++;
 	s->events += !is_accounting(ev);
-	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind < 16)
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind < 32)
 		s->by_meta[ev->data.meta.kind]++;
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_DROPPED)
 		s->dropped_noted += ev->data.meta.value;

@@ -25,7 +25,7 @@ struct tu_summary {
 	uint64_t records;          /* every record */
 	uint64_t events;           /* records that are events (not PROCESS/DROPPED/TRACE_END) */
 	uint64_t by_type[256];
-	uint64_t by_meta[16];
+	uint64_t by_meta[32];
 	uint64_t dropped_noted;    /* sum of DROPPED values */
 	int trace_end_last;        /* the last record is TRACE_END */
 	uint64_t end_written, end_dropped; /* its values */
@@ -44,5 +44,8 @@ int tu_each_timing(const char *path, void (*fn)(const struct ggmlviz_timing *t, 
 
 /* The calling thread's OS id. */
 uint32_t tu_gettid(void);
+
+/* CLOCK_REALTIME in ns, the clock the tracer's timestamps follow. */
+uint64_t tu_realtime_ns(void);
 
 #endif

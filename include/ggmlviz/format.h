@@ -265,7 +265,23 @@ enum ggmlviz_meta_kind {
 	 * then, label = the device's name ("CPU" for host memory, "Vulkan0",
 	 * "CUDA0").
 	 */
-	GGMLVIZ_META_DEVICE = 15
+	GGMLVIZ_META_DEVICE = 15,
+	/**
+	 * The process's use of the CPUs so far (getrusage(2), RUSAGE_SELF:
+	 * every thread's, the writer's included), written at the session's
+	 * start, by the writer at most once per flush interval in the passes
+	 * that drain records (an idle session writes none), and at its stop;
+	 * all with the id of the thread that started the session, stamped
+	 * when read (a record of that thread stamped a little earlier may
+	 * come after one): key = involuntary context switches (the
+	 * scheduler took a CPU from one of the process's threads to run
+	 * another's turn), value = CPU time in ns (user and system), value2 =
+	 * voluntary context switches (a thread waited: a lock, I/O, a sleep);
+	 * no label. Counted since the process began: a reader takes the
+	 * differences between two. What `ggmlviz advise` reads to tell a run
+	 * whose threads waited for CPUs that other work held.
+	 */
+	GGMLVIZ_META_USAGE = 16
 };
 
 /**

@@ -328,8 +328,8 @@ struct ggmlviz_config {
  *
  * emitted == written + dropped + queued at every moment, and queued is 0
  * once ggmlviz_stop() has returned. Records the tracer adds on its own
- * (PROCESS, THREAD_NAME, DROPPED and TRACE_END metadata) are not events and
- * are counted in meta_written only.
+ * (PROCESS, CLOCK, USAGE, GPU, THREAD_NAME, DROPPED and TRACE_END metadata)
+ * are not events and are counted in meta_written only.
  */
 struct ggmlviz_stats {
 	uint64_t emitted;          /**< events accepted by emit calls while tracing */

@@ -60,7 +60,7 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 		"UNKNOWN", "OP_NAME", "THREAD_NAME", "BACKEND_NAME",
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH", "GPU",         "PEAK",
 		"SAMPLE",  "SHARES",      "CLOCK",       "GPU_WINDOW",  "THREADS",
-		"DEVICE",
+		"DEVICE",  "USAGE",
 	};
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
 }

@@ -12,7 +12,7 @@
 #include "advise/advise.h"
 
 const char *const cli_advise_ids[] = {
-	"threads-over-cpus",   "run-start-share", "memory-bound-below-peak", "model-split",
+	"threads-over-cpus",   "cpus-taken", "run-start-share", "memory-bound-below-peak", "model-split",
 	"gpu-fallback",	       "gpu-idle",	  "device-memory-near-full",
 	"attention-grows-with-context", "server-queue-wait", "server-prompt-cache",
 	"trace-incomplete",    "trace-dropped",	  "trace-sampled", "trace-estimated",

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "advise/usage.h"
 #include "memory/memory.h"
 #include "output/output.h"
 #include "stats/stats.h"
@@ -78,7 +79,8 @@ struct cli_facts {
 	bool flash_attn; /* an op of the trace is FLASH_ATTN_EXT */
 	/* META THREADS */
 	bool has_threads;
-	uint32_t n_threads, n_threads_batch, cpus_allowed, cpus_online;
+	uint32_t n_threads, n_threads_batch, cpus_allowed, cpus_online; /* the last said */
+	uint32_t threads_most; /* the most threads any of them said */
 	/* by op, all steps and generation's: runs' starts, waits, shares, bounds */
 	struct cli_agg all, gen;
 	bool has_gen;
@@ -108,6 +110,8 @@ struct cli_facts {
 	/* COUNTER sched_copy_bytes by the thread's open step */
 	uint64_t thread_step[64][2];
 	uint64_t steps_begun;
+	/* the process's CPU use between the first and the last META USAGE, the steps between */
+	struct cli_usage usage;
 	/* memory by device; a server's requests */
 	struct cli_mem_devices mem;
 	struct cli_requests req;

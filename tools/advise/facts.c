@@ -240,6 +240,9 @@ static int facts_timing(void *ctx, const struct ggmlviz_timing *t, const struct 
 		}
 		break;
 	case GGMLVIZ_TIMING_STEP:
+		if (!cli_step_is_housekeeping(t)) /* a warm-up may wait on the model's pages */
+			cli_usage_step(&f->usage, t->begin_ns, t->end_ns,
+				       t->n_tokens > 1 ? f->n_threads_batch : f->n_threads);
 		if (!s)
 			break;
 		s->ended = true;
@@ -267,6 +270,10 @@ static void meta(struct cli_facts *f, const struct ggmlviz_event *ev)
 		f->has_threads = true;
 		f->n_threads = (uint32_t)v, f->n_threads_batch = (uint32_t)(v >> 32);
 		f->cpus_allowed = (uint32_t)v2, f->cpus_online = (uint32_t)(v2 >> 32);
+		if (f->n_threads > f->threads_most)
+			f->threads_most = f->n_threads;
+		if (f->n_threads_batch > f->threads_most)
+			f->threads_most = f->n_threads_batch;
 		break;
 	case GGMLVIZ_META_SAMPLE:
 		f->sampled = true, f->summed = v2 != 0;
@@ -306,6 +313,7 @@ static void facts_event(struct cli_facts *f, const struct ggmlviz_event *ev)
 	struct cli_step_acc *s;
 
 	cli_mem_devices_event(&f->mem, ev);
+	cli_usage_record(&f->usage, ev);
 	f->request_records |= ev->type == GGMLVIZ_EVENT_REQUEST_BEGIN;
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		meta(f, ev);

@@ -1,7 +1,7 @@
 /*
  * The findings of GGML's CPU backend (advise.h): more compute threads than
- * CPUs, the runs' starts as a share of the token, and a memory-bound op
- * far below the machine's measured peak.
+ * CPUs, CPUs that other work took, the runs' starts as a share of the
+ * token, and a memory-bound op far below the machine's measured peak.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -16,6 +16,8 @@
 #define RUN_START_SHARE 0.10 /* of a token's time */
 #define BOUND_OP_SHARE 0.20  /* of the op time, for an op group to count */
 #define BOUND_PEAK_SHARE 0.50 /* of the measured peak */
+#define TAKEN_SHARE 0.80 /* of the steps' time times their compute threads, in CPU time */
+#define TAKEN_MIN_NEED_NS 100000000u /* that time judged, at the least */
 
 /* The steps the rules weigh: generation's where there are some, else every step. */
 static const struct cli_agg *token_agg(const struct cli_facts *f, const char **what)
@@ -105,6 +107,125 @@ static void threads_over_cpus(const struct cli_facts *f, struct cli_advice *a)
 	cli_advise_figure(x, "run_start_share", g->step_ns ? (double)start_ns / (double)g->step_ns : 0);
 	if (wait_per_token >= 0)
 		cli_advise_figure(x, "barrier_wait_ns_per_token", wait_per_token);
+}
+
+/* The CPUs the process may use, as META THREADS says them (0: not said). */
+static uint32_t cpus_of(const struct cli_facts *f)
+{
+	return !f->has_threads ? 0 : f->cpus_allowed ? f->cpus_allowed : f->cpus_online;
+}
+
+/*
+ * What the compute threads could have used while the steps ran: each
+ * step's time times the threads GGML computed it with (the context's for
+ * a token, its batch threads for a batch, as META THREADS said them
+ * then), into *need; the CPU time the process used meanwhile over it, the
+ * share of the CPUs its threads got.
+ */
+static double cpu_share(const struct cli_facts *f, uint64_t *need)
+{
+	const struct cli_usage_samples *u = &f->usage.w;
+
+	*need = cli_usage_thread_ns(&f->usage);
+	return *need ? (double)(u->cpu_ns[1] - u->cpu_ns[0]) / (double)*need : 0;
+}
+
+/* Why the rule cannot weigh this trace, or NULL. */
+static const char *taken_not_weighed(const struct cli_facts *f, char *why, size_t size)
+{
+	uint64_t need;
+	char b[32];
+
+	if (f->usage.s.samples < 2)
+		return "the trace does not say the process's CPU time (META USAGE, written by"
+		       " libggmlviz 0.2.0 and later at a session's start, at its stop and once"
+		       " per flush interval)";
+	if (f->usage.s.mixed)
+		return "its USAGE records are of more than one session or process (a merged"
+		       " trace): their differences say nothing";
+	if (!f->ended || f->damaged)
+		return "the trace did not end with a stop: its last USAGE record may come long"
+		       " before its last steps";
+	if (f->usage.w.samples < 2)
+		return "fewer than two USAGE records from the first step's begin on (one a flush"
+		       " interval, 100 ms by default)";
+	if (!f->has_threads || !f->threads_most)
+		return "the trace does not say the compute threads (META THREADS, written by the"
+		       " llama.cpp adapter)";
+	if (cpus_of(f) && f->threads_most > cpus_of(f))
+		return "more compute threads than CPUs take CPUs from each other"
+		       " (threads-over-cpus)";
+	if (f->has_gpu_runs || f->kernels_recorded || f->gen_kernels)
+		return "a GPU computes in this trace: the CPU's threads wait for it, and their"
+		       " CPU time says nothing of other work";
+	cpu_share(f, &need);
+	if (need >= TAKEN_MIN_NEED_NS)
+		return NULL;
+	snprintf(why, size, "the steps' time times their compute threads is %s between the"
+		 " first and the last USAGE record: at least %.0f ms of it is judged",
+		 cli_fmt_ns((double)need, b), TAKEN_MIN_NEED_NS / 1e6);
+	return why;
+}
+
+/* What the process's threads got of the CPUs, in words and figures. */
+static void taken_said(const struct cli_facts *f, struct cli_finding *x, double share,
+		       uint64_t need)
+{
+	const struct cli_usage_samples *u = &f->usage.w;
+	uint64_t taken = u->invol[1] - u->invol[0], cpu = u->cpu_ns[1] - u->cpu_ns[0];
+	char b[3][32];
+
+	snprintf(x->seen, sizeof x->seen, "%u compute thread%s (%u for a batch) on %u CPU%s;"
+		 " over %s of the trace (from its first USAGE record at or after the first step's"
+		 " begin to its last) the steps' time times"
+		 " their threads is %s, and the process used %s of CPU time: %.0f%% of it; the"
+		 " scheduler took a CPU from its threads %llu times (involuntary context"
+		 " switches), %.0f a second of CPU time", f->n_threads, cli_s(f->n_threads),
+		 f->n_threads_batch, cpus_of(f), cli_s(cpus_of(f)),
+		 cli_fmt_ns((double)(u->ts[1] - u->ts[0]), b[0]), cli_fmt_ns((double)need, b[1]),
+		 cli_fmt_ns((double)cpu, b[2]), 100 * share, (unsigned long long)taken,
+		 cpu ? (double)taken / ((double)cpu / 1e9) : 0);
+}
+
+static void cpus_taken(const struct cli_facts *f, struct cli_advice *a)
+{
+	static const char id[] = "cpus-taken";
+	const char *why;
+	char why_buf[200];
+	uint64_t need;
+	double share;
+	struct cli_finding *x;
+
+	if ((why = taken_not_weighed(f, why_buf, sizeof why_buf))) {
+		cli_advise_not(a, id, "%s", why);
+		return;
+	}
+	if ((share = cpu_share(f, &need)) >= TAKEN_SHARE) {
+		cli_advise_silent(a, id);
+		return;
+	}
+	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
+	snprintf(x->title, sizeof x->title, "the compute threads got %.0f%% of their CPUs: other"
+		 " work took the rest", 100 * share);
+	taken_said(f, x, share, need);
+	snprintf(x->threshold, sizeof x->threshold, "the process's CPU time under %.0f%% of the"
+		 " steps' time times their compute threads (GGML's threads compute or spin at"
+		 " their barriers all through a step), no more compute threads than CPUs",
+		 100 * TAKEN_SHARE);
+	x->why = "GGML's compute threads meet at a barrier after every node: a thread taken from"
+		 " its CPU for a time slice (milliseconds) holds every other one spinning there, so"
+		 " a node takes as long as the slowest thread's wait for a CPU; this trace's op"
+		 " times and tokens hold those waits, which a run on a quiet machine does not";
+	snprintf(x->to_try, sizeof x->to_try, "run where nothing else computes (top(1) shows what"
+		 " does), or leave CPUs to the other work: fewer threads (llama.cpp's -t, -tb);"
+		 " taskset or llama.cpp's --cpu-mask to keep them apart; compare with a quiet run"
+		 " before trusting these op times");
+	cli_advise_figure(x, "cpu_share", share);
+	cli_advise_figure(x, "cpu_ns", (double)(f->usage.w.cpu_ns[1] - f->usage.w.cpu_ns[0]));
+	cli_advise_figure(x, "thread_step_ns", (double)need);
+	cli_advise_figure(x, "involuntary_switches",
+			  (double)(f->usage.w.invol[1] - f->usage.w.invol[0]));
+	cli_advise_figure(x, "span_ns", (double)(f->usage.w.ts[1] - f->usage.w.ts[0]));
 }
 
 /*
@@ -252,6 +373,7 @@ static void memory_bound_below_peak(const struct cli_facts *f, struct cli_advice
 void cli_rules_cpu(const struct cli_facts *f, struct cli_advice *a)
 {
 	threads_over_cpus(f, a);
+	cpus_taken(f, a);
 	run_start_share(f, a);
 	memory_bound_below_peak(f, a);
 }

@@ -28,6 +28,7 @@ static const char help[] =
 	"measured peak, kernels, requests: no rule fires on a guess). The rules, by\n"
 	"their ids:\n"
 	"  threads-over-cpus            more compute threads than the CPUs it may use\n"
+	"  cpus-taken                   other work taking the process's CPUs\n"
 	"  run-start-share              the CPU runs' starts, a share of the token\n"
 	"  memory-bound-below-peak      a memory-bound op far below the measured peak\n"
 	"  model-split                  layers on the CPU while a GPU computes others\n"

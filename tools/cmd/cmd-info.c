@@ -18,6 +18,7 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "stats/stats.h"
+#include "advise/usage.h"
 #include "memory/memory.h"
 
 static const char help[] =
@@ -45,7 +46,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS (GGMLVIZ_META_DEVICE + 2) /* the kinds known (1 to the last), then all others */
+#define META_KINDS (GGMLVIZ_META_USAGE + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -105,6 +106,7 @@ struct info {
 	struct cli_mem_devices mem;  /* memory by device and part */
 	uint64_t threads_ctx;        /* META THREADS: the last one's threads, CPUs; 0: none */
 	uint64_t ctx_threads, cpus;
+	struct cli_usage_samples usage; /* META USAGE: the first and the last */
 	int error; /* -ENOMEM */
 };
 
@@ -238,6 +240,7 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 			info->ops_repeated += ev->data.desc_set.n_ops;
 	}
 	cli_mem_devices_event(&info->mem, ev);
+	cli_usage_sample(&info->usage, ev);
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_THREADS)
 		info->threads_ctx = ev->data.meta.key, info->ctx_threads = ev->data.meta.value,
 		info->cpus = ev->data.meta.value2;
@@ -624,6 +627,29 @@ static void print_cpus(struct cli_out *o, const struct info *info)
 	cli_out_char(o, '\n');
 }
 
+/* META USAGE: the process's CPU time and context switches between the first and the last. */
+static void print_usage(struct cli_out *o, const struct info *info)
+{
+	const struct cli_usage_samples *u = &info->usage;
+	uint64_t cpu = u->cpu_ns[1] - u->cpu_ns[0], taken = u->invol[1] - u->invol[0];
+	char b[2][32];
+
+	if (u->samples < 2)
+		return;
+	if (u->mixed) {
+		cli_out_printf(o, "cpu use:    %" PRIu64 " USAGE records of more than one session or"
+			       " process (a merged trace): not summed\n", u->samples);
+		return;
+	}
+	cli_out_printf(o, "cpu use:    %s of CPU time in %s (the first and the last of %" PRIu64
+		       " USAGE records); the scheduler took a CPU from the process's threads %"
+		       PRIu64 " times", cli_fmt_ns((double)cpu, b[0]),
+		       cli_fmt_ns((double)(u->ts[1] - u->ts[0]), b[1]), u->samples, taken);
+	if (cpu)
+		cli_out_printf(o, " (%.0f a second of CPU time)", (double)taken / ((double)cpu / 1e9));
+	cli_out_printf(o, ", and they gave one up %" PRIu64 " times\n", u->vol[1] - u->vol[0]);
+}
+
 /* The backend buffers by device and part, where memory was tracked. */
 static void print_memory(struct cli_out *o, const struct info *info)
 {
@@ -653,6 +679,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_sampling(o, info);
 	print_gpu(o, info);
 	print_cpus(o, info);
+	print_usage(o, info);
 	print_memory(o, info);
 	print_pairs(o, info);
 	print_drops(o, info, in);

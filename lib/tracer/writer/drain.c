@@ -27,9 +27,10 @@
 #define BATCH_BYTES ((uint64_t)1 << 20)
 /* Bytes of writer records per ring per pass: THREAD_NAME and DROPPED. */
 #define META_PER_RING (GGMLVIZ_LABELED_RECORD_SIZE + 16 + GGMLVIZ_RECORD_SIZE)
-/* And once a session, META GPU. */
-#define META_NOTE (GGMLVIZ_LABELED_RECORD_SIZE + 320)
+/* And once a session, META GPU; once a pass, META USAGE. */
+#define META_NOTE (GGMLVIZ_LABELED_RECORD_SIZE + 320 + GGMLVIZ_RECORD_SIZE)
 #define IOV_PER_RING 4
+#define IOV_NOTES 2
 static int grow(void **p, size_t *cap, size_t want, size_t elem)
 {
 	void *q;
@@ -48,7 +49,7 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 static int grow_scratch(struct ggmlviz__writer *w, size_t n)
 {
 	if (grow((void **)&w->pass, &w->pass_cap, n, sizeof *w->pass) < 0 ||
-	    grow((void **)&w->iov, &w->iov_cap, n * IOV_PER_RING + 1, sizeof *w->iov) < 0 ||
+	    grow((void **)&w->iov, &w->iov_cap, n * IOV_PER_RING + IOV_NOTES, sizeof *w->iov) < 0 ||
 	    grow((void **)&w->meta, &w->meta_cap, n * META_PER_RING + META_NOTE, 1) < 0)
 		return -ENOMEM;
 	return 0;
@@ -59,8 +60,8 @@ static size_t capacity(const struct ggmlviz__writer *w)
 {
 	size_t n = w->pass_cap;
 
-	if (w->iov_cap < n * IOV_PER_RING + 1)
-		n = w->iov_cap ? (w->iov_cap - 1) / IOV_PER_RING : 0;
+	if (w->iov_cap < n * IOV_PER_RING + IOV_NOTES)
+		n = w->iov_cap > IOV_NOTES ? (w->iov_cap - IOV_NOTES) / IOV_PER_RING : 0;
 	if (w->meta_cap < n * META_PER_RING + META_NOTE)
 		n = w->meta_cap > META_NOTE ? (w->meta_cap - META_NOTE) / META_PER_RING : 0;
 	return n;
@@ -259,6 +260,8 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	while (end < w->n_pass && bytes < BATCH_BYTES &&
 	       (end == first || ring_done(&w->pass[end - 1])))
 		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);
+	if (first == 0 && planned && !final) /* not from a crash handler: getrusage(2) is no promise there */
+		ggmlviz__records_usage(w);
 	if (w->n_iov > 0 &&
 	    (rc = ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ__END_ROOM)) < 0) {
 		ggmlviz__output_failed(w, rc);

@@ -89,6 +89,8 @@ struct ggmlviz__writer {
 	size_t meta_len, meta_cap;
 	uint64_t meta_records; /* writer records in this pass's batch */
 	uint64_t last_pass_ns;
+	uint64_t usage_ns;     /* when the last META USAGE was written (monotonic) */
+	uint32_t start_tid;    /* the thread that started the session, PROCESS's */
 
 	/* The session's META GPU, written by the first batch. */
 	char gpu_note[320];
@@ -182,6 +184,12 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__w
 
 /* META GPU in the batch, once a session (the first batch that has room for it). */
 void ggmlviz__records_gpu_note(struct ggmlviz__writer *w);
+
+/*
+ * META USAGE in the batch, where a flush interval has passed since the
+ * last one (records.c).
+ */
+void ggmlviz__records_usage(struct ggmlviz__writer *w);
 
 /* THREAD_NAME for ring r in the batch, stamped with its record at position first. */
 void ggmlviz__records_thread_name(struct ggmlviz__writer *w, struct ggmlviz__ring *r,

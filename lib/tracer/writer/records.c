@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "format/codec.h"
@@ -20,6 +21,32 @@
 #include "tracer/base/compat.h"
 #include "tracer/producer/producer.h"
 #include "tracer/writer/internal.h"
+
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+/*
+ * META USAGE: the process's CPU time and context switches so far, read
+ * where no application thread pays for it: at the session's start and
+ * end, and by the writer once per flush interval between; its size, 0 if
+ * getrusage(2) failed.
+ */
+static uint32_t usage_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t tid)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ggmlviz__encode_meta(buf, cap, now, tid,
+				    &(struct ggmlviz__meta){ GGMLVIZ_META_USAGE,
+							     (uint64_t)ru.ru_nivcsw,
+							     timeval_ns(&ru.ru_utime) +
+								     timeval_ns(&ru.ru_stime),
+							     (uint64_t)ru.ru_nvcsw },
+				    NULL, 0);
+}
 
 /* META SAMPLE: how ops are sampled, with its words; its size. */
 static uint32_t sample_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t tid,
@@ -53,7 +80,9 @@ static uint32_t clock_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t ti
 
 int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
-	uint8_t buf[GGMLVIZ_HEADER_SIZE + 4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 256 + 160 + 160];
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + 4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 256 + 160 + 160 +
+		    GGMLVIZ_RECORD_SIZE];
+	uint32_t usage;
 	const char *prog = ggmlviz__os_program_name();
 	uint32_t len = (uint32_t)strnlen(prog, 256);
 	uint64_t now = ggmlviz__now_ns();
@@ -83,9 +112,14 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__w
 		metas++;
 	}
 	iov.iov_len += clock_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid);
+	usage = usage_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid);
+	iov.iov_len += usage;
+	metas += usage != 0;
 	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
 	w->gpu_recorded = o->gpu_recorded;
 	w->gpu_tid = o->tid;
+	w->start_tid = o->tid;
+	w->usage_ns = ggmlviz__monotonic_ns();
 	w->gpu_ts = now; /* the session's start, as PROCESS: before the thread's first event */
 	w->gpu_note_due = 1;
 	atomic_store_explicit(&w->meta_written, metas, memory_order_relaxed);
@@ -101,6 +135,23 @@ static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 
 	if (n == 0)
 		return; /* cannot happen: the area is sized for every ring's records */
+	ggmlviz__span_add_bytes(w, slot, n);
+	w->meta_len += n;
+	w->meta_records++; /* counted as written once the batch is */
+}
+
+void ggmlviz__records_usage(struct ggmlviz__writer *w)
+{
+	uint64_t now = ggmlviz__monotonic_ns();
+	uint8_t *slot = w->meta + w->meta_len;
+	uint32_t n;
+
+	if (now - w->usage_ns < w->flush_ns)
+		return;
+	n = usage_record(slot, w->meta_cap - w->meta_len, ggmlviz__now_ns(), w->start_tid);
+	if (n == 0)
+		return;
+	w->usage_ns = now;
 	ggmlviz__span_add_bytes(w, slot, n);
 	w->meta_len += n;
 	w->meta_records++; /* counted as written once the batch is */
@@ -193,10 +244,16 @@ static uint64_t dropped(const struct ggmlviz__writer *w, int unlocked)
 
 void ggmlviz__records_end(struct ggmlviz__writer *w, uint32_t tid)
 {
-	int rc = write_record(w, tid,
-			      &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0, w->events,
-						       dropped(w, 0) },
-			      NULL);
+	uint8_t rec[GGMLVIZ_RECORD_SIZE];
+	struct iovec iov = { rec, usage_record(rec, sizeof rec, ggmlviz__now_ns(), w->start_tid) };
+	int rc;
+
+	/* the last word on the CPUs, where no write failed: the end's room is TRACE_END's */
+	if (iov.iov_len && !w->room_end && ggmlviz__output_append(w, &iov, 1) == 0)
+		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
+	rc = write_record(w, tid,
+			  &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0, w->events, dropped(w, 0) },
+			  NULL);
 
 	if (rc < 0)
 		ggmlviz__output_failed(w, rc); /* the file stays incomplete */
