@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check-compat.h"
@@ -240,6 +241,43 @@ START_TEST(io_error_small_batches_keep_the_end)
 }
 END_TEST
 
+/*
+ * The writer's own records keep out of the end's room too: with a flush
+ * interval of 1 ms, a program that goes on emitting after the failure has
+ * its writer pass hundreds of times, and a META USAGE record a pass
+ * would fill the 4 KiB kept for DROPPED and TRACE_END in some 90.
+ */
+START_TEST(io_error_usage_keeps_out_of_the_end)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	struct rlimit lim = { LIMIT, LIMIT };
+	struct timespec pause = { 0, 2 * 1000000 };
+
+	signal(SIGXFSZ, SIG_IGN);
+	tu_path(path, sizeof path, "efbig-usage");
+	tu_config(&cfg, path);
+	cfg.overflow = GGMLVIZ_OVERFLOW_BLOCK;
+	cfg.flush_interval_ms = 1;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	for (int i = 0; i < 20000; i++) /* 1.3 MB: more than fits */
+		ggmlviz_mark("filling-the-disk", (uint64_t)i);
+	wait_until_drained(&st);
+	ck_assert_int_eq(st.error, -EFBIG);
+	for (int i = 0; i < 200; i++) { /* 400 ms, a pass or two a mark */
+		ggmlviz_mark("one-by-one", (uint64_t)i);
+		nanosleep(&pause, NULL);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), -EFBIG);
+	ggmlviz_get_stats(&st);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	check_losses_said(&st, &s);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("io-errors");
@@ -249,6 +287,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, io_error_keeps_what_fits);
 	tcase_add_test(tc, io_error_then_room_again);
 	tcase_add_test(tc, io_error_small_batches_keep_the_end);
+	tcase_add_test(tc, io_error_usage_keeps_out_of_the_end);
 	tcase_add_test(tc, io_error_in_first_batch);
 	suite_add_tcase(s, tc);
 	return s;

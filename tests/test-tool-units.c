@@ -2,7 +2,8 @@
  * Unit tests of the pieces of the ggmlviz command that its end-to-end
  * tests (tests/test-tool.sh) reach only in part: the hash table under many
  * removals, the quantile error bound on random durations, strict UTF-8,
- * JSON and CSV escaping, and the parsing of durations and counts.
+ * JSON and CSV escaping, the parsing of durations and counts, and the
+ * steps' time between a trace's USAGE records.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +28,7 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "output/output.h"
+#include "advise/usage.h"
 
 struct item {
 	uint64_t key;
@@ -597,6 +599,61 @@ START_TEST(parts_by_source)
 }
 END_TEST
 
+/* A META USAGE record of thread 7 as the reader hands it: cpu_ns of CPU time at ts. */
+static void usage_at(struct cli_usage *u, uint64_t ts, uint64_t cpu_ns)
+{
+	struct ggmlviz_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = GGMLVIZ_EVENT_META;
+	ev.timestamp_ns = ts;
+	ev.thread_id = 7;
+	ev.data.meta.kind = GGMLVIZ_META_USAGE;
+	ev.data.meta.value = cpu_ns;
+	cli_usage_record(u, &ev);
+}
+
+/*
+ * Steps of 1 ms on one thread, three edges' worth, records in the reader's
+ * order (a record before the step that ends after it), the last record
+ * half a millisecond before the last step's end; first is where the first
+ * record lies. Returns cli_usage_thread_ns().
+ */
+static uint64_t thread_ns_with_first_record_at(uint64_t first)
+{
+	const uint64_t ms = 1000000, n = 3 * CLI_USAGE_EDGE;
+	struct cli_usage *u = calloc(1, sizeof *u);
+	uint64_t ns;
+
+	ck_assert_ptr_nonnull(u);
+	for (uint64_t i = 0; i < n; i++) {
+		if (first >= i * ms && first < (i + 1) * ms)
+			usage_at(u, first, 1);
+		if (i == n - 1)
+			usage_at(u, n * ms - ms / 2, 2);
+		cli_usage_step(u, i * ms, (i + 1) * ms, 1);
+	}
+	ns = cli_usage_thread_ns(u);
+	free(u);
+	return ns;
+}
+
+/*
+ * The steps' time between the first USAGE record and the last: the steps
+ * at the edges clipped, the middle ones whole; where the first record
+ * came after the steps kept at the head (a long flush interval), the
+ * middle ones are not all inside it, and nothing is weighed.
+ */
+START_TEST(usage_weighs_the_steps_between_its_records)
+{
+	const uint64_t ms = 1000000, n = 3 * CLI_USAGE_EDGE;
+
+	ck_assert_uint_eq(thread_ns_with_first_record_at(ms / 2), n * ms - ms);
+	ck_assert_uint_eq(thread_ns_with_first_record_at(100 * ms + ms / 2), n * ms - 101 * ms);
+	ck_assert_uint_eq(thread_ns_with_first_record_at((CLI_USAGE_EDGE + 10) * ms), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("ggmlviz command units");
@@ -618,6 +675,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, steps_ranges);
 	tcase_add_test(tc, parts_of_llama_names);
 	tcase_add_test(tc, parts_by_source);
+	tcase_add_test(tc, usage_weighs_the_steps_between_its_records);
 	suite_add_tcase(s, tc);
 	return s;
 }

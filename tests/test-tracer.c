@@ -40,6 +40,8 @@ static int collect_fn(const struct ggmlviz_event *ev, void *arg)
 {
 	struct collected *c = arg;
 
+	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_USAGE)
+		return 0; /* stamped when the writer read it: out of its thread's time order */
 	if (c->n && ev->timestamp_ns < c->last_ts)
 		c->ts_backwards = 1;
 	if (!c->n)
@@ -729,6 +731,58 @@ START_TEST(nothing_before_start_or_after_stop)
 }
 END_TEST
 
+/* What a session's META records of the tracer's own kinds were. */
+struct own_kinds {
+	int forged;  /* records with the application's figures */
+	int process; /* PROCESS records */
+};
+
+static int own_kinds_fn(const struct ggmlviz_event *ev, void *arg)
+{
+	struct own_kinds *k = arg;
+
+	if (ev->type != GGMLVIZ_EVENT_META)
+		return 0;
+	k->forged += ev->data.meta.key == 4242 || ev->data.meta.value2 == 4242;
+	k->process += ev->data.meta.kind == GGMLVIZ_META_PROCESS;
+	return 0;
+}
+
+/*
+ * ggmlviz_meta() refuses the kinds the tracer writes itself, which the
+ * reader, the accounting and the findings rely on (ggmlviz_meta(3)): a
+ * call records nothing and counts nothing.
+ */
+START_TEST(the_tracers_own_kinds_are_refused)
+{
+	static const uint32_t own[] = {
+		GGMLVIZ_META_PROCESS, GGMLVIZ_META_DROPPED, GGMLVIZ_META_TRACE_END,
+		GGMLVIZ_META_CRASH,   GGMLVIZ_META_GPU,     GGMLVIZ_META_SHARES,
+		GGMLVIZ_META_CLOCK,   GGMLVIZ_META_GPU_WINDOW, GGMLVIZ_META_USAGE,
+	};
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct tu_summary s;
+	struct own_kinds k = { 0, 0 };
+
+	tu_path(path, sizeof path, "own-kinds");
+	tu_config(&cfg, path);
+	start_with(&cfg);
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		ggmlviz_meta(own[i], 4242, 1, 4242, "forged");
+	ggmlviz_meta(GGMLVIZ_META_OP_NAME, 4242, 0, 0, "taken"); /* a kind of the application's */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, 1);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.trace_end_last, 1);
+	ck_assert_int_eq(tu_each(path, own_kinds_fn, &k), 0);
+	ck_assert_int_eq(k.forged, 1); /* the OP_NAME alone */
+	ck_assert_int_eq(k.process, 1);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("tracer");
@@ -750,6 +804,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, anonymize_hides_addresses);
 	tcase_add_test(tc, stats_match_the_file);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
+	tcase_add_test(tc, the_tracers_own_kinds_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -210,6 +210,14 @@ rc, out, err = ggmlviz('merge', os.path.join(TMP, 'usage-50.ggmlviz'), other, '-
 not_applied(merged, 'cpus-taken', 'two processes merged', 'more than one session or process')
 rc, out, err = ggmlviz('info', merged)
 ok(rc == 0 and 'not summed' in out, 'info: two processes\' USAGE records not summed', out[-400:])
+# the same thread id, its records 10 s before the first trace's: told by their order and counts
+earlier = os.path.join(TMP, 'usage-earlier.ggmlviz')
+run(GEN, '--steps', '--graphs', '30', '--usage', '50', '--pid', '4244',
+    '--t0', str(1700000000000000000 - 10 ** 10), earlier)
+merged2 = os.path.join(TMP, 'usage-merged-earlier.ggmlviz')
+rc, out, err = ggmlviz('merge', os.path.join(TMP, 'usage-50.ggmlviz'), earlier, '-o', merged2)
+not_applied(merged2, 'cpus-taken', 'two processes merged, the same thread id, the second earlier',
+            'more than one session or process')
 not_applied(over, 'cpus-taken', '%d threads on %d CPUs' % (CPUS + 1, CPUS), 'threads-over-cpus')
 
 # ---- the trace itself ----

@@ -270,10 +270,11 @@ enum ggmlviz_meta_kind {
 	 * The process's use of the CPUs so far (getrusage(2), RUSAGE_SELF:
 	 * every thread's, the writer's included), written at the session's
 	 * start, by the writer at most once per flush interval in the passes
-	 * that drain records (an idle session writes none), and at its stop;
-	 * all with the id of the thread that started the session, stamped
-	 * when read (a record of that thread stamped a little earlier may
-	 * come after one): key = involuntary context switches (the
+	 * that drain records (an idle session writes none), and at its stop
+	 * (none while a failed write keeps the file's end room for DROPPED
+	 * and TRACE_END); all with the id of the thread that started the
+	 * session, stamped when read (a record of that thread stamped a
+	 * little earlier may come after one): key = involuntary context switches (the
 	 * scheduler took a CPU from one of the process's threads to run
 	 * another's turn), value = CPU time in ns (user and system), value2 =
 	 * voluntary context switches (a thread waited: a lock, I/O, a sleep);

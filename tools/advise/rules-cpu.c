@@ -158,6 +158,10 @@ static const char *taken_not_weighed(const struct cli_facts *f, char *why, size_
 	if (f->has_gpu_runs || f->kernels_recorded || f->gen_kernels)
 		return "a GPU computes in this trace: the CPU's threads wait for it, and their"
 		       " CPU time says nothing of other work";
+	if (!cli_usage_middle_inside(&f->usage))
+		return "its first USAGE record came more than 4096 steps after the first step, or"
+		       " its last that many before the last (a long flush interval): the steps'"
+		       " time between them cannot be told";
 	cpu_share(f, &need);
 	if (need >= TAKEN_MIN_NEED_NS)
 		return NULL;

@@ -11,10 +11,12 @@ static void samples_add(struct cli_usage_samples *s, const struct cli_usage_poin
 {
 	int last = s->samples++ > 0;
 
-	if (last && p->ts < s->ts[1])
-		return; /* out of order: the counts only grow with time */
-	if (last && (p->tid != s->tid || p->invol < s->invol[1] || p->cpu_ns < s->cpu_ns[1]))
-		s->mixed = 1; /* another session's (its starting thread), or process's */
+	/* another session's (its starting thread), or process's: out of order, or counts that fell */
+	if (last && (p->tid != s->tid || p->ts < s->ts[1] || p->invol < s->invol[1] ||
+		     p->cpu_ns < s->cpu_ns[1] || p->vol < s->vol[1]))
+		s->mixed = 1;
+	if (s->mixed)
+		return;
 	s->tid = p->tid;
 	s->ts[last] = p->ts, s->invol[last] = p->invol;
 	s->cpu_ns[last] = p->cpu_ns, s->vol[last] = p->vol;
@@ -93,11 +95,21 @@ static uint64_t inside(const struct cli_usage *u, struct cli_span s)
  * (a step in both counted once); those between them are inside it whole
  * (advise weighs only traces that end with the stop's USAGE record).
  */
+int cli_usage_middle_inside(const struct cli_usage *u)
+{
+	uint64_t n = u->steps;
+
+	if (n <= 2 * CLI_USAGE_EDGE)
+		return 1;
+	return u->head[CLI_USAGE_EDGE - 1].end >= u->w.ts[0] &&
+	       u->tail[(n - CLI_USAGE_EDGE) % CLI_USAGE_EDGE].begin <= u->w.ts[1];
+}
+
 uint64_t cli_usage_thread_ns(const struct cli_usage *u)
 {
 	uint64_t n = u->steps, ns = u->thread_ns;
 
-	if (u->w.samples < 2 || u->w.ts[1] <= u->w.ts[0])
+	if (u->w.samples < 2 || u->w.ts[1] <= u->w.ts[0] || !cli_usage_middle_inside(u))
 		return 0;
 	for (uint64_t i = 0; i < n; i++) {
 		const struct cli_span *s;

@@ -24,8 +24,9 @@
 /*
  * The first USAGE record and the last (the same where there is one);
  * mixed: two of them came from different threads (each session's are its
- * starting thread's) or their counts fell: records of more than one
- * session or process (a merged trace), whose differences say nothing.
+ * starting thread's), out of time order, or with counts that fell: records
+ * of more than one session or process (a merged trace), whose differences
+ * say nothing (the records after that are counted, not read).
  */
 struct cli_usage_samples {
 	uint64_t samples;
@@ -69,8 +70,16 @@ void cli_usage_record(struct cli_usage *u, const struct ggmlviz_event *ev);
 void cli_usage_step(struct cli_usage *u, uint64_t begin_ns, uint64_t end_ns, uint32_t threads);
 
 /*
+ * Whether the steps between those kept at the edges lie inside u->w's
+ * span, as cli_usage_thread_ns() takes them: not where the first record
+ * came more than CLI_USAGE_EDGE steps after the first step's begin, or the
+ * last that many before the last step's end (a long flush interval).
+ */
+int cli_usage_middle_inside(const struct cli_usage *u);
+
+/*
  * The steps' time inside u->w's span, each times its threads (0 with
- * fewer than two records there).
+ * fewer than two records there, or where the middle steps are not inside).
  */
 uint64_t cli_usage_thread_ns(const struct cli_usage *u);
 

@@ -169,8 +169,10 @@ void ggmlviz__emit_thread_free(void)
 static int tracer_writes_kind(uint32_t kind)
 {
 	return kind == GGMLVIZ_META_PROCESS || kind == GGMLVIZ_META_DROPPED ||
-	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_GPU ||
-	       kind == GGMLVIZ_META_SHARES || kind == GGMLVIZ_META_GPU_WINDOW;
+	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_CRASH ||
+	       kind == GGMLVIZ_META_GPU || kind == GGMLVIZ_META_SHARES ||
+	       kind == GGMLVIZ_META_CLOCK || kind == GGMLVIZ_META_GPU_WINDOW ||
+	       kind == GGMLVIZ_META_USAGE;
 }
 
 static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,

@@ -260,7 +260,8 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	while (end < w->n_pass && bytes < BATCH_BYTES &&
 	       (end == first || ring_done(&w->pass[end - 1])))
 		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);
-	if (first == 0 && planned && !final) /* not from a crash handler: getrusage(2) is no promise there */
+	/* not from a crash handler (getrusage(2) is no promise there); not into the end's room */
+	if (first == 0 && planned && !final && !w->room_end)
 		ggmlviz__records_usage(w);
 	if (w->n_iov > 0 &&
 	    (rc = ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ__END_ROOM)) < 0) {

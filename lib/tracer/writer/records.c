@@ -244,17 +244,26 @@ static uint64_t dropped(const struct ggmlviz__writer *w, int unlocked)
 
 void ggmlviz__records_end(struct ggmlviz__writer *w, uint32_t tid)
 {
-	uint8_t rec[GGMLVIZ_RECORD_SIZE];
-	struct iovec iov = { rec, usage_record(rec, sizeof rec, ggmlviz__now_ns(), w->start_tid) };
+	uint8_t rec[2 * GGMLVIZ_RECORD_SIZE];
+	struct ggmlviz__meta end = { GGMLVIZ_META_TRACE_END, 0, w->events, dropped(w, 0) };
+	/* the last word on the CPUs, but not in the room a failed write left for the end */
+	uint32_t usage = w->room_end ? 0 : usage_record(rec, sizeof rec, ggmlviz__now_ns(),
+							   w->start_tid);
+	struct iovec iov = { rec, 0 };
 	int rc;
 
-	/* the last word on the CPUs, where no write failed: the end's room is TRACE_END's */
-	if (iov.iov_len && !w->room_end && ggmlviz__output_append(w, &iov, 1) == 0)
-		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
-	rc = write_record(w, tid,
-			  &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0, w->events, dropped(w, 0) },
-			  NULL);
-
+	/*
+	 * USAGE and TRACE_END in one write: where both do not fit, the file is
+	 * cut back and TRACE_END goes alone (USAGE is the tracer's own, no
+	 * event is lost with it).
+	 */
+	iov.iov_len = usage + ggmlviz__encode_meta(rec + usage, sizeof rec - usage,
+						   ggmlviz__now_ns(), tid, &end, NULL, 0);
+	if (usage && ggmlviz__output_append(w, &iov, 1) == 0) {
+		atomic_fetch_add_explicit(&w->meta_written, 2, memory_order_relaxed);
+		return;
+	}
+	rc = write_record(w, tid, &end, NULL);
 	if (rc < 0)
 		ggmlviz__output_failed(w, rc); /* the file stays incomplete */
 }
