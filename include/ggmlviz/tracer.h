@@ -737,6 +737,10 @@ void ggmlviz_thread_name(const char *name);
 /**
  * @brief Records a META record of any kind (OP_NAME, BACKEND_NAME, ...).
  *
+ * The kinds the tracer writes itself (PROCESS, DROPPED, TRACE_END, CRASH,
+ * GPU, SHARES, CLOCK, GPU_WINDOW, USAGE) are refused: such a call records
+ * nothing and counts nothing.
+ *
  * @param kind a value of enum ggmlviz_meta_kind.
  * @param key the key (op_type, backend address, thread id, ...).
  * @param value first value, 0 if unused.
