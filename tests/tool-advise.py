@@ -297,7 +297,7 @@ silent(fit, 'trace-incomplete', 'a trace stopped cleanly')
 # ---- the output ----
 f, r, j, rc = advise(over)
 ids = [x['id'] for x in j.get('findings', [])]
-ok(rc == 0 and len(r) == 16 and all('figures' in x and 'level' in x for x in j['findings']),
+ok(rc == 0 and len(r) == 18 and all('figures' in x and 'level' in x for x in j['findings']),
    'JSON: every finding with its id, level, figures; every rule said (%s)' % ', '.join(ids))
 rc, out, err = ggmlviz('advise', '--fail-on', 'threads-over-cpus', over)
 rc2, _, _ = ggmlviz('advise', '--fail-on', 'gpu-idle,model-split', over)

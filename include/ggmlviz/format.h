@@ -181,7 +181,28 @@ enum ggmlviz_event_type {
 	 * (ggmlviz(5), "Descriptions given once"); no label.
 	 */
 	GGMLVIZ_EVENT_DESC_SET = 28,
-	GGMLVIZ_EVENT_TYPE_COUNT = 29          /**< one past the last type this library knows (the count grows as types are added) */
+	/**
+	 * A command of GGML's RPC protocol begins on one of its connections
+	 * (ggmlviz_rpc_begin()): on the client, just before its request is
+	 * sent; on the server, when its command byte has arrived. RPC
+	 * payload; no label. 29 to 35 are not used by this library.
+	 */
+	GGMLVIZ_EVENT_RPC_BEGIN = 36,
+	/**
+	 * It ends (ggmlviz_rpc_end()): on the client, when its reply has
+	 * arrived, or, for a command without one, when its request was sent;
+	 * on the server, when its reply was sent, or its work done; its
+	 * status says whether it failed. RPC payload, with its reply's bytes;
+	 * no label.
+	 */
+	GGMLVIZ_EVENT_RPC_END = 37,
+	/**
+	 * A stage of an open command on the server (enum ggmlviz_rpc_stage,
+	 * ggmlviz_rpc_stage()): its request read whole (its work begins), its
+	 * reply begun (its work is done). RPC payload; no label.
+	 */
+	GGMLVIZ_EVENT_RPC_STAGE = 38,
+	GGMLVIZ_EVENT_TYPE_COUNT = 39          /**< one past the last type this library knows (the count grows as types are added) */
 };
 
 /** @brief What a DESC_SET record says of the ops that follow it (its mode). */
@@ -190,6 +211,31 @@ enum ggmlviz_desc_set_mode {
 	GGMLVIZ_DESC_SET_DEFINE = 1,
 	/** Those written without them have those of the same tensor in the set. */
 	GGMLVIZ_DESC_SET_REPEAT = 2
+};
+
+/** @brief Which end of a connection of GGML's RPC protocol wrote an RPC record. */
+enum ggmlviz_rpc_side {
+	GGMLVIZ_RPC_CLIENT = 1, /**< the process that sends the commands (llama.cpp's tools with --rpc) */
+	GGMLVIZ_RPC_SERVER = 2  /**< the process that serves them (GGML's rpc-server) */
+};
+
+/** @brief How a command of GGML's RPC protocol ended (RPC_END's status). */
+enum ggmlviz_rpc_status {
+	GGMLVIZ_RPC_OK = 0,    /**< its request was sent (and its reply received) or served */
+	/**
+	 * It failed: its request or reply could not be sent or received
+	 * whole (the connection dropped, the peer went away), or the server
+	 * refused it
+	 */
+	GGMLVIZ_RPC_FAILED = 1
+};
+
+/** @brief A stage of a command on the server (RPC_STAGE's stage, in its status byte). */
+enum ggmlviz_rpc_stage {
+	/** Its request was read whole: the server's work on it begins. */
+	GGMLVIZ_RPC_REQUEST_IN = 1,
+	/** Its reply begins: the server's work on it is done. */
+	GGMLVIZ_RPC_REPLY = 2
 };
 
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
@@ -282,7 +328,29 @@ enum ggmlviz_meta_kind {
 	 * differences between two. What `ggmlviz advise` reads to tell a run
 	 * whose threads waited for CPUs that other work held.
 	 */
-	GGMLVIZ_META_USAGE = 16
+	GGMLVIZ_META_USAGE = 16,
+	/*
+	 * 17 to 23 are not used by this library.
+	 */
+	/**
+	 * A connection of GGML's RPC protocol, written once per session by the
+	 * side that opened or accepted it (contrib/llama.cpp/ggmlviz-rpc.h):
+	 * key = its id (the RPC records' conn), value and value2 = zero,
+	 * label = the client's endpoint ("127.0.0.1:50052"), or on the server
+	 * "serving " and the server's.
+	 */
+	GGMLVIZ_META_RPC_CONNECTION = 24,
+	/**
+	 * Written by `ggmlviz merge` at the front of an RPC server's part of a
+	 * merged trace: how far the server's clock was from its client's, as
+	 * estimated from their commands' four times (the client's send and
+	 * receipt, the server's receipt and reply), and taken off every
+	 * record of the part: key = the client's pid, value = the offset in
+	 * ns (server minus client, as a signed 64-bit number), value2 = its
+	 * uncertainty in ns (the true offset lies within value +- value2),
+	 * label = in words.
+	 */
+	GGMLVIZ_META_RPC_CLOCK = 25
 };
 
 /**
@@ -582,6 +650,17 @@ struct ggmlviz_event {
 			uint8_t method;    /**< REPEAT: the enum ggmlviz_op_method of the ops written without OP_NODE */
 			uint64_t graph_id; /**< GGML's id of the graph run (ggmlviz_nodes_graph_id()) */
 		} desc_set;
+		/** GGMLVIZ_EVENT_RPC_BEGIN, _END and _STAGE. */
+		struct {
+			uint64_t conn;          /**< the connection's id in the process that wrote it (META RPC_CONNECTION names it) */
+			uint32_t seq;           /**< the command's place on its connection: 0 for its first (HELLO), both sides alike */
+			uint8_t cmd;            /**< GGML's command (enum rpc_cmd of ggml-rpc.cpp: 6 SET_TENSOR, 8 GET_TENSOR, 10 GRAPH_COMPUTE, ...) */
+			uint8_t side;           /**< enum ggmlviz_rpc_side */
+			uint8_t status;         /**< END: enum ggmlviz_rpc_status; STAGE: enum ggmlviz_rpc_stage; BEGIN: 0 */
+			uint64_t request_bytes; /**< bytes of its request on the wire (command byte, size and payload); 0 = not known yet */
+			uint64_t reply_bytes;   /**< END: bytes of its reply on the wire (size and payload), 0 = none */
+			uint32_t request_hash;  /**< BEGIN (client) and STAGE REQUEST_IN: a hash of its request's payload, which both sides compute alike (ggmlviz(5)); 0 = not known */
+		} rpc;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */

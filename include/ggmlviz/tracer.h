@@ -830,6 +830,65 @@ void ggmlviz_request_stage(uint64_t id, int32_t slot, uint32_t stage, uint32_t p
 void ggmlviz_request_end(uint64_t id, int32_t slot, uint32_t status, uint32_t prompt_tokens,
 			 uint32_t cached_tokens, uint32_t generated_tokens, const char *label);
 
+/**
+ * @brief One command of GGML's RPC protocol, as its RPC records say it
+ * (ggmlviz_rpc_begin(), ggmlviz_rpc_stage(), ggmlviz_rpc_end()).
+ *
+ * Both ends of a connection number its commands alike, from 0 for its
+ * first (HELLO), and both can hash a request's payload alike: that is how
+ * `ggmlviz merge` ties a server's commands to its client's without a byte
+ * of the protocol changed (ggmlviz(5), RPC_BEGIN).
+ */
+struct ggmlviz_rpc_command {
+	uint64_t conn;          /**< the connection's id, unique in the process (name it with META RPC_CONNECTION) */
+	uint32_t seq;           /**< the command's place on its connection: 0 for the first */
+	uint8_t cmd;            /**< GGML's command (enum rpc_cmd of ggml-rpc.cpp) */
+	uint8_t side;           /**< enum ggmlviz_rpc_side: who records it */
+	uint8_t status;         /**< ggmlviz_rpc_end(): enum ggmlviz_rpc_status; not read by the others */
+	uint8_t reserved8;      /**< zero */
+	uint64_t request_bytes; /**< bytes of its request on the wire (command byte, size and payload); 0 = not known yet */
+	uint64_t reply_bytes;   /**< ggmlviz_rpc_end(): bytes of its reply on the wire (size and payload), 0 = none */
+	uint32_t request_hash;  /**< a hash of its request's payload that both sides compute alike, 0 = not known */
+	uint32_t reserved32;    /**< zero */
+};
+
+/**
+ * @brief Records RPC_BEGIN: a command of GGML's RPC protocol begins.
+ *
+ * On the client, call it just before the request is sent; on the server,
+ * just after its command byte was read. Record its end with
+ * ggmlviz_rpc_end() on the same thread.
+ *
+ * @param c the command (borrowed): conn, seq, cmd, side, request_bytes
+ *        and request_hash are recorded.
+ */
+void ggmlviz_rpc_begin(const struct ggmlviz_rpc_command *c);
+
+/**
+ * @brief Records RPC_STAGE: an open command on the server reached a stage.
+ *
+ * #GGMLVIZ_RPC_REQUEST_IN just after its request was read whole (with its
+ * request_bytes and request_hash), #GGMLVIZ_RPC_REPLY just before its
+ * reply is sent: the server's work on it lies between the two.
+ *
+ * @param c the command (borrowed), as given to ggmlviz_rpc_begin().
+ * @param stage enum ggmlviz_rpc_stage.
+ */
+void ggmlviz_rpc_stage(const struct ggmlviz_rpc_command *c, uint32_t stage);
+
+/**
+ * @brief Records RPC_END: an open command ended, with its status.
+ *
+ * On the client, just after its reply was received (or, for a command
+ * without a reply, its request sent); on the server, after its reply was
+ * sent, or its work done. A command that failed (the connection dropped
+ * in its middle) ends with #GGMLVIZ_RPC_FAILED.
+ *
+ * @param c the command (borrowed): conn, seq, cmd, side, status,
+ *        request_bytes and reply_bytes are recorded.
+ */
+void ggmlviz_rpc_end(const struct ggmlviz_rpc_command *c);
+
 /** @cond GGMLVIZ_INTERNAL */
 /*
  * The call-site check. Each emit function above is also a function-like
@@ -880,6 +939,9 @@ extern unsigned int ggmlviz__mask;
 	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_request_stage(i, s, t, p, c) : (void)0)
 #define ggmlviz_request_end(i, s, t, p, c, g, l) \
 	(GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_request_end(i, s, t, p, c, g, l) : (void)0)
+#define ggmlviz_rpc_begin(c) (GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_rpc_begin(c) : (void)0)
+#define ggmlviz_rpc_stage(c, s) (GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_rpc_stage(c, s) : (void)0)
+#define ggmlviz_rpc_end(c) (GGMLVIZ__ON(GGMLVIZ__ACTIVE) ? ggmlviz_rpc_end(c) : (void)0)
 #endif
 /** @endcond */
 

@@ -113,6 +113,17 @@
 	X("method", U8, SET_METHOD, 1, 0, desc_set.method)                  \
 	X("graph_id", U64, SET_GRAPH, 8, 0, desc_set.graph_id)
 
+#define RPC(STATUS, X)                                                  \
+	X("conn", U64, RPC_CONN, 8, 0, rpc.conn)                            \
+	X("seq", U32, RPC_SEQ, 4, 0, rpc.seq)                               \
+	X("cmd", U8, RPC_CMD, 1, 0, rpc.cmd)                                \
+	X("side", U8, RPC_SIDE, 1, 0, rpc.side)                             \
+	X(STATUS, U8, RPC_STATUS, 1, 0, rpc.status)                         \
+	X("request_bytes", U64, RPC_REQUEST, 8, 0, rpc.request_bytes)
+#define RPC_BEGIN(X) RPC("status", X) X("request_hash", U32, RPC_HASH, 4, 0, rpc.request_hash)
+#define RPC_STAGE(X) RPC("stage", X) X("request_hash", U32, RPC_HASH, 4, 0, rpc.request_hash)
+#define RPC_END(X) RPC("status", X) X("reply_bytes", U64, RPC_REPLY, 8, 0, rpc.reply_bytes)
+
 #define REQUEST(WHAT, X)                                                  \
 	X("request", U64, REQ_ID, 8, 0, request.request_id)                 \
 	X("slot", I32, REQ_SLOT, 4, 0, request.slot)                        \
@@ -153,6 +164,9 @@ DEFINE(request_end, REQUEST_END)
 DEFINE(request_stage, REQUEST_STAGE)
 DEFINE(op_share, OP_SHARE)
 DEFINE(desc_set, DESC_SET)
+DEFINE(rpc_begin, RPC_BEGIN)
+DEFINE(rpc_end, RPC_END)
+DEFINE(rpc_stage, RPC_STAGE)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -191,6 +205,9 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_REQUEST_STAGE] = LAYOUT(request_stage),
 	[GGMLVIZ_EVENT_OP_SHARE] = LAYOUT(op_share),
 	[GGMLVIZ_EVENT_DESC_SET] = LAYOUT(desc_set),
+	[GGMLVIZ_EVENT_RPC_BEGIN] = LAYOUT(rpc_begin),
+	[GGMLVIZ_EVENT_RPC_END] = LAYOUT(rpc_end),
+	[GGMLVIZ_EVENT_RPC_STAGE] = LAYOUT(rpc_stage),
 };
 
 static const struct layout *layout_of(uint8_t type)

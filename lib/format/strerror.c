@@ -47,6 +47,9 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"KERNEL",              "STEP_SEQ",          "OP_BYTES",         "OP_SUMMARY",
 	"REQUEST_BEGIN",       "REQUEST_END",       "REQUEST_STAGE",    "OP_SHARE",
 	"DESC_SET",
+	/* 29 to 35: not this library's (UNKNOWN, as a type from the future) */
+	[29] = "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN",
+	[GGMLVIZ_EVENT_RPC_BEGIN] = "RPC_BEGIN", "RPC_END", "RPC_STAGE",
 };
 
 const char *ggmlviz_event_type_name(uint8_t type)
@@ -61,6 +64,9 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH", "GPU",         "PEAK",
 		"SAMPLE",  "SHARES",      "CLOCK",       "GPU_WINDOW",  "THREADS",
 		"DEVICE",  "USAGE",
+		[GGMLVIZ_META_RPC_CONNECTION] = "RPC_CONNECTION", "RPC_CLOCK",
 	};
-	return kind < sizeof names / sizeof names[0] ? names[kind] : "UNKNOWN";
+	const char *name = kind < sizeof names / sizeof names[0] ? names[kind] : NULL;
+
+	return name ? name : "UNKNOWN"; /* 17 to 23: not this library's */
 }

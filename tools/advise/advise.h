@@ -19,6 +19,7 @@
 #include "advise/usage.h"
 #include "memory/memory.h"
 #include "output/output.h"
+#include "rpc/rpc.h"
 #include "stats/stats.h"
 
 struct cli;
@@ -116,6 +117,9 @@ struct cli_facts {
 	struct cli_mem_devices mem;
 	struct cli_requests req;
 	bool has_req, request_records;
+	/* GGML's RPC: where each step's time went, by host (a merged client and servers) */
+	struct cli_rpc_hosts rpc;
+	bool has_rpc, rpc_records;
 	struct cli_agg *also; /* borrowed: a grouping of the command's, fed as it reads */
 	int error;
 };
@@ -190,6 +194,7 @@ void cli_rules_cpu(const struct cli_facts *f, struct cli_advice *a);
 void cli_rules_gpu(const struct cli_facts *f, struct cli_advice *a);
 void cli_rules_model(const struct cli_facts *f, struct cli_advice *a);
 void cli_rules_trace(const struct cli_facts *f, struct cli_advice *a);
+void cli_rules_rpc(const struct cli_facts *f, struct cli_advice *a);
 
 /* ---- as text and JSON (advise-print.c) ---- */
 

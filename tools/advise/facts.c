@@ -315,6 +315,7 @@ static void facts_event(struct cli_facts *f, const struct ggmlviz_event *ev)
 	cli_mem_devices_event(&f->mem, ev);
 	cli_usage_record(&f->usage, ev);
 	f->request_records |= ev->type == GGMLVIZ_EVENT_REQUEST_BEGIN;
+	f->rpc_records |= ev->type == GGMLVIZ_EVENT_RPC_BEGIN;
 	if (ev->type == GGMLVIZ_EVENT_META) {
 		meta(f, ev);
 	} else if (ev->type == GGMLVIZ_EVENT_STEP_BEGIN) {
@@ -443,6 +444,8 @@ int cli_facts_read(const char *cmd, const char *path, struct cli *cli, struct cl
 	f->has_gen = f->gen_steps > 0;
 	f->has_req = f->request_records && cli_path_is_file(path) &&
 		     cli_requests_collect(cmd, path, &f->req) >= 0 && f->req.n > 0;
+	f->has_rpc = f->rpc_records && cli_path_is_file(path) &&
+		     cli_rpc_hosts_read(cmd, path, &f->rpc) >= 0 && f->rpc.n_steps && f->rpc.n_hosts > 1;
 	return status;
 }
 
@@ -455,4 +458,5 @@ void cli_facts_free(struct cli_facts *f)
 	cli_mem_devices_free(&f->mem);
 	if (f->has_req || f->req.r)
 		cli_requests_free(&f->req);
+	cli_rpc_hosts_free(&f->rpc);
 }

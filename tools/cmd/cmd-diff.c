@@ -405,7 +405,8 @@ int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	if (opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST) {
+	if (opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST || opts.by == CLI_BY_HOST ||
+	    opts.by == CLI_BY_COMMAND) {
 		cli_error("diff: --by %s compares no ops: see ggmlviz stats --by %s on each trace",
 			  cli_by_names[opts.by], cli_by_names[opts.by]);
 		return CLI_EXIT_USAGE;

@@ -20,6 +20,7 @@
 #include "stats/stats.h"
 #include "advise/usage.h"
 #include "memory/memory.h"
+#include "rpc/rpc.h"
 
 static const char help[] =
 	"Usage: ggmlviz info FILE\n"
@@ -28,9 +29,11 @@ static const char help[] =
 	"by kind), processes, threads with their names and event counts, the time\n"
 	"span and the clock that stamped it, steps (llama_decode() calls) with their\n"
 	"tokens by phase, how the ops were timed, ops left without their descriptions,\n"
-	"how many begins and ends pair up, dropped events and where they were\n"
-	"lost, and whether the trace is complete (it ends with a TRACE_END record),\n"
-	"incomplete, cut short inside a record, or damaged (with the byte offset).\n"
+	"how many begins and ends pair up, GGML RPC connections and their commands\n"
+	"(a merged RPC server's clock offset from its client's), dropped events and\n"
+	"where they were lost, and whether the trace is complete (it ends with a\n"
+	"TRACE_END record), incomplete, cut short inside a record, or damaged (with\n"
+	"the byte offset).\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help   show this help\n"
@@ -46,7 +49,7 @@ static const struct cli_cmd cmd = { "info", help, "", longopts, 1, 1, cli_no_opt
 
 /* Threads and processes listed at most: a trace naming more is hostile. */
 #define CLI_MAX_THREADS 65536
-#define META_KINDS (GGMLVIZ_META_USAGE + 2) /* the kinds known (1 to the last), then all others */
+#define META_KINDS (GGMLVIZ_META_RPC_CLOCK + 2) /* the kinds known (1 to the last), then all others */
 #define DROPS_SHOWN 10
 
 struct thread {
@@ -107,6 +110,7 @@ struct info {
 	uint64_t threads_ctx;        /* META THREADS: the last one's threads, CPUs; 0: none */
 	uint64_t ctx_threads, cpus;
 	struct cli_usage_samples usage; /* META USAGE: the first and the last */
+	struct cli_rpc rpc;             /* GGML RPC commands by connection */
 	int error; /* -ENOMEM */
 };
 
@@ -241,6 +245,8 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 	}
 	cli_mem_devices_event(&info->mem, ev);
 	cli_usage_sample(&info->usage, ev);
+	if (cli_rpc_add(&info->rpc, ev) < 0)
+		info->error = -ENOMEM;
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_THREADS)
 		info->threads_ctx = ev->data.meta.key, info->ctx_threads = ev->data.meta.value,
 		info->cpus = ev->data.meta.value2;
@@ -681,6 +687,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_cpus(o, info);
 	print_usage(o, info);
 	print_memory(o, info);
+	cli_rpc_info(o, &info->rpc);
 	print_pairs(o, info);
 	print_drops(o, info, in);
 }
@@ -695,6 +702,7 @@ static void info_free(struct info *info)
 		free(t);
 	cli_htab_free(&info->threads);
 	free(info->procs);
+	cli_rpc_free(&info->rpc);
 	ggmlviz_pairing_free(info->pairing);
 }
 

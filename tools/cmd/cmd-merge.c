@@ -5,11 +5,19 @@
  * every record after a PROCESS record belongs to that process until the
  * next one; the inputs' TRACE_END records are replaced by one at the end.
  *
+ * The traces of GGML's RPC servers are aligned with their clients' (tools/
+ * rpc/align.c): each server's records are moved by its clock's offset from
+ * its clients' clock, a META RPC_CLOCK record at the front of its part
+ * says by how much, and its connections take their clients' ids, so that
+ * one command is one connection and place on both sides. A server trace
+ * that no client trace given matches is refused.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +26,7 @@
 #include "input/input.h"
 #include "base/opts.h"
 #include "export/export.h"
+#include "rpc/rpc.h"
 
 /* Linux pids are below 2^22 (PID_MAX_LIMIT): a made-up pid above never collides. */
 #define MADE_UP_PID ((uint64_t)1 << 22)
@@ -35,6 +44,14 @@ static const char help[] =
 	"records are dropped, and one is written at the end, counting the events written\n"
 	"and dropped of all inputs, only when every input was complete.\n"
 	"\n"
+	"The traces of GGML's RPC servers (ggml-rpc-server built by build-llama-tools.sh\n"
+	"--rpc) are aligned with their clients' (the tools run with --rpc): each server\n"
+	"connection is tied to the client connection whose commands it served (both\n"
+	"number them alike and see the same bytes), the server's clock offset is\n"
+	"estimated from the commands' four times, as NTP does, and taken off every\n"
+	"record of its part, and a META RPC_CLOCK record says it ('ggmlviz info').\n"
+	"A server trace that no client trace given matches is refused, nothing written.\n"
+	"\n"
 	"Options:\n"
 	"  -o, --output OUT   the merged trace (required; not one of the inputs)\n"
 	"  -h, --help         show this help\n"
@@ -43,7 +60,8 @@ static const char help[] =
 	"input; the output then has no TRACE_END.\n"
 	"\n"
 	"Exit status: 0 success, 1 an input is damaged or unreadable (nothing is written\n"
-	"when an input cannot be opened) or a write error, 2 bad command line.\n";
+	"when an input cannot be opened, or an RPC server's trace matches no client's)\n"
+	"or a write error, 2 bad command line.\n";
 
 struct merge {
 	const char *output;
@@ -52,6 +70,8 @@ struct merge {
 	uint32_t end_tid;
 	bool complete;
 	struct cli_recbuf rb; /* records are encoded here */
+	struct cli_rpc_input *rpcs;      /* each input, as GGML's RPC sees it */
+	const struct cli_rpc_input *rpc; /* of the input being copied: a server's moves, else NULL */
 };
 
 static int option(void *ctx, int c, char *arg)
@@ -73,6 +93,49 @@ static bool is_meta(const struct ggmlviz_event *ev, uint32_t kind)
 	return ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == kind;
 }
 
+/* ev as it goes into the output: an RPC server's moved onto its clients' clock, its connections theirs. */
+static void write_record(struct merge *m, struct cli_out *o, const struct ggmlviz_event *ev)
+{
+	struct ggmlviz_event moved;
+	const struct cli_rpc_input *ri = m->rpc;
+
+	if (!ri) {
+		cli_trace_record(o, &m->rb, ev);
+		return;
+	}
+	moved = *ev;
+	moved.timestamp_ns = ev->timestamp_ns - (uint64_t)ri->clock.offset;
+	if (ev->type == GGMLVIZ_EVENT_RPC_BEGIN || ev->type == GGMLVIZ_EVENT_RPC_STAGE ||
+	    ev->type == GGMLVIZ_EVENT_RPC_END)
+		moved.data.rpc.conn = cli_rpc_map_conn(ri, ev->data.rpc.conn);
+	else if (is_meta(ev, GGMLVIZ_META_RPC_CONNECTION))
+		moved.data.meta.key = cli_rpc_map_conn(ri, ev->data.meta.key);
+	cli_trace_record(o, &m->rb, &moved);
+}
+
+/* A server's META RPC_CLOCK: how far its clock was from its clients', taken off its records. */
+static void write_clock(struct merge *m, struct cli_out *o, const struct cli_input *in,
+			const struct ggmlviz_event *first)
+{
+	const struct cli_rpc_input *ri = m->rpc;
+	const struct cli_rpc_proc *client = cli_rpc_proc_of(&m->rpcs[ri->client_input].rpc,
+							     ri->client_pid);
+	uint64_t kv[3] = { ri->client_pid, (uint64_t)ri->clock.offset, ri->clock.uncertainty };
+	char words[256], off[96];
+	int n;
+
+	n = snprintf(words, sizeof words, "clock %s from its client's (pid %" PRIu64 "%s%s), taken"
+		     " off its records; from %" PRIu64 " commands of both sides, %" PRIu64
+		     " with a reply", cli_rpc_fmt_offset(ri->clock.offset, ri->clock.uncertainty, off,
+							 sizeof off),
+		     ri->client_pid, client && client->name[0] ? ", " : "", client ? client->name : "",
+		     ri->clock.pairs, ri->clock.replied);
+	(void)in;
+	cli_trace_meta(o, &m->rb, first->timestamp_ns - (uint64_t)ri->clock.offset, first->thread_id,
+		       GGMLVIZ_META_RPC_CLOCK, kv, words,
+		       (uint32_t)(n < 0 ? 0 : n >= (int)sizeof words ? sizeof words - 1 : (size_t)n));
+}
+
 /*
  * Writes the first PROCESS record of in (or a made-up one) and returns its
  * offset in the input (0 when made up). Looks for it on a reader of its
@@ -90,7 +153,7 @@ static uint64_t write_process(struct merge *m, struct cli_out *o, const struct c
 	if (cli_input_start(&look, in->cmd, in->path) == 0) {
 		while (!offset && cli_input_next(&look, &ev) == 1) {
 			if (is_meta(&ev, GGMLVIZ_META_PROCESS))
-				cli_trace_record(o, &m->rb, &ev), offset = ev.offset;
+				write_record(m, o, &ev), offset = ev.offset;
 			first = any ? first : ev;
 			any = true;
 		}
@@ -98,9 +161,11 @@ static uint64_t write_process(struct merge *m, struct cli_out *o, const struct c
 	}
 	if (!offset) {
 		base = base ? base + 1 : in->path;
-		cli_trace_meta(o, &m->rb, first.timestamp_ns, first.thread_id,
-			       GGMLVIZ_META_PROCESS, kv, base, (uint32_t)strlen(base));
+		cli_trace_meta(o, &m->rb, first.timestamp_ns - (m->rpc ? (uint64_t)m->rpc->clock.offset : 0),
+			       first.thread_id, GGMLVIZ_META_PROCESS, kv, base, (uint32_t)strlen(base));
 	}
+	if (m->rpc)
+		write_clock(m, o, in, &first);
 	return offset;
 }
 
@@ -118,12 +183,13 @@ static void copy(struct merge *m, struct cli_out *o, struct cli_input *in,
 			*(cli_clock_is_steady(ev.timestamp_ns) ? &m->steady : &m->wall) = in->path;
 		}
 		if (is_meta(&ev, GGMLVIZ_META_TRACE_END)) {
-			m->end_ts = ev.timestamp_ns > m->end_ts ? ev.timestamp_ns : m->end_ts;
+			uint64_t ts = ev.timestamp_ns - (m->rpc ? (uint64_t)m->rpc->clock.offset : 0);
+			m->end_ts = ts > m->end_ts ? ts : m->end_ts;
 			m->end_tid = ev.thread_id;
 			continue;
 		}
 		if (ev.offset != process_offset)
-			cli_trace_record(o, &m->rb, &ev);
+			write_record(m, o, &ev);
 	}
 	if (in->ended && !in->error) {
 		m->written += in->end_written;
@@ -141,6 +207,7 @@ static int merge_all(struct merge *m, struct cli_input *ins, int n, struct cli_o
 	cli_trace_header(o);
 	m->complete = true;
 	for (int i = 0; i < n; i++) {
+		m->rpc = m->rpcs[i].server ? &m->rpcs[i] : NULL;
 		copy(m, o, &ins[i], write_process(m, o, &ins[i], (size_t)i));
 		if (cli_input_report(&ins[i]))
 			status = CLI_EXIT_DAMAGED;
@@ -186,15 +253,22 @@ int cli_cmd_merge(struct cli *cli, int argc, char **argv)
 	if (status >= 0 || (status = check_paths(&m, argc, argv, first)) >= 0)
 		return status;
 	ins = calloc((size_t)(argc - first), sizeof *ins);
-	if (!ins)
+	m.rpcs = calloc((size_t)(argc - first), sizeof *m.rpcs);
+	if (!ins || !m.rpcs) {
+		free(ins), free(m.rpcs);
 		return CLI_EXIT_DAMAGED;
+	}
 	while (n < argc - first && cli_input_open(&ins[n], "merge", argv[first + n]) == 0)
 		n++;
 	status = CLI_EXIT_DAMAGED;
-	if (n == argc - first && cli_out_open(&o, "merge", m.output) == 0) {
+	if (n == argc - first &&
+	    cli_rpc_align("merge", m.rpcs, (const char *const *)argv + first, (size_t)n) == 0 &&
+	    cli_out_open(&o, "merge", m.output) == 0) {
 		status = merge_all(&m, ins, n, &o);
 		status = cli_out_close(&o, "merge") ? CLI_EXIT_DAMAGED : status;
 	}
+	cli_rpc_inputs_free(m.rpcs, (size_t)(argc - first));
+	free(m.rpcs);
 	while (n--)
 		cli_input_close(&ins[n]);
 	free(ins);

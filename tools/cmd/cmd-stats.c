@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "rpc/rpc.h"
 #include "advise/advise.h"
 #include "cmd/commands.h"
 #include "output/output.h"
@@ -46,7 +47,8 @@ static const char help[] =
 	"                     model: conv-front-end, encoder-self-attention,\n"
 	"                     decoder-self-attention, cross-attention, ffn, norm,\n"
 	"                     embedding, output; or (other) where its name places\n"
-	"                     it in none; then each layer by part)\n"
+	"                     it in none; then each layer by part), host or command\n"
+	"                     (GGML's RPC: doc/rpc.md)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
 	"                     step 1, 2, ...: the default by layer, step and phase);\n"
@@ -637,6 +639,24 @@ static int stats_requests(const struct cli_group_opts *opts, const char *path)
 	return cli_out_close(&o, "stats") || status < 0 ? CLI_EXIT_DAMAGED : status;
 }
 
+/* By host or command: GGML's RPC commands and the steps they served (tools/rpc/). */
+static int stats_rpc(const struct cli_group_opts *opts, const char *path)
+{
+	struct cli_rpc_hosts h;
+	struct cli_out o;
+	int status;
+
+	if (cli_out_open(&o, "stats", NULL) < 0)
+		return CLI_EXIT_DAMAGED;
+	status = cli_rpc_hosts_read("stats", path, &h);
+	if (status >= 0 && opts->by == CLI_BY_HOST)
+		(opts->format == CLI_FORMAT_TEXT ? cli_rpc_hosts_text : cli_rpc_hosts_json)(&o, path, &h);
+	else if (status >= 0)
+		(opts->format == CLI_FORMAT_TEXT ? cli_rpc_commands_text : cli_rpc_commands_json)(&o, path, &h);
+	cli_rpc_hosts_free(&h);
+	return cli_out_close(&o, "stats") || status < 0 ? CLI_EXIT_DAMAGED : status;
+}
+
 /* By sequence: the requests of a server, from the records (sequences.c). */
 static int stats_sequences(const struct cli_group_opts *opts, const char *path)
 {
@@ -667,13 +687,16 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	if ((opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST) && cli_steps_set(&opts.step_range))
+	if ((opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST || opts.by == CLI_BY_HOST ||
+	     opts.by == CLI_BY_COMMAND) && cli_steps_set(&opts.step_range))
 		return cli_usage("stats", "--steps: --by %s follows each request over all its steps",
 				 cli_by_names[opts.by]);
 	if (opts.by == CLI_BY_SEQUENCE)
 		return stats_sequences(&opts, argv[first]);
 	if (opts.by == CLI_BY_REQUEST)
 		return stats_requests(&opts, argv[first]);
+	if (opts.by == CLI_BY_HOST || opts.by == CLI_BY_COMMAND)
+		return stats_rpc(&opts, argv[first]);
 	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
 		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
 									   : CLI_SORT_TOTAL;

@@ -13,6 +13,7 @@
 
 #include "input/input.h"
 #include "report/report.h"
+#include "rpc/rpc.h"
 #include "output/output.h"
 
 struct name {
@@ -344,8 +345,33 @@ static void gpu_note(struct cli_report *rep, const struct ggmlviz_event *ev)
 	rep->has_gpu_note = true;
 }
 
+/* A GGML RPC command that ended, as a slice: [kind, lane, depth, begin, duration, name, seq, ...]. */
+static void rpc_slice(struct cli_report *rep, const struct cli_report_rpc_done *d)
+{
+	struct cli_out *o = rep->o;
+	char buf[16];
+	const char *name = cli_rpc_cmd_name(d->cmd, buf);
+
+	if (!cli_window_meets(&rep->window, rep->t0, d->begin_ns, d->end_ns))
+		return;
+	cli_out_str(o, rep->slices++ ? ",\n[" : "\n[");
+	cli_out_u64(o, CLI_REPORT_KIND_RPC);
+	num(o, lane_of(rep, d->pid, d->tid));
+	num(o, 0);
+	snum(o, (int64_t)d->begin_ns - (int64_t)rep->t0);
+	num(o, d->end_ns > d->begin_ns ? d->end_ns - d->begin_ns : 0);
+	num(o, cli_report_string(rep, name, strlen(name)));
+	num(o, d->seq), num(o, d->request_bytes), num(o, d->reply_bytes), num(o, d->side);
+	num(o, d->status);
+	cli_out_char(o, ']');
+}
+
 void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev)
 {
+	struct cli_report_rpc_done done;
+
+	if (cli_report_rpc_record(&rep->rpc, rep->pid, ev, &done))
+		rpc_slice(rep, &done);
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
 		rep->pid = ev->data.meta.key;
 	else if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
@@ -359,14 +385,17 @@ void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev)
 static void lanes(struct cli_report *rep)
 {
 	struct cli_out *o = rep->o;
-	char buf[96];
+	char buf[96], named[192];
 
 	cli_out_str(o, "\"lanes\":[");
 	for (size_t i = 0; i < rep->n_lanes; i++) {
 		uint32_t tid = (uint32_t)rep->lane_key[i];
 		const char *name = i == CLI_REPORT_LANES - 1 && rep->lanes_over
 					   ? "(more threads)"
-					   : cli_thread_label(rep->names, rep->r, tid, buf, sizeof buf);
+					   : cli_report_lane_name(&rep->rpc, rep->lane_key[i] >> 32,
+								  cli_thread_label(rep->names, rep->r, tid,
+										   buf, sizeof buf),
+								  named, sizeof named);
 
 		cli_out_printf(o, "%s{\"pid\":%" PRIu64 ",\"tid\":%" PRIu32 ",\"name\":",
 			       i ? "," : "", rep->lane_key[i] >> 32, tid);

@@ -16,6 +16,7 @@
 #define CLI_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ggmlviz/reader.h>
@@ -30,6 +31,25 @@
 #define CLI_REPORT_BINS 1000      /* time bins of the density strip and the memory curve */
 #define CLI_REPORT_STRINGS 65536  /* distinct names; the rest show as "…" */
 #define CLI_REPORT_STRING_MAX 160 /* bytes of a name kept */
+#define CLI_REPORT_HOSTS 16       /* processes of GGML's RPC whose lanes are named by their host */
+#define CLI_REPORT_RPC_OPEN 64    /* RPC commands open at once (one a connection's thread) */
+
+/* GGML's RPC on the page: each process's host, and the commands open (drawn when they end). */
+struct cli_report_rpc {
+	struct {
+		uint64_t pid;
+		uint8_t side;
+		char host[80];
+	} hosts[CLI_REPORT_HOSTS];
+	size_t n_hosts;
+	struct {
+		uint64_t pid, conn, begin_ns, request_bytes;
+		uint32_t tid, seq;
+		uint8_t cmd;
+	} open[CLI_REPORT_RPC_OPEN];
+	size_t n_open;
+	uint64_t commands, failed;
+};
 
 /* The groupings the page shows, each as `stats --by` computes it. */
 enum { CLI_REPORT_BY_OP, CLI_REPORT_BY_LAYER, CLI_REPORT_BY_PHASE, CLI_REPORT_BY_STEP,
@@ -67,6 +87,8 @@ struct cli_report {
 	uint64_t mem_before;     /* --steps: live bytes when the window opens */
 	bool has_memory;
 
+	struct cli_report_rpc rpc;
+
 	struct cli_agg by[CLI_REPORT_BY_COUNT];
 	struct cli_names *names; /* borrowed: the command's */
 	int error;               /* -ENOMEM */
@@ -82,7 +104,7 @@ int cli_report_init(struct cli_report *rep, struct cli_out *o, struct cli_names 
 		    uint64_t max_slices);
 void cli_report_free(struct cli_report *rep);
 
-/* One record of the second pass: the process, memory. */
+/* One record of the second pass: the process, memory, GGML's RPC commands. */
 void cli_report_record(struct cli_report *rep, const struct ggmlviz_event *ev);
 /* One timing: to the groupings, and drawn as a slice or summed into a bin. */
 /* Adds a timing, with what the estimate of op times from ticks says of it (a cli_timing_sink); 0. */
@@ -93,6 +115,22 @@ void cli_report_tail(struct cli_report *rep);
 
 /* The id of a name in the page's string table (cut to CLI_REPORT_STRING_MAX bytes). */
 uint32_t cli_report_string(struct cli_report *rep, const char *s, size_t len);
+
+/*
+ * GGML's RPC (report-rpc.c): a record's part in it; 1 when it ended a
+ * command, told in *done, which the page draws as a slice of kind
+ * CLI_REPORT_KIND_RPC; a lane's name with its process's host in buf.
+ */
+#define CLI_REPORT_KIND_RPC 7
+struct cli_report_rpc_done {
+	uint64_t pid, begin_ns, end_ns, request_bytes, reply_bytes;
+	uint32_t tid, seq;
+	uint8_t cmd, side, status;
+};
+int cli_report_rpc_record(struct cli_report_rpc *x, uint64_t pid, const struct ggmlviz_event *ev,
+			  struct cli_report_rpc_done *done);
+const char *cli_report_lane_name(const struct cli_report_rpc *x, uint64_t pid, const char *thread,
+				 char *buf, size_t size);
 
 /* The page around the data (report-page.c). */
 void cli_report_page_begin(struct cli_out *o, const char *title);

@@ -20,8 +20,8 @@
 		fail(e.message + ' (line ' + e.lineno + ')');
 	});
 
-	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5, KERNEL: 6 };
-	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes', 'GPU kernel'];
+	var KIND = { OP: 1, GRAPH: 2, SCOPE: 3, STEP: 4, SPLIT: 5, KERNEL: 6, RPC: 7 };
+	var KIND_NAME = ['', 'op', 'graph', 'scope', 'step', 'run of nodes', 'GPU kernel', 'GGML RPC command'];
 	var PHASES = ['unknown', 'prompt', 'generation'];
 	var METHODS = ['unknown', 'sync', 'tick', 'the GPU'];
 
@@ -233,6 +233,7 @@
 		case KIND.STEP: return '#5b8def';
 		case KIND.SPLIT: return '#a4abb8';
 		case KIND.GRAPH: return '#7c8596';
+		case KIND.RPC: return s[10] ? '#d9534f' : '#3aa57a'; /* failed: red */
 		case KIND.KERNEL: return str(s[6]) ? opColor(str(s[6])) : '#c59d5f'; /* its op's */
 		default: return '#c59d5f';
 		}
@@ -242,6 +243,7 @@
 		case KIND.OP: return str(s[5]);
 		case KIND.STEP: return str(s[5]) + ' ' + s[6] + ' (' + s[7] + (s[7] === 1 ? ' token)' : ' tokens)');
 		case KIND.SPLIT: return str(s[5]) + ' run';
+		case KIND.RPC: return str(s[5]) + ' #' + s[6];
 		case KIND.GRAPH: return 'graph ' + s[7];
 		default: return str(s[5]);
 		}
@@ -401,6 +403,10 @@
 				(s[8] !== s[9] && s[8] ? ' (' + s[8] + ' calls for ' + s[9] + ' expected)' : ''));
 		} else if (s[0] === KIND.GRAPH) {
 			lines.push(s[5] + ' nodes, ' + s[6] + ' threads');
+		} else if (s[0] === KIND.RPC) {
+			lines.push('command ' + s[6] + ' of its connection, ' + (s[9] === 2 ? 'served' : 'sent') +
+				': ' + fmtBytes(s[7]) + ' requested, ' + fmtBytes(s[8]) + ' replied' +
+				(s[10] ? '; it failed (the connection dropped)' : ''));
 		} else if (s[0] === KIND.KERNEL) {
 			lines.push((str(s[6]) ? 'launched by ' + str(s[6]) + (s[7] >= 0 ? ' of layer ' + s[7] : '')
 				: 'launched by no op of its run (untied)') + (s[8] ? ', step ' + s[8] : '') +

@@ -20,7 +20,7 @@
 
 const char *const cli_by_names[] = { "op",   "name",  "layer",  "thread",
 				     "backend", "step", "phase", "method", "kernel", "sequence",
-				     "request", "part", NULL };
+				     "request", "part", "host", "command", NULL };
 const char *const cli_sort_names[] = { "total", "count", "mean", "min",   "max",   "p50",
 				       "p95",   "gflops", "name", "order", "gbps", NULL };
 

@@ -56,7 +56,7 @@ void cli_dist_free(struct cli_dist *d);
 /* What op timings are grouped by (--by). */
 enum cli_by { CLI_BY_OP, CLI_BY_NAME, CLI_BY_LAYER, CLI_BY_THREAD, CLI_BY_BACKEND,
 	      CLI_BY_STEP, CLI_BY_PHASE, CLI_BY_METHOD, CLI_BY_KERNEL, CLI_BY_SEQUENCE,
-	      CLI_BY_REQUEST, CLI_BY_PART };
+	      CLI_BY_REQUEST, CLI_BY_PART, CLI_BY_HOST, CLI_BY_COMMAND };
 
 /* ---- The parts of a llama.cpp or whisper.cpp model (parts.c): what --by part groups by ---- */
 

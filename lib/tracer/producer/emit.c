@@ -255,6 +255,44 @@ void ggmlviz_request_end(uint64_t id, int32_t slot, uint32_t status, uint32_t pr
 		     generated_tokens, label);
 }
 
+static void emit_rpc(uint8_t type, const struct ggmlviz_rpc_command *c, uint8_t status)
+{
+	struct ggmlviz__emit e;
+	uint8_t *pl = c ? ggmlviz__emit_open(&e, GGMLVIZ__ACTIVE, type, NULL, 0, 0) : NULL;
+
+	if (!pl)
+		return;
+	put_u64(pl + RPC_CONN, c->conn);
+	put_u32(pl + RPC_SEQ, c->seq);
+	pl[RPC_CMD] = c->cmd;
+	pl[RPC_SIDE] = c->side;
+	pl[RPC_STATUS] = status;
+	pl[RPC_ZERO] = 0;
+	put_u64(pl + RPC_REQUEST, c->request_bytes);
+	if (type == GGMLVIZ_EVENT_RPC_END) {
+		put_u64(pl + RPC_REPLY, c->reply_bytes);
+	} else {
+		put_u32(pl + RPC_HASH, c->request_hash);
+		put_u32(pl + RPC_ZERO2, 0);
+	}
+	ggmlviz__emit_close(&e);
+}
+
+void ggmlviz_rpc_begin(const struct ggmlviz_rpc_command *c)
+{
+	emit_rpc(GGMLVIZ_EVENT_RPC_BEGIN, c, 0);
+}
+
+void ggmlviz_rpc_stage(const struct ggmlviz_rpc_command *c, uint32_t stage)
+{
+	emit_rpc(GGMLVIZ_EVENT_RPC_STAGE, c, (uint8_t)stage);
+}
+
+void ggmlviz_rpc_end(const struct ggmlviz_rpc_command *c)
+{
+	emit_rpc(GGMLVIZ_EVENT_RPC_END, c, c ? c->status : 0);
+}
+
 void ggmlviz_thread_name(const char *name)
 {
 	struct ggmlviz__ring *r;
