@@ -731,6 +731,7 @@ int cli_cmd_info(struct cli *cli, int argc, char **argv)
 		add_timing(&info, &timing);
 	cli_backends_name(&info.backends, &cli->names, in.r);
 	cli_mem_devices_end(&info.mem);
+	cli_rpc_finish(&info.rpc);
 	print_info(&o, &info, &in);
 	status = cli_input_report(&in);
 	if (info.error)

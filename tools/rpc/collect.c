@@ -148,13 +148,16 @@ static int begin(struct cli_rpc *r, struct cli_rpc_conn *c, const struct ggmlviz
 	return 0;
 }
 
-/* The open command of c at that place, or NULL (counted). */
+/*
+ * The open command of c at that place, or NULL (counted). A client sends
+ * its HELLO on the thread that connects and the rest on the connection's
+ * own, whose records may come first in the file: the last few are looked at.
+ */
 static struct cli_rpc_cmd *open_cmd(struct cli_rpc *r, struct cli_rpc_conn *c, uint32_t seq)
 {
-	struct cli_rpc_cmd *k = c->n ? &c->c[c->n - 1] : NULL;
-
-	if (k && k->seq == seq && !k->ended)
-		return k;
+	for (size_t i = c->n, k = 0; i-- > 0 && k < 8; k++)
+		if (c->c[i].seq == seq && !c->c[i].ended)
+			return &c->c[i];
 	r->unpaired++;
 	return NULL;
 }
@@ -208,6 +211,21 @@ int cli_rpc_add(struct cli_rpc *r, const struct ggmlviz_event *ev)
 	else
 		end(r, c, ev);
 	return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct cli_rpc_cmd *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->begin_ns > y->begin_ns) - (x->begin_ns < y->begin_ns);
+}
+
+void cli_rpc_finish(struct cli_rpc *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		qsort(r->conns[i].c, r->conns[i].n, sizeof *r->conns[i].c, by_seq);
 }
 
 uint64_t cli_rpc_commands(const struct cli_rpc *r, uint8_t side)

@@ -37,7 +37,7 @@ static void sum_phases(const struct cli_rpc_hosts *h, struct phase_sum p[CLI_PHA
 		const struct cli_rpc_step *s = &h->steps[i];
 		struct phase_sum *x = &p[s->phase < CLI_PHASES ? s->phase : 0];
 
-		x->steps++, x->tokens += s->n_tokens, x->time_ns += s->end_ns - s->begin_ns;
+		x->steps++, x->tokens += s->n_tokens, x->time_ns += s->span_end_ns - s->begin_ns;
 		x->client_ns += s->client_ns, x->client_ops_ns += s->client_ops_ns;
 		x->unaccounted_ns += s->unaccounted_ns;
 		for (size_t k = 1; k < h->n_hosts; k++)
@@ -152,7 +152,9 @@ void cli_rpc_hosts_text(struct cli_out *o, const char *path, const struct cli_rp
 	for (uint32_t ph = 0; ph < CLI_PHASES; ph++)
 		if (p[ph].steps)
 			text_phase(o, h, ph, &p[ph]);
-	cli_out_str(o, "\n(TIME: the client's time outside every command in flight, and a server's"
+	cli_out_str(o, "\n(a step from its begin to the end of the last command it sent, which GGML's"
+		       " dispatcher may send on after llama_decode() returns; TIME: the client's time"
+		       " outside every command in flight, and a server's"
 		       " work on its commands, from its request read whole to its reply begun; OPS: the"
 		       " client's own ops in its time; WIRE: a server's commands in flight on the"
 		       " client's clock, less its work in them; SENT, RECEIVED: the client's bytes"
@@ -206,11 +208,11 @@ static void json_step(struct cli_out *o, const struct cli_rpc_hosts *h, size_t i
 	const struct cli_rpc_step *s = &h->steps[i];
 
 	cli_out_printf(o, "{\"step\":%" PRIu64 ",\"pid\":%" PRIu64 ",\"phase\":\"%s\",\"n_tokens\":%" PRIu32
-		       ",\"begin_ns\":%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"client_ns\":%" PRIu64
-		       ",\"client_ops_ns\":%" PRIu64 ",\"inflight_ns\":%" PRIu64 ",\"unaccounted_ns\":%" PRId64,
-		       s->seq, s->pid, cli_phase_name(s->phase), s->n_tokens, s->begin_ns,
-		       s->end_ns - s->begin_ns, s->client_ns, s->client_ops_ns, s->inflight_ns,
-		       s->unaccounted_ns);
+		       ",\"begin_ns\":%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"decode_ns\":%" PRIu64
+		       ",\"client_ns\":%" PRIu64 ",\"client_ops_ns\":%" PRIu64 ",\"inflight_ns\":%" PRIu64
+		       ",\"unaccounted_ns\":%" PRId64, s->seq, s->pid, cli_phase_name(s->phase), s->n_tokens,
+		       s->begin_ns, s->span_end_ns - s->begin_ns, s->end_ns - s->begin_ns, s->client_ns,
+		       s->client_ops_ns, s->inflight_ns, s->unaccounted_ns);
 	json_cells(o, h, &h->cells[i * CLI_RPC_HOSTS]);
 	cli_out_char(o, '}');
 }

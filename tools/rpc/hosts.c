@@ -252,21 +252,71 @@ static int gather_add(struct gather *g, struct span fly, const struct span *work
 	return 0;
 }
 
-/* One host's figures in a step from its gathered spans; its in-flight spans kept in all. */
-static void host_figures(struct cli_rpc_cell *cell, struct gather *g, struct gather *all)
+/* The spans s clipped to [a, b) in place, those left empty dropped; how many remain. */
+static size_t clip_spans(struct span *s, size_t n, uint64_t a, uint64_t b)
 {
-	size_t nf = merge_spans(g->fly, g->n_fly);
-	uint64_t in_work = 0;
+	size_t k = 0;
 
-	cell->inflight_ns = spans_len(g->fly, nf);
-	for (size_t i = 0; i < g->n_work; i++) {
-		cell->compute_ns += g->work[i].b - g->work[i].a;
-		in_work += covered(g->fly, nf, g->work[i].a, g->work[i].b);
+	for (size_t i = 0; i < n; i++) {
+		struct span x = { s[i].a > a ? s[i].a : a, s[i].b < b ? s[i].b : b };
+		if (x.b > x.a)
+			s[k++] = x;
 	}
-	cell->wire_ns = cell->inflight_ns - (in_work < cell->inflight_ns ? in_work : cell->inflight_ns);
-	cell->outside_ns = cell->compute_ns - in_work;
-	for (size_t i = 0; i < nf; i++)
-		(void)gather_add(all, g->fly[i], NULL);
+	return k;
+}
+
+/* How much of span x lies outside [a, b). */
+static uint64_t outside(struct span x, uint64_t a, uint64_t b)
+{
+	uint64_t lo = x.a > a ? x.a : a, hi = x.b < b ? x.b : b;
+
+	return (x.b - x.a) - (hi > lo ? hi - lo : 0);
+}
+
+/*
+ * A step's figures from each host's spans: its time goes to the servers'
+ * work wherever one works (their work, all hosts', merged into w), to the
+ * wire where a host's command is in flight and none works, to the client
+ * elsewhere. A host's compute is its work whole: what of it lies outside the
+ * span (misaligned clocks) is over the step's time, unaccounted.
+ */
+static int span_figures(struct cli_rpc_hosts *h, struct cli_rpc_step *s, struct gather *g,
+			struct gather *w)
+{
+	struct cli_rpc_cell *cells = &h->cells[(size_t)(s - h->steps) * CLI_RPC_HOSTS];
+	uint64_t t = s->span_end_ns - s->begin_ns, busy;
+	size_t nw;
+	int64_t sum;
+
+	w->n_fly = w->n_work = 0;
+	for (size_t k = 1; k < h->n_hosts; k++) {
+		g[k].n_fly = merge_spans(g[k].fly, g[k].n_fly);
+		cells[k].inflight_ns = spans_len(g[k].fly, g[k].n_fly);
+		for (size_t i = 0; i < g[k].n_work; i++) {
+			cells[k].compute_ns += g[k].work[i].b - g[k].work[i].a;
+			cells[k].outside_ns += outside(g[k].work[i], s->begin_ns, s->span_end_ns);
+			if (gather_add(w, g[k].work[i], NULL) < 0)
+				return -ENOMEM;
+		}
+	}
+	nw = merge_spans(w->fly, clip_spans(w->fly, w->n_fly, s->begin_ns, s->span_end_ns));
+	busy = spans_len(w->fly, nw);
+	sum = 0;
+	for (size_t k = 1; k < h->n_hosts; k++) {
+		uint64_t in_work = 0;
+		for (size_t i = 0; i < g[k].n_fly; i++)
+			in_work += covered(w->fly, nw, g[k].fly[i].a, g[k].fly[i].b);
+		cells[k].wire_ns = cells[k].inflight_ns - in_work;
+		sum += (int64_t)(cells[k].compute_ns + cells[k].wire_ns);
+		for (size_t i = 0; i < g[k].n_fly; i++)
+			if (gather_add(w, g[k].fly[i], NULL) < 0)
+				return -ENOMEM;
+	}
+	/* w now holds the work (merged) and every host's flights: their union is the servers' */
+	s->inflight_ns = spans_len(w->fly, merge_spans(w->fly, w->n_fly)) - busy;
+	s->client_ns = t - s->inflight_ns - busy;
+	s->unaccounted_ns = sum + (int64_t)s->client_ns - (int64_t)t;
+	return 0;
 }
 
 /* Adds client command k of connection c (of host) to step s's cell and spans. */
@@ -276,9 +326,9 @@ static int add_command(struct cli_rpc_hosts *h, struct cli_rpc_cell *cell, struc
 {
 	const struct cli_rpc_conn *server = h->conn_server[c - h->rpc.conns];
 	const struct cli_rpc_cmd *sk = server ? served(server, k, hint) : NULL;
-	struct span fly = { k->begin_ns, k->end_ns ? k->end_ns : s->end_ns }, work;
+	struct span fly = { k->begin_ns, k->end_ns ? k->end_ns : s->span_end_ns }, work;
 
-	fly.b = fly.b > s->end_ns ? s->end_ns : fly.b < fly.a ? fly.a : fly.b;
+	fly.b = fly.b > s->span_end_ns ? s->span_end_ns : fly.b < fly.a ? fly.a : fly.b;
 	cell->commands++;
 	cell->round_trips += k->reply_bytes > 0;
 	cell->bytes_out += k->request_bytes;
@@ -289,37 +339,72 @@ static int add_command(struct cli_rpc_hosts *h, struct cli_rpc_cell *cell, struc
 	return gather_add(g, fly, sk ? &work : NULL);
 }
 
-/* Step s: every host's commands begun in it, and the client's time outside them. */
-static int step_figures(struct cli_rpc_hosts *h, size_t si, size_t *cursor, size_t *hints,
-			struct gather *g, struct gather *all)
+/*
+ * The commands of client connection c that step s sent, from *cursor on:
+ * those begun while it ran, and those its connection sent on after it
+ * until the first whose reply the client waited for (llama_decode()
+ * returns before GGML's dispatcher has sent the last split's inputs and
+ * graph and asked for its output, which llama_synchronize() then waits
+ * for), before the next step's begin. Their end in *to; the step's span
+ * made to hold them.
+ */
+static void step_commands(const struct cli_rpc_conn *c, struct cli_rpc_step *s, size_t *cursor,
+			  size_t *to)
+{
+	size_t i = *cursor;
+	bool replied = true; /* the connection's last command of the step had a reply */
+
+	while (i < c->n && c->c[i].begin_ns < s->begin_ns)
+		i++;
+	*cursor = i;
+	for (; i < c->n && c->c[i].begin_ns < s->next_ns; i++) {
+		const struct cli_rpc_cmd *k = &c->c[i];
+
+		if (k->begin_ns > s->end_ns && replied)
+			break;
+		replied = k->reply_bytes > 0 || (k->ended && k->status != GGMLVIZ_RPC_OK);
+		s->span_end_ns = k->end_ns > s->span_end_ns ? k->end_ns : s->span_end_ns;
+	}
+	*to = i;
+}
+
+/* Step s: every host's commands it sent, and where its time went. */
+static int step_figures(struct cli_rpc_hosts *h, size_t si, size_t *cursor, size_t *to,
+			size_t *hints, struct gather *g, struct gather *w)
 {
 	struct cli_rpc_step *s = &h->steps[si];
 	struct cli_rpc_cell *cells = &h->cells[si * CLI_RPC_HOSTS];
-	int64_t sum;
 
-	all->n_fly = all->n_work = 0;
-	for (size_t host = 1; host < h->n_hosts; host++) {
-		g->n_fly = g->n_work = 0;
-		for (size_t i = 0; i < h->rpc.n; i++) {
-			const struct cli_rpc_conn *c = &h->rpc.conns[i];
+	s->span_end_ns = s->end_ns;
+	for (size_t i = 0; i < h->rpc.n; i++)
+		if (h->rpc.conns[i].side == GGMLVIZ_RPC_CLIENT && h->rpc.conns[i].pid == s->pid)
+			step_commands(&h->rpc.conns[i], s, &cursor[i], &to[i]);
+	for (size_t k = 0; k < h->n_hosts; k++)
+		g[k].n_fly = g[k].n_work = 0;
+	for (size_t i = 0; i < h->rpc.n; i++) {
+		const struct cli_rpc_conn *c = &h->rpc.conns[i];
+		size_t k = h->conn_host[i];
 
-			if (c->side != GGMLVIZ_RPC_CLIENT || c->pid != s->pid || h->conn_host[i] != host)
-				continue;
-			while (cursor[i] < c->n && c->c[cursor[i]].begin_ns < s->begin_ns)
-				cursor[i]++;
-			for (; cursor[i] < c->n && c->c[cursor[i]].begin_ns <= s->end_ns; cursor[i]++)
-				if (add_command(h, &cells[host], g, s, c, &c->c[cursor[i]], &hints[i]) < 0)
-					return -ENOMEM;
-		}
-		host_figures(&cells[host], g, all);
+		if (c->side != GGMLVIZ_RPC_CLIENT || c->pid != s->pid)
+			continue;
+		for (; cursor[i] < to[i]; cursor[i]++)
+			if (add_command(h, &cells[k], &g[k], s, c, &c->c[cursor[i]], &hints[i]) < 0)
+				return -ENOMEM;
 	}
-	s->inflight_ns = spans_len(all->fly, merge_spans(all->fly, all->n_fly));
-	s->client_ns = s->end_ns - s->begin_ns - s->inflight_ns;
-	sum = (int64_t)s->client_ns;
-	for (size_t host = 1; host < h->n_hosts; host++)
-		sum += (int64_t)(cells[host].compute_ns + cells[host].wire_ns);
-	s->unaccounted_ns = sum - (int64_t)(s->end_ns - s->begin_ns);
-	return 0;
+	return span_figures(h, s, g, w);
+}
+
+/* Each step's next: the next step of its process begins there (or never). */
+static void next_steps(struct cli_rpc_hosts *h)
+{
+	for (size_t i = 0; i < h->n_steps; i++) {
+		h->steps[i].next_ns = UINT64_MAX;
+		for (size_t j = i + 1; j < h->n_steps; j++)
+			if (h->steps[j].pid == h->steps[i].pid) {
+				h->steps[i].next_ns = h->steps[j].begin_ns;
+				break;
+			}
+	}
 }
 
 static int by_step_begin(const void *x, const void *y)
@@ -333,8 +418,11 @@ static int by_step_begin(const void *x, const void *y)
 static int figure_steps(struct cli_rpc_hosts *h)
 {
 	size_t *cursor = calloc(h->rpc.n + 1, sizeof *cursor), *hints = calloc(h->rpc.n + 1, sizeof *hints);
-	struct gather g = { 0 }, all = { 0 };
-	int rc = cursor && hints ? 0 : -ENOMEM;
+	size_t *to = calloc(h->rpc.n + 1, sizeof *to);
+	struct gather g[CLI_RPC_HOSTS], w = { 0 };
+	int rc = cursor && hints && to ? 0 : -ENOMEM;
+
+	memset(g, 0, sizeof g);
 
 	h->conn_host = calloc(h->rpc.n + 1, sizeof *h->conn_host);
 	h->conn_server = calloc(h->rpc.n + 1, sizeof *h->conn_server);
@@ -348,12 +436,15 @@ static int figure_steps(struct cli_rpc_hosts *h)
 		h->conn_host[i] = host_of(h, &h->rpc.conns[i], h->conn_server[i]);
 	}
 	qsort(h->steps, h->n_steps, sizeof *h->steps, by_step_begin);
+	next_steps(h);
 	for (size_t si = 0; rc == 0 && si < h->n_steps; si++)
-		rc = step_figures(h, si, cursor, hints, &g, &all);
+		rc = step_figures(h, si, cursor, to, hints, g, &w);
 	if (rc == 0)
 		tightest(h);
-	free(cursor), free(hints);
-	free(g.fly), free(g.work), free(all.fly), free(all.work);
+	free(cursor), free(hints), free(to);
+	for (size_t k = 0; k < CLI_RPC_HOSTS; k++)
+		free(g[k].fly), free(g[k].work);
+	free(w.fly), free(w.work);
 	return rc;
 }
 
@@ -366,6 +457,7 @@ int cli_rpc_hosts_read(const char *cmd, const char *path, struct cli_rpc_hosts *
 	memset(h, 0, sizeof *h);
 	h->n_hosts = 1; /* 0: the client */
 	status = cli_each_timing(cmd, path, &each, &rd, NULL);
+	cli_rpc_finish(&h->rpc);
 	if (status >= 0 && !rd.error)
 		for (size_t i = 0; i < h->n_steps; i++)
 			if (h->steps[i].seq < rd.n_ops && rd.op_pid[h->steps[i].seq] == h->steps[i].pid)

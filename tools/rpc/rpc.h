@@ -32,7 +32,7 @@ struct cli_rpc_cmd {
 	uint8_t cmd, status, ended;
 };
 
-/* A connection as one process recorded it: its commands in the order recorded. */
+/* A connection as one process recorded it: its commands by place (cli_rpc_finish()). */
 struct cli_rpc_conn {
 	uint64_t id, pid;         /* its id in its process (after merge: its client's), the process */
 	uint8_t side;             /* enum ggmlviz_rpc_side */
@@ -66,6 +66,8 @@ struct cli_rpc {
 int cli_rpc_grow(void **items, size_t *cap, size_t need, size_t size);
 /* Everything RPC of one record (records of other types are ignored); 0 or -ENOMEM. */
 int cli_rpc_add(struct cli_rpc *r, const struct ggmlviz_event *ev);
+/* Once every record was added: each connection's commands in their order (by place). */
+void cli_rpc_finish(struct cli_rpc *r);
 /* The connection of that process and id, or NULL. */
 struct cli_rpc_conn *cli_rpc_conn_of(const struct cli_rpc *r, uint64_t pid, uint64_t id);
 /* The process of that pid, or NULL. */
@@ -138,14 +140,20 @@ struct cli_rpc_cell {
 	uint64_t bytes_out, bytes_in, commands, round_trips, failed;
 };
 
-/* A client's step, and its figures. */
+/*
+ * A client's step, and its figures: over its span, from its begin to the
+ * end of the last command it sent (an RPC device's work goes on after
+ * llama_decode() returns).
+ */
 struct cli_rpc_step {
 	uint64_t seq, pid, begin_ns, end_ns;
+	uint64_t span_end_ns;     /* its end, or its last command's if later */
+	uint64_t next_ns;         /* where the next step of its process begins (UINT64_MAX: none) */
 	uint32_t phase, n_tokens;
 	uint64_t inflight_ns;     /* every host's commands in flight (their union) */
-	uint64_t client_ns;       /* the step's time outside them */
+	uint64_t client_ns;       /* the span's time outside them */
 	uint64_t client_ops_ns;   /* the client's own ops' time (their timings) */
-	int64_t unaccounted_ns;   /* client + every host's compute and wire, less the step's time */
+	int64_t unaccounted_ns;   /* client + every host's compute and wire, less the span's time */
 };
 
 struct cli_rpc_hosts {
@@ -182,6 +190,7 @@ struct cli_rpc_input {
 	bool server;              /* it holds a server's commands */
 	/* a server's: */
 	size_t server_conns, matched, ambiguous; /* its connections with commands; tied; tied to several */
+	size_t unmatched_work;    /* connections not tied that asked more than queries (said) */
 	struct cli_rpc_clock clock; /* its clock against its clients' */
 	uint64_t client_pid;      /* the client of its last connection tied */
 	size_t client_input;      /* ... and its input */
