@@ -2,12 +2,13 @@
 # Builds llama.cpp's own tools traced by libggmlviz: llama-bench, llama-cli,
 # llama-completion and llama-server (or the tools --tools names), from the
 # release scripts/fetch-ggml.sh fetches, or from your own llama.cpp
-# checkout, for the CPU, CUDA or Vulkan. When GGML_VIZ_OUTPUT is set
+# checkout, for the CPU, CUDA or Vulkan, and with GGML's RPC backend and
+# its server (--rpc). When GGML_VIZ_OUTPUT is set
 # (GGML_VIZ_OUTPUT=run.ggmlviz), a tool traces from its first model load to
 # its exit, every llama_decode() and llama_encode() a step; unset, it runs
 # as the original does.
 #
-#     scripts/build-llama-tools.sh [--source DIR] [--cuda [--arch ARCH]] [--vulkan]
+#     scripts/build-llama-tools.sh [--source DIR] [--cuda [--arch ARCH]] [--vulkan] [--rpc]
 #                                  [--tools LIST] [OUT]
 #     GGML_VIZ_OUTPUT=bench.ggmlviz OUT/build/bin/llama-bench -m model.gguf
 #
@@ -32,7 +33,10 @@
 # call where a request arrives, starts its prompt, gets its first token and
 # ends: `ggmlviz stats --by request`), and
 # for --vulkan, each node's GPU time from the Vulkan backend's timestamp
-# queries (contrib/llama.cpp/ggmlviz-vulkan.h) and Debian 12's toolchain.
+# queries (contrib/llama.cpp/ggmlviz-vulkan.h) and Debian 12's toolchain,
+# and GGML's RPC backend, on both sides of the wire: each command the
+# client sends and the server serves, and the server's ops
+# (contrib/llama.cpp/ggmlviz-rpc.h: doc/rpc.md).
 #
 #   --source DIR  a llama.cpp checkout (releases of the last months; its
 #                 tracked and untracked files, not what git ignores);
@@ -41,6 +45,9 @@
 #   --cuda        GGML's CUDA backend (nvcc: PATH or /usr/local/cuda; CUPTI's
 #                 headers of its toolkit, found by scripts/cuda-cupti.sh);
 #                 --arch ARCH: CMAKE_CUDA_ARCHITECTURES (default native)
+#   --rpc         GGML's RPC backend (GGML_RPC) in the tools (--rpc HOST:PORT),
+#                 and its server, ggml-rpc-server, added to the tools built;
+#                 both traced (the server when GGML_VIZ_OUTPUT is set)
 #   --vulkan      GGML's Vulkan backend (glslc, libvulkan-dev:
 #                 scripts/install-deps.sh); on Mesa's software device, run
 #                 with GGML_VK_VISIBLE_DEVICES=0
@@ -99,12 +106,20 @@ log="$out/build.log"
 : >"$log"
 
 # ---- 2. the copy, made again when the source or the edits changed ----
-edits="--cpu-shares --sched-graph-ids --sched-no-wait"
+# the RPC edit always, so that a build with --rpc and one without share the copy (it is compiled
+# only where GGML_RPC is on)
+edits="--cpu-shares --sched-graph-ids --sched-no-wait --rpc-commands"
 case ",$tools," in *,llama-server,*) edits="$edits --server-requests" ;; esac
 [ "$backend" = vulkan ] && edits="$edits --vulkan-guards --vulkan-times"
 # shellcheck disable=SC2086 # the options are words
 "$top/scripts/copy-edited-source.sh" "$source_dir" "$out/src" $edits ||
 	die "nothing was built (the message above says what did not fit)"
+
+rpc_flags=
+if [ -n "$rpc" ]; then
+	rpc_flags="-DGGML_RPC=ON"
+	case ",$tools," in *,ggml-rpc-server,*) ;; *) tools="$tools,ggml-rpc-server" ;; esac
+fi
 
 # ---- 3. libggmlviz, installed where CMake finds it ----
 tools_install_ggmlviz
@@ -114,7 +129,7 @@ tools_cmake_options
 say "configuring and building in $out/build (the log: $log)"
 # shellcheck disable=SC2086 # the generator's and the backend's words
 cmake -S "$out/src" -B "$out/build" $generator -DCMAKE_BUILD_TYPE=Release \
-	-DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=OFF $backend_flags \
+	-DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=OFF $backend_flags $rpc_flags \
 	-DCMAKE_C_FLAGS="$amx" -DCMAKE_CXX_FLAGS="$amx" \
 	-DCMAKE_PROJECT_INCLUDE="$contrib/ggmlviz.cmake" -Dggmlviz_DIR="$ggmlviz_dir" \
 	-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

@@ -51,7 +51,7 @@ list_files() {
 
 stamp=$({ list_files | tr '\0' '\n' | (cd "$source_dir" && xargs -r ls -l --time-style=+%s 2>/dev/null)
 	  cat "$contrib/ggmlviz-edit.py" "$contrib/ggmlviz-server.h" "$contrib/ggmlviz-vulkan.h" \
-		"$contrib/ggmlviz-cpu.h" "$contrib/ggmlviz-sched.h"; echo "$whisper$edits"; } |
+		"$contrib/ggmlviz-cpu.h" "$contrib/ggmlviz-sched.h" "$contrib/ggmlviz-rpc.h"; echo "$whisper$edits"; } |
 	cksum | cut -d' ' -f1)
 [ "$(cat "$copy/.ggmlviz-copy" 2>/dev/null)" != "$stamp" ] || exit 0
 printf 'copy-edited-source: copying %s into %s\n' "$source_dir" "$copy" >&2

@@ -23,13 +23,14 @@ say() {
 tools_parse_options() {
 	example=$1
 	shift
-	source_dir='' backend=cpu arch=native out=''
+	source_dir='' backend=cpu arch=native out='' rpc=''
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h | --help) awk 'NR > 1 && /^# SPDX/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		--source) [ $# -ge 2 ] || die "--source wants a $project checkout"; source_dir=$2; shift ;;
 		--cuda) backend=cuda ;;
 		--vulkan) backend=vulkan ;;
+		--rpc) [ "$project" = llama.cpp ] || die "--rpc: $project has no RPC server"; rpc=1 ;;
 		--arch) [ $# -ge 2 ] || die "--arch wants a value (90, native, ...)"; arch=$2; shift ;;
 		--tools) [ $# -ge 2 ] || die "--tools wants a list ($example)"; tools=$2; shift ;;
 		-*) die "unknown option '$1' (--help)" ;;

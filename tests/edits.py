@@ -10,7 +10,10 @@ whose code moved, without failing the build (the edits only save work).
 --server-requests on the release's server: each arrival where a task is
 pushed into the queue (found with or without the debug log's line); a
 server or a CPU backend whose code moved: that feature left out whole,
-said, and the build goes on with the others.
+said, and the build goes on with the others. --rpc-commands on the
+release's RPC backend: every call of both sides made, the server's message
+helpers wrapped once each; a backend whose code moved: left out whole,
+said, the others made.
 
 Usage: edits.py BUILDDIR TMPDIR
 
@@ -196,5 +199,44 @@ else:
        'ggmlviz_server_arrived(task);' in text_of(moved, QUEUE),
        'a CPU backend whose code moved: its shares left out whole, said, the build goes on '
        '(the requests made)', '%d %s%s' % (rc, out, err))
+
+# ---- GGML's RPC backend ----
+RPC = os.path.join('ggml', 'src', 'ggml-rpc', 'ggml-rpc.cpp')
+RPC_CALLS = {'ggmlviz_rpc_client_hello(': 1, 'ggmlviz_rpc_client_send(': 2, 'ggmlviz_rpc_server_reply(': 1,
+             'ggmlviz_rpc_server_request(': 2, 'ggmlviz_rpc_server_recv_cmd(': 2, 'ggmlviz_rpc_server_compute(': 2,
+             'ggmlviz_rpc_server_start(': 1, 'ggmlviz_rpc_server_accepted();': 1,
+             'ggmlviz_rpc_server_closed();': 1, 'ggmlviz_rpc_conn ggmlviz_conn;': 1,
+             'static bool ggmlviz_send_msg_untraced(': 1, 'static bool ggmlviz_recv_msg_untraced(': 2,
+             'static bool send_msg(': 1, 'static bool recv_msg(': 2, 'sock->recv_data(&cmd, 1)': 0}
+
+
+def rpc_copy(name, edit=lambda text: text):
+    top = os.path.join(TMP, name)
+    os.makedirs(os.path.dirname(os.path.join(top, RPC)))
+    with open(os.path.join(release, RPC)) as f:
+        text = edit(f.read())
+    with open(os.path.join(top, RPC), 'w') as f:
+        f.write(text)
+    return top
+
+
+if not os.path.isfile(os.path.join(release, RPC)):
+    skip('the release\'s RPC backend takes the edits', 'no fetched source (scripts/fetch-ggml.sh --source)')
+    skip('an RPC backend whose code moved', 'no fetched source (scripts/fetch-ggml.sh --source)')
+else:
+    top = rpc_copy('rpc')
+    rc, out, err = run(sys.executable, EDIT, top, '--rpc-commands')
+    text = text_of(top, RPC)
+    counts = {k: text.count(k) for k in RPC_CALLS}
+    ok(rc == 0 and counts == RPC_CALLS and out.count('ggml-rpc.cpp:') == 11,
+       'the release\'s RPC backend: every call of both sides made, the message helpers wrapped',
+       '%s\n%s%s' % (counts, out, err))
+    moved = rpc_copy('rpc-moved', lambda t: t.replace('rpc_serve_client(backends, cache_dir, client_socket);',
+                                                      'serve(backends, cache_dir, client_socket);'))
+    before = text_of(moved, RPC)
+    rc, out, err = run(sys.executable, EDIT, moved, '--rpc-commands')
+    ok(rc == 0 and text_of(moved, RPC) == before and 'not made (found no single place for each client'
+       ' served' in out and 'neither side of GGML\'s RPC backend records its commands' in out,
+       'an RPC backend whose code moved: left out whole, said, no failure', '%d %s%s' % (rc, out, err))
 
 taplib.finish()

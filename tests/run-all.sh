@@ -9,8 +9,9 @@
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
-#   6. llama.cpp's own tools (llama-bench, llama-server) built traced from
-#      the fetched release's source, and tests/test-llama-tools.sh; the same
+#   6. llama.cpp's own tools (llama-bench, llama-server, and GGML's RPC
+#      server: --rpc) built traced from the fetched release's source, and
+#      tests/test-llama-tools.sh and tests/test-llama-rpc.sh; the same
 #      built for GGML's Vulkan backend, on Mesa's software device
 #      (tests/test-llama-tools-vulkan.sh); the integration on a changed copy
 #      of it (tests/test-llama-upstream.sh); whisper.cpp's tools (whisper-cli,
@@ -254,7 +255,14 @@ tools_tested() { # name var what args...
 # GGML is here (scripts/build-llama-tools.sh), then tests/test-llama-tools.sh.
 if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny_llama" ]; then
 	note "llama.cpp's tools traced: scripts/build-llama-tools.sh, tests/test-llama-tools.sh"
-	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli and llama-server"
+	# with GGML's RPC backend and its server (--rpc): one build serves both tests
+	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli, llama-server and ggml-rpc-server" --rpc
+	if [ -x "$dir/ggml-rpc-server" ]; then
+		note "GGML's RPC backend traced on both sides: tests/test-llama-rpc.sh"
+		env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
+			sh "$top/tests/test-llama-rpc.sh" >"$top/build/llama-rpc.out" 2>&1
+		count_tap "$top/build/llama-rpc.out" "llama-rpc"
+	fi
 	if [ -x "$dir/llama-server" ]; then
 		note "ggmlviz advise on llama-server's requests: tests/test-advise-server.sh"
 		env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \

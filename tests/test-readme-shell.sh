@@ -18,7 +18,8 @@
 # With --checkout, the blocks that build into the checkout or run
 # llama.cpp's or whisper.cpp's own tools (scripts/build-llama-tools.sh,
 # llama-bench, llama-server on port 8080, bench/gpu-check.sh,
-# scripts/build-whisper-tools.sh and what reads whisper*.ggmlviz) run instead, from the top
+# scripts/build-whisper-tools.sh and what reads whisper*.ggmlviz or
+# rpc-*.ggmlviz: GGML's RPC servers on ports 50052 and 50053) run instead, from the top
 # of the checkout, as a user runs them: tests/run-all.sh does so once the
 # tools are built, so that the build script finds them built. There HOME
 # is a folder whose llama.cpp is a link to the fetched release's source,
@@ -74,7 +75,7 @@ where_of() {
 	*)
 		if grep -q 'build-llama-tools\.sh[^#]*--cuda' "$1"; then
 			echo gpu
-		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|completion\.ggmlviz\|bench/gpu-check.sh\|scripts/build-whisper-tools.sh\|whisper[a-z-]*\.ggmlviz' "$1"; then
+		elif grep -q 'scripts/build-llama-tools.sh\|\$tools/\|server\.ggmlviz\|bench\.ggmlviz\|completion\.ggmlviz\|bench/gpu-check.sh\|scripts/build-whisper-tools.sh\|whisper[a-z-]*\.ggmlviz\|rpc-[a-z-]*\.ggmlviz' "$1"; then
 			echo checkout
 		else
 			echo build

@@ -47,6 +47,17 @@ their compilation). What needs one is named by an option:
                     Only what saves time: where the scheduler's code is not
                     as expected, nothing is made, said, and the build goes
                     on without it
+  --rpc-commands    GGML's RPC backend records each command of its protocol
+                    on both sides, and the server times the graphs it
+                    computes (contrib/llama.cpp/ggmlviz-rpc.h): on the
+                    client, the dispatcher's two sends wrapped and the
+                    connection's HELLO; on the server, its start, each
+                    client served, its reads of a command byte, its
+                    request and reply messages (send_msg and recv_msg
+                    wrapped where they are defined) and its two graph
+                    computes; and an #include. Compiled only where GGML_RPC
+                    is on (left out: neither side records a command, and a
+                    server's graphs are not timed)
   --vulkan-guards   GGML's Vulkan backend on Debian 12's toolchain: glslc
                     without GL_KHR_cooperative_matrix and Vulkan headers
                     older than vk::LayerSettingEXT (VK_HEADER_VERSION 268);
@@ -63,7 +74,7 @@ with the others. A file that cannot be read leaves its features out the
 same way.
 
     ggmlviz-edit.py SRC [--cpu-shares] [--sched-graph-ids] [--sched-no-wait] [--server-requests]
-                        [--vulkan-times] [--vulkan-guards]
+                        [--rpc-commands] [--vulkan-times] [--vulkan-guards]
 
 SPDX-License-Identifier: MIT
 """
@@ -236,6 +247,63 @@ def sched_no_wait(src):
                    'as without the edit')
 
 
+def rpc_wrap(find_args, name, body):
+    """An Edit that renames GGML's function `name` (its parameters matching find_args) to
+    ggmlviz_NAME_untraced and defines `name` again after it as `body` (which calls it)."""
+    return (r'(?ms)^static bool %s\((%s)\) \{\n(.*?)^\}\n' % (name, find_args),
+            r'static bool ggmlviz_%s_untraced(\1) {\n\2}\n\n'
+            r'static bool %s(\1) { // libggmlviz: the server' "'" r's commands (ggmlviz-edit.py --rpc-commands)\n'
+            r'%s}\n' % (name, name, body))
+
+
+def rpc_commands(src):
+    rpc = 'ggml/src/ggml-rpc/ggml-rpc.cpp'
+    header = '#include "%s" // libggmlviz: the RPC commands (scripts/build-llama-tools.sh)\n' % (
+        os.path.join(HERE, 'ggmlviz-rpc.h'))
+    send = rpc_wrap(r'socket_ptr sock, const void \* msg, size_t msg_size', 'send_msg',
+                    r'    return ggmlviz_rpc_server_reply(msg_size, [&] { return ggmlviz_send_msg_untraced(sock, msg, '
+                    r'msg_size); });\n')
+    recv = rpc_wrap(r'socket_ptr sock, void \* msg, size_t msg_size', 'recv_msg',
+                    r'    bool ok = ggmlviz_recv_msg_untraced(sock, msg, msg_size);\n'
+                    r'    ggmlviz_rpc_server_request(ok, msg, msg_size);\n    return ok;\n')
+    recv_vec = rpc_wrap(r'socket_ptr sock, std::vector<uint8_t> & input', 'recv_msg',
+                        r'    bool ok = ggmlviz_recv_msg_untraced(sock, input);\n'
+                        r'    ggmlviz_rpc_server_request(ok, input.data(), input.size());\n    return ok;\n')
+    return feature(src, [
+        Edit(rpc, r'(?m)^(#include "transport.h"\n)', r'\1' + header.replace('\\', '\\\\'),
+             'its #include "transport.h"'),
+        Edit(rpc, r'(?m)^([ \t]*)(std::thread[ \t]+thread;\n)(\};\n)',
+             r'\1\2\1ggmlviz_rpc_conn ggmlviz_conn; // libggmlviz: the places of its commands, its name\n\3',
+             'the dispatcher\'s members (std::thread thread; };)'),
+        Edit(rpc, r'if \(!negotiate_hello\(sock\)\) \{',
+             'if (!ggmlviz_rpc_client_hello(ggmlviz_conn, endpoint, sizeof(rpc_msg_hello_req), '
+             'sizeof(rpc_msg_hello_rsp), [&] { return negotiate_hello(sock); })) {',
+             'the client\'s HELLO (if (!negotiate_hello(sock)) {)'),
+        Edit(rpc, r'send_rpc_cmd\(sock, msg_ptr->cmd, msg_ptr->input\.get\(\), msg_ptr->input_size'
+                  r'(?:, msg_ptr->output, msg_ptr->output_size)?\)',
+             r'ggmlviz_rpc_client_send(ggmlviz_conn, msg_ptr->cmd, msg_ptr->input.get(), msg_ptr->input_size, '
+             r'msg_ptr->output != nullptr, msg_ptr->output_size, [&] { return \g<0>; })',
+             'the dispatcher\'s sends (send_rpc_cmd(sock, msg_ptr->cmd, msg_ptr->input.get(), ...))', every=True),
+        Edit(rpc, send[0], send[1], 'the server\'s replies (static bool send_msg(socket_ptr sock, const void * '
+             'msg, size_t msg_size) {...})'),
+        Edit(rpc, recv[0], recv[1], 'the server\'s requests (static bool recv_msg(socket_ptr sock, void * msg, '
+             'size_t msg_size) {...})'),
+        Edit(rpc, recv_vec[0], recv_vec[1], 'the server\'s requests (static bool recv_msg(socket_ptr sock, '
+             'std::vector<uint8_t> & input) {...})'),
+        Edit(rpc, r'sock->recv_data\(&cmd, 1\)', 'ggmlviz_rpc_server_recv_cmd(sock, &cmd)',
+             'the server\'s reads of a command byte (sock->recv_data(&cmd, 1))', every=True),
+        Edit(rpc, r'ggml_backend_graph_compute\(backends\[device\], graph\)',
+             'ggmlviz_rpc_server_compute(backends[device], graph)',
+             'the server\'s graph computes (ggml_backend_graph_compute(backends[device], graph))', every=True),
+        Edit(rpc, r'(?m)^(void ggml_backend_rpc_start_server\(const char \* endpoint, [^)]*\) \{\n)',
+             r'\1    ggmlviz_rpc_server_start(endpoint); // libggmlviz: tracing, when GGML_VIZ_OUTPUT asks\n',
+             'the server\'s start (void ggml_backend_rpc_start_server(const char * endpoint, ...) {)'),
+        Edit(rpc, r'(?m)^([ \t]*)(rpc_serve_client\(backends, cache_dir, client_socket\);\n)',
+             r'\1ggmlviz_rpc_server_accepted();\n\1\2\1ggmlviz_rpc_server_closed();\n',
+             'each client served (rpc_serve_client(backends, cache_dir, client_socket);)'),
+    ], 'neither side of GGML\'s RPC backend records its commands')
+
+
 def server_requests(src):
     ctx = 'tools/server/server-context.cpp'
     queue = 'tools/server/server-queue.cpp'
@@ -326,6 +394,8 @@ def main():
             edits += sched_no_wait(src)
         elif opt == '--server-requests':
             edits += server_requests(src)
+        elif opt == '--rpc-commands':
+            edits += rpc_commands(src)
         else:
             sys.exit('ggmlviz-edit: unknown option %s' % opt)
     apply(src, edits)

@@ -139,7 +139,9 @@ static void ggmlviz_ggml__replaced(ggml_backend_buffer_t buf)
 /*
  * META DEVICE for a buffer just recorded: the device its memory is on (host
  * memory is the CPU's, pinned host buffers included) and that device's
- * memory, total and free, as GGML says them (0: not said).
+ * memory, total and free, as GGML says them (0: not said). A device of
+ * GGML's RPC backend ("RPC0[host:port]") is not asked: its answer is a
+ * round trip to its server, which the run untraced does not make.
  */
 static void ggmlviz_ggml__buffer_device(ggml_backend_buffer_t buf)
 {
@@ -151,7 +153,8 @@ static void ggmlviz_ggml__buffer_device(ggml_backend_buffer_t buf)
 
 	if (!dev)
 		return;
-	ggml_backend_dev_memory(dev, &free_bytes, &total);
+	if (strncmp(ggml_backend_dev_name(dev), "RPC", 3) != 0)
+		ggml_backend_dev_memory(dev, &free_bytes, &total);
 	ggmlviz_meta(GGMLVIZ_META_DEVICE, (uint64_t)(uintptr_t)buf, (uint64_t)total,
 		     (uint64_t)free_bytes, ggml_backend_buft_is_host(buft) ? "CPU"
 									: ggml_backend_dev_name(dev));
