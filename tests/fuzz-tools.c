@@ -62,7 +62,7 @@ static int write_input(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const bys[] = { "op", "name", "layer", "thread", "backend",
-					   "step", "phase", "method" };
+					   "step", "phase", "method", "host", "command" };
 
 	if (!path[0]) {
 		snprintf(path, sizeof path, "/tmp/ggmlviz-fuzz-%ld.ggmlviz", (long)getpid());

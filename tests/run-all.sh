@@ -185,7 +185,8 @@ result $rc "TSan build"
 
 note "fuzzing: libFuzzer (clang) under ASan+UBSan, ${FUZZ_SECONDS:-60} s per target"
 # Each target runs on a seed corpus written by tests/gen-trace (a whole trace,
-# one ended by a crash, one cut short, one corrupt) and the inputs kept in
+# one ended by a crash, one cut short, one corrupt), tests/gen-rpc (a client
+# of GGML's RPC and its servers, merged) and the inputs kept in
 # tests/data, and stops at the first crash, leak or sanitizer report; a
 # crash's input is kept in build-fuzz/.
 if command -v clang >/dev/null 2>&1; then
@@ -193,11 +194,15 @@ if command -v clang >/dev/null 2>&1; then
 		--with-ggml=no
 	rc=$?
 	result $rc "libFuzzer build (clang)"
-	if [ $rc -eq 0 ] && (cd "$top/build-fuzz" && make tests/gen-trace >/dev/null 2>&1); then
+	if [ $rc -eq 0 ] && (cd "$top/build-fuzz" && make tests/gen-trace tests/gen-rpc >/dev/null 2>&1); then
 		f=$top/build-fuzz
 		rm -rf "$f/corpus" "$f/work"
 		mkdir -p "$f/corpus" "$f/work"
 		"$f/tests/gen-trace" "$f/corpus/whole.ggmlviz" >/dev/null
+		# GGML's RPC: a client and its servers merged (what stats --by host reads)
+		mkdir -p "$f/rpc" && "$f/tests/gen-rpc" "$f/rpc" --steps 2 --skew-a 500000000 >/dev/null &&
+			"$f/tools/ggmlviz" merge "$f/rpc/client.ggmlviz" "$f/rpc/server-a.ggmlviz" \
+				"$f/rpc/server-b.ggmlviz" -o "$f/corpus/rpc.ggmlviz" >/dev/null 2>&1
 		"$f/tests/gen-trace" --crash --graphs 2 "$f/corpus/crash.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --cut-bytes 7 "$f/corpus/cut.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --corrupt 9 "$f/corpus/corrupt.ggmlviz" >/dev/null

@@ -36,7 +36,7 @@ static void sum_steps(const struct cli_rpc_hosts *h, struct rpc_sum *s)
 		s->steps++, s->tokens += st->n_tokens, s->time_ns += st->end_ns - st->begin_ns;
 		s->client_ops_ns += st->client_ops_ns;
 		for (size_t k = 1; k < h->n_hosts; k++) {
-			const struct cli_rpc_cell *c = &h->cells[i * CLI_RPC_HOSTS + k];
+			const struct cli_rpc_cell *c = &cli_rpc_cells(h, i)[k];
 
 			s->work_ns += c->compute_ns, s->wire_ns += c->wire_ns, s->round_trips += c->round_trips;
 			s->bytes_out += c->bytes_out, s->bytes_in += c->bytes_in;

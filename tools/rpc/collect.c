@@ -225,7 +225,8 @@ static int by_seq(const void *a, const void *b)
 void cli_rpc_finish(struct cli_rpc *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		qsort(r->conns[i].c, r->conns[i].n, sizeof *r->conns[i].c, by_seq);
+		if (r->conns[i].n)
+			qsort(r->conns[i].c, r->conns[i].n, sizeof *r->conns[i].c, by_seq);
 }
 
 uint64_t cli_rpc_commands(const struct cli_rpc *r, uint8_t side)

@@ -41,7 +41,7 @@ static void sum_phases(const struct cli_rpc_hosts *h, struct phase_sum p[CLI_PHA
 		x->client_ns += s->client_ns, x->client_ops_ns += s->client_ops_ns;
 		x->unaccounted_ns += s->unaccounted_ns;
 		for (size_t k = 1; k < h->n_hosts; k++)
-			cell_add(&x->h[k], &h->cells[i * CLI_RPC_HOSTS + k]);
+			cell_add(&x->h[k], &cli_rpc_cells(h, i)[k]);
 	}
 }
 
@@ -139,7 +139,7 @@ void cli_rpc_hosts_text(struct cli_out *o, const char *path, const struct cli_rp
 {
 	struct phase_sum p[CLI_PHASES];
 
-	cli_out_printf(o, "%s: %zu steps over GGML's RPC, %zu server%s\n", path, h->n_steps,
+	cli_out_printf(o, "%s: %zu steps, %zu server%s of GGML's RPC\n", path, h->n_steps,
 		       h->n_hosts - 1, h->n_hosts == 2 ? "" : "s");
 	if (h->n_hosts < 2 || !h->n_steps) {
 		cli_out_str(o, "(no step sent a command of GGML's RPC protocol: a client built by"
@@ -213,7 +213,7 @@ static void json_step(struct cli_out *o, const struct cli_rpc_hosts *h, size_t i
 		       ",\"unaccounted_ns\":%" PRId64, s->seq, s->pid, cli_phase_name(s->phase), s->n_tokens,
 		       s->begin_ns, s->span_end_ns - s->begin_ns, s->end_ns - s->begin_ns, s->client_ns,
 		       s->client_ops_ns, s->inflight_ns, s->unaccounted_ns);
-	json_cells(o, h, &h->cells[i * CLI_RPC_HOSTS]);
+	json_cells(o, h, cli_rpc_cells(h, i));
 	cli_out_char(o, '}');
 }
 

@@ -283,7 +283,7 @@ static uint64_t outside(struct span x, uint64_t a, uint64_t b)
 static int span_figures(struct cli_rpc_hosts *h, struct cli_rpc_step *s, struct gather *g,
 			struct gather *w)
 {
-	struct cli_rpc_cell *cells = &h->cells[(size_t)(s - h->steps) * CLI_RPC_HOSTS];
+	struct cli_rpc_cell *cells = cli_rpc_cells(h, (size_t)(s - h->steps));
 	uint64_t t = s->span_end_ns - s->begin_ns, busy;
 	size_t nw;
 	int64_t sum;
@@ -373,7 +373,7 @@ static int step_figures(struct cli_rpc_hosts *h, size_t si, size_t *cursor, size
 			size_t *hints, struct gather *g, struct gather *w)
 {
 	struct cli_rpc_step *s = &h->steps[si];
-	struct cli_rpc_cell *cells = &h->cells[si * CLI_RPC_HOSTS];
+	struct cli_rpc_cell *cells = cli_rpc_cells(h, si);
 
 	s->span_end_ns = s->end_ns;
 	for (size_t i = 0; i < h->rpc.n; i++)
@@ -414,30 +414,38 @@ static int by_step_begin(const void *x, const void *y)
 	return (p->begin_ns > q->begin_ns) - (p->begin_ns < q->begin_ns);
 }
 
-/* Every step's figures: the hosts first, then each step's commands. */
-static int figure_steps(struct cli_rpc_hosts *h)
+/* Each client connection's server side and host. */
+static int assign_hosts(struct cli_rpc_hosts *h)
 {
-	size_t *cursor = calloc(h->rpc.n + 1, sizeof *cursor), *hints = calloc(h->rpc.n + 1, sizeof *hints);
-	size_t *to = calloc(h->rpc.n + 1, sizeof *to);
-	struct gather g[CLI_RPC_HOSTS], w = { 0 };
-	int rc = cursor && hints && to ? 0 : -ENOMEM;
-
-	memset(g, 0, sizeof g);
-
 	h->conn_host = calloc(h->rpc.n + 1, sizeof *h->conn_host);
 	h->conn_server = calloc(h->rpc.n + 1, sizeof *h->conn_server);
-	h->cells = calloc(h->n_steps + 1, CLI_RPC_HOSTS * sizeof *h->cells);
-	if (!h->conn_host || !h->conn_server || !h->cells)
-		rc = -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < h->rpc.n; i++) {
+	if (!h->conn_host || !h->conn_server)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->rpc.n; i++) {
 		if (h->rpc.conns[i].side != GGMLVIZ_RPC_CLIENT)
 			continue;
 		h->conn_server[i] = server_of(h, &h->rpc.conns[i]);
 		h->conn_host[i] = host_of(h, &h->rpc.conns[i], h->conn_server[i]);
 	}
-	qsort(h->steps, h->n_steps, sizeof *h->steps, by_step_begin);
+	return 0;
+}
+
+/* Every step's figures: the hosts first, then each step's commands (none without a host). */
+static int figure_steps(struct cli_rpc_hosts *h)
+{
+	size_t *cursor = calloc(h->rpc.n + 1, sizeof *cursor), *hints = calloc(h->rpc.n + 1, sizeof *hints);
+	size_t *to = calloc(h->rpc.n + 1, sizeof *to);
+	struct gather g[CLI_RPC_HOSTS], w = { 0 };
+	int rc = cursor && hints && to ? assign_hosts(h) : -ENOMEM;
+
+	memset(g, 0, sizeof g);
+	if (rc == 0 && h->n_hosts > 1 &&
+	    !(h->cells = calloc(h->n_steps + 1, h->n_hosts * sizeof *h->cells)))
+		rc = -ENOMEM;
+	if (h->n_steps)
+		qsort(h->steps, h->n_steps, sizeof *h->steps, by_step_begin);
 	next_steps(h);
-	for (size_t si = 0; rc == 0 && si < h->n_steps; si++)
+	for (size_t si = 0; rc == 0 && h->cells && si < h->n_steps; si++)
 		rc = step_figures(h, si, cursor, to, hints, g, &w);
 	if (rc == 0)
 		tightest(h);

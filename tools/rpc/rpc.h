@@ -162,10 +162,16 @@ struct cli_rpc_hosts {
 	size_t n_hosts;
 	struct cli_rpc_step *steps; /* in time order */
 	size_t n_steps, cap_steps;
-	struct cli_rpc_cell *cells; /* step i's host j: cells[i * CLI_RPC_HOSTS + j] */
+	struct cli_rpc_cell *cells; /* each step's hosts' (cli_rpc_cells()); NULL: no host */
 	size_t *conn_host;          /* each connection's host (clients') */
 	const struct cli_rpc_conn **conn_server; /* each client connection's server side, or NULL */
 };
+
+/* Step i's cells, one a host (0, the client's, unused); NULL where no step sent a command. */
+static inline struct cli_rpc_cell *cli_rpc_cells(const struct cli_rpc_hosts *h, size_t i)
+{
+	return h->cells ? &h->cells[i * h->n_hosts] : NULL;
+}
 
 /* How much of [a, b) the server's work on command j of its connection s, and those before, covers. */
 uint64_t cli_rpc_work_in(const struct cli_rpc_conn *s, size_t j, uint64_t a, uint64_t b);
