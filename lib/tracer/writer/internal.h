@@ -55,6 +55,7 @@ struct ggmlviz__pass_ring {
 	int noting;         /* a DROPPED record for this ring is in the batch, saying: */
 	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
+	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
 };
 
 struct ggmlviz__writer {
@@ -98,6 +99,16 @@ struct ggmlviz__writer {
 	uint32_t gpu_tid;
 	uint64_t gpu_ts;
 };
+
+/*
+ * For the tests that force an interleaving of the writer with a producer
+ * (tests/test-races.c): set before a session starts, the writer thread
+ * calls it at the top of each turn of its loop, before it reads the stop
+ * flag, so that a test can hold the thread there until the stop and run
+ * the passes itself, between its own events (ggmlviz__drain_pass() is the
+ * same pass on either thread). NULL in a program: one load a turn.
+ */
+extern void (*ggmlviz__writer_turn_hook)(struct ggmlviz__writer *w);
 
 /* ---- the file (output.c) ---- */
 

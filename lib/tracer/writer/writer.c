@@ -15,14 +15,22 @@
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
 
+void (*ggmlviz__writer_turn_hook)(struct ggmlviz__writer *w);
+
 static void *writer_main(void *arg)
 {
 	struct ggmlviz__writer *w = arg;
 	size_t again = 0; /* rings with records waiting in a larger buffer */
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
-	while (!atomic_load(&w->stop)) {
-		uint32_t token = ggmlviz__doorbell_token();
+	for (;;) {
+		uint32_t token;
+
+		if (ggmlviz__writer_turn_hook)
+			ggmlviz__writer_turn_hook(w);
+		if (atomic_load(&w->stop))
+			break;
+		token = ggmlviz__doorbell_token();
 
 		if (again || ggmlviz__pace_due(w))
 			again = ggmlviz__drain_pass(w, 0);
