@@ -74,7 +74,8 @@ struct ggmlviz__writer {
 	_Atomic int error;   /* the -errno of the last write that failed, or 0 */
 	int failing;         /* the last write failed */
 	_Atomic int busy;    /* a pass is running (the writer's, or a crash handler's for good) */
-	uint64_t room_end;   /* where the last failed write was stopped (0: none, or written past) */
+	uint64_t room_end;   /* where the last failed write was stopped, or the file size limit
+			      * a batch came near (0: none, or written past) */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t meta_written;
 	struct ggmlviz__retired retired;
@@ -122,7 +123,8 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
  * output_append(), but for one case: after a failed write, what would end
  * the file within keep bytes before where the file system stopped it is
  * not tried (it would fit, and leave what must follow it no room): it
- * fails with the last write's -errno. A drain's batch keeps
+ * fails with the last write's -errno. A file size limit (RLIMIT_FSIZE)
+ * counts as such a stop before any write meets it (-EFBIG). A drain's batch keeps
  * GGMLVIZ__END_ROOM (salvage.c then writes what fits below that room),
  * DROPPED records TRACE_END's. What goes past where the file system
  * stopped is tried whole: there may be room again.
