@@ -7,6 +7,8 @@
 #      code as a shared object (-fPIC -shared), called by a program;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer: make check, every test;
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
+#      then bench/stress.sh, short: the racy tests three times each, on
+#      one CPU beside two busy loops;
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
 #   6. llama.cpp's own tools (llama-bench, llama-server) built traced from
@@ -181,6 +183,21 @@ result $rc "TSan build"
 [ $rc -eq 0 ] && check build-tsan "tsan" check-threaded \
 	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1" \
 	GGMLVIZ_TEST_SANITIZED=1
+
+# The racy tests, each test function alone, three runs on one CPU beside two
+# busy loops (bench/stress.sh runs them hundreds of times): a few minutes.
+note "stress, short: bench/stress.sh, RUNS=3 pinned to one CPU beside two busy loops"
+if [ -x "$top/build/tests/test-threads" ]; then
+	RUNS=3 MODES=one-cpu BUSY=2 OUT="$top/build/stress" \
+		PROGRAMS="test-threads test-races test-io-errors test-lifecycle test-crash" \
+		sh "$top/bench/stress.sh" "$top/build" >"$top/build/stress.out" 2>&1
+	while read -r mode prog name n _ _ runs _; do
+		[ -n "$runs" ] || continue
+		result "$n" "bench/stress.sh $mode $prog $name ($n failed of $runs)"
+	done <<STRESS
+$(grep ' failed of ' "$top/build/stress.out")
+STRESS
+fi
 
 note "fuzzing: libFuzzer (clang) under ASan+UBSan, ${FUZZ_SECONDS:-60} s per target"
 # Each target runs on a seed corpus written by tests/gen-trace (a whole trace,
