@@ -172,6 +172,8 @@ void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t
  * a keyed permutation of 64-bit values, 0 kept as 0 (anon.c).
  */
 void ggmlviz__anon_record(uint8_t *rec);
+/* The node addresses of a SHARE_TIMES DEFINE's body too: how many bytes of it changed (from its start). */
+uint32_t ggmlviz__anon_body(uint8_t *rec);
 
 /* ---- the writer's own records (records.c) ---- */
 
