@@ -161,6 +161,32 @@ def vulkan_times(src):
              'vk_perf_logger_enabled = ggmlviz_vk_wanted() || getenv("GGML_VK_PERF_LOGGER") != nullptr;',
              'where the perf logger is turned on (vk_perf_logger_enabled = getenv("GGML_VK_PERF_LOGGER") '
              '!= nullptr;)'),
+        # Each node's timestamps in its own command buffer (ggmlviz-vulkan.h): where a buffer
+        # begins, its start; the node's end before the submit that may end the buffer
+        Edit(vk, r'(?m)^([ \t]*)vk_context compute_ctx = ggml_vk_get_compute_ctx\(ctx\);\n'
+                 r'(?=\n[ \t]*\{\n[ \t]*// This logic detects dependencies between )',
+             r'\1vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx);\n'
+             r'\1if (vk_perf_logger_enabled && !vk_perf_logger_concurrent) {\n'
+             r'\1    ggmlviz_vk_node_begins(ctx, compute_ctx, node_idx);\n\1}\n',
+             'where a node\'s recording begins (vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx); '
+             '{ // This logic detects dependencies between ...)'),
+        Edit(vk, r'(?m)^([ \t]*)(if \(submit \|\| last_node\) \{\n[ \t]*ggml_vk_ctx_end\(compute_ctx\);\n)',
+             r'\1if (vk_perf_logger_enabled && !vk_perf_logger_concurrent) {\n'
+             r'\1    ggmlviz_vk_node_ends(ctx, compute_ctx, node);\n\1}\n\1\2',
+             'where a node\'s command buffer may be submitted (if (submit || last_node) { '
+             'ggml_vk_ctx_end(compute_ctx);)'),
+        Edit(vk, r'(?m)^([ \t]*)// track a single node/fusion for the current query\n'
+                 r'[ \t]*ctx->query_nodes\[ctx->query_idx\] = cgraph->nodes\[i\];\n'
+                 r'[ \t]*ctx->query_fusion_names\[ctx->query_idx\] = fusion_string;\n'
+                 r'[ \t]*compute_ctx->s->buffer->buf\.writeTimestamp\([^\n]*\n'
+                 r'[ \t]*ggml_vk_sync_buffers\(ctx, compute_ctx\);\n',
+             r'\1// libggmlviz: its timestamp is written in ggml_vk_build_graph (ggmlviz_vk_node_ends)\n'
+             r'\1ctx->query_fusion_names[ctx->query_idx - 1] = fusion_string;\n',
+             'where a node\'s timestamp was written after its recording (// track a single '
+             'node/fusion for the current query ...)'),
+        Edit(vk, r'(?m)^([ \t]*)(auto node = ctx->query_nodes\[i\];\n)',
+             r'\1\2\1if (!node) {\n\1    continue; // libggmlviz: where a command buffer began\n\1}\n',
+             'where the perf logger logs each node (auto node = ctx->query_nodes[i];)'),
         Edit(vk, r'(?m)^([ \t]*VK_CHECK\(ctx->device->device\.getQueryPoolResults\(ctx->query_pool, [^\n]*\n)'
                  r'([ \t]*)if \(!vk_perf_logger_concurrent\) \{\n',
              r'\1\2ggmlviz_vk_times(ctx->query_nodes.data(), timestamps.data(), ctx->query_idx, '
