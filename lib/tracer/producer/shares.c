@@ -87,6 +87,7 @@ static struct {
 } said;
 
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
+_Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec")));
 
 /* A thread ends: its slot goes to a later thread (never freed: see above). */
 static void slot_release(struct ggmlviz__perthread_item *it)
@@ -195,6 +196,7 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 {
 	struct share_slot *s = tls_slot;
 
+	ggmlviz__tls_share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
 		return;
 	if (GGMLVIZ__UNLIKELY(!s || s->pool != pool || s->ith != (uint32_t)ith) &&
@@ -211,7 +213,7 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	struct share_slot *s = tls_slot;
 
 	if (GGMLVIZ__LIKELY(s && s->pool == pool && (unsigned)node < SHARE_NODES))
-		s->end[node] = ggmlviz__stamp();
+		s->end[node] = ggmlviz__tls_share_end = ggmlviz__stamp();
 	(void)ith;
 }
 
