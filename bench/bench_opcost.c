@@ -47,7 +47,7 @@ static const char *const part_name[PARTS] = { "ask", "tick", "share (begin + end
 
 struct node {
 	uint32_t op;
-	char name[24];
+	char name[40];
 };
 
 static struct node nodes[MAX_NODES];

@@ -87,7 +87,6 @@ static struct {
 } said;
 
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
-_Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec")));
 
 /* A thread ends: its slot goes to a later thread (never freed: see above). */
 static void slot_release(struct ggmlviz__perthread_item *it)
