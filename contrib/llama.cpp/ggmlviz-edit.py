@@ -232,7 +232,7 @@ def sched_graph_ids(src):
         Edit(sched, r'(?m)^(#include "ggml-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-impl.h"'),
         Edit(sched, r'(?m)^([ \t]*)(// similar to ggml_backend_compare_graph_backend\n)',
-             r'\1ggmlviz_nodes_split(split->graph.uid, split_backend); // libggmlviz: the split\'s id and backend, before its asks\n\1\2',
+             r"\1ggmlviz_nodes_split(split->graph.uid, split_backend); // libggmlviz: the split's id and backend, before its asks\n\1\2",
              'where a split\'s nodes are asked about (// similar to ggml_backend_compare_graph_backend)'),
         Edit(sched, r'(?m)^([ \t]*)(struct ggml_cgraph gv = ggml_graph_view\(&split->graph, j0, j1 \+ 1\);\n)',
              r'\1\2\1if (j0 == 0 && j1 + 1 == split->graph.n_nodes) {\n'

@@ -50,7 +50,8 @@ static int keep(struct ggmlviz__unpack *u, const struct ggmlviz_event *ev)
 		u->body = b;
 		u->cap = len;
 	}
-	memcpy(u->body, ev->label + ids, len);
+	if (len) /* a record of no entries may have no body at all */
+		memcpy(u->body, ev->label + ids, len);
 	u->ev = *ev;
 	u->ev.label = NULL; /* the body is kept here; the label was the caller's */
 	u->ev.label_len = 0;

@@ -61,6 +61,7 @@ struct kept {
 	struct ggmlviz__written written;          /* where its descriptions were written (DESC_SET DEFINE) */
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
+	int measured;                    /* its last run was measured (shares): its asks need no stamp */
 };
 
 struct run {
@@ -82,6 +83,7 @@ struct run {
 	void *user;
 	uint64_t session;
 	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
+	int asks_unstamped;              /* its graph's last run was measured: only its first ask is stamped */
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
@@ -633,8 +635,13 @@ static void run_close(struct run *r)
 	}
 	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
-	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected))
+	if (r->set)
+		r->set->measured = 0;
+	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected)) {
 		s.n_timed = record_measured_ops(r, expected);
+		if (r->set)
+			r->set->measured = 1;
+	}
 	else if (got && !r->ignore_ticks && got == expected && !r->lost)
 		s.n_timed = record_ops(r, expected);
 	else if (got && !r->ignore_ticks)
@@ -783,6 +790,8 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin(r);
 	r->graph_id = tls_graph_id;
 	r->again = kept_again(r);
+	/* a measured run's first op begins with its shares, not at its last ask: no stamp a node */
+	r->asks_unstamped = r->again && r->again->measured;
 	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
@@ -810,10 +819,12 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	if (r->open && (r->n_ticks || r->backend != backend || r->describe != describe ||
 			r->user != user || tls_graph_id))
 		run_close(r); /* a graph's id begins a split */
-	now = ggmlviz__stamp();
-	if (!r->open)
+	if (!r->open) {
+		r->last_ask_stamp = now = ggmlviz__stamp();
 		run_open(r, backend, describe, user, now, node);
-	r->last_ask_stamp = now;
+	} else if (!r->asks_unstamped) {
+		r->last_ask_stamp = ggmlviz__stamp();
+	}
 	if (run_grow(r) < 0) {
 		r->lost++;
 		return -ENOMEM;
@@ -827,6 +838,15 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	return 0;
 }
 
+/* A tick's stamp: the end of the share the thread just ended, else the clock now. */
+static inline uint64_t tick_stamp(void)
+{
+	uint64_t t = ggmlviz__tls_share_end;
+
+	ggmlviz__tls_share_end = 0;
+	return t ? t : ggmlviz__stamp();
+}
+
 void ggmlviz_nodes_tick(void)
 {
 	struct run *r = tls_run;
@@ -834,7 +854,7 @@ void ggmlviz_nodes_tick(void)
 	if (!r || !r->open || r->ignore_ticks)
 		return;
 	if (r->n_ticks < r->n)
-		r->ticks[r->n_ticks] = ggmlviz__stamp();
+		r->ticks[r->n_ticks] = tick_stamp();
 	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
 		nvtx_tick(r);
 	r->n_ticks++;

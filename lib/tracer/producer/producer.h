@@ -77,6 +77,17 @@ void ggmlviz__registry_forget_all(void);
  */
 void ggmlviz__registry_unload(void);
 
+/* ---- a stamp taken for one call and given to the next (shares.c, nodes.c) ---- */
+
+/*
+ * The stamp of the calling thread's last ggmlviz_cpu_share_end(), until
+ * its next share begins or a tick takes it (0: none): GGML's CPU backend
+ * ticks from thread 0 right after that thread's share of the node ends,
+ * so the tick needs no time read of its own (a read costs about a third
+ * of clock_gettime; a node's calls on its graph's thread were four).
+ */
+extern _Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec")));
+
 /* ---- what a thread's records stand on (DESC_SET, SHARE_TIMES REPEAT) ---- */
 
 /*

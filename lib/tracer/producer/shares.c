@@ -195,6 +195,7 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 {
 	struct share_slot *s = tls_slot;
 
+	ggmlviz__tls_share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
 		return;
 	if (GGMLVIZ__UNLIKELY(!s || s->pool != pool || s->ith != (uint32_t)ith) &&
@@ -211,7 +212,7 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	struct share_slot *s = tls_slot;
 
 	if (GGMLVIZ__LIKELY(s && s->pool == pool && (unsigned)node < SHARE_NODES))
-		s->end[node] = ggmlviz__stamp();
+		s->end[node] = ggmlviz__tls_share_end = ggmlviz__stamp();
 	(void)ith;
 }
 

@@ -78,8 +78,8 @@ struct ggmlviz__writer {
 			      * a batch came near (0: none, or written past) */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t meta_written;
-	_Atomic uint64_t passes;   /* the writer thread's passes, and its CPU time after the last */
-	_Atomic uint64_t cpu_ns;
+	_Atomic uint64_t thread_passes; /* the writer thread's passes, and its CPU time after the last */
+	_Atomic uint64_t thread_cpu_ns;
 	struct ggmlviz__retired retired;
 
 	/* Scratch of one pass, grown as rings appear. */

@@ -78,12 +78,24 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
 	}
 }
 
-/* Shifted stamps from a record's stamp, as nanoseconds from its nanoseconds. */
-static inline uint64_t offset_ns(uint64_t shifted, const struct ggmlviz__clock_span *cs)
-{
-	__extension__ typedef unsigned __int128 u128;
+/*
+ * Where a packed body's offsets are made nanoseconds (packed.c): from the
+ * record's raw stamp, each offset's stamp converted in its own stretch of
+ * the clock (as a record of its own would be), less the record's.
+ */
+struct offsets {
+	uint64_t stamp, ns;              /* the record's stamp, and its nanoseconds */
+	struct ggmlviz__clock_span span; /* the stretch of the last offset converted */
+};
 
-	return (uint64_t)(((u128)(shifted << ggmlviz__clock_share_shift) * cs->mult) >> 32);
+/* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
+static uint64_t offset_ns(struct offsets *o, uint64_t shifted)
+{
+	uint64_t stamp = o->stamp + (shifted << ggmlviz__clock_share_shift);
+
+	if (stamp < o->span.from || stamp >= o->span.to)
+		ggmlviz__clock_span_of(stamp, &o->span);
+	return ggmlviz__clock_span_ns(&o->span, stamp) - o->ns;
 }
 
 static inline uint32_t clamp32(uint64_t v)
@@ -92,12 +104,11 @@ static inline uint32_t clamp32(uint64_t v)
 }
 
 /*
- * A packed body's n gaps and durations (packed.c): shifted stamps, chained
- * from the record's stamp, made nanoseconds by their offsets (each
- * rounding once, none adding up along the body); returns the last end's
- * offset, shifted.
+ * A packed body's n gaps and durations: shifted stamps chained from the
+ * record's stamp, made nanoseconds by their offsets (each rounding once,
+ * none adding up along the body); returns the last end's offset, shifted.
  */
-static uint64_t convert_times(uint8_t *body, uint32_t n, const struct ggmlviz__clock_span *cs)
+static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *o)
 {
 	uint64_t at = 0, end_ns = 0;
 
@@ -107,18 +118,21 @@ static uint64_t convert_times(uint8_t *body, uint32_t n, const struct ggmlviz__c
 		uint64_t begin_ns, e;
 
 		at += get_u32(gap);
-		begin_ns = offset_ns(at, cs);
+		begin_ns = offset_ns(o, at);
 		at += get_u32(dur);
-		e = offset_ns(at, cs);
-		put_u32(gap, clamp32(begin_ns - end_ns));
-		put_u32(dur, clamp32(e - begin_ns));
+		e = offset_ns(o, at);
+		put_u32(gap, clamp32(begin_ns >= end_ns ? begin_ns - end_ns : 0));
+		put_u32(dur, clamp32(e >= begin_ns ? e - begin_ns : 0));
 		end_ns = e;
 	}
 	return at;
 }
 
-/* An OP_TIMES or SHARE_TIMES record's body (and SHARE_TIMES' last wait), made nanoseconds. */
-static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos,
+/*
+ * An OP_TIMES or SHARE_TIMES record's body (and SHARE_TIMES' last wait),
+ * made nanoseconds; stamp is the record's raw stamp, cs its stretch.
+ */
+static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos, uint64_t stamp,
 			   const struct ggmlviz__clock_span *cs)
 {
 	uint8_t *whole = r->cbuf + (pos & r->cmask), *pl = whole + REC_PAYLOAD;
@@ -127,16 +141,18 @@ static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos,
 	uint32_t ids = shares && pl[STIMES_MODE] == GGMLVIZ_DESC_SET_DEFINE
 			       ? n * GGMLVIZ_SHARE_TIMES_IDENTITY : 0;
 	uint32_t len = whole[REC_HAS_LABEL] ? get_u32(whole + REC_LABEL_LEN) : 0;
-	uint64_t last;
+	struct offsets o = { stamp, ggmlviz__clock_span_ns(cs, stamp), *cs };
+	uint64_t last, last_ns, next_ns;
 
 	if ((uint64_t)ids + (uint64_t)n * GGMLVIZ_OP_TIMES_ENTRY != len)
 		return; /* not the tracer's (packed.c writes them so): left as it is */
-	last = convert_times(whole + REC_LABEL + ids, n, cs);
+	last = convert_times(whole + REC_LABEL + ids, n, &o);
 	resync(r, pos, REC_LABEL + ids, REC_LABEL + len);
 	if (!shares)
 		return;
-	put_u32(pl + STIMES_LAST_WAIT, clamp32(offset_ns(last + get_u32(pl + STIMES_LAST_WAIT), cs) -
-					       offset_ns(last, cs)));
+	last_ns = offset_ns(&o, last);
+	next_ns = offset_ns(&o, last + get_u32(pl + STIMES_LAST_WAIT));
+	put_u32(pl + STIMES_LAST_WAIT, clamp32(next_ns >= last_ns ? next_ns - last_ns : 0));
 	resync(r, pos, REC_PAYLOAD + STIMES_LAST_WAIT, REC_PAYLOAD + STIMES_LAST_WAIT + 4);
 }
 
@@ -159,7 +175,7 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 		convert_share(r, pos, cs);
 	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_TIMES ||
 		 whole[REC_TYPE] == GGMLVIZ_EVENT_SHARE_TIMES)
-		convert_packed(r, pos, cs);
+		convert_packed(r, pos, stamp, cs);
 }
 
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */

@@ -23,9 +23,9 @@ static void count_pass(struct ggmlviz__writer *w)
 {
 	struct timespec ts;
 
-	atomic_fetch_add_explicit(&w->passes, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&w->thread_passes, 1, memory_order_relaxed);
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-		atomic_store_explicit(&w->cpu_ns,
+		atomic_store_explicit(&w->thread_cpu_ns,
 				      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
 				      memory_order_relaxed);
 }
@@ -150,8 +150,8 @@ void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)
 {
 	f->meta_written = atomic_load(&w->meta_written);
-	f->passes = atomic_load(&w->passes);
-	f->cpu_ns = atomic_load(&w->cpu_ns);
+	f->passes = atomic_load(&w->thread_passes);
+	f->cpu_ns = atomic_load(&w->thread_cpu_ns);
 	f->bytes = atomic_load(&w->bytes);
 	f->error = atomic_load(&w->error);
 	f->retired = w->retired;
