@@ -521,7 +521,8 @@ empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 # a counter of INT64_MAX, as a double 2^63, was cast back to int64_t
 # (undefined; UBSan stops there). fuzz-scope-without-label: the Perfetto
 # export interned its NULL name (memcmp of NULL), and a trace with no slice
-# sorted a NULL array of held ones.
+# sorted a NULL array of held ones. fuzz-packed-without-body: a packed
+# record of no entries and no body had its NULL body copied (UBSan).
 for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
 	[ -f "$f" ]
 	ok $? "fuzz input $(basename "$f") is in the tree"
