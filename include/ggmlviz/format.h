@@ -460,7 +460,8 @@ enum ggmlviz_phase {
 };
 
 /**
- * @brief Format errors, returned as negative codes.
+ * @brief The library's own errors (of the format, and of settings),
+ * returned as negative codes.
  *
  * They are distinct from every negative errno value, which the library
  * returns for operating-system errors. ggmlviz_strerror() describes both.
@@ -469,7 +470,11 @@ enum ggmlviz_error {
 	GGMLVIZ_EMAGIC = -10001,     /**< not a GGMLVIZ file (wrong magic, or shorter than a header) */
 	GGMLVIZ_EVERSION = -10002,   /**< a GGMLVIZ version this library cannot read */
 	GGMLVIZ_ETRUNCATED = -10003, /**< the data ends inside a record: crash, or still being written */
-	GGMLVIZ_ECORRUPT = -10004    /**< a record that cannot be valid (bad has_label, label too long) */
+	GGMLVIZ_ECORRUPT = -10004,   /**< a record that cannot be valid (bad has_label, label too long) */
+	GGMLVIZ_ESETTING = -10005,   /**< no setting of that name (ggmlviz_setting_set()) */
+	GGMLVIZ_ETYPE = -10006,      /**< a setting whose value is not of that type (a number for text) */
+	GGMLVIZ_EVALUE = -10007,     /**< a value out of the setting's range, or not of its form */
+	GGMLVIZ_EACTIVE = -10008     /**< a setting set while tracing is active */
 };
 
 /**
