@@ -113,7 +113,8 @@ static void estimated(const struct cli_facts *f, struct cli_advice *a)
 		 " wait is an estimate";
 	snprintf(x->to_try, sizeof x->to_try, "llama.cpp's tools built by"
 		 " scripts/build-llama-tools.sh, whose GGML measures every worker's share of every"
-		 " node (TIMED measured)");
+		 " node: each op then runs from the first worker's begin to the last one's end, and"
+		 " stats's TIMED column says measured");
 	cli_advise_figure(x, "ticked_ops", (double)ticked);
 }
 

@@ -129,7 +129,8 @@ static int open_traces(struct serve *s, char **paths, size_t n)
 			return CLI_EXIT_DAMAGED;
 		rc = srv_trace_open(s->t[s->n++], paths[i], &s->bounds, &s->cli->names);
 		if (rc < 0) {
-			cli_error("serve: %s: cannot read it: %s", paths[i], ggmlviz_strerror(rc));
+			cli_error("serve: %s: cannot read it: %s", paths[i],
+				  cli_unreadable_why(paths[i], rc));
 			return CLI_EXIT_DAMAGED;
 		}
 	}

@@ -493,7 +493,7 @@ int cli_cmd_top(struct cli *cli, int argc, char **argv)
 	if (!(tp.w = calloc(1, sizeof *tp.w)))
 		return CLI_EXIT_DAMAGED;
 	if ((rc = open_trace(&tp)) < 0) {
-		cli_error("%s: cannot read it: %s", tp.path, ggmlviz_strerror(rc));
+		cli_error("%s: cannot read it: %s", tp.path, cli_unreadable_why(tp.path, rc));
 		free(tp.w);
 		return CLI_EXIT_DAMAGED;
 	}

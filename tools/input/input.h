@@ -68,6 +68,15 @@ void cli_as_ticks_free(struct cli_input *in);
 /* Opens path: 0, or the reader's negative code (nothing printed). */
 int cli_input_start(struct cli_input *in, const char *cmd, const char *path);
 
+/*
+ * Why path could not be opened as a trace (rc: the reader's code): the
+ * reader's words, or, for a GGUF model, that it is one and how a trace is
+ * written (GGML_VIZ_OUTPUT). A constant string.
+ */
+const char *cli_unreadable_why(const char *path, int rc);
+/* Whether the file at path starts as a GGUF model does ("GGUF"). */
+bool cli_is_gguf(const char *path);
+
 /* Opens path; on failure prints why and returns -1. */
 int cli_input_open(struct cli_input *in, const char *cmd, const char *path);
 
