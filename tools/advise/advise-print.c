@@ -94,7 +94,14 @@ void cli_advise_json(struct cli_out *o, const char *path, const struct cli_advic
 {
 	cli_out_str(o, "{\"file\":");
 	cli_json_cstr(o, path);
-	cli_out_str(o, ",\"findings\":[");
+	cli_out_char(o, ',');
+	cli_advise_json_members(o, a);
+	cli_out_char(o, '}');
+}
+
+void cli_advise_json_members(struct cli_out *o, const struct cli_advice *a)
+{
+	cli_out_str(o, "\"findings\":[");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct cli_finding *x = &a->f[i];
 
@@ -125,7 +132,7 @@ void cli_advise_json(struct cli_out *o, const char *path, const struct cli_advic
 			cli_json_cstr(o, r->why_not);
 		cli_out_char(o, '}');
 	}
-	cli_out_str(o, "]}");
+	cli_out_str(o, "]");
 }
 
 void cli_advise_brief(struct cli_out *o, const char *path, const struct cli_advice *a)
