@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,12 @@
 #define TAKEN_BELOW 0.75      /* ... and under this much of the normal's share */
 #define TAKEN_MIN_NEED_NS 20000000u /* the window's steps' thread time judged, at the least */
 #define WINDOW_DILUTED 4      /* the USAGE intervals around the window over its time, at most */
+#define TAKEN_RATE_BELOW 0.5  /* the window's CPU time a second, requests in flight, over the normal's */
 #define QUEUE_FACTOR 2        /* the judged requests' median wait for a slot, over the normal's */
 #define QUEUE_SHARE 0.25      /* ... a share of their time to the first token, at the least */
 #define QUEUE_MIN_NS 1000000u /* ... and 1 ms */
 #define LONG_PROMPT_FACTOR 4  /* another request's prompt over the normal median prompt */
+#define LONG_PROMPT_MIN 256   /* ... and this many tokens computed (not cached), at the least */
 #define GROWN_FACTOR 2        /* the window's tokens or slots a step over the normal's */
 #define SLOWER_FACTOR 1.5     /* the window's step over the normal's */
 #define CONTEXT_FACTOR 2      /* the window's context over the normal's */
@@ -86,9 +89,27 @@ static void side_figures(struct cli_finding *x, const char *win, const char *nor
 
 /* ---- CPUs other work took ---- */
 
-static double cpu_share(const struct cli_slow_side *s)
+/*
+ * Two ways of telling it, each against the normal: the steps' share of the
+ * CPUs their threads could have used (where steps ran most of a USAGE
+ * interval: a step waiting for a CPU mid-computation), and the process's
+ * CPU time a second where requests were in flight all through (the
+ * server had work, and the system gave it that much: its loop between
+ * steps, its HTTP threads and its steps all waiting for a CPU).
+ */
+struct taken {
+	bool by_share, by_rate;   /* weighed so */
+	double share[2], rate[2]; /* the window's, the normal's */
+};
+
+static double ratio(uint64_t a, uint64_t b)
 {
-	return s->need_ns ? (double)s->cpu_ns / (double)s->need_ns : 0;
+	return b ? (double)a / (double)b : 0;
+}
+
+static double ratio_of(double a, double b)
+{
+	return b > 0 ? a / b : 0;
 }
 
 static double invol_rate(const struct cli_slow_side *s)
@@ -96,95 +117,125 @@ static double invol_rate(const struct cli_slow_side *s)
 	return s->cpu_ns ? (double)s->invol / ((double)s->cpu_ns / 1e9) : 0;
 }
 
-/* Why the CPU time of the window cannot be weighed, or NULL. */
-static const char *taken_not_weighed(const struct cli_slow *w, char *why, size_t size)
+/* Why the window's CPU time cannot be weighed at all, or NULL. */
+static const char *taken_not_weighed(const struct cli_slow *w)
 {
-	char b[32];
-
 	if (w->n_marks < 2)
 		return "the trace does not say the process's CPU time (META USAGE, written by"
 		       " libggmlviz 0.2.0 and later once per flush interval)";
 	if (w->usage_mixed)
 		return "its USAGE records are of more than one session or process (a merged"
 		       " trace): their differences say nothing";
-	if (!w->has_threads || !w->threads_most)
-		return "the trace does not say the compute threads (META THREADS, written by the"
-		       " llama.cpp adapter)";
 	if (w->gpu)
 		return "a GPU computes in this trace: the CPU's threads wait for it, and their CPU"
 		       " time says nothing of other work";
-	if (!in(w)->intervals)
-		return "no USAGE interval around the window had steps running half its time or more:"
-		       " the process's CPU time there is mostly its other work's (its HTTP threads,"
-		       " the tracer's writer)";
-	if (!out(w)->intervals)
-		return "no USAGE interval outside the window had steps running half its time or more:"
-		       " no normal to compare with";
-	if (in(w)->usage_ns > WINDOW_DILUTED * w->window_ns)
+	if (in(w)->usage_ns + in(w)->flight_ns > WINDOW_DILUTED * 2 * w->window_ns)
 		return "the window is much shorter than the USAGE intervals around it (one a flush"
 		       " interval, 100 ms by default): their CPU time would be mostly its neighbours'";
-	if (in(w)->need_ns >= TAKEN_MIN_NEED_NS)
-		return NULL;
-	snprintf(why, size, "the window's steps' time times their compute threads is %s between"
-		 " USAGE records: at least %.0f ms of it is judged", cli_fmt_ns((double)in(w)->need_ns, b),
-		 TAKEN_MIN_NEED_NS / 1e6);
-	return why;
+	return NULL;
 }
 
-static void taken_said(const struct cli_slow *w, struct cli_finding *x)
+/* What can be weighed, and its figures. */
+static void taken_figures(const struct cli_slow *w, struct taken *t)
 {
-	char b[6][32];
+	t->by_share = w->has_threads && w->threads_most && in(w)->intervals && out(w)->intervals &&
+		      in(w)->need_ns >= TAKEN_MIN_NEED_NS;
+	t->by_rate = in(w)->flight_ns >= TAKEN_MIN_NEED_NS && out(w)->flight_ns >= TAKEN_MIN_NEED_NS;
+	for (int k = 0; k < 2; k++) {
+		t->share[k] = ratio(w->side[k].cpu_ns, w->side[k].need_ns);
+		t->rate[k] = ratio(w->side[k].flight_cpu_ns, w->side[k].flight_ns);
+	}
+}
 
-	snprintf(x->seen, sizeof x->seen, "%u compute thread%s (%u for a batch) on %u CPU%s; over"
-		 " the %s of USAGE intervals around the window, the steps' time times their threads"
-		 " is %s and the process used %s of CPU time: %.0f%%, the scheduler taking a CPU from"
-		 " its threads %.0f times a second of CPU time; over the %s of the rest of the run"
-		 " where steps ran half the time or more: %.0f%%, %.0f times a second; the window's"
-		 " median step took %s, the normal's %s", w->n_threads, cli_s(w->n_threads), w->n_threads_batch, w->cpus,
-		 cli_s(w->cpus), cli_fmt_ns((double)in(w)->usage_ns, b[0]),
-		 cli_fmt_ns((double)in(w)->need_ns, b[1]), cli_fmt_ns((double)in(w)->cpu_ns, b[2]),
-		 100 * cpu_share(in(w)), invol_rate(in(w)), cli_fmt_ns((double)out(w)->usage_ns, b[3]),
-		 100 * cpu_share(out(w)), invol_rate(out(w)), cli_fmt_ns(median(&in(w)->step_time), b[4]),
-		 cli_fmt_ns(median(&out(w)->step_time), b[5]));
+static bool taken_by_share(const struct taken *t)
+{
+	return t->by_share && t->share[0] < TAKEN_SHARE && t->share[0] < TAKEN_BELOW * t->share[1];
+}
+
+static bool taken_by_rate(const struct taken *t)
+{
+	return t->by_rate && t->rate[0] < TAKEN_RATE_BELOW * t->rate[1];
+}
+
+static void taken_said(const struct cli_slow *w, const struct taken *t, struct cli_finding *x)
+{
+	char b[4][32];
+
+	snprintf(x->seen, sizeof x->seen, "%u compute thread%s (%u for a batch) on %u CPU%s",
+		 w->n_threads, cli_s(w->n_threads), w->n_threads_batch, w->cpus, cli_s(w->cpus));
+	if (t->by_rate)
+		cli_advise_append(x->seen, sizeof x->seen, "; over the %s of USAGE intervals around the"
+				  " window where requests were in flight all through, the process used"
+				  " %.2f s of CPU time a second; over the %s of such intervals outside it,"
+				  " %.2f", cli_fmt_ns((double)in(w)->flight_ns, b[0]), t->rate[0],
+				  cli_fmt_ns((double)out(w)->flight_ns, b[1]), t->rate[1]);
+	if (t->by_share)
+		cli_advise_append(x->seen, sizeof x->seen, "; where steps ran half an interval or more,"
+				  " the steps' time times their threads got %.0f%% of it in CPU time in the"
+				  " window (%s of it), %.0f%% outside it; the scheduler took a CPU from its"
+				  " threads %.0f times a second of CPU time there, %.0f outside",
+				  100 * t->share[0], cli_fmt_ns((double)in(w)->need_ns, b[2]),
+				  100 * t->share[1], invol_rate(in(w)), invol_rate(out(w)));
+	cli_advise_append(x->seen, sizeof x->seen, "; the window's median step took %s, the"
+			  " normal's %s", cli_fmt_ns(median(&in(w)->step_time), b[2]),
+			  cli_fmt_ns(median(&out(w)->step_time), b[3]));
+}
+
+static void taken_fire(const struct cli_slow *w, const struct taken *t, struct cli_advice *a)
+{
+	struct cli_finding *x = cli_advise_fire(a, "slow-cpus-taken", CLI_ADVISE_WARN);
+
+	if (taken_by_rate(t))
+		snprintf(x->title, sizeof x->title, "other work took the CPUs in the window: the server"
+			 " got %.2f s of CPU time a second while its requests waited, %.2f in the run's"
+			 " normal", t->rate[0], t->rate[1]);
+	else
+		snprintf(x->title, sizeof x->title, "other work took the CPUs in the window: the compute"
+			 " threads got %.0f%% of their CPUs there, %.0f%% in the run's normal",
+			 100 * t->share[0], 100 * t->share[1]);
+	taken_said(w, t, x);
+	snprintf(x->threshold, sizeof x->threshold, "the process's CPU time a second, requests in"
+		 " flight, under %.0f%% of the normal's; or the steps' CPU time under %.0f%% of their"
+		 " time times their compute threads, and under %.0f%% of the normal's share",
+		 100 * TAKEN_RATE_BELOW, 100 * TAKEN_SHARE, 100 * TAKEN_BELOW);
+	x->why = "a server with requests waiting computes all the time: CPU time it did not get"
+		 " went to other work, its loop, its HTTP threads and its compute threads each waiting"
+		 " for a CPU (GGML's threads meet at a barrier after every node, so one that waits holds"
+		 " the others spinning); the window's requests took as long as those waits. A process"
+		 " waiting for the disk (a model's pages read again) reads low too";
+	snprintf(x->to_try, sizeof x->to_try, "find what ran then (the system's metrics at that"
+		 " time, top(1), pidstat(1)); keep it off the server's CPUs (taskset, a cgroup's"
+		 " cpuset, llama-server's --cpu-mask), or leave it CPUs: fewer threads (-t, -tb)");
+	cli_advise_figure(x, "window_cpu_per_s", t->rate[0]);
+	cli_advise_figure(x, "normal_cpu_per_s", t->rate[1]);
+	cli_advise_figure(x, "window_cpu_share", t->share[0]);
+	cli_advise_figure(x, "normal_cpu_share", t->share[1]);
+	cli_advise_figure(x, "window_involuntary_per_s", invol_rate(in(w)));
+	cli_advise_figure(x, "normal_involuntary_per_s", invol_rate(out(w)));
+	cli_advise_figure(x, "window_thread_step_ns", (double)in(w)->need_ns);
+	cli_advise_figure(x, "window_flight_ns", (double)in(w)->flight_ns);
 }
 
 static void cpus_taken(const struct cli_slow *w, struct cli_advice *a)
 {
 	static const char id[] = "slow-cpus-taken";
-	char why[200];
-	const char *not = taken_not_weighed(w, why, sizeof why);
-	struct cli_finding *x;
+	const char *not = taken_not_weighed(w);
+	struct taken t;
 
 	if (not) {
 		cli_advise_not(a, id, "%s", not);
 		return;
 	}
-	if (cpu_share(in(w)) >= TAKEN_SHARE || cpu_share(in(w)) >= TAKEN_BELOW * cpu_share(out(w))) {
+	taken_figures(w, &t);
+	if (!t.by_share && !t.by_rate)
+		cli_advise_not(a, id, "neither %.0f ms of USAGE intervals with requests in flight all"
+			       " through on each side of the window, nor %.0f ms of steps' time times"
+			       " their compute threads (META THREADS) where steps ran half an interval"
+			       " or more", TAKEN_MIN_NEED_NS / 1e6, TAKEN_MIN_NEED_NS / 1e6);
+	else if (taken_by_rate(&t) || taken_by_share(&t))
+		taken_fire(w, &t, a);
+	else
 		cli_advise_silent(a, id);
-		return;
-	}
-	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
-	snprintf(x->title, sizeof x->title, "other work took the CPUs in the window: the compute"
-		 " threads got %.0f%% of their CPUs there, %.0f%% in the run's normal",
-		 100 * cpu_share(in(w)), 100 * cpu_share(out(w)));
-	taken_said(w, x);
-	snprintf(x->threshold, sizeof x->threshold, "the window's CPU time under %.0f%% of its steps'"
-		 " time times their compute threads, and under %.0f%% of the normal's share",
-		 100 * TAKEN_SHARE, 100 * TAKEN_BELOW);
-	x->why = "GGML's compute threads meet at a barrier after every node: a thread that waits"
-		 " for a CPU other work holds keeps every other one spinning there, so each step of"
-		 " the window, and each request in it, took as long as those waits";
-	snprintf(x->to_try, sizeof x->to_try, "find what ran then (the system's metrics at that"
-		 " time, top(1), pidstat(1)); keep it off the server's CPUs (taskset, a cgroup's"
-		 " cpuset, llama-server's --cpu-mask), or leave it CPUs: fewer threads (-t, -tb)");
-	cli_advise_figure(x, "window_cpu_share", cpu_share(in(w)));
-	cli_advise_figure(x, "normal_cpu_share", cpu_share(out(w)));
-	cli_advise_figure(x, "window_involuntary_per_s", invol_rate(in(w)));
-	cli_advise_figure(x, "normal_involuntary_per_s", invol_rate(out(w)));
-	cli_advise_figure(x, "window_thread_step_ns", (double)in(w)->need_ns);
-	cli_advise_figure(x, "window_usage_ns", (double)in(w)->usage_ns);
-	cli_advise_figure(x, "window_step_ns", median(&in(w)->step_time));
-	cli_advise_figure(x, "normal_step_ns", median(&out(w)->step_time));
 }
 
 /* ---- a queue, or another request's long prompt, before the first token ---- */
@@ -251,7 +302,7 @@ static bool behind_prompt(const struct queue_figs *q)
 	if (!q->b.other || cli_request_figure(q->b.judged, CLI_REQ_TTFT, &ttft) < 0)
 		return false;
 	return computed(q->b.other) >= LONG_PROMPT_FACTOR * q->normal_prompt &&
-	       q->b.overlap_ns >= QUEUE_SHARE * (double)ttft && computed(q->b.other) > 0;
+	       computed(q->b.other) >= LONG_PROMPT_MIN && q->b.overlap_ns >= QUEUE_SHARE * (double)ttft;
 }
 
 static bool waited(const struct queue_figs *q)
@@ -296,8 +347,9 @@ static void queue_fire(const struct cli_slow *w, const struct queue_figs *q, str
 	queue_said(w, q, x);
 	snprintf(x->threshold, sizeof x->threshold, "a wait for a slot %d times the normal's or"
 		 " more, %.0f%% of the time to the first token or more; or another request's prompt"
-		 " %d times the normal median prompt or more, computed through %.0f%% of that time",
-		 QUEUE_FACTOR, 100 * QUEUE_SHARE, LONG_PROMPT_FACTOR, 100 * QUEUE_SHARE);
+		 " %d times the normal median prompt or more (%d tokens or more, not cached), computed"
+		 " through %.0f%% of that time", QUEUE_FACTOR, 100 * QUEUE_SHARE, LONG_PROMPT_FACTOR,
+		 LONG_PROMPT_MIN, 100 * QUEUE_SHARE);
 	x->why = prompt ? "llama-server computes a prompt in batches of up to -b tokens, one decode"
 			  " at a time for every slot: a long prompt's batches run before the first"
 			  " tokens of the requests that came after it"
@@ -353,13 +405,14 @@ static void batch(const struct cli_slow *w, struct cli_advice *a)
 	double tok[2] = { median(&in(w)->tokens), median(&out(w)->tokens) };
 	double seq[2] = { median(&in(w)->seqs), median(&out(w)->seqs) };
 	double ns[2] = { median(&in(w)->step_time), median(&out(w)->step_time) };
-	bool grown = tok[0] >= GROWN_FACTOR * tok[1] || (seq[1] > 0 && seq[0] >= GROWN_FACTOR * seq[1]);
+	double grew = fmax(ratio_of(tok[0], tok[1]), ratio_of(seq[0], seq[1]));
 	struct cli_finding *x;
 	char b[2][32];
 
 	if (!steps_both(w, a, id, false))
 		return;
-	if (!grown || ns[0] < SLOWER_FACTOR * ns[1]) {
+	/* the steps longer for carrying more, not more than what they carry grew (CPUs taken) */
+	if (grew < GROWN_FACTOR || ns[0] < SLOWER_FACTOR * ns[1] || ns[0] > SLOWER_FACTOR * grew * ns[1]) {
 		cli_advise_silent(a, id);
 		return;
 	}
@@ -373,7 +426,9 @@ static void batch(const struct cli_slow *w, struct cli_advice *a)
 		 cli_fmt_ns(ns[0], b[0]), tok[1], seq[1], cli_fmt_ns(ns[1], b[1]),
 		 seq[0] || seq[1] ? "" : " (the steps do not say their sequences: no STEP_SEQ)");
 	snprintf(x->threshold, sizeof x->threshold, "the window's median step %d times the normal's"
-		 " tokens or slots, and %.1f times its time, or more", GROWN_FACTOR, SLOWER_FACTOR);
+		 " tokens or slots, and %.1f times its time, or more; its time grown no more than %.1f"
+		 " times what it carries grew (else each token was slower: another cause)", GROWN_FACTOR,
+		 SLOWER_FACTOR, SLOWER_FACTOR);
 	x->why = "a step computes every busy slot's tokens together: the more slots and prompt"
 		 " tokens in the batch, the longer the step, and each request in it waits for the"
 		 " whole step for its next token";

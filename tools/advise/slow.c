@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "advise/slow.h"
 #include "cli.h"
@@ -69,19 +70,38 @@ static uint64_t life_end(const struct cli_slow *w, const struct cli_request *r)
 	return r->end_ns ? r->end_ns : r->first_token_ns ? r->first_token_ns : w->last_ns;
 }
 
-/* Whether [b, e) meets the window (its spans sorted, apart: the first ending after b). */
-static bool overlaps(const struct cli_slow *w, uint64_t b, uint64_t e)
+/* The first of spans s (sorted, apart) that ends after b: n when none. */
+static size_t first_after(const struct cli_win_span *s, size_t n, uint64_t b)
 {
-	size_t lo = 0, hi = w->n_spans;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (w->spans[mid].end <= b)
+		if (s[mid].end <= b)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < w->n_spans && w->spans[lo].begin < e;
+	return lo;
+}
+
+/* Whether [b, e) meets the window. */
+static bool overlaps(const struct cli_slow *w, uint64_t b, uint64_t e)
+{
+	size_t i = first_after(w->spans, w->n_spans, b);
+
+	return i < w->n_spans && w->spans[i].begin < e;
+}
+
+/* How much of [b, e) the requests' lives cover. */
+static uint64_t in_flight(const struct cli_slow *w, uint64_t b, uint64_t e)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = first_after(w->lives, w->n_lives, b); i < w->n_lives && w->lives[i].begin < e; i++)
+		ns += (w->lives[i].end < e ? w->lives[i].end : e) -
+		      (w->lives[i].begin > b ? w->lives[i].begin : b);
+	return ns;
 }
 
 bool cli_slow_holds(const struct cli_slow *w, uint64_t t)
@@ -149,26 +169,43 @@ static int by_begin(const void *a, const void *b)
 	return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-/* The chosen requests' lives, merged where they overlap: the window. */
+/*
+ * The lives of the requests idx names (all of them where idx is NULL),
+ * merged where they overlap, into *out; how many, or -ENOMEM.
+ */
+static ssize_t merge_lives(const struct cli_slow *w, const size_t *idx, size_t n,
+			   struct cli_win_span **out)
+{
+	struct cli_win_span *s = calloc(n + 1, sizeof *s);
+	size_t m = 0;
+
+	if (!(*out = s))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		const struct cli_request *r = &w->req.r[idx ? idx[k] : k];
+		s[k] = (struct cli_win_span){ r->arrival_ns, life_end(w, r) + 1 };
+	}
+	qsort(s, n, sizeof *s, by_begin);
+	for (size_t k = 0; k < n; k++)
+		if (m && s[k].begin <= s[m - 1].end)
+			s[m - 1].end = s[k].end > s[m - 1].end ? s[k].end : s[m - 1].end;
+		else
+			s[m++] = s[k];
+	return (ssize_t)m;
+}
+
+/* The window (the chosen requests' lives), and every request's. */
 static int make_spans(struct cli_slow *w)
 {
-	size_t n = 0;
+	ssize_t n = merge_lives(w, w->chosen, w->n_chosen, &w->spans);
 
-	if (!(w->spans = calloc(w->n_chosen + 1, sizeof *w->spans)))
+	if (n < 0)
 		return -ENOMEM;
-	for (size_t k = 0; k < w->n_chosen; k++) {
-		const struct cli_request *r = &w->req.r[w->chosen[k]];
-		w->spans[k] = (struct cli_win_span){ r->arrival_ns, life_end(w, r) + 1 };
-	}
-	qsort(w->spans, w->n_chosen, sizeof *w->spans, by_begin);
-	for (size_t k = 0; k < w->n_chosen; k++)
-		if (n && w->spans[k].begin <= w->spans[n - 1].end)
-			w->spans[n - 1].end = w->spans[k].end > w->spans[n - 1].end ? w->spans[k].end
-										: w->spans[n - 1].end;
-		else
-			w->spans[n++] = w->spans[k];
-	w->n_spans = n;
-	for (size_t k = 0; k < n; k++)
+	w->n_spans = (size_t)n;
+	if ((n = merge_lives(w, NULL, w->req.n, &w->lives)) < 0)
+		return -ENOMEM;
+	w->n_lives = (size_t)n;
+	for (size_t k = 0; k < w->n_spans; k++)
 		w->window_ns += w->spans[k].end - w->spans[k].begin;
 	return 0;
 }
@@ -264,11 +301,13 @@ static void spread_need(struct cli_slow *w, uint64_t b, uint64_t e, uint32_t thr
 }
 
 /*
- * Each USAGE interval where steps ran most of the time, on its side: the
- * window's if it overlaps the window. In the others the process's CPU
- * time is mostly what it does between steps (its HTTP threads, the
- * tracer's writer, a threadpool's spinning), which would be taken for
- * the steps'.
+ * Each USAGE interval on its side (the window's if it overlaps the
+ * window): its CPU time against the wall time where requests were in
+ * flight all through (the server had work: its CPU time a second is what
+ * the system gave it), and against the steps' time where they ran most
+ * of the interval (in the others the process's CPU time is mostly what
+ * it does between steps, its HTTP threads' and the tracer's writer's,
+ * which would be taken for the steps').
  */
 static void settle_usage(struct cli_slow *w)
 {
@@ -276,6 +315,8 @@ static void settle_usage(struct cli_slow *w)
 		const struct cli_usage_mark *a = &w->marks[i], *b = &w->marks[i + 1];
 		struct cli_slow_side *s = &w->side[overlaps(w, a->ts, b->ts + 1) ? CLI_SLOW_IN : CLI_SLOW_OUT];
 
+		if (b->ts > a->ts && 10 * in_flight(w, a->ts, b->ts) >= 9 * (b->ts - a->ts))
+			s->flight_ns += b->ts - a->ts, s->flight_cpu_ns += b->cpu_ns - a->cpu_ns;
 		if (!a->need_ns)
 			continue; /* no step: loading, idle */
 		if (2 * a->busy_ns < b->ts - a->ts) {
@@ -411,6 +452,7 @@ void cli_slow_free(struct cli_slow *w)
 	cli_requests_free(&w->req);
 	free(w->chosen);
 	free(w->spans);
+	free(w->lives);
 	free(w->marks);
 	memset(w, 0, sizeof *w);
 }

@@ -45,6 +45,7 @@ struct cli_slow_side {
 	uint64_t records, bytes, dropped;     /* the trace's own: records written, events lost */
 	uint64_t cpu_ns, need_ns, invol, usage_ns; /* between USAGE records, steps running */
 	uint64_t intervals, idle_intervals;   /* ... how many intervals; those left out (idle) */
+	uint64_t flight_ns, flight_cpu_ns;    /* between USAGE records, requests in flight all through */
 };
 enum { CLI_SLOW_IN, CLI_SLOW_OUT };
 
@@ -68,6 +69,8 @@ struct cli_slow {
 	size_t n_normal;                  /* requests wholly outside the window */
 	struct cli_win_span *spans;           /* the window: the chosen requests' lives, merged */
 	size_t n_spans;
+	struct cli_win_span *lives;           /* every request's life, merged: the server had work */
+	size_t n_lives;
 	uint64_t window_ns, first_ns, last_ns; /* its time; the trace's first and last */
 	struct cli_slow_side side[2];
 	struct cli_usage_mark *marks;     /* the first session's USAGE records */
