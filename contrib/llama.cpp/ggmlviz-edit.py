@@ -21,10 +21,12 @@ their compilation). What needs one is named by an option:
                     (contrib/llama.cpp/ggmlviz-vulkan.h) (left out: a
                     Vulkan run is timed whole, by the host)
   --sched-graph-ids GGML's scheduler tells libggmlviz each split graph's id
-                    before it asks an eval callback about the split's nodes
-                    (contrib/llama.cpp/ggmlviz-sched.h), so that a graph
-                    llama.cpp reuses is described once
-                    (ggmlviz_nodes_graph_id(3)); and it gives the view of a
+                    and backend before it asks an eval callback about the
+                    split's nodes (contrib/llama.cpp/ggmlviz-sched.h), so
+                    that a graph llama.cpp reuses is described once
+                    (ggmlviz_nodes_graph_id(3)) and the callback need not
+                    look each node's backend up (ggmlviz_nodes_split(3));
+                    and it gives the view of a
                     split it computes for an eval callback the split's id
                     when the view is the whole split (as it is when the
                     callback asks for no node's data, as libggmlviz's never
@@ -204,7 +206,7 @@ def sched_graph_ids(src):
         Edit(sched, r'(?m)^(#include "ggml-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-impl.h"'),
         Edit(sched, r'(?m)^([ \t]*)(// similar to ggml_backend_compare_graph_backend\n)',
-             r'\1ggmlviz_nodes_graph_id(split->graph.uid); // libggmlviz: the id of the split, before its asks\n\1\2',
+             r'\1ggmlviz_nodes_split(split->graph.uid, split_backend); // libggmlviz: the split\'s id and backend, before its asks\n\1\2',
              'where a split\'s nodes are asked about (// similar to ggml_backend_compare_graph_backend)'),
         Edit(sched, r'(?m)^([ \t]*)(struct ggml_cgraph gv = ggml_graph_view\(&split->graph, j0, j1 \+ 1\);\n)',
              r'\1\2\1if (j0 == 0 && j1 + 1 == split->graph.n_nodes) {\n'

@@ -181,7 +181,33 @@ enum ggmlviz_event_type {
 	 * (ggmlviz(5), "Descriptions given once"); no label.
 	 */
 	GGMLVIZ_EVENT_DESC_SET = 28,
-	GGMLVIZ_EVENT_TYPE_COUNT = 29          /**< one past the last type this library knows (the count grows as types are added) */
+	/**
+	 * The ops of a run that repeats a set of descriptions (after its
+	 * DESC_SET REPEAT, on the run's thread), timed and packed: written in
+	 * place of their OP_COMPUTE_BEGIN and _END records. timestamp = the
+	 * record's first op's begin; OP_TIMES payload; label = the body: for
+	 * each op, in the set's order from op `first`, the u32 gap from the
+	 * end of the op before it (the timestamp, for the first) to its begin,
+	 * and its u32 duration, in ns (#GGMLVIZ_OP_TIMES_ENTRY bytes an op).
+	 * A reader gives each the timing its OP_COMPUTE_BEGIN and _END would
+	 * have (ggmlviz(5), "Packed times").
+	 */
+	GGMLVIZ_EVENT_OP_TIMES = 29,
+	/**
+	 * One worker thread's shares of the nodes of a graph that GGML's CPU
+	 * backend computed (as OP_SHARE records would give them, packed): one
+	 * record, or a few for a large graph, per thread and graph, on the
+	 * worker's thread. timestamp = the record's first share's begin;
+	 * SHARE_TIMES payload; label = the body: mode DEFINE, each share's
+	 * identity (#GGMLVIZ_SHARE_TIMES_IDENTITY bytes: u64 tensor, u32
+	 * op_type, u32 node) and then its times; mode REPEAT, the times only,
+	 * the identities those of the set's DEFINE. A share's times: the u32
+	 * gap from the end of the share before (the timestamp, for the first)
+	 * to its begin, and its u32 compute, in ns (#GGMLVIZ_OP_TIMES_ENTRY
+	 * bytes).
+	 */
+	GGMLVIZ_EVENT_SHARE_TIMES = 30,
+	GGMLVIZ_EVENT_TYPE_COUNT = 31          /**< one past the last type this library knows (the count grows as types are added) */
 };
 
 /** @brief What a DESC_SET record says of the ops that follow it (its mode). */
@@ -191,6 +217,11 @@ enum ggmlviz_desc_set_mode {
 	/** Those written without them have those of the same tensor in the set. */
 	GGMLVIZ_DESC_SET_REPEAT = 2
 };
+
+/** @brief Bytes of one op's (or share's) times in an OP_TIMES or SHARE_TIMES body: a u32 gap and a u32 duration. */
+#define GGMLVIZ_OP_TIMES_ENTRY 8u
+/** @brief Bytes of one share's identity in a SHARE_TIMES DEFINE body: u64 tensor, u32 op_type, u32 node. */
+#define GGMLVIZ_SHARE_TIMES_IDENTITY 16u
 
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
 enum ggmlviz_request_kind {
@@ -582,6 +613,24 @@ struct ggmlviz_event {
 			uint8_t method;    /**< REPEAT: the enum ggmlviz_op_method of the ops written without OP_NODE */
 			uint64_t graph_id; /**< GGML's id of the graph run (ggmlviz_nodes_graph_id()) */
 		} desc_set;
+		/** GGMLVIZ_EVENT_OP_TIMES. */
+		struct {
+			uint64_t set;      /**< the run's set of descriptions (its DESC_SET's) */
+			uint32_t first;    /**< the set's index of the record's first op */
+			uint32_t n_ops;    /**< ops in the record's body */
+			uint8_t method;    /**< enum ggmlviz_op_method of its ops */
+			uint8_t flags;     /**< enum ggmlviz_node_flag: RUN_START, its first op began its run */
+		} op_times;
+		/** GGMLVIZ_EVENT_SHARE_TIMES. */
+		struct {
+			uint64_t set;          /**< the thread's set of shares (its nodes, in order), never 0 */
+			uint32_t first;        /**< the set's index of the record's first share */
+			uint32_t n_shares;     /**< shares in the record's body */
+			uint8_t mode;          /**< enum ggmlviz_desc_set_mode: DEFINE (identities in the body), REPEAT */
+			uint32_t thread_index; /**< the worker's index in its pool (0: the thread that computes the graph) */
+			uint32_t n_threads;    /**< the pool's threads for the graph */
+			uint32_t last_wait_ns; /**< the wait at the barrier after the record's last share */
+		} share_times;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */

@@ -146,6 +146,23 @@ static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
 }
 
 /*
+ * The backend of the split being asked about, where GGML's scheduler said
+ * it (ggmlviz_nodes_split(3), the edit of scripts/build-llama-tools.sh):
+ * every node of a split is its backend's, and no lookup is needed (the
+ * scheduler's hash table misses the cache for most nodes of a step). NULL
+ * otherwise. Named once, as the scheduler's are below.
+ */
+static const void *ggmlviz_ggml__split_backend(void)
+{
+	ggml_backend_t backend = (ggml_backend_t)(uintptr_t)ggmlviz_nodes_split_backend();
+
+	if (backend && (backend != ggmlviz_ggml__named_backend ||
+			ggmlviz_session() != ggmlviz_ggml__named_session))
+		ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
+	return backend;
+}
+
+/*
  * The backend computing t: the scheduler's, else the buffer type holding t.
  * Without the scheduler (llama.cpp), a node whose output is in host memory
  * (the CPU's buffers, and a GPU backend's pinned host buffers such as
@@ -518,7 +535,9 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 		ggmlviz_ggml__buffers_seen(t);
 	if (!GGMLVIZ__ON(GGMLVIZ__OPS))
 		return f->app_wants;
-	backend = ggmlviz_ggml__node_backend(t, slot);
+	backend = ggmlviz_ggml__split_backend();
+	if (!backend)
+		backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
 	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
 		return f->app_wants;

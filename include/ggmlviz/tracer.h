@@ -362,7 +362,19 @@ struct ggmlviz_stats {
 	 * own count is in its trace: the META SHARES record at its stop).
 	 */
 	uint64_t shares_unattributed;
-	uint64_t reserved[4];      /**< room to grow; zero */
+	/**
+	 * Passes of the writer thread that drained the rings (it wakes for
+	 * each, every flush interval or when a ring fills a quarter).
+	 * (Formerly reserved[0], which was zero.)
+	 */
+	uint64_t writer_passes;
+	/**
+	 * CPU time the writer thread took in the session, in ns, as of its
+	 * last pass: what writing the trace costs the machine, beside the
+	 * traced threads' own calls. (Formerly reserved[1], which was zero.)
+	 */
+	uint64_t writer_cpu_ns;
+	uint64_t reserved[2];      /**< room to grow; zero */
 };
 
 /**

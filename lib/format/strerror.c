@@ -46,7 +46,7 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"STEP_BEGIN",          "STEP_END",          "SPLIT_BEGIN",      "SPLIT_END",
 	"KERNEL",              "STEP_SEQ",          "OP_BYTES",         "OP_SUMMARY",
 	"REQUEST_BEGIN",       "REQUEST_END",       "REQUEST_STAGE",    "OP_SHARE",
-	"DESC_SET",
+	"DESC_SET",            "OP_TIMES",          "SHARE_TIMES",
 };
 
 const char *ggmlviz_event_type_name(uint8_t type)

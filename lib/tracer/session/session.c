@@ -390,6 +390,8 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
 	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
 	st->meta_written = f.meta_written;
+	st->writer_passes = f.passes;
+	st->writer_cpu_ns = f.cpu_ns;
 	st->bytes_written = f.bytes;
 	st->error = f.error;
 }
@@ -430,9 +432,11 @@ static int stop_locked(void)
 	ggmlviz__registry_unlock();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
-		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most",
+		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most; the"
+		     " writer: %" PRIu64 " passes, %" PRIu64 " us of CPU",
 		     last_stats.emitted, last_stats.written, last_stats.dropped,
-		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10);
+		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10,
+		     last_stats.writer_passes, last_stats.writer_cpu_ns / 1000);
 	return rc;
 }
 

@@ -76,6 +76,8 @@ struct ggmlviz__writer {
 	uint64_t room_end;   /* where the last failed write was stopped (0: none, or written past) */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t meta_written;
+	_Atomic uint64_t passes;   /* the writer thread's passes, and its CPU time after the last */
+	_Atomic uint64_t cpu_ns;
 	struct ggmlviz__retired retired;
 
 	/* Scratch of one pass, grown as rings appear. */
@@ -172,6 +174,8 @@ void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t
  * a keyed permutation of 64-bit values, 0 kept as 0 (anon.c).
  */
 void ggmlviz__anon_record(uint8_t *rec);
+/* The node addresses of a SHARE_TIMES DEFINE's body too: how many bytes of it changed (from its start). */
+uint32_t ggmlviz__anon_body(uint8_t *rec);
 
 /* ---- the writer's own records (records.c) ---- */
 

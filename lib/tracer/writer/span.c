@@ -78,6 +78,68 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
 	}
 }
 
+/* Shifted stamps from a record's stamp, as nanoseconds from its nanoseconds. */
+static inline uint64_t offset_ns(uint64_t shifted, const struct ggmlviz__clock_span *cs)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return (uint64_t)(((u128)(shifted << ggmlviz__clock_share_shift) * cs->mult) >> 32);
+}
+
+static inline uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * A packed body's n gaps and durations (packed.c): shifted stamps, chained
+ * from the record's stamp, made nanoseconds by their offsets (each
+ * rounding once, none adding up along the body); returns the last end's
+ * offset, shifted.
+ */
+static uint64_t convert_times(uint8_t *body, uint32_t n, const struct ggmlviz__clock_span *cs)
+{
+	uint64_t at = 0, end_ns = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *gap = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_GAP;
+		uint8_t *dur = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_DURATION;
+		uint64_t begin_ns, e;
+
+		at += get_u32(gap);
+		begin_ns = offset_ns(at, cs);
+		at += get_u32(dur);
+		e = offset_ns(at, cs);
+		put_u32(gap, clamp32(begin_ns - end_ns));
+		put_u32(dur, clamp32(e - begin_ns));
+		end_ns = e;
+	}
+	return at;
+}
+
+/* An OP_TIMES or SHARE_TIMES record's body (and SHARE_TIMES' last wait), made nanoseconds. */
+static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos,
+			   const struct ggmlviz__clock_span *cs)
+{
+	uint8_t *whole = r->cbuf + (pos & r->cmask), *pl = whole + REC_PAYLOAD;
+	int shares = whole[REC_TYPE] == GGMLVIZ_EVENT_SHARE_TIMES;
+	uint32_t n = get_u32(pl + (shares ? STIMES_COUNT : TIMES_COUNT));
+	uint32_t ids = shares && pl[STIMES_MODE] == GGMLVIZ_DESC_SET_DEFINE
+			       ? n * GGMLVIZ_SHARE_TIMES_IDENTITY : 0;
+	uint32_t len = whole[REC_HAS_LABEL] ? get_u32(whole + REC_LABEL_LEN) : 0;
+	uint64_t last;
+
+	if ((uint64_t)ids + (uint64_t)n * GGMLVIZ_OP_TIMES_ENTRY != len)
+		return; /* not the tracer's (packed.c writes them so): left as it is */
+	last = convert_times(whole + REC_LABEL + ids, n, cs);
+	resync(r, pos, REC_LABEL + ids, REC_LABEL + len);
+	if (!shares)
+		return;
+	put_u32(pl + STIMES_LAST_WAIT, clamp32(offset_ns(last + get_u32(pl + STIMES_LAST_WAIT), cs) -
+					       offset_ns(last, cs)));
+	resync(r, pos, REC_PAYLOAD + STIMES_LAST_WAIT, REC_PAYLOAD + STIMES_LAST_WAIT + 4);
+}
+
 /* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 			  struct ggmlviz__clock_span *cs)
@@ -95,6 +157,9 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 		convert_summary(r, pos, cs);
 	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SHARE)
 		convert_share(r, pos, cs);
+	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_TIMES ||
+		 whole[REC_TYPE] == GGMLVIZ_EVENT_SHARE_TIMES)
+		convert_packed(r, pos, cs);
 }
 
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */
@@ -102,6 +167,7 @@ static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
 {
 	ggmlviz__anon_record(r->cbuf + (pos & r->cmask));
 	resync(r, pos, REC_PAYLOAD, REC_PAYLOAD + GGMLVIZ_PAYLOAD_SIZE);
+	resync(r, pos, REC_LABEL, REC_LABEL + ggmlviz__anon_body(r->cbuf + (pos & r->cmask)));
 }
 
 static uint64_t record_size(const uint8_t *rec)

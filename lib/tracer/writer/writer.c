@@ -10,10 +10,23 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+
+/* A pass done: counted, and the thread's CPU time so far (a system call a pass). */
+static void count_pass(struct ggmlviz__writer *w)
+{
+	struct timespec ts;
+
+	atomic_fetch_add_explicit(&w->passes, 1, memory_order_relaxed);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		atomic_store_explicit(&w->cpu_ns,
+				      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+				      memory_order_relaxed);
+}
 
 static void *writer_main(void *arg)
 {
@@ -24,9 +37,10 @@ static void *writer_main(void *arg)
 	while (!atomic_load(&w->stop)) {
 		uint32_t token = ggmlviz__doorbell_token();
 
-		if (again || ggmlviz__pace_due(w))
+		if (again || ggmlviz__pace_due(w)) {
 			again = ggmlviz__drain_pass(w, 0);
-		else if (!atomic_load(&w->stop))
+			count_pass(w);
+		} else if (!atomic_load(&w->stop))
 			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
 	}
 	return NULL;
@@ -128,6 +142,8 @@ void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)
 {
 	f->meta_written = atomic_load(&w->meta_written);
+	f->passes = atomic_load(&w->passes);
+	f->cpu_ns = atomic_load(&w->cpu_ns);
 	f->bytes = atomic_load(&w->bytes);
 	f->error = atomic_load(&w->error);
 	f->retired = w->retired;
