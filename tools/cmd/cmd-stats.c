@@ -183,10 +183,12 @@ static void run_start_note(struct cli_out *o, const struct cli_agg *a)
 	cli_out_printf(o, "(%llu ops began a CPU run: their time also holds the run's start, GGML's"
 		       " graph plan and its worker threads made or woken, %s in all (",
 		       (unsigned long long)a->run_starts, cli_fmt_ns((double)a->run_start_ns, b));
-	for (int k = 0; k < 3 && top[k]; k++)
-		cli_out_printf(o, "%s%.*s %llu of %llu", k ? ", " : "", (int)top[k]->name_len,
-			       top[k]->name, (unsigned long long)top[k]->run_starts,
+	for (int k = 0; k < 3 && top[k]; k++) {
+		cli_out_str(o, k ? ", " : "");
+		cli_text_str(o, top[k]->name, top[k]->name_len);
+		cli_out_printf(o, " %llu of %llu", (unsigned long long)top[k]->run_starts,
 			       (unsigned long long)top[k]->d.count);
+	}
 	cli_out_str(o, "); a program that attaches a threadpool to its context, as llama.cpp's"
 		       " tools do, starts its runs without making threads)\n");
 }
@@ -198,9 +200,11 @@ static void wait_tops(struct cli_out *o, const struct cli_agg *a)
 	char b[32];
 
 	top3(a, wait_ns, top);
-	for (int k = 0; k < 3 && top[k]; k++)
-		cli_out_printf(o, "%s%.*s %s", k ? ", " : " (", (int)top[k]->name_len, top[k]->name,
-			       cli_fmt_ns((double)top[k]->wait_ns, b));
+	for (int k = 0; k < 3 && top[k]; k++) {
+		cli_out_str(o, k ? ", " : " (");
+		cli_text_str(o, top[k]->name, top[k]->name_len);
+		cli_out_printf(o, " %s", cli_fmt_ns((double)top[k]->wait_ns, b));
+	}
 	if (top[0])
 		cli_out_char(o, ')');
 }

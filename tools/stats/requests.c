@@ -86,7 +86,7 @@ static int on_timing(const struct ggmlviz_timing *t, void *arg)
 
 int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out)
 {
-	static const struct cli_each each = { on_event, on_timing };
+	static const struct cli_each each = { on_event, on_timing, NULL };
 	struct ggmlviz_pairing_counts c = { 0 };
 	struct reqs q = { 0 };
 	int status = cli_each_timing(cmd, path, &each, &q, &c);

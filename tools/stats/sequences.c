@@ -137,7 +137,7 @@ static int on_timing(const struct ggmlviz_timing *t, void *arg)
 
 int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequences *out)
 {
-	static const struct cli_each each = { on_event, on_timing };
+	static const struct cli_each each = { on_event, on_timing, NULL };
 	struct seqs q = { 0 };
 	int status = cli_each_timing(cmd, path, &each, &q, NULL);
 

@@ -155,6 +155,7 @@ void cli_sequences_free(struct cli_sequences *s);
 struct cli_each {
 	void (*event)(const struct ggmlviz_event *ev, void *arg); /* may be NULL */
 	int (*timing)(const struct ggmlviz_timing *t, void *arg);
+	void (*opened)(const struct ggmlviz_reader *r, void *arg); /* may be NULL: the reader, for names */
 };
 
 /* The command's exit status, -1 when unreadable (said), or a negative errno. */
