@@ -80,7 +80,7 @@ step "next"
 cat <<TXT
 The trace is $trace. Try:
   build/tools/ggmlviz info $trace
-  build/tools/ggmlviz stats $trace --by step --top 5
+  build/tools/ggmlviz stats $trace --by step --top 5   (the 5 slowest steps)
   build/tools/ggmlviz stats $trace --by name --top 20
   build/tools/ggmlviz stats $trace --by part --phase generation   (the model's parts, per layer)
   build/tools/ggmlviz report $trace -o report.html  (open it in any browser, offline)
@@ -92,7 +92,7 @@ The CPU op times above are estimated from the CPU backend's ticks (its thread 0'
 end of each op): this demo links the prebuilt GGML, which says no more. To
 measure every worker thread's share of every op instead, and to trace
 llama.cpp's own tools (llama-bench, llama-cli, llama-server), build them with
-GGML from source (a few minutes on 2 cores):
+GGML from source (about 8 minutes on 2 cores, the first time):
   scripts/build-llama-tools.sh
   GGML_VIZ_OUTPUT=bench.ggmlviz third_party/llama-tools/build/bin/llama-bench -m build/demo.gguf -t 2
   build/tools/ggmlviz stats bench.ggmlviz --by thread

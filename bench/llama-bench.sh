@@ -21,7 +21,13 @@
 # a cost that stays the same for a model whose tokens take longer; and,
 # from that trace, a generated token's time on its thread outside its ops
 # (before its graph's first ask, from there to its first op, after its
-# last op: where the step's thread works while the workers wait).
+# last op: where the step's thread works while the workers wait); and
+# what it costs the machine: each mode's CPU time a run (perf stat's
+# task-clock, or getrusage through /usr/bin/time) and its context
+# switches, against untraced, and the writer thread's passes and CPU time
+# (GGML_VIZ_VERBOSE's stop line), each per op of the run (ops of the whole
+# run, from the last traced round's trace). SUMMARY=FILE also writes the
+# figures as JSON (bench/op-cost.sh reads it).
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
@@ -78,6 +84,32 @@ mode_env() {
 	esac
 }
 for mode in $modes; do [ "$mode" = plain ] || mode_env "$mode" >/dev/null || exit 2; done
+# measured BASE COMMAND...: its output in BASE.json, its stderr in BASE.err, and its CPU
+# time and context switches in BASE.cpu ("ms switches"), by perf stat's software counters
+# where perf runs, else by GNU time (getrusage)
+if perf stat -x, -e task-clock true >/dev/null 2>&1; then
+	measured() {
+		base=$1
+		shift
+		perf stat -x, -o "$base.perf" -e task-clock,context-switches "$@" >"$base.json" 2>"$base.err"
+		awk -F, '/task-clock/ { ms = $1 } /context-switches/ { n = $1 } END { print ms, n }' \
+			"$base.perf" >"$base.cpu"
+	}
+elif [ -x /usr/bin/time ]; then
+	measured() {
+		base=$1
+		shift
+		/usr/bin/time -o "$base.time" -f '%U %S %c %w' "$@" >"$base.json" 2>"$base.err"
+		awk '{ print 1000 * ($1 + $2), $3 + $4 }' "$base.time" >"$base.cpu"
+	}
+else
+	measured() {
+		base=$1
+		shift
+		"$@" >"$base.json" 2>"$base.err"
+		: >"$base.cpu"
+	}
+fi
 i=0
 while [ $i -lt "$rounds" ]; do
 	for mode in $modes; do
@@ -85,12 +117,11 @@ while [ $i -lt "$rounds" ]; do
 		[ "$mode" = traced ] && out="$tmp/traced.ggmlviz"
 		if [ "$mode" = plain ]; then
 			# shellcheck disable=SC2086 # llama-bench's arguments are words
-			env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null
+			measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json
 		else
 			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
-			env GGML_VIZ_OUTPUT="$out" $(mode_env "$mode") "$tools/llama-bench" $args -o json \
-				>"$tmp/$mode.$i.json" 2>/dev/null
+			measured "$tmp/$mode.$i" env GGML_VIZ_OUTPUT="$out" GGML_VIZ_VERBOSE=1 \
+				$(mode_env "$mode") "$tools/llama-bench" $args -o json
 		fi
 	done
 	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
@@ -103,14 +134,17 @@ for phase in prompt generation; do
 	"$ggmlviz" stats -f json --phase "$phase" "$tmp/traced.ggmlviz" >"$tmp/$phase.json" 2>/dev/null ||
 		echo '{}' >"$tmp/$phase.json"
 done
+# and the whole run's ops (warm-up and every repetition): what its CPU time is spread over
+"$ggmlviz" stats -f json "$tmp/traced.ggmlviz" >"$tmp/run.json" 2>/dev/null || echo '{}' >"$tmp/run.json"
 
 # the step's records and its ops' begins and ends, for the time outside the ops (below)
-"$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END "$tmp/traced.ggmlviz" \
+"$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END,OP_TIMES "$tmp/traced.ggmlviz" \
 	>"$tmp/edges.jsonl" 2>/dev/null || : >"$tmp/edges.jsonl"
 
-python3 - "$tmp" "$rounds" "$modes" <<'PY'
-import json, math, os, statistics, sys
-tmp, rounds, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+python3 - "$tmp" "$rounds" "$modes" "${SUMMARY:-}" <<'PY'
+import json, math, os, re, statistics, sys
+tmp, rounds, modes, summary_path = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+summary = {'modes': {}}
 WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share; on a GPU, '
                   'kernels in sampled windows',
         'ticks': 'every op timed by ticks, GGML_VIZ_CPU_SHARES=0',
@@ -160,6 +194,9 @@ for test in ('pp', 'tg'):
         ratios = [t / p for t, p in zip(traced, plain)]
         ci = interval(ratios)
         median = statistics.median(ratios)
+        figures = summary['modes'].setdefault(mode, {})
+        figures[test] = {'untraced_ts': statistics.median(plain), 'traced_ts': statistics.median(traced),
+                         'ratio': median, 'ratio_ci': ci}
         print('  %s: untraced %.1f t/s, traced (%s) %.1f t/s (medians); traced / untraced '
               '%.3f (rounds: %.3f to %.3f; %s): the 0.97 target %s' % (
                   test, statistics.median(plain), what, statistics.median(traced),
@@ -181,6 +218,8 @@ for test in ('pp', 'tg'):
             loose = (' (from the interval of the median: %.0f to %.0f ns an op)' % tuple(
                 1e3 * (untraced_us / r - untraced_us) / ops for r in (ci[1], ci[0]))
                 if ci else '')
+            figures[test]['ns_per_op'] = 1e3 * per_token_us / ops
+            figures[test]['ops_per_token'] = ops
             if per_token_us > 0:
                 print('      %.1f us more a token of %.1f us untraced: %.0f ns an op (%.1f ops a '
                       'token)%s' % (per_token_us, untraced_us, 1e3 * per_token_us / ops, ops,
@@ -206,6 +245,11 @@ def outside_ops():
             cur['ask'] = r['ts']
         elif t in ('OP_COMPUTE_BEGIN', 'OP_COMPUTE_END'):
             cur['ops'].append(r['ts'])
+        elif t == 'OP_TIMES':  # a repeated run's ops, packed: the chain of gaps and durations
+            at = r['ts']
+            for gap, duration in r.get('times', []):
+                cur['ops'] += [at + gap, at + gap + duration]
+                at += gap + duration
         elif t == 'STEP_END':
             if cur['tokens'] == 1 and cur['ask'] is not None and cur['ops']:
                 steps.append((cur['ask'] - cur['begin'], min(cur['ops']) - cur['ask'],
@@ -218,5 +262,54 @@ def outside_ops():
           '%.1f us to its first ask, %.1f us of asks and the graph\'s start, %.1f us after its '
           'last op' % (len(steps), med[0], med[1], med[2]))
 
+def cpu(mode, i):
+    """A round's run of a mode: its CPU ms and context switches, or None."""
+    try:
+        ms, switches = open(os.path.join(tmp, '%s.%d.cpu' % (mode, i))).read().split()
+        return float(ms), float(switches)
+    except (OSError, ValueError):
+        return None
+
+def writer(mode, i):
+    """The writer's passes and CPU us, from the verbose stop line of a traced run; or None."""
+    try:
+        text = open(os.path.join(tmp, '%s.%d.err' % (mode, i)), errors='replace').read()
+    except OSError:
+        return None
+    m = re.findall(r'the writer: (\d+) passes, (\d+) us of CPU', text)
+    return (int(m[-1][0]), int(m[-1][1])) if m else None
+
+def machine_cost():
+    """What each mode costs the machine against untraced: CPU time and switches a run, and
+    the writer's share, per op of the run (the last traced round's ops, warm-up and all)."""
+    run = json.load(open(os.path.join(tmp, 'run.json')))
+    ops = run.get('ops') or 0
+    plain = [c for c in (cpu('plain', i) for i in range(rounds)) if c]
+    if not plain or not ops:
+        print('  the machine\'s cost: not measured (no CPU time, or no ops in the trace)')
+        return
+    base_ms, base_sw = statistics.median(c[0] for c in plain), statistics.median(c[1] for c in plain)
+    for mode in (m for m in modes if m != 'plain'):
+        got = [c for c in (cpu(mode, i) for i in range(rounds)) if c]
+        w = [x for x in (writer(mode, i) for i in range(rounds)) if x]
+        if not got:
+            continue
+        ms, sw = statistics.median(c[0] for c in got), statistics.median(c[1] for c in got)
+        fig = summary['modes'].setdefault(mode, {})
+        fig['cpu_ns_per_op'] = 1e6 * (ms - base_ms) / ops
+        fig['switches'] = [base_sw, sw]
+        line = ('  %s, the machine: CPU %.0f ms a run against %.0f untraced (%+.0f ns an op of %d), '
+                'context switches %.0f against %.0f' % (mode, ms, base_ms, fig['cpu_ns_per_op'],
+                                                         ops, sw, base_sw))
+        if w:
+            passes, us = statistics.median(x[0] for x in w), statistics.median(x[1] for x in w)
+            fig['writer'] = {'passes': passes, 'cpu_us': us, 'ns_per_op': 1e3 * us / ops}
+            line += '; the writer %.0f passes, %.1f ms of CPU (%.0f ns an op)' % (
+                passes, us / 1e3, 1e3 * us / ops)
+        print(line + ' (medians)')
+
 outside_ops()
+machine_cost()
+if summary_path:
+    json.dump(summary, open(summary_path, 'w'), indent=1)
 PY

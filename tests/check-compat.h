@@ -10,6 +10,23 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
+
+/*
+ * CK_RUN_TEST=NAME adds that test function alone to its case (Check picks
+ * suites and cases only: CK_RUN_SUITE, CK_RUN_CASE), so that
+ * bench/stress.sh runs one test many times.
+ */
+static inline void tu_tcase_add_test(TCase *tc, const TTest *test, int signal, int exit_value,
+				     int start, int end)
+{
+	const char *only = getenv("CK_RUN_TEST");
+
+	if (only && *only && strcmp(only, test->name) != 0)
+		return;
+	_tcase_add_test(tc, test, signal, exit_value, start, end);
+}
+#define _tcase_add_test tu_tcase_add_test
 
 static inline int run_suite(Suite *s)
 {

@@ -16,6 +16,10 @@
 - Every `stats --by` key (tools/stats/agg.c) is in `stats --help`, in
   ggmlviz(1)'s stats section, and in the README's list of keys, which
   names no other.
+- quickstart.sh, the README and doc/llama-cpp.md say the same time for
+  the first build of llama.cpp's tools.
+- The cost figures of the README's first paragraphs are in its table of
+  What tracing costs (the table is what gets updated).
 - The README is at most 400 lines with at most 3 dated lines, and the
   guides in doc/ hold no date outside their sample outputs (the dated
   results are in performance.md and cost.md).
@@ -203,6 +207,22 @@ if set(listed) != set(keys):
     problems.append("README.md's list of --by keys is %s; the code's: %s" % ('|'.join(listed) or 'missing', '|'.join(keys)))
 ok(len(keys) >= 11 and not problems, 'every stats --by key (%s) is in stats --help, ggmlviz(1) and the README' %
    ', '.join(keys), '\n'.join(problems))
+
+# ---- the README's cost headline: figures of its table, so that one update keeps both ----
+head = readme.split('\n## ', 1)[0]
+costs = readme.split('\n## What tracing costs\n', 1)[-1].split('\n## ', 1)[0]
+rows = '\n'.join(line for line in costs.splitlines() if line.startswith('|'))
+said = re.findall(r'(?<![\d.])[01]\.\d{2,3}(?![\d.])', head)
+missing = [f for f in said if not re.search(r'(?<![\d.])%s(?![\d])' % re.escape(f), rows)]
+ok(len(said) >= 3 and rows and not missing,
+   "README.md's first paragraphs quote the table of What tracing costs (%s)" % ', '.join(said),
+   'not in the table: %s' % ', '.join(missing))
+
+# ---- the tools' build time, as the quick start and the README say it ----
+times = {rel: re.findall(r'about (\d+) minutes on 2 cores', ' '.join(read(rel).split()))
+         for rel in ('README.md', 'quickstart.sh', 'doc/llama-cpp.md')}
+ok(all(times.values()) and len({t for v in times.values() for t in v}) == 1,
+   "the quick start, the README and llama-cpp.md give the tools' first build one time", times)
 
 # ---- the README's shape, and no dates in the guides ----
 DATE = r'\b20\d\d-\d\d-\d\d\b'

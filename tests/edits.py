@@ -64,7 +64,7 @@ static enum ggml_status compute_splits(ggml_backend_sched_t sched) {
 }
 '''
 TOLD = '''        } else {
-            ggmlviz_nodes_graph_id(split->graph.uid); // libggmlviz: the id of the split, before its asks
+            ggmlviz_nodes_split(split->graph.uid, split_backend); // libggmlviz: the split's id and backend, before its asks
             // similar to ggml_backend_compare_graph_backend'''
 KEPT = '''                struct ggml_cgraph gv = ggml_graph_view(&split->graph, j0, j1 + 1);
                 if (j0 == 0 && j1 + 1 == split->graph.n_nodes) {
@@ -137,7 +137,7 @@ if os.path.isfile(os.path.join(release, SCHED)):
     rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids', '--sched-no-wait')
     text = read(top)
     ok(rc == 0 and text.count('gv.uid = split->graph.uid;') == 1 and
-       text.count('ggmlviz_nodes_graph_id(split->graph.uid);') == 1 and
+       text.count('ggmlviz_nodes_split(split->graph.uid, split_backend);') == 1 and
        text.count('if (need) { // libggmlviz: no data wanted, no wait') == 1,
        'the release\'s scheduler takes the edits once', out + err)
 else:

@@ -13,10 +13,35 @@
  * "CPU" and "CUDA0" and freed at the end.
  *
  *   gen-server OUT [--requests N] [--slots S] [--step-us US] [--burst B]
- *                  [--gap-ms MS]
+ *                  [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]
+ *                  [--taken FIRST:COUNT:PCT] [--long-prompt REQ:TOKENS]
+ *                  [--surge REQ:N] [--generate REQ:N] [--fallback FIRST:COUNT]
+ *                  [--marks FIRST:COUNT:N] [--clients C] [--flush-ms MS]
+ *                  [--batch B]
  *
- * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token,
- * bursts of 3 requests 30 ms apart. The trace ends complete (its stop).
+ * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token
+ * (--token-us) plus NS ns a token of the longest context in the batch
+ * (--ctx-ns, 0), a prompt whole in a step (--batch B: B of its tokens a
+ * step at most), bursts of 3 requests 30 ms apart; or --clients C: C
+ * clients, each sending its next request as soon as its last one ended
+ * (the slots kept busy, as a benchmark's clients do). --flush-ms: the
+ * tracer's flush interval (100 ms), which spaces its USAGE records. The
+ * trace ends complete (its stop).
+ *
+ * What makes a request slow, for advise --request and --slow (requests
+ * are numbered from 0 in order of arrival; "while" a request: from its
+ * arrival to its end):
+ *   --threads T     META THREADS: T compute threads (and T for a batch) on
+ *                   the CPUs online, as the llama.cpp adapter writes it
+ *   --taken F:C:P   while requests F to F+C-1, each step off its CPU (slept,
+ *                   as when other work holds it) after its work, P% of the
+ *                   step on a quiet machine (P/(100-P) times the work's time)
+ *   --long-prompt R:T  request R's prompt is T tokens
+ *   --surge R:N     N requests more arrive with request R
+ *   --generate R:N  request R generates N tokens
+ *   --fallback F:C  the ops run on a "CUDA0" backend, but on the CPU, 4
+ *                   times slower, while requests F to F+C-1
+ *   --marks F:C:N   N MARK records a step while requests F to F+C-1
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ggmlviz/tracer.h>
 
@@ -36,14 +62,30 @@ struct req {
 	uint64_t id;
 	uint32_t prompt, generate, generated;
 	int status; /* GGMLVIZ_REQUEST_DONE, _CANCELLED, _FAILED */
+	int ended;
+};
+
+/* Requests first to first + count - 1, and a figure (a share, a count). */
+struct range {
+	int first, count, value;
+};
+
+/* What the command line asks of the run. */
+struct sim {
+	int n, slots, burst, gap_ms, threads, clients;
+	uint32_t batch; /* a prompt's tokens a step, at most (0: the whole prompt) */
+	uint64_t step_us, token_us, ctx_ns;
+	struct range taken, fallback, marks, long_prompt, surge, generate;
+	struct req *reqs;
+	int arrived;
 };
 
 struct slot {
 	struct req *r; /* NULL: free */
-	int prompt_done;
+	uint32_t prompt_left; /* its prompt's tokens not computed yet (0: generating) */
 };
 
-static char ctx, weights_cpu, weights_gpu, kv_cpu, kv_gpu; /* their addresses name them */
+static char ctx, weights_cpu, weights_gpu, kv_cpu, kv_gpu, gpu; /* their addresses name them */
 
 static uint64_t now_ns(void)
 {
@@ -62,12 +104,34 @@ static void spin(uint64_t ns)
 		;
 }
 
-static void ops(uint32_t tokens, uint64_t step_us)
+/* Whether a request of r is in flight (arrived, not ended). */
+static int during(const struct sim *m, const struct range *r)
+{
+	for (int i = r->first; r->count && i < r->first + r->count && i < m->n; i++)
+		if (i < m->arrived && !m->reqs[i].ended)
+			return 1;
+	return 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A step's ops: its time in 16 shares over two layers; then off its CPU as --taken says. */
+static void ops(const struct sim *m, uint32_t tokens, uint32_t context)
 {
 	static const struct { uint32_t op; const char *name; unsigned share; } kinds[] = {
 		{ 1, "attn_norm", 1 }, { 3, "Qcur", 4 }, { 4, "Qcur (rope)", 1 }, { 5, "ffn_out", 2 },
 	};
-	uint64_t ns = (step_us + 20u * tokens) * 1000u / 16u;
+	int cpu = m->fallback.count && during(m, &m->fallback);
+	const void *backend = m->fallback.count && !cpu ? &gpu : NULL;
+	uint64_t total = m->step_us * 1000u + m->token_us * 1000u * tokens + m->ctx_ns * context;
+	uint64_t off = during(m, &m->taken) ? total * (uint64_t)m->taken.value /
+						      (100u - (uint64_t)m->taken.value) : 0;
+	uint64_t ns = total * (cpu ? 4u : 1u) / 16u;
 
 	for (int layer = 0; layer < 2; layer++)
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
@@ -75,60 +139,80 @@ static void ops(uint32_t tokens, uint64_t step_us)
 			const void *t = (const void *)(uintptr_t)(0x1000 + 64 * (layer * 4 + (int)k));
 
 			snprintf(label, sizeof label, "%s-%d", kinds[k].name, layer);
-			ggmlviz_op_begin(t, kinds[k].op, 4096, NULL, label);
+			ggmlviz_op_begin(t, kinds[k].op, 4096, backend, label);
 			spin(ns * kinds[k].share);
-			ggmlviz_op_end(t, kinds[k].op, 4096, NULL, label);
+			ggmlviz_op_end(t, kinds[k].op, 4096, backend, label);
 		}
+	if (off)
+		sleep_ns(off);
 }
 
-/* One step of every busy slot: a prompt whole, or a token. */
-static void step(struct slot *slots, int n_slots, uint64_t step_us)
+/* The tokens slot s computes in the next step: a piece of its prompt (--batch), or a token. */
+static uint32_t chunk(const struct sim *m, const struct slot *s)
 {
-	uint32_t tokens = 0, prompt = 0;
+	if (!s->prompt_left)
+		return 1;
+	return m->batch && s->prompt_left > m->batch ? m->batch : s->prompt_left;
+}
+
+/* One step of every busy slot: a piece of its prompt (the whole prompt by default), or a token. */
+static void step(const struct sim *m, struct slot *slots)
+{
+	uint32_t tokens = 0, prompt = 0, context = 0;
 	int busy = 0;
 
-	for (int s = 0; s < n_slots; s++) {
-		if (!slots[s].r)
+	for (int s = 0; s < m->slots; s++) {
+		const struct req *r = slots[s].r;
+		if (!r)
 			continue;
 		busy++;
-		tokens += slots[s].prompt_done ? 1 : slots[s].r->prompt;
-		prompt |= !slots[s].prompt_done;
+		tokens += chunk(m, &slots[s]);
+		prompt |= slots[s].prompt_left > 0;
+		if (!slots[s].prompt_left && r->prompt + r->generated > context)
+			context = r->prompt + r->generated;
 	}
 	if (!busy)
 		return;
 	ggmlviz_step_begin(&ctx, tokens, (uint32_t)busy,
 			   prompt ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION, "decode");
-	for (int s = 0; s < n_slots; s++)
+	for (int s = 0; s < m->slots; s++)
 		if (slots[s].r)
-			ggmlviz_step_seq(&ctx, s, slots[s].prompt_done ? 1 : slots[s].r->prompt, 1,
-					 slots[s].prompt_done ? slots[s].r->prompt + slots[s].r->generated : 0,
-					 0);
-	ops(tokens, step_us);
+			ggmlviz_step_seq(&ctx, s, chunk(m, &slots[s]), 1,
+					 slots[s].prompt_left ? slots[s].r->prompt - slots[s].prompt_left
+							      : slots[s].r->prompt + slots[s].r->generated, 0);
+	ops(m, tokens, context);
+	for (int i = 0; during(m, &m->marks) && i < m->marks.value; i++)
+		ggmlviz_mark("trace cost", (uint64_t)i);
 	ggmlviz_step_end(&ctx, tokens, (uint32_t)busy,
 			 prompt ? GGMLVIZ_PHASE_PROMPT : GGMLVIZ_PHASE_GENERATION, 0, "decode");
 }
 
-/* After a step: first tokens, tokens, and the requests that end. */
-static void after_step(struct slot *slots, int n_slots)
+/* After a step: pieces of prompts, first tokens, tokens, and the requests that end. */
+static void after_step(const struct sim *m, struct slot *slots)
 {
-	for (int s = 0; s < n_slots; s++) {
+	for (int s = 0; s < m->slots; s++) {
 		struct req *r = slots[s].r;
 
 		if (!r)
 			continue;
-		if (!slots[s].prompt_done && r->status == GGMLVIZ_REQUEST_FAILED) {
+		if (slots[s].prompt_left && r->status == GGMLVIZ_REQUEST_FAILED) {
 			ggmlviz_request_end(r->id, s, GGMLVIZ_REQUEST_FAILED, 0, 0, 0, NULL);
 			slots[s].r = NULL;
+			r->ended = 1;
 			continue;
 		}
-		if (!slots[s].prompt_done)
+		if (slots[s].prompt_left) {
+			slots[s].prompt_left -= chunk(m, &slots[s]);
+			if (slots[s].prompt_left)
+				continue; /* more of its prompt in the next step */
 			ggmlviz_request_stage(r->id, s, GGMLVIZ_REQUEST_FIRST_TOKEN, r->prompt, 0);
-		slots[s].prompt_done = 1;
+		}
 		if (++r->generated < r->generate)
 			continue;
 		ggmlviz_request_end(r->id, s, (uint32_t)r->status, r->prompt, 0, r->generated,
 				    r->status == GGMLVIZ_REQUEST_DONE ? "limit" : NULL);
 		slots[s].r = NULL;
+		r->ended = 1;
 	}
 }
 
@@ -139,7 +223,7 @@ static void place(struct slot *slots, int n_slots, struct req *reqs, int *next, 
 		if (slots[s].r)
 			continue;
 		slots[s].r = &reqs[(*next)++];
-		slots[s].prompt_done = 0;
+		slots[s].prompt_left = slots[s].r->prompt;
 		ggmlviz_request_stage(slots[s].r->id, s, GGMLVIZ_REQUEST_PROMPT, slots[s].r->prompt, 0);
 	}
 }
@@ -158,79 +242,188 @@ static void memory(int free_it)
 			ggmlviz_tensor_alloc(bufs[i].p, bufs[i].size, bufs[i].label);
 }
 
-/* The op types' names, as a GGML adapter gives them. */
-static void names(void)
+/* The op types' names, as a GGML adapter gives them; the backend's, and the threads. */
+static void names(const struct sim *m)
 {
 	static const char *const op_names[] = { NULL, "RMS_NORM", NULL, "MUL_MAT", "ROPE", "ADD" };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (uint64_t op = 0; op < sizeof op_names / sizeof op_names[0]; op++)
 		if (op_names[op])
 			ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, op, op_names[op]);
+	if (m->fallback.count)
+		ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t)(uintptr_t)&gpu, "CUDA0");
+	if (m->threads)
+		ggmlviz_meta(GGMLVIZ_META_THREADS, 0, (uint64_t)m->threads | (uint64_t)m->threads << 32,
+			     (uint64_t)(cpus > 0 ? cpus : 1) << 32, NULL);
+}
+
+static const char *arg_of(int argc, char **argv, const char *name)
+{
+	for (int i = 2; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return argv[i + 1];
+	return NULL;
 }
 
 static int arg_int(int argc, char **argv, const char *name, int dflt)
 {
-	for (int i = 2; i + 1 < argc; i++)
-		if (!strcmp(argv[i], name))
-			return atoi(argv[i + 1]);
-	return dflt;
+	const char *v = arg_of(argc, argv, name);
+
+	return v ? atoi(v) : dflt;
+}
+
+/*
+ * A range: "FIRST:COUNT:VALUE" (kind 3), "FIRST:COUNT" (2), or "REQ:VALUE"
+ * (1: one request); none where the option is not given. 0, or -1 when
+ * malformed.
+ */
+static int arg_range(int argc, char **argv, const char *name, int kind, struct range *r)
+{
+	const char *v = arg_of(argc, argv, name);
+
+	*r = (struct range){ 0, 0, 0 };
+	if (!v)
+		return 0;
+	if (kind == 3)
+		return sscanf(v, "%d:%d:%d", &r->first, &r->count, &r->value) == 3 ? 0 : -1;
+	if (kind == 2)
+		return sscanf(v, "%d:%d", &r->first, &r->count) == 2 ? 0 : -1;
+	r->count = 1;
+	return sscanf(v, "%d:%d", &r->first, &r->value) == 2 ? 0 : -1;
+}
+
+static int parse(int argc, char **argv, struct sim *m)
+{
+	m->n = arg_int(argc, argv, "--requests", 24), m->slots = arg_int(argc, argv, "--slots", 2);
+	m->burst = arg_int(argc, argv, "--burst", 3), m->gap_ms = arg_int(argc, argv, "--gap-ms", 30);
+	m->step_us = (uint64_t)arg_int(argc, argv, "--step-us", 400);
+	m->token_us = (uint64_t)arg_int(argc, argv, "--token-us", 20);
+	m->ctx_ns = (uint64_t)arg_int(argc, argv, "--ctx-ns", 0);
+	m->threads = arg_int(argc, argv, "--threads", 0);
+	m->clients = arg_int(argc, argv, "--clients", 0);
+	m->batch = (uint32_t)arg_int(argc, argv, "--batch", 0);
+	if (arg_range(argc, argv, "--taken", 3, &m->taken) < 0 ||
+	    arg_range(argc, argv, "--marks", 3, &m->marks) < 0 ||
+	    arg_range(argc, argv, "--fallback", 2, &m->fallback) < 0 ||
+	    arg_range(argc, argv, "--long-prompt", 1, &m->long_prompt) < 0 ||
+	    arg_range(argc, argv, "--surge", 1, &m->surge) < 0 ||
+	    arg_range(argc, argv, "--generate", 1, &m->generate) < 0)
+		return -1;
+	return argc < 2 || m->n < 1 || m->n > MAX_REQUESTS || m->slots < 1 || m->slots > MAX_SLOTS ||
+	       m->burst < 1 || m->taken.value < 0 || m->taken.value > 95 ? -1 : 0;
+}
+
+/* The requests: prompts, lengths and endings, and what the command line changed of them. */
+static void make_requests(struct sim *m)
+{
+	for (int i = 0; i < m->n; i++) {
+		m->reqs[i] = (struct req){ (uint64_t)i, 8 + 4u * (uint32_t)(i % 5), 6 + 2u * (uint32_t)(i % 4),
+					   0, i % 7 == 6 ? GGMLVIZ_REQUEST_FAILED
+					      : i % 3 == 2 ? GGMLVIZ_REQUEST_CANCELLED : GGMLVIZ_REQUEST_DONE, 0 };
+		if (m->reqs[i].status == GGMLVIZ_REQUEST_CANCELLED)
+			m->reqs[i].generate -= 2;
+	}
+	if (m->long_prompt.count && m->long_prompt.first < m->n)
+		m->reqs[m->long_prompt.first].prompt = (uint32_t)m->long_prompt.value;
+	if (m->generate.count && m->generate.first < m->n)
+		m->reqs[m->generate.first].generate = (uint32_t)m->generate.value;
+	for (int i = 0; i < m->n; i++) /* the requests made to show a figure end as asked */
+		if ((m->long_prompt.count && i == m->long_prompt.first) ||
+		    (m->generate.count && i == m->generate.first))
+			m->reqs[i].status = GGMLVIZ_REQUEST_DONE;
+}
+
+/* How many requests ended so far. */
+static int ended(const struct sim *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->arrived; i++)
+		n += m->reqs[i].ended;
+	return n;
+}
+
+static void begin(struct sim *m)
+{
+	ggmlviz_request_begin(m->reqs[m->arrived].id, GGMLVIZ_REQUEST_COMPLETION,
+			      m->reqs[m->arrived].prompt, "completion");
+	m->arrived++;
+}
+
+/*
+ * The requests due by now arrive: each client's next once its last ended
+ * (--clients: the one --surge names with more, after which the clients
+ * wait for those too), or a burst every gap, the one --surge names with
+ * more.
+ */
+static void arrive(struct sim *m, uint64_t *next_burst)
+{
+	while (m->clients && m->arrived < m->n && m->arrived < ended(m) + m->clients) {
+		int surge = m->surge.count && m->arrived == m->surge.first ? m->surge.value : 0;
+
+		begin(m);
+		for (int k = 0; k < surge && m->arrived < m->n; k++)
+			begin(m);
+	}
+	while (!m->clients && m->arrived < m->n && now_ns() >= *next_burst) {
+		int size = m->burst;
+
+		if (m->surge.count && m->surge.first >= m->arrived && m->surge.first < m->arrived + m->burst)
+			size += m->surge.value;
+		for (int b = 0; b < size && m->arrived < m->n; b++)
+			begin(m);
+		*next_burst += (uint64_t)m->gap_ms * 1000000u;
+	}
 }
 
 int main(int argc, char **argv)
 {
 	struct ggmlviz_config cfg;
 	struct slot slots[MAX_SLOTS] = { { 0 } };
-	struct req *reqs;
-	int n = arg_int(argc, argv, "--requests", 24), n_slots = arg_int(argc, argv, "--slots", 2);
-	int burst = arg_int(argc, argv, "--burst", 3), gap_ms = arg_int(argc, argv, "--gap-ms", 30);
-	uint64_t step_us = (uint64_t)arg_int(argc, argv, "--step-us", 400), next_burst;
-	int arrived = 0, next = 0, rc;
+	struct sim m;
+	uint64_t next_burst;
+	int next = 0, rc;
 
-	if (argc < 2 || n < 1 || n > MAX_REQUESTS || n_slots < 1 || n_slots > MAX_SLOTS || burst < 1) {
+	if (parse(argc, argv, &m) < 0) {
 		fprintf(stderr, "usage: gen-server OUT [--requests N] [--slots S (1 to %d)] [--step-us US]"
-			" [--burst B] [--gap-ms MS]\n", MAX_SLOTS);
+			" [--burst B] [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]"
+			" [--taken F:C:PCT (0 to 95)] [--long-prompt R:T] [--surge R:N] [--generate R:N]"
+			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]\n",
+			MAX_SLOTS);
 		return 2;
 	}
-	if (!(reqs = calloc((size_t)n, sizeof *reqs)))
+	if (!(m.reqs = calloc((size_t)m.n, sizeof *m.reqs)))
 		return 1;
-	for (int i = 0; i < n; i++)
-		reqs[i] = (struct req){ (uint64_t)i, 8 + 4u * (uint32_t)(i % 5), 6 + 2u * (uint32_t)(i % 4),
-					0, i % 7 == 6 ? GGMLVIZ_REQUEST_FAILED
-					   : i % 3 == 2 ? GGMLVIZ_REQUEST_CANCELLED : GGMLVIZ_REQUEST_DONE };
-	for (int i = 0; i < n; i++)
-		if (reqs[i].status == GGMLVIZ_REQUEST_CANCELLED)
-			reqs[i].generate -= 2;
+	m.arrived = 0;
+	make_requests(&m);
 	ggmlviz_config_init(&cfg);
 	cfg.output = argv[1];
 	cfg.memory_tracking = 1;
+	cfg.flush_interval_ms = (uint32_t)arg_int(argc, argv, "--flush-ms", (int)cfg.flush_interval_ms);
 	if ((rc = ggmlviz_start(&cfg)) < 0) {
 		fprintf(stderr, "gen-server: %s: %s\n", argv[1], ggmlviz_strerror(rc));
 		return 1;
 	}
-	names();
+	names(&m);
 	memory(0);
 	next_burst = now_ns();
 	for (;;) {
 		int busy = 0;
 
-		while (arrived < n && now_ns() >= next_burst) {
-			for (int b = 0; b < burst && arrived < n; b++, arrived++)
-				ggmlviz_request_begin(reqs[arrived].id, GGMLVIZ_REQUEST_COMPLETION,
-						      reqs[arrived].prompt, "completion");
-			next_burst += (uint64_t)gap_ms * 1000000u;
-		}
-		place(slots, n_slots, reqs, &next, arrived);
-		step(slots, n_slots, step_us);
-		after_step(slots, n_slots);
-		for (int s = 0; s < n_slots; s++)
+		arrive(&m, &next_burst);
+		place(slots, m.slots, m.reqs, &next, m.arrived);
+		step(&m, slots);
+		after_step(&m, slots);
+		for (int s = 0; s < m.slots; s++)
 			busy += slots[s].r != NULL;
-		if (!busy && next == n)
+		if (!busy && next == m.n)
 			break;
 		if (!busy) /* idle until the next burst */
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 	}
 	memory(1);
 	rc = ggmlviz_stop();
-	free(reqs);
+	free(m.reqs);
 	return rc < 0 ? 1 : 0;
 }

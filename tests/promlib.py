@@ -17,6 +17,7 @@ import urllib.request
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?')
+UNESCAPE = re.compile(r'\\(.)')  # a label value's escapes: \\, \", \n
 
 
 def parse(text):
@@ -34,7 +35,8 @@ def parse(text):
             m = LINE.match(line)
             if not m:
                 raise ValueError('not a sample: %r' % line)
-            labels = {k: bytes(v, 'utf-8').decode('unicode_escape') for k, v in LABEL.findall(m.group(2) or '')}
+            labels = {k: UNESCAPE.sub(lambda e: '\n' if e.group(1) == 'n' else e.group(1), v)
+                      for k, v in LABEL.findall(m.group(2) or '')}
             samples.append((m.group(1), labels, float(m.group(3))))
     return samples, families
 

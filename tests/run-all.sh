@@ -4,9 +4,13 @@
 #   1. a plain build (warnings are errors): make check, every test;
 #   2. an installed copy: a threaded program built with nothing but
 #      `cc app.c $(pkg-config --cflags --libs ggmlviz)`, and run; the same
-#      code as a shared object (-fPIC -shared), called by a program;
+#      code as a shared object (-fPIC -shared), called by a program; and
+#      doc/install.md's build without root, run by an unprivileged user
+#      (tests/test-user-build.sh: a user made with useradd, as root);
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer: make check, every test;
 #   4. ThreadSanitizer: the tests that run threads (make check-threaded);
+#      then bench/stress.sh, short: the racy tests three times each, on
+#      one CPU beside two busy loops;
 #   5. libFuzzer (clang) with ASan+UBSan: the reader and every command on
 #      mutated traces, FUZZ_SECONDS (60) per target;
 #   6. llama.cpp's own tools (llama-bench, llama-server, and GGML's RPC
@@ -69,6 +73,19 @@ $(find "$1" -name '*.log' ! -name 'test-suite.log' ! -name config.log -exec grep
 $(cat "$1/.errors")"
 		rm -f "$1/.errors"
 	fi
+}
+
+# Counts the TAP lines of a test script's output (not run by make check).
+count_tap() { # file label
+	p=$(grep '^ok ' "$1" | grep -vc '# SKIP')  # a skip is neither passed nor failed
+	f=$(grep -c '^not ok ' "$1")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "$2: $p passed, $f failed"
+	[ "$f" -eq 0 ] || failures="$failures
+$(grep '^not ok ' "$1" | sed "s|^|  $2: |")"
+	grep -q '^1\.\.' "$1" || { failed=$((failed + 1)); failures="$failures
+  $2: no plan (the script stopped early)"; }
 }
 
 # Configures (once) and builds a tree; 0 on success.
@@ -166,6 +183,10 @@ if [ $rc -eq 0 ]; then
 	rm -rf "$dest"
 fi
 
+note "the build without root (doc/install.md), as an unprivileged user: tests/test-user-build.sh"
+top_srcdir="$top" sh "$top/tests/test-user-build.sh" >"$top/build/user-build.out" 2>&1
+count_tap "$top/build/user-build.out" "user-build"
+
 note "AddressSanitizer + UndefinedBehaviorSanitizer: make check"
 build build-asan --enable-sanitizers=address,undefined
 rc=$?
@@ -182,6 +203,21 @@ result $rc "TSan build"
 [ $rc -eq 0 ] && check build-tsan "tsan" check-threaded \
 	TSAN_OPTIONS="die_after_fork=0 halt_on_error=1 second_deadlock_stack=1" \
 	GGMLVIZ_TEST_SANITIZED=1
+
+# The racy tests, each test function alone, three runs on one CPU beside two
+# busy loops (bench/stress.sh runs them hundreds of times): a few minutes.
+note "stress, short: bench/stress.sh, RUNS=3 pinned to one CPU beside two busy loops"
+if [ -x "$top/build/tests/test-threads" ]; then
+	RUNS=3 MODES=one-cpu BUSY=2 OUT="$top/build/stress" \
+		PROGRAMS="test-threads test-races test-io-errors test-lifecycle test-crash" \
+		sh "$top/bench/stress.sh" "$top/build" >"$top/build/stress.out" 2>&1
+	while read -r mode prog name n _ _ runs _; do
+		[ -n "$runs" ] || continue
+		result "$n" "bench/stress.sh $mode $prog $name ($n failed of $runs)"
+	done <<STRESS
+$(grep ' failed of ' "$top/build/stress.out")
+STRESS
+fi
 
 note "fuzzing: libFuzzer (clang) under ASan+UBSan, ${FUZZ_SECONDS:-60} s per target"
 # Each target runs on a seed corpus written by tests/gen-trace (a whole trace,
@@ -222,19 +258,6 @@ if command -v clang >/dev/null 2>&1; then
 else
 	result 1 "libFuzzer: clang is needed (scripts/install-deps.sh installs it)"
 fi
-
-# Counts the TAP lines of a test script's output (not run by make check).
-count_tap() { # file label
-	p=$(grep '^ok ' "$1" | grep -vc '# SKIP')  # a skip is neither passed nor failed
-	f=$(grep -c '^not ok ' "$1")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	echo "$2: $p passed, $f failed"
-	[ "$f" -eq 0 ] || failures="$failures
-$(grep '^not ok ' "$1" | sed "s|^|  $2: |")"
-	grep -q '^1\.\.' "$1" || { failed=$((failed + 1)); failures="$failures
-  $2: no plan (the script stopped early)"; }
-}
 
 # Builds llama.cpp's tools (build-llama-tools.sh ARGS; for a name whisper-*,
 # whisper.cpp's: build-whisper-tools.sh), then runs tests/test-NAME.sh on

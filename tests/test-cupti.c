@@ -46,6 +46,7 @@
 
 #include "check-compat.h"
 #include "cupti-standin.h"
+#include "tracer/gpu/gpu.h"
 #include "gpu-sim.h"
 #include "trace-util.h"
 
@@ -703,7 +704,7 @@ END_TEST
 /* ---- sampled windows (GGML_VIZ_GPU_SAMPLE): CUPTI detached between them ---- */
 
 #define WINDOW_UNITS 19 /* the 20th would ask for a fifth window before the stop */
-#define WINDOW_GAP_NS 100000000L /* between units: CUPTI detaches or attaches meanwhile */
+#define WINDOW_GAP_NS 100000000L /* between units (settle_window() waits for CUPTI's thread) */
 
 /* The units' states, 2 of every 5 sampled after a warm-up: W I I O O, four times (the last cut). */
 static const uint8_t window_pattern[5] = { GGMLVIZ_GPU_WINDOW_WARMUP, GGMLVIZ_GPU_WINDOW_IN,
@@ -737,6 +738,31 @@ static void windows_done(uint32_t attaches, uint32_t finalized)
 	       c.subscribers, c.api_cbids_enabled);
 }
 
+/*
+ * After unit u (from 1): what its end asked of CUPTI's thread is done, the
+ * detach after a window's last sampled unit (u = 3, 8, ...), the attach n
+ * units after the last one (u = 5, 10, ...), however long it takes. The
+ * gap between units used to be all the time it had: on one CPU beside two
+ * busy loops, a detach not done when the next unit (outside the window,
+ * so untagged) launched left that unit's kernels recorded without their
+ * run, 1 run in 10 (launch 13, unit 4's first: run 0, launched in run 0).
+ */
+static void settle_window(int u)
+{
+	const struct timespec poll = { 0, 1000000 };
+	struct ggmlviz__gpu_window_counts c;
+	uint64_t cycle = (uint64_t)(u - 1) / 5;
+
+	for (;;) {
+		ggmlviz__gpu_window_counts(&c);
+		if (c.ended || (u % 5 != 3 && u % 5 != 0) ||
+		    (u % 5 == 3 && c.detaches + c.kinds_off > cycle) ||
+		    (u % 5 == 0 && c.windows > cycle + 1))
+			return;
+		nanosleep(&poll, NULL);
+	}
+}
+
 static void windowed_steps_then(uint32_t attaches, uint32_t finalized)
 {
 	const struct timespec gap = { 0, WINDOW_GAP_NS };
@@ -744,6 +770,7 @@ static void windowed_steps_then(uint32_t attaches, uint32_t finalized)
 	start_windows();
 	for (int i = 0; i < WINDOW_UNITS; i++) {
 		steps(1);
+		settle_window(i + 1);
 		nanosleep(&gap, NULL);
 	}
 	windows_done(attaches, finalized);
@@ -774,6 +801,7 @@ static void windowed_runs(void)
 	start_windows();
 	for (int i = 0; i < WINDOW_UNITS; i++) {
 		gpu_run(i % 3 == 0);
+		settle_window(i + 1);
 		nanosleep(&gap, NULL);
 	}
 	windows_done(4, 4);

@@ -1,9 +1,10 @@
 /*
  * Descriptions given once (ggmlviz(5), DESC_SET): a graph run again has
  * its ops' OP_INFO, OP_BYTES and OP_NODE written at its first run only,
- * and the reader gives every op of the later runs what the first had.
+ * its later runs' ops packed as OP_TIMES records, and the reader gives
+ * every op of the later runs what the first had.
  *   - the writer: one DEFINE then REPEATs, the descriptions written once,
- *     a RUN_START op's OP_NODE still written; describe_every (and
+ *     the later runs one OP_TIMES each (RUN_START its flag); describe_every (and
  *     GGML_VIZ_DESCRIBE_ONCE=0) writes them all, and the reader gives the
  *     same ops either way;
  *   - two graphs over the same tensors, described differently, alternating:
@@ -79,9 +80,23 @@ static void start(const char *tag, char *path, size_t size, int every)
 /* ---- what the file holds ---- */
 
 struct records {
-	size_t info, bytes, node, run_start, define, repeat;
+	size_t info, bytes, node, run_start, define, repeat, times;
 	uint64_t sets[8];
 };
+
+/* An OP_TIMES record: a REPEAT run's ops, packed, of the set its DESC_SET named. */
+static void count_times(const struct ggmlviz_event *ev, struct records *r)
+{
+	size_t k = r->define + r->repeat;
+
+	ck_assert_uint_eq(ev->data.op_times.n_ops, NODES);
+	ck_assert_uint_eq(ev->data.op_times.first, 0);
+	ck_assert_uint_eq(ev->data.op_times.method, GGMLVIZ_OP_METHOD_TICK);
+	ck_assert_uint_eq(ev->label_len, NODES * GGMLVIZ_OP_TIMES_ENTRY);
+	ck_assert(k > 0 && k <= 8 && r->sets[k - 1] == ev->data.op_times.set);
+	r->times++;
+	r->run_start += (ev->data.op_times.flags & GGMLVIZ_NODE_RUN_START) != 0;
+}
 
 static int count(const struct ggmlviz_event *ev, void *arg)
 {
@@ -92,6 +107,8 @@ static int count(const struct ggmlviz_event *ev, void *arg)
 	r->node += ev->type == GGMLVIZ_EVENT_OP_NODE;
 	r->run_start += ev->type == GGMLVIZ_EVENT_OP_NODE &&
 			(ev->data.op_node.flags & GGMLVIZ_NODE_RUN_START);
+	if (ev->type == GGMLVIZ_EVENT_OP_TIMES)
+		count_times(ev, r);
 	if (ev->type != GGMLVIZ_EVENT_DESC_SET)
 		return 0;
 	ck_assert_uint_eq(ev->data.desc_set.n_ops, NODES);
@@ -194,7 +211,8 @@ START_TEST(described_at_the_first_run_only)
 	ck_assert_uint_eq(r.sets[1], r.sets[2]);
 	ck_assert_uint_eq(r.info, NODES);  /* the first run's */
 	ck_assert_uint_eq(r.bytes, NODES);
-	ck_assert_uint_eq(r.node, NODES + 2); /* and each later run's first op: RUN_START */
+	ck_assert_uint_eq(r.node, NODES); /* the later runs' ops are packed: */
+	ck_assert_uint_eq(r.times, 2);     /* one OP_TIMES a run, RUN_START its flag */
 	ck_assert_uint_eq(r.run_start, 3);
 }
 END_TEST

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include "check-compat.h"
+#include "plain-util.h"
 #include "trace-util.h"
 
 static const char *const all_vars[] = {
@@ -28,30 +29,17 @@ static const char *const all_vars[] = {
 	"GGML_VIZ_NVTX",
 };
 
-static char messages[8192];
-static int n_messages;
-
-static void capture(void *user, int level, const char *msg)
-{
-	(void)user;
-	(void)level;
-	strncat(messages, msg, sizeof messages - strlen(messages) - 2);
-	strcat(messages, "\n");
-	n_messages++;
-}
-
 static void clear_env(void)
 {
 	for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++)
 		unsetenv(all_vars[i]);
-	messages[0] = '\0';
-	n_messages = 0;
+	tu_capture_clear();
 }
 
 static void init(struct ggmlviz_config *cfg)
 {
 	ggmlviz_config_init(cfg);
-	cfg->log_fn = capture;
+	cfg->log_fn = tu_capture;
 }
 
 START_TEST(defaults)
@@ -80,7 +68,7 @@ START_TEST(defaults)
 	ck_assert_uint_eq(cfg.reserved3_u32, 0);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0); /* nothing set: nothing changes */
 	ck_assert_uint_eq(cfg.buffer_events, 65536);
-	ck_assert_int_eq(n_messages, 0);
+	ck_assert_int_eq(tu_n_messages, 0);
 }
 END_TEST
 
@@ -126,7 +114,7 @@ START_TEST(good_values)
 	ck_assert_uint_eq(cfg.gpu_sample_k, 4);
 	ck_assert_uint_eq(cfg.gpu_sample_n, 64);
 	ck_assert_uint_eq(cfg.nvtx, 2);
-	ck_assert_int_eq(n_messages, 0);
+	ck_assert_int_eq(tu_n_messages, 0);
 	setenv("GGML_VIZ_OP_TIMING", "sync", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_int_eq(cfg.op_timing, GGMLVIZ_OP_TIMING_SYNC);
@@ -210,10 +198,10 @@ START_TEST(bad_value)
 	before = cfg;
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), -EINVAL);
 	ck_assert_int_eq(memcmp(&cfg, &before, sizeof cfg), 0);
-	ck_assert_int_eq(n_messages, 1);
+	ck_assert_int_eq(tu_n_messages, 1);
 	snprintf(quoted, sizeof quoted, "%s=\"%s\"", b->var, b->value);
-	ck_assert_msg(strstr(messages, quoted), "message lacks %s: %s", quoted, messages);
-	ck_assert_msg(strstr(messages, b->kept), "message lacks %s: %s", b->kept, messages);
+	ck_assert_msg(strstr(tu_messages, quoted), "message lacks %s: %s", quoted, tu_messages);
+	ck_assert_msg(strstr(tu_messages, b->kept), "message lacks %s: %s", b->kept, tu_messages);
 }
 END_TEST
 
@@ -364,15 +352,16 @@ START_TEST(bad_programmatic_config_is_explained)
 	init(&cfg);
 	cfg.buffer_events = 100;
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
-	ck_assert_msg(strstr(messages, "buffer_events is not a power of two"), "got: %s", messages);
-	ck_assert_msg(strstr(messages, "buffer_events=100"), "got: %s", messages);
+	ck_assert_msg(strstr(tu_messages, "buffer_events is not a power of two"), "got: %s",
+		      tu_messages);
+	ck_assert_msg(strstr(tu_messages, "buffer_events=100"), "got: %s", tu_messages);
 	clear_env();
 	init(&cfg);
 	cfg.buffer_events_max = 1024; /* less than the default ring of 65536 */
 	ck_assert_int_eq(ggmlviz_start(&cfg), -EINVAL);
-	ck_assert_msg(strstr(messages, "buffer_events_max is neither 0 nor a power of two from "
-				       "buffer_events"), "got: %s", messages);
-	ck_assert_msg(strstr(messages, "buffer_events_max=1024"), "got: %s", messages);
+	ck_assert_msg(strstr(tu_messages, "buffer_events_max is below the ring's size (65536 events"),
+		      "got: %s", tu_messages);
+	ck_assert_msg(strstr(tu_messages, "buffer_events_max=1024"), "got: %s", tu_messages);
 }
 END_TEST
 

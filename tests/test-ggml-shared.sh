@@ -38,10 +38,10 @@ for f in ggmlviz_cpu_share_begin ggmlviz_cpu_share_end ggmlviz_cpu_graph_done; d
 	grep -q "^ *w $f\$" "$work/nm.out" || { echo "no weak $f in libggml-cpu.so" >>"$log"; weak=1; }
 done
 ! grep -q " T ggmlviz_" "$work/nm.out" || { echo "libggml-cpu.so defines ggmlviz_ functions" >>"$log"; weak=1; }
-# and its scheduler tells libggmlviz each split graph's id (--sched-graph-ids), the same way
+# and its scheduler tells libggmlviz each split graph's id and backend (--sched-graph-ids), the same way
 nm -D "$work/ggml/lib/libggml-base.so" >"$work/nm-base.out" 2>>"$log" || weak=1
-grep -q "^ *w ggmlviz_nodes_graph_id\$" "$work/nm-base.out" ||
-	{ echo "no weak ggmlviz_nodes_graph_id in libggml-base.so" >>"$log"; weak=1; }
+grep -q "^ *w ggmlviz_nodes_split\$" "$work/nm-base.out" ||
+	{ echo "no weak ggmlviz_nodes_split in libggml-base.so" >>"$log"; weak=1; }
 ! grep -q " T ggmlviz_" "$work/nm-base.out" || { echo "libggml-base.so defines ggmlviz_ functions" >>"$log"; weak=1; }
 result $weak "libggml-cpu.so and libggml-base.so call libggmlviz through weak references, none defined in them"
 

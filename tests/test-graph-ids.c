@@ -11,7 +11,9 @@
  *   - no id: described each time; an id is its next run's only;
  *   - two splits a step alternating (a CPU and a GPU run): each described once;
  *     more graphs than are kept: the least used described again;
- *   - an id begins a split: a run still open is ended there.
+ *   - an id begins a split: a run still open is ended there;
+ *   - a split says its backend (ggmlviz_nodes_split()) until the next
+ *     split or a flush.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -220,6 +222,41 @@ START_TEST(an_id_begins_a_split)
 }
 END_TEST
 
+/*
+ * ggmlviz_nodes_split(): the id as ggmlviz_nodes_graph_id() takes it, and
+ * the split's backend said to the eval callback until the next split or
+ * a flush (a graph id alone says none).
+ */
+START_TEST(a_split_says_its_backend)
+{
+	char path[256];
+	struct seen *s;
+
+	start("ids-backend", path, sizeof path);
+	ck_assert_ptr_null(ggmlviz_nodes_split_backend());
+	ggmlviz_nodes_split(41, &gpu_backend);
+	ck_assert_ptr_eq(ggmlviz_nodes_split_backend(), &gpu_backend);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe, NULL), 0);
+	ck_assert_ptr_eq(ggmlviz_nodes_split_backend(), &gpu_backend); /* all its asks */
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_ptr_null(ggmlviz_nodes_split_backend());
+	ggmlviz_nodes_split(41, &gpu_backend);
+	ggmlviz_nodes_graph_id(42);
+	ck_assert_ptr_null(ggmlviz_nodes_split_backend());
+	ggmlviz_nodes_split(41, &gpu_backend); /* the same id and nodes: described once */
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe, NULL), 0);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->splits, 2);
+	ck_assert_int_eq(described, NODES);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("graph ids");
@@ -230,6 +267,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, no_id_described_each_time);
 	tcase_add_test(c, splits_alternating_and_more_than_kept);
 	tcase_add_test(c, an_id_begins_a_split);
+	tcase_add_test(c, a_split_says_its_backend);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -72,6 +72,7 @@ where_of() {
 	'cc app.c $(pkg-config'*) echo "elsewhere: tests/run-all.sh runs it against a copy installed with DESTDIR" ;;
 	bench/soak-server.py*) echo "elsewhere: tests/llama-fleet.py runs it for a minute (tests/run-all.sh)" ;;
 	./autogen.sh) echo "elsewhere: tests/run-all.sh's plain build is these steps (make install with DESTDIR)" ;;
+	'./autogen.sh && '*) echo "elsewhere: tests/test-user-build.sh runs it as an unprivileged user (tests/run-all.sh)" ;;
 	*)
 		if grep -q 'build-llama-tools\.sh[^#]*--cuda' "$1"; then
 			echo gpu
@@ -199,7 +200,7 @@ block_result() { # dir N folder
 }
 
 # The files the checkout's blocks write at its top, never overwritten.
-CHECKOUT_FILES="bench.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz
+CHECKOUT_FILES="bench.ggmlviz gpu.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz
 tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
 checkout_ready() {
 	for f in $CHECKOUT_FILES; do

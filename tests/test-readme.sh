@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every C example in README.md and in the guides in doc/ compiles as
-# written, and the llama.cpp sample runs as its page builds and runs it.
+# written, and the llama.cpp and GGML samples run as their pages build and
+# run them.
 # Prints TAP.
 #
 # Each ```c block is a file of its own: one with a main() is compiled and
@@ -49,50 +50,50 @@ build() { # src out cflags libs
 	fi
 }
 
-# The shell block after the llama.cpp sample: built and run exactly as printed, in a
-# folder laid out as this checkout after the quick start (include/, third_party/ggml,
-# build/lib, build/tools, build/demo.gguf: a small model of make_tiny_llama's).
-run_llama_sample() { # block-N (its .c and .sh beside it)
+# A sample's shell block, built and run exactly as printed, in a folder laid
+# out as this checkout after the quick start (include/, third_party/ggml,
+# build/lib, build/tools, and for libllama build/demo.gguf: a small model of
+# make_tiny_llama's); what it prints must hold the lines CHECK... (regexes).
+run_sample() { # block-N lib check...
+	block=$1 lib=$2
+	shift 2
 	ggml_root=$(echo "${GGML_CFLAGS:-}" | sed -n 's/^-I\(.*\)\/include$/\1/p')
-	cat "$1.sh" >"$tmp/sample.sh" 2>/dev/null
+	cat "$block.sh" >"$tmp/sample.sh" 2>/dev/null
 	if [ -n "${SAN_FLAGS:-}" ]; then
-		echo "sanitized build: the README's compile line links the plain library only"
+		echo "sanitized build: the page's compile line links the plain library only"
 		return 77
 	fi
-	ls "$ggml_root"/lib/libllama.v*.so >/dev/null 2>&1 || {
-		echo "no libllama.v*.so in ${ggml_root:-(no GGML)}/lib: not the quick start's GGML"
+	ls "$ggml_root"/lib/"$lib".v*.so >/dev/null 2>&1 || {
+		echo "no $lib.v*.so in ${ggml_root:-(no GGML)}/lib: not the quick start's GGML"
 		return 77
 	}
 	grep -q 'app.c' "$tmp/sample.sh" ||
-		{ echo "no shell block that builds app.c after the llama.cpp sample ($(cat "$1.page"))"; return 1; }
-	root="$tmp/root"
+		{ echo "no shell block that builds app.c after the sample ($(cat "$block.page"))"; return 1; }
+	root="$tmp/root-$lib"
 	mkdir -p "$root/build" "$root/third_party"
 	ln -s "$(cd "$top_srcdir" && pwd)/include" "$root/include"
 	ln -s "$ggml_root" "$root/third_party/ggml"
 	ln -s "$(cd "$top_builddir" && pwd)/lib" "$root/build/lib"
 	ln -s "$(cd "$top_builddir" && pwd)/tools" "$root/build/tools"
-	cp "$1.c" "$root/app.c"
-	"$top_builddir/examples/make_tiny_llama" "$root/build/demo.gguf" --layers 2 >/dev/null || return 1
+	cp "$block.c" "$root/app.c"
+	if [ "$lib" = libllama ]; then
+		"$top_builddir/examples/make_tiny_llama" "$root/build/demo.gguf" --layers 2 >/dev/null || return 1
+	fi
 	(cd "$root" && sh -e "$tmp/sample.sh") >"$tmp/sample.out" 2>&1 || {
 		tail -20 "$tmp/sample.out"
 		return 1
 	}
-	grep -q '^llama_decode: 0$' "$tmp/sample.out" && grep -q '^MUL_MAT ' "$tmp/sample.out" ||
-		{ tail -20 "$tmp/sample.out"; return 1; }
+	for want in "$@"; do
+		grep -q "$want" "$tmp/sample.out" || { echo "no line '$want' in:"; tail -20 "$tmp/sample.out"; return 1; }
+	done
 }
 
-# The GGML sample's compute_traced(), called twice by tests/readme-ggml-main.c.
-run_ggml_sample() { # block-N (its .o built)
-	libdir=$(echo "${GGML_LIBS:-}" | sed -n 's/^-L\([^ ]*\) .*/\1/p')
-	if [ -n "${SAN_FLAGS:-}" ] || [ -z "$libdir" ]; then
-		echo "sanitized build, or no GGML library folder: not run"
-		return 77
-	fi
-	# shellcheck disable=SC2086 # the flags are lists of words
-	$CC -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/include" $GGML_CFLAGS -o "$tmp/ggml-main" \
-		"$top_srcdir/tests/readme-ggml-main.c" "$1.o" "$top_builddir/lib/libggmlviz.a" \
-		$GGML_LIBS -lm -lpthread || return 1
-	"$tmp/ggml-main" "$libdir" "$tmp/ggml.ggmlviz"
+run_llama_sample() { # block-N
+	run_sample "$1" libllama '^llama_decode: 0$' '^MUL_MAT '
+}
+
+run_ggml_sample() { # block-N
+	run_sample "$1" libggml '^graphs: 4 computed$' '^MUL_MAT ' '^ADD '
 }
 
 llama_block=0
@@ -100,7 +101,7 @@ ggml_block=0
 i=1
 while [ "$i" -le "$n" ]; do
 	grep -q 'llama_model_load_from_file' "$tmp/block-$i.c" && llama_block=$i
-	grep -q '^enum ggml_status compute_traced' "$tmp/block-$i.c" && ggml_block=$i
+	grep -q 'ggmlviz_ggml_trace_sched' "$tmp/block-$i.c" && grep -q 'main(' "$tmp/block-$i.c" && ggml_block=$i
 	i=$((i + 1))
 done
 
@@ -166,6 +167,6 @@ done
 i=$((i - 1))
 sample_result "the llama.cpp sample, built and run with its shell block as printed" \
 	run_llama_sample "$llama_block"
-sample_result "the GGML sample, compute_traced() called twice: both graphs computed and traced" \
+sample_result "the GGML sample (doc/api.md), built and run with its shell block as printed: 4 graphs traced" \
 	run_ggml_sample "$ggml_block"
 exit $fail

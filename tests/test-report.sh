@@ -6,7 +6,8 @@
 # Reports: a GGML (llama.cpp when built) trace, a
 # trace as the original ggml-viz wrote it (no op names, a steady clock,
 # partially overlapping ops), and a trace of a million events (the page
-# under 40 MiB). A screenshot of the first is taken too. Last, the page's own
+# under 40 MiB). A screenshot of the first is taken too, by
+# scripts/report-screenshot.sh (the README's picture). Last, the page's own
 # number formatting against C's printf, ties included.
 #
 # Needs chromium (scripts/install-deps.sh installs it): without it the test
@@ -177,9 +178,14 @@ if [ -x "$top_builddir/examples/llama_trace" ]; then
 	[ -n "$want" ] && [ "$have" = "$want" ] && [ "$want" = "prompt generation generation generation" ]
 	ok $? "report of 2 slots: the By step chart colours each step by stats' phase ($have; stats: $want)"
 fi
-chrome --window-size=1400,1100 --screenshot="$T/real.png" "file://$T/real.html" >/dev/null
-[ "$(wc -c <"$T/real.png" 2>/dev/null || echo 0)" -gt 10000 ]
-ok $? "report of real: a screenshot is taken"
+# a screenshot, by scripts/report-screenshot.sh, which makes doc/report.png from the quick start's report
+sh "$top_srcdir/scripts/report-screenshot.sh" "$T/real.html" "$T/real.png" >"$T/shot.out" 2>&1
+[ "$(od -An -tx1 -N24 "$T/real.png" 2>/dev/null | tr -d ' \n')" = \
+	"89504e470d0a1a0a0000000d49484452000006400000047e" ] && [ "$(wc -c <"$T/real.png")" -gt 10000 ]
+ok $? "report of real: scripts/report-screenshot.sh takes a 1600x1150 PNG of it"
+sh "$top_srcdir/scripts/report-screenshot.sh" "$T/none.html" "$T/none.png" >"$T/shot-none.out" 2>&1
+[ $? -eq 1 ] && grep -q "no $T/none.html: run ./quickstart.sh first" "$T/shot-none.out"
+ok $? "scripts/report-screenshot.sh: no report, said with how to make one"
 
 # 2. as the original ggml-viz wrote it
 "$GEN" --original --graphs 20 "$T/original.ggmlviz" >/dev/null

@@ -187,6 +187,20 @@ d = json.load(open(sys.argv[1]))
 sys.exit(not ([g['name'] for g in d['groups']] == ['MUL_MAT', 'ADD'] and
               d['groups_not_shown'] == 4))" "$T/stats-top.out"
 ok $? "stats: --sort count --top 2 keeps the 2 biggest counts (ties by name)"
+# --top N: the N biggest whatever --by, layers and steps too (they are in order without it)
+run 0 stats-layer-top "$G" stats -f json --by layer --top 2 "$T/basic.ggmlviz"
+run 0 stats-layer-all "$G" stats -f json --by layer "$T/basic.ggmlviz"
+run 0 stats-layer-first "$G" stats -f json --by layer --top 2 --sort order "$T/basic.ggmlviz"
+python3 -c "
+import json, sys
+top, every, first = (json.load(open(p)) for p in sys.argv[1:4])
+by_total = sorted(every['groups'], key=lambda g: -g['total_ns'])
+sys.exit(not ([g['name'] for g in top['groups']] == [g['name'] for g in by_total[:2]] and
+              [g['name'] for g in every['groups']] == ['(none)', '0', '1', '3'] and
+              [g['name'] for g in by_total[:2]] != ['(none)', '0'] and
+              [g['name'] for g in first['groups']] == ['(none)', '0'] and top['groups_not_shown'] == 2))" \
+	"$T/stats-layer-top.out" "$T/stats-layer-all.out" "$T/stats-layer-first.out"
+ok $? "stats --by layer --top 2: the 2 biggest layers, not the first 2 (--sort order: the first 2)"
 run 0 stats-name "$G" stats -f json --by layer --sort name "$T/basic.ggmlviz"
 python3 -c "
 import json, sys
@@ -272,6 +286,44 @@ for bad in 0 5-2 - 1-2-3 x; do
 	has "stats-steps-bad-$bad.err" "--steps: '$bad' is not a range of steps" \
 		"stats --steps $bad: refused, naming the value"
 done
+# --top by request and by sequence: the longest ones, the percentiles still of all
+"$top_builddir/tests/gen-server" "$T/server.ggmlviz" >/dev/null 2>&1
+run 0 req-all "$G" stats -f json --by request "$T/server.ggmlviz"
+run 0 req-top "$G" stats -f json --by request --top 3 "$T/server.ggmlviz"
+run 0 req-first "$G" stats -f json --by request --top 3 --sort order "$T/server.ggmlviz"
+python3 -c "
+import json, sys
+every, top, first = (json.load(open(p)) for p in sys.argv[1:4])
+total = lambda r: r['total_ns'] or 0
+longest = sorted(every['requests'], key=lambda r: -total(r))[:3]
+sys.exit(not (len(every['requests']) > 3 and [r['request'] for r in top['requests']] ==
+              [r['request'] for r in longest] and top['percentiles'] == every['percentiles'] and
+              top['requests_not_shown'] == len(every['requests']) - 3 and
+              first['requests'] == every['requests'][:3] and first['requests'] != top['requests']))" \
+	"$T/req-all.out" "$T/req-top.out" "$T/req-first.out"
+ok $? "stats --by request --top 3: the 3 longest requests (TOTAL), percentiles of all; --sort order: the first 3"
+run 0 req-top-text "$G" stats --by request --top 3 "$T/server.ggmlviz"
+has req-top-text.out "more groups not shown: --top)" "stats --by request --top: the text says how many are left out"
+run 0 seq-all "$G" stats -f json --by sequence "$T/server.ggmlviz"
+run 0 seq-top "$G" stats -f json --by sequence --top 1 "$T/server.ggmlviz"
+python3 -c "
+import json, sys
+every, top = (json.load(open(p)) for p in sys.argv[1:3])
+most = max(every['groups'], key=lambda g: g['ns'])
+sys.exit(not (len(every['groups']) > 1 and top['groups'] == [most] and
+              top['groups_not_shown'] == len(every['groups']) - 1))" "$T/seq-all.out" "$T/seq-top.out"
+ok $? "stats --by sequence --top 1: the sequence of the most time"
+run 2 req-sort-mean "$G" stats --by request --sort mean "$T/server.ggmlviz"
+has req-sort-mean.err "--sort mean: --by request sorts by total" "stats --by request --sort mean: refused, saying what it sorts by"
+# a range past the trace's end: refused with the steps it has, not an empty table
+run 2 stats-steps-past "$G" stats --steps 50-60 "$T/steps.ggmlviz"
+has stats-steps-past.err "--steps: $T/steps.ggmlviz has steps 1 to 4, none of those asked" \
+	"stats --steps 50-60 past the end: refused, with the steps the trace has"
+empty stats-steps-past.out "stats --steps 50-60 past the end: no empty table"
+run 2 diff-steps-past "$G" diff --steps 5- "$T/steps.ggmlviz" "$T/steps.ggmlviz"
+has diff-steps-past.err "has steps 1 to 4, none of those asked" "diff --steps 5- past the end: refused"
+run 0 stats-steps-over "$G" stats -f json --by step --steps 3-60 "$T/steps.ggmlviz"
+has stats-steps-over.out '"name":"4"' "stats --steps 3-60: the steps of the trace within it"
 run 2 stats-steps-seq "$G" stats --by sequence --steps 2 "$T/steps.ggmlviz"
 has stats-steps-seq.err "--by sequence follows each request over all its steps" \
 	"stats --by sequence --steps: refused, saying why"
@@ -504,6 +556,22 @@ for f in magic version empty; do
 	run 2 "validate-$f" "$G" validate "$T/$f.ggmlviz"
 done
 has magic-stats.err "magic.ggmlviz: cannot read it: not a GGMLVIZ trace" "a bad magic is named"
+# a model given where a trace is wanted: said to be one, with how a trace is written
+printf 'GGUF\003\000\000\000' >"$T/model.gguf"
+for cmd in stats report top; do
+	case $cmd in report) cmd="report -o $T/x.html" ;; top) cmd="top --batch 1" ;; esac
+	run 1 "gguf-${cmd%% *}" "$G" $cmd "$T/model.gguf"
+	has "gguf-${cmd%% *}.err" "model.gguf: cannot read it: it is a GGUF model, not a trace: run a program on it with GGML_VIZ_OUTPUT=FILE" \
+		"${cmd%% *}: a .gguf given for a trace is named a GGUF model, with GGML_VIZ_OUTPUT"
+done
+run 2 validate-gguf "$G" validate "$T/model.gguf"
+has validate-gguf.out "model.gguf: it is a GGUF model, not a trace" "validate: a GGUF model is named one"
+# report on a cut trace: the page written all the same, and said so beside exit status 1
+run 1 report-cut "$G" report "$T/cut.ggmlviz" -o "$T/cut.html"
+has report-cut.err "report: $T/cut.html written all the same, from what came before the damage" \
+	"report on a cut trace: exit 1 and says the page was written"
+[ -s "$T/cut.html" ]
+ok $? "report on a cut trace: the page is there"
 has version-info.err "unsupported GGMLVIZ version" "a bad version is named"
 has validate-magic.out "damaged at byte 0" "validate: a bad magic at byte 0"
 has validate-version.out "damaged at byte 8" "validate: a bad version at byte 8"
@@ -521,7 +589,8 @@ empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 # a counter of INT64_MAX, as a double 2^63, was cast back to int64_t
 # (undefined; UBSan stops there). fuzz-scope-without-label: the Perfetto
 # export interned its NULL name (memcmp of NULL), and a trace with no slice
-# sorted a NULL array of held ones.
+# sorted a NULL array of held ones. fuzz-packed-without-body: a packed
+# record of no entries and no body had its NULL body copied (UBSan).
 for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
 	[ -f "$f" ]
 	ok $? "fuzz input $(basename "$f") is in the tree"

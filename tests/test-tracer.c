@@ -710,6 +710,33 @@ START_TEST(stats_match_the_file)
 }
 END_TEST
 
+/* The writer's own passes and CPU time, counted (what the trace costs beside the emit calls). */
+START_TEST(the_writers_cost_is_counted)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st, later;
+	struct timespec pause = { 0, 30 * 1000 * 1000 };
+
+	tu_path(path, sizeof path, "writer-cost");
+	tu_config(&cfg, path);
+	start_with(&cfg);
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 1000; k++)
+			ggmlviz_op_begin((void *)(uintptr_t)k, 1, 2, NULL, "abc");
+		nanosleep(&pause, NULL); /* a few flush intervals: passes, each counted */
+	}
+	ggmlviz_get_stats(&st);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_get_stats(&later);
+	ck_assert_uint_ge(st.writer_passes, 1);
+	ck_assert_uint_gt(st.writer_cpu_ns, 0);
+	ck_assert_uint_ge(later.writer_passes, st.writer_passes);
+	ck_assert_uint_ge(later.writer_cpu_ns, st.writer_cpu_ns);
+	ck_assert_uint_eq(later.reserved[0] | later.reserved[1], 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(nothing_before_start_or_after_stop)
 {
 	struct ggmlviz_config cfg;
@@ -803,6 +830,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, pid_in_path);
 	tcase_add_test(tc, anonymize_hides_addresses);
 	tcase_add_test(tc, stats_match_the_file);
+	tcase_add_test(tc, the_writers_cost_is_counted);
 	tcase_add_test(tc, nothing_before_start_or_after_stop);
 	tcase_add_test(tc, the_tracers_own_kinds_are_refused);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plain-util.h"
 #include "trace-util.h"
 
 void tu_path(char *buf, size_t size, const char *tag)
@@ -88,6 +89,33 @@ int tu_summarize(const char *path, struct tu_summary *s)
 	s->size = ggmlviz_reader_size(r);
 	ggmlviz_reader_close(r);
 	return 0;
+}
+
+char tu_messages[8192];
+int tu_n_messages;
+
+void tu_capture(void *user, int level, const char *msg)
+{
+	(void)user;
+	(void)level;
+	strncat(tu_messages, msg, sizeof tu_messages - strlen(tu_messages) - 2);
+	strcat(tu_messages, "\n");
+	tu_n_messages++;
+}
+
+void tu_capture_clear(void)
+{
+	tu_messages[0] = '\0';
+	tu_n_messages = 0;
+}
+
+int tu_type_counts(const char *path, uint64_t by_type[256])
+{
+	struct tu_summary s;
+	int rc = tu_summarize(path, &s);
+
+	memcpy(by_type, s.by_type, sizeof s.by_type);
+	return rc < 0 ? rc : s.end_rc != 0 || !s.trace_end_last;
 }
 
 int tu_each_timing(const char *path, void (*fn)(const struct ggmlviz_timing *t, void *arg),

@@ -21,10 +21,12 @@ their compilation). What needs one is named by an option:
                     (contrib/llama.cpp/ggmlviz-vulkan.h) (left out: a
                     Vulkan run is timed whole, by the host)
   --sched-graph-ids GGML's scheduler tells libggmlviz each split graph's id
-                    before it asks an eval callback about the split's nodes
-                    (contrib/llama.cpp/ggmlviz-sched.h), so that a graph
-                    llama.cpp reuses is described once
-                    (ggmlviz_nodes_graph_id(3)); and it gives the view of a
+                    and backend before it asks an eval callback about the
+                    split's nodes (contrib/llama.cpp/ggmlviz-sched.h), so
+                    that a graph llama.cpp reuses is described once
+                    (ggmlviz_nodes_graph_id(3)) and the callback need not
+                    look each node's backend up (ggmlviz_nodes_split(3));
+                    and it gives the view of a
                     split it computes for an eval callback the split's id
                     when the view is the whole split (as it is when the
                     callback asks for no node's data, as libggmlviz's never
@@ -170,6 +172,32 @@ def vulkan_times(src):
              'vk_perf_logger_enabled = ggmlviz_vk_wanted() || getenv("GGML_VK_PERF_LOGGER") != nullptr;',
              'where the perf logger is turned on (vk_perf_logger_enabled = getenv("GGML_VK_PERF_LOGGER") '
              '!= nullptr;)'),
+        # Each node's timestamps in its own command buffer (ggmlviz-vulkan.h): where a buffer
+        # begins, its start; the node's end before the submit that may end the buffer
+        Edit(vk, r'(?m)^([ \t]*)vk_context compute_ctx = ggml_vk_get_compute_ctx\(ctx\);\n'
+                 r'(?=\n[ \t]*\{\n[ \t]*// This logic detects dependencies between )',
+             r'\1vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx);\n'
+             r'\1if (vk_perf_logger_enabled && !vk_perf_logger_concurrent) {\n'
+             r'\1    ggmlviz_vk_node_begins(ctx, compute_ctx, node_idx);\n\1}\n',
+             'where a node\'s recording begins (vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx); '
+             '{ // This logic detects dependencies between ...)'),
+        Edit(vk, r'(?m)^([ \t]*)(if \(submit \|\| last_node\) \{\n[ \t]*ggml_vk_ctx_end\(compute_ctx\);\n)',
+             r'\1if (vk_perf_logger_enabled && !vk_perf_logger_concurrent) {\n'
+             r'\1    ggmlviz_vk_node_ends(ctx, compute_ctx, node);\n\1}\n\1\2',
+             'where a node\'s command buffer may be submitted (if (submit || last_node) { '
+             'ggml_vk_ctx_end(compute_ctx);)'),
+        Edit(vk, r'(?m)^([ \t]*)// track a single node/fusion for the current query\n'
+                 r'[ \t]*ctx->query_nodes\[ctx->query_idx\] = cgraph->nodes\[i\];\n'
+                 r'[ \t]*ctx->query_fusion_names\[ctx->query_idx\] = fusion_string;\n'
+                 r'[ \t]*compute_ctx->s->buffer->buf\.writeTimestamp\([^\n]*\n'
+                 r'[ \t]*ggml_vk_sync_buffers\(ctx, compute_ctx\);\n',
+             r'\1// libggmlviz: its timestamp is written in ggml_vk_build_graph (ggmlviz_vk_node_ends)\n'
+             r'\1ctx->query_fusion_names[ctx->query_idx - 1] = fusion_string;\n',
+             'where a node\'s timestamp was written after its recording (// track a single '
+             'node/fusion for the current query ...)'),
+        Edit(vk, r'(?m)^([ \t]*)(auto node = ctx->query_nodes\[i\];\n)',
+             r'\1\2\1if (!node) {\n\1    continue; // libggmlviz: where a command buffer began\n\1}\n',
+             'where the perf logger logs each node (auto node = ctx->query_nodes[i];)'),
         Edit(vk, r'(?m)^([ \t]*VK_CHECK\(ctx->device->device\.getQueryPoolResults\(ctx->query_pool, [^\n]*\n)'
                  r'([ \t]*)if \(!vk_perf_logger_concurrent\) \{\n',
              r'\1\2ggmlviz_vk_times(ctx->query_nodes.data(), timestamps.data(), ctx->query_idx, '
@@ -215,7 +243,7 @@ def sched_graph_ids(src):
         Edit(sched, r'(?m)^(#include "ggml-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-impl.h"'),
         Edit(sched, r'(?m)^([ \t]*)(// similar to ggml_backend_compare_graph_backend\n)',
-             r'\1ggmlviz_nodes_graph_id(split->graph.uid); // libggmlviz: the id of the split, before its asks\n\1\2',
+             r"\1ggmlviz_nodes_split(split->graph.uid, split_backend); // libggmlviz: the split's id and backend, before its asks\n\1\2",
              'where a split\'s nodes are asked about (// similar to ggml_backend_compare_graph_backend)'),
         Edit(sched, r'(?m)^([ \t]*)(struct ggml_cgraph gv = ggml_graph_view\(&split->graph, j0, j1 \+ 1\);\n)',
              r'\1\2\1if (j0 == 0 && j1 + 1 == split->graph.n_nodes) {\n'

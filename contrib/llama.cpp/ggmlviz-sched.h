@@ -1,13 +1,15 @@
 /*
- * GGML's scheduler tells libggmlviz the id of each split graph before it
- * asks an eval callback about the split's nodes: included by the copy of
+ * GGML's scheduler tells libggmlviz the id and the backend of each split
+ * graph before it asks an eval callback about the split's nodes: included by the copy of
  * ggml/src/ggml-backend.cpp that scripts/build-llama-tools.sh and
  * scripts/build-ggml-cuda.sh build (contrib/llama.cpp/ggmlviz-edit.py
  * --sched-graph-ids puts the include and the call into
  * ggml_backend_sched_compute_splits). A run of an id recorded before, with
  * the same nodes, is then recorded with the descriptions kept from then
  * (ggmlviz_nodes_graph_id(3)): llama.cpp reuses its graph from token to
- * token, and its nodes are described once.
+ * token, and its nodes are described once; and the eval callback takes
+ * each node's backend from the split (ggmlviz_nodes_split(3)) instead of
+ * the scheduler's hash table.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -24,8 +26,11 @@
  * null, and nothing is called (as ggmlviz-cpu.h).
  */
 #pragma weak ggmlviz_nodes_graph_id
+#pragma weak ggmlviz_nodes_split
 #define ggmlviz_nodes_graph_id(id) \
 	(ggmlviz_nodes_graph_id ? ggmlviz_nodes_graph_id(id) : (void)0)
+#define ggmlviz_nodes_split(id, backend) \
+	(ggmlviz_nodes_split ? ggmlviz_nodes_split(id, backend) : (void)0)
 #endif
 
 #endif /* GGMLVIZ_SCHED_H */

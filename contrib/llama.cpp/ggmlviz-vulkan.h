@@ -13,6 +13,18 @@
 // per node on the host; on the GPU, the logger's barrier after each
 // timestamp keeps the nodes one after the other.
 //
+// A graph goes to the GPU in several command buffers, each submitted once
+// the host has recorded it, and the GPU may wait between two of them for
+// the host to record the next. The logger wrote a node's timestamp after
+// the node was recorded, which is after the submit that ends its buffer
+// when the node is that buffer's last: the stamp went into the next
+// buffer, and the node's time held the GPU's wait for the host (842 ms of
+// RMS_NORM+MUL where sync mode measured 120, on Mesa's software device
+// under load: tests/llama-tools-vulkan.py). So each node's end is stamped
+// in its own buffer, before the submit (ggmlviz_vk_node_ends()), and a
+// buffer's start is stamped before its first node (ggmlviz_vk_node_begins()):
+// the wait between two buffers is no node's.
+//
 // SPDX-License-Identifier: MIT
 #pragma once
 
@@ -43,7 +55,45 @@ inline bool ggmlviz_vk_wanted() {
     return want;
 }
 
-// The queries of a graph, read: query i is stamped after node i's work (query 0 before the first).
+// The command buffer of the last timestamp this thread wrote for a node (a
+// graph is recorded on one thread; within a graph no buffer is used twice).
+inline VkCommandBuffer & ggmlviz_vk_stamped_in() {
+    static thread_local VkCommandBuffer buffer = VK_NULL_HANDLE;
+    return buffer;
+}
+
+// A timestamp in sub's command buffer after what it holds, for node (nullptr:
+// where a buffer begins), and the barrier that keeps what follows after it.
+template <class Ctx, class Sub>
+inline void ggmlviz_vk_stamp(Ctx * ctx, Sub & sub, ggml_tensor * node) {
+    ctx->query_nodes[ctx->query_idx] = node;
+    sub->s->buffer->buf.writeTimestamp(vk::PipelineStageFlagBits::eAllCommands, ctx->query_pool,
+                                       ctx->query_idx++);
+    ggml_vk_sync_buffers(ctx, sub);
+    ggmlviz_vk_stamped_in() = static_cast<VkCommandBuffer>(sub->s->buffer->buf);
+}
+
+// Before node_idx is recorded into sub: the start of a command buffer that
+// holds no timestamp yet. The backend reads n_nodes + 1 queries of a graph:
+// after node j, j + 2 at most (one a node, and the first), and a start that
+// would pass that is not written (the node's time then holds the wait).
+template <class Ctx, class Sub>
+inline void ggmlviz_vk_node_begins(Ctx * ctx, Sub & sub, int node_idx) {
+    if (static_cast<VkCommandBuffer>(sub->s->buffer->buf) != ggmlviz_vk_stamped_in() &&
+        ctx->query_idx <= node_idx) {
+        ggmlviz_vk_stamp(ctx, sub, nullptr);
+    }
+}
+
+// After node (and the nodes fused into it) is recorded into sub, before the
+// buffer may be submitted: its end.
+template <class Ctx, class Sub>
+inline void ggmlviz_vk_node_ends(Ctx * ctx, Sub & sub, ggml_tensor * node) {
+    ggmlviz_vk_stamp(ctx, sub, node);
+}
+
+// The queries of a graph, read: query i is stamped after node i's work (query 0 before the first),
+// or where a command buffer began (no node): each node's time runs from the stamp before it.
 template <class Tensor>
 inline void ggmlviz_vk_times(Tensor * const * nodes, const uint64_t * ts, int n, float period,
                              bool concurrent) {
@@ -52,6 +102,9 @@ inline void ggmlviz_vk_times(Tensor * const * nodes, const uint64_t * ts, int n,
     }
     const uint64_t last = ts[n - 1];
     for (int i = 1; i < n; i++) {
+        if (!nodes[i]) {
+            continue; // where a command buffer began
+        }
         if (ts[i] < ts[i - 1] || last < ts[i]) {
             continue; // a counter that wrapped: no time rather than a wrong one
         }

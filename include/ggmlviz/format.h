@@ -182,10 +182,36 @@ enum ggmlviz_event_type {
 	 */
 	GGMLVIZ_EVENT_DESC_SET = 28,
 	/**
+	 * The ops of a run that repeats a set of descriptions (after its
+	 * DESC_SET REPEAT, on the run's thread), timed and packed: written in
+	 * place of their OP_COMPUTE_BEGIN and _END records. timestamp = the
+	 * record's first op's begin; OP_TIMES payload; label = the body: for
+	 * each op, in the set's order from op `first`, the u32 gap from the
+	 * end of the op before it (the timestamp, for the first) to its begin,
+	 * and its u32 duration, in ns (#GGMLVIZ_OP_TIMES_ENTRY bytes an op).
+	 * A reader gives each the timing its OP_COMPUTE_BEGIN and _END would
+	 * have (ggmlviz(5), "Packed times").
+	 */
+	GGMLVIZ_EVENT_OP_TIMES = 29,
+	/**
+	 * One worker thread's shares of the nodes of a graph that GGML's CPU
+	 * backend computed (as OP_SHARE records would give them, packed): one
+	 * record, or a few for a large graph, per thread and graph, on the
+	 * worker's thread. timestamp = the record's first share's begin;
+	 * SHARE_TIMES payload; label = the body: mode DEFINE, each share's
+	 * identity (#GGMLVIZ_SHARE_TIMES_IDENTITY bytes: u64 tensor, u32
+	 * op_type, u32 node) and then its times; mode REPEAT, the times only,
+	 * the identities those of the set's DEFINE. A share's times: the u32
+	 * gap from the end of the share before (the timestamp, for the first)
+	 * to its begin, and its u32 compute, in ns (#GGMLVIZ_OP_TIMES_ENTRY
+	 * bytes).
+	 */
+	GGMLVIZ_EVENT_SHARE_TIMES = 30,
+	/**
 	 * A command of GGML's RPC protocol begins on one of its connections
 	 * (ggmlviz_rpc_begin()): on the client, just before its request is
 	 * sent; on the server, when its command byte has arrived. RPC
-	 * payload; no label. 29 to 35 are not used by this library.
+	 * payload; no label. 31 to 35 are not used by this library.
 	 */
 	GGMLVIZ_EVENT_RPC_BEGIN = 36,
 	/**
@@ -212,6 +238,11 @@ enum ggmlviz_desc_set_mode {
 	/** Those written without them have those of the same tensor in the set. */
 	GGMLVIZ_DESC_SET_REPEAT = 2
 };
+
+/** @brief Bytes of one op's (or share's) times in an OP_TIMES or SHARE_TIMES body: a u32 gap and a u32 duration. */
+#define GGMLVIZ_OP_TIMES_ENTRY 8u
+/** @brief Bytes of one share's identity in a SHARE_TIMES DEFINE body: u64 tensor, u32 op_type, u32 node. */
+#define GGMLVIZ_SHARE_TIMES_IDENTITY 16u
 
 /** @brief Which end of a connection of GGML's RPC protocol wrote an RPC record. */
 enum ggmlviz_rpc_side {
@@ -497,7 +528,8 @@ enum ggmlviz_phase {
 };
 
 /**
- * @brief Format errors, returned as negative codes.
+ * @brief The library's own errors (of the format, and of settings),
+ * returned as negative codes.
  *
  * They are distinct from every negative errno value, which the library
  * returns for operating-system errors. ggmlviz_strerror() describes both.
@@ -506,7 +538,11 @@ enum ggmlviz_error {
 	GGMLVIZ_EMAGIC = -10001,     /**< not a GGMLVIZ file (wrong magic, or shorter than a header) */
 	GGMLVIZ_EVERSION = -10002,   /**< a GGMLVIZ version this library cannot read */
 	GGMLVIZ_ETRUNCATED = -10003, /**< the data ends inside a record: crash, or still being written */
-	GGMLVIZ_ECORRUPT = -10004    /**< a record that cannot be valid (bad has_label, label too long) */
+	GGMLVIZ_ECORRUPT = -10004,   /**< a record that cannot be valid (bad has_label, label too long) */
+	GGMLVIZ_ESETTING = -10005,   /**< no setting of that name (ggmlviz_setting_set()) */
+	GGMLVIZ_ETYPE = -10006,      /**< a setting whose value is not of that type (a number for text) */
+	GGMLVIZ_EVALUE = -10007,     /**< a value out of the setting's range, or not of its form */
+	GGMLVIZ_EACTIVE = -10008     /**< a setting set while tracing is active */
 };
 
 /**
@@ -650,6 +686,25 @@ struct ggmlviz_event {
 			uint8_t method;    /**< REPEAT: the enum ggmlviz_op_method of the ops written without OP_NODE */
 			uint64_t graph_id; /**< GGML's id of the graph run (ggmlviz_nodes_graph_id()) */
 		} desc_set;
+		/** GGMLVIZ_EVENT_OP_TIMES. */
+		struct {
+			uint64_t set;      /**< the run's set of descriptions (its DESC_SET's) */
+			uint32_t first;    /**< the set's index of the record's first op */
+			uint32_t n_ops;    /**< ops in the record's body */
+			uint8_t method;    /**< enum ggmlviz_op_method of its ops */
+			uint8_t flags;     /**< enum ggmlviz_node_flag: RUN_START, its first op began its run */
+		} op_times;
+		/** GGMLVIZ_EVENT_SHARE_TIMES. */
+		struct {
+			uint64_t set;          /**< the thread's set of shares (its nodes, in order), never 0 */
+			uint32_t first;        /**< the set's index of the record's first share */
+			uint32_t n_shares;     /**< shares in the record's body */
+			uint8_t mode;          /**< enum ggmlviz_desc_set_mode: DEFINE (identities in the body), REPEAT */
+			uint32_t thread_index; /**< the worker's index in its pool (0: the thread that computes the graph) */
+			uint32_t n_threads;    /**< the pool's threads for the graph */
+			uint32_t last_wait_ns; /**< the wait at the barrier after the record's last share */
+		} share_times;
+
 		/** GGMLVIZ_EVENT_RPC_BEGIN, _END and _STAGE. */
 		struct {
 			uint64_t conn;          /**< the connection's id in the process that wrote it (META RPC_CONNECTION names it) */

@@ -146,6 +146,58 @@ static void ggmlviz_ggml__name_backend(const void *backend, const char *name)
 }
 
 /*
+ * What a node whose output is in buffer type buft is recorded as computed
+ * by, without a scheduler to ask: the CPU device for host memory, else the
+ * buffer type; named once.
+ */
+static const void *ggmlviz_ggml__buft_backend(ggml_backend_buffer_type_t buft)
+{
+	ggml_backend_dev_t cpu = ggml_backend_buft_is_host(buft)
+					 ? ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)
+					 : NULL;
+
+	if (cpu) {
+		ggmlviz_ggml__name_backend(cpu, "CPU");
+		return cpu;
+	}
+	ggmlviz_ggml__name_backend(buft, ggml_backend_buft_name(buft));
+	return buft;
+}
+
+/*
+ * What the nodes of the split being asked about are recorded as computed
+ * by, where GGML's scheduler said the split's backend (ggmlviz_nodes_split(3),
+ * the edit of scripts/build-llama-tools.sh): every node of a split is its
+ * backend's, so no node needs a lookup (the scheduler's hash table, or the
+ * node's buffer, miss the cache for most nodes of a step). The same as a
+ * lookup would give: the backend itself for a scheduler traced as such,
+ * else what its default buffer type holding the node would give. Found
+ * once a split backend and session; NULL where none was said.
+ */
+static const void *ggmlviz_ggml__split_backend(const struct ggmlviz_ggml__slot *slot)
+{
+	static __thread ggml_backend_t split;
+	static __thread const void *recorded;
+	static __thread uint64_t session;
+	static __thread bool sched;
+	ggml_backend_t backend = (ggml_backend_t)(uintptr_t)ggmlviz_nodes_split_backend();
+	bool is_sched = slot && slot->is_sched;
+
+	if (!backend)
+		return NULL;
+	if (backend == split && is_sched == sched && session == ggmlviz_session())
+		return recorded;
+	if (is_sched)
+		ggmlviz_ggml__name_backend(backend, ggml_backend_name(backend));
+	recorded = is_sched ? (const void *)backend
+			    : ggmlviz_ggml__buft_backend(ggml_backend_get_default_buffer_type(backend));
+	split = backend;
+	sched = is_sched;
+	session = ggmlviz_session();
+	return recorded;
+}
+
+/*
  * The backend computing t: the scheduler's, else the buffer type holding t.
  * Without the scheduler (llama.cpp), a node whose output is in host memory
  * (the CPU's buffers, and a GPU backend's pinned host buffers such as
@@ -158,7 +210,6 @@ static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 {
 	ggml_backend_buffer_t buffer;
 	ggml_backend_buffer_type_t buft;
-	ggml_backend_dev_t cpu;
 	ggml_backend_t backend;
 
 	if (slot && slot->is_sched) {
@@ -178,14 +229,7 @@ static const void *ggmlviz_ggml__node_backend(const struct ggml_tensor *t,
 	if (!buffer)
 		return NULL;
 	buft = ggml_backend_buffer_get_type(buffer);
-	cpu = ggml_backend_buft_is_host(buft) ? ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)
-					       : NULL;
-	if (cpu) {
-		ggmlviz_ggml__name_backend(cpu, "CPU");
-		return cpu;
-	}
-	ggmlviz_ggml__name_backend(buft, ggml_backend_buft_name(buft));
-	return buft;
+	return ggmlviz_ggml__buft_backend(buft);
 }
 
 #include <ggmlviz/ggml-memory.h> /* the backend buffers a graph uses, and what frees them */
@@ -518,7 +562,9 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 		ggmlviz_ggml__buffers_seen(t);
 	if (!GGMLVIZ__ON(GGMLVIZ__OPS))
 		return f->app_wants;
-	backend = ggmlviz_ggml__node_backend(t, slot);
+	backend = ggmlviz_ggml__split_backend(slot);
+	if (!backend)
+		backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
 	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
 		return f->app_wants;

@@ -139,6 +139,40 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 void ggmlviz_nodes_graph_id(uint64_t id);
 
 /**
+ * @brief The calling thread's next run is a split of this id computed by
+ * this backend: ggmlviz_nodes_graph_id(), and the split's backend.
+ *
+ * A GGML built with libggmlviz's edit (contrib/llama.cpp/ggmlviz-edit.py
+ * --sched-graph-ids) calls this instead of ggmlviz_nodes_graph_id()
+ * before it asks about a split's nodes: every node of a split is computed
+ * by the split's backend, so that an eval callback need not look each
+ * node's backend up (GGML's scheduler finds it in a hash table, a cache
+ * miss or more a node once the weights streamed through the caches):
+ * ggmlviz_nodes_split_backend() says it until the thread's next split, or
+ * its run is flushed (ggmlviz_nodes_flush()).
+ *
+ * No lock, no system call, no allocation.
+ *
+ * @param id the split graph's id, as ggmlviz_nodes_graph_id() takes it.
+ * @param backend the split's backend (a ggml_backend_t), by address only:
+ *        the tracer never reads it; NULL says none.
+ */
+void ggmlviz_nodes_split(uint64_t id, const void *backend);
+
+/**
+ * @brief The backend of the split whose nodes the calling thread is asked
+ * about, as ggmlviz_nodes_split() gave it.
+ *
+ * The GGML adapter's eval callback takes a node's backend from here when
+ * it can, and from the scheduler otherwise.
+ *
+ * @return the backend (borrowed, never read by the tracer); NULL when the
+ *         thread's last split gave none (a GGML without the edit), or
+ *         its run was flushed since.
+ */
+const void *ggmlviz_nodes_split_backend(void);
+
+/**
  * @brief The backend finished computing a node (GGML's CPU abort callback).
  *
  * Takes the time and counts the tick in the calling thread's run; no lock,
@@ -178,12 +212,13 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
  * ggml-cpu.c) on every worker thread, before it computes its share of
  * each node of the graph; ggmlviz_cpu_share_end() after it, and
  * ggmlviz_cpu_graph_done() after the graph's last barrier. The shares
- * become OP_SHARE records on each worker's thread, and the nodes' ops
- * are timed from them (#GGMLVIZ_OP_METHOD_MEASURED) instead of from the
- * ticks. Nothing is done unless a session traces ops.
+ * become SHARE_TIMES records on each worker's thread (ggmlviz(5), "Packed
+ * times"), and the nodes' ops are timed from them
+ * (#GGMLVIZ_OP_METHOD_MEASURED) instead of from the ticks. Nothing is
+ * done unless a session traces ops.
  *
  * A thread's first call for a pool takes a lock and maybe memory (its
- * slot, 320 KiB); after it, no lock, no system call, no allocation, no
+ * slot, 576 KiB); after it, no lock, no system call, no allocation, no
  * division: a time read and a store.
  *
  * @param pool the graph's thread pool (GGML's struct ggml_threadpool), by
@@ -210,16 +245,21 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node);
 
 /**
  * @brief An op's type, as the trace records it, for a node: what
- * ggmlviz_cpu_graph_done() writes in each OP_SHARE record.
+ * ggmlviz_cpu_graph_done() writes for each share.
  */
 typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
 
 /**
  * @brief A worker thread of GGML's CPU backend is past a graph's last barrier.
  *
- * Writes the calling thread's shares of the graph as OP_SHARE records
- * (each share's compute, and its wait at the barrier after it: until its
- * next share began, or until now for the last) on its own ring. On
+ * Writes the calling thread's shares of the graph (each share's compute,
+ * and its wait at the barrier after it: until its next share began, or
+ * until now for the last) on its own ring: as one SHARE_TIMES record (a
+ * few for a graph past 512 nodes) of 8 bytes a share, with each share's
+ * node and op type only when the thread's nodes differ from its last
+ * graph's (a DEFINE); as OP_SHARE records where the times do not pack (a
+ * share or wait past 4.29 s) or the session writes every description
+ * (GGML_VIZ_DESCRIBE_ONCE=0). On
  * thread 0 it also reads every worker's shares, which the barrier made
  * visible, and gives each node of the calling thread's run its first
  * begin and last end: the node's op is recorded with those times when the
@@ -236,9 +276,11 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  *        the tracer passes each to @p op_of and records its address.
  * @param n_nodes how many.
  * @param op_of the op type of a node, as the trace's OP records give it
- *        (ggmlviz_ggml_op_type()); NULL: 0. Called for every node the
- *        thread has a share of, in one loop before any record is written,
- *        so that the processor waits for many nodes' memory at once.
+ *        (ggmlviz_ggml_op_type()); NULL: 0. Called, where the thread's
+ *        nodes are new (a DEFINE), for every node it has a share of, in
+ *        one loop before any record is written, so that the processor
+ *        waits for many nodes' memory at once; not called for a graph
+ *        whose nodes are those of the thread's last one.
  * @return the shares written (0 also when nothing is traced, or the
  *         calling thread began no share of this pool); -EINVAL if
  *         @p nodes is NULL, @p n_nodes negative or @p nth under 1.

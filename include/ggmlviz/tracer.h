@@ -6,6 +6,7 @@
 #ifndef GGMLVIZ_TRACER_H
 #define GGMLVIZ_TRACER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <ggmlviz/format.h>
 
@@ -123,9 +124,16 @@ enum ggmlviz_log_level {
 typedef void (*ggmlviz_log_fn)(void *user, int level, const char *msg);
 
 /**
- * @brief Tracing settings. Fill it with ggmlviz_config_init() first, then
- * change the members you care about: later versions add members in the
- * reserved room, which ggmlviz_config_init() sets.
+ * @brief Tracing settings, as libggmlviz 0.2 has them. Fill it with
+ * ggmlviz_config_init() first, then change the members you care about.
+ *
+ * This struct never changes again: its 136 bytes and every member's offset
+ * are those of 0.2, so that a program built against 0.2 runs against any
+ * later libggmlviz. Settings added since have no member here: they are set
+ * by name, with ggmlviz_setting_set(), and by their GGML_VIZ_* variables
+ * (doc/api.md, "Settings"). Every member below is also a setting of that
+ * name (its variable's, lower case, without GGML_VIZ_); a config given to
+ * ggmlviz_start() brings its members' values over those.
  */
 struct ggmlviz_config {
 	/**
@@ -316,9 +324,9 @@ struct ggmlviz_config {
 	 */
 	uint32_t nvtx;
 	/**
-	 * Room to grow: ggmlviz_config_init() zeroes it, and ggmlviz_start()
-	 * refuses a config where it is not zero (-EINVAL), so that a later
-	 * member is never read from garbage.
+	 * Reserved, for ever: ggmlviz_config_init() zeroes it, and
+	 * ggmlviz_start() refuses a config where it is not zero (-EINVAL).
+	 * Settings added since 0.2 are set by name (ggmlviz_setting_set()).
 	 */
 	uint32_t reserved3_u32;
 };
@@ -362,7 +370,19 @@ struct ggmlviz_stats {
 	 * own count is in its trace: the META SHARES record at its stop).
 	 */
 	uint64_t shares_unattributed;
-	uint64_t reserved[4];      /**< room to grow; zero */
+	/**
+	 * Passes of the writer thread that drained the rings (it wakes for
+	 * each, every flush interval or when a ring fills a quarter).
+	 * (Formerly reserved[0], which was zero.)
+	 */
+	uint64_t writer_passes;
+	/**
+	 * CPU time the writer thread took in the session, in ns, as of its
+	 * last pass: what writing the trace costs the machine, beside the
+	 * traced threads' own calls. (Formerly reserved[1], which was zero.)
+	 */
+	uint64_t writer_cpu_ns;
+	uint64_t reserved[2];      /**< room to grow; zero */
 };
 
 /**
@@ -381,8 +401,11 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_OP_SAMPLE, GGML_VIZ_OP_SLOW, GGML_VIZ_MEMORY_TRACKING, GGML_VIZ_THREAD_TRACKING,
  * GGML_VIZ_TENSOR_NAMES, GGML_VIZ_CRASH_HANDLER, GGML_VIZ_ANONYMIZE,
  * GGML_VIZ_GPU_KERNELS, GGML_VIZ_GPU_SAMPLE, GGML_VIZ_GPU_BUFFER, GGML_VIZ_CUPTI, GGML_VIZ_PEAK,
- * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE and GGML_VIZ_NVTX (0, 1 or 2;
- * each described at its member of struct ggmlviz_config). Three more are
+ * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE, GGML_VIZ_NVTX (0, 1 or 2)
+ * and GGML_VIZ_OVERFLOW (drop or block; each described at its member of
+ * struct ggmlviz_config), and those of the settings added since 0.2, which
+ * have no member: they are set in the tracer's own settings, as
+ * ggmlviz_setting_set() sets them (refused while tracing is active). Three more are
  * read by the session, not here, when it loads CUPTI, as debugging and
  * measuring aids: GGML_VIZ_CUPTI_LOG=FILE writes every kernel, copy, set
  * and correlation record as CUPTI delivered it, GGML_VIZ_CUPTI_API
@@ -395,9 +418,85 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  *
  * @param cfg the config to update (already initialized); must not be NULL.
  * @return 0 when every variable set was valid; -EINVAL when at least one
- *         was not (the others are still applied).
+ *         was not (the others are still applied), or set a setting added
+ *         since 0.2 while tracing is active; -ENOMEM when the copy of such
+ *         a setting's text could not be made.
  */
 int ggmlviz_config_from_env(struct ggmlviz_config *cfg);
+
+/**
+ * @brief Sets one of the tracer's settings by name, as text.
+ *
+ * Every setting has a name and a variable: the name is the variable's,
+ * lower case, without GGML_VIZ_ ("buffer_size" is GGML_VIZ_BUFFER_SIZE),
+ * and either may be given. The value is text as the variable takes it
+ * (doc/environment.md; ggmlviz_config_init(3)). The tracer keeps one set
+ * of settings a process: ggmlviz_start(NULL) begins from them (with the
+ * environment over them), and ggmlviz_start() with a config from them with
+ * the config's members over them; so with a config, set the settings it
+ * has members for in the config. Settings added after 0.2 have no member,
+ * and are set here (or by their variables). Safe from any thread; a
+ * session started takes the values it began with, and they cannot change
+ * while it runs.
+ *
+ * @param name the setting's name or its variable's.
+ * @param value its value as text (copied), or NULL: its default.
+ * @return 0 when set; #GGMLVIZ_ESETTING when no setting has that name;
+ *         #GGMLVIZ_EACTIVE while tracing is active (between a successful
+ *         ggmlviz_start() and ggmlviz_stop(): stop first);
+ *         #GGMLVIZ_EVALUE when the value is not one the setting takes
+ *         (out of its range, or not of its form; the setting keeps its
+ *         value); -ENOMEM when a text value could not be copied.
+ */
+int ggmlviz_setting_set(const char *name, const char *value);
+
+/**
+ * @brief Sets one of the tracer's settings by name, as a number.
+ *
+ * As ggmlviz_setting_set(), for a setting whose value is a number, a
+ * boolean (0 or 1) or a choice (the value of its enum: op_timing takes
+ * the values of enum ggmlviz_op_timing). A setting whose value is text
+ * (output, cupti) or a ratio (gpu_sample) takes text only.
+ *
+ * @param name the setting's name or its variable's.
+ * @param value its value.
+ * @return 0 when set; #GGMLVIZ_ESETTING when no setting has that name;
+ *         #GGMLVIZ_ETYPE when its value is not a number;
+ *         #GGMLVIZ_EACTIVE while tracing is active; #GGMLVIZ_EVALUE when
+ *         the number is out of the setting's range (the setting keeps its
+ *         value).
+ */
+int ggmlviz_setting_set_int(const char *name, int64_t value);
+
+/**
+ * @brief Writes one of the tracer's settings as text, as
+ * ggmlviz_setting_set() takes it back.
+ *
+ * The value is the tracer's, as ggmlviz_setting_set() left it (its
+ * default if nothing set it), not a config's nor the environment's. An
+ * unset text or ratio (cupti, gpu_sample: their defaults) is "".
+ *
+ * @param name the setting's name or its variable's.
+ * @param buf where the text goes, always ended with a 0 byte when @p size
+ *        is not 0 (cut to fit); may be NULL when @p size is 0.
+ * @param size the bytes at @p buf.
+ * @return the length of the whole text (as snprintf() returns it: the
+ *         text was cut when it is @p size or more); #GGMLVIZ_ESETTING
+ *         when no setting has that name.
+ */
+int ggmlviz_setting_get(const char *name, char *buf, size_t size);
+
+/**
+ * @brief Names the settings, one at a time.
+ *
+ * Settings are never removed nor renamed, and a later libggmlviz adds new
+ * ones at the end: index 0, 1, ... until NULL names every setting this
+ * library has.
+ *
+ * @param index from 0.
+ * @return the setting's name (static), or NULL past the last.
+ */
+const char *ggmlviz_setting_name(size_t index);
 
 /**
  * @brief Starts tracing into a new file.

@@ -112,6 +112,20 @@
 	X("mode", U8, SET_MODE, 1, 0, desc_set.mode)                        \
 	X("method", U8, SET_METHOD, 1, 0, desc_set.method)                  \
 	X("graph_id", U64, SET_GRAPH, 8, 0, desc_set.graph_id)
+#define OP_TIMES(X)                                                    \
+	X("set", U64, TIMES_SET, 8, 0, op_times.set)                       \
+	X("first", U32, TIMES_FIRST, 4, 0, op_times.first)                 \
+	X("n_ops", U32, TIMES_COUNT, 4, 0, op_times.n_ops)                 \
+	X("method", U8, TIMES_METHOD, 1, 0, op_times.method)               \
+	X("flags", U8, TIMES_FLAGS, 1, 0, op_times.flags)
+#define SHARE_TIMES(X)                                                   \
+	X("set", U64, STIMES_SET, 8, 0, share_times.set)                     \
+	X("first", U32, STIMES_FIRST, 4, 0, share_times.first)               \
+	X("n_shares", U32, STIMES_COUNT, 4, 0, share_times.n_shares)         \
+	X("mode", U8, STIMES_MODE, 1, 0, share_times.mode)                   \
+	X("thread_index", U32, STIMES_ITH, 4, 0, share_times.thread_index)   \
+	X("n_threads", U32, STIMES_NTH, 4, 0, share_times.n_threads)         \
+	X("last_wait_ns", U32, STIMES_LAST_WAIT, 4, 0, share_times.last_wait_ns)
 
 #define RPC(STATUS, X)                                                  \
 	X("conn", U64, RPC_CONN, 8, 0, rpc.conn)                            \
@@ -164,6 +178,8 @@ DEFINE(request_end, REQUEST_END)
 DEFINE(request_stage, REQUEST_STAGE)
 DEFINE(op_share, OP_SHARE)
 DEFINE(desc_set, DESC_SET)
+DEFINE(op_times, OP_TIMES)
+DEFINE(share_times, SHARE_TIMES)
 DEFINE(rpc_begin, RPC_BEGIN)
 DEFINE(rpc_end, RPC_END)
 DEFINE(rpc_stage, RPC_STAGE)
@@ -205,6 +221,8 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_REQUEST_STAGE] = LAYOUT(request_stage),
 	[GGMLVIZ_EVENT_OP_SHARE] = LAYOUT(op_share),
 	[GGMLVIZ_EVENT_DESC_SET] = LAYOUT(desc_set),
+	[GGMLVIZ_EVENT_OP_TIMES] = LAYOUT(op_times),
+	[GGMLVIZ_EVENT_SHARE_TIMES] = LAYOUT(share_times),
 	[GGMLVIZ_EVENT_RPC_BEGIN] = LAYOUT(rpc_begin),
 	[GGMLVIZ_EVENT_RPC_END] = LAYOUT(rpc_end),
 	[GGMLVIZ_EVENT_RPC_STAGE] = LAYOUT(rpc_stage),

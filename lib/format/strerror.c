@@ -23,6 +23,14 @@ const char *ggmlviz_strerror(int code)
 		return "the trace ends inside a record (cut short by a crash, or still being written)";
 	case GGMLVIZ_ECORRUPT:
 		return "corrupt record (has_label is not 0 or 1, or the label length is impossible)";
+	case GGMLVIZ_ESETTING:
+		return "no setting of that name (ggmlviz_setting_name() lists them)";
+	case GGMLVIZ_ETYPE:
+		return "the setting's value is not a number: set it as text";
+	case GGMLVIZ_EVALUE:
+		return "not a value the setting takes (out of its range, or not of its form)";
+	case GGMLVIZ_EACTIVE:
+		return "tracing is active: settings are set before ggmlviz_start() or after ggmlviz_stop()";
 	default:
 		break;
 	}
@@ -46,9 +54,9 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"STEP_BEGIN",          "STEP_END",          "SPLIT_BEGIN",      "SPLIT_END",
 	"KERNEL",              "STEP_SEQ",          "OP_BYTES",         "OP_SUMMARY",
 	"REQUEST_BEGIN",       "REQUEST_END",       "REQUEST_STAGE",    "OP_SHARE",
-	"DESC_SET",
-	/* 29 to 35: not this library's (UNKNOWN, as a type from the future) */
-	[29] = "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN",
+	"DESC_SET",            "OP_TIMES",          "SHARE_TIMES",
+	/* 31 to 35: not this library's (UNKNOWN, as a type from the future) */
+	[31] = "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN",
 	[GGMLVIZ_EVENT_RPC_BEGIN] = "RPC_BEGIN", "RPC_END", "RPC_STAGE",
 };
 

@@ -21,22 +21,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ggmlviz/nodes.h>
+
 #include "descs.h"
+#include "format/record.h"
 #include "pairing-open.h" /* ggmlviz__pairing_label_hash */
 
 #define NIL UINT32_MAX
-#define TYPE_NAMES_MAX 4096u /* distinct element type names kept (GGML has about 40) */
+#define NAMES_MAX 65536u /* distinct names kept: element types (GGML has about 40) and tensors */
 #define TYPE_NAME_MAX 64u
+#define SHARE_SET (1ull << 63) /* a set of shares' id, told from a DESC_SET's on the same thread */
 #define ALL_DESCRIBED (GGMLVIZ__DESC_INFO | GGMLVIZ__DESC_BYTES | GGMLVIZ__DESC_NODE)
 
-/* One op's descriptions in a set, by its tensor. */
+/*
+ * One op's descriptions in a set, by its tensor, and what its OP records
+ * said of it, for an OP_TIMES op (which has only its times); or one
+ * share's identity in a set of shares (SHARE_TIMES).
+ */
 struct entry {
 	int64_t ne[4];
 	uint64_t flops, bytes_read, bytes_written, src[2];
-	const char *type_name; /* an interned copy (type_names), or NULL */
+	const char *type_name; /* an interned copy (names), or NULL */
 	uint32_t type_name_len;
 	int32_t layer;
 	uint8_t node_flags, has;
+	uint32_t op_type, node; /* node: a share's place in its graph */
+	uint64_t tensor, op_size, backend;
+	const char *label;     /* an interned copy (names), or NULL */
+	uint32_t label_len;
 };
 
 struct set {
@@ -316,38 +328,74 @@ void ggmlviz__descs_thread_end(struct ggmlviz__descs *d, uint32_t tid)
 	thread_idle(d, t);
 }
 
-/* ---- element type names, interned: a timing may point at one until the engine is freed ---- */
+/* ---- names, interned: a timing may point at one until the engine is freed ---- */
 
-/* The kept copy of a type name (first byte its length); NULL if none could be kept. */
-static const char *type_name_of(struct ggmlviz__descs *d, const char *s, uint32_t len)
+/* A kept name: its length, then its bytes. */
+struct name {
+	uint32_t len;
+	char s[];
+};
+
+/* The kept copy of a name of at most max bytes; NULL if none could be kept. */
+static const char *name_of(struct ggmlviz__descs *d, const char *s, uint32_t len, uint32_t max)
 {
 	uint64_t h = s ? ggmlviz__pairing_label_hash(s, len) : 0, *slot;
-	char *copy;
+	struct name *copy;
 	bool created;
 
-	if (!s || !len || len > TYPE_NAME_MAX)
+	if (!s || !len || len > max)
 		return NULL;
-	if (ggmlviz__map_count(&d->type_names) >= TYPE_NAMES_MAX && !ggmlviz__map_find(&d->type_names, h))
+	if (ggmlviz__map_count(&d->names) >= NAMES_MAX && !ggmlviz__map_find(&d->names, h))
 		return NULL;
-	if (!(slot = ggmlviz__map_insert(&d->type_names, h, &created)))
+	if (!(slot = ggmlviz__map_insert(&d->names, h, &created)))
 		return NULL;
 	if (!created) {
-		copy = (char *)(uintptr_t)*slot;
-		return (uint8_t)copy[0] == len && !memcmp(copy + 1, s, len) ? copy : NULL;
+		copy = (struct name *)(uintptr_t)*slot;
+		return copy->len == len && !memcmp(copy->s, s, len) ? copy->s : NULL;
 	}
-	if (!(copy = malloc(len + 1u))) {
-		ggmlviz__map_remove(&d->type_names, h);
+	if (!(copy = malloc(sizeof *copy + len))) {
+		ggmlviz__map_remove(&d->names, h);
 		return NULL;
 	}
-	copy[0] = (char)len;
-	memcpy(copy + 1, s, len);
+	copy->len = len;
+	memcpy(copy->s, s, len);
 	*slot = (uint64_t)(uintptr_t)copy;
-	return copy;
+	return copy->s;
 }
 
 /* ---- an op of a set's run ---- */
 
-/* The entry of tensor in set i, made if absent (others' sets give it room); NULL. */
+/* Room for one more entry in set i (others' sets give it room); 0 or -ENOMEM. */
+static int entry_room(struct ggmlviz__descs *d, uint32_t i)
+{
+	struct set *s = &d->sets[i];
+
+	while (d->ops >= GGMLVIZ__DESC_OPS && evict(d, i, s->thread))
+		;
+	if (d->ops >= GGMLVIZ__DESC_OPS)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 64u;
+		struct entry *e = realloc(s->e, cap * sizeof *e);
+
+		if (!e)
+			return -ENOMEM;
+		s->e = e;
+		s->cap = cap;
+	}
+	return 0;
+}
+
+/* A new entry at the end of set i (a share: by place, its node may come again); NULL. */
+static struct entry *entry_append(struct ggmlviz__descs *d, uint32_t i)
+{
+	if (entry_room(d, i) < 0)
+		return NULL;
+	d->ops++;
+	return &d->sets[i].e[d->sets[i].n++];
+}
+
+/* The entry of tensor in set i, made if absent; NULL. */
 static struct entry *entry_add(struct ggmlviz__descs *d, uint32_t i, uint64_t tensor)
 {
 	struct set *s = &d->sets[i];
@@ -356,24 +404,10 @@ static struct entry *entry_add(struct ggmlviz__descs *d, uint32_t i, uint64_t te
 
 	if (slot)
 		return &s->e[*slot];
-	while (d->ops >= GGMLVIZ__DESC_OPS && evict(d, i, s->thread))
-		;
-	if (d->ops >= GGMLVIZ__DESC_OPS || !(slot = ggmlviz__map_insert(&s->index, tensor, &created)))
+	if (entry_room(d, i) < 0 || !(slot = ggmlviz__map_insert(&s->index, tensor, &created)))
 		return NULL;
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? 2 * s->cap : 64u;
-		struct entry *e = realloc(s->e, cap * sizeof *e);
-
-		if (!e) {
-			ggmlviz__map_remove(&s->index, tensor);
-			return NULL;
-		}
-		s->e = e;
-		s->cap = cap;
-	}
 	*slot = s->n;
-	d->ops++;
-	return &s->e[s->n++];
+	return entry_append(d, i);
 }
 
 /* DEFINE: the op's own descriptions kept in set i. */
@@ -389,10 +423,18 @@ static void keep(struct ggmlviz__descs *d, uint32_t i, const struct ggmlviz_timi
 	e->has = (uint8_t)has;
 	memcpy(e->ne, t->ne, sizeof e->ne);
 	e->flops = t->flops;
-	if ((name = type_name_of(d, t->type_name, t->type_name_len))) {
-		e->type_name = name + 1;
+	if ((name = name_of(d, t->type_name, t->type_name_len, TYPE_NAME_MAX))) {
+		e->type_name = name;
 		e->type_name_len = t->type_name_len;
 	}
+	if ((name = name_of(d, t->label, t->label_len, GGMLVIZ_LABEL_MAX))) {
+		e->label = name;
+		e->label_len = t->label_len;
+	}
+	e->tensor = t->ptr;
+	e->op_type = t->op_type;
+	e->op_size = t->op_size;
+	e->backend = t->backend_ptr;
 	e->bytes_read = t->bytes_read;
 	e->bytes_written = t->bytes_written;
 	e->layer = t->layer;
@@ -447,6 +489,92 @@ void ggmlviz__descs_op(struct ggmlviz__descs *d, struct ggmlviz_timing *t, unsig
 	}
 }
 
+/* The set of thread index i's open run if it repeats set `id`; NIL if not. */
+static uint32_t repeated_set(const struct ggmlviz__descs *d, uint32_t i, uint64_t id)
+{
+	const struct ggmlviz__desc_thread *th = &d->threads[i];
+
+	if (th->cur == NIL || th->mode != GGMLVIZ_DESC_SET_REPEAT || d->sets[th->cur].id != id)
+		return NIL;
+	return th->cur;
+}
+
+int ggmlviz__descs_times_op(struct ggmlviz__descs *d, uint32_t tid, uint64_t set, uint32_t k,
+			    struct ggmlviz_timing *t)
+{
+	uint32_t i = d->live_threads ? thread_of(d, tid, 0) : NIL;
+	uint32_t cur = i == NIL || !d->threads[i].left ? NIL : repeated_set(d, i, set);
+	const struct entry *e;
+
+	if (i != NIL && d->threads[i].left)
+		d->threads[i].left--;
+	if (cur == NIL || k >= d->sets[cur].n) {
+		d->undescribed++; /* no identity: no timing */
+		return 0;
+	}
+	e = &d->sets[cur].e[k];
+	t->kind = GGMLVIZ_TIMING_OP;
+	t->ptr = e->tensor;
+	t->op_type = e->op_type;
+	t->op_size = e->op_size;
+	t->backend_ptr = e->backend;
+	t->label = e->label;
+	t->label_len = e->label ? e->label_len : 0;
+	t->layer = ggmlviz_layer_of_name(t->label, t->label_len);
+	fill(d, cur, &d->threads[i], t, 0);
+	return 1;
+}
+
+/* ---- sets of shares (SHARE_TIMES) ---- */
+
+int ggmlviz__descs_share_define(struct ggmlviz__descs *d, uint32_t tid, uint64_t set,
+				uint32_t first, uint32_t n, const uint8_t *ids)
+{
+	uint32_t t = set ? thread_of(d, tid, 1) : NIL, i;
+	struct entry *e;
+
+	if (t == NIL)
+		return set && d->n_threads < GGMLVIZ__DESC_THREADS ? -ENOMEM : 0;
+	if ((i = set_of(d, t, set | SHARE_SET, first == 0)) == NIL)
+		return first == 0 ? -ENOMEM : 0; /* a later part of a set not kept */
+	lru_touch(d, i);
+	if (first == 0)
+		set_empty(d, &d->sets[i]);
+	for (uint32_t j = 0; j < n && d->sets[i].n == first + j; j++) {
+		const uint8_t *id = ids + GGMLVIZ_SHARE_TIMES_IDENTITY * j;
+
+		if (!(e = entry_append(d, i)))
+			return -ENOMEM;
+		memset(e, 0, sizeof *e);
+		e->tensor = get_u64(id + STIMES_ID_TENSOR);
+		e->op_type = get_u32(id + STIMES_ID_TYPE);
+		e->node = get_u32(id + STIMES_ID_NODE);
+	}
+	return 0;
+}
+
+int ggmlviz__descs_share(struct ggmlviz__descs *d, uint32_t tid, uint64_t set, uint32_t k,
+			 struct ggmlviz_timing *t)
+{
+	uint32_t th = d->live_threads ? thread_of(d, tid, 0) : NIL;
+	uint32_t i = th == NIL ? NIL : set_of(d, th, set | SHARE_SET, 0);
+	const struct entry *e;
+
+	if (i == NIL || k >= d->sets[i].n)
+		return 0;
+	lru_touch(d, i);
+	e = &d->sets[i].e[k];
+	t->ptr = e->tensor;
+	t->op_type = e->op_type;
+	t->n_nodes = e->node;
+	return 1;
+}
+
+void ggmlviz__descs_unread(struct ggmlviz__descs *d, uint64_t n)
+{
+	d->undescribed += n;
+}
+
 uint64_t ggmlviz__descs_undescribed(const struct ggmlviz__descs *d)
 {
 	return d->undescribed;
@@ -472,8 +600,8 @@ void ggmlviz__descs_free(struct ggmlviz__descs *d)
 	free(d->sets);
 	free(d->threads);
 	ggmlviz__map_release(&d->thread_index);
-	while (ggmlviz__map_next(&d->type_names, &cursor, &key, &value))
+	while (ggmlviz__map_next(&d->names, &cursor, &key, &value))
 		free((void *)(uintptr_t)value);
-	ggmlviz__map_release(&d->type_names);
+	ggmlviz__map_release(&d->names);
 	ggmlviz__descs_init(d);
 }

@@ -50,7 +50,7 @@ struct ggmlviz__descs {
 	uint64_t clock;                /* sets used, for the least recently used */
 	uint32_t ops;                  /* ops kept in all sets */
 	uint64_t undescribed;          /* REPEAT runs' ops left without their descriptions */
-	struct ggmlviz__map type_names; /* hash of a type name -> its copy (char *) */
+	struct ggmlviz__map names;     /* hash of a name (type, tensor) -> its copy */
 };
 
 /* An empty engine (the lists' ends set). */
@@ -74,6 +74,35 @@ uint64_t ggmlviz__descs_undescribed(const struct ggmlviz__descs *d);
  * (REPEAT). Out of memory or room, the op is not kept.
  */
 void ggmlviz__descs_op(struct ggmlviz__descs *d, struct ggmlviz_timing *t, unsigned has);
+
+/*
+ * Op k of the run of thread tid that repeats set `set` (an OP_TIMES
+ * record's): t's identity (kind, tensor, op type, size, backend, label)
+ * and descriptions as its op k had them in the set's DEFINE run; 1, or 0
+ * when the set, or its op k, was not kept (the op is counted as
+ * undescribed, and has no timing: nothing says which op it was).
+ */
+int ggmlviz__descs_times_op(struct ggmlviz__descs *d, uint32_t tid, uint64_t set, uint32_t k,
+			    struct ggmlviz_timing *t);
+
+/*
+ * A SHARE_TIMES DEFINE of thread tid: shares [first, first + n) of its set
+ * of shares `set`, their identities in ids (a DEFINE body); a set begins
+ * at first 0, and a later part is kept only where the one before was.
+ * 0 or -ENOMEM. Sets of shares are kept as sets of descriptions are.
+ */
+int ggmlviz__descs_share_define(struct ggmlviz__descs *d, uint32_t tid, uint64_t set,
+				uint32_t first, uint32_t n, const uint8_t *ids);
+
+/*
+ * Share k of thread tid's set of shares: t's ptr, op_type and n_nodes (its
+ * place); 1, or 0 if not kept.
+ */
+int ggmlviz__descs_share(struct ggmlviz__descs *d, uint32_t tid, uint64_t set, uint32_t k,
+			 struct ggmlviz_timing *t);
+
+/* n ops (or shares) of a packed record whose body does not hold them: counted as undescribed. */
+void ggmlviz__descs_unread(struct ggmlviz__descs *d, uint64_t n);
 
 /* Frees everything; the engine is empty again. */
 void ggmlviz__descs_free(struct ggmlviz__descs *d);

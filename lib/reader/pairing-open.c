@@ -350,6 +350,20 @@ void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct g
 	inherit_step_of(p, thread_of(p, tid), t);
 }
 
+void ggmlviz__open_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t)
+{
+	uint32_t th = thread_of(p, tid), g;
+
+	if (th >= p->n_threads)
+		return; /* past the threads followed: no context */
+	g = p->threads[th].graphs;
+	if (g == NIL)
+		g = p->graphs; /* as ggmlviz__open_place() */
+	t->depth = p->threads[th].open;
+	t->graph_seq = g != NIL ? p->items[g].t.graph_seq : 0;
+	inherit_step_of(p, th, t);
+}
+
 void ggmlviz__open_gpu_window(struct ggmlviz_pairing *p, uint32_t tid, uint8_t state)
 {
 	uint32_t th = thread_of(p, tid);

@@ -16,6 +16,7 @@
 #include "reader/descs.h"
 #include "reader/pairing-gpu.h"
 #include "reader/requests.h"
+#include "reader/unpack.h"
 #include "util/map.h"
 
 #define GGMLVIZ__NIL UINT32_MAX /* no entry */
@@ -73,6 +74,7 @@ struct ggmlviz_pairing {
 	struct ggmlviz__ties gpu; /* GPU runs waiting for their kernels, and what they completed */
 	struct ggmlviz__requests requests; /* a server's open requests */
 	struct ggmlviz__descs descs; /* descriptions given once (DESC_SET) */
+	struct ggmlviz__unpack unpack; /* the packed record being given out (OP_TIMES, SHARE_TIMES) */
 };
 
 /* What an end must match: kind, thread, and address or scope label. */
@@ -111,6 +113,13 @@ uint32_t ggmlviz__open_find(const struct ggmlviz_pairing *p, const struct ggmlvi
  * record of thread tid (its innermost, else the newest of any thread).
  */
 void ggmlviz__open_step_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t);
+
+/*
+ * Fills t's depth, graph_seq and step fields as for an op that began and
+ * ended on thread tid now (an op of an OP_TIMES record, which has no
+ * begin record of its own).
+ */
+void ggmlviz__open_around(struct ggmlviz_pairing *p, uint32_t tid, struct ggmlviz_timing *t);
 
 /*
  * A META GPU_WINDOW of thread tid: the steps begun from now on are in that

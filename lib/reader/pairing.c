@@ -299,6 +299,9 @@ static int add_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 		return on_op_share(p, ev, t);
 	case GGMLVIZ_EVENT_DESC_SET:
 		return ggmlviz__descs_set(&p->descs, ev);
+	case GGMLVIZ_EVENT_OP_TIMES:
+	case GGMLVIZ_EVENT_SHARE_TIMES:
+		return ggmlviz__unpack_add(p, ev, t);
 	case GGMLVIZ_EVENT_REQUEST_BEGIN:
 	case GGMLVIZ_EVENT_REQUEST_STAGE:
 	case GGMLVIZ_EVENT_REQUEST_END:
@@ -320,7 +323,7 @@ int ggmlviz_pairing_add(struct ggmlviz_pairing *p, const struct ggmlviz_event *e
 
 int ggmlviz_pairing_take(struct ggmlviz_pairing *p, struct ggmlviz_timing *t)
 {
-	return ggmlviz__ties_take(&p->gpu, t);
+	return ggmlviz__unpack_take(p, t) || ggmlviz__ties_take(&p->gpu, t);
 }
 
 /* ---- the engine ---- */
@@ -349,6 +352,7 @@ void ggmlviz__pairing_reset(struct ggmlviz_pairing *p)
 	ggmlviz__ties_clear(&p->gpu);
 	memset(&p->counts, 0, sizeof p->counts);
 	ggmlviz__descs_free(&p->descs); /* and its count of ops left undescribed */
+	ggmlviz__unpack_clear(&p->unpack);
 	p->graph_seq = 0;
 	p->step_seq = 0;
 	p->gpu_window = GGMLVIZ_GPU_WINDOW_NONE;
@@ -383,6 +387,7 @@ void ggmlviz_pairing_free(struct ggmlviz_pairing *p)
 	ggmlviz__ties_free(&p->gpu);
 	ggmlviz__requests_free(&p->requests);
 	ggmlviz__descs_free(&p->descs);
+	ggmlviz__unpack_free(&p->unpack);
 	free(p->items);
 	free(p->threads);
 	free(p);

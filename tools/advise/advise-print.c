@@ -31,7 +31,7 @@ static void wrapped(struct cli_out *o, const char *s, size_t col, const char *in
 			cli_out_char(o, ' ');
 			col++;
 		}
-		cli_out_write(o, s, word);
+		cli_term_str(o, s, word); /* names from the trace, escaped */
 		col += word;
 		s += word;
 		while (*s == ' ')
@@ -54,7 +54,9 @@ void cli_advise_text(struct cli_out *o, const char *path, const struct cli_advic
 	for (size_t i = 0; i < a->n; i++) {
 		const struct cli_finding *x = &a->f[i];
 
-		cli_out_printf(o, "\n[%s] %s: %s\n", levels[x->level], x->id, x->title);
+		cli_out_printf(o, "\n[%s] %s: ", levels[x->level], x->id);
+		cli_term_str(o, x->title, strlen(x->title));
+		cli_out_char(o, '\n');
 		field(o, "seen:", x->seen);
 		field(o, "threshold:", x->threshold);
 		field(o, "why:", x->why);
@@ -92,7 +94,14 @@ void cli_advise_json(struct cli_out *o, const char *path, const struct cli_advic
 {
 	cli_out_str(o, "{\"file\":");
 	cli_json_cstr(o, path);
-	cli_out_str(o, ",\"findings\":[");
+	cli_out_char(o, ',');
+	cli_advise_json_members(o, a);
+	cli_out_char(o, '}');
+}
+
+void cli_advise_json_members(struct cli_out *o, const struct cli_advice *a)
+{
+	cli_out_str(o, "\"findings\":[");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct cli_finding *x = &a->f[i];
 
@@ -123,7 +132,7 @@ void cli_advise_json(struct cli_out *o, const char *path, const struct cli_advic
 			cli_json_cstr(o, r->why_not);
 		cli_out_char(o, '}');
 	}
-	cli_out_str(o, "]}");
+	cli_out_str(o, "]");
 }
 
 void cli_advise_brief(struct cli_out *o, const char *path, const struct cli_advice *a)
@@ -132,6 +141,9 @@ void cli_advise_brief(struct cli_out *o, const char *path, const struct cli_advi
 		return;
 	cli_out_printf(o, "findings (ggmlviz advise %s says each: its figures, why, what to try):\n",
 		       path);
-	for (size_t i = 0; i < a->n; i++)
-		cli_out_printf(o, "  [%s] %s: %s\n", levels[a->f[i].level], a->f[i].id, a->f[i].title);
+	for (size_t i = 0; i < a->n; i++) {
+		cli_out_printf(o, "  [%s] %s: ", levels[a->f[i].level], a->f[i].id);
+		cli_term_str(o, a->f[i].title, strlen(a->f[i].title));
+		cli_out_char(o, '\n');
+	}
 }

@@ -201,6 +201,8 @@ void cli_rules_rpc(const struct cli_facts *f, struct cli_advice *a);
 /* Each finding whole, then the rules not applied and why. */
 void cli_advise_text(struct cli_out *o, const char *path, const struct cli_advice *a);
 void cli_advise_json(struct cli_out *o, const char *path, const struct cli_advice *a);
+/* Their members of a JSON object: "findings":[...],"rules":[...] (advise --slow's object holds more). */
+void cli_advise_json_members(struct cli_out *o, const struct cli_advice *a);
 /* stats' last lines: one line a finding, and the command that says it whole (nothing when none). */
 void cli_advise_brief(struct cli_out *o, const char *path, const struct cli_advice *a);
 

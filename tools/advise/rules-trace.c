@@ -58,8 +58,8 @@ static void dropped(const struct cli_facts *f, struct cli_advice *a)
 		 " lost events is low, their counts short, and a figure of them undercounts";
 	snprintf(x->to_try, sizeof x->to_try, "a larger GGML_VIZ_MAX_EVENTS where the trace"
 		 " reached it (GGML_VIZ_VERBOSE=1 says so); larger rings (GGML_VIZ_BUFFER_SIZE,"
-		 " GGML_VIZ_BUFFER_MAX); a program of your own: ggmlviz_config's overflow"
-		 " GGMLVIZ_OVERFLOW_BLOCK, which waits for room rather than drop; fewer ops recorded"
+		 " GGML_VIZ_BUFFER_MAX); GGML_VIZ_OVERFLOW=block, which waits for room rather than"
+		 " drop; fewer ops recorded"
 		 " (GGML_VIZ_OP_SAMPLE)");
 	cli_advise_figure(x, "dropped", (double)f->dropped);
 }
@@ -113,7 +113,8 @@ static void estimated(const struct cli_facts *f, struct cli_advice *a)
 		 " wait is an estimate";
 	snprintf(x->to_try, sizeof x->to_try, "llama.cpp's tools built by"
 		 " scripts/build-llama-tools.sh, whose GGML measures every worker's share of every"
-		 " node (TIMED measured)");
+		 " node: each op then runs from the first worker's begin to the last one's end, and"
+		 " stats's TIMED column says measured");
 	cli_advise_figure(x, "ticked_ops", (double)ticked);
 }
 

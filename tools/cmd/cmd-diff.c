@@ -420,7 +420,11 @@ int cli_cmd_diff(struct cli *cli, int argc, char **argv)
 	a.raw_ticks = b.raw_ticks = opts.raw_ticks;
 	sa = cli_collect("diff", paths[0], &a);
 	sb = sa < 0 ? -1 : cli_collect("diff", paths[1], &b);
-	status = sa < 0 || sb < 0 ? CLI_EXIT_DAMAGED : print(&opts, both, paths);
+	if (sa < 0 || sb < 0)
+		status = CLI_EXIT_DAMAGED;
+	else if ((status = cli_step_span_check("diff", paths[0], &a.step_range, &a.span)) == 0 &&
+		 (status = cli_step_span_check("diff", paths[1], &b.step_range, &b.span)) == 0)
+		status = print(&opts, both, paths);
 	cli_agg_free(&a);
 	cli_agg_free(&b);
 	return status ? status : sa > sb ? sa : sb;

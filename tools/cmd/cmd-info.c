@@ -550,6 +550,20 @@ static void print_methods(struct cli_out *o, const struct info *info)
 	cli_backends_text(o, &info->backends, "  ");
 }
 
+/* Packed times (OP_TIMES, SHARE_TIMES): what a reader older than them would miss. */
+static void print_packed(struct cli_out *o, const struct info *info)
+{
+	uint64_t times = info->types[GGMLVIZ_EVENT_OP_TIMES];
+	uint64_t shares = info->types[GGMLVIZ_EVENT_SHARE_TIMES];
+
+	if (!times && !shares)
+		return;
+	cli_out_printf(o, "  packed: %" PRIu64 " OP_TIMES record%s (a repeated run's ops, 8 bytes an"
+		       " op), %" PRIu64 " SHARE_TIMES record%s (a worker's shares of a graph);"
+		       " a reader older than them sees neither\n", times, cli_s(times), shares,
+		       cli_s(shares));
+}
+
 /* Graphs described once (DESC_SET): what a reader that does not know it would miss. */
 static void print_descriptions(struct cli_out *o, const struct info *info)
 {
@@ -562,6 +576,7 @@ static void print_descriptions(struct cli_out *o, const struct info *info)
 		       " from there (REPEAT; a reader older than DESC_SET sees those ops without"
 		       " shapes, bytes or layers; GGML_VIZ_DESCRIBE_ONCE=0 writes them all)\n",
 		       info->sets_defined, info->sets_repeated, info->ops_repeated);
+	print_packed(o, info);
 	if (!info->sets_repeated)
 		return;
 	if (!lacking)

@@ -375,5 +375,10 @@ int cli_cmd_report(struct cli *cli, int argc, char **argv)
 	rc = write_report(&x, &in, &o, &p);
 	status = cli_input_report(&in);
 	cli_input_close(&in);
-	return cli_out_close(&o, "report") || rc < 0 ? CLI_EXIT_DAMAGED : status;
+	if (cli_out_close(&o, "report") || rc < 0)
+		return CLI_EXIT_DAMAGED;
+	if (status != CLI_EXIT_OK) /* the page is whole: exit 1 says the trace is not */
+		cli_error("report: %s written all the same, from what came before the damage",
+			  strcmp(x.output, "-") ? x.output : "the page");
+	return status;
 }

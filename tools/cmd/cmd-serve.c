@@ -116,11 +116,37 @@ static bool is_stream(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+/*
+ * Whether paths[i] was named before it (the same file, or a name whose
+ * label would read the same): followed once, said; 1, or -1 after a usage
+ * message when two files would read as one trace.
+ */
+static int named_before(char **paths, size_t i)
+{
+	for (size_t j = 0; j < i; j++) {
+		if (cli_same_file(paths[i], paths[j]) || !strcmp(paths[i], paths[j])) {
+			cli_error("serve: %s is %s, named twice: followed once", paths[i], paths[j]);
+			return 1;
+		}
+		if (srv_same_label(paths[i], paths[j])) {
+			cli_usage("serve", "%s and %s are two files whose names read the same as a label "
+				  "(bytes not UTF-8 replaced): their series would be one; name one otherwise "
+				  "(a link)", paths[j], paths[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int open_traces(struct serve *s, char **paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc;
+		int rc = named_before(paths, i);
 
+		if (rc < 0)
+			return CLI_EXIT_USAGE;
+		if (rc > 0)
+			continue;
 		if (is_stream(paths[i]))
 			return cli_usage("serve", "%s is a pipe or another stream: serve follows a file as "
 					 "it is written (GGML_VIZ_OUTPUT=FILE), and a stream can only be read to "
@@ -129,7 +155,9 @@ static int open_traces(struct serve *s, char **paths, size_t n)
 			return CLI_EXIT_DAMAGED;
 		rc = srv_trace_open(s->t[s->n++], paths[i], &s->bounds, &s->cli->names);
 		if (rc < 0) {
-			cli_error("serve: %s: cannot read it: %s", paths[i], ggmlviz_strerror(rc));
+			cli_error("serve: %s: cannot read it: %s", paths[i],
+				  rc == CLI_FOLLOW_NOT_FILE ? cli_follow_strerror(rc)
+							    : cli_unreadable_why(paths[i], rc));
 			return CLI_EXIT_DAMAGED;
 		}
 	}

@@ -41,19 +41,17 @@ static const char help[] =
 	"                     prompt's time, its time to the first token, per\n"
 	"                     generated token and in all, with their p50, p95 and\n"
 	"                     p99; text or JSON), or part (each op in its part of a\n"
-	"                     llama.cpp model: embedding, attention-projections,\n"
-	"                     attention, attention-output, kv-cache-write, norm,\n"
-	"                     ffn, moe-router, moe-experts, output; of a whisper.cpp\n"
-	"                     model: conv-front-end, encoder-self-attention,\n"
-	"                     decoder-self-attention, cross-attention, ffn, norm,\n"
-	"                     embedding, output; or (other) where its name places\n"
-	"                     it in none; then each layer by part), host or command\n"
+	"                     llama.cpp or whisper.cpp model: attention, ffn,\n"
+	"                     kv-cache-write, ..., as ggmlviz(1) lists them, or\n"
+	"                     (other); then each layer by part), host or command\n"
 	"                     (GGML's RPC: doc/rpc.md)\n"
 	"  -s, --sort KEY     total (default), count, mean, min, max, p50, p95, gflops,\n"
 	"                     gbps (biggest first), name, or order (layer 0, 1, ...;\n"
-	"                     step 1, 2, ...: the default by layer, step and phase);\n"
-	"                     by step and phase, total is the TIME column\n"
-	"  -n, --top N        show the first N groups only\n"
+	"                     step 1, ...; requests as they arrived: the default by\n"
+	"                     layer, step, phase, request and sequence without --top);\n"
+	"                     total is TIME by step, phase and sequence, TOTAL by request\n"
+	"  -n, --top N        show the N biggest groups only (by total unless --sort\n"
+	"                     says otherwise, whatever --by): the 5 slowest steps\n"
 	"  -p, --phase PHASE  only the steps of prompt or generation, and the ops in\n"
 	"                     them (all: the default); with tokens, each group's time\n"
 	"                     per token of that phase (PER TOKEN)\n"
@@ -85,9 +83,14 @@ static const struct option longopts[] = { CLI_GROUP_LONGOPTS, { NULL, 0, NULL, 0
 static const struct cli_cmd cmd = { "stats", help, CLI_GROUP_SHORTOPTS, longopts, 1, 1,
 					 option };
 
+static size_t shown_of(size_t n, uint64_t top)
+{
+	return top < n ? (size_t)top : n;
+}
+
 static size_t shown(const struct cli_agg *a, uint64_t top)
 {
-	return top < a->n ? (size_t)top : a->n;
+	return shown_of(a->n, top);
 }
 
 static const char *const columns[] = { "COUNT", "TOTAL", "MEAN", "MIN", "P50",
@@ -182,10 +185,12 @@ static void run_start_note(struct cli_out *o, const struct cli_agg *a)
 	cli_out_printf(o, "(%llu ops began a CPU run: their time also holds the run's start, GGML's"
 		       " graph plan and its worker threads made or woken, %s in all (",
 		       (unsigned long long)a->run_starts, cli_fmt_ns((double)a->run_start_ns, b));
-	for (int k = 0; k < 3 && top[k]; k++)
-		cli_out_printf(o, "%s%.*s %llu of %llu", k ? ", " : "", (int)top[k]->name_len,
-			       top[k]->name, (unsigned long long)top[k]->run_starts,
+	for (int k = 0; k < 3 && top[k]; k++) {
+		cli_out_str(o, k ? ", " : "");
+		cli_text_str(o, top[k]->name, top[k]->name_len);
+		cli_out_printf(o, " %llu of %llu", (unsigned long long)top[k]->run_starts,
 			       (unsigned long long)top[k]->d.count);
+	}
 	cli_out_str(o, "); a program that attaches a threadpool to its context, as llama.cpp's"
 		       " tools do, starts its runs without making threads)\n");
 }
@@ -197,9 +202,11 @@ static void wait_tops(struct cli_out *o, const struct cli_agg *a)
 	char b[32];
 
 	top3(a, wait_ns, top);
-	for (int k = 0; k < 3 && top[k]; k++)
-		cli_out_printf(o, "%s%.*s %s", k ? ", " : " (", (int)top[k]->name_len, top[k]->name,
-			       cli_fmt_ns((double)top[k]->wait_ns, b));
+	for (int k = 0; k < 3 && top[k]; k++) {
+		cli_out_str(o, k ? ", " : " (");
+		cli_text_str(o, top[k]->name, top[k]->name_len);
+		cli_out_printf(o, " %s", cli_fmt_ns((double)top[k]->wait_ns, b));
+	}
 	if (top[0])
 		cli_out_char(o, ')');
 }
@@ -631,6 +638,10 @@ static int stats_requests(const struct cli_group_opts *opts, const char *path)
 	if (cli_out_open(&o, "stats", NULL) < 0)
 		return CLI_EXIT_DAMAGED;
 	status = cli_requests_collect("stats", path, &s);
+	if (opts->sort == CLI_SORT_ORDER)
+		s.shown = shown_of(s.n, opts->top);
+	else if (opts->top != UINT64_MAX || opts->sort == CLI_SORT_TOTAL)
+		cli_requests_top(&s, opts->top);
 	if (status >= 0 && opts->format == CLI_FORMAT_TEXT)
 		cli_requests_text(&o, path, &s);
 	else if (status >= 0)
@@ -667,6 +678,10 @@ static int stats_sequences(const struct cli_group_opts *opts, const char *path)
 	if (cli_out_open(&o, "stats", NULL) < 0)
 		return CLI_EXIT_DAMAGED;
 	status = cli_sequences_collect("stats", path, &s);
+	if (opts->sort == CLI_SORT_ORDER)
+		s.shown = shown_of(s.n, opts->top);
+	else if (opts->top != UINT64_MAX || opts->sort == CLI_SORT_TOTAL)
+		cli_sequences_top(&s, opts->top);
 	if (status >= 0 && opts->format == CLI_FORMAT_TEXT)
 		cli_sequences_text(&o, path, &s);
 	else if (status >= 0)
@@ -691,15 +706,20 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	     opts.by == CLI_BY_COMMAND) && cli_steps_set(&opts.step_range))
 		return cli_usage("stats", "--steps: --by %s follows each request over all its steps",
 				 cli_by_names[opts.by]);
+	if ((opts.by == CLI_BY_SEQUENCE || opts.by == CLI_BY_REQUEST) && opts.sort >= 0 &&
+	    opts.sort != CLI_SORT_TOTAL && opts.sort != CLI_SORT_ORDER)
+		return cli_usage("stats", "--sort %s: --by %s sorts by total (its %s, the longest "
+				 "first) or order (%s)", cli_sort_names[opts.sort], cli_by_names[opts.by],
+				 opts.by == CLI_BY_REQUEST ? "TOTAL" : "TIME",
+				 opts.by == CLI_BY_REQUEST ? "as they arrived" : "by sequence id");
 	if (opts.by == CLI_BY_SEQUENCE)
 		return stats_sequences(&opts, argv[first]);
 	if (opts.by == CLI_BY_REQUEST)
 		return stats_requests(&opts, argv[first]);
-	if (opts.by == CLI_BY_HOST || opts.by == CLI_BY_COMMAND)
-		return stats_rpc(&opts, argv[first]);
-	if (opts.sort < 0) /* steps, phases and layers in their own order, the rest biggest first */
-		opts.sort = cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER ? CLI_SORT_ORDER
-									   : CLI_SORT_TOTAL;
+	if (opts.sort < 0) /* --top N: the N biggest; else steps, phases and layers in order */
+		opts.sort = opts.top == UINT64_MAX && (cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER)
+				    ? CLI_SORT_ORDER
+				    : CLI_SORT_TOTAL;
 	f = calloc(1, sizeof *f), advice = calloc(1, sizeof *advice);
 	memset(&mem, 0, sizeof mem);
 	if (!f || !advice || cli_out_open(&o, "stats", NULL) < 0) {
@@ -711,6 +731,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	a.step_range = opts.step_range;
 	a.raw_ticks = opts.raw_ticks;
 	status = collect(cli, &opts, argv[first], &a, f, advice, &mem);
+	if (status >= 0 && cli_step_span_check("stats", argv[first], &a.step_range, &a.span))
+		status = -CLI_EXIT_USAGE; /* said: the steps the trace has */
 	if (status >= 0) {
 		cli_agg_sort(&a, opts.sort);
 		if (opts.format == CLI_FORMAT_TEXT) {
@@ -727,6 +749,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 	cli_facts_free(f);
 	cli_mem_devices_free(&mem);
 	free(f), free(advice);
+	if (status == -CLI_EXIT_USAGE)
+		return cli_out_close(&o, "stats") ? CLI_EXIT_DAMAGED : CLI_EXIT_USAGE;
 	if (cli_out_close(&o, "stats") || status < 0)
 		return CLI_EXIT_DAMAGED;
 	return status;

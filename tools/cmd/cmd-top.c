@@ -93,9 +93,10 @@ static int option(void *ctx, int c, char *arg)
 
 	switch (c) {
 	case 'b':
-		if (cli_parse_count("top", "--batch", arg, &n) < 0 || !n)
-			return cli_usage("top", "--batch wants the seconds between tables (1 or more): '%s'",
-					 arg);
+		if (cli_parse_count("top", "--batch", arg, &n) < 0 || !n || n > UINT64_MAX / NS_PER_S)
+			return cli_usage("top", "--batch wants the seconds between tables (1 to %" PRIu64
+					 ", whose nanoseconds fit 64 bits): '%s'",
+					 (uint64_t)(UINT64_MAX / NS_PER_S), arg);
 		tp->batch = true, tp->batch_ns = n * NS_PER_S;
 		return 0;
 	case 'n':
@@ -305,8 +306,11 @@ static void group_row(struct top *tp, struct cli_table *t, const struct cli_win_
 	double gbps = cli_group_gbps(&cg), share;
 	int bound = cli_roofline(&cg, &tp->w->peak, &share);
 	char name[CLI_OP_NAME_MAX], b[32];
+	const char *raw = group_name(tp, tp->view, g->key, name);
+	char *shown = cli_text_dup(raw, strlen(raw)); /* the trace's bytes never drive the terminal */
 
-	cli_table_add(t, "%s", group_name(tp, tp->view, g->key, name));
+	cli_table_add(t, "%s", shown ? shown : "?");
+	free(shown);
 	cli_table_add(t, "%" PRIu64, g->sum.count);
 	cli_table_add(t, "%s", cli_fmt_ns((double)g->sum.ns, b));
 	cli_table_add(t, "%.1f%%", total ? 100.0 * (double)g->sum.ns / (double)total : 0);
@@ -391,7 +395,7 @@ static bool finished(const struct top *tp)
 {
 	return tp->w->state != CLI_WIN_WRITING || cli_follow_damaged(&tp->f) ||
 	       (tp->replay > 0 && !tp->has_next && tp->f.read_rc == 0) ||
-	       (tp->replay <= 0 && cli_path_is_copied(tp->path)); /* a pipe: read to its end when opened */
+	       (tp->replay <= 0 && tp->f.copied); /* a pipe: read to its end when opened */
 }
 
 static void sleep_ns(uint64_t ns)
@@ -493,7 +497,7 @@ int cli_cmd_top(struct cli *cli, int argc, char **argv)
 	if (!(tp.w = calloc(1, sizeof *tp.w)))
 		return CLI_EXIT_DAMAGED;
 	if ((rc = open_trace(&tp)) < 0) {
-		cli_error("%s: cannot read it: %s", tp.path, ggmlviz_strerror(rc));
+		cli_error("%s: cannot read it: %s", tp.path, cli_unreadable_why(tp.path, rc));
 		free(tp.w);
 		return CLI_EXIT_DAMAGED;
 	}

@@ -123,7 +123,9 @@ static int validate(const char *path, bool quiet)
 	int rc = cli_input_start(&in, "validate", path);
 
 	if (rc < 0) {
-		if (!quiet && (rc == GGMLVIZ_EMAGIC || rc == GGMLVIZ_EVERSION))
+		if (!quiet && rc == GGMLVIZ_EMAGIC && cli_is_gguf(path))
+			printf("%s: %s\n", path, cli_unreadable_why(path, rc));
+		else if (!quiet && (rc == GGMLVIZ_EMAGIC || rc == GGMLVIZ_EVERSION))
 			printf("%s: damaged at byte %d: %s\n", path, rc == GGMLVIZ_EMAGIC ? 0 : 8,
 			       ggmlviz_strerror(rc));
 		else if (!quiet)

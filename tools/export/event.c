@@ -159,6 +159,73 @@ static void payload_fields(struct fields *f, const struct ggmlviz_event *ev)
 			table_field(f, ev, &table[i]);
 }
 
+/* Little-endian loads from a packed record's body (ggmlviz(5), "Packed times"). */
+static uint64_t body_u(const char *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = bytes; i-- > 0;)
+		v = v << 8 | (uint8_t)p[i];
+	return v;
+}
+
+/* A packed body's n times (gap, duration: u32 each), as a list. */
+static void body_times(struct fields *f, const char *p, uint32_t n)
+{
+	key(f, "times");
+	cli_out_char(f->o, '[');
+	for (uint32_t k = 0; k < n; k++, p += GGMLVIZ_OP_TIMES_ENTRY) {
+		cli_out_str(f->o, k ? ",[" : "[");
+		cli_out_u64(f->o, body_u(p, 4));
+		cli_out_char(f->o, ',');
+		cli_out_u64(f->o, body_u(p + 4, 4));
+		cli_out_char(f->o, ']');
+	}
+	cli_out_char(f->o, ']');
+}
+
+/* A SHARE_TIMES DEFINE's n identities (tensor, op_type, node), as a list. */
+static void body_ids(struct fields *f, const char *p, uint32_t n)
+{
+	key(f, "ids");
+	cli_out_char(f->o, '[');
+	for (uint32_t k = 0; k < n; k++, p += GGMLVIZ_SHARE_TIMES_IDENTITY) {
+		cli_out_str(f->o, k ? (f->json ? ",[\"" : ",[") : (f->json ? "[\"" : "["));
+		cli_out_hex(f->o, cli_anon(f->names->anon, body_u(p, 8)));
+		cli_out_str(f->o, f->json ? "\"," : ",");
+		cli_out_u64(f->o, body_u(p + 8, 4));
+		cli_out_char(f->o, ',');
+		cli_out_u64(f->o, body_u(p + 12, 4));
+		cli_out_char(f->o, ']');
+	}
+	cli_out_char(f->o, ']');
+}
+
+/*
+ * An OP_TIMES or SHARE_TIMES body, decoded: "ids" [tensor, op_type, node]
+ * (a SHARE_TIMES DEFINE's) and "times" [gap_ns, duration_ns]; false if it
+ * does not hold what its payload says (then it is printed as a label).
+ */
+static bool packed_body(struct fields *f, const struct ggmlviz_event *ev)
+{
+	bool shares = ev->type == GGMLVIZ_EVENT_SHARE_TIMES;
+	uint32_t n = shares ? ev->data.share_times.n_shares : ev->data.op_times.n_ops;
+	uint32_t n_ids = shares && ev->data.share_times.mode == GGMLVIZ_DESC_SET_DEFINE ? n : 0;
+
+	if ((uint64_t)ev->label_len !=
+	    (uint64_t)n * GGMLVIZ_OP_TIMES_ENTRY + (uint64_t)n_ids * GGMLVIZ_SHARE_TIMES_IDENTITY)
+		return false;
+	if (n_ids)
+		body_ids(f, ev->label, n_ids);
+	body_times(f, ev->label + n_ids * GGMLVIZ_SHARE_TIMES_IDENTITY, n);
+	return true;
+}
+
+static bool is_packed(uint8_t type)
+{
+	return type == GGMLVIZ_EVENT_OP_TIMES || type == GGMLVIZ_EVENT_SHARE_TIMES;
+}
+
 void cli_event_print(struct cli_out *o, struct cli_names *names, const struct ggmlviz_reader *r,
 		     const struct ggmlviz_event *ev, bool json)
 {
@@ -178,7 +245,9 @@ void cli_event_print(struct cli_out *o, struct cli_names *names, const struct gg
 	field_u64(&f, "ts", ev->timestamp_ns);
 	field_u64(&f, "tid", ev->thread_id);
 	payload_fields(&f, ev);
-	if (ev->label)
+	if (ev->label && is_packed(ev->type) && packed_body(&f, ev))
+		; /* its label is a body of numbers */
+	else if (ev->label)
 		field_str(&f, "label", ev->label, ev->label_len);
 	else if (json)
 		cli_out_str(o, ",\"label\":null");

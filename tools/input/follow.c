@@ -4,7 +4,9 @@
  * grows and lets go of what was read, so that a follower's memory stays
  * flat however long the trace runs; a file replaced at its name (rotated,
  * rewritten by rename), shrunk or removed is told, and read again from its
- * start when it can be.
+ * start when it can be: a regular file only, opened without waiting, so
+ * that a FIFO put at the name (whose open(2) waits for a writer) or a
+ * device (/dev/zero, read without end) never holds the follower.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,9 +15,11 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "input/input.h"
 
@@ -29,6 +33,23 @@ uint64_t cli_mono_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
+/* The rest of an opening: the pairing engine, the file's identity (st: NULL for a stream). */
+static int opened(struct cli_follow *f, int rc, const struct stat *st)
+{
+	f->p = NULL;
+	if (rc == 0)
+		rc = ggmlviz_pairing_new(&f->p);
+	if (rc < 0) {
+		cli_follow_close(f);
+		return rc;
+	}
+	f->dev = st ? st->st_dev : 0, f->ino = st ? st->st_ino : 0;
+	f->grew_ns = cli_mono_ns();
+	f->read_rc = 0, f->read_at = 0;
+	f->pid = 0;
+	return 0;
+}
+
 int cli_follow_open(struct cli_follow *f, const char *path)
 {
 	struct stat st;
@@ -37,20 +58,36 @@ int cli_follow_open(struct cli_follow *f, const char *path)
 	int rc = source ? ggmlviz_reader_open(source, &f->r) : err;
 
 	f->path = path;
-	f->p = NULL;
-	if (rc == 0)
-		rc = ggmlviz_pairing_new(&f->p);
-	if (rc < 0) {
-		cli_follow_close(f);
-		return rc;
+	f->copied = source && source != path;
+	return opened(f, rc, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? &st : NULL);
+}
+
+int cli_follow_open_file(struct cli_follow *f, const char *path)
+{
+	struct stat st;
+	char self[32];
+	int rc, fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO's open() would wait */
+
+	f->path = path, f->copied = false, f->r = NULL;
+	if (fd < 0)
+		return opened(f, -errno, NULL);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : CLI_FOLLOW_NOT_FILE;
+		close(fd);
+		return opened(f, rc, NULL);
 	}
-	f->dev = 0, f->ino = 0;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		f->dev = st.st_dev, f->ino = st.st_ino;
-	f->grew_ns = cli_mono_ns();
-	f->read_rc = 0, f->read_at = 0;
-	f->pid = 0;
-	return 0;
+	/* the reader opens the file checked, not what the name holds by then */
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	rc = ggmlviz_reader_open(access(self, R_OK) == 0 ? self : path, &f->r);
+	close(fd);
+	return opened(f, rc, &st);
+}
+
+const char *cli_follow_strerror(int rc)
+{
+	return rc == CLI_FOLLOW_NOT_FILE ? "not a regular file (a FIFO, a device): a follower reads"
+					   " files only, and never waits to open one"
+					 : ggmlviz_strerror(rc);
 }
 
 void cli_follow_close(struct cli_follow *f)
@@ -66,11 +103,11 @@ static int reopen(struct cli_follow *f, const char *why)
 	int rc;
 
 	cli_follow_close(f);
-	rc = cli_follow_open(f, f->path);
+	rc = cli_follow_open_file(f, f->path);
 	f->reopened++;
 	if (rc < 0)
 		snprintf(f->note, sizeof f->note, "%s; cannot read it now (%s): trying again every"
-			 " refresh", why, ggmlviz_strerror(rc));
+			 " refresh", why, cli_follow_strerror(rc));
 	else
 		snprintf(f->note, sizeof f->note, "%s: read again from its start", why);
 	return rc < 0 ? -1 : 1;
@@ -137,7 +174,7 @@ int cli_follow_state(const struct cli_follow *f, int records_state)
 		return records_state;
 	if (cli_follow_damaged(f))
 		return CLI_FOLLOW_DAMAGED;
-	if (cli_path_is_copied(f->path))
+	if (f->copied)
 		return CLI_FOLLOW_CUT;
 	if (!f->r)
 		return CLI_FOLLOW_GONE;

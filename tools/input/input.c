@@ -35,12 +35,33 @@ int cli_input_start(struct cli_input *in, const char *cmd, const char *path)
 	return rc;
 }
 
+bool cli_is_gguf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool gguf = fd >= 0 && read(fd, magic, sizeof magic) == (ssize_t)sizeof magic &&
+		    !memcmp(magic, "GGUF", sizeof magic);
+
+	if (fd >= 0)
+		close(fd);
+	return gguf;
+}
+
+const char *cli_unreadable_why(const char *path, int rc)
+{
+	if (rc == GGMLVIZ_EMAGIC && cli_is_gguf(path))
+		return "it is a GGUF model, not a trace: run a program on it with "
+		       "GGML_VIZ_OUTPUT=FILE set (llama.cpp's tools of scripts/build-llama-tools.sh, "
+		       "or your own), then give FILE";
+	return ggmlviz_strerror(rc);
+}
+
 int cli_input_open(struct cli_input *in, const char *cmd, const char *path)
 {
 	int rc = cli_input_start(in, cmd, path);
 
 	if (rc < 0)
-		cli_error("%s: cannot read it: %s", path, ggmlviz_strerror(rc));
+		cli_error("%s: cannot read it: %s", path, cli_unreadable_why(path, rc));
 	return rc < 0 ? -1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #ifndef CLI_INPUT_H
 #define CLI_INPUT_H
 
+#include <errno.h>
 #include <ggmlviz/reader.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,6 +69,15 @@ void cli_as_ticks_free(struct cli_input *in);
 /* Opens path: 0, or the reader's negative code (nothing printed). */
 int cli_input_start(struct cli_input *in, const char *cmd, const char *path);
 
+/*
+ * Why path could not be opened as a trace (rc: the reader's code): the
+ * reader's words, or, for a GGUF model, that it is one and how a trace is
+ * written (GGML_VIZ_OUTPUT). A constant string.
+ */
+const char *cli_unreadable_why(const char *path, int rc);
+/* Whether the file at path starts as a GGUF model does ("GGUF"). */
+bool cli_is_gguf(const char *path);
+
 /* Opens path; on failure prints why and returns -1. */
 int cli_input_open(struct cli_input *in, const char *cmd, const char *path);
 
@@ -98,7 +108,9 @@ int cli_path_reopen(const char *path, struct ggmlviz_reader **r);
  * What to open for path: path itself, or for a stream (a pipe, standard
  * input) a copy made at its first call and read by every later one (its
  * name borrowed, valid for the life of the command). NULL with *err set
- * to -errno when the copy fails (no room in TMPDIR, no /proc).
+ * to -errno when the copy fails (no room in TMPDIR, no /proc), or to
+ * GGMLVIZ_EMAGIC when the stream does not begin as a trace (nothing is
+ * copied: /dev/zero would be copied without end).
  */
 const char *cli_path_source(const char *path, int *err);
 /* Whether path names a stream already copied by cli_path_source(). */
@@ -132,11 +144,22 @@ struct cli_follow {
 	uint64_t dev, ino;        /* the file read, to tell a new file at its name (tail -F) */
 	uint64_t pid;             /* the process of the records read last (PROCESS records) */
 	uint64_t reopened;        /* times it was read again from its start */
-	char note[160];           /* news: a file reopened, removed */
+	bool copied;              /* what is read is a stream's copy (cli_path_source): cut */
+	char note[240];           /* news: a file reopened, removed */
 };
 
 /* Opens path from its start (a stream: copied to its end first); 0, or the reader's code. */
 int cli_follow_open(struct cli_follow *f, const char *path);
+/*
+ * Opens path from its start if it is a regular file, without ever waiting
+ * (O_NONBLOCK: a FIFO at the name is not opened for reading, a device not
+ * read); 0, the reader's code, or CLI_FOLLOW_NOT_FILE. What a follower
+ * opens after its start (cli_follow_refresh), and serve always.
+ */
+int cli_follow_open_file(struct cli_follow *f, const char *path);
+#define CLI_FOLLOW_NOT_FILE (-ESPIPE) /* the name holds a FIFO, a device, a socket */
+/* What an opening's code means, in words (CLI_FOLLOW_NOT_FILE too). */
+const char *cli_follow_strerror(int rc);
 void cli_follow_close(struct cli_follow *f);
 /*
  * Looks at the file again: grown (read on), replaced at its name, shrunk

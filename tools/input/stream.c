@@ -4,6 +4,9 @@
  * unnamed file that every later opening reads, so that the commands that
  * read a trace in several passes (the machine's peak, the op times'
  * floors, the timings) see the same bytes each time, as from a file.
+ * Its first bytes are read before anything is copied: a stream that does
+ * not begin as a trace does (/dev/zero, /dev/urandom, a log) is refused
+ * there, and never copied without end.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <ggmlviz/format.h>
 
 #include "input/input.h"
 
@@ -78,7 +83,41 @@ static int copy_all(int in, int out)
 	return rc < 0 ? rc : 0;
 }
 
-/* Copies the stream at name into a new entry; 0 or -errno. */
+/* Reads size bytes of in, or up to its end; how many, or -errno. */
+static ssize_t read_head(int in, char *buf, size_t size)
+{
+	size_t have = 0;
+
+	while (have < size) {
+		ssize_t n = read(in, buf + have, size - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	return (ssize_t)have;
+}
+
+/* Copies in to out if it begins with a trace's magic; 0, GGMLVIZ_EMAGIC, or -errno. */
+static int copy_trace(int in, int out)
+{
+	char head[GGMLVIZ_HEADER_SIZE];
+	ssize_t n = read_head(in, head, sizeof head), w;
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < 8 || memcmp(head, GGMLVIZ_MAGIC, 8) != 0)
+		return GGMLVIZ_EMAGIC;
+	if ((w = write(out, head, (size_t)n)) != n)
+		return w < 0 ? -errno : -EIO;
+	return copy_all(in, out);
+}
+
+/* Copies the stream at name into a new entry; 0, GGMLVIZ_EMAGIC, or -errno. */
 static int keep(const char *name, struct stream *s)
 {
 	int in, rc;
@@ -87,7 +126,7 @@ static int keep(const char *name, struct stream *s)
 	if (s->fd < 0)
 		return s->fd;
 	in = open(name, O_RDONLY | O_CLOEXEC);
-	rc = in < 0 ? -errno : copy_all(in, s->fd);
+	rc = in < 0 ? -errno : copy_trace(in, s->fd);
 	if (in >= 0)
 		close(in);
 	snprintf(s->copy, sizeof s->copy, "/proc/self/fd/%d", s->fd);

@@ -225,7 +225,10 @@ void cli_mem_devices_text(struct cli_out *o, const struct cli_mem_devices *m, co
 		const struct cli_mem_device *d = &m->d[i];
 		bool first = true;
 
-		cli_out_printf(o, "%s%-10s", indent, d->name);
+		char *name = cli_text_dup(d->name, strlen(d->name)); /* the trace's bytes, escaped */
+
+		cli_out_printf(o, "%s%-10s", indent, name ? name : "?");
+		free(name);
 		for (int r = 0; r < CLI_MEM_ROLES; r++)
 			if (d->role_peak[r]) {
 				cli_out_printf(o, "%s%s %s", first ? " " : ", ", cli_mem_role_names[r],

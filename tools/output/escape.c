@@ -1,8 +1,9 @@
 /*
  * Labels in text and CSV output. A label is whatever bytes the traced
  * program gave: text output shows control characters and invalid UTF-8
- * as C escapes (so a line stays a line), CSV quotes per RFC 4180 and
- * replaces invalid UTF-8 with U+FFFD.
+ * as C escapes (so a line stays a line, and an escape sequence in a name
+ * never drives the terminal), CSV quotes per RFC 4180 and replaces
+ * invalid UTF-8 with U+FFFD.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -29,7 +30,8 @@ static void text_escape(struct cli_out *o, unsigned char c)
 	cli_out_write(o, buf, 4);
 }
 
-void cli_text_str(struct cli_out *o, const char *s, size_t len)
+/* s as text: printable UTF-8 as is, the rest as C escapes; quotes and backslashes too where quoted. */
+static void text_out(struct cli_out *o, const char *s, size_t len, bool quoted)
 {
 	const unsigned char *p = (const unsigned char *)s, *end;
 
@@ -40,13 +42,23 @@ void cli_text_str(struct cli_out *o, const char *s, size_t len)
 		bool valid;
 		size_t n = cli_utf8_char(p, (size_t)(end - p), &valid);
 
-		if (valid && *p >= 0x20 && *p != 0x7f && *p != '\\' && *p != '"')
+		if (valid && *p >= 0x20 && *p != 0x7f && (!quoted || (*p != '\\' && *p != '"')))
 			cli_out_write(o, p, n);
 		else
 			for (size_t i = 0; i < n; i++)
 				text_escape(o, p[i]);
 		p += n;
 	}
+}
+
+void cli_text_str(struct cli_out *o, const char *s, size_t len)
+{
+	text_out(o, s, len, true);
+}
+
+void cli_term_str(struct cli_out *o, const char *s, size_t len)
+{
+	text_out(o, s, len, false);
 }
 
 /* Control characters RFC 4180 has no room for (tabs and line ends are kept, quoted). */

@@ -72,6 +72,12 @@ bool cli_same_file(const char *a, const char *b);
  * one U+FFFD (the maximal subpart of a sequence, or 1).
  */
 size_t cli_utf8_char(const unsigned char *s, size_t n, bool *valid);
+/*
+ * How many of s's len bytes to keep so that at most max are kept and no
+ * character is cut in two: a name put into a fixed room (an invalid byte
+ * counts as one character).
+ */
+size_t cli_utf8_cut(const char *s, size_t len, size_t max);
 
 /* A JSON string: quoted, escaped, invalid UTF-8 replaced by U+FFFD. NULL: null. */
 void cli_json_str(struct cli_out *o, const char *s, size_t len);
@@ -83,6 +89,8 @@ void cli_json_us(struct cli_out *o, uint64_t ns);
 
 /* Text: printable UTF-8 as is, the rest as C escapes (\n, \xff). */
 void cli_text_str(struct cli_out *o, const char *s, size_t len);
+/* The same, quotes and backslashes as they are: sentences that hold names (advise's findings). */
+void cli_term_str(struct cli_out *o, const char *s, size_t len);
 /* The text form of a label as a new string (the caller frees it), or NULL. */
 char *cli_text_dup(const char *s, size_t len);
 /* A CSV field (RFC 4180): quoted when needed; invalid UTF-8 and control

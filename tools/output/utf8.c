@@ -40,3 +40,19 @@ size_t cli_utf8_char(const unsigned char *s, size_t n, bool *valid)
 	*valid = true;
 	return len;
 }
+
+size_t cli_utf8_cut(const char *s, size_t len, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t at = 0;
+
+	while (at < len) {
+		bool valid;
+		size_t n = cli_utf8_char(p + at, len - at, &valid);
+
+		if (at + n > max)
+			break;
+		at += n;
+	}
+	return at;
+}

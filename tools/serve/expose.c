@@ -5,12 +5,19 @@
  * pid, process). Names follow Prometheus' conventions: a ggmlviz_ prefix,
  * base units (seconds, bytes), _total on counters, _ratio on a share.
  *
+ * A label's value is whatever bytes the traced program or the command
+ * line gave, and the format wants UTF-8: each invalid sequence is written
+ * U+FFFD, as the JSON output does. Names that read the same once written
+ * (two op types of one name, names that differ only in bytes replaced)
+ * are one series, their figures summed: a series is never written twice.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "serve/serve.h"
@@ -35,19 +42,91 @@ static const struct {
 	{ "ggmlviz_request_duration_seconds", "Time from a request's arrival to its end." },
 };
 
-/* A label's value, escaped (backslash, double quote, newline). */
+/*
+ * s as a label's value holds it: valid UTF-8, each invalid sequence U+FFFD
+ * (output/utf8.c), into o; escaped (backslash, double quote, newline)
+ * where escape is set.
+ */
+static void label_text(struct cli_out *o, const char *s, bool escape)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+
+	while (p < end) {
+		bool valid;
+		size_t n = cli_utf8_char(p, (size_t)(end - p), &valid);
+
+		if (!valid)
+			cli_out_write(o, "\xef\xbf\xbd", 3);
+		else if (escape && (*p == '\\' || *p == '"'))
+			cli_out_char(o, '\\'), cli_out_char(o, (char)*p);
+		else if (escape && *p == '\n')
+			cli_out_str(o, "\\n");
+		else
+			cli_out_write(o, p, n);
+		p += n;
+	}
+}
+
 static void label_value(struct cli_out *o, const char *s)
 {
 	cli_out_char(o, '"');
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			cli_out_char(o, '\\'), cli_out_char(o, *s);
-		else if (*s == '\n')
-			cli_out_str(o, "\\n");
-		else
-			cli_out_char(o, *s);
-	}
+	label_text(o, s, true);
 	cli_out_char(o, '"');
+}
+
+bool srv_same_label(const char *a, const char *b)
+{
+	struct cli_out x, y;
+	bool same;
+
+	cli_out_memory(&x), cli_out_memory(&y);
+	label_text(&x, a, false), label_text(&y, b, false);
+	same = x.len == y.len && (!x.len || !memcmp(x.buf, y.buf, x.len));
+	free(x.buf), free(y.buf);
+	return same;
+}
+
+/* ---- names that read the same as label values: one series ---- */
+
+#define LABEL_KEY_MAX (3 * CLI_OP_NAME_MAX) /* a name of CLI_OP_NAME_MAX bytes, each one U+FFFD */
+
+/* A name as its label's value reads (unescaped), to tell names that make one series. */
+struct label_key {
+	char s[LABEL_KEY_MAX + 1];
+};
+
+static void key_of(const char *name, struct label_key *k)
+{
+	struct cli_out o;
+
+	cli_out_memory(&o);
+	label_text(&o, name, false);
+	snprintf(k->s, sizeof k->s, "%.*s", (int)cli_utf8_cut(o.buf ? o.buf : "", o.len, LABEL_KEY_MAX),
+		 o.buf ? o.buf : "");
+	free(o.buf);
+}
+
+/* A figure by name, names merged as their labels read. */
+struct by_label {
+	struct label_key key;
+	uint64_t ns;
+};
+
+/* Adds ns under name to v's n entries (at most CLI_WIN_KEYS: op types, parts). */
+static void add_by_label(struct by_label *v, size_t *n, const char *name, uint64_t ns)
+{
+	struct label_key k;
+	size_t i;
+
+	key_of(name, &k);
+	for (i = 0; i < *n && strcmp(v[i].key.s, k.s); i++)
+		;
+	if (i == *n) {
+		if (*n == CLI_WIN_KEYS)
+			return; /* never: one entry an op type at most */
+		v[(*n)++] = (struct by_label){ k, 0 };
+	}
+	v[i].ns += ns;
 }
 
 static void family(struct cli_out *o, const char *name, const char *type, const char *help)
@@ -189,14 +268,17 @@ static void window_shares(struct cli_out *o, struct srv_trace *const *traces, si
 
 	EACH_PROC(traces, n, t, p) {
 		struct cli_win_group g[CLI_WIN_KEYS];
-		size_t k;
+		struct by_label v[CLI_WIN_KEYS];
+		size_t k, nv = 0;
 		uint64_t total;
 
 		cli_recent_groups(p->w, kind, g, &k, &total);
-		for (size_t i = 0; i < k; i++) {
-			series(o, metric, t, p, label,
-			       cli_recent_group_name(t->names, t->f.r, kind, g[i].key, name));
-			cli_out_printf(o, "%.6g\n", total ? (double)g[i].sum.ns / (double)total : 0);
+		for (size_t i = 0; i < k; i++)
+			add_by_label(v, &nv, cli_recent_group_name(t->names, t->f.r, kind, g[i].key, name),
+				     g[i].sum.ns);
+		for (size_t i = 0; i < nv; i++) {
+			series(o, metric, t, p, label, v[i].key.s);
+			cli_out_printf(o, "%.6g\n", total ? (double)v[i].ns / (double)total : 0);
 		}
 	}
 }
@@ -207,10 +289,16 @@ static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 
 	family(o, "ggmlviz_op_seconds_total", "counter", "Time of the ops ended, by op type (a CPU "
 	       "op as ticked: with the wait at GGML's barrier of the op before it).");
-	EACH_PROC(traces, n, t, p)
+	EACH_PROC(traces, n, t, p) {
+		struct by_label v[CLI_WIN_KEYS];
+		size_t nv = 0;
+
 		for (size_t i = 0; i < p->n_ops; i++)
-			series(o, "ggmlviz_op_seconds_total", t, p, "op", op_name(t, p->ops[i].op_type, name)),
-				seconds_line(o, p->ops[i].ns);
+			add_by_label(v, &nv, op_name(t, p->ops[i].op_type, name), p->ops[i].ns);
+		for (size_t i = 0; i < nv; i++)
+			series(o, "ggmlviz_op_seconds_total", t, p, "op", v[i].key.s),
+				seconds_line(o, v[i].ns);
+	}
 	family(o, "ggmlviz_op_time_ratio", "gauge", "Share of the op time of the last window "
 	       "(ggmlviz_op_window_seconds of the trace's time) taken by ops of this type, 0 to 1.");
 	window_shares(o, traces, n, "ggmlviz_op_time_ratio", "op", 0);
@@ -224,31 +312,59 @@ static void ops(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 			cli_out_printf(o, "%.3f\n", cli_recent_span_s(p->w));
 }
 
+/* A process's devices, those whose names read the same as labels summed. */
+struct device_sum {
+	struct label_key key;
+	uint64_t role_live[CLI_MEM_ROLES], peak, total;
+};
+
+static size_t devices_by_label(const struct srv_proc *p, struct device_sum d[CLI_MEM_DEVICES])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->mem.n; i++) {
+		const struct cli_mem_device *m = &p->mem.d[i];
+		struct label_key k;
+		size_t j;
+
+		key_of(m->name, &k);
+		for (j = 0; j < n && strcmp(d[j].key.s, k.s); j++)
+			;
+		if (j == n)
+			memset(&d[n++], 0, sizeof d[0]), d[j].key = k;
+		for (int r = 0; r < CLI_MEM_ROLES; r++)
+			d[j].role_live[r] += m->role_live[r];
+		d[j].peak += m->peak, d[j].total += m->total;
+	}
+	return n;
+}
+
+/* Each device of each process, as d (its figures summed over the devices of its label). */
+#define EACH_DEVICE(traces, n, t, p, d)                                                  \
+	EACH_PROC(traces, n, t, p)                                                       \
+		for (struct device_sum dv_[CLI_MEM_DEVICES], *d = dv_,                   \
+				       *end_ = dv_ + devices_by_label(p, dv_); d < end_; d++)
+
 static void memory(struct cli_out *o, struct srv_trace *const *traces, size_t n)
 {
 	family(o, "ggmlviz_tensor_memory_bytes", "gauge", "Tensor memory allocated and not freed, by "
 	       "device (META DEVICE's, else the buffer's name: CPU, CUDA0) and what it holds "
 	       "(weights, kv_cache, compute, other), where the trace records memory "
 	       "(GGML_VIZ_MEMORY_TRACKING=1).");
-	EACH_PROC(traces, n, t, p)
-		for (size_t i = 0; i < p->mem.n; i++)
-			for (int k = 0; k < CLI_MEM_ROLES; k++)
-				series2(o, "ggmlviz_tensor_memory_bytes", t, p, "device", p->mem.d[i].name,
-					"kind", mem_kinds[k]),
-					u64_line(o, p->mem.d[i].role_live[k]);
+	EACH_DEVICE(traces, n, t, p, d)
+		for (int k = 0; k < CLI_MEM_ROLES; k++)
+			series2(o, "ggmlviz_tensor_memory_bytes", t, p, "device", d->key.s, "kind",
+				mem_kinds[k]), u64_line(o, d->role_live[k]);
 	family(o, "ggmlviz_tensor_memory_peak_bytes", "gauge", "The most tensor memory a device held "
 	       "at once since the trace began.");
-	EACH_PROC(traces, n, t, p)
-		for (size_t i = 0; i < p->mem.n; i++)
-			series(o, "ggmlviz_tensor_memory_peak_bytes", t, p, "device", p->mem.d[i].name),
-				u64_line(o, p->mem.d[i].peak);
+	EACH_DEVICE(traces, n, t, p, d)
+		series(o, "ggmlviz_tensor_memory_peak_bytes", t, p, "device", d->key.s), u64_line(o, d->peak);
 	family(o, "ggmlviz_device_memory_bytes", "gauge", "A device's memory, where the trace says it "
 	       "(META DEVICE).");
-	EACH_PROC(traces, n, t, p)
-		for (size_t i = 0; i < p->mem.n; i++)
-			if (p->mem.d[i].total)
-				series(o, "ggmlviz_device_memory_bytes", t, p, "device", p->mem.d[i].name),
-					u64_line(o, p->mem.d[i].total);
+	EACH_DEVICE(traces, n, t, p, d)
+		if (d->total)
+			series(o, "ggmlviz_device_memory_bytes", t, p, "device", d->key.s),
+				u64_line(o, d->total);
 	family(o, "ggmlviz_dropped_events_total", "counter", "Events the tracer dropped (a thread's "
 	       "ring was full), as the trace's DROPPED records say.");
 	EACH_PROC(traces, n, t, p)

@@ -6,6 +6,11 @@
  * first line parsed; headers and a body are not read. A connection that
  * sends nothing whole within CONN_IDLE_NS is closed, so that a slow or
  * stuck client never holds the server, which answers the others meanwhile.
+ * No client holds it by other means either: what a client sends after its
+ * request is read a bounded amount at each look (DRAIN_MAX in all), and
+ * when every slot is taken a new connection takes the place of the oldest
+ * one that is not being answered, so that idle connections, however many,
+ * never keep a scraper out.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -30,6 +35,7 @@
 #define SRV_REQUEST_MAX 8192
 #define CONN_IDLE_NS (10 * 1000000000ull)  /* a request not whole by then: closed */
 #define LINGER_NS (1000000000ull)          /* after the answer, the client's last bytes read */
+#define DRAIN_MAX (64 * 1024)              /* ... at most: a client that sends more is closed */
 
 enum { READING, WRITING, CLOSING };
 
@@ -40,6 +46,7 @@ struct srv_conn {
 	size_t in_len;
 	struct cli_out out;        /* the answer, headers and body */
 	size_t sent;
+	size_t drained;            /* bytes read after the answer */
 };
 
 /* ---- the address ---- */
@@ -160,9 +167,56 @@ static void conn_close(struct srv_http *h, size_t i)
 	h->conns[i] = h->conns[--h->n_conns];
 }
 
-static void accept_all(struct srv_http *h)
+/*
+ * A slot for a new connection when all are taken: the oldest one that is
+ * done (lingering after its answer) or idle (its request not whole), of
+ * those accepted before round_ns (each has had a look at what it sent);
+ * false when every one is being answered or has just come.
+ */
+static bool make_room(struct srv_http *h, uint64_t round_ns)
 {
-	while (h->n_conns < SRV_CONNS) {
+	size_t pick = SRV_CONNS;
+
+	for (size_t i = 0; i < h->n_conns; i++) {
+		const struct srv_conn *c = h->conns[i], *p = pick < SRV_CONNS ? h->conns[pick] : NULL;
+
+		if (c->state == WRITING || c->since_ns >= round_ns)
+			continue;
+		if (!p || (c->state == CLOSING) > (p->state == CLOSING) ||
+		    ((c->state == CLOSING) == (p->state == CLOSING) && c->since_ns < p->since_ns))
+			pick = i;
+	}
+	if (pick == SRV_CONNS)
+		return false;
+	conn_close(h, pick);
+	h->evicted++;
+	return true;
+}
+
+/* Whether a connection could be let go for a new one, now or at the next round (make_room()). */
+static bool room_possible(const struct srv_http *h)
+{
+	for (size_t i = 0; i < h->n_conns; i++)
+		if (h->conns[i]->state != WRITING)
+			return true;
+	return h->n_conns < SRV_CONNS;
+}
+
+static int on_readable(struct srv_http *h, struct srv_conn *c, srv_page page, void *arg);
+static int on_writable(struct srv_conn *c);
+
+/* Whether a connection waits to be taken (a slot is let go for it only then). */
+static bool pending(const struct srv_http *h)
+{
+	struct pollfd p = { h->fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+/* Takes the connections waiting, each read at once: a scraper's request came with it. */
+static void accept_all(struct srv_http *h, uint64_t round_ns, srv_page page, void *arg)
+{
+	while (h->n_conns < SRV_CONNS || (pending(h) && make_room(h, round_ns))) {
 		int fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct srv_conn *c;
 
@@ -177,6 +231,8 @@ static void accept_all(struct srv_http *h)
 		c->since_ns = cli_mono_ns();
 		cli_out_memory(&c->out);
 		h->conns[h->n_conns++] = c;
+		if (on_readable(h, c, page, arg) < 0 || (c->state == WRITING && on_writable(c) < 0))
+			conn_close(h, h->n_conns - 1);
 	}
 }
 
@@ -269,12 +325,13 @@ static const char *head_end(const struct srv_conn *c)
 /* Reads what the client sent; 0, or -1 when the connection is done with. */
 static int on_readable(struct srv_http *h, struct srv_conn *c, srv_page page, void *arg)
 {
-	char scratch[1024];
+	char scratch[4096];
 	ssize_t n;
 
 	if (c->state == CLOSING) { /* its last bytes, so that closing sends no reset over the answer */
-		while ((n = recv(c->fd, scratch, sizeof scratch, 0)) > 0)
-			;
+		n = recv(c->fd, scratch, sizeof scratch, 0); /* one read a look: a client never holds the loop */
+		if (n > 0)
+			return (c->drained += (size_t)n) > DRAIN_MAX ? -1 : 0;
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
 	}
 	n = recv(c->fd, c->in + c->in_len, sizeof c->in - 1 - c->in_len, 0);
@@ -322,12 +379,13 @@ int srv_http_poll(struct srv_http *h, int timeout_ms, srv_page page, void *arg)
 {
 	struct pollfd fds[SRV_CONNS + 1];
 	size_t n = h->n_conns;
+	uint64_t round_ns = cli_mono_ns();
 	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		fds[i] = (struct pollfd){ h->conns[i]->fd,
 					  h->conns[i]->state == WRITING ? POLLOUT : POLLIN, 0 };
-	fds[n] = (struct pollfd){ h->fd, h->n_conns < SRV_CONNS ? POLLIN : 0, 0 };
+	fds[n] = (struct pollfd){ h->fd, room_possible(h) ? POLLIN : 0, 0 };
 	rc = poll(fds, n + 1, timeout_ms < 0 ? 0 : timeout_ms);
 	if (rc < 0)
 		return errno == EINTR ? -1 : 0;
@@ -343,7 +401,7 @@ int srv_http_poll(struct srv_http *h, int timeout_ms, srv_page page, void *arg)
 			conn_close(h, i);
 	}
 	if (fds[n].revents & POLLIN)
-		accept_all(h);
+		accept_all(h, round_ns, page, arg);
 	expire(h);
 	return 0;
 }

@@ -191,7 +191,8 @@ static int on_event(struct srv_trace *t, const struct ggmlviz_event *ev)
 		return 0;
 	}
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_PROCESS)
-		snprintf(p->name, sizeof p->name, "%.*s", (int)(ev->label ? ev->label_len : 0),
+		snprintf(p->name, sizeof p->name, "%.*s", /* cut before a character, never inside */
+			 (int)(ev->label ? cli_utf8_cut(ev->label, ev->label_len, sizeof p->name - 1) : 0),
 			 ev->label ? ev->label : "");
 	cli_mem_devices_event(&p->mem, ev);
 	if (ev->type == GGMLVIZ_EVENT_TENSOR_ALLOC || ev->type == GGMLVIZ_EVENT_TENSOR_FREE)
@@ -229,7 +230,7 @@ int srv_trace_open(struct srv_trace *t, const char *path, const struct srv_bound
 		t->f.grew_ns = cli_mono_ns();
 		return 0;
 	}
-	rc = cli_follow_open(&t->f, path);
+	rc = cli_follow_open_file(&t->f, path);
 	t->open = rc == 0;
 	return rc;
 }
@@ -237,11 +238,11 @@ int srv_trace_open(struct srv_trace *t, const char *path, const struct srv_bound
 /* Opens a trace that was waited for, once it holds its header; 1 when it is open. */
 static int wait_open(struct srv_trace *t)
 {
-	int rc = just_made(t->path) ? 0 : cli_follow_open(&t->f, t->path);
+	int rc = just_made(t->path) ? 0 : cli_follow_open_file(&t->f, t->path);
 
 	if (rc < 0 || just_made(t->path)) {
 		snprintf(t->f.note, sizeof t->f.note, rc < 0 ? "cannot read it: %s" : "%s",
-			 rc < 0 ? ggmlviz_strerror(rc) : "no record written yet");
+			 rc < 0 ? cli_follow_strerror(rc) : "no record written yet");
 		t->f.path = t->path;
 		return 0;
 	}

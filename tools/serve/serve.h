@@ -106,10 +106,12 @@ void srv_trace_close(struct srv_trace *t);
 
 /* Every metric of the traces, each family with its # HELP and # TYPE lines. */
 void srv_expose(struct cli_out *o, struct srv_trace *const *traces, size_t n);
+/* Whether a and b read the same as label values (bytes not UTF-8 replaced): one series. */
+bool srv_same_label(const char *a, const char *b);
 
 /* ---- A small HTTP/1.1 server (http.c) ---- */
 
-#define SRV_CONNS 32 /* connections at once; more wait in the listen queue */
+#define SRV_CONNS 32 /* connections at once; a new one takes the place of the oldest idle one */
 
 struct srv_conn;
 
@@ -126,6 +128,7 @@ struct srv_http {
 	struct srv_conn *conns[SRV_CONNS];
 	size_t n_conns;
 	uint64_t answered;   /* requests answered */
+	uint64_t evicted;    /* idle connections let go for new ones */
 };
 
 /*

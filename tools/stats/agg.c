@@ -288,6 +288,7 @@ int cli_agg_add(void *agg, const struct ggmlviz_timing *t, const struct cli_tick
 
 	if (a->by == CLI_BY_LAYER)
 		cli_cold_add(&a->cold, t); /* every step's, whatever --phase shows: see cold.c */
+	cli_step_span_add(&a->span, &a->step_range, t);
 	if ((a->phase && t->phase != a->phase) || !cli_steps_has(&a->step_range, t->step_seq))
 		return 0; /* --phase, --steps: another phase's or step's, or outside every step */
 	if (t->kind == GGMLVIZ_TIMING_STEP)

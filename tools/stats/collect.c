@@ -138,6 +138,8 @@ int cli_each_timing(const char *cmd, const char *path, const struct cli_each *ea
 		cli_input_close(&in);
 		return rc;
 	}
+	if (each->opened)
+		each->opened(in.r, arg);
 	while (rc == 0 && cli_input_next(&in, &ev) == 1) {
 		if (each->event)
 			each->event(&ev, arg);

@@ -116,11 +116,16 @@ void cli_parts_text(struct cli_out *o, const struct cli_agg *a, uint64_t tokens)
 	if (a->other_ops) {
 		cli_out_printf(o, "((other): %" PRIu64 " op%s whose name places them in no part, never"
 			       " guessed: ", a->other_ops, cli_s(a->other_ops));
-		for (int k = 0; k < CLI_PART_OTHERS && a->others[k].count; k++)
-			cli_out_printf(o, "%s%s %" PRIu64 " (%s%s%s)", k ? ", " : "", a->others[k].op,
-				       a->others[k].count, cli_fmt_ns((double)a->others[k].ns, b),
-				       a->others[k].example[0] ? ", such as " : "",
-				       a->others[k].example);
+		for (int k = 0; k < CLI_PART_OTHERS && a->others[k].count; k++) {
+			const struct cli_part_other *x = &a->others[k];
+
+			cli_out_str(o, k ? ", " : "");
+			cli_text_str(o, x->op, strlen(x->op));
+			cli_out_printf(o, " %" PRIu64 " (%s%s", x->count, cli_fmt_ns((double)x->ns, b),
+				       x->example[0] ? ", such as " : "");
+			cli_text_str(o, x->example, strlen(x->example));
+			cli_out_char(o, ')');
+		}
 		cli_out_str(o, ")\n");
 	}
 	if (part_group(a, CLI_PART_CONV) || part_group(a, CLI_PART_ENC_ATTN) ||

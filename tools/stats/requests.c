@@ -86,15 +86,37 @@ static int on_timing(const struct ggmlviz_timing *t, void *arg)
 
 int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out)
 {
-	static const struct cli_each each = { on_event, on_timing };
+	static const struct cli_each each = { on_event, on_timing, NULL };
 	struct ggmlviz_pairing_counts c = { 0 };
 	struct reqs q = { 0 };
 	int status = cli_each_timing(cmd, path, &each, &q, &c);
 
 	if (q.n)
 		qsort(q.r, q.n, sizeof *q.r, by_arrival);
-	*out = (struct cli_requests){ q.r, q.n, q.steps, q.housekeeping, c.unclosed_begins, q.over };
+	*out = (struct cli_requests){ q.r, q.n, q.n, q.steps, q.housekeeping, c.unclosed_begins, q.over };
 	return status;
+}
+
+/* A request's TOTAL, 0 where it never ended: those come last. */
+static uint64_t total_of(const struct cli_request *r)
+{
+	uint64_t ns;
+
+	return cli_request_figure(r, CLI_REQ_TOTAL, &ns) == 0 ? ns : 0;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	uint64_t x = total_of(a), y = total_of(b);
+
+	return x != y ? (x < y) - (x > y) : by_arrival(a, b);
+}
+
+void cli_requests_top(struct cli_requests *s, uint64_t top)
+{
+	if (s->n)
+		qsort(s->r, s->n, sizeof *s->r, by_total);
+	s->shown = top < s->n ? (size_t)top : s->n;
 }
 
 void cli_requests_free(struct cli_requests *s)
@@ -216,10 +238,11 @@ void cli_requests_text(struct cli_out *o, const char *path, const struct cli_req
 	cli_table_init(&t, 12);
 	for (const char *const *h = head; *h; h++)
 		cli_table_add(&t, "%s", *h);
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->shown; i++)
 		text_row(&t, &s->r[i]);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
+	cli_out_not_shown(o, s->n - s->shown);
 	text_percentiles(o, s);
 	cli_out_str(o, "(QUEUE: from its arrival to its slot beginning on its prompt; PROMPT TIME: "
 		       "from then to its first token; TTFT: from its arrival to its first token; PER "
@@ -265,12 +288,12 @@ void cli_requests_json(struct cli_out *o, const char *path, const struct cli_req
 	cli_out_printf(o, ",\"by\":\"request\",\"steps\":%" PRIu64 ",\"housekeeping_steps\":%" PRIu64
 		       ",\"unended\":%" PRIu64 ",\"requests\":[", s->steps, s->housekeeping,
 		       s->unended);
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < s->shown; i++) {
 		if (i)
 			cli_out_char(o, ',');
 		json_request(o, &s->r[i]);
 	}
-	cli_out_str(o, "],\"percentiles\":{");
+	cli_out_printf(o, "],\"requests_not_shown\":%zu,\"percentiles\":{", s->n - s->shown);
 	for (enum cli_request_figure f = CLI_REQ_QUEUE; f < CLI_REQ_FIGURES; f++) {
 		uint64_t p[3];
 		size_t n = percentiles(s, f, p);

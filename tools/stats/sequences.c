@@ -137,14 +137,28 @@ static int on_timing(const struct ggmlviz_timing *t, void *arg)
 
 int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequences *out)
 {
-	static const struct cli_each each = { on_event, on_timing };
+	static const struct cli_each each = { on_event, on_timing, NULL };
 	struct seqs q = { 0 };
 	int status = cli_each_timing(cmd, path, &each, &q, NULL);
 
 	if (q.n)
 		qsort(q.s, q.n, sizeof *q.s, by_seq);
-	*out = (struct cli_sequences){ q.s, q.n, q.steps, q.steps_without, q.housekeeping };
+	*out = (struct cli_sequences){ q.s, q.n, q.n, q.steps, q.steps_without, q.housekeeping };
 	return status;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct cli_seq_sum *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns) - (x->ns > y->ns) : by_seq(a, b);
+}
+
+void cli_sequences_top(struct cli_sequences *s, uint64_t top)
+{
+	if (s->n)
+		qsort(s->s, s->n, sizeof *s->s, by_time);
+	s->shown = top < s->n ? (size_t)top : s->n;
 }
 
 void cli_sequences_free(struct cli_sequences *s)
@@ -186,10 +200,11 @@ void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_se
 	cli_table_init(&t, 8);
 	for (const char *const *h = head; *h; h++)
 		cli_table_add(&t, "%s", *h);
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->shown; i++)
 		text_row(&t, &s->s[i]);
 	cli_table_print(&t, o, "");
 	cli_table_free(&t);
+	cli_out_not_shown(o, s->n - s->shown);
 	cli_out_str(o, "(PROMPT and GENERATED: a sequence's tokens in steps where it had more "
 		       "tokens than outputs, and in the others; TIME: each step's time shared among "
 		       "its sequences in proportion to their tokens; CONTEXT: its tokens in the "
@@ -210,7 +225,7 @@ void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_se
 	cli_out_printf(o, ",\"by\":\"sequence\",\"steps\":%" PRIu64 ",\"steps_without_sequences\":%"
 		       PRIu64 ",\"housekeeping_steps\":%" PRIu64 ",\"groups\":[", s->steps,
 		       s->steps_without, s->housekeeping);
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < s->shown; i++) {
 		const struct cli_seq_sum *q = &s->s[i];
 		uint64_t tokens = q->prompt_tokens + q->generated;
 
@@ -224,5 +239,5 @@ void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_se
 		cli_out_printf(o, ",\"first_ns\":%" PRIu64 ",\"last_ns\":%" PRIu64 "}", q->first_ns,
 			       q->last_ns);
 	}
-	cli_out_str(o, "]}\n");
+	cli_out_printf(o, "],\"groups_not_shown\":%zu}\n", s->n - s->shown);
 }

@@ -133,14 +133,16 @@ struct cli_seq_sum {
 };
 
 struct cli_sequences {
-	struct cli_seq_sum *s; /* by sequence id */
-	size_t n;
+	struct cli_seq_sum *s; /* by sequence id; cli_sequences_top(): the most time first */
+	size_t n, shown;       /* shown: the first ones the text and JSON give (--top) */
 	uint64_t steps, steps_without; /* steps, and those that said no sequence */
 	uint64_t housekeeping;         /* steps labelled warmup or probe: counted in no sequence */
 };
 
 /* Reads path's steps and their sequences; the command's exit status, or -1 when unreadable. */
 int cli_sequences_collect(const char *cmd, const char *path, struct cli_sequences *out);
+/* --top N: the N sequences of the most TIME first, the others not shown. */
+void cli_sequences_top(struct cli_sequences *s, uint64_t top);
 void cli_sequences_text(struct cli_out *o, const char *path, const struct cli_sequences *s);
 void cli_sequences_json(struct cli_out *o, const char *path, const struct cli_sequences *s);
 void cli_sequences_free(struct cli_sequences *s);
@@ -153,6 +155,7 @@ void cli_sequences_free(struct cli_sequences *s);
 struct cli_each {
 	void (*event)(const struct ggmlviz_event *ev, void *arg); /* may be NULL */
 	int (*timing)(const struct ggmlviz_timing *t, void *arg);
+	void (*opened)(const struct ggmlviz_reader *r, void *arg); /* may be NULL: the reader, for names */
 };
 
 /* The command's exit status, -1 when unreadable (said), or a negative errno. */
@@ -169,8 +172,8 @@ struct cli_request {
 };
 
 struct cli_requests {
-	struct cli_request *r; /* in the order they arrived */
-	size_t n;
+	struct cli_request *r; /* in the order they arrived; cli_requests_top(): the longest first */
+	size_t n, shown;       /* shown: the first ones the text and JSON give (--top) */
 	uint64_t steps, housekeeping; /* steps, and those labelled warmup or probe (in no request) */
 	uint64_t unended, over;       /* requests never ended in the trace; past the ones held */
 };
@@ -184,6 +187,8 @@ int cli_request_figure(const struct cli_request *r, enum cli_request_figure f, u
 
 /* Reads path's requests; the command's exit status, or -1 when unreadable. */
 int cli_requests_collect(const char *cmd, const char *path, struct cli_requests *out);
+/* --top N: the N requests of the longest TOTAL first (those never ended after them), the others not shown. */
+void cli_requests_top(struct cli_requests *s, uint64_t top);
 void cli_requests_text(struct cli_out *o, const char *path, const struct cli_requests *s);
 void cli_requests_json(struct cli_out *o, const char *path, const struct cli_requests *s);
 void cli_requests_free(struct cli_requests *s);
@@ -377,6 +382,7 @@ struct cli_agg {
 	int by;                       /* enum cli_by */
 	uint32_t phase;               /* only timings of steps of this phase (enum ggmlviz_phase); 0: all */
 	struct cli_steps step_range;  /* ... and of these steps (--steps) */
+	struct cli_step_span span;    /* the steps of step_range the trace has (cli_step_span_check()) */
 	struct cli_htab groups;
 	uint64_t keys_folded;         /* timings of keys past CLI_MAX_GROUPS */
 	uint64_t ops, op_ns, graphs, graph_ns;

@@ -10,7 +10,10 @@
  * profiler to detach; the units after it run with no profiler at all,
  * until n units have ended since the request, which asks again. Attaching
  * takes the profiler's thread a while: a unit that begins before it is
- * done is outside the window, and the window begins with the next.
+ * done is outside the window, and the window begins with the next. A
+ * unit outside the window that runs while the profiler is attached (the
+ * attach ended inside it, or the detach after the window has not yet)
+ * has its kernels recorded all the same, untied: its runs are not tagged.
  *
  * The traced threads only load and store atomics here (a unit is a step:
  * no lock on the way); the META GPU_WINDOW record that says a unit's state

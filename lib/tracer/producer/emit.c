@@ -458,3 +458,23 @@ void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
 	put_u32(pl + KERN_ZERO, 0);
 	ggmlviz__emit_close(&e);
 }
+
+uint8_t *ggmlviz__emit_open_body(struct ggmlviz__emit *e, unsigned bits, uint8_t type,
+				 uint32_t len, uint64_t at, uint8_t **body)
+{
+	struct ggmlviz__ring *r;
+	uint8_t *p;
+
+	if ((ggmlviz__mask_relaxed() & bits) != bits || len > GGMLVIZ_LABEL_MAX)
+		return NULL;
+	if (!(r = ggmlviz__thread_ring()))
+		return NULL;
+	ggmlviz__ring_enter(r);
+	p = (ggmlviz__mask_now() & bits) == bits ? ggmlviz__emit_frame(e, r, type, at, 1, len) : NULL;
+	if (!p) {
+		ggmlviz__ring_leave(r);
+		return NULL;
+	}
+	*body = p + REC_LABEL;
+	return p + REC_PAYLOAD;
+}

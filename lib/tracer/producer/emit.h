@@ -59,6 +59,32 @@ static inline void ggmlviz__label_copy(uint8_t *dst, const char *src, uint32_t n
 }
 
 /*
+ * Reserves a record of `type` at stamp ts on ring r, with a label of len
+ * bytes if labeled, and writes its header (type, timestamp, thread,
+ * has_label, label length): where the record begins, or NULL (dropped
+ * and counted). The caller is inside r (ggmlviz__ring_enter).
+ */
+__attribute__((always_inline)) static inline uint8_t *
+ggmlviz__emit_frame(struct ggmlviz__emit *e, struct ggmlviz__ring *r, uint8_t type, uint64_t ts,
+		    int labeled, uint32_t len)
+{
+	uint8_t *p;
+
+	e->need = labeled ? GGMLVIZ_LABELED_RECORD_SIZE + len : GGMLVIZ_RECORD_SIZE;
+	p = ggmlviz__ring_reserve(r, e->need, ts);
+	if (GGMLVIZ__UNLIKELY(!p))
+		return NULL;
+	p[REC_TYPE] = type;
+	put_u64(p + REC_TIMESTAMP, ts);
+	put_u32(p + REC_THREAD, r->tid);
+	p[REC_HAS_LABEL] = (uint8_t)(labeled != 0);
+	if (labeled)
+		put_u32(p + REC_LABEL_LEN, len);
+	e->ring = r;
+	return p;
+}
+
+/*
  * Starts a record of `type` if the mask has all of `bits`: writes type,
  * timestamp, thread and label, and returns where its 32-byte payload goes
  * (the caller writes every payload byte, then calls ggmlviz__emit_close).
@@ -90,25 +116,26 @@ ggmlviz__emit_open(struct ggmlviz__emit *e, unsigned bits, uint8_t type, const c
 		label = NULL;
 	if (label)
 		len = ggmlviz__label_len(r, label);
-	e->need = label ? GGMLVIZ_LABELED_RECORD_SIZE + len : GGMLVIZ_RECORD_SIZE;
 	ts = at ? at : ggmlviz__stamp();
-	p = ggmlviz__ring_reserve(r, e->need, ts);
+	p = ggmlviz__emit_frame(e, r, type, ts, label != NULL, len);
 	if (GGMLVIZ__UNLIKELY(!p))
 		goto out;
-	p[REC_TYPE] = type;
-	put_u64(p + REC_TIMESTAMP, ts);
-	put_u32(p + REC_THREAD, r->tid);
-	p[REC_HAS_LABEL] = label != NULL;
-	if (label) {
-		put_u32(p + REC_LABEL_LEN, len);
+	if (label)
 		ggmlviz__label_copy(p + REC_LABEL, label, len);
-	}
-	e->ring = r;
 	return p + REC_PAYLOAD;
 out:
 	ggmlviz__ring_leave(r);
 	return NULL;
 }
+
+/*
+ * Starts a record of `type` with a body of len bytes (at most
+ * GGMLVIZ_LABEL_MAX) where a label goes, as ggmlviz__emit_open does: the
+ * body's place in *body, for the caller to fill (a packed record's times,
+ * packed.c). Off the per-op path: once per run.
+ */
+uint8_t *ggmlviz__emit_open_body(struct ggmlviz__emit *e, unsigned bits, uint8_t type,
+				 uint32_t len, uint64_t at, uint8_t **body);
 
 /* The record being written by e is on another track than its thread's (a GPU's). */
 static inline void ggmlviz__emit_track(struct ggmlviz__emit *e, uint8_t *payload, uint32_t track)

@@ -41,22 +41,12 @@
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
 #include "tracer/producer/nvtx.h"
+#include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 
 #define RUN_MIN 64u
 #define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
 #define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
-
-/*
- * Where a set's descriptions were written: the session, and the thread's
- * ring and losses then (a record lost since may have been one of them).
- * Zero: not written.
- */
-struct written {
-	uint64_t session;
-	const struct ggmlviz__ring *ring;
-	uint64_t lost;
-};
 
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
@@ -68,9 +58,10 @@ struct kept {
 	uint32_t n, cap, expected;       /* expected: the ticks they give */
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
 	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
-	struct written written;          /* where its descriptions were written (DESC_SET DEFINE) */
+	struct ggmlviz__written written;          /* where its descriptions were written (DESC_SET DEFINE) */
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
+	int measured;                    /* its last run was measured (shares): its asks need no stamp */
 };
 
 struct run {
@@ -80,6 +71,7 @@ struct run {
 	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
 	uint64_t *cpu;                   /* the CPU backend's measured time of each node: its shares' first begin, last end */
 	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
+	uint64_t *op_begin, *op_end;     /* a repeated run's ops' times, in order, packed at its end (OP_TIMES) */
 	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
@@ -91,6 +83,7 @@ struct run {
 	void *user;
 	uint64_t session;
 	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
+	int asks_unstamped;              /* its graph's last run was measured: only its first ask is stamped */
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
@@ -113,6 +106,7 @@ struct run {
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
+static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
 static void run_free(struct ggmlviz__perthread_item *it)
 {
 	struct run *r = (struct run *)(void *)it;
@@ -121,6 +115,8 @@ static void run_free(struct ggmlviz__perthread_item *it)
 	free(r->ticks);
 	free(r->gpu);
 	free(r->cpu);
+	free(r->op_begin);
+	free(r->op_end);
 	free(r->desc);
 	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
 		free(r->kept[k].nodes);
@@ -175,6 +171,12 @@ static int run_grow(struct run *r)
 	if (!(p = realloc(r->cpu, 2 * cap * sizeof *r->cpu)))
 		return -ENOMEM;
 	r->cpu = p;
+	if (!(p = realloc(r->op_begin, cap * sizeof *r->op_begin)))
+		return -ENOMEM;
+	r->op_begin = p;
+	if (!(p = realloc(r->op_end, cap * sizeof *r->op_end)))
+		return -ENOMEM;
+	r->op_end = p;
 	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
 		return -ENOMEM;
 	r->desc = p;
@@ -350,7 +352,7 @@ static struct kept *keep(struct run *r, uint32_t expected)
 	kp->user = r->user;
 	kp->used = r->closed;
 	kp->set = ++r->sets;
-	kp->written = (struct written){ 0 };
+	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
 	keep_nvtx_names(r, kp);
 	kp->ticked = r->n_ticks != 0;
 	kp->graph_id = r->graph_id;
@@ -379,24 +381,10 @@ static uint32_t descriptions(struct run *r)
 
 /* ---- descriptions given once (DESC_SET) ---- */
 
-/* What the thread's records stand on now: a set written before is still there if unchanged. */
-static struct written written_now(const struct run *r)
+/* What the thread's records stand on now (producer.h). */
+static struct ggmlviz__written written_now(const struct run *r)
 {
-	const struct ggmlviz__ring *ring = ggmlviz__thread_ring();
-
-	if (!ring)
-		return (struct written){ 0 };
-	return (struct written){
-		r->session, ring,
-		atomic_load_explicit(&ring->dropped, memory_order_relaxed) +
-			atomic_load_explicit(&ring->discarded, memory_order_relaxed) +
-			atomic_load_explicit(&ggmlviz__state.lost, memory_order_relaxed)
-	};
-}
-
-static int written_same(const struct written *a, const struct written *b)
-{
-	return a->ring && a->session == b->session && a->ring == b->ring && a->lost == b->lost;
+	return ggmlviz__written_now(r->session);
 }
 
 /*
@@ -406,30 +394,30 @@ static int written_same(const struct written *a, const struct written *b)
  * A run with no kept run, held (rolling mode), or traced with
  * GGML_VIZ_DESCRIBE_ONCE=0 has no DESC_SET: 0.
  */
-static int set_open(struct run *r, uint32_t n, uint8_t method, uint64_t at, struct written *now)
+static int set_open(struct run *r, uint32_t n, uint8_t method, uint64_t at, struct ggmlviz__written *now)
 {
 	struct kept *kp = r->set;
 	uint8_t mode;
 
-	*now = (struct written){ 0 };
+	*now = (struct ggmlviz__written){ 0, NULL, 0 };
 	if (!kp || r->staged || !(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !n)
 		return 0;
 	*now = written_now(r);
-	mode = written_same(&kp->written, now) ? GGMLVIZ_DESC_SET_REPEAT : GGMLVIZ_DESC_SET_DEFINE;
+	mode = ggmlviz__written_same(&kp->written, now) ? GGMLVIZ_DESC_SET_REPEAT : GGMLVIZ_DESC_SET_DEFINE;
 	if (!ggmlviz__emit_desc_set_at(at, kp->set, n, mode, method, kp->graph_id))
 		now->ring = NULL; /* not written: neither is the set */
 	return mode == GGMLVIZ_DESC_SET_REPEAT && now->ring;
 }
 
 /* After a DEFINE run: the set is written if every record of it was. */
-static void set_close(struct run *r, int repeated, const struct written *before)
+static void set_close(struct run *r, int repeated, const struct ggmlviz__written *before)
 {
-	struct written after;
+	struct ggmlviz__written after;
 
 	if (!r->set || repeated || !before->ring)
 		return;
 	after = written_now(r);
-	r->set->written = written_same(before, &after) ? after : (struct written){ 0 };
+	r->set->written = ggmlviz__written_same(before, &after) ? after : (struct ggmlviz__written){ 0, NULL, 0 };
 }
 
 /*
@@ -526,6 +514,35 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 }
 
 /*
+ * The ops of a run that repeats its set, k of them with their times in
+ * op_begin and op_end, as OP_TIMES records (packed.c); 0 if their times
+ * do not pack (then they are written op by op).
+ */
+static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t flags)
+{
+	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, k };
+
+	if (!ggmlviz__times_pack(&t, 0))
+		return 0;
+	ggmlviz__emit_op_times(r->set->set, method, flags, &t);
+	return 1;
+}
+
+/* A repeated run's measured ops, packed: 0 if they were not (see record_times). */
+static int record_measured_times(struct run *r)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (!r->d[i].ticks)
+			continue;
+		r->op_begin[k] = r->cpu[2 * i];
+		r->op_end[k++] = r->cpu[2 * i + 1];
+	}
+	return record_times(r, k, GGMLVIZ_OP_METHOD_MEASURED, 0) ? (int)k : 0;
+}
+
+/*
  * Every op of a run whose every ticking node the CPU backend measured
  * (shares.c): each at its shares' first begin and last end, so that the
  * barrier's wait after it and the run's start before the first are in no
@@ -534,13 +551,15 @@ static uint32_t record_gpu_timed_ops(const struct run *r)
 static uint32_t record_measured_ops(struct run *r, uint32_t expected)
 {
 	uint32_t k = 0, i = 0;
-	struct written before;
-	int repeat;
+	struct ggmlviz__written before;
+	int repeat, packed;
 
 	while (i < r->n && !r->d[i].ticks)
 		i++;
 	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
 			  &before);
+	if (repeat && (packed = record_measured_times(r)) > 0)
+		return (uint32_t)packed;
 	for (i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
@@ -565,14 +584,28 @@ static int all_measured(const struct run *r, uint32_t expected)
 	return k == expected;
 }
 
+/* A repeated run's ticked ops, packed: 0 if they were not (see record_times). */
+static int record_ticked_times(struct run *r, uint32_t expected)
+{
+	uint64_t prev = r->last_ask_stamp;
+
+	for (uint32_t k = 0; k < expected; k++) {
+		r->op_begin[k] = prev;
+		r->op_end[k] = prev = r->ticks[k];
+	}
+	return record_times(r, expected, GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_NODE_RUN_START) ? 1 : 0;
+}
+
 /* Every op of a run whose ticks match its nodes; returns how many. */
 static uint32_t record_ops(struct run *r, uint32_t expected)
 {
 	uint64_t prev = r->last_ask_stamp;
 	uint32_t k = 0;
-	struct written before;
+	struct ggmlviz__written before;
 	int repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_TICK, prev, &before);
 
+	if (repeat && record_ticked_times(r, expected))
+		return expected;
 	for (uint32_t i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
@@ -602,8 +635,13 @@ static void run_close(struct run *r)
 	}
 	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
-	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected))
+	if (r->set)
+		r->set->measured = 0;
+	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected)) {
 		s.n_timed = record_measured_ops(r, expected);
+		if (r->set)
+			r->set->measured = 1;
+	}
 	else if (got && !r->ignore_ticks && got == expected && !r->lost)
 		s.n_timed = record_ops(r, expected);
 	else if (got && !r->ignore_ticks)
@@ -752,6 +790,8 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin(r);
 	r->graph_id = tls_graph_id;
 	r->again = kept_again(r);
+	/* a measured run's first op begins with its shares, not at its last ask: no stamp a node */
+	r->asks_unstamped = r->again && r->again->measured;
 	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
@@ -779,10 +819,12 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	if (r->open && (r->n_ticks || r->backend != backend || r->describe != describe ||
 			r->user != user || tls_graph_id))
 		run_close(r); /* a graph's id begins a split */
-	now = ggmlviz__stamp();
-	if (!r->open)
+	if (!r->open) {
+		r->last_ask_stamp = now = ggmlviz__stamp();
 		run_open(r, backend, describe, user, now, node);
-	r->last_ask_stamp = now;
+	} else if (!r->asks_unstamped) {
+		r->last_ask_stamp = ggmlviz__stamp();
+	}
 	if (run_grow(r) < 0) {
 		r->lost++;
 		return -ENOMEM;
@@ -796,6 +838,15 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	return 0;
 }
 
+/* A tick's stamp: the end of the share the thread just ended, else the clock now. */
+static inline uint64_t tick_stamp(void)
+{
+	uint64_t t = ggmlviz__tls_share_end;
+
+	ggmlviz__tls_share_end = 0;
+	return t ? t : ggmlviz__stamp();
+}
+
 void ggmlviz_nodes_tick(void)
 {
 	struct run *r = tls_run;
@@ -803,7 +854,7 @@ void ggmlviz_nodes_tick(void)
 	if (!r || !r->open || r->ignore_ticks)
 		return;
 	if (r->n_ticks < r->n)
-		r->ticks[r->n_ticks] = ggmlviz__stamp();
+		r->ticks[r->n_ticks] = tick_stamp();
 	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
 		nvtx_tick(r);
 	r->n_ticks++;
@@ -859,12 +910,25 @@ void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
 void ggmlviz_nodes_graph_id(uint64_t id)
 {
 	tls_graph_id = id;
+	tls_split_backend = NULL;
+}
+
+void ggmlviz_nodes_split(uint64_t id, const void *backend)
+{
+	tls_graph_id = id;
+	tls_split_backend = backend;
+}
+
+const void *ggmlviz_nodes_split_backend(void)
+{
+	return tls_split_backend;
 }
 
 int ggmlviz_nodes_flush(void)
 {
 	struct run *r = tls_run;
 
+	tls_split_backend = NULL;
 	if (r && r->open)
 		run_close(r);
 	return 0;

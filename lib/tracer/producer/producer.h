@@ -77,6 +77,52 @@ void ggmlviz__registry_forget_all(void);
  */
 void ggmlviz__registry_unload(void);
 
+/* ---- a stamp taken for one call and given to the next (shares.c, nodes.c) ---- */
+
+/*
+ * The stamp of the calling thread's last ggmlviz_cpu_share_end(), until
+ * its next share begins or a tick takes it (0: none): GGML's CPU backend
+ * ticks from thread 0 right after that thread's share of the node ends,
+ * so the tick needs no time read of its own (a read costs about a third
+ * of clock_gettime; a node's calls on its graph's thread were four).
+ */
+extern _Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec")));
+
+/* ---- what a thread's records stand on (DESC_SET, SHARE_TIMES REPEAT) ---- */
+
+/*
+ * A set of descriptions (or of shares) written once and referred to later
+ * stands on the session, the thread's ring and the losses when it was
+ * written: while the three are unchanged, no record of the thread was
+ * lost since, so the set is still in the trace. All zero: not written.
+ */
+struct ggmlviz__written {
+	uint64_t session;
+	const struct ggmlviz__ring *ring;
+	uint64_t lost;
+};
+
+/* What the calling thread's records stand on now, in session `session`. */
+static inline struct ggmlviz__written ggmlviz__written_now(uint64_t session)
+{
+	const struct ggmlviz__ring *ring = ggmlviz__thread_ring();
+
+	if (!ring)
+		return (struct ggmlviz__written){ 0, NULL, 0 };
+	return (struct ggmlviz__written){
+		session, ring,
+		atomic_load_explicit(&ring->dropped, memory_order_relaxed) +
+			atomic_load_explicit(&ring->discarded, memory_order_relaxed) +
+			atomic_load_explicit(&ggmlviz__state.lost, memory_order_relaxed)
+	};
+}
+
+static inline int ggmlviz__written_same(const struct ggmlviz__written *a,
+					const struct ggmlviz__written *b)
+{
+	return a->ring && a->session == b->session && a->ring == b->ring && a->lost == b->lost;
+}
+
 /* ---- memory a thread makes for itself (perthread.c) ---- */
 
 /*

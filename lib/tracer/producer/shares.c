@@ -47,6 +47,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
+#include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 
 #define SHARE_NODES 16384u /* nodes of a graph followed; the rest counted */
@@ -60,6 +61,13 @@ struct share_slot {
 	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
 	uint32_t *op;            /* the op type of each node with a share, at the graph's end */
 	uint64_t prev_done;      /* this thread's last graph_done */
+	uint32_t *at;            /* the places of the graph's nodes with a share (at its end) */
+	/* its set of shares (SHARE_TIMES): the nodes of its last DEFINE, and where it stands */
+	uint64_t set;            /* its id; 0: none */
+	uint32_t set_n;          /* shares in it */
+	uint32_t *set_at;        /* their places in the graph */
+	uint64_t *set_node;      /* and their nodes' addresses */
+	struct ggmlviz__written set_written;
 	struct share_slot *next_free;
 };
 
@@ -98,6 +106,9 @@ static void slot_free(struct share_slot *s)
 	free(s->begin);
 	free(s->end);
 	free(s->op);
+	free(s->at);
+	free(s->set_at);
+	free(s->set_node);
 	free(s);
 }
 
@@ -115,7 +126,10 @@ static struct share_slot *slot_new(void)
 	s->begin = calloc(SHARE_NODES, sizeof *s->begin);
 	s->end = calloc(SHARE_NODES, sizeof *s->end);
 	s->op = calloc(SHARE_NODES, sizeof *s->op);
-	if (!s->begin || !s->end || !s->op) {
+	s->at = calloc(SHARE_NODES, sizeof *s->at);
+	s->set_at = calloc(SHARE_NODES, sizeof *s->set_at);
+	s->set_node = calloc(SHARE_NODES, sizeof *s->set_node);
+	if (!s->begin || !s->end || !s->op || !s->at || !s->set_at || !s->set_node) {
 		slot_free(s);
 		return NULL;
 	}
@@ -162,6 +176,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		s->pool = pool;
 		s->ith = (uint32_t)ith;
 		s->prev_done = 0;
+		s->set = 0; /* its shares are defined again, on this thread's ring */
 		atomic_store_explicit(&b->slot[ith], s, memory_order_release);
 	}
 	pthread_mutex_unlock(&lock);
@@ -180,6 +195,7 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 {
 	struct share_slot *s = tls_slot;
 
+	ggmlviz__tls_share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
 		return;
 	if (GGMLVIZ__UNLIKELY(!s || s->pool != pool || s->ith != (uint32_t)ith) &&
@@ -196,7 +212,7 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	struct share_slot *s = tls_slot;
 
 	if (GGMLVIZ__LIKELY(s && s->pool == pool && (unsigned)node < SHARE_NODES))
-		s->end[node] = ggmlviz__stamp();
+		s->end[node] = ggmlviz__tls_share_end = ggmlviz__stamp();
 	(void)ith;
 }
 
@@ -236,38 +252,98 @@ static inline int has_share(const struct share_slot *s, uint64_t floor, uint32_t
 }
 
 /*
- * The op type of each node the thread has a share of, before any record is
+ * The op type of each of the thread's shares, before any record is
  * written: op_of reads the node's struct, a miss for each (the weights
  * streamed through the caches since), and in a loop of nothing else the
- * processor waits for many at once instead of one per record.
+ * processor waits for many at once instead of one per record. Only when
+ * the thread's set of shares is defined: a repeated graph's are known.
  */
-static void op_types(const struct share_slot *s, uint64_t floor, const void *const *nodes,
-		     uint32_t n, ggmlviz_node_op_fn op_of, uint32_t *op)
+static void op_types(struct share_slot *s, const void *const *nodes, uint32_t k,
+		     ggmlviz_node_op_fn op_of)
 {
-	for (uint32_t i = 0; i < n; i++)
-		op[i] = op_of && has_share(s, floor, i) ? op_of(nodes[i]) : 0;
+	for (uint32_t j = 0; j < k; j++)
+		s->op[j] = op_of ? op_of(nodes[s->at[j]]) : 0;
 }
 
-/* The calling thread's shares of the graph, as records on its ring; how many. */
-static int emit_shares(const struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
+/* The places of the graph's nodes the thread has a share of, in s->at; how many. */
+static uint32_t shares_of(struct share_slot *s, uint64_t floor, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (has_share(s, floor, i))
+			s->at[k++] = i;
+	return k;
+}
+
+/* Whether the graph's k shares are those of the thread's set, which still stands. */
+static int same_set(const struct share_slot *s, const void *const *nodes, uint32_t k,
+		    const struct ggmlviz__written *now)
+{
+	if (!s->set || s->set_n != k || !ggmlviz__written_same(&s->set_written, now))
+		return 0;
+	for (uint32_t j = 0; j < k; j++)
+		if (s->set_at[j] != s->at[j] || s->set_node[j] != ggmlviz__addr(nodes[s->at[j]]))
+			return 0;
+	return 1;
+}
+
+/* A new set of the graph's k shares, defined by the records about to be written. */
+static void set_define(struct share_slot *s, const void *const *nodes, uint32_t k,
+		       ggmlviz_node_op_fn op_of)
+{
+	static _Atomic uint64_t sets; /* ids unique in the process: a slot goes from thread to thread */
+
+	s->set = atomic_fetch_add_explicit(&sets, 1, memory_order_relaxed) + 1;
+	s->set_n = k;
+	memcpy(s->set_at, s->at, k * sizeof *s->at);
+	for (uint32_t j = 0; j < k; j++)
+		s->set_node[j] = ggmlviz__addr(nodes[s->at[j]]);
+	op_types(s, nodes, k, op_of);
+}
+
+/* The shares one by one, as OP_SHARE records (times that do not pack); how many. */
+static uint32_t emit_each(const struct share_slot *s, uint64_t done, uint32_t nth,
+			  const void *const *nodes, uint32_t k, ggmlviz_node_op_fn op_of)
+{
+	for (uint32_t j = 0; j < k; j++) {
+		uint32_t i = s->at[j];
+
+		emit_share(s->begin[i], s->end[i], j + 1 < k ? s->begin[s->at[j + 1]] : done,
+			   nodes[i], op_of ? op_of(nodes[i]) : 0, i, s->ith, nth);
+	}
+	return k;
+}
+
+/*
+ * The calling thread's shares of the graph, as SHARE_TIMES records on its
+ * ring: the times only when its set of shares is that of the graph before
+ * (llama.cpp's, at every token), with their nodes and op types when it is
+ * new. Returns how many shares.
+ */
+static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
 		       const void *const *nodes, uint32_t n, ggmlviz_node_op_fn op_of)
 {
-	uint32_t i = 0, count = 0;
+	uint32_t k = shares_of(s, floor, n);
+	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
+	struct ggmlviz__written now = ggmlviz__written_now(session), after;
+	struct ggmlviz__shares_pack sp = { 0, GGMLVIZ_DESC_SET_REPEAT, s->ith, nth,
+					   { s->begin, s->end, s->at, k }, s->set_node, s->op,
+					   done };
 
-	op_types(s, floor, nodes, n, op_of, s->op);
-	while (i < n && !has_share(s, floor, i))
-		i++;
-	while (i < n) {
-		uint32_t next = i + 1;
-
-		while (next < n && !has_share(s, floor, next))
-			next++;
-		emit_share(s->begin[i], s->end[i], next < n ? s->begin[next] : done, nodes[i],
-			   s->op[i], i, s->ith, nth);
-		count++;
-		i = next;
+	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !ggmlviz__times_pack(&sp.times, done))
+		return (int)emit_each(s, done, nth, nodes, k, op_of); /* for older readers, or too long */
+	if (!same_set(s, nodes, k, &now)) {
+		set_define(s, nodes, k, op_of);
+		sp.mode = GGMLVIZ_DESC_SET_DEFINE;
 	}
-	return (int)count;
+	sp.set = s->set;
+	ggmlviz__emit_share_times(&sp);
+	after = ggmlviz__written_now(session);
+	if (sp.mode == GGMLVIZ_DESC_SET_DEFINE) /* defined if every record of it was written */
+		s->set_written = ggmlviz__written_same(&now, &after) ? after
+			: (struct ggmlviz__written){ 0, NULL, 0 };
+	return (int)k;
 }
 
 /* Thread 0: each node's first begin and last end, over the pool's workers, to the node engine. */

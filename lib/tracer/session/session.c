@@ -23,6 +23,7 @@
 #include "tracer/producer/nvtx.h"
 #include "tracer/producer/producer.h"
 #include "tracer/session/session.h"
+#include "tracer/session/settings.h"
 #include "tracer/writer/writer.h"
 #include "util/leaving.h"
 
@@ -87,10 +88,12 @@ static void before_fork(void)
 {
 	ggmlviz__leave_lock(&session_lock);
 	ggmlviz__registry_lock();
+	ggmlviz__settings_before_fork();
 }
 
 static void after_fork_parent(void)
 {
+	ggmlviz__settings_after_fork(0);
 	ggmlviz__registry_unlock();
 	ggmlviz__leave_unlock(&session_lock);
 }
@@ -106,6 +109,7 @@ static void after_fork_child(void)
 	writer = NULL;
 	ggmlviz__nvtx_forget();
 	ggmlviz__claim_forget();
+	ggmlviz__settings_after_fork(1);
 	ggmlviz__registry_unlock();
 	ggmlviz__leave_unlock(&session_lock);
 }
@@ -300,7 +304,7 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 	return 0;
 }
 
-static int start_locked(const struct ggmlviz_config *cfg)
+static int start_locked(const struct ggmlviz__settings *s)
 {
 	char *path;
 	int rc;
@@ -313,37 +317,47 @@ static int start_locked(const struct ggmlviz_config *cfg)
 	rc = ggmlviz__claim(&sink);
 	if (rc < 0)
 		return rc;
-	path = expand_path(cfg->output);
+	path = expand_path(s->cfg.output);
 	if (!path)
 		return -ENOMEM;
-	rc = open_session(cfg, path);
+	rc = open_session(&s->cfg, path);
 	free(path);
+	if (rc == 0)
+		ggmlviz__settings_say(s, &sink);
 	return rc;
 }
 
+/*
+ * The session's settings: the tracer's (ggmlviz_setting_set()), taken,
+ * with a config's members over them, or else the environment's. A start
+ * that opens no session gives them back.
+ */
 int ggmlviz_start(const struct ggmlviz_config *cfg)
 {
-	struct ggmlviz_config env;
+	struct ggmlviz__settings s;
 	struct ggmlviz__log_sink cfg_sink;
 	int rc;
 
-	if (!cfg) {
-		ggmlviz_config_init(&env);
-		ggmlviz_config_from_env(&env);
-		cfg = &env;
-	}
-	cfg_sink = ggmlviz__log_sink_of(cfg);
-	if (cfg->disable) {
+	ggmlviz__settings_take(&s);
+	if (cfg)
+		s.cfg = *cfg;
+	else
+		ggmlviz__settings_from_env(&s);
+	cfg_sink = ggmlviz__log_sink_of(&s.cfg);
+	if (s.cfg.disable) {
 		ggmlviz__log(&cfg_sink, GGMLVIZ_LOG_INFO, "tracing disabled (GGML_VIZ_DISABLE)");
+		ggmlviz__settings_give_back();
 		return 0;
 	}
-	rc = ggmlviz__config_check(cfg, &cfg_sink);
+	rc = ggmlviz__settings_check(&s, &cfg_sink);
+	if (rc == 0) {
+		ggmlviz__leave_lock(&session_lock);
+		sink = cfg_sink;
+		rc = start_locked(&s);
+		ggmlviz__leave_unlock(&session_lock);
+	}
 	if (rc < 0)
-		return rc;
-	ggmlviz__leave_lock(&session_lock);
-	sink = cfg_sink;
-	rc = start_locked(cfg);
-	ggmlviz__leave_unlock(&session_lock);
+		ggmlviz__settings_give_back();
 	return rc;
 }
 
@@ -390,6 +404,8 @@ static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
 	st->ring_bytes = atomic_load(&ggmlviz__state.ring_mapped);
 	st->ring_bytes_peak = atomic_load(&ggmlviz__state.ring_mapped_peak);
 	st->meta_written = f.meta_written;
+	st->writer_passes = f.passes;
+	st->writer_cpu_ns = f.cpu_ns;
 	st->bytes_written = f.bytes;
 	st->error = f.error;
 }
@@ -421,6 +437,7 @@ static int stop_locked(void)
 		last_stats.error = rc; /* closing the file failed */
 	ggmlviz__writer_free(writer);
 	writer = NULL;
+	ggmlviz__settings_give_back();
 	ggmlviz__registry_lock();
 	ggmlviz__registry_set_draining(0);
 	ggmlviz__registry_reap();
@@ -430,9 +447,11 @@ static int stop_locked(void)
 	ggmlviz__registry_unlock();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
-		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most",
+		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most; the"
+		     " writer: %" PRIu64 " passes, %" PRIu64 " us of CPU",
 		     last_stats.emitted, last_stats.written, last_stats.dropped,
-		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10);
+		     last_stats.bytes_written, last_stats.ring_bytes_peak >> 10,
+		     last_stats.writer_passes, last_stats.writer_cpu_ns / 1000);
 	return rc;
 }
 

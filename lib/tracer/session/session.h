@@ -1,6 +1,6 @@
 /*
  * The session's own header: what session.c (start, stop, exit and fork)
- * takes from settings.c (defaults, GGML_VIZ_* variables, range checks).
+ * takes from claim.c and peak.c (its settings are settings.h's).
  * The session is the tracer's top: it calls the writer, the producer's
  * registry and the base, and nothing calls it.
  *
@@ -14,17 +14,6 @@
 #include <ggmlviz/tracer.h>
 
 #include "tracer/base/base.h"
-
-int ggmlviz__buffer_events_ok(uint64_t n);
-int ggmlviz__flush_ms_ok(uint64_t ms);
-/* gpu_buffer_kib (GGML_VIZ_GPU_BUFFER): 0 (the default), or 256 to 1048576. */
-int ggmlviz__gpu_buffer_ok(uint64_t kib);
-/* Whether k and n are 0 and 0 (every step's kernels) or 1 <= k <= n <= 65535 (GGML_VIZ_GPU_SAMPLE). */
-int ggmlviz__gpu_sample_ok(uint64_t k, uint64_t n);
-/* The most events a ring may grow to: buffer_events_max, or its default for 0. */
-uint64_t ggmlviz__ring_max_events(const struct ggmlviz_config *cfg);
-/* Range checks of a config given to ggmlviz_start(); 0 or -EINVAL (said to sink). */
-int ggmlviz__config_check(const struct ggmlviz_config *cfg, const struct ggmlviz__log_sink *sink);
 
 /*
  * One tracer per process (claim.c): claims the process for this copy of

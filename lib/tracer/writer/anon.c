@@ -38,3 +38,20 @@ void ggmlviz__anon_record(uint8_t *rec)
 	if (type == GGMLVIZ_EVENT_META && get_u32(pl + META_KIND) == GGMLVIZ_META_BACKEND_NAME)
 		put_u64(pl + META_KEY, anon_id(get_u64(pl + META_KEY))); /* the backend it names */
 }
+
+uint32_t ggmlviz__anon_body(uint8_t *rec)
+{
+	const uint8_t *pl = rec + REC_PAYLOAD;
+	uint32_t n = get_u32(pl + STIMES_COUNT);
+	uint32_t len = rec[REC_HAS_LABEL] ? get_u32(rec + REC_LABEL_LEN) : 0;
+
+	if (rec[REC_TYPE] != GGMLVIZ_EVENT_SHARE_TIMES || pl[STIMES_MODE] != GGMLVIZ_DESC_SET_DEFINE ||
+	    (uint64_t)n * (GGMLVIZ_SHARE_TIMES_IDENTITY + GGMLVIZ_OP_TIMES_ENTRY) != len)
+		return 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *id = rec + REC_LABEL + GGMLVIZ_SHARE_TIMES_IDENTITY * k + STIMES_ID_TENSOR;
+
+		put_u64(id, anon_id(get_u64(id)));
+	}
+	return n * GGMLVIZ_SHARE_TIMES_IDENTITY;
+}

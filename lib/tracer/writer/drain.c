@@ -86,6 +86,7 @@ static void look(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p, struct
 	p->head = ggmlviz__grow_clip(r, atomic_load_explicit(&r->head, memory_order_acquire),
 				     &clipped);
 	p->events = p->discarded = 0;
+	p->moved = clipped;
 	if (clipped) {
 		p->exited = 0;
 		w->clipped++;
@@ -142,6 +143,20 @@ static int ring_done(const struct ggmlviz__pass_ring *p)
 }
 
 /*
+ * Whether the writer says the ring's losses after this batch: its producer
+ * is quiescent (its thread gone, or the session ending) and the batch ends
+ * the ring's records. Not while records wait in a larger buffer: a
+ * producer that moved after this pass's look and then lost events wrote
+ * events before those losses there, and a DROPPED record here would come
+ * before them in the file (a gap said where none was, and none said where
+ * it was: test-races shows it). A later pass, that reads them, says it.
+ */
+static int says_losses(const struct ggmlviz__pass_ring *p, int final)
+{
+	return ring_done(p) && !p->moved && (p->exited || final);
+}
+
+/*
  * Counts one ring's records, as far as max_bytes, and queues what goes to
  * the file; adds its events to *planned and returns the bytes queued.
  */
@@ -168,7 +183,7 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	if (cut > tail && !r->named)
 		ggmlviz__records_thread_name(w, r, tail);
 	ggmlviz__span_add(w, r, tail, cut);
-	if (ring_done(p) && (p->exited || final))
+	if (says_losses(p, final))
 		ggmlviz__records_drop_note(w, p);
 	*planned += p->events;
 	return cut - tail;
@@ -231,7 +246,7 @@ static void note_losses(struct ggmlviz__writer *w, size_t first, size_t end, int
 	w->meta_records = 0;
 	for (size_t i = first; i < end; i++) {
 		w->pass[i].discarded = 0; /* settled: counted in the ring now */
-		if (ring_done(&w->pass[i]) && (w->pass[i].exited || final))
+		if (says_losses(&w->pass[i], final))
 			ggmlviz__records_drop_note(w, &w->pass[i]);
 	}
 	if (w->n_iov == 0 ||

@@ -55,6 +55,7 @@ struct ggmlviz__pass_ring {
 	int noting;         /* a DROPPED record for this ring is in the batch, saying: */
 	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
+	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
 };
 
 struct ggmlviz__writer {
@@ -73,9 +74,12 @@ struct ggmlviz__writer {
 	_Atomic int error;   /* the -errno of the last write that failed, or 0 */
 	int failing;         /* the last write failed */
 	_Atomic int busy;    /* a pass is running (the writer's, or a crash handler's for good) */
-	uint64_t room_end;   /* where the last failed write was stopped (0: none, or written past) */
+	uint64_t room_end;   /* where the last failed write was stopped, or the file size limit
+			      * a batch came near (0: none, or written past) */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t meta_written;
+	_Atomic uint64_t thread_passes; /* the writer thread's passes, and its CPU time after the last */
+	_Atomic uint64_t thread_cpu_ns;
 	struct ggmlviz__retired retired;
 
 	/* Scratch of one pass, grown as rings appear. */
@@ -99,6 +103,16 @@ struct ggmlviz__writer {
 	uint64_t gpu_ts;
 };
 
+/*
+ * For the tests that force an interleaving of the writer with a producer
+ * (tests/test-races.c): set before a session starts, the writer thread
+ * calls it at the top of each turn of its loop, before it reads the stop
+ * flag, so that a test can hold the thread there until the stop and run
+ * the passes itself, between its own events (ggmlviz__drain_pass() is the
+ * same pass on either thread). NULL in a program: one load a turn.
+ */
+extern void (*ggmlviz__writer_turn_hook)(struct ggmlviz__writer *w);
+
 /* ---- the file (output.c) ---- */
 
 /*
@@ -111,7 +125,8 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
  * output_append(), but for one case: after a failed write, what would end
  * the file within keep bytes before where the file system stopped it is
  * not tried (it would fit, and leave what must follow it no room): it
- * fails with the last write's -errno. A drain's batch keeps
+ * fails with the last write's -errno. A file size limit (RLIMIT_FSIZE)
+ * counts as such a stop before any write meets it (-EFBIG). A drain's batch keeps
  * GGMLVIZ__END_ROOM (salvage.c then writes what fits below that room),
  * DROPPED records TRACE_END's. What goes past where the file system
  * stopped is tried whole: there may be room again.
@@ -172,6 +187,8 @@ void ggmlviz__span_add_bytes(struct ggmlviz__writer *w, const void *base, size_t
  * a keyed permutation of 64-bit values, 0 kept as 0 (anon.c).
  */
 void ggmlviz__anon_record(uint8_t *rec);
+/* The node addresses of a SHARE_TIMES DEFINE's body too: how many bytes of it changed (from its start). */
+uint32_t ggmlviz__anon_body(uint8_t *rec);
 
 /* ---- the writer's own records (records.c) ---- */
 

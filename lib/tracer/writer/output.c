@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,17 +128,40 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 	return 0;
 }
 
+/*
+ * The file size limit (RLIMIT_FSIZE) as the offset a regular file may not
+ * pass, 0 for none; read at each batch, as the program may raise it.
+ */
+static uint64_t size_limit(const struct ggmlviz__writer *w)
+{
+	struct rlimit lim;
+
+	if (!w->regular || getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return (uint64_t)lim.rlim_cur;
+}
+
 int ggmlviz__output_keeping(struct ggmlviz__writer *w, struct iovec *iov, size_t n, uint64_t keep)
 {
-	uint64_t end = w->file_size;
+	uint64_t end = w->file_size, limit = size_limit(w);
 	int last;
 
 	for (size_t i = 0; i < n; i++)
 		end += iov[i].iov_len;
+	/*
+	 * A file size limit is where a write will stop, known before one does:
+	 * a batch that would end within keep bytes of it is refused as after a
+	 * failed write (written whole, it would leave the end no room, and the
+	 * next batch would fail with room for TRACE_END alone).
+	 */
+	if (limit && end + keep > limit && (w->room_end == 0 || limit < w->room_end))
+		w->room_end = limit;
 	if (w->room_end == 0 || end > w->room_end || end + keep <= w->room_end)
 		return ggmlviz__output_append(w, iov, n);
 	last = atomic_load(&w->error);
-	return last < 0 ? last : -ENOSPC;
+	if (last < 0)
+		return last;
+	return w->room_end == limit ? -EFBIG : -ENOSPC;
 }
 
 int ggmlviz__output_start(struct ggmlviz__writer *w)

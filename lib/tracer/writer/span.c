@@ -78,6 +78,84 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
 	}
 }
 
+/*
+ * Where a packed body's offsets are made nanoseconds (packed.c): from the
+ * record's raw stamp, each offset's stamp converted in its own stretch of
+ * the clock (as a record of its own would be), less the record's.
+ */
+struct offsets {
+	uint64_t stamp, ns;              /* the record's stamp, and its nanoseconds */
+	struct ggmlviz__clock_span span; /* the stretch of the last offset converted */
+};
+
+/* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
+static uint64_t offset_ns(struct offsets *o, uint64_t shifted)
+{
+	uint64_t stamp = o->stamp + (shifted << ggmlviz__clock_share_shift);
+
+	if (stamp < o->span.from || stamp >= o->span.to)
+		ggmlviz__clock_span_of(stamp, &o->span);
+	return ggmlviz__clock_span_ns(&o->span, stamp) - o->ns;
+}
+
+static inline uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * A packed body's n gaps and durations: shifted stamps chained from the
+ * record's stamp, made nanoseconds by their offsets (each rounding once,
+ * none adding up along the body); returns the last end's offset, shifted.
+ */
+static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *o)
+{
+	uint64_t at = 0, end_ns = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *gap = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_GAP;
+		uint8_t *dur = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_DURATION;
+		uint64_t begin_ns, e;
+
+		at += get_u32(gap);
+		begin_ns = offset_ns(o, at);
+		at += get_u32(dur);
+		e = offset_ns(o, at);
+		put_u32(gap, clamp32(begin_ns >= end_ns ? begin_ns - end_ns : 0));
+		put_u32(dur, clamp32(e >= begin_ns ? e - begin_ns : 0));
+		end_ns = e;
+	}
+	return at;
+}
+
+/*
+ * An OP_TIMES or SHARE_TIMES record's body (and SHARE_TIMES' last wait),
+ * made nanoseconds; stamp is the record's raw stamp, cs its stretch.
+ */
+static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos, uint64_t stamp,
+			   const struct ggmlviz__clock_span *cs)
+{
+	uint8_t *whole = r->cbuf + (pos & r->cmask), *pl = whole + REC_PAYLOAD;
+	int shares = whole[REC_TYPE] == GGMLVIZ_EVENT_SHARE_TIMES;
+	uint32_t n = get_u32(pl + (shares ? STIMES_COUNT : TIMES_COUNT));
+	uint32_t ids = shares && pl[STIMES_MODE] == GGMLVIZ_DESC_SET_DEFINE
+			       ? n * GGMLVIZ_SHARE_TIMES_IDENTITY : 0;
+	uint32_t len = whole[REC_HAS_LABEL] ? get_u32(whole + REC_LABEL_LEN) : 0;
+	struct offsets o = { stamp, ggmlviz__clock_span_ns(cs, stamp), *cs };
+	uint64_t last, last_ns, next_ns;
+
+	if ((uint64_t)ids + (uint64_t)n * GGMLVIZ_OP_TIMES_ENTRY != len)
+		return; /* not the tracer's (packed.c writes them so): left as it is */
+	last = convert_times(whole + REC_LABEL + ids, n, &o);
+	resync(r, pos, REC_LABEL + ids, REC_LABEL + len);
+	if (!shares)
+		return;
+	last_ns = offset_ns(&o, last);
+	next_ns = offset_ns(&o, last + get_u32(pl + STIMES_LAST_WAIT));
+	put_u32(pl + STIMES_LAST_WAIT, clamp32(next_ns >= last_ns ? next_ns - last_ns : 0));
+	resync(r, pos, REC_PAYLOAD + STIMES_LAST_WAIT, REC_PAYLOAD + STIMES_LAST_WAIT + 4);
+}
+
 /* The record at pos gets nanoseconds for its raw stamp; cs is the stretch of the last one. */
 static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 			  struct ggmlviz__clock_span *cs)
@@ -95,6 +173,9 @@ static void convert_stamp(const struct ggmlviz__ring *r, uint64_t pos,
 		convert_summary(r, pos, cs);
 	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_SHARE)
 		convert_share(r, pos, cs);
+	else if (whole[REC_TYPE] == GGMLVIZ_EVENT_OP_TIMES ||
+		 whole[REC_TYPE] == GGMLVIZ_EVENT_SHARE_TIMES)
+		convert_packed(r, pos, stamp, cs);
 }
 
 /* Every address of the record at pos becomes its id (GGML_VIZ_ANONYMIZE). */
@@ -102,6 +183,7 @@ static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
 {
 	ggmlviz__anon_record(r->cbuf + (pos & r->cmask));
 	resync(r, pos, REC_PAYLOAD, REC_PAYLOAD + GGMLVIZ_PAYLOAD_SIZE);
+	resync(r, pos, REC_LABEL, REC_LABEL + ggmlviz__anon_body(r->cbuf + (pos & r->cmask)));
 }
 
 static uint64_t record_size(const uint8_t *rec)

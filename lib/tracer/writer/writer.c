@@ -10,10 +10,25 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+
+void (*ggmlviz__writer_turn_hook)(struct ggmlviz__writer *w);
+
+/* A pass done: counted, and the thread's CPU time so far (a system call a pass). */
+static void count_pass(struct ggmlviz__writer *w)
+{
+	struct timespec ts;
+
+	atomic_fetch_add_explicit(&w->thread_passes, 1, memory_order_relaxed);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		atomic_store_explicit(&w->thread_cpu_ns,
+				      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+				      memory_order_relaxed);
+}
 
 static void *writer_main(void *arg)
 {
@@ -21,12 +36,19 @@ static void *writer_main(void *arg)
 	size_t again = 0; /* rings with records waiting in a larger buffer */
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
-	while (!atomic_load(&w->stop)) {
-		uint32_t token = ggmlviz__doorbell_token();
+	for (;;) {
+		uint32_t token;
 
-		if (again || ggmlviz__pace_due(w))
+		if (ggmlviz__writer_turn_hook)
+			ggmlviz__writer_turn_hook(w);
+		if (atomic_load(&w->stop))
+			break;
+		token = ggmlviz__doorbell_token();
+
+		if (again || ggmlviz__pace_due(w)) {
 			again = ggmlviz__drain_pass(w, 0);
-		else if (!atomic_load(&w->stop))
+			count_pass(w);
+		} else if (!atomic_load(&w->stop))
 			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
 	}
 	return NULL;
@@ -128,6 +150,8 @@ void ggmlviz__writer_abandon(struct ggmlviz__writer *w)
 void ggmlviz__writer_figures(const struct ggmlviz__writer *w, struct ggmlviz__writer_figures *f)
 {
 	f->meta_written = atomic_load(&w->meta_written);
+	f->passes = atomic_load(&w->thread_passes);
+	f->cpu_ns = atomic_load(&w->thread_cpu_ns);
 	f->bytes = atomic_load(&w->bytes);
 	f->error = atomic_load(&w->error);
 	f->retired = w->retired;

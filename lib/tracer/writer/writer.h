@@ -51,6 +51,7 @@ struct ggmlviz__peak_figures {
 /* What the session counts of the writer: its own records, bytes, error, retired rings. */
 struct ggmlviz__writer_figures {
 	uint64_t meta_written, bytes;
+	uint64_t passes, cpu_ns; /* the writer thread's passes, its CPU time (what tracing costs) */
 	int error;
 	struct ggmlviz__retired retired;
 };

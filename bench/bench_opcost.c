@@ -1,0 +1,249 @@
+/*
+ * bench_opcost: what recording one op costs, part by part, on the calls a
+ * GGML built with libggmlviz's edit makes for every node of a graph that
+ * llama.cpp computes again and again (the same split, graph id and nodes:
+ * its descriptions kept, its records packed), with a clock_gettime timed
+ * alongside in the same run (a shared machine's noise moves both):
+ *
+ *   ask      ggmlviz_nodes_ask(): a node of the split asked about;
+ *   tick     ggmlviz_nodes_tick(): the CPU backend's call after a node;
+ *   share    ggmlviz_cpu_share_begin() and _end() around a worker's share;
+ *   done     ggmlviz_cpu_graph_done(): the shares written, thread 0's hand-over;
+ *   close    ggmlviz_nodes_flush(): the run recorded (DESC_SET, its ops);
+ *
+ * each per op, with a worker thread beside thread 0 (the graph's second
+ * thread: its shares, its graph_done, a spin barrier after every node, as
+ * GGML's CPU backend meets), and the whole per op against the same loop
+ * untraced. Then the same with GGML_VIZ_DESCRIBE_ONCE=0, every op and share
+ * a record of its own (as before the packed records): the records' share.
+ * The writer drains a file meanwhile, as in a traced run.
+ *
+ *     bench_opcost [NODES [GRAPHS [ROUNDS]]]   (141 nodes: the quick start's
+ *                                               model's token; 400 graphs; 9 rounds)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/tracer.h>
+
+#include "bench.h"
+
+#define MAX_NODES 4096
+#define PARTS 5
+
+enum part { ASK, TICK, SHARE, DONE, CLOSE };
+static const char *const part_name[PARTS] = { "ask", "tick", "share (begin + end)",
+					      "graph done (shares, hand-over)",
+					      "run recorded (DESC_SET, ops)" };
+
+struct node {
+	uint32_t op;
+	char name[40];
+};
+
+static struct node nodes[MAX_NODES];
+static const void *node_ptrs[MAX_NODES];
+static int n_nodes = 141;
+static char backend, pool;
+
+/* A node's description, as the GGML adapter gives one: a computing node of one kept graph. */
+static void describe(void *user, const void *const *ns, size_t n, size_t i,
+		     struct ggmlviz_node_desc *out)
+{
+	const struct node *nd = ns[i];
+
+	(void)user, (void)n;
+	out->op_type = nd->op;
+	out->op_name = nd->op == 3 ? "MUL_MAT" : "ADD";
+	out->name = nd->name;
+	out->ticks = 1;
+	out->layer = (int32_t)(i / 17);
+	out->size = 4096;
+	out->ne[0] = 512, out->ne[1] = 1, out->ne[2] = 1, out->ne[3] = 1;
+	out->flops = 1024;
+	out->type_name = "f32";
+}
+
+static uint32_t op_of(const void *node)
+{
+	return ((const struct node *)node)->op;
+}
+
+/* A spin barrier of two threads, as GGML's CPU backend meets after every node. */
+static _Atomic unsigned arrived, passed;
+
+static void barrier(void)
+{
+	unsigned gen = atomic_load_explicit(&passed, memory_order_relaxed);
+
+	if (atomic_fetch_add(&arrived, 1) == 1) {
+		atomic_store(&arrived, 0);
+		atomic_fetch_add(&passed, 1);
+		return;
+	}
+	while (atomic_load_explicit(&passed, memory_order_acquire) == gen)
+		;
+}
+
+static _Atomic int graph_go, worker_quit, traced_now;
+
+/* The graph's second thread: its share of every node, the barrier, its graph_done. */
+static void *worker(void *arg)
+{
+	int seen = 0;
+
+	(void)arg;
+	for (;;) {
+		int go;
+
+		while ((go = atomic_load(&graph_go)) == seen && !atomic_load(&worker_quit))
+			;
+		if (atomic_load(&worker_quit))
+			return NULL;
+		seen = go;
+		for (int i = 0; i < n_nodes; i++) {
+			if (atomic_load_explicit(&traced_now, memory_order_relaxed))
+				ggmlviz_cpu_share_begin(&pool, 1, i);
+			if (atomic_load_explicit(&traced_now, memory_order_relaxed))
+				ggmlviz_cpu_share_end(&pool, 1, i);
+			barrier();
+		}
+		if (atomic_load_explicit(&traced_now, memory_order_relaxed))
+			ggmlviz_cpu_graph_done(&pool, 1, 2, node_ptrs, n_nodes, op_of);
+		barrier();
+	}
+}
+
+/* One graph on thread 0, traced or not; each part's ns added to t[]. */
+static void graph(int traced, double t[PARTS + 1])
+{
+	uint64_t t0 = bench_now_ns(), a;
+
+	atomic_fetch_add(&graph_go, 1);
+	if (traced) {
+		ggmlviz_nodes_split(7, &backend);
+		for (int i = 0; i < n_nodes; i++)
+			ggmlviz_nodes_ask(node_ptrs[i], &backend, describe, NULL);
+	}
+	a = bench_now_ns();
+	t[ASK] += (double)(a - t0);
+	for (int i = 0; i < n_nodes; i++) {
+		uint64_t s0 = bench_now_ns(), s1;
+
+		if (traced)
+			ggmlviz_cpu_share_begin(&pool, 0, i);
+		if (traced)
+			ggmlviz_cpu_share_end(&pool, 0, i);
+		s1 = bench_now_ns();
+		if (traced)
+			ggmlviz_nodes_tick();
+		t[SHARE] += (double)(s1 - s0);
+		t[TICK] += (double)(bench_now_ns() - s1);
+		barrier();
+	}
+	a = bench_now_ns();
+	if (traced)
+		ggmlviz_cpu_graph_done(&pool, 0, 2, node_ptrs, n_nodes, op_of);
+	t[DONE] += (double)(bench_now_ns() - a);
+	barrier();
+	a = bench_now_ns();
+	if (traced)
+		ggmlviz_nodes_flush();
+	t[CLOSE] += (double)(bench_now_ns() - a);
+	t[PARTS] += (double)(bench_now_ns() - t0);
+}
+
+/* A round of graphs traced or not: each part's ns an op. */
+static void round_of(int traced, int graphs, double per_op[PARTS + 1])
+{
+	double t[PARTS + 1] = { 0 };
+
+	atomic_store(&traced_now, traced);
+	for (int g = 0; g < graphs; g++)
+		graph(traced, t);
+	for (int k = 0; k <= PARTS; k++)
+		per_op[k] = t[k] / ((double)graphs * n_nodes);
+}
+
+static void start(const char *path, int every)
+{
+	struct ggmlviz_config cfg;
+
+	ggmlviz_config_init(&cfg);
+	cfg.output = path;
+	cfg.describe_every = (uint32_t)every;
+	cfg.gpu_kernels = 0;
+	if (ggmlviz_start(&cfg) < 0) {
+		fprintf(stderr, "bench_opcost: cannot trace to %s\n", path);
+		exit(1);
+	}
+}
+
+/* Rounds traced and untraced, alternating; the medians an op, printed. */
+static void measure(const char *what, const char *path, int every, int graphs, int rounds)
+{
+	double traced[64][PARTS + 1], plain[64][PARTS + 1], v[64], clock_ns = bench_clock_cost_ns();
+	double ops;
+	struct ggmlviz_stats st;
+
+	start(path, every);
+	round_of(1, graphs / 4 + 1, traced[0]); /* the slots, rings and kept runs made */
+	for (int r = 0; r < rounds; r++) {
+		round_of(r % 2, graphs, r % 2 ? traced[r / 2] : plain[r / 2]);
+		round_of(!(r % 2), graphs, r % 2 ? plain[r / 2] : traced[r / 2]);
+	}
+	ggmlviz_stop();
+	ggmlviz_get_stats(&st);
+	printf("%s (%d graphs of %d nodes a round, %d rounds; clock_gettime %.1f ns):\n", what,
+	       graphs, n_nodes, rounds, clock_ns);
+	for (int k = 0; k < PARTS; k++) {
+		for (int r = 0; r < rounds; r++)
+			v[r] = traced[r][k] - plain[r][k];
+		printf("  %-32s %7.1f ns an op (%.2f clock reads)\n", part_name[k],
+		       bench_median(v, (size_t)rounds), bench_median(v, (size_t)rounds) / clock_ns);
+	}
+	for (int r = 0; r < rounds; r++)
+		v[r] = traced[r][PARTS] - plain[r][PARTS];
+	printf("  %-32s %7.1f ns an op, the graph's thread (the timers' own reads taken out)\n",
+	       "in all", bench_median(v, (size_t)rounds));
+	ops = ((double)(graphs / 4 + 1) + (double)graphs * rounds) * n_nodes; /* traced */
+	printf("  the file: %.1f bytes an op; the writer: %llu passes, %.1f ns of its CPU an op\n",
+	       (double)st.bytes_written / ops, (unsigned long long)st.writer_passes,
+	       (double)st.writer_cpu_ns / ops);
+}
+
+int main(int argc, char **argv)
+{
+	int graphs = argc > 2 ? atoi(argv[2]) : 400, rounds = argc > 3 ? atoi(argv[3]) : 9;
+	char path[64];
+	pthread_t w;
+
+	n_nodes = argc > 1 ? atoi(argv[1]) : 141;
+	if (n_nodes < 1 || n_nodes > MAX_NODES || graphs < 1 || rounds < 1 || rounds > 64) {
+		fprintf(stderr, "usage: bench_opcost [NODES (1-%d) [GRAPHS [ROUNDS (1-64)]]]\n",
+			MAX_NODES);
+		return 2;
+	}
+	for (int i = 0; i < n_nodes; i++) {
+		nodes[i].op = i % 3 ? 3 : 6;
+		snprintf(nodes[i].name, sizeof nodes[i].name, "blk.%d.node-%d", i / 17, i);
+		node_ptrs[i] = &nodes[i];
+	}
+	snprintf(path, sizeof path, "/tmp/bench_opcost.%d.ggmlviz", (int)getpid());
+	pthread_create(&w, NULL, worker, NULL);
+	measure("packed (the default)", path, 0, graphs, rounds);
+	measure("every op and share a record (GGML_VIZ_DESCRIBE_ONCE=0)", path, 1, graphs, rounds);
+	atomic_store(&worker_quit, 1);
+	pthread_join(w, NULL);
+	unlink(path);
+	return 0;
+}
