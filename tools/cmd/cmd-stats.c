@@ -716,6 +716,8 @@ int cli_cmd_stats(struct cli *cli, int argc, char **argv)
 		return stats_sequences(&opts, argv[first]);
 	if (opts.by == CLI_BY_REQUEST)
 		return stats_requests(&opts, argv[first]);
+	if (opts.by == CLI_BY_HOST || opts.by == CLI_BY_COMMAND)
+		return stats_rpc(&opts, argv[first]);
 	if (opts.sort < 0) /* --top N: the N biggest; else steps, phases and layers in order */
 		opts.sort = opts.top == UINT64_MAX && (cli_by_steps(opts.by) || opts.by == CLI_BY_LAYER)
 				    ? CLI_SORT_ORDER

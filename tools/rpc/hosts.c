@@ -458,7 +458,7 @@ static int figure_steps(struct cli_rpc_hosts *h)
 
 int cli_rpc_hosts_read(const char *cmd, const char *path, struct cli_rpc_hosts *h)
 {
-	static const struct cli_each each = { on_event, on_timing };
+	static const struct cli_each each = { on_event, on_timing, NULL };
 	struct reading rd = { h, NULL, NULL, 0, 0 };
 	int status;
 
