@@ -302,12 +302,12 @@ static bool behind_prompt(const struct queue_figs *q)
 	if (!q->b.other || cli_request_figure(q->b.judged, CLI_REQ_TTFT, &ttft) < 0)
 		return false;
 	return computed(q->b.other) >= LONG_PROMPT_FACTOR * q->normal_prompt &&
-	       computed(q->b.other) >= LONG_PROMPT_MIN && q->b.overlap_ns >= QUEUE_SHARE * (double)ttft;
+	       computed(q->b.other) >= LONG_PROMPT_MIN && (double)q->b.overlap_ns >= QUEUE_SHARE * (double)ttft;
 }
 
 static bool waited(const struct queue_figs *q)
 {
-	return q->queue >= QUEUE_FACTOR * q->normal_queue && q->queue >= QUEUE_SHARE * (double)q->ttft &&
+	return q->queue >= QUEUE_FACTOR * q->normal_queue && (double)q->queue >= QUEUE_SHARE * (double)q->ttft &&
 	       q->queue >= QUEUE_MIN_NS;
 }
 
@@ -424,7 +424,7 @@ static void batch(const struct cli_slow *w, struct cli_advice *a)
 		 " the median step of the window computed %.0f tokens of %.0f sequences (slots) in %s,"
 		 " the normal's %.0f tokens of %.0f in %s%s", in(w)->steps, out(w)->steps, tok[0], seq[0],
 		 cli_fmt_ns(ns[0], b[0]), tok[1], seq[1], cli_fmt_ns(ns[1], b[1]),
-		 seq[0] || seq[1] ? "" : " (the steps do not say their sequences: no STEP_SEQ)");
+		 seq[0] > 0 || seq[1] > 0 ? "" : " (the steps do not say their sequences: no STEP_SEQ)");
 	snprintf(x->threshold, sizeof x->threshold, "the window's median step %d times the normal's"
 		 " tokens or slots, and %.1f times its time, or more; its time grown no more than %.1f"
 		 " times what it carries grew (else each token was slower: another cause)", GROWN_FACTOR,
