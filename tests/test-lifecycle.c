@@ -17,6 +17,7 @@
 
 #include "check-compat.h"
 #include "trace-util.h"
+#include "tracer/producer/producer.h"
 
 static char path[4096];
 
@@ -362,6 +363,41 @@ START_TEST(exit_from_a_signal_while_stopping_never_hangs)
 }
 END_TEST
 
+/*
+ * The same second interrupt, landing on a thread that holds another of
+ * the library's locks, which the stop takes too: here the registry's, as
+ * a thread that ends takes it to leave it (the hang once seen in
+ * tests/test-llama-fleet.sh's second SIGINT: exit() ran the stop on that
+ * thread, which asked for the registry's lock again, for ever). It must
+ * end at once; its trace ends where it was, without its end.
+ */
+START_TEST(exit_from_a_signal_in_an_inner_lock_never_hangs)
+{
+	struct tu_summary s;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "interrupt-in-registry");
+	pid = fork();
+	if (pid == 0) {
+		struct ggmlviz_config cfg;
+
+		tu_config(&cfg, path);
+		signal(SIGINT, exit_now);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("served", (uint64_t)i);
+		ggmlviz__registry_lock();
+		raise(SIGINT);
+		_exit(8); /* not reached: the handler exit()s */
+	}
+	ck_assert_int_eq(wait_child_bounded(pid), 1);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.trace_end_last, 0);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -382,6 +418,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, fork_while_threads_emit);
 	tcase_add_test(tc, exit_without_stop_completes_the_file);
 	tcase_add_test(tc, exit_from_a_signal_while_stopping_never_hangs);
+	tcase_add_test(tc, exit_from_a_signal_in_an_inner_lock_never_hangs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -101,6 +101,29 @@ int ggmlviz__leave_lock_at_exit(struct ggmlviz__leave_lock *l)
 	return 1;
 }
 
+/* ---- the library's other locks ---- */
+
+static _Thread_local int inner_held __attribute__((tls_model("initial-exec")));
+
+void ggmlviz__inner_lock(pthread_mutex_t *m)
+{
+	inner_held++;
+	atomic_signal_fence(memory_order_seq_cst); /* counted before the lock is asked */
+	pthread_mutex_lock(m);
+}
+
+void ggmlviz__inner_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	atomic_signal_fence(memory_order_seq_cst); /* uncounted once it is given back */
+	inner_held--;
+}
+
+int ggmlviz__inner_locks_held(void)
+{
+	return inner_held;
+}
+
 void ggmlviz__leave_lock_reset(struct ggmlviz__leave_lock *l)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;

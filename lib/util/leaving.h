@@ -58,4 +58,19 @@ int ggmlviz__leave_lock_mine(struct ggmlviz__leave_lock *l);
 /* In the child of a fork(): l free again, whoever held it in the parent. */
 void ggmlviz__leave_lock_reset(struct ggmlviz__leave_lock *l);
 
+/*
+ * The library's other locks (the thread registry's, the shares', the
+ * settings', the kernels'), which a stop may take too: each thread counts
+ * those it holds, so that an exit handler run by exit() from a signal
+ * handler that interrupted such a holder leaves the trace where it is
+ * rather than wait on that thread's own lock for ever (a second Ctrl-C as
+ * a thread ends, its ring leaving the registry). The count goes up before
+ * the lock is taken and down after it is given back: a signal between the
+ * two errs towards leaving the trace incomplete, never towards a hang.
+ */
+void ggmlviz__inner_lock(pthread_mutex_t *m);
+void ggmlviz__inner_unlock(pthread_mutex_t *m);
+/* How many of those locks this thread holds or is taking: 0 when none. */
+int ggmlviz__inner_locks_held(void);
+
 #endif /* GGMLVIZ_LEAVING_H */

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "tracer/gpu/cupti.h"
+#include "util/leaving.h"
 
 /*
  * The records as read here: the newest layouts of the headers. The members
@@ -171,12 +172,12 @@ static uint64_t read_buffer(uint8_t *buffer, size_t valid)
 	uint64_t incomplete = 0;
 	CUptiResult rc = CUPTI_SUCCESS;
 
-	pthread_mutex_lock(&raw_lock);
+	ggmlviz__inner_lock(&raw_lock);
 	while (valid && (rc = api.next_record(buffer, valid, &a)) == CUPTI_SUCCESS)
 		incomplete += (uint64_t)one_record(a);
 	if (valid && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
 		atomic_fetch_add_explicit(&rec.cut, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&raw_lock);
+	ggmlviz__inner_unlock(&raw_lock);
 	return incomplete;
 }
 
@@ -236,22 +237,22 @@ void ggmlviz__cupti_records_open(void)
 	atomic_store(&rec.correlations, 0);
 	atomic_store(&rec.cut, 0);
 	atomic_store(&rec.late, 0);
-	pthread_mutex_lock(&raw_lock);
+	ggmlviz__inner_lock(&raw_lock);
 	if (rec.raw)
 		fclose(rec.raw);
 	rec.raw = path && *path ? fopen(path, "w") : NULL;
-	pthread_mutex_unlock(&raw_lock);
+	ggmlviz__inner_unlock(&raw_lock);
 	atomic_store(&rec.open, 1);
 }
 
 void ggmlviz__cupti_records_close(void)
 {
 	atomic_store(&rec.open, 0);
-	pthread_mutex_lock(&raw_lock); /* a buffer being read finishes first */
+	ggmlviz__inner_lock(&raw_lock); /* a buffer being read finishes first */
 	if (rec.raw)
 		fclose(rec.raw);
 	rec.raw = NULL;
-	pthread_mutex_unlock(&raw_lock);
+	ggmlviz__inner_unlock(&raw_lock);
 }
 
 void ggmlviz__cupti_records_counts(struct ggmlviz__cupti_records *out)

@@ -26,6 +26,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/gpu/gpu.h"
 #include "tracer/producer/producer.h"
+#include "util/leaving.h"
 
 #define MAP_SLOTS 65536u      /* launches remembered: a power of two */
 #define WAITING_MAX 262144u   /* kernels queued, at most */
@@ -67,13 +68,13 @@ static struct {
 
 void ggmlviz__gpu_sink_reset(void)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	for (uint32_t i = 0; i < NAMES; i++)
 		free(sink.names[i]);
 	free(sink.waiting);
 	memset(&sink, 0, sizeof sink);
 	sink.rate = 1.0;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__gpu_sink_forget(void)
@@ -147,9 +148,9 @@ static void add_point(uint64_t gpu_ns, uint64_t trace_ns)
 
 void ggmlviz__gpu_clock_point(uint64_t gpu_ns, uint64_t trace_ns)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	add_point(gpu_ns, trace_ns);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 int ggmlviz__gpu_clock_read(int (*gpu_now)(uint64_t *ns))
@@ -220,9 +221,9 @@ uint64_t ggmlviz__gpu_trace_ns(uint64_t gpu_ns)
 {
 	uint64_t t;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	t = trace_of(gpu_ns, base_of(gpu_ns));
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	return t;
 }
 
@@ -232,10 +233,10 @@ void ggmlviz__gpu_correlate(uint32_t correlation, uint64_t run_id)
 {
 	uint32_t i = correlation & (MAP_SLOTS - 1);
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	sink.map[i].correlation = correlation;
 	sink.map[i].run = run_id;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 /* The run of a launch: 1 and *run, or 0 when no mapping says it. */
@@ -326,12 +327,12 @@ void ggmlviz__gpu_kernel(const struct ggmlviz__gpu_launch *k)
 {
 	uint64_t run = 0;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (queue(k) < 0) {
 		run_of(k->correlation, &run);
 		record(k, run); /* a full queue: now, with its run if known (the reader says so if not) */
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 /* One of the kernels a settle writes: where it is queued, and its run. */
@@ -360,7 +361,7 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 	struct due *due;
 	uint32_t kept = 0, n_due = 0;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	due = sink.n_waiting ? malloc(sink.n_waiting * sizeof *due) : NULL;
 	for (uint32_t i = 0; i < sink.n_waiting; i++) {
 		struct waiting *w = &sink.waiting[i];
@@ -387,29 +388,29 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 			sink.waiting[kept++] = sink.waiting[i];
 	sink.n_waiting = kept;
 	free(due);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__gpu_dropped(uint64_t n)
 {
 	atomic_fetch_add_explicit(&ggmlviz__state.lost, n, memory_order_relaxed);
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	sink.counts.dropped += n;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__gpu_incomplete(uint64_t n)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	sink.counts.incomplete += n;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__gpu_counts(struct ggmlviz__gpu_counts *out)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	*out = sink.counts;
 	out->waiting = sink.n_waiting;
 	out->clock_steps = sink.steps;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }

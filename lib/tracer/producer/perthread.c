@@ -16,6 +16,7 @@
 #include <pthread.h>
 
 #include "tracer/producer/producer.h"
+#include "util/leaving.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -25,14 +26,14 @@ static void ended(void *arg)
 	struct ggmlviz__perthread_item *it = arg;
 	struct ggmlviz__perthread *pt = it->owner;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (it->prev)
 		it->prev->next = it->next;
 	else
 		pt->all = it->next;
 	if (it->next)
 		it->next->prev = it->prev;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	pt->free(it);
 }
 
@@ -40,7 +41,7 @@ void ggmlviz__perthread_keep(struct ggmlviz__perthread *pt, struct ggmlviz__pert
 {
 	int keyed;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (!pt->made)
 		pt->made = pthread_key_create(&pt->key, ended) == 0 ? 1 : -1;
 	keyed = pt->made > 0;
@@ -50,7 +51,7 @@ void ggmlviz__perthread_keep(struct ggmlviz__perthread *pt, struct ggmlviz__pert
 	if (pt->all)
 		pt->all->prev = it;
 	pt->all = it;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	if (keyed)
 		pthread_setspecific(pt->key, it); /* else freed as the library leaves */
 }
@@ -59,13 +60,13 @@ void ggmlviz__perthread_unload(struct ggmlviz__perthread *pt)
 {
 	struct ggmlviz__perthread_item *it;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (pt->made > 0)
 		pthread_key_delete(pt->key);
 	pt->made = 0;
 	it = pt->all;
 	pt->all = NULL;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	while (it) {
 		struct ggmlviz__perthread_item *next = it->next;
 		pt->free(it);

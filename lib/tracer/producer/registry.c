@@ -11,6 +11,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/compat.h"
 #include "tracer/producer/producer.h"
+#include "util/leaving.h"
 
 _Thread_local struct ggmlviz__ring *ggmlviz__tls_ring __attribute__((tls_model("initial-exec")));
 _Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec"))); /* producer.h */
@@ -24,12 +25,12 @@ static int exit_key_made; /* exit_key is a key, to delete as the library leaves 
 
 void ggmlviz__registry_lock(void)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 }
 
 void ggmlviz__registry_unlock(void)
 {
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 struct ggmlviz__ring *ggmlviz__registry_first(void)
@@ -87,19 +88,19 @@ static void thread_exit(void *arg)
 	if (hook)
 		hook();
 	ggmlviz__tls_ring = NULL;
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (draining) {
 		atomic_store_explicit(&r->exited, 1, memory_order_release);
 	} else {
 		unlink_ring(r);
 		ggmlviz__ring_free(r);
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__registry_unload(void)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (__atomic_load_n(&exit_key_made, __ATOMIC_ACQUIRE))
 		pthread_key_delete(exit_key);
 	while (rings) {
@@ -108,7 +109,7 @@ void ggmlviz__registry_unload(void)
 		ggmlviz__ring_free(r);
 	}
 	draining = 0;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	ggmlviz__tls_ring = NULL;
 }
 
@@ -134,11 +135,11 @@ struct ggmlviz__ring *ggmlviz__ring_register(void)
 	uint64_t bytes;
 
 	pthread_once(&exit_key_once, make_exit_key);
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	bytes = ggmlviz__state.ring_bytes;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	r = ggmlviz__ring_new(bytes, ggmlviz__os_gettid());
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (r && ggmlviz__state.ring_bytes != bytes) {
 		if (ggmlviz__ring_resize(r, ggmlviz__state.ring_bytes) == 0) {
 			ggmlviz__ring_reset(r);
@@ -151,7 +152,7 @@ struct ggmlviz__ring *ggmlviz__ring_register(void)
 		r->next = rings;
 		__atomic_store_n(&rings, r, __ATOMIC_RELEASE); /* whole, for an unlocked reader */
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	if (!r) {
 		atomic_fetch_add_explicit(&ggmlviz__state.lost, 1, memory_order_relaxed);
 		return NULL;

@@ -49,6 +49,7 @@
 #include "tracer/producer/emit.h"
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
+#include "util/leaving.h"
 
 #define SHARE_NODES 16384u /* nodes of a graph followed; the rest counted */
 #define POOLS 16u
@@ -93,10 +94,10 @@ static void slot_release(struct ggmlviz__perthread_item *it)
 {
 	struct share_slot *s = (struct share_slot *)(void *)it;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	s->next_free = free_slots;
 	free_slots = s;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 static struct ggmlviz__perthread slots = { slot_release, 0, 0, NULL };
@@ -165,7 +166,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 		return NULL;
 	}
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (!s && (s = slot_new()))
 		ggmlviz__perthread_keep(&slots, &s->item); /* handed on when the thread ends */
 	if (s) {
@@ -179,7 +180,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		s->set = 0; /* its shares are defined again, on this thread's ring */
 		atomic_store_explicit(&b->slot[ith], s, memory_order_release);
 	}
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	tls_slot = s;
 	return s;
 }
@@ -418,14 +419,14 @@ void ggmlviz__shares_unload(void)
 {
 	tls_slot = NULL;
 	ggmlviz__perthread_unload(&slots); /* the live threads' slots join the free ones */
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	while (free_slots) {
 		struct share_slot *s = free_slots;
 		free_slots = s->next_free;
 		slot_free(s);
 	}
 	memset(boards, 0, sizeof boards);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 uint64_t ggmlviz__shares_unattributed(void)

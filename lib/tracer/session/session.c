@@ -73,11 +73,13 @@ static int stop_locked(void);
  * program's own exit handler stops the session) runs this handler on that
  * thread, and the trace ends where that stop had got (without its
  * TRACE_END before the writer's last pass: validate says incomplete).
+ * Nor by a thread that holds another of the library's locks, which the
+ * stop takes too (the registry's, as the thread ends: leaving.h).
  * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most.
  */
 static void at_exit(void)
 {
-	if (!ggmlviz__leave_lock_at_exit(&session_lock))
+	if (ggmlviz__inner_locks_held() || !ggmlviz__leave_lock_at_exit(&session_lock))
 		return;
 	if (writer)
 		stop_locked();

@@ -18,6 +18,7 @@
 #include <ggmlviz/tracer.h>
 
 #include "tracer/session/settings.h"
+#include "util/leaving.h"
 
 /* Guards everything below. Taken after the session's lock where both are held. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,7 +82,7 @@ static int set_row(const struct ggmlviz__setting *row, const char *value, const 
 	struct ggmlviz__settings next;
 	int rc = 0;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	made_locked();
 	next = settings;
 	if (holders)
@@ -94,7 +95,7 @@ static int set_row(const struct ggmlviz__setting *row, const char *value, const 
 		ggmlviz__setting_default(row, &next);
 	if (rc == 0)
 		rc = keep_rows(&next);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	return rc;
 }
 
@@ -121,10 +122,10 @@ int ggmlviz_setting_get(const char *name, char *buf, size_t size)
 
 	if (!row)
 		return GGMLVIZ_ESETTING;
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	made_locked();
 	n = row->kind->format(row, &settings, buf, size);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	return n < 0 ? -EINVAL : n;
 }
 
@@ -137,27 +138,27 @@ const char *ggmlviz_setting_name(size_t index)
 
 void ggmlviz__settings_copy(struct ggmlviz__settings *out)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	made_locked();
 	*out = settings;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__settings_take(struct ggmlviz__settings *out)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	made_locked();
 	holders++;
 	*out = settings;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 void ggmlviz__settings_give_back(void)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	if (holders > 0)
 		holders--;
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
 
 /* Whether s differs from the settings in a row added since 0.2. */
@@ -176,25 +177,25 @@ int ggmlviz__settings_keep_later(const struct ggmlviz__settings *s)
 	const struct ggmlviz__setting *row;
 	int rc = 0;
 
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 	made_locked();
 	if (holders)
 		rc = later_differ_locked(s) ? GGMLVIZ_EACTIVE : 0;
 	for (size_t i = 0; !holders && rc == 0 && (row = ggmlviz__setting_at(i)); i++)
 		if (!ggmlviz__setting_in_config(row))
 			rc = keep_row(row, s);
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 	return rc;
 }
 
 void ggmlviz__settings_before_fork(void)
 {
-	pthread_mutex_lock(&lock);
+	ggmlviz__inner_lock(&lock);
 }
 
 void ggmlviz__settings_after_fork(int child)
 {
 	if (child)
 		holders = 0; /* no session, and no start under way, in the child */
-	pthread_mutex_unlock(&lock);
+	ggmlviz__inner_unlock(&lock);
 }
