@@ -40,8 +40,10 @@ jobs=${JOBS:-2}
 passed=0
 failed=0
 failures=""
+started=$(date +%s)
 
-note() { printf '\n== %s\n' "$*"; }
+# A stage's heading, with the minutes since the start: where CI's 90 minutes go.
+note() { printf '\n== %s (at %d min)\n' "$*" $((($(date +%s) - started) / 60)); }
 
 # One result that is not a TAP test point (a build, the install check, distcheck).
 result() { # status name
@@ -332,5 +334,6 @@ if [ -n "$failures" ]; then
 	echo "$failures" | sed '/^$/d'
 fi
 echo
+echo "run-all: $((($(date +%s) - started) / 60)) min"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
