@@ -46,6 +46,12 @@
 #   nvtx    GGML_VIZ_NVTX=2: NVTX ranges for steps, runs and ops too
 #   memory  GGML_VIZ_MEMORY_TRACKING=1: the backend buffers, their devices
 #           and the scheduler's copies recorded too (what advise reads)
+#   nomemory  GGML_VIZ_MEMORY_TRACKING=0: the tools' default less memory
+#           tracking (which looks at every node's buffers as it is asked)
+#   nowriter  GGML_VIZ_FLUSH_INTERVAL=60000: the writer passes only when a
+#           ring passes its bell (about a megabyte) or at the stop, so not
+#           during a short run: the traced default less its writer's
+#           passes, which is what they take from the workers
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -79,6 +85,8 @@ mode_env() {
 	steps) echo "GGML_VIZ_OP_TIMING=0" ;;
 	nvtx) echo "GGML_VIZ_NVTX=2" ;;
 	memory) echo "GGML_VIZ_MEMORY_TRACKING=1" ;;
+	nomemory) echo "GGML_VIZ_MEMORY_TRACKING=0" ;;
+	nowriter) echo "GGML_VIZ_FLUSH_INTERVAL=60000" ;;
 	traced) ;;
 	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
 	esac
@@ -152,7 +160,10 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
         'steps': 'steps and runs only, GGML_VIZ_OP_TIMING=0',
         'nvtx': 'NVTX ranges too, GGML_VIZ_NVTX=2',
         'memory': 'memory tracked too (buffers, devices, the scheduler\'s copies), '
-                  'GGML_VIZ_MEMORY_TRACKING=1'}
+                  'GGML_VIZ_MEMORY_TRACKING=1',
+        'nomemory': 'as traced, memory not tracked, GGML_VIZ_MEMORY_TRACKING=0',
+        'nowriter': 'as traced, the writer passing only at a ring\'s bell or the stop, '
+                    'GGML_VIZ_FLUSH_INTERVAL=60000'}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 
