@@ -269,7 +269,7 @@ fires(gen_gpu('fallback', '--fallback'), 'gpu-fallback', 'layer 1\'s ROPE on the
 silent(plain, 'gpu-fallback', 'every layer\'s ops on the GPU')
 fires(gen_gpu('idle', '--idle', '2000'), 'gpu-idle', 'the host busy 2 ms before each GPU run',
       lambda x: x['figures']['idle_share'] > 0.5)
-silent(gen_gpu('busy', '--slow-gpu'), 'gpu-idle', 'kernels of 30 to 400 us back to back')
+silent(gen_gpu('busy', '--slow-gpu'), 'gpu-idle', 'kernels of 0.1 to 2 ms back to back')
 fires(gen_gpu('full', '--device-full'), 'device-memory-near-full', 'a device of 8 GiB, 96% used')
 not_applied(plain, 'device-memory-near-full', 'no memory tracked', 'no memory')
 fires(gen_gpu('windows', '--sample', '2/4'), 'trace-gpu-windows', 'GGML_VIZ_GPU_SAMPLE=2/4')
