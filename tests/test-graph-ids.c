@@ -13,7 +13,9 @@
  *     more graphs than are kept: the least used described again;
  *   - an id begins a split: a run still open is ended there;
  *   - a split says its backend (ggmlviz_nodes_split()) until the next
- *     split or a flush.
+ *     split or a flush;
+ *   - a node asked before (ggmlviz_nodes_asked_before()): the same node at
+ *     the same place of the same split id, in the same session, only.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -257,6 +259,65 @@ START_TEST(a_split_says_its_backend)
 }
 END_TEST
 
+/* One run of split id with nodes in order; each ask's ggmlviz_nodes_asked_before() into before[]. */
+static void split_run(uint64_t id, const int *order, void *user, int *before)
+{
+	ggmlviz_nodes_split(id, &cpu_backend);
+	for (int i = 0; i < NODES; i++) {
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[order[i]], &cpu_backend, counting_describe,
+						   user), 0);
+		before[i] = ggmlviz_nodes_asked_before();
+	}
+	for (int i = 0; i < NODES; i++)
+		ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+static int all_of(const int *before, int want)
+{
+	for (int i = 0; i < NODES; i++)
+		if (before[i] != want)
+			return 0;
+	return 1;
+}
+
+/*
+ * What the GGML adapter's memory tracking skips: a node asked before is
+ * the same node at the same place of the same split's last run in this
+ * session. Not the first run, not another id (a new allocation), not
+ * another order or user, not in the next session, not with tracing off.
+ */
+START_TEST(a_node_asked_before_is_said)
+{
+	char path[256], path2[256];
+	int before[NODES];
+
+	ck_assert_int_eq(ggmlviz_nodes_asked_before(), 0);
+	start("ids-asked", path, sizeof path);
+	split_run(51, in_order, &user_a, before);
+	ck_assert(all_of(before, 0)); /* the first run */
+	split_run(51, in_order, &user_a, before);
+	ck_assert(all_of(before, 1));
+	split_run(52, in_order, &user_a, before);
+	ck_assert(all_of(before, 0)); /* another id: the scheduler allocated again */
+	split_run(51, swapped, &user_a, before);
+	ck_assert(before[0] == 1 && before[1] == 0 && before[2] == 0 && before[3] == 1);
+	split_run(51, in_order, &user_b, before);
+	ck_assert(all_of(before, 0)); /* another user */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(ggmlviz_nodes_ask(&graph[0], &cpu_backend, counting_describe, &user_b), 0);
+	ck_assert_int_eq(ggmlviz_nodes_asked_before(), 0); /* not tracing: not recorded */
+	start("ids-asked-2", path2, sizeof path2);
+	split_run(51, in_order, &user_b, before);
+	ck_assert(all_of(before, 0)); /* a new session: its trace has seen nothing yet */
+	split_run(51, in_order, &user_b, before);
+	ck_assert(all_of(before, 1));
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path);
+	unlink(path2);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("graph ids");
@@ -268,6 +329,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, splits_alternating_and_more_than_kept);
 	tcase_add_test(c, an_id_begins_a_split);
 	tcase_add_test(c, a_split_says_its_backend);
+	tcase_add_test(c, a_node_asked_before_is_said);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -558,14 +558,18 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 	f->tensor = t;
 	f->traced = false;
 	f->app_wants = chain && chain(t, true, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
-	if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
-		ggmlviz_ggml__buffers_seen(t);
-	if (!GGMLVIZ__ON(GGMLVIZ__OPS))
+	if (!GGMLVIZ__ON(GGMLVIZ__OPS)) {
+		if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
+			ggmlviz_ggml__buffers_seen(t, false);
 		return f->app_wants;
+	}
 	backend = ggmlviz_ggml__split_backend(slot);
 	if (!backend)
 		backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
+	/* a node of a split computed again: its buffers were looked at (doc/cost.md) */
+	if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
+		ggmlviz_ggml__buffers_seen(t, ggmlviz_nodes_asked_before() != 0);
 	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
 		return f->app_wants;
 	if (!ggmlviz_ggml__unnamed(t) && ggmlviz_layer_of_name(t->name, strlen(t->name)) >= 0)

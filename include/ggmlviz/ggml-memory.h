@@ -255,11 +255,18 @@ static void ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
 	}
 }
 
-static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t)
+/*
+ * A node's buffers and its sources', unless seen_before (the same node of
+ * a split computed before: ggmlviz_nodes_asked_before(3)), and the
+ * scheduler's copies into its run, which every run counts.
+ */
+static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t, bool seen_before)
 {
-	ggmlviz_ggml__buffer_seen(t);
-	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
-		ggmlviz_ggml__buffer_seen(t->src[i]);
+	if (!seen_before) {
+		ggmlviz_ggml__buffer_seen(t);
+		for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
+			ggmlviz_ggml__buffer_seen(t->src[i]);
+	}
 	ggmlviz_ggml__copies_seen(t);
 }
 /** @endcond */

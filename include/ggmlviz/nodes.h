@@ -173,6 +173,25 @@ void ggmlviz_nodes_split(uint64_t id, const void *backend);
 const void *ggmlviz_nodes_split_backend(void);
 
 /**
+ * @brief Whether the node the calling thread's last ggmlviz_nodes_ask()
+ * asked about was asked before: the same node, at the same place, in the
+ * last run of the same split graph (ggmlviz_nodes_split()) in this
+ * session, with the same describer.
+ *
+ * A split GGML's scheduler computes again keeps its nodes and their
+ * buffers (a new allocation gives its splits new ids), so an adapter
+ * need not read again what it read of such a node the first time: the
+ * GGML adapter's memory tracking looks at a node's buffers only when
+ * this says 0. No lock, no system call, no allocation.
+ *
+ * @return 1 when it was; 0 when it was not, the ask was refused or not
+ *         recorded (tracing off, no ops, out of memory), the run has no
+ *         split id (a GGML without libggmlviz's edit), or no node was
+ *         asked about on this thread.
+ */
+int ggmlviz_nodes_asked_before(void);
+
+/**
  * @brief The backend finished computing a node (GGML's CPU abort callback).
  *
  * Takes the time and counts the tick in the calling thread's run; no lock,

@@ -62,6 +62,7 @@ struct kept {
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 	int measured;                    /* its last run was measured (shares): its asks need no stamp */
+	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
 };
 
 struct run {
@@ -107,6 +108,7 @@ struct run {
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
 static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
+static _Thread_local int tls_asked_before; /* the last node asked: ggmlviz_nodes_asked_before() */
 static void run_free(struct ggmlviz__perthread_item *it)
 {
 	struct run *r = (struct run *)(void *)it;
@@ -355,6 +357,7 @@ static struct kept *keep(struct run *r, uint32_t expected)
 	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
 	keep_nvtx_names(r, kp);
 	kp->ticked = r->n_ticks != 0;
+	kp->session = r->session;
 	kp->graph_id = r->graph_id;
 	return kp;
 }
@@ -368,6 +371,7 @@ static uint32_t descriptions(struct run *r)
 	r->closed += r->graph_id != 0;
 	if (kp) {
 		kp->used = r->closed;
+		kp->session = r->session;
 		kp->ticked = r->n_ticks != 0;
 		r->d = kp->desc;
 		r->set = kp;
@@ -801,6 +805,19 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 		ggmlviz__nvtx_run(s.backend);
 }
 
+/*
+ * Whether node, asked as the run's next, is the node at that place of the
+ * last run of the same split graph in this session, with the same
+ * describer: an adapter looked at it then.
+ */
+static int asked_before(const struct run *r, const void *node)
+{
+	const struct kept *kp = r->again;
+
+	return kp && kp->session == r->session && kp->describe == r->describe &&
+	       kp->user == r->user && r->n < kp->n && kp->nodes[r->n] == node;
+}
+
 /* ---- the public functions ---- */
 
 int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_describe_fn describe,
@@ -810,6 +827,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	struct run *r;
 	uint64_t now;
 
+	tls_asked_before = 0;
 	if ((ggmlviz__mask_relaxed() & want) != want)
 		return 0;
 	if (!node || !describe)
@@ -832,6 +850,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	r->gpu[2 * r->n] = r->gpu[2 * r->n + 1] = 0;
 	r->cpu[2 * r->n] = r->cpu[2 * r->n + 1] = 0;
 	ahead(r, node);
+	tls_asked_before = asked_before(r, node);
 	r->nodes[r->n++] = node;
 	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
 		nvtx_asked(r, node);
@@ -922,6 +941,11 @@ void ggmlviz_nodes_split(uint64_t id, const void *backend)
 const void *ggmlviz_nodes_split_backend(void)
 {
 	return tls_split_backend;
+}
+
+int ggmlviz_nodes_asked_before(void)
+{
+	return tls_asked_before;
 }
 
 int ggmlviz_nodes_flush(void)
