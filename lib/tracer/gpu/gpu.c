@@ -48,7 +48,8 @@ static void stop_locked(void);
  * own; not on a thread that holds the lock (exit() from a signal handler
  * that interrupted this thread's stop: the kernels still buffered are
  * left out, and the session's own exit handler leaves the trace there
- * too), nor on one that holds another of the library's locks, and after GGMLVIZ__EXIT_WAIT_MS at most for another thread's.
+ * too), nor on one that holds another of the library's locks, and
+ * after GGMLVIZ__EXIT_WAIT_MS at most for another thread's.
  */
 static void at_exit(void)
 {

@@ -108,7 +108,8 @@ struct run {
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
 static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
-static _Thread_local int tls_asked_before; /* the last node asked: ggmlviz_nodes_asked_before() */
+/* the last node asked: ggmlviz_nodes_asked_before(); read and written at every ask */
+static _Thread_local int tls_asked_before __attribute__((tls_model("initial-exec")));
 static void run_free(struct ggmlviz__perthread_item *it)
 {
 	struct run *r = (struct run *)(void *)it;
