@@ -172,13 +172,34 @@ def vulkan_times(src):
              'vk_perf_logger_enabled = ggmlviz_vk_wanted() || getenv("GGML_VK_PERF_LOGGER") != nullptr;',
              'where the perf logger is turned on (vk_perf_logger_enabled = getenv("GGML_VK_PERF_LOGGER") '
              '!= nullptr;)'),
+        # Room for a start stamp in every command buffer besides each node's end: the pool
+        # holds 2 * n_nodes + 1 queries at least, all reset and all readable (the backend's
+        # own logger wrote n_nodes + 1 at most: a buffer's start stamped beyond that spilt
+        # the GPU's wait for the host into the buffer's first node, tests/llama-tools-vulkan.py 9)
+        Edit(vk, r'if \(ctx->num_queries < cgraph->n_nodes \+ 1\) \{',
+             'if (ctx->num_queries < 2 * cgraph->n_nodes + 1) { // libggmlviz: room for the buffers\' starts',
+             'where the query pool is made again for a larger graph (if (ctx->num_queries < '
+             'cgraph->n_nodes + 1) {)'),
+        Edit(vk, r'query_create_info\.queryCount = cgraph->n_nodes \+ 100;',
+             'query_create_info.queryCount = 2 * cgraph->n_nodes + 100;',
+             'where the query pool is sized (query_create_info.queryCount = cgraph->n_nodes + 100;)'),
+        Edit(vk, r'resetQueryPool\(ctx->query_pool, 0, cgraph->n_nodes ?\+ ?1\)',
+             'resetQueryPool(ctx->query_pool, 0, ctx->num_queries)',
+             'where the queries are reset (resetQueryPool(ctx->query_pool, 0, cgraph->n_nodes+1))'),
+        Edit(vk, r'std::vector<uint64_t> timestamps\(cgraph->n_nodes \+ 1\);\n'
+                 r'([ \t]*VK_CHECK\(ctx->device->device\.getQueryPoolResults\(ctx->query_pool, 0, ctx->query_idx, )'
+                 r'\(cgraph->n_nodes \+ 1\)\*sizeof\(uint64_t\)',
+             r'std::vector<uint64_t> timestamps(ctx->num_queries);\n\1ctx->num_queries * sizeof(uint64_t)',
+             'where the queries are read (std::vector<uint64_t> timestamps(cgraph->n_nodes + 1); '
+             'VK_CHECK(ctx->device->device.getQueryPoolResults(ctx->query_pool, 0, ctx->query_idx, '
+             '(cgraph->n_nodes + 1)*sizeof(uint64_t), ...)'),
         # Each node's timestamps in its own command buffer (ggmlviz-vulkan.h): where a buffer
         # begins, its start; the node's end before the submit that may end the buffer
         Edit(vk, r'(?m)^([ \t]*)vk_context compute_ctx = ggml_vk_get_compute_ctx\(ctx\);\n'
                  r'(?=\n[ \t]*\{\n[ \t]*// This logic detects dependencies between )',
              r'\1vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx);\n'
              r'\1if (vk_perf_logger_enabled && !vk_perf_logger_concurrent) {\n'
-             r'\1    ggmlviz_vk_node_begins(ctx, compute_ctx, node_idx);\n\1}\n',
+             r'\1    ggmlviz_vk_node_begins(ctx, compute_ctx, node_idx, cgraph->n_nodes);\n\1}\n',
              'where a node\'s recording begins (vk_context compute_ctx = ggml_vk_get_compute_ctx(ctx); '
              '{ // This logic detects dependencies between ...)'),
         Edit(vk, r'(?m)^([ \t]*)(if \(submit \|\| last_node\) \{\n[ \t]*ggml_vk_ctx_end\(compute_ctx\);\n)',
