@@ -62,6 +62,7 @@ static const struct example {
 	{ "describe_once", "no", "0", 0, "0", "x", 1 },
 	{ "nvtx", "2", "2", 1, "1", "3", 1 },
 	{ "overflow", "block", "block", GGMLVIZ_OVERFLOW_BLOCK, "block", "wait", 1 },
+	{ "rotate", "256m:8", "256M:8", NO_INT, NULL, "1M:x", 0 },
 };
 #define N_EXAMPLES (sizeof examples / sizeof examples[0])
 

@@ -222,6 +222,39 @@ if src:
     ok(rc == 0 and len(t) >= 2 and counts[0] < counts[-1] == steps and 'replayed at 0.05x' in t[0][0],
        'top --replay 0.05: the trace played slower than it ran, to its end', (rc, err, counts))
 
+# ---- a trace in segments (GGML_VIZ_ROTATE), followed as the tracer rotates it ----
+example = os.path.join(BUILD, 'examples', 'ggml_transformer')
+segs = os.path.join(TMP, 'segments.ggmlviz')
+if not os.access(example, os.X_OK):
+    skip('top follows a rotated trace from segment to segment', 'no examples/ggml_transformer here')
+else:
+    w = subprocess.Popen([example, '-s', '500', '-o', segs], env=dict(os.environ, GGML_VIZ_ROTATE='64K'),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: os.path.exists(segs) or w.poll() is not None)
+    p = subprocess.Popen([G, 'top', '--batch', '1', segs], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    _, werr = w.communicate(timeout=120)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    t = tables(out)
+    rc, sout, _ = run(G, 'stats', '--top', '50', segs)
+    rows = sout.split('\nOP ', 1)[-1].split('\nTOTAL', 1)[0].splitlines()[1:]  # (run start) aside
+    whole = {f[0]: int(f[1]) for f in (line.split() for line in rows)
+             if len(f) > 2 and f[1].isdigit() and not f[0].startswith('(')}
+    last = {k: v[0] for k, v in op_rows(t[-1]).items()} if t else {}
+    n_segs = len([n for n in os.listdir(TMP) if n.startswith('segments.ggmlviz.')])
+    ok(w.returncode == 0 and p.returncode == 0 and n_segs >= 5 and len(t) >= 2 and
+       not any('read again' in x[0] for x in t) and ': ended' in t[-1][0] and
+       whole.get('MUL_MAT') and last.get('MUL_MAT') == whole['MUL_MAT'] and
+       last == {k: v for k, v in whole.items() if k in last},
+       'top follows a trace the tracer rotates (GGML_VIZ_ROTATE=64K, %d segments) from segment to '
+       'segment, never from a start again: its last table counts the ops stats counts over all '
+       'of them' % n_segs, (w.returncode, werr[-300:], p.returncode, err[-300:],
+                            [x[0] for x in t], last, whole))
+
 # ---- memory: flat while following a trace of a few hundred MB being written ----
 big = os.path.join(TMP, 'big.ggmlviz')
 rc, _, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), '--size-mb', '300', big)

@@ -360,8 +360,31 @@ enum ggmlviz_meta_kind {
 	 * whose threads waited for CPUs that other work held.
 	 */
 	GGMLVIZ_META_USAGE = 16,
+	/**
+	 * This file is one segment of a rotated trace (ggmlviz_setting_set(3)
+	 * "rotate", GGML_VIZ_ROTATE): the first record after the header of
+	 * every segment. key = the segment's number (1 for the first, one more
+	 * for each segment after it), value = the byte offset of the first
+	 * record the segment does not repeat: the records before it (PROCESS,
+	 * PEAK, SAMPLE, CLOCK, USAGE and the names given so far: OP_NAME,
+	 * THREAD_NAME, BACKEND_NAME, DEVICE, THREADS, RPC_CONNECTION) repeat
+	 * what the segments before said, so that a segment read alone is a
+	 * whole trace, and a reader of the segments in a row skips them;
+	 * value2 = the trace's id, the same in each of its segments; label =
+	 * the trace's name (GGML_VIZ_OUTPUT), as the segments were named after
+	 * it.
+	 */
+	GGMLVIZ_META_SEGMENT = 17,
+	/**
+	 * The segment ends here, and the trace goes on in the next one: the
+	 * last record of a segment that another followed. key = the next
+	 * segment's number, value = events written so far in the session (in
+	 * all its segments, as TRACE_END's), value2 = events dropped so far;
+	 * no label.
+	 */
+	GGMLVIZ_META_SEGMENT_END = 18,
 	/*
-	 * 17 to 23 are not used by this library.
+	 * 19 to 23 are not used by this library.
 	 */
 	/**
 	 * A connection of GGML's RPC protocol, written once per session by the

@@ -56,6 +56,9 @@ struct ggmlviz_reader;
  * its end into memory instead; ggmlviz_reader_refresh() then returns
  * -ENOTSUP.
  *
+ * The name of a rotated trace (GGML_VIZ_ROTATE) reads the segments kept,
+ * in a row, as one trace (ggmlviz_reader_segments()).
+ *
  * @param path the file to read.
  * @param out receives the new reader; the caller frees it with
  *        ggmlviz_reader_close(). Set to NULL on failure.
@@ -67,6 +70,27 @@ struct ggmlviz_reader;
  *         -EACCES, -EISDIR, ...).
  */
 int ggmlviz_reader_open(const char *path, struct ggmlviz_reader **out);
+
+/**
+ * @brief Opens a trace from a file the caller opened, knowing its name.
+ *
+ * As ggmlviz_reader_open(), for a file the caller opened (and checked:
+ * a program that must never wait on a FIFO opens with O_NONBLOCK and
+ * looks with fstat() first). The reader reads a duplicate of @p fd (the
+ * caller keeps @p fd, and closes it when it will). Where @p name is the
+ * file's name and the file is the live segment of a rotated trace, the
+ * reader finds the trace's other segments by that name (each opened
+ * without waiting, regular files only), as ggmlviz_reader_open() of the
+ * name does.
+ *
+ * @param fd an open descriptor of the trace, readable.
+ * @param name the trace's name, or NULL: the file is read alone.
+ * @param out receives the new reader; the caller frees it with
+ *        ggmlviz_reader_close(). Set to NULL on failure.
+ * @return 0 on success; the codes of ggmlviz_reader_open(); -EBADF if
+ *         @p fd is not an open descriptor.
+ */
+int ggmlviz_reader_open_fd(int fd, const char *name, struct ggmlviz_reader **out);
 
 /**
  * @brief Opens a trace held in memory.
@@ -171,6 +195,37 @@ int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t si
  *         last ggmlviz_reader_refresh().
  */
 uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r);
+
+/**
+ * @brief Where a reader of a rotated trace stands (ggmlviz_reader_segments()).
+ *
+ * A trace written with GGML_VIZ_ROTATE is a row of segments: the live one
+ * at the trace's name, the ones that ended at NAME.1, NAME.2, ... (the
+ * oldest removed past the number kept). ggmlviz_reader_open() of the
+ * trace's name reads the segments still there in a row, as one trace.
+ */
+struct ggmlviz_segments {
+	uint32_t first;       /**< the number of the first segment read (1 unless the oldest were removed) */
+	uint32_t current;     /**< the number of the segment read now */
+	uint32_t missing;     /**< segments after the first that were removed before the reader reached them */
+	uint32_t replaced;    /**< 1: the trace's name holds another trace now (its writer began anew): no more of this one comes */
+	uint32_t reserved[4]; /**< zero; room for what later versions say */
+};
+
+/**
+ * @brief Whether the reader reads a rotated trace's segments in a row, and
+ * which.
+ *
+ * A segment opened by its own name (NAME.3), a trace that does not rotate
+ * and a reader on memory read one file: 0.
+ *
+ * @param r the reader.
+ * @param out receives the segments read, when the return is 1 (zeroed
+ *        when it is 0).
+ * @return 1 if @p r reads a rotated trace's segments in a row; 0 if it
+ *         reads one file; -EINVAL if @p r or @p out is NULL.
+ */
+int ggmlviz_reader_segments(const struct ggmlviz_reader *r, struct ggmlviz_segments *out);
 
 /**
  * @brief Name of an op type, from the trace's OP_NAME records read so far.

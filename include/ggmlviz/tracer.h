@@ -404,7 +404,9 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * GGML_VIZ_CPU_SHARES, GGML_VIZ_DESCRIBE_ONCE, GGML_VIZ_NVTX (0, 1 or 2)
  * and GGML_VIZ_OVERFLOW (drop or block; each described at its member of
  * struct ggmlviz_config), and those of the settings added since 0.2, which
- * have no member: they are set in the tracer's own settings, as
+ * have no member (GGML_VIZ_ROTATE=SIZE[:KEEP]: the trace in segments of
+ * SIZE bytes at most, the newest KEEP kept, ggmlviz_config_init(3)):
+ * they are set in the tracer's own settings, as
  * ggmlviz_setting_set() sets them (refused while tracing is active). Three more are
  * read by the session, not here, when it loads CUPTI, as debugging and
  * measuring aids: GGML_VIZ_CUPTI_LOG=FILE writes every kernel, copy, set

@@ -13,6 +13,7 @@
 
 #include <ggmlviz/reader.h>
 
+#include "chain.h"
 #include "format/frame.h"
 #include "names.h"
 #include "reader.h"
@@ -30,8 +31,12 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 
 	if (r->error)
 		return r->error;
-	if (r->pos == r->size)
-		return 0;
+	if (r->pos == r->size) {
+		int rc = r->chain ? ggmlviz__chain_next(r) : 0;
+
+		if (rc <= 0 || r->pos == r->size)
+			return rc < 0 ? (r->error = rc) : 0;
+	}
 	n = ggmlviz_decode_record(r->data + r->pos, r->size - r->pos, ev);
 	if (atomic_load_explicit(&r->shrunk, memory_order_relaxed)) {
 		r->error = -ESTALE; /* what was decoded may be zeros, not the file */
@@ -51,6 +56,8 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 	r->pos += (uint64_t)n;
 	if (r->pos >= r->release_at)
 		ggmlviz__window_release(r, ev->offset);
+	ggmlviz__chain_saw(r, ev);
+	ev->offset += r->base; /* in the segments read in a row */
 	return 1;
 }
 

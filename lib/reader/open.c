@@ -19,6 +19,7 @@
 #include <ggmlviz/reader.h>
 
 #include "format/record.h"
+#include "chain.h"
 #include "names.h"
 #include "pairing-open.h"
 #include "reader.h"
@@ -58,6 +59,7 @@ void ggmlviz_reader_close(struct ggmlviz_reader *r)
 	ggmlviz__window_unmap_all(r);
 	if (r->fd >= 0)
 		close(r->fd);
+	ggmlviz__chain_free(r);
 	ggmlviz__names_release(r);
 	ggmlviz_pairing_free(r->pairing);
 	free(r);
@@ -133,6 +135,31 @@ int ggmlviz_reader_open(const char *path, struct ggmlviz_reader **out)
 		return -ENOMEM;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	rc = r->fd < 0 ? -errno : open_fd(r);
+	if (rc == 0 && check_header(r->data, r->size) == 0)
+		rc = ggmlviz__chain_open(r, path); /* a rotated trace: from its oldest segment */
+	if (rc < 0) {
+		ggmlviz_reader_close(r);
+		return rc;
+	}
+	return reader_start(r, r->data, r->size, out);
+}
+
+int ggmlviz_reader_open_fd(int fd, const char *name, struct ggmlviz_reader **out)
+{
+	struct ggmlviz_reader *r;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out)
+		return -EINVAL;
+	r = reader_new();
+	if (!r)
+		return -ENOMEM;
+	r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	rc = r->fd < 0 ? -errno : open_fd(r);
+	if (rc == 0 && name && check_header(r->data, r->size) == 0)
+		rc = ggmlviz__chain_open(r, name);
 	if (rc < 0) {
 		ggmlviz_reader_close(r);
 		return rc;
@@ -172,6 +199,8 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
 
 void ggmlviz_reader_rewind(struct ggmlviz_reader *r)
 {
+	if (r->chain && ggmlviz__chain_rewind(r) < 0)
+		r->error = -EIO; /* the oldest segment could not be read again */
 	r->pos = GGMLVIZ_HEADER_SIZE;
 	if (r->error == GGMLVIZ_ECORRUPT)
 		r->error = 0; /* it is found again at the same place */
@@ -181,10 +210,10 @@ void ggmlviz_reader_rewind(struct ggmlviz_reader *r)
 
 uint64_t ggmlviz_reader_offset(const struct ggmlviz_reader *r)
 {
-	return r->pos;
+	return r->base + r->pos;
 }
 
 uint64_t ggmlviz_reader_size(const struct ggmlviz_reader *r)
 {
-	return r->size;
+	return r->base + r->size;
 }

@@ -16,6 +16,8 @@
 
 #include "util/map.h"
 
+struct ggmlviz__chain;
+
 /* A mapping of the file kept alive until close, so old labels stay valid. */
 struct ggmlviz__window {
 	struct ggmlviz__window *older;
@@ -52,6 +54,8 @@ struct ggmlviz_reader {
 	uint64_t release_from;          /* pages below this offset were given back */
 	uint64_t release_at;            /* give pages back when pos reaches this */
 	int spooled;                    /* fd is a copy of a stream (spool.h): nothing more comes */
+	struct ggmlviz__chain *chain;   /* a rotated trace's segments read in a row, or NULL */
+	uint64_t base;                  /* the bytes of the segments read before this one */
 
 	struct ggmlviz__map names[GGMLVIZ__NAMES_COUNT]; /* key -> struct ggmlviz__name * */
 	struct ggmlviz__name *replaced;                  /* older names, freed at close */

@@ -281,6 +281,11 @@ static void print_status(struct cli_out *o, const struct cli_input *in, const st
 				    PRIu64 "): the rings were saved, %" PRIu64 " events written, %"
 				    PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",
 				    in->crash_signal, in->end_offset, in->end_written, in->end_dropped);
+	} else if (in->segment_next) {
+		cli_out_printf(o, "status:     a segment of a rotated trace, whole: the trace goes on in"
+				    " segment %" PRIu64 " (%" PRIu64 " events written, %" PRIu64
+				    " dropped by then); the trace's name reads its segments as one\n",
+				    in->segment_next, in->end_written, in->end_dropped);
 	} else if (in->records && !info->types[GGMLVIZ_EVENT_META]) {
 		cli_out_str(o, "status:     whole, from a writer that never ends its traces (no META"
 				 " record at all, as the original ggml-viz wrote them): whether it is"
@@ -681,11 +686,29 @@ static void print_memory(struct cli_out *o, const struct info *info)
 	cli_mem_devices_text(o, &info->mem, "  ");
 }
 
+/* A rotated trace: the segments read, and those gone. */
+static void print_segments(struct cli_out *o, const struct cli_input *in)
+{
+	struct ggmlviz_segments s;
+
+	if (ggmlviz_reader_segments(in->r, &s) != 1)
+		return;
+	cli_out_printf(o, "segments:   %" PRIu32 " to %" PRIu32 " of a rotated trace (GGML_VIZ_ROTATE),"
+			    " read in a row", s.first, s.current);
+	if (s.first > 1)
+		cli_out_printf(o, "; 1 to %" PRIu32 " removed before (the newest are kept)",
+			       s.first - 1);
+	if (s.missing)
+		cli_out_printf(o, "; %" PRIu32 " removed while read", s.missing);
+	cli_out_str(o, "\n");
+}
+
 static void print_info(struct cli_out *o, const struct info *info,
 		       const struct cli_input *in)
 {
 	cli_out_printf(o, "file:       %s (%" PRIu64 " bytes)\n", in->path,
 			    ggmlviz_reader_size(in->r));
+	print_segments(o, in);
 	cli_out_printf(o, "format:     GGMLVIZ version %u\n", GGMLVIZ_FORMAT_VERSION);
 	print_status(o, in, info);
 	cli_out_printf(o, "records:    %" PRIu64 "\n", in->records);

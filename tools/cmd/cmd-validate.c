@@ -77,6 +77,7 @@ static int judge(const struct cli_input *in, const struct verdict *v, bool quiet
 	int rc = in->error == GGMLVIZ_ETRUNCATED ? INCOMPLETE
 		 : in->error ? DAMAGED
 		 : (in->ended && v->trace_end_at == UINT64_MAX) || never_ended ? VALID
+		 : in->segment_next ? VALID
 		 : INCOMPLETE;
 
 	if (quiet)
@@ -100,6 +101,10 @@ static int judge(const struct cli_input *in, const struct verdict *v, bool quiet
 		printf("valid, from a writer that never ends its traces (%" PRIu64 " whole records,"
 		       " no META record at all, as the original ggml-viz wrote them): whether it is"
 		       " complete cannot be told\n", in->records);
+	} else if (in->segment_next) {
+		printf("valid, a segment of a rotated trace, whole (%" PRIu64 " records): the trace goes"
+		       " on in segment %" PRIu64 "; its name reads the segments kept as one\n",
+		       in->records, in->segment_next);
 	} else if (in->crashed) {
 		printf("valid, ended by a crash (%s; CRASH at byte %" PRIu64 "): %" PRIu64
 		       " events saved, %" PRIu64 " dropped\n", in->crash_name[0] ? in->crash_name : "?",

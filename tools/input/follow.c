@@ -2,11 +2,14 @@
  * A trace followed as it is written (see input.h, struct cli_follow): what
  * top and serve read at each refresh. The reader maps the file as it
  * grows and lets go of what was read, so that a follower's memory stays
- * flat however long the trace runs; a file replaced at its name (rotated,
- * rewritten by rename), shrunk or removed is told, and read again from its
- * start when it can be: a regular file only, opened without waiting, so
- * that a FIFO put at the name (whose open(2) waits for a writer) or a
- * device (/dev/zero, read without end) never holds the follower.
+ * flat however long the trace runs; a file replaced at its name (rotated
+ * by logrotate, rewritten by rename, a new run's), shrunk or removed is
+ * told, and read again from its start when it can be: a regular file
+ * only, opened without waiting, so that a FIFO put at the name (whose
+ * open(2) waits for a writer) or a device (/dev/zero, read without end)
+ * never holds the follower. A trace the tracer writes in segments
+ * (GGML_VIZ_ROTATE) is read on from segment to segment by the reader
+ * itself: only another trace at its name is read again from its start.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,7 +68,6 @@ int cli_follow_open(struct cli_follow *f, const char *path)
 int cli_follow_open_file(struct cli_follow *f, const char *path)
 {
 	struct stat st;
-	char self[32];
 	int rc, fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO's open() would wait */
 
 	f->path = path, f->copied = false, f->r = NULL;
@@ -76,9 +78,9 @@ int cli_follow_open_file(struct cli_follow *f, const char *path)
 		close(fd);
 		return opened(f, rc, NULL);
 	}
-	/* the reader opens the file checked, not what the name holds by then */
-	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	rc = ggmlviz_reader_open(access(self, R_OK) == 0 ? self : path, &f->r);
+	/* the reader reads the file checked, not what the name holds by then; a rotated
+	 * trace's other segments it opens as checked (regular files, without waiting) */
+	rc = ggmlviz_reader_open_fd(fd, path, &f->r);
 	close(fd);
 	return opened(f, rc, &st);
 }
@@ -125,13 +127,26 @@ static bool replaced(struct cli_follow *f)
 	return st.st_dev != f->dev || st.st_ino != f->ino;
 }
 
+/* A rotated trace read in a row: 1, with whether another trace took its name in *other. */
+static int rotating(const struct cli_follow *f, bool *other)
+{
+	struct ggmlviz_segments s;
+
+	if (ggmlviz_reader_segments(f->r, &s) != 1)
+		return 0;
+	*other = s.replaced;
+	return 1;
+}
+
 int cli_follow_refresh(struct cli_follow *f)
 {
+	bool other = false;
 	int rc;
 
 	if (!f->r)
 		return reopen(f, "the file went away");
-	if (f->ino && replaced(f))
+	/* a rotated trace's next segment takes its name: the reader moves on to it by itself */
+	if (rotating(f, &other) ? other : f->ino && replaced(f))
 		return reopen(f, "a new file at its name");
 	rc = ggmlviz_reader_refresh(f->r);
 	if (rc > 0)

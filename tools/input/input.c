@@ -65,9 +65,21 @@ int cli_input_open(struct cli_input *in, const char *cmd, const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
+/* A rotated trace whose segments were removed while read: said, once a pass (cli_error). */
+static void say_segments_missing(const struct cli_input *in)
+{
+	struct ggmlviz_segments s;
+
+	if (ggmlviz_reader_segments(in->r, &s) == 1 && s.missing)
+		cli_error("%s: %" PRIu32 " segment%s of the trace removed while read (GGML_VIZ_ROTATE "
+			  "keeps the newest): what follows them was read on", in->path, s.missing,
+			  s.missing == 1 ? "" : "s");
+}
+
 /* Ends the reading with rc (0 at a clean end). */
 static int stop(struct cli_input *in, int rc)
 {
+	say_segments_missing(in);
 	if (rc < 0 && !in->error) {
 		in->error = rc;
 		in->error_offset = ggmlviz_reader_offset(in->r);
@@ -87,6 +99,10 @@ static void note_trace_end(struct cli_input *in, const struct ggmlviz_event *ev)
 
 	in->ended = meta && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
 	in->crashed = meta && ev->data.meta.kind == GGMLVIZ_META_CRASH;
+	in->segment_next = meta && ev->data.meta.kind == GGMLVIZ_META_SEGMENT_END ?
+		ev->data.meta.key : 0;
+	if (in->segment_next)
+		in->end_written = ev->data.meta.value, in->end_dropped = ev->data.meta.value2;
 	if (!in->ended && !in->crashed)
 		return;
 	in->end_written = ev->data.meta.value;

@@ -50,6 +50,7 @@ struct cli_input {
 	uint64_t records;      /* delivered so far */
 	bool ended;            /* the last record delivered is a TRACE_END */
 	bool crashed;          /* ... or a CRASH: the program died of crash_signal */
+	uint64_t segment_next; /* ... or a SEGMENT_END: a rotated trace's segment, read alone, that this one follows */
 	uint64_t end_written, end_dropped, end_offset; /* of the last TRACE_END or CRASH */
 	uint64_t crash_signal;
 	char crash_name[16];   /* the signal's name, from the CRASH record */

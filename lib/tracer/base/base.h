@@ -12,7 +12,8 @@
  *              gpu_runs (nodes.c, as GPU runs begin);
  *   gpu/       lost (records the GPU's profiler dropped), the gpu hooks;
  *   producer/nvtx.c  nvtx_used, once a session began NVTX ranges;
- *   writer/    ended (max_events reached), ring_mapped as it grows rings;
+ *   writer/    ended (max_events reached), ring_mapped as it grows rings,
+ *              segments (a rotated trace's);
  *   anyone     reads it; the set-once members after the mask opens.
  *
  * SPDX-License-Identifier: MIT
@@ -65,6 +66,12 @@ struct ggmlviz__state {
 	_Atomic uint64_t mismatches; /* runs whose ticks did not match their nodes */
 	_Atomic uint64_t shares_unasked; /* nodes the CPU backend measured that no run asked about */
 	_Atomic int ended;      /* recording ended on its own (max_events): not active */
+	/*
+	 * Segments a rotated trace began after its first (writer/rotate.c): a
+	 * set of descriptions written before the last one began is not in the
+	 * file written now (ggmlviz__written_now()).
+	 */
+	_Atomic uint64_t segments;
 	_Atomic uint64_t ring_mapped;      /* bytes of ring buffers mapped now */
 	_Atomic uint64_t ring_mapped_peak; /* the most since the session started */
 	/* Called on a thread that ends while its ring exists (records THREAD_FREE). */

@@ -172,7 +172,8 @@ static int tracer_writes_kind(uint32_t kind)
 	       kind == GGMLVIZ_META_TRACE_END || kind == GGMLVIZ_META_CRASH ||
 	       kind == GGMLVIZ_META_GPU || kind == GGMLVIZ_META_SHARES ||
 	       kind == GGMLVIZ_META_CLOCK || kind == GGMLVIZ_META_GPU_WINDOW ||
-	       kind == GGMLVIZ_META_USAGE;
+	       kind == GGMLVIZ_META_USAGE || kind == GGMLVIZ_META_SEGMENT ||
+	       kind == GGMLVIZ_META_SEGMENT_END;
 }
 
 static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,

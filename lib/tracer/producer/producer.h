@@ -93,8 +93,10 @@ extern _Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("i
 /*
  * A set of descriptions (or of shares) written once and referred to later
  * stands on the session, the thread's ring and the losses when it was
- * written: while the three are unchanged, no record of the thread was
- * lost since, so the set is still in the trace. All zero: not written.
+ * written (with the segments a rotated trace began: a new segment holds
+ * no set of the one before): while the three are unchanged, no record of
+ * the thread was lost since, so the set is still in the file written now.
+ * All zero: not written.
  */
 struct ggmlviz__written {
 	uint64_t session;
@@ -113,7 +115,8 @@ static inline struct ggmlviz__written ggmlviz__written_now(uint64_t session)
 		session, ring,
 		atomic_load_explicit(&ring->dropped, memory_order_relaxed) +
 			atomic_load_explicit(&ring->discarded, memory_order_relaxed) +
-			atomic_load_explicit(&ggmlviz__state.lost, memory_order_relaxed)
+			atomic_load_explicit(&ggmlviz__state.lost, memory_order_relaxed) +
+			atomic_load_explicit(&ggmlviz__state.segments, memory_order_acquire)
 	};
 }
 

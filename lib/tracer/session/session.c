@@ -257,13 +257,15 @@ static const struct ggmlviz__sample_figures *sampling(const struct ggmlviz_confi
 	return f;
 }
 
-static int open_session(const struct ggmlviz_config *cfg, const char *path)
+static int open_session(const struct ggmlviz__settings *s, const char *path)
 {
+	const struct ggmlviz_config *cfg = &s->cfg;
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
-					  ggmlviz__os_gettid(), sink, NULL, 0, NULL, NULL };
+					  ggmlviz__os_gettid(), sink, NULL, 0, NULL, NULL,
+					  s->rotate.bytes, s->rotate.keep };
 	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
-	char gpu_note[320];
+	char gpu_note[320], limit[96];
 	unsigned nvtx;
 	int rc;
 
@@ -295,12 +297,16 @@ static int open_session(const struct ggmlviz_config *cfg, const char *path)
 		ggmlviz__log(&sink, GGMLVIZ_LOG_INFO, "no crash handler: the rings are lost on a crash");
 	memset(&last_stats, 0, sizeof last_stats);
 	atomic_fetch_add(&ggmlviz__state.session, 1);
+	if (s->rotate.bytes)
+		snprintf(limit, sizeof limit, "in segments of %" PRIu64 " bytes, the newest %" PRIu32
+			 " kept (0: all)", s->rotate.bytes, s->rotate.keep);
+	else
+		snprintf(limit, sizeof limit, "max %" PRIu64 " events", cfg->max_events);
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "tracing to %s (ring %" PRIu32 " events per thread, up to %" PRIu64
-		     " when busy, flush every %" PRIu32 " ms, max %" PRIu64
-		     " events; timestamps from %s)", path, cfg->buffer_events,
-		     ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES, cfg->flush_interval_ms,
-		     cfg->max_events, ggmlviz__clock_name());
+		     " when busy, flush every %" PRIu32 " ms, %s; timestamps from %s)", path,
+		     cfg->buffer_events, ggmlviz__state.ring_max_bytes / GGMLVIZ__EVENT_BYTES,
+		     cfg->flush_interval_ms, limit, ggmlviz__clock_name());
 	nvtx = ggmlviz__nvtx_open(cfg->nvtx, &sink); /* where a tool is attached, once a process */
 	ggmlviz__mask_set(mask_for(cfg) | nvtx);
 	return 0;
@@ -322,7 +328,7 @@ static int start_locked(const struct ggmlviz__settings *s)
 	path = expand_path(s->cfg.output);
 	if (!path)
 		return -ENOMEM;
-	rc = open_session(&s->cfg, path);
+	rc = open_session(s, path);
 	free(path);
 	if (rc == 0)
 		ggmlviz__settings_say(s, &sink);

@@ -115,6 +115,10 @@ static const struct ggmlviz__setting rows[] = {
 	  .refusal = "is not 0 (no NVTX ranges), 1 (steps, graphs and runs) or 2 (and ops)" },
 	{ "overflow", "GGML_VIZ_OVERFLOW", .kind = &ggmlviz__kind_choice, CONFIG(overflow),
 	  .def = "drop", .choices = overflow_words, .refusal = "is not drop or block" },
+	{ "rotate", "GGML_VIZ_ROTATE", .kind = &ggmlviz__kind_rotate, LATER(rotate),
+	  .unset = "one file", .min = GGMLVIZ__ROTATE_MIN_BYTES, .max = GGMLVIZ__ROTATE_MAX_KEEP,
+	  .refusal = "is not SIZE[:KEEP], segments of SIZE bytes (K, M, G or T: KiB to TiB) from "
+		     "{min} on, the newest KEEP (0 to {max}) kept: 256M:8" },
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])

@@ -29,9 +29,18 @@
  * below it, with its row (LATER(member) in settings.c), and needs no
  * change to any public header.
  */
+/* GGML_VIZ_ROTATE (kind-rotate.c): segments of bytes at most, the newest keep kept (0: all). */
+struct ggmlviz__rotate {
+	uint64_t bytes; /* 0: no rotation */
+	uint32_t keep;
+};
+#define GGMLVIZ__ROTATE_MIN_BYTES ((uint64_t)64 << 10) /* a segment holds more than its start */
+#define GGMLVIZ__ROTATE_MAX_KEEP 1000000u
+
 struct ggmlviz__settings {
 	struct ggmlviz_config cfg; /* the settings of 0.2, as a config holds them */
 	/* settings added since 0.2: */
+	struct ggmlviz__rotate rotate;
 };
 
 struct ggmlviz__setting;
@@ -98,6 +107,7 @@ extern const struct ggmlviz__setting_kind ggmlviz__kind_choice;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_number;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_text;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_ratio;
+extern const struct ggmlviz__setting_kind ggmlviz__kind_rotate; /* kind-rotate.c */
 extern const struct ggmlviz__choice ggmlviz__bool_words[];
 
 /* The rows (settings.c). */

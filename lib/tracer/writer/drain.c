@@ -167,11 +167,12 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	uint64_t limit = allowance(w, *planned);
 	struct ggmlviz__scan kept, thrown = { 0, 0, 0 };
-	uint64_t cut = ggmlviz__span_scan(r, tail, p->head, limit, max_bytes, 1, &kept);
+	uint64_t cut = ggmlviz__span_scan(r, tail, p->head, limit, max_bytes, 1, &kept,
+					  w->keeping ? w : NULL);
 
 	/* stopped by max_bytes: the rest is the next batch's; by max_events: thrown away */
 	p->upto = cut < p->head && kept.events < limit ? cut : p->head;
-	ggmlviz__span_scan(r, cut, p->upto, UINT64_MAX, UINT64_MAX, 0, &thrown);
+	ggmlviz__span_scan(r, cut, p->upto, UINT64_MAX, UINT64_MAX, 0, &thrown, NULL);
 	p->cut = cut;
 	p->events = p->written = kept.events;
 	p->notes = p->notes_written = kept.notes;
@@ -221,6 +222,8 @@ static void retire(struct ggmlviz__writer *w, struct ggmlviz__ring *r)
 	w->retired.dropped += atomic_load(&r->dropped) + atomic_load(&r->discarded);
 	w->retired.labels_truncated += atomic_load(&r->labels_truncated);
 	w->retired.threads += atomic_load(&r->emitted) > 0;
+	if (w->keeping) /* its name is no segment's business any more */
+		ggmlviz__kept_forget(&w->kept, GGMLVIZ_META_THREAD_NAME, r->tid);
 	ggmlviz__registry_release(r);
 }
 
@@ -257,6 +260,12 @@ static void note_losses(struct ggmlviz__writer *w, size_t first, size_t end, int
 		ggmlviz__records_drop_noted(&w->pass[i]);
 }
 
+/* The most bytes of the writer's own records a batch from pass ring first on adds. */
+static uint64_t writer_bytes(const struct ggmlviz__writer *w, size_t first)
+{
+	return META_NOTE + (w->n_pass - first) * META_PER_RING + GGMLVIZ_RECORD_SIZE;
+}
+
 /*
  * Plans, writes and settles a batch of about BATCH_BYTES, from pass ring
  * first on (a busy ring's records may take several batches); returns the
@@ -264,7 +273,8 @@ static void note_losses(struct ggmlviz__writer *w, size_t first, size_t end, int
  */
 static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 {
-	uint64_t planned = 0, bytes = 0;
+	uint64_t planned = 0, bytes = 0, room = ggmlviz__rotate_room(w, writer_bytes(w, first));
+	uint64_t most = room < BATCH_BYTES ? room : BATCH_BYTES; /* a rotated trace's segment ends */
 	size_t end = first;
 	int meta_ok = 1, rc;
 
@@ -272,9 +282,9 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	w->meta_len = 0;
 	w->meta_records = 0;
 	ggmlviz__records_gpu_note(w);
-	while (end < w->n_pass && bytes < BATCH_BYTES &&
+	while (end < w->n_pass && bytes < most &&
 	       (end == first || ring_done(&w->pass[end - 1])))
-		bytes += plan_ring(w, &w->pass[end++], final, &planned, BATCH_BYTES - bytes);
+		bytes += plan_ring(w, &w->pass[end++], final, &planned, most - bytes);
 	/* not from a crash handler (getrusage(2) is no promise there); not into the end's room */
 	if (first == 0 && planned && !final && !w->room_end)
 		ggmlviz__records_usage(w);
@@ -308,14 +318,21 @@ static void note_alone(struct ggmlviz__writer *w)
 	atomic_fetch_add_explicit(&w->meta_written, w->meta_records, memory_order_relaxed);
 }
 
-/* The pass's core: every ring of w->pass, batch after batch. */
+/*
+ * The pass's core: every ring of w->pass, batch after batch; in a rotated
+ * trace (not a crash handler's pass), a new segment begun before a batch
+ * where the segment is full.
+ */
 static void drain_rings(struct ggmlviz__writer *w, int final)
 {
 	ggmlviz__clock_calibrate(); /* after the heads: every stamp drained is older */
 	if (w->n_pass == 0)
 		note_alone(w);
-	for (size_t first = 0; first < w->n_pass;)
+	for (size_t first = 0; first < w->n_pass;) {
+		if (w->keeping)
+			ggmlviz__rotate_if_full(w, writer_bytes(w, first));
 		first = drain_batch(w, first, final);
+	}
 }
 
 size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
@@ -351,6 +368,7 @@ static void snapshot_unlocked(struct ggmlviz__writer *w)
 
 void ggmlviz__drain_unlocked(struct ggmlviz__writer *w)
 {
+	w->keeping = 0; /* a crash handler's: no allocation, no new segment */
 	/* a ring that moved to a larger buffer takes a second look */
 	for (int look_again = 2; look_again-- > 0;) {
 		snapshot_unlocked(w);

@@ -19,10 +19,12 @@
  * `error` and `retired` through ggmlviz__writer_figures(). Of a ring, the
  * writer writes the Consumer fields and the handed-over ones (ring.h).
  *
- * The files, bottom to top: output.c (the file), span.c and anon.c (a
- * ring's records on their way), records.c (the writer's own records),
- * salvage.c (a failed batch), grow.c (rings that grow), pace.c (when to
- * drain), drain.c (a pass), crash.c (the last pass), writer.c (the thread).
+ * The files, bottom to top: output.c and path.c (the file), kept.c (the
+ * names a segment repeats), span.c and anon.c (a ring's records on their
+ * way), records.c (the writer's own records), rotate.c (a trace in
+ * segments), salvage.c (a failed batch), grow.c (rings that grow), pace.c
+ * (when to drain), drain.c (a pass), crash.c (the last pass), writer.c
+ * (the thread).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -40,6 +42,7 @@
 #include "tracer/base/base.h"
 #include "tracer/producer/ring.h"
 #include "tracer/writer/writer.h"
+#include "util/map.h"
 
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
@@ -56,6 +59,22 @@ struct ggmlviz__pass_ring {
 	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
 	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
+};
+
+/*
+ * The names a trace has given so far, the latest record of each kind and
+ * key (kept.c), which each segment of a rotated trace says again at its
+ * start. The writer thread's alone.
+ */
+struct ggmlviz__kept {
+	struct ggmlviz__kept_rec {
+		uint8_t *rec;  /* a copy of the record; NULL: forgotten */
+		uint32_t size;
+	} *recs;
+	size_t n, cap, holes;       /* holes: forgotten ones among the n */
+	struct ggmlviz__map index; /* (kind, key) hashed -> position in recs + 1 */
+	uint64_t bytes;            /* the records' bytes, the forgotten ones' not */
+	int short_of_memory;       /* a name could not be kept: said once */
 };
 
 struct ggmlviz__writer {
@@ -96,11 +115,31 @@ struct ggmlviz__writer {
 	uint64_t usage_ns;     /* when the last META USAGE was written (monotonic) */
 	uint32_t start_tid;    /* the thread that started the session, PROCESS's */
 
-	/* The session's META GPU, written by the first batch. */
+	/* The session's META GPU, written by the first batch (of each segment). */
 	char gpu_note[320];
 	int gpu_recorded, gpu_note_due;
 	uint32_t gpu_tid;
 	uint64_t gpu_ts;
+
+	/* What the trace's start says, for each segment's start to say again (records.c). */
+	struct {
+		uint64_t pid;
+		char prog[256];
+		struct ggmlviz__peak_figures peak; /* threads 0: none */
+		char peak_how[160];
+		struct ggmlviz__sample_figures sample;
+		int has_sample;
+	} start;
+
+	/* A rotated trace (rotate.c): all 0 but while GGML_VIZ_ROTATE rotates this one. */
+	uint64_t rotate_bytes; /* a segment's most */
+	uint32_t rotate_keep;  /* segments kept, the live one among them (0: all) */
+	uint32_t segment;      /* the number of the segment written now (1, 2, ...) */
+	uint64_t trace_id;     /* SEGMENT's value2 */
+	char *path;            /* the trace's name: the live segment's; segment N once ended: NAME.N */
+	uint64_t retry_ns;     /* a new segment could not be made: not tried again before then */
+	struct ggmlviz__kept kept; /* the names given so far (kept.c) */
+	int keeping;           /* names pass into kept (not in a crash handler's pass) */
 };
 
 /*
@@ -146,6 +185,12 @@ int ggmlviz__output_keeping(struct ggmlviz__writer *w, struct iovec *iov, size_t
 #define GGMLVIZ__FIFO_WAIT_MS 2000u
 int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink);
 
+/*
+ * A new file made next to path, open for appending: the fd, or -errno;
+ * *name its name, which the caller frees with free().
+ */
+int ggmlviz__output_beside(const char *path, char **name);
+
 /* The file w->fd just opened: where the trace begins in it, and its kind; 0 or -errno. */
 int ggmlviz__output_start(struct ggmlviz__writer *w);
 
@@ -169,11 +214,12 @@ struct ggmlviz__scan {
  * event that would pass `limit` events, or before the record that would
  * pass `max_bytes` bytes (the first record is always passed). With
  * convert, each record's raw stamp becomes nanoseconds (clock.h), and its
- * addresses ids when the session anonymizes.
+ * addresses ids when the session anonymizes. With keep, the names among
+ * them are kept in keep->kept (kept.c).
  */
 uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
 			    uint64_t limit, uint64_t max_bytes, int convert,
-			    struct ggmlviz__scan *sc);
+			    struct ggmlviz__scan *sc, struct ggmlviz__writer *keep);
 
 /* Queues [from, to) of r in w's batch: one iovec, or two across the end. */
 void ggmlviz__span_add(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
@@ -193,11 +239,30 @@ uint32_t ggmlviz__anon_body(uint8_t *rec);
 /* ---- the writer's own records (records.c) ---- */
 
 /*
- * The header and this process's PROCESS record, starting the file; 0 or
- * -errno. The session's META GPU (whether GPU kernels are recorded) is
+ * What the trace's start says (the process, its peak, sampling, the
+ * session's META GPU), kept from the session's opts for each start:
+ * before ggmlviz__records_preamble() or ggmlviz__rotate_first().
+ */
+void ggmlviz__records_keep_start(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+
+/*
+ * The header and the trace's start (PROCESS first), starting the file; 0
+ * or -errno. The session's META GPU (whether GPU kernels are recorded) is
  * kept for the first batch (ggmlviz__records_gpu_note).
  */
-int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+int ggmlviz__records_preamble(struct ggmlviz__writer *w);
+
+/* The most the start of a trace takes, header aside: PROCESS, PEAK, SAMPLE, CLOCK, USAGE. */
+#define GGMLVIZ__START_MAX (4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160 + 160 + 256 + \
+			    GGMLVIZ_RECORD_SIZE)
+
+/*
+ * The records that start the trace and each of its segments after the
+ * header, from what the session's start said, stamped now, into buf (cap
+ * bytes, GGMLVIZ__START_MAX at least): their size; *metas says how many.
+ */
+uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t cap,
+				uint64_t now, uint64_t *metas);
 
 /* META GPU in the batch, once a session (the first batch that has room for it). */
 void ggmlviz__records_gpu_note(struct ggmlviz__writer *w);
@@ -326,5 +391,41 @@ void ggmlviz__drain_unlocked(struct ggmlviz__writer *w);
  * allocation, no stdio (munmap(2) of a ring's old buffer: a system call).
  */
 void ggmlviz__crash_save(struct ggmlviz__writer *w, int sig);
+
+/* ---- the names kept for each segment's start (kept.c) ---- */
+
+/* Whether the record whole at rec is a name that kept keeps (a META of those kinds). */
+int ggmlviz__kept_takes(const uint8_t *rec);
+/* A copy of the record at rec (size bytes) in k, in place of the one of its kind and key. */
+void ggmlviz__kept_add(struct ggmlviz__kept *k, const uint8_t *rec, uint32_t size,
+		       const struct ggmlviz__log_sink *sink);
+/* Forgets the name of kind and key (a thread gone). */
+void ggmlviz__kept_forget(struct ggmlviz__kept *k, uint32_t kind, uint64_t key);
+/* The kept records, one after the other, into buf (k->bytes of room); their count. */
+uint64_t ggmlviz__kept_copy(const struct ggmlviz__kept *k, uint8_t *buf);
+void ggmlviz__kept_free(struct ggmlviz__kept *k);
+
+/* ---- a trace in segments (rotate.c) ---- */
+
+/*
+ * Whether the trace at o->path rotates (o->rotate_bytes, and a file the
+ * writer made at a name: not a descriptor's, a FIFO or a device); said to
+ * the sink where rotation was asked for and cannot be. 0 or -ENOMEM.
+ */
+int ggmlviz__rotate_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+/* The first segment's start: the header, SEGMENT and the trace's start; 0 or -errno. */
+int ggmlviz__rotate_first(struct ggmlviz__writer *w);
+/*
+ * The bytes of records the next batch may take before the segment is full,
+ * the writer's own (at most reserve bytes) aside; UINT64_MAX when not
+ * rotating.
+ */
+uint64_t ggmlviz__rotate_room(const struct ggmlviz__writer *w, uint64_t reserve);
+/*
+ * Before a batch: where the segment is full, ends it (SEGMENT_END), names
+ * it NAME.N, begins the next at NAME and removes the segments past the
+ * newest rotate_keep. The writer thread's (never a crash handler's).
+ */
+void ggmlviz__rotate_if_full(struct ggmlviz__writer *w, uint64_t reserve);
 
 #endif /* GGMLVIZ_WRITER_INTERNAL_H */

@@ -248,3 +248,8 @@ int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink)
 		return open_link(path, sink);
 	return open_target(path, &st, 0, sink);
 }
+
+int ggmlviz__output_beside(const char *path, char **name)
+{
+	return create_beside(path, name);
+}

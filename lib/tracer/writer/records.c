@@ -78,50 +78,65 @@ static uint32_t clock_record(uint8_t *buf, size_t cap, uint64_t now, uint32_t ti
 				    (uint32_t)strnlen(how, sizeof how));
 }
 
-int ggmlviz__records_preamble(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
+void ggmlviz__records_keep_start(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
-	uint8_t buf[GGMLVIZ_HEADER_SIZE + 4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 256 + 160 + 160 +
-		    GGMLVIZ_RECORD_SIZE];
-	uint32_t usage;
-	const char *prog = ggmlviz__os_program_name();
-	uint32_t len = (uint32_t)strnlen(prog, 256);
-	uint64_t now = ggmlviz__now_ns();
 	const struct ggmlviz__peak_figures *pk = o->peak;
-	uint64_t metas = 2;
+
+	w->start.peak = pk && pk->threads ? *pk : (struct ggmlviz__peak_figures){ 0, 0, 0, NULL };
+	snprintf(w->start.peak_how, sizeof w->start.peak_how, "%s", pk && pk->how ? pk->how : "");
+	w->start.peak.how = w->start.peak_how;
+	w->start.has_sample = o->sample != NULL;
+	if (o->sample)
+		w->start.sample = *o->sample;
+	w->start.pid = (uint64_t)getpid();
+	snprintf(w->start.prog, sizeof w->start.prog, "%s", ggmlviz__os_program_name());
+	w->start_tid = o->tid;
+	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
+	w->gpu_recorded = o->gpu_recorded;
+	w->gpu_tid = o->tid;
+	w->usage_ns = ggmlviz__monotonic_ns();
+	w->gpu_ts = ggmlviz__now_ns(); /* the session's start, as PROCESS: before the thread's first event */
+	w->gpu_note_due = !w->rotate_bytes; /* a rotated trace's segments begin with it */
+}
+
+uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t cap,
+				uint64_t now, uint64_t *metas)
+{
+	const struct ggmlviz__peak_figures *pk = &w->start.peak;
+	uint32_t n, usage;
+
+	n = ggmlviz__encode_meta(buf, cap, now, w->start_tid,
+				 &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS, w->start.pid, 0, 0 },
+				 w->start.prog, (uint32_t)strnlen(w->start.prog, sizeof w->start.prog));
+	*metas = 2;
+	if (pk->threads) { /* measured before the file was opened: said at its start */
+		n += ggmlviz__encode_meta(buf + n, cap - n, now, w->start_tid,
+					  &(struct ggmlviz__meta){ GGMLVIZ_META_PEAK, pk->threads,
+								   pk->bytes_per_s, pk->flop_per_s },
+					  pk->how, (uint32_t)strnlen(pk->how, sizeof w->start.peak_how));
+		(*metas)++;
+	}
+	if (w->start.has_sample) {
+		n += sample_record(buf + n, cap - n, now, w->start_tid, &w->start.sample);
+		(*metas)++;
+	}
+	n += clock_record(buf + n, cap - n, now, w->start_tid);
+	usage = usage_record(buf + n, cap - n, now, w->start_tid);
+	*metas += usage != 0;
+	return n + usage;
+}
+
+int ggmlviz__records_preamble(struct ggmlviz__writer *w)
+{
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + GGMLVIZ__START_MAX];
+	uint64_t metas;
 	struct iovec iov;
 
 	ggmlviz_encode_header(buf, sizeof buf);
 	iov.iov_base = buf;
 	iov.iov_len = GGMLVIZ_HEADER_SIZE +
-		      ggmlviz__encode_meta(buf + GGMLVIZ_HEADER_SIZE, sizeof buf - GGMLVIZ_HEADER_SIZE,
-					   now, o->tid,
-					   &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS,
-								    (uint64_t)getpid(), 0, 0 },
-					   prog, len);
-	if (pk && pk->threads) { /* measured before the file was opened: said at its start */
-		iov.iov_len += ggmlviz__encode_meta(
-			buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid,
-			&(struct ggmlviz__meta){ GGMLVIZ_META_PEAK, pk->threads, pk->bytes_per_s,
-						 pk->flop_per_s },
-			pk->how, (uint32_t)strnlen(pk->how, 160));
-		metas++;
-	}
-	if (o->sample) {
-		iov.iov_len += sample_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid,
-					     o->sample);
-		metas++;
-	}
-	iov.iov_len += clock_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid);
-	usage = usage_record(buf + iov.iov_len, sizeof buf - iov.iov_len, now, o->tid);
-	iov.iov_len += usage;
-	metas += usage != 0;
-	snprintf(w->gpu_note, sizeof w->gpu_note, "%s", o->gpu_note ? o->gpu_note : "");
-	w->gpu_recorded = o->gpu_recorded;
-	w->gpu_tid = o->tid;
-	w->start_tid = o->tid;
-	w->usage_ns = ggmlviz__monotonic_ns();
-	w->gpu_ts = now; /* the session's start, as PROCESS: before the thread's first event */
-	w->gpu_note_due = 1;
+		      ggmlviz__records_start(w, buf + GGMLVIZ_HEADER_SIZE, GGMLVIZ__START_MAX, w->gpu_ts,
+					     &metas);
 	atomic_store_explicit(&w->meta_written, metas, memory_order_relaxed);
 	return ggmlviz__output_append(w, &iov, 1);
 }
@@ -135,6 +150,8 @@ static void meta_add(struct ggmlviz__writer *w, uint64_t ts, uint32_t tid,
 
 	if (n == 0)
 		return; /* cannot happen: the area is sized for every ring's records */
+	if (w->keeping && ggmlviz__kept_takes(slot))
+		ggmlviz__kept_add(&w->kept, slot, n, &w->sink);
 	ggmlviz__span_add_bytes(w, slot, n);
 	w->meta_len += n;
 	w->meta_records++; /* counted as written once the batch is */

@@ -45,7 +45,7 @@ static int salvage_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
 		uint64_t left = room(w), max = left < PIECE ? left : PIECE, end;
 		struct ggmlviz__scan sc;
 
-		end = ggmlviz__span_scan(r, pos, p->cut, UINT64_MAX, max, 0, &sc);
+		end = ggmlviz__span_scan(r, pos, p->cut, UINT64_MAX, max, 0, &sc, NULL);
 		if (end - pos > left || write_piece(w, r, pos, end) < 0)
 			return -1;
 		p->written += sc.events;

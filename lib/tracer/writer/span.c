@@ -194,7 +194,7 @@ static uint64_t record_size(const uint8_t *rec)
 
 uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
 			    uint64_t limit, uint64_t max_bytes, int convert,
-			    struct ggmlviz__scan *sc)
+			    struct ggmlviz__scan *sc, struct ggmlviz__writer *keep)
 {
 	struct ggmlviz__clock_span cs = { 1, 0, 0, 0 }; /* holds no stamp */
 	uint64_t pos = from;
@@ -213,6 +213,8 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 			convert_stamp(r, pos, &cs);
 		if (convert && ggmlviz__state.anonymize)
 			anonymize(r, pos);
+		if (keep && ggmlviz__kept_takes(rec))
+			ggmlviz__kept_add(&keep->kept, rec, (uint32_t)size, &keep->sink);
 		sc->events += (uint64_t)!note;
 		sc->notes += (uint64_t)note;
 		if (note)

@@ -95,9 +95,13 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	}
 	rc = ggmlviz__output_start(w);
 	if (rc == 0)
-		rc = ggmlviz__drain_prepare(w);
+		rc = ggmlviz__rotate_setup(w, o);
 	if (rc == 0)
-		rc = ggmlviz__records_preamble(w, o);
+		rc = ggmlviz__drain_prepare(w);
+	if (rc == 0) {
+		ggmlviz__records_keep_start(w, o);
+		rc = w->rotate_bytes ? ggmlviz__rotate_first(w) : ggmlviz__records_preamble(w);
+	}
 	if (rc == 0)
 		rc = start_thread(w);
 	if (rc < 0) {
@@ -116,6 +120,8 @@ void ggmlviz__writer_free(struct ggmlviz__writer *w)
 	free(w->pass);
 	free(w->iov);
 	free(w->meta);
+	free(w->path);
+	ggmlviz__kept_free(&w->kept);
 	free(w);
 }
 

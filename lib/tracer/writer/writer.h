@@ -32,6 +32,8 @@ struct ggmlviz__writer_opts {
 	int gpu_recorded;     /* its value */
 	const struct ggmlviz__peak_figures *peak; /* the machine's peak (META PEAK), or NULL */
 	const struct ggmlviz__sample_figures *sample; /* op sampling (META SAMPLE), or NULL: none */
+	uint64_t rotate_bytes; /* GGML_VIZ_ROTATE: segments of this many bytes at most (0: one file) */
+	uint32_t rotate_keep;  /* the newest this many kept (0: all) */
 };
 
 /* How the session samples ops (META SAMPLE). */
