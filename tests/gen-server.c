@@ -17,7 +17,7 @@
  *                  [--taken FIRST:COUNT:PCT] [--long-prompt REQ:TOKENS]
  *                  [--surge REQ:N] [--generate REQ:N] [--fallback FIRST:COUNT]
  *                  [--marks FIRST:COUNT:N] [--clients C] [--flush-ms MS]
- *                  [--batch B]
+ *                  [--batch B] [--rotate SIZE[:KEEP]]
  *
  * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token
  * (--token-us) plus NS ns a token of the longest context in the batch
@@ -25,7 +25,8 @@
  * step at most), bursts of 3 requests 30 ms apart; or --clients C: C
  * clients, each sending its next request as soon as its last one ended
  * (the slots kept busy, as a benchmark's clients do). --flush-ms: the
- * tracer's flush interval (100 ms), which spaces its USAGE records. The
+ * tracer's flush interval (100 ms), which spaces its USAGE records;
+ * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets). The
  * trace ends complete (its stop).
  *
  * What makes a request slow, for advise --request and --slow (requests
@@ -389,7 +390,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen-server OUT [--requests N] [--slots S (1 to %d)] [--step-us US]"
 			" [--burst B] [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]"
 			" [--taken F:C:PCT (0 to 95)] [--long-prompt R:T] [--surge R:N] [--generate R:N]"
-			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]\n",
+			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]"
+			" [--rotate SIZE[:KEEP]]\n",
 			MAX_SLOTS);
 		return 2;
 	}
@@ -401,6 +403,12 @@ int main(int argc, char **argv)
 	cfg.output = argv[1];
 	cfg.memory_tracking = 1;
 	cfg.flush_interval_ms = (uint32_t)arg_int(argc, argv, "--flush-ms", (int)cfg.flush_interval_ms);
+	if (arg_of(argc, argv, "--rotate") &&
+	    (rc = ggmlviz_setting_set("rotate", arg_of(argc, argv, "--rotate"))) < 0) {
+		fprintf(stderr, "gen-server: --rotate %s: %s\n", arg_of(argc, argv, "--rotate"),
+			ggmlviz_strerror(rc));
+		return 2;
+	}
 	if ((rc = ggmlviz_start(&cfg)) < 0) {
 		fprintf(stderr, "gen-server: %s: %s\n", argv[1], ggmlviz_strerror(rc));
 		return 1;

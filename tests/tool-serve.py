@@ -10,8 +10,10 @@ llama-server with the tracer itself).
   counts; requests by status, tokens, steps and step time by phase as
   stats gives them; memory by device;
 - a trace followed while it is written: the figures grow, the state says
-  writing then ended, the last values are stats'; a trace cut mid-record
-  and truncated under it: every scrape answered, the trace read again;
+  writing then ended, the last values are stats'; the same through the
+  tracer's rotations (GGML_VIZ_ROTATE), from segment to segment; a trace
+  cut mid-record and truncated under it: every scrape answered, the trace
+  read again;
 - two traces, and their merge, told apart by pid and process;
 - HTTP: 404, 405, HEAD, a client that sends nothing does not hold the
   others;
@@ -192,6 +194,34 @@ bad = agrees(final, live, live_reqs, phases_of(live))
 ok(len(live_reqs) == 40 and not bad and promlib.value(final, 'ggmlviz_trace_state', state='ended') == 1,
    'once it ended: the state ended, the figures stats\'', bad[:6])
 ok(rc == 0 and 'Traceback' not in err, 'SIGTERM stops the exporter: exit 0', (rc, err))
+
+# ---- followed while the tracer rotates it (GGML_VIZ_ROTATE): from segment to segment ----
+segs = os.path.join(TMP, 'segments.ggmlviz')
+gen = subprocess.Popen([GEN, segs, '--requests', '40', '--gap-ms', '100', '--burst', '3', '--rotate',
+                        '64K'], stderr=subprocess.PIPE, text=True)
+while not os.path.exists(segs) and gen.poll() is None:
+    time.sleep(0.05)
+p, port, said = promlib.start_exporter(G, [segs])
+seen = []
+while port and gen.poll() is None:
+    st, _, body = promlib.scrape(port)
+    s, _ = promlib.parse(body)
+    seen.append(promlib.value(s, 'ggmlviz_requests_total'))
+    time.sleep(0.5)
+_, gerr = gen.communicate()
+time.sleep(2.5)  # a refresh or two: the end read
+st, _, body = promlib.scrape(port) if port else (0, {}, '')
+final, _ = promlib.parse(body) if st == 200 else ([], {})
+rc, err = promlib.stop(p)
+n_segs = len([n for n in os.listdir(TMP) if n.startswith('segments.ggmlviz.')])
+seg_reqs = requests_of(segs)
+bad = agrees(final, segs, seg_reqs, phases_of(segs))
+ok(port and gen.returncode == 0 and n_segs >= 2 and len(seen) >= 3 and seen == sorted(seen) and
+   len(seg_reqs) == 40 and not bad and
+   promlib.value(final, 'ggmlviz_trace_state', state='ended') == 1,
+   'a trace the tracer rotates (64K, %d segments), followed as it is written: the figures grow '
+   'from segment to segment, and once it ended they are stats\' over all of them' % n_segs,
+   (said, gerr[-300:], seen, bad[:6]))
 
 # ---- a trace cut mid-record, then truncated under the exporter ----
 data = open(trace, 'rb').read()

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """ggmlviz top (TAP): its batch tables against stats on a finished llama.cpp
-trace; a trace followed while a writer appends it (cut mid-record), and
-one replaced under it; its memory while it follows a trace of a few
-hundred MB being written; --replay; and the screen, in tmux: views, keys,
-a terminal too small, resized, and given back on q and on SIGTERM.
+trace; a trace followed while a writer appends it (cut mid-record), one
+replaced under it, and one the tracer rotates (GGML_VIZ_ROTATE); its
+memory while it follows a trace of a few hundred MB being written;
+--replay; and the screen, in tmux: views, keys, a terminal too small,
+resized, and given back on q and on SIGTERM.
 
 Usage: tool-top.py BUILDDIR TMPDIR
 
