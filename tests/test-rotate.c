@@ -9,7 +9,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +290,156 @@ START_TEST(the_setting_takes_size_and_keep)
 }
 END_TEST
 
+/* A producer of n marks, a little at a time, into the session open. */
+static void *slow_marks(void *arg)
+{
+	int n = *(const int *)arg;
+
+	for (int i = 0; i < n; i++) {
+		ggmlviz_mark("m", (uint64_t)i);
+		if (i % 500 == 499)
+			nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+	}
+	return NULL;
+}
+
+/* A reader that follows the trace as it rotates (refresh, read on) gets every record once, in order. */
+START_TEST(a_reader_follows_the_rotations_and_loses_nothing)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_reader *r = NULL;
+	struct ggmlviz_event ev;
+	struct ggmlviz_segments segs;
+	pthread_t t;
+	int n = 30000, rc, ended = 0, stopped = 0;
+	uint64_t marks = 0, last = 0, gaps = 0;
+
+	tu_path(path, sizeof path, "rotate-follow");
+	tu_config(&cfg, path);
+	cfg.flush_interval_ms = 5;
+	ck_assert_int_eq(ggmlviz_setting_set("rotate", "64K"), 0);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, slow_marks, &n), 0);
+	for (int spins = 0; !ended && spins < 200000; spins++) {
+		while ((rc = ggmlviz_reader_next(r, &ev)) == 1) {
+			ended |= ev.type == GGMLVIZ_EVENT_META && ev.data.meta.kind == GGMLVIZ_META_TRACE_END;
+			if (ev.type != GGMLVIZ_EVENT_MARK)
+				continue;
+			gaps += marks && ev.data.user.value != last + 1;
+			last = ev.data.user.value;
+			marks++;
+		}
+		ck_assert(rc == 0 || rc == GGMLVIZ_ETRUNCATED);
+		if (!stopped && marks >= (uint64_t)n / 2) { /* the rest read after the stop */
+			pthread_join(t, NULL);
+			ck_assert_int_eq(ggmlviz_stop(), 0);
+			stopped = 1;
+		}
+		ggmlviz_reader_refresh(r);
+		nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+	}
+	ck_assert(ended);
+	ck_assert_uint_eq(marks, (uint64_t)n);
+	ck_assert_uint_eq(gaps, 0);
+	ck_assert_int_eq(ggmlviz_reader_segments(r, &segs), 1);
+	ck_assert_uint_eq(segs.first, 1);
+	ck_assert_uint_ge(segs.current, 4);
+	ck_assert_uint_eq(segs.missing, 0);
+	ggmlviz_reader_close(r);
+	ck_assert_int_eq(ggmlviz_setting_set("rotate", NULL), 0);
+	remove_trace();
+}
+END_TEST
+
+/* How many of this process's mappings are of removed files under path's name. */
+static int removed_mapped(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[8192];
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, base) && strstr(line, "(deleted)");
+	fclose(f);
+	return n;
+}
+
+/* Segments removed behind a reader are let go of as it reads on: their disk is given back. */
+START_TEST(segments_removed_behind_a_reader_are_let_go)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	char p[4200];
+	uint32_t ended;
+	uint64_t marks = 0;
+	int rc;
+
+	tu_path(path, sizeof path, "rotate-behind");
+	trace_marks(path, 0, 20000, "64K");
+	ended = ended_segments();
+	ck_assert_uint_ge(ended, 6);
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while (ggmlviz_reader_segments(r, &(struct ggmlviz_segments){ 0 }) == 1 &&
+	       (rc = ggmlviz_reader_next(r, &ev)) == 1) {
+		struct ggmlviz_segments s;
+
+		marks += ev.type == GGMLVIZ_EVENT_MARK;
+		ggmlviz_reader_segments(r, &s);
+		if (s.current == 4)
+			break;
+	}
+	for (uint32_t n = 1; n <= 3; n++) { /* read, and removed as KEEP removes them */
+		segment_path(p, sizeof p, n);
+		ck_assert_int_eq(unlink(p), 0);
+	}
+	ck_assert_int_ge(removed_mapped(), 1); /* held by the reader's mappings so far */
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+		marks += ev.type == GGMLVIZ_EVENT_MARK;
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(marks, 20000);
+	ck_assert_int_eq(removed_mapped(), 0);
+	ggmlviz_reader_close(r);
+	remove_trace();
+}
+END_TEST
+
+/* A segment number at the end of the range (a hostile file) is no segment: read alone, at once. */
+START_TEST(a_segment_number_that_would_wrap_is_no_segment)
+{
+	uint8_t buf[GGMLVIZ_HEADER_SIZE + GGMLVIZ_RECORD_SIZE + 8];
+	struct ggmlviz_event ev;
+	struct read_back b;
+	int n;
+	FILE *f;
+
+	memset(&ev, 0, sizeof ev);
+	ev.type = GGMLVIZ_EVENT_META;
+	ev.timestamp_ns = 1;
+	ev.thread_id = 1;
+	ev.data.meta.kind = GGMLVIZ_META_SEGMENT;
+	ev.data.meta.key = UINT32_MAX;
+	ev.data.meta.value = GGMLVIZ_HEADER_SIZE;
+	ev.data.meta.value2 = 7;
+	tu_path(path, sizeof path, "rotate-wrap");
+	ck_assert_int_eq(ggmlviz_encode_header(buf, sizeof buf), GGMLVIZ_HEADER_SIZE);
+	n = ggmlviz_encode_record(&ev, buf + GGMLVIZ_HEADER_SIZE, sizeof buf - GGMLVIZ_HEADER_SIZE);
+	ck_assert_int_gt(n, 0);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, GGMLVIZ_HEADER_SIZE + (size_t)n, f),
+			  GGMLVIZ_HEADER_SIZE + (size_t)n);
+	fclose(f);
+	read_back(path, &b); /* a reader that took it for a segment would look for 0 after it */
+	ck_assert_int_eq(b.rc, 0);
+	ck_assert_int_eq(b.in_a_row, 0);
+	ck_assert_uint_eq(b.segment_no, UINT32_MAX);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("rotate");
@@ -298,6 +451,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, another_traces_segments_are_never_read);
 	tcase_add_test(tc, a_trace_that_does_not_rotate_reads_as_one_file);
 	tcase_add_test(tc, the_setting_takes_size_and_keep);
+	tcase_add_test(tc, a_reader_follows_the_rotations_and_loses_nothing);
+	tcase_add_test(tc, segments_removed_behind_a_reader_are_let_go);
+	tcase_add_test(tc, a_segment_number_that_would_wrap_is_no_segment);
 	suite_add_tcase(s, tc);
 	return s;
 }

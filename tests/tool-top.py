@@ -256,6 +256,27 @@ else:
        'of them' % n_segs, (w.returncode, werr[-300:], p.returncode, err[-300:],
                             [x[0] for x in t], last, whole))
 
+    # only the newest 3 kept: the segments removed before top reached them are said
+    kept = os.path.join(TMP, 'kept3.ggmlviz')
+    w = subprocess.Popen([example, '-s', '500', '-o', kept], env=dict(os.environ, GGML_VIZ_ROTATE='64K:3'),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: os.path.exists(kept) or w.poll() is not None)
+    p = subprocess.Popen([G, 'top', '--batch', '1', kept], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    _, werr = w.communicate(timeout=120)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    t = tables(out)
+    n_kept = len([n for n in os.listdir(TMP) if n.startswith('kept3.ggmlviz.')])
+    ok(w.returncode == 0 and p.returncode == 0 and n_kept == 2 and t and ': ended' in t[-1][0] and
+       any(re.search(r'\d+ segments? removed before (it was|they were) read', x[0]) for x in t),
+       'top on a rotated trace that keeps its newest 3: the segments removed before it read them '
+       'are said, and it reads on to the end', (w.returncode, werr[-300:], p.returncode, err[-300:],
+                                               n_kept, [x[0] for x in t]))
+
 # ---- memory: flat while following a trace of a few hundred MB being written ----
 big = os.path.join(TMP, 'big.ggmlviz')
 rc, _, err = run(os.path.join(BUILD, 'tests', 'gen-trace'), '--size-mb', '300', big)

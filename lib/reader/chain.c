@@ -35,6 +35,11 @@
 #include "reader.h"
 #include "window.h"
 
+/* Segment numbers below this (a hostile one near 2^32 would wrap the next's). */
+#define SEGMENT_MAX ((uint64_t)UINT32_MAX - 1)
+/* Numbers looked at past a gap (segments removed while read) before the live one is taken. */
+#define PROBES_MAX 4096u
+
 /* What a segment's SEGMENT record says. */
 struct seg {
 	uint32_t n;    /* its number */
@@ -55,7 +60,7 @@ static int segment_at(int fd, struct seg *s)
 	    ggmlviz_decode_record(buf + GGMLVIZ_HEADER_SIZE, (size_t)n - GGMLVIZ_HEADER_SIZE,
 				  &ev) < 0 ||
 	    ev.type != GGMLVIZ_EVENT_META || ev.data.meta.kind != GGMLVIZ_META_SEGMENT ||
-	    ev.data.meta.key == 0 || ev.data.meta.key > UINT32_MAX)
+	    ev.data.meta.key == 0 || ev.data.meta.key >= SEGMENT_MAX)
 		return 0;
 	*s = (struct seg){ (uint32_t)ev.data.meta.key, ev.data.meta.value, ev.data.meta.value2 };
 	return 1;
@@ -102,6 +107,29 @@ static int holds_another(const struct ggmlviz__chain *c)
 }
 
 /*
+ * The mappings of the segments before the one before `now` whose files
+ * were removed (KEEP passed): given up, so that a reader following a
+ * rotated trace for days holds no removed segment's disk. Their labels
+ * read as zeros from then on. The oldest are removed first: the first one
+ * still there ends the look.
+ */
+static void forget_removed(struct ggmlviz_reader *r, uint32_t now)
+{
+	struct ggmlviz__chain *c = r->chain;
+	size_t size = strlen(c->name) + 16;
+	char *name = malloc(size);
+	struct stat st;
+
+	for (; name && c->held_from + 1 < now; c->held_from++) {
+		snprintf(name, size, "%s.%" PRIu32, c->name, c->held_from);
+		if (stat(name, &st) == 0)
+			break;
+		ggmlviz__window_forget_segment(r, c->held_from);
+	}
+	free(name);
+}
+
+/*
  * Reading goes on in the segment open at fd (taken): from its own records
  * on, or whole (its start too: the first segment read). 0 or -errno.
  */
@@ -121,9 +149,11 @@ static int switch_to(struct ggmlviz_reader *r, int fd, const struct seg *s, int 
 	r->fd = fd;
 	r->base = whole ? 0 : r->base + r->size;
 	r->size = (uint64_t)st.st_size;
+	r->segment_now = s->n;
 	rc = ggmlviz__window_map_for(r, r->size);
 	if (rc < 0)
 		return rc;
+	forget_removed(r, s->n);
 	r->pos = whole ? GGMLVIZ_HEADER_SIZE
 		       : (s->skip >= GGMLVIZ_HEADER_SIZE && s->skip <= r->size ? s->skip : r->size);
 	r->release_from = 0;
@@ -171,15 +201,16 @@ int ggmlviz__chain_open(struct ggmlviz_reader *r, const char *path)
 	c->trace_id = s.id;
 	c->at = s.n;
 	r->chain = c;
+	r->segment_now = s.n;
+	r->window->segment = s.n;
 	c->first = oldest_from(c, s.n);
-	if (c->first == s.n)
-		return 0;
-	fd = open_segment(c, c->first, 0, &first);
-	if (fd < 0) { /* removed since it was looked at: read from the live one */
-		c->first = s.n;
-		return 0;
+	for (fd = -1; c->first < s.n; c->first++) { /* the oldest removed since: the next one */
+		fd = open_segment(c, c->first, 0, &first);
+		if (fd >= 0)
+			break;
 	}
-	return switch_to(r, fd, &first, 1);
+	c->held_from = c->first;
+	return fd < 0 ? 0 : switch_to(r, fd, &first, 1);
 }
 
 void ggmlviz__chain_saw(struct ggmlviz_reader *r, const struct ggmlviz_event *ev)
@@ -189,6 +220,36 @@ void ggmlviz__chain_saw(struct ggmlviz_reader *r, const struct ggmlviz_event *ev
 		r->chain->ended = 1;
 }
 
+/*
+ * Whether the segment read now grew since its size was taken (its last
+ * records were written before the next segment was made, which the
+ * caller has seen): mapped on, 1; 0 when it did not; -errno.
+ */
+static int grew(struct ggmlviz_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size <= r->size)
+		return 0;
+	return ggmlviz__window_grow(r, (uint64_t)st.st_size) < 0 ? -EIO : 1;
+}
+
+/* Moves on to the segment open at fd, unless the one read now grew: 1, or -errno. */
+static int move_on(struct ggmlviz_reader *r, int fd, const struct seg *s, uint32_t skipped)
+{
+	int rc = grew(r);
+
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	r->chain->missing += skipped;
+	rc = switch_to(r, fd, s, 0);
+	return rc < 0 ? rc : 1;
+}
+
 int ggmlviz__chain_next(struct ggmlviz_reader *r)
 {
 	struct ggmlviz__chain *c = r->chain;
@@ -196,23 +257,21 @@ int ggmlviz__chain_next(struct ggmlviz_reader *r)
 	int fd = open_segment(c, c->at + 1, 0, &s), live_fd;
 
 	if (fd >= 0)
-		return switch_to(r, fd, &s, 0) < 0 ? -EIO : 1;
+		return move_on(r, fd, &s, 0);
 	live_fd = open_segment(c, c->at + 1, 1, &live);
 	if (live_fd < 0) {
 		c->replaced = holds_another(c);
 		return 0; /* the live segment is the one read now (or the trace is gone) */
 	}
 	/* segments between were removed before the reader reached them: the oldest left */
-	for (uint32_t n = c->at + 2; n < live.n; n++) {
+	for (uint32_t n = c->at + 2; n < live.n && n - c->at < PROBES_MAX; n++) {
 		fd = open_segment(c, n, 0, &s);
 		if (fd >= 0) {
 			close(live_fd);
-			c->missing += n - (c->at + 1);
-			return switch_to(r, fd, &s, 0) < 0 ? -EIO : 1;
+			return move_on(r, fd, &s, n - (c->at + 1));
 		}
 	}
-	c->missing += live.n - (c->at + 1);
-	return switch_to(r, live_fd, &live, 0) < 0 ? -EIO : 1;
+	return move_on(r, live_fd, &live, live.n - (c->at + 1));
 }
 
 int ggmlviz__chain_rewind(struct ggmlviz_reader *r)
@@ -226,6 +285,8 @@ int ggmlviz__chain_rewind(struct ggmlviz_reader *r)
 	if (fd < 0) { /* the oldest is the one read now */
 		r->pos = GGMLVIZ_HEADER_SIZE;
 		r->base = 0;
+		c->first = c->at;
+		c->missing = 0;
 		return 0;
 	}
 	c->first = s.n;

@@ -18,6 +18,7 @@ struct ggmlviz__chain {
 	uint32_t at;        /* the segment read now */
 	uint32_t missing;   /* segments gone before the reader reached them */
 	int ended;          /* the segment read now said SEGMENT_END */
+	uint32_t held_from; /* the oldest segment whose mapping may still hold its file */
 	int replaced;       /* the name holds another trace, or a file that is none */
 };
 

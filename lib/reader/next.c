@@ -31,10 +31,11 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 
 	if (r->error)
 		return r->error;
-	if (r->pos == r->size) {
-		int rc = r->chain ? ggmlviz__chain_next(r) : 0;
+	/* a rotated trace: on to the next segment (past any that holds nothing of its own yet) */
+	for (int moved = 0; r->pos == r->size; moved++) {
+		int rc = r->chain && moved < 64 ? ggmlviz__chain_next(r) : 0;
 
-		if (rc <= 0 || r->pos == r->size)
+		if (rc <= 0)
 			return rc < 0 ? (r->error = rc) : 0;
 	}
 	n = ggmlviz_decode_record(r->data + r->pos, r->size - r->pos, ev);
@@ -61,13 +62,12 @@ int ggmlviz_reader_next(struct ggmlviz_reader *r, struct ggmlviz_event *ev)
 	return 1;
 }
 
-int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t size)
+/* What stops the reader in the file read now (the segment's, in a rotated trace). */
+static int describe_here(const struct ggmlviz_reader *r, char *buf, size_t size)
 {
 	uint64_t left = r->size - r->pos;
 	struct ggmlviz__fault f;
 
-	if (!buf && size)
-		return -EINVAL;
 	if (r->error == -ESTALE)
 		return snprintf(buf, size, "the file shrank under the reader at byte %" PRIu64
 				" (it was replaced or truncated)", r->pos);
@@ -77,4 +77,20 @@ int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t si
 	if (ggmlviz__frame_size(r->data + r->pos, left, &f) >= 0)
 		return snprintf(buf, size, "no error at byte %" PRIu64, r->pos);
 	return ggmlviz__frame_describe(buf, size, r->pos, left, &f);
+}
+
+int ggmlviz_reader_describe(const struct ggmlviz_reader *r, char *buf, size_t size)
+{
+	int n;
+
+	if (!buf && size)
+		return -EINVAL;
+	if (!r->chain)
+		return describe_here(r, buf, size);
+	/* a rotated trace read in a row: the byte is the segment's own */
+	n = snprintf(buf, size, "segment %" PRIu32 ": ", r->chain->at);
+	if (n < 0)
+		return n;
+	return n + describe_here(r, (size_t)n < size ? buf + n : NULL,
+				 (size_t)n < size ? size - (size_t)n : 0);
 }

@@ -169,9 +169,9 @@ int ggmlviz_reader_open_fd(int fd, const char *name, struct ggmlviz_reader **out
 
 int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
 {
-	struct ggmlviz__window *old = r->window;
 	struct stat st;
 	uint64_t size, grown;
+	int rc;
 
 	if (r->fd < 0 || r->spooled)
 		return -ENOTSUP; /* memory, or a stream read to its end */
@@ -183,17 +183,10 @@ int ggmlviz_reader_refresh(struct ggmlviz_reader *r)
 		r->error = -ESTALE;
 		return -ESTALE;
 	}
-	if (size > old->length) {
-		int rc = ggmlviz__window_map_for(r, size);
-		if (rc < 0)
-			return rc;
-		/* old labels fault their page in again if read */
-		(void)madvise(old->base, old->length, MADV_DONTNEED);
-		r->release_from = ggmlviz__page_floor(r->pos);
-		r->release_at = r->release_from + GGMLVIZ__RELEASE_STEP;
-	}
 	grown = size - r->size;
-	r->size = size;
+	rc = ggmlviz__window_grow(r, size);
+	if (rc < 0)
+		return rc;
 	return grown > INT_MAX ? INT_MAX : (int)grown;
 }
 

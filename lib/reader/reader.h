@@ -23,6 +23,8 @@ struct ggmlviz__window {
 	struct ggmlviz__window *older;
 	void *base;
 	size_t length;
+	uint32_t segment; /* the rotated trace's segment it maps (0: not one), chain.c */
+	int forgotten;    /* its file let go of: zeros (ggmlviz__window_forget_segment()) */
 };
 
 /* Bytes all of a reader's names may hold: a trace naming far more is hostile. */
@@ -56,6 +58,7 @@ struct ggmlviz_reader {
 	int spooled;                    /* fd is a copy of a stream (spool.h): nothing more comes */
 	struct ggmlviz__chain *chain;   /* a rotated trace's segments read in a row, or NULL */
 	uint64_t base;                  /* the bytes of the segments read before this one */
+	uint32_t segment_now;           /* the segment mapped now (0: not a rotated trace) */
 
 	struct ggmlviz__map names[GGMLVIZ__NAMES_COUNT]; /* key -> struct ggmlviz__name * */
 	struct ggmlviz__name *replaced;                  /* older names, freed at close */

@@ -57,6 +57,8 @@ static int window_map(struct ggmlviz_reader *r, uint64_t length)
 		return rc;
 	}
 	(void)madvise(w->base, w->length, MADV_SEQUENTIAL);
+	w->segment = r->segment_now;
+	w->forgotten = 0;
 	(void)ggmlviz__guard_add(w->base, w->length, &r->shrunk); /* unguarded past 256 windows */
 	w->older = r->window;
 	r->window = w;
@@ -80,6 +82,35 @@ int ggmlviz__window_map_for(struct ggmlviz_reader *r, uint64_t size)
  * labels read since the last time came back. Walking page tables already
  * empty costs next to nothing.
  */
+int ggmlviz__window_grow(struct ggmlviz_reader *r, uint64_t size)
+{
+	struct ggmlviz__window *old = r->window;
+
+	if (size > old->length) {
+		int rc = ggmlviz__window_map_for(r, size);
+		if (rc < 0)
+			return rc;
+		/* old labels fault their page in again if read */
+		(void)madvise(old->base, old->length, MADV_DONTNEED);
+		r->release_from = ggmlviz__page_floor(r->pos);
+		r->release_at = r->release_from + GGMLVIZ__RELEASE_STEP;
+	}
+	r->size = size;
+	return 0;
+}
+
+void ggmlviz__window_forget_segment(struct ggmlviz_reader *r, uint32_t n)
+{
+	for (struct ggmlviz__window *w = r->window; w; w = w->older) {
+		if (w->segment != n || w->forgotten)
+			continue;
+		/* the same addresses, anonymous: the file's mapping, and its hold on the file, gone */
+		if (mmap(w->base, w->length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+			 MAP_NORESERVE, -1, 0) != MAP_FAILED)
+			w->forgotten = 1;
+	}
+}
+
 void ggmlviz__window_release(struct ggmlviz_reader *r, uint64_t keep_from)
 {
 	uint64_t end = ggmlviz__page_floor(keep_from);

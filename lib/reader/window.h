@@ -29,6 +29,20 @@ void ggmlviz__window_release(struct ggmlviz_reader *r, uint64_t keep_from);
 /* Gives back everything read so far (reading starts over). */
 void ggmlviz__window_release_all(struct ggmlviz_reader *r);
 
+/*
+ * The file grew to size bytes: mapped as far (a larger window where it
+ * passes the newest one); 0 or -errno.
+ */
+int ggmlviz__window_grow(struct ggmlviz_reader *r, uint64_t size);
+
+/*
+ * The windows of segment n (a rotated trace's, reader chain.c) lose their
+ * file: each becomes zeros, the same address space readable, so that a
+ * label handed out from it reads as zeros rather than fault, and the
+ * file's disk is given back once it is removed.
+ */
+void ggmlviz__window_forget_segment(struct ggmlviz_reader *r, uint32_t n);
+
 /* Unmaps every window. */
 void ggmlviz__window_unmap_all(struct ggmlviz_reader *r);
 

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +51,7 @@ static int opened(struct cli_follow *f, int rc, const struct stat *st)
 	f->grew_ns = cli_mono_ns();
 	f->read_rc = 0, f->read_at = 0;
 	f->pid = 0;
+	f->missing = 0;
 	return 0;
 }
 
@@ -156,6 +158,19 @@ int cli_follow_refresh(struct cli_follow *f)
 	return 0;
 }
 
+/* A rotated trace's segments removed before the reader reached them: said in the note. */
+static void note_missing(struct cli_follow *f)
+{
+	struct ggmlviz_segments s;
+
+	if (!f->r || ggmlviz_reader_segments(f->r, &s) != 1 || s.missing <= f->missing)
+		return;
+	f->missing = s.missing;
+	snprintf(f->note, sizeof f->note, "%" PRIu32 " segment%s removed before %s read "
+		 "(GGML_VIZ_ROTATE keeps the newest): what follows was read on", s.missing,
+		 s.missing == 1 ? "" : "s", s.missing == 1 ? "it was" : "they were");
+}
+
 int cli_follow_next(struct cli_follow *f, struct ggmlviz_event *ev)
 {
 	int rc = f->r ? ggmlviz_reader_next(f->r, ev) : 0;
@@ -164,6 +179,7 @@ int cli_follow_next(struct cli_follow *f, struct ggmlviz_event *ev)
 		cli_track_pid(&f->pid, ev);
 		return 1;
 	}
+	note_missing(f);
 	f->read_rc = rc;
 	f->read_at = f->r ? ggmlviz_reader_offset(f->r) : 0;
 	return 0;

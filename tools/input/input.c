@@ -99,7 +99,9 @@ static void note_trace_end(struct cli_input *in, const struct ggmlviz_event *ev)
 
 	in->ended = meta && ev->data.meta.kind == GGMLVIZ_META_TRACE_END;
 	in->crashed = meta && ev->data.meta.kind == GGMLVIZ_META_CRASH;
-	in->segment_next = meta && ev->data.meta.kind == GGMLVIZ_META_SEGMENT_END ?
+	/* a segment read alone (a rotated trace read in a row ends with the live one's end) */
+	in->segment_next = meta && ev->data.meta.kind == GGMLVIZ_META_SEGMENT_END &&
+			   ggmlviz_reader_segments(in->r, &(struct ggmlviz_segments){ 0 }) == 0 ?
 		ev->data.meta.key : 0;
 	if (in->segment_next)
 		in->end_written = ev->data.meta.value, in->end_dropped = ev->data.meta.value2;

@@ -145,6 +145,7 @@ struct cli_follow {
 	uint64_t dev, ino;        /* the file read, to tell a new file at its name (tail -F) */
 	uint64_t pid;             /* the process of the records read last (PROCESS records) */
 	uint64_t reopened;        /* times it was read again from its start */
+	uint32_t missing;         /* a rotated trace's segments removed before they were read, said */
 	bool copied;              /* what is read is a stream's copy (cli_path_source): cut */
 	char note[240];           /* news: a file reopened, removed */
 };

@@ -138,6 +138,10 @@ struct ggmlviz__writer {
 	uint64_t trace_id;     /* SEGMENT's value2 */
 	char *path;            /* the trace's name: the live segment's; segment N once ended: NAME.N */
 	uint64_t retry_ns;     /* a new segment could not be made: not tried again before then */
+	uint32_t failures;     /* rotations failed in a row: past a few, rotation is given up */
+	uint64_t max_events_asked; /* GGML_VIZ_MAX_EVENTS, applied again where rotation is given up */
+	uint64_t ended_bytes;  /* the bytes of the segments that ended (the session's bytes count them) */
+	uint64_t start_bytes;  /* the start of the segment written now (what it repeats) */
 	struct ggmlviz__kept kept; /* the names given so far (kept.c) */
 	int keeping;           /* names pass into kept (not in a crash handler's pass) */
 };

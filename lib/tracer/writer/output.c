@@ -124,7 +124,8 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 	w->file_size += total;
 	if (w->file_size > w->room_end)
 		w->room_end = 0; /* past where the last failure stopped: that limit is gone */
-	atomic_store_explicit(&w->bytes, w->file_size - w->file_base, memory_order_relaxed);
+	atomic_store_explicit(&w->bytes, w->ended_bytes + w->file_size - w->file_base,
+			      memory_order_relaxed);
 	return 0;
 }
 

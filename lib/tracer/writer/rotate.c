@@ -36,8 +36,9 @@
 
 /* A segment ends when less than this is left for a batch's records (a batch is never smaller). */
 #define ROOM_MIN ((uint64_t)16 << 10)
-/* A new segment that could not be made is tried again after this long. */
+/* A new segment that could not be made is tried again after this long, and given up after so many. */
 #define RETRY_NS 1000000000u
+#define GIVE_UP 3u
 
 /* NAME.N, into buf; 0, or -ENAMETOOLONG. */
 static int segment_name(const struct ggmlviz__writer *w, uint32_t n, char *buf, size_t size)
@@ -56,6 +57,21 @@ static int named_file(const char *path, int fd)
 	       at.st_dev == open_one.st_dev && at.st_ino == open_one.st_ino;
 }
 
+/* path made absolute (the program may change its directory); NULL without memory. */
+static char *absolute(const char *path)
+{
+	char cwd[4096], *abs;
+	size_t size;
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+		return strdup(path);
+	size = strlen(cwd) + strlen(path) + 2;
+	abs = malloc(size);
+	if (abs)
+		snprintf(abs, size, "%s/%s", cwd, path);
+	return abs;
+}
+
 int ggmlviz__rotate_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
 	if (!o->rotate_bytes)
@@ -65,11 +81,12 @@ int ggmlviz__rotate_setup(struct ggmlviz__writer *w, const struct ggmlviz__write
 			     "own (a descriptor's, a FIFO, a device): one file, no rotation", o->path);
 		return 0;
 	}
-	w->path = strdup(o->path);
+	w->path = absolute(o->path);
 	if (!w->path)
 		return -ENOMEM;
 	w->rotate_bytes = o->rotate_bytes;
 	w->rotate_keep = o->rotate_keep;
+	w->max_events_asked = w->max_events;
 	w->max_events = 0; /* the segments' size and count bound the disk: no hard stop */
 	w->trace_id = ggmlviz__now_ns() ^ ((uint64_t)getpid() << 40);
 	w->keeping = 1;
@@ -106,6 +123,7 @@ static int write_start(struct ggmlviz__writer *w, uint64_t *metas)
 	*metas += 2 + ggmlviz__kept_copy(&w->kept, buf + n);
 	n += w->kept.bytes;
 	put_u64(seg + REC_PAYLOAD + META_VALUE, n); /* where the repeated records end */
+	w->start_bytes = n;
 	iov = (struct iovec){ buf, n };
 	rc = ggmlviz__output_append(w, &iov, 1);
 	free(buf);
@@ -135,6 +153,16 @@ static int full(const struct ggmlviz__writer *w, uint64_t reserve)
 	return w->file_size + reserve + ROOM_MIN > w->rotate_bytes;
 }
 
+/*
+ * Whether a full segment may end: it holds ROOM_MIN bytes of its own at
+ * least (a start that fills SIZE alone, thousands of names, would end
+ * every segment at its first batch).
+ */
+static int may_end(const struct ggmlviz__writer *w)
+{
+	return w->file_size >= w->start_bytes + ROOM_MIN;
+}
+
 uint64_t ggmlviz__rotate_room(const struct ggmlviz__writer *w, uint64_t reserve)
 {
 	if (!w->rotate_bytes)
@@ -162,7 +190,11 @@ static int write_end(struct ggmlviz__writer *w, uint32_t next)
 	return rc;
 }
 
-/* The segment written now also named NAME.N; 0 or -errno. */
+/*
+ * The segment written now also named NAME.N (where hard links are not
+ * made, renamed: NAME is missing until the next segment takes it); 0 or
+ * -errno. Another file at NAME (another run's) is left alone: -EEXIST.
+ */
 static int name_ended(struct ggmlviz__writer *w)
 {
 	char name[4096];
@@ -170,8 +202,15 @@ static int name_ended(struct ggmlviz__writer *w)
 
 	if (rc < 0)
 		return rc;
+	if (!named_file(w->path, w->fd))
+		return -EEXIST;
 	(void)unlink(name); /* an older trace's segment of that name */
-	return link(w->path, name) < 0 ? -errno : 0;
+	if (link(w->path, name) == 0)
+		return 0;
+	rc = -errno;
+	if (rc != -EPERM && rc != -ENOTSUP && rc != -EMLINK && rc != -ENOSYS)
+		return rc;
+	return rename(w->path, name) < 0 ? -errno : 0;
 }
 
 /* The segment past the newest rotate_keep, now that segment w->segment began. */
@@ -189,9 +228,21 @@ static void remove_oldest(struct ggmlviz__writer *w)
 static void not_rotated(struct ggmlviz__writer *w, int rc)
 {
 	w->retry_ns = ggmlviz__monotonic_ns() + RETRY_NS;
-	ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "GGML_VIZ_ROTATE: segment %" PRIu32 " of %s "
-		     "could not begin (%s): segment %" PRIu32 " goes on past its size, and it is "
-		     "tried again in a second", w->segment + 1, w->path, strerror(-rc), w->segment);
+	if (++w->failures < GIVE_UP && rc != -EEXIST) {
+		ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "GGML_VIZ_ROTATE: segment %" PRIu32
+			     " of %s could not begin (%s): segment %" PRIu32 " goes on past its size,"
+			     " and it is tried again in a second", w->segment + 1, w->path,
+			     strerror(-rc), w->segment);
+		return;
+	}
+	ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "GGML_VIZ_ROTATE: segment %" PRIu32 " of %s could "
+		     "not begin (%s): rotation given up, segment %" PRIu32 " goes on with "
+		     "GGML_VIZ_MAX_EVENTS (%" PRIu64 ")", w->segment + 1, w->path,
+		     rc == -EEXIST ? "another file took the trace's name" : strerror(-rc),
+		     w->segment, w->max_events_asked);
+	w->rotate_bytes = 0;
+	w->max_events = w->max_events_asked && w->events < w->max_events_asked ? w->max_events_asked
+		: w->max_events_asked ? w->events + 1 : 0;
 }
 
 /* The file the writer writes. */
@@ -241,7 +292,8 @@ void ggmlviz__rotate_if_full(struct ggmlviz__writer *w, uint64_t reserve)
 	uint64_t metas = 0;
 	int rc;
 
-	if (!w->rotate_bytes || !full(w, reserve) || ggmlviz__monotonic_ns() < w->retry_ns)
+	if (!w->rotate_bytes || !full(w, reserve) || !may_end(w) ||
+	    ggmlviz__monotonic_ns() < w->retry_ns)
 		return;
 	rc = name_ended(w);
 	if (rc == 0)
@@ -251,8 +303,10 @@ void ggmlviz__rotate_if_full(struct ggmlviz__writer *w, uint64_t reserve)
 		return;
 	}
 	count_metas(w, metas);
+	w->failures = 0;
 	next = swap_file(w, old);
 	(void)write_end(w, w->segment); /* a full disk: it reads as cut, and the next follows */
+	w->ended_bytes += w->file_size - w->file_base;
 	close(w->fd);
 	swap_file(w, next);
 	atomic_fetch_add_explicit(&ggmlviz__state.segments, 1, memory_order_release);
