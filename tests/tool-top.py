@@ -225,14 +225,15 @@ if src:
 
 # ---- a trace in segments (GGML_VIZ_ROTATE), followed as the tracer rotates it ----
 example = os.path.join(BUILD, 'examples', 'ggml_transformer')
-segs = os.path.join(TMP, 'segments.ggmlviz')
-if not os.access(example, os.X_OK):
-    skip('top follows a rotated trace from segment to segment', 'no examples/ggml_transformer here')
-else:
-    w = subprocess.Popen([example, '-s', '500', '-o', segs], env=dict(os.environ, GGML_VIZ_ROTATE='64K'),
+
+
+def follow_rotated(trace, rotate):
+    """examples/ggml_transformer traced with GGML_VIZ_ROTATE=rotate, top --batch 1 following it:
+    (the example's exit status and stderr, top's exit status, its tables, its stderr)."""
+    w = subprocess.Popen([example, '-s', '500', '-o', trace], env=dict(os.environ, GGML_VIZ_ROTATE=rotate),
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: os.path.exists(segs) or w.poll() is not None)
-    p = subprocess.Popen([G, 'top', '--batch', '1', segs], stdout=subprocess.PIPE,
+    wait_for(lambda: os.path.exists(trace) or w.poll() is not None)
+    p = subprocess.Popen([G, 'top', '--batch', '1', trace], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     _, werr = w.communicate(timeout=120)
     try:
@@ -240,42 +241,41 @@ else:
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
-    t = tables(out)
+    return w.returncode, werr[-300:], p.returncode, tables(out), err[-300:]
+
+
+def segments_of(trace):
+    return len([n for n in os.listdir(TMP) if n.startswith(os.path.basename(trace) + '.')])
+
+
+if not os.access(example, os.X_OK):
+    skip('top follows a rotated trace from segment to segment', 'no examples/ggml_transformer here')
+    skip('top on a rotated trace that keeps its newest 3', 'no examples/ggml_transformer here')
+else:
+    segs = os.path.join(TMP, 'segments.ggmlviz')
+    wrc, werr, prc, t, err = follow_rotated(segs, '64K')
     rc, sout, _ = run(G, 'stats', '--top', '50', segs)
     rows = sout.split('\nOP ', 1)[-1].split('\nTOTAL', 1)[0].splitlines()[1:]  # (run start) aside
     whole = {f[0]: int(f[1]) for f in (line.split() for line in rows)
              if len(f) > 2 and f[1].isdigit() and not f[0].startswith('(')}
     last = {k: v[0] for k, v in op_rows(t[-1]).items()} if t else {}
-    n_segs = len([n for n in os.listdir(TMP) if n.startswith('segments.ggmlviz.')])
-    ok(w.returncode == 0 and p.returncode == 0 and n_segs >= 5 and len(t) >= 2 and
+    n_segs = segments_of(segs)
+    ok(wrc == 0 and prc == 0 and n_segs >= 5 and len(t) >= 2 and
        not any('read again' in x[0] for x in t) and ': ended' in t[-1][0] and
        whole.get('MUL_MAT') and last.get('MUL_MAT') == whole['MUL_MAT'] and
        last == {k: v for k, v in whole.items() if k in last},
        'top follows a trace the tracer rotates (GGML_VIZ_ROTATE=64K, %d segments) from segment to '
        'segment, never from a start again: its last table counts the ops stats counts over all '
-       'of them' % n_segs, (w.returncode, werr[-300:], p.returncode, err[-300:],
-                            [x[0] for x in t], last, whole))
+       'of them' % n_segs, (wrc, werr, prc, err, [x[0] for x in t], last, whole))
 
     # only the newest 3 kept: the segments removed before top reached them are said
     kept = os.path.join(TMP, 'kept3.ggmlviz')
-    w = subprocess.Popen([example, '-s', '500', '-o', kept], env=dict(os.environ, GGML_VIZ_ROTATE='64K:3'),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: os.path.exists(kept) or w.poll() is not None)
-    p = subprocess.Popen([G, 'top', '--batch', '1', kept], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    _, werr = w.communicate(timeout=120)
-    try:
-        out, err = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-    t = tables(out)
-    n_kept = len([n for n in os.listdir(TMP) if n.startswith('kept3.ggmlviz.')])
-    ok(w.returncode == 0 and p.returncode == 0 and n_kept == 2 and t and ': ended' in t[-1][0] and
+    wrc, werr, prc, t, err = follow_rotated(kept, '64K:3')
+    n_kept = segments_of(kept)
+    ok(wrc == 0 and prc == 0 and n_kept == 2 and t and ': ended' in t[-1][0] and
        any(re.search(r'\d+ segments? removed before (it was|they were) read', x[0]) for x in t),
        'top on a rotated trace that keeps its newest 3: the segments removed before it read them '
-       'are said, and it reads on to the end', (w.returncode, werr[-300:], p.returncode, err[-300:],
-                                               n_kept, [x[0] for x in t]))
+       'are said, and it reads on to the end', (wrc, werr, prc, err, n_kept, [x[0] for x in t]))
 
 # ---- memory: flat while following a trace of a few hundred MB being written ----
 big = os.path.join(TMP, 'big.ggmlviz')
