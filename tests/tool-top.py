@@ -268,6 +268,17 @@ else:
        'segment, never from a start again: its last table counts the ops stats counts over all '
        'of them' % n_segs, (wrc, werr, prc, err, [x[0] for x in t], last, whole))
 
+    # merged: one trace of its own, every op, no segment's records
+    merged = os.path.join(TMP, 'merged-segments.ggmlviz')
+    rc, _, merr = run(G, 'merge', segs, '-o', merged)
+    rc2, iout, _ = run(G, 'info', merged)
+    rc3, mout, _ = run(G, 'stats', '--top', '50', merged)
+    ok(rc == 0 and rc2 == 0 and 'segments:' not in iout and 'SEGMENT' not in iout and
+       'status:     complete' in iout and
+       re.search(r'^MUL_MAT +%d ' % whole.get('MUL_MAT', -1), mout, re.M),
+       'merge of a rotated trace: one file of its own (no SEGMENT records), complete, every op',
+       (merr, iout[:600], mout[:300]))
+
     # only the newest 3 kept: the segments removed before top reached them are said
     kept = os.path.join(TMP, 'kept3.ggmlviz')
     wrc, werr, prc, t, err = follow_rotated(kept, '64K:3')

@@ -169,7 +169,12 @@ static uint64_t write_process(struct merge *m, struct cli_out *o, const struct c
 	return offset;
 }
 
-/* Copies every record of in but its TRACE_END records and the PROCESS one written. */
+/*
+ * Copies every record of in but its TRACE_END records, the PROCESS one
+ * written, and a rotated trace's SEGMENT and SEGMENT_END (read in a row,
+ * its segments are one trace in the merge: the records that say where
+ * one ends would make the merged file look like a segment).
+ */
 static void copy(struct merge *m, struct cli_out *o, struct cli_input *in,
 		 uint64_t process_offset)
 {
@@ -188,6 +193,8 @@ static void copy(struct merge *m, struct cli_out *o, struct cli_input *in,
 			m->end_tid = ev.thread_id;
 			continue;
 		}
+		if (is_meta(&ev, GGMLVIZ_META_SEGMENT) || is_meta(&ev, GGMLVIZ_META_SEGMENT_END))
+			continue;
 		if (ev.offset != process_offset)
 			write_record(m, o, &ev);
 	}
