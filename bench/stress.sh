@@ -30,7 +30,7 @@
 # THREADED_TESTS that need no GGML: the writer and producers (threads,
 # races, churn, peak, shares), sessions, forks and signals (lifecycle,
 # crash, tracer, clock), the file and its failures (output, io-errors),
-# NVTX and CUPTI's stand-ins. tests/run-all.sh runs a short stage of it
+# NVTX and CUPTI's stand-ins, a trace in segments. tests/run-all.sh runs a short stage of it
 # (RUNS=3, one-cpu, the most racy ones).
 #
 # Exits 0 when no run failed.
@@ -49,7 +49,7 @@ modes=${MODES:-busy one-cpu tsan}
 limit=${LIMIT:-300}
 out=${OUT:-$build/stress}
 programs=${PROGRAMS:-test-threads test-races test-io-errors test-lifecycle test-crash test-churn \
-test-output test-tracer test-clock test-peak test-shares test-nvtx test-cupti}
+test-output test-tracer test-clock test-peak test-shares test-nvtx test-cupti test-rotate}
 
 mkdir -p "$out" || exit 2
 failed_any=0
