@@ -8,6 +8,7 @@ up as its trace grows).
 
     soak-server.py --tools DIR [--ggmlviz G] [--model GGUF] [--minutes M]
                    [--clients N] [--tokens T] [--out DIR] [--env KEY=VALUE ...]
+                   [--preset server]
 
 --tools: the folder of the tools scripts/build-llama-tools.sh built
 (llama-server); --ggmlviz: the command (default build/tools/ggmlviz);
@@ -16,8 +17,11 @@ of 2 layers); --minutes: how long the load lasts (default 20); --clients:
 requests at once, each client sending its next as soon as its last is
 answered (default 2, the server's slots); --tokens: tokens generated per
 request (default 32); --env: GGML_VIZ_* settings for the server (default:
-GGML_VIZ_MAX_EVENTS=0, no cap on the trace, every op kept); --out: where
-the trace and the samples go (default a temporary folder, removed).
+GGML_VIZ_MAX_EVENTS=0, no cap on the trace, every op kept); --preset:
+GGML_VIZ_PRESET (server: sampled ops, a trace in segments; --env's
+variables override it); --out: where the trace and the samples go
+(default a temporary folder, removed). The summary gives the trace's disk
+(every segment kept) and its bytes per generated token.
 
 The server runs with --cache-ram 0: its own prompt cache in host memory,
 8 GiB at most by default, grows with the requests it serves (untraced as
@@ -102,6 +106,18 @@ def per_token(samples):
     return (b['gen_step_s'] - a['gen_step_s']) * 1e9 / tokens if tokens else None
 
 
+def segments(trace):
+    """The trace's files: its name, and a rotated trace's segments that ended (NAME.N)."""
+    d, base = os.path.split(trace)
+    return [trace] + sorted(os.path.join(d or '.', n) for n in os.listdir(d or '.')
+                            if n.startswith(base + '.') and n[len(base) + 1:].isdigit())
+
+
+def disk_bytes(trace):
+    """The disk the trace takes now: every segment kept."""
+    return sum(os.path.getsize(p) for p in segments(trace) if os.path.exists(p))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--tools', required=True)
@@ -112,6 +128,7 @@ def main():
     ap.add_argument('--tokens', type=int, default=32)
     ap.add_argument('--out')
     ap.add_argument('--env', action='append', default=[])
+    ap.add_argument('--preset', help='GGML_VIZ_PRESET (server: a llama-server traced all day)')
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix='ggmlviz-soak.')
     os.makedirs(out, exist_ok=True)
@@ -124,6 +141,9 @@ def main():
     trace = os.path.join(out, 'soak.ggmlviz')
     env = {k: v for k, v in os.environ.items() if not k.startswith('GGML_VIZ_')}
     env['GGML_VIZ_MAX_EVENTS'] = '0'  # no cap: a soak records for as long as it runs
+    if a.preset:
+        env['GGML_VIZ_PRESET'] = a.preset
+        del env['GGML_VIZ_MAX_EVENTS']  # the preset's own: it rotates, with no cap
     env.update(dict(kv.split('=', 1) for kv in a.env))
     env['GGML_VIZ_OUTPUT'] = trace
     log = open(os.path.join(out, 'server.log'), 'w')
@@ -159,7 +179,7 @@ def main():
                         'exporter_kib': rss_kib(exporter.pid), 'top_kib': rss_kib(top.pid),
                         'exporter_vmrss_kib': rss_kib(exporter.pid, 'VmRSS'),
                         'top_vmrss_kib': rss_kib(top.pid, 'VmRSS'),
-                        'trace_mib': os.path.getsize(trace) / 2**20,
+                        'trace_mib': disk_bytes(trace) / 2**20,
                         'requests': promlib.value(s, 'ggmlviz_requests_total'),
                         'gen_tokens': promlib.value(s, 'ggmlviz_tokens_total', phase='generation'),
                         'gen_step_s': promlib.value(s, 'ggmlviz_step_seconds_total', phase='generation'),
@@ -204,11 +224,21 @@ def main():
     dropped = promlib.value(final, 'ggmlviz_dropped_events_total')
     checks['nothing dropped'] = bool(dropped == 0 and said and said.group(2) == '0')
     checks['trace valid and complete'] = rc.returncode == 0
-    checks['every request answered'] = sum(failed) == 0 and len(reqs) == sum(answered) > 0
+    # serve followed every segment; stats reads those kept (all, unless KEEP removed some)
+    removed = re.search(r'segments: +(\d+) to', info)
+    whole = not removed or removed.group(1) == '1'
+    counted = promlib.value(final, 'ggmlviz_requests_total')
+    checks['every request answered'] = sum(failed) == 0 and sum(answered) > 0
+    checks['every request counted (serve; stats where no segment was removed)'] = bool(
+        counted == sum(answered) and (not whole or len(reqs) == sum(answered)))
     figures['followers_vmrss_kib_max'] = [max((x['exporter_vmrss_kib'] for x in samples), default=0),
                                           max((x['top_vmrss_kib'] for x in samples), default=0)]
+    generated = sum(r.get('generated_tokens', 0) for r in reqs)
     figures.update({'requests': len(reqs), 'answered': sum(answered), 'failed': sum(failed),
-                    'trace_mib': os.path.getsize(trace) / 2**20, 'minutes': a.minutes,
+                    'trace_mib': disk_bytes(trace) / 2**20, 'minutes': a.minutes,
+                    'segments': len(segments(trace)), 'generated_tokens': generated,
+                    'counted_by_serve': counted,
+                    'bytes_per_generated_token': disk_bytes(trace) / generated if generated else None,
                     'dropped': dropped, 'events': int(said.group(1)) if said else None,
                     'validate': rc.stdout.strip().splitlines()[-1:]})
     for name, good in checks.items():

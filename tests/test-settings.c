@@ -63,6 +63,7 @@ static const struct example {
 	{ "nvtx", "2", "2", 1, "1", "3", 1 },
 	{ "overflow", "block", "block", GGMLVIZ_OVERFLOW_BLOCK, "block", "wait", 1 },
 	{ "rotate", "256m:8", "256M:8", NO_INT, NULL, "1M:x", 0 },
+	{ "preset", "server", "server", 0, "none", "laptop", 0 }, /* its variable: preset_* below */
 };
 #define N_EXAMPLES (sizeof examples / sizeof examples[0])
 
@@ -188,6 +189,8 @@ START_TEST(each_variable_reaches_its_setting)
 	struct var_test t;
 	char quoted[256];
 
+	if (!strcmp(e->name, "preset"))
+		return; /* it sets others: preset_variable_is_read_first */
 	var_test_begin(e, &t);
 	cfg = t.fresh;
 	setenv(t.var, e->value, 1);
@@ -217,6 +220,8 @@ START_TEST(each_variable_while_a_session_runs)
 	struct var_test t;
 	char said[256];
 
+	if (!strcmp(e->name, "preset"))
+		return; /* it sets others: preset_variable_is_read_first */
 	var_test_begin(e, &t);
 	tu_path(trace, sizeof trace, "settings-running");
 	tu_config(&cfg, trace);
@@ -448,6 +453,55 @@ START_TEST(verbose_says_the_settings)
 }
 END_TEST
 
+/* A preset sets its settings; one set after it overrides it, and none undoes nothing. */
+START_TEST(preset_sets_its_settings)
+{
+	ck_assert_int_eq(ggmlviz_setting_set("preset", "server"), 0);
+	ck_assert_str_eq(got("preset"), "server");
+	ck_assert_str_eq(got("op_sample"), "100");
+	ck_assert_str_eq(got("op_slow"), "20000");
+	ck_assert_str_eq(got("rotate"), "256M:8");
+	ck_assert_int_eq(ggmlviz_setting_set("op_sample", "7"), 0);
+	ck_assert_str_eq(got("op_sample"), "7");
+	ck_assert_int_eq(ggmlviz_setting_set("preset", "none"), 0);
+	ck_assert_str_eq(got("op_sample"), "7");
+	ck_assert_str_eq(got("rotate"), "256M:8");
+	ck_assert_int_eq(ggmlviz_setting_set("preset", "laptop"), GGMLVIZ_EVALUE);
+	ck_assert_str_eq(got("preset"), "none");
+	ck_assert_int_eq(ggmlviz_setting_set_int("preset", 1), 0);
+	ck_assert_str_eq(got("op_sample"), "100");
+	for (const char *const *n = (const char *const[]){ "preset", "op_sample", "op_slow", "rotate",
+							 NULL }; *n; n++)
+		ck_assert_int_eq(ggmlviz_setting_set(*n, NULL), 0);
+}
+END_TEST
+
+/* Its variable is read before the others': a setting's own variable beside it overrides it. */
+START_TEST(preset_variable_is_read_first)
+{
+	struct ggmlviz_config cfg;
+
+	clear_env();
+	ggmlviz_config_init(&cfg);
+	cfg.log_fn = tu_capture;
+	setenv("GGML_VIZ_PRESET", "server", 1);
+	setenv("GGML_VIZ_OP_SAMPLE", "7", 1);
+	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
+	ck_assert_uint_eq(cfg.op_sample, 7);
+	ck_assert_uint_eq(cfg.op_slow_us, 20000);
+	ck_assert_str_eq(got("rotate"), "256M:8");
+	ck_assert_str_eq(got("preset"), "server");
+	ck_assert_int_eq(tu_n_messages, 0);
+	setenv("GGML_VIZ_PRESET", "laptop", 1);
+	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), -EINVAL);
+	ck_assert_msg(tu_n_messages == 1 && strstr(tu_messages, "GGML_VIZ_PRESET=\"laptop\" is not "
+						      "none or server"), "got %s", tu_messages);
+	clear_env();
+	ck_assert_int_eq(ggmlviz_setting_set("preset", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("rotate", NULL), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("settings");
@@ -468,6 +522,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, a_start_without_a_session_gives_them_back);
 	tcase_add_test(tc, a_forked_child_may_set);
 	tcase_add_test(tc, verbose_says_the_settings);
+	tcase_add_test(tc, preset_sets_its_settings);
+	tcase_add_test(tc, preset_variable_is_read_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -405,7 +405,9 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * and GGML_VIZ_OVERFLOW (drop or block; each described at its member of
  * struct ggmlviz_config), and those of the settings added since 0.2, which
  * have no member (GGML_VIZ_ROTATE=SIZE[:KEEP]: the trace in segments of
- * SIZE bytes at most, the newest KEEP kept, ggmlviz_config_init(3)):
+ * SIZE bytes at most, the newest KEEP kept; GGML_VIZ_PRESET=server: a
+ * llama-server traced all day, read before the other variables, which
+ * override what it sets; ggmlviz_config_init(3)):
  * they are set in the tracer's own settings, as
  * ggmlviz_setting_set() sets them (refused while tracing is active). Three more are
  * read by the session, not here, when it loads CUPTI, as debugging and

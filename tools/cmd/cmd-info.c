@@ -695,7 +695,9 @@ static void print_segments(struct cli_out *o, const struct cli_input *in)
 		return;
 	cli_out_printf(o, "segments:   %" PRIu32 " to %" PRIu32 " of a rotated trace (GGML_VIZ_ROTATE),"
 			    " read in a row", s.first, s.current);
-	if (s.first > 1)
+	if (s.first == 2)
+		cli_out_str(o, "; segment 1 removed before (the newest are kept)");
+	else if (s.first > 2)
 		cli_out_printf(o, "; 1 to %" PRIu32 " removed before (the newest are kept)",
 			       s.first - 1);
 	if (s.missing)

@@ -53,6 +53,9 @@ static const struct ggmlviz__choice timing_words[] = {
 static const struct ggmlviz__choice gpu_words[] = {
 	{ "start", GGMLVIZ_GPU_KERNELS_AT_START }, { NULL, 0 },
 };
+static const struct ggmlviz__choice preset_words[] = {
+	{ "none", 0 }, { "server", 1 }, { NULL, 0 },
+};
 static const struct ggmlviz__choice overflow_words[] = {
 	{ "drop", GGMLVIZ_OVERFLOW_DROP }, { "block", GGMLVIZ_OVERFLOW_BLOCK }, { NULL, 0 },
 };
@@ -119,6 +122,10 @@ static const struct ggmlviz__setting rows[] = {
 	  .unset = "one file", .min = GGMLVIZ__ROTATE_MIN_BYTES, .max = GGMLVIZ__ROTATE_MAX_KEEP,
 	  .refusal = "is not SIZE[:KEEP], segments of SIZE bytes (K, M, G or T: KiB to TiB) from "
 		     "{min} on, the newest KEEP (0 to {max}) kept: 256M:8" },
+	{ "preset", "GGML_VIZ_PRESET", .kind = &ggmlviz__kind_preset, LATER(preset), .def = "none",
+	  .choices = preset_words, .flags = GGMLVIZ__SET_FIRST,
+	  .refusal = "is not none or server (a llama-server traced all day: GGML_VIZ_OP_SAMPLE=100, "
+		     "GGML_VIZ_OP_SLOW=20000, GGML_VIZ_ROTATE=256M:8)" },
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])

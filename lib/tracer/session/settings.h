@@ -41,6 +41,7 @@ struct ggmlviz__settings {
 	struct ggmlviz_config cfg; /* the settings of 0.2, as a config holds them */
 	/* settings added since 0.2: */
 	struct ggmlviz__rotate rotate;
+	int preset; /* GGML_VIZ_PRESET (kind-preset.c): 0 none, 1 server */
 };
 
 struct ggmlviz__setting;
@@ -76,6 +77,7 @@ struct ggmlviz__choice {
 #define GGMLVIZ__SET_NEGATED 4u  /* a boolean stored as its opposite (the config's *_off members) */
 #define GGMLVIZ__SET_BOOLEAN 8u  /* a choice that takes the booleans' words (alone: nonzero is 1) */
 #define GGMLVIZ__SET_REQUIRED 16u /* a string: never unset (NULL) */
+#define GGMLVIZ__SET_FIRST 32u    /* its variable read before the others' (a preset: they override it) */
 
 /*
  * One setting. Settings are never renamed, removed or reordered once
@@ -108,6 +110,7 @@ extern const struct ggmlviz__setting_kind ggmlviz__kind_number;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_text;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_ratio;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_rotate; /* kind-rotate.c */
+extern const struct ggmlviz__setting_kind ggmlviz__kind_preset; /* kind-preset.c */
 extern const struct ggmlviz__choice ggmlviz__bool_words[];
 
 /* The rows (settings.c). */

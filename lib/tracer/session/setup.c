@@ -80,9 +80,11 @@ int ggmlviz__settings_from_env(struct ggmlviz__settings *s)
 	const struct ggmlviz__setting *row;
 	int rc = 0;
 
-	for (size_t i = 0; (row = ggmlviz__setting_at(i)); i++)
-		if (env_row(row, s) < 0)
-			rc = -EINVAL;
+	/* a preset's variable first: the variables of the settings it sets override it */
+	for (int first = 1; first >= 0; first--)
+		for (size_t i = 0; (row = ggmlviz__setting_at(i)); i++)
+			if (!(row->flags & GGMLVIZ__SET_FIRST) == !first && env_row(row, s) < 0)
+				rc = -EINVAL;
 	return env_against(&before, s) < 0 ? -EINVAL : rc;
 }
 
