@@ -58,30 +58,31 @@ static int64_t value_of(const struct ggmlviz__setting *row, const struct ggmlviz
 	return v;
 }
 
+/* The choice just set in with (rc: how that went), then its preset: all of it into s, or nothing. */
+static int settle(const struct ggmlviz__setting *row, struct ggmlviz__settings *s,
+		  struct ggmlviz__settings *with, int rc)
+{
+	if (rc == 0)
+		rc = apply(value_of(row, with), with);
+	if (rc == 0)
+		*s = *with;
+	return rc;
+}
+
 static int preset_parse(const struct ggmlviz__setting *row, const char *text,
 			struct ggmlviz__settings *s)
 {
 	struct ggmlviz__settings with = *s;
-	int rc = ggmlviz__kind_choice.parse(row, text, &with);
 
-	if (rc == 0)
-		rc = apply(value_of(row, &with), &with);
-	if (rc == 0)
-		*s = with; /* all of it, or nothing */
-	return rc;
+	return settle(row, s, &with, ggmlviz__kind_choice.parse(row, text, &with));
 }
 
 static int preset_from_int(const struct ggmlviz__setting *row, int64_t value,
 			   struct ggmlviz__settings *s)
 {
 	struct ggmlviz__settings with = *s;
-	int rc = ggmlviz__kind_choice.from_int(row, value, &with);
 
-	if (rc == 0)
-		rc = apply(value_of(row, &with), &with);
-	if (rc == 0)
-		*s = with;
-	return rc;
+	return settle(row, s, &with, ggmlviz__kind_choice.from_int(row, value, &with));
 }
 
 static int preset_format(const struct ggmlviz__setting *row, const struct ggmlviz__settings *s,
