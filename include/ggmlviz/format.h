@@ -741,7 +741,7 @@ struct ggmlviz_event {
 		} rpc;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
-	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes */
+	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes (a removed segment's of a rotated trace: zeros once the reader is two segments past it, ggmlviz_reader_next(3)) */
 	uint32_t label_len;     /**< bytes of label */
 	uint32_t size;          /**< bytes of the whole record */
 	uint64_t offset;        /**< byte offset of the record in the file */
