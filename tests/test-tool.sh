@@ -591,12 +591,15 @@ empty diff-missing.out "diff: nothing on stdout when a trace cannot be read"
 # export interned its NULL name (memcmp of NULL), and a trace with no slice
 # sorted a NULL array of held ones. fuzz-packed-without-body: a packed
 # record of no entries and no body had its NULL body copied (UBSan).
+# fuzz-rpc-hosts-overflow: RPC commands whose times near 2^62 made the sum
+# of a step's hosts' compute and wire overflow a signed 64-bit integer in
+# stats --by host (UBSan).
 for f in "$top_srcdir"/tests/data/fuzz-*.ggmlviz; do
 	[ -f "$f" ]
 	ok $? "fuzz input $(basename "$f") is in the tree"
 	base=$(basename "$f" .ggmlviz)
-	for cmd in info dump stats mem report "export -o $T/x.json" "export -f csv -o -" \
-		"export -f perfetto -o $T/x.pftrace"; do
+	for cmd in info dump stats "stats --by host" advise mem report "export -o $T/x.json" \
+		"export -f csv -o -" "export -f perfetto -o $T/x.pftrace"; do
 		case $cmd in report) cmd="report -o $T/x.html" ;; esac
 		timeout 60 "$G" $cmd "$f" >"$T/$base.out" 2>"$T/$base.err"
 		got=$?

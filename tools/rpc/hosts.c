@@ -286,7 +286,7 @@ static int span_figures(struct cli_rpc_hosts *h, struct cli_rpc_step *s, struct 
 	struct cli_rpc_cell *cells = cli_rpc_cells(h, (size_t)(s - h->steps));
 	uint64_t t = s->span_end_ns - s->begin_ns, busy;
 	size_t nw;
-	int64_t sum;
+	uint64_t sum; /* in modular arithmetic: a hostile trace's times may pass 2^63 */
 
 	w->n_fly = w->n_work = 0;
 	for (size_t k = 1; k < h->n_hosts; k++) {
@@ -307,7 +307,7 @@ static int span_figures(struct cli_rpc_hosts *h, struct cli_rpc_step *s, struct 
 		for (size_t i = 0; i < g[k].n_fly; i++)
 			in_work += covered(w->fly, nw, g[k].fly[i].a, g[k].fly[i].b);
 		cells[k].wire_ns = cells[k].inflight_ns - in_work;
-		sum += (int64_t)(cells[k].compute_ns + cells[k].wire_ns);
+		sum += cells[k].compute_ns + cells[k].wire_ns;
 		for (size_t i = 0; i < g[k].n_fly; i++)
 			if (gather_add(w, g[k].fly[i], NULL) < 0)
 				return -ENOMEM;
@@ -315,7 +315,7 @@ static int span_figures(struct cli_rpc_hosts *h, struct cli_rpc_step *s, struct 
 	/* w now holds the work (merged) and every host's flights: their union is the servers' */
 	s->inflight_ns = spans_len(w->fly, merge_spans(w->fly, w->n_fly)) - busy;
 	s->client_ns = t - s->inflight_ns - busy;
-	s->unaccounted_ns = sum + (int64_t)s->client_ns - (int64_t)t;
+	s->unaccounted_ns = (int64_t)(sum + s->client_ns - t); /* what is left, signed */
 	return 0;
 }
 
