@@ -8,8 +8,9 @@
  * ggmlviz_start(). How a value is read, written and checked is its kind
  * (kinds.c).
  *
- * Files, bottom to top: kinds.c, settings.c, store.c, setup.c; session.c
- * uses them.
+ * Files, bottom to top: kinds.c and kind-rotate.c, settings.c (the rows,
+ * and the kind of a preset, which looks rows up), store.c, setup.c;
+ * session.c uses them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -41,7 +42,7 @@ struct ggmlviz__settings {
 	struct ggmlviz_config cfg; /* the settings of 0.2, as a config holds them */
 	/* settings added since 0.2: */
 	struct ggmlviz__rotate rotate;
-	int preset; /* GGML_VIZ_PRESET (kind-preset.c): 0 none, 1 server */
+	int preset; /* GGML_VIZ_PRESET (settings.c): 0 none, 1 server */
 };
 
 struct ggmlviz__setting;
@@ -110,7 +111,7 @@ extern const struct ggmlviz__setting_kind ggmlviz__kind_number;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_text;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_ratio;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_rotate; /* kind-rotate.c */
-extern const struct ggmlviz__setting_kind ggmlviz__kind_preset; /* kind-preset.c */
+extern const struct ggmlviz__setting_kind ggmlviz__kind_preset; /* settings.c, beside the rows */
 extern const struct ggmlviz__choice ggmlviz__bool_words[];
 
 /* The rows (settings.c). */
