@@ -166,19 +166,26 @@ ok(rc == 0 and les == [0.0005, 0.002, 0.01, float('inf')] and not agrees(s2, tra
    '--buckets sets the histograms\' bounds', (les, err))
 
 # ---- followed while it is written ----
+def follow_gen(trace, *args):
+    """gen-server writing trace (args its options), serve following it, scraped every 0.5 s
+    while it writes: (gen, the exporter, its port, what it said, [(status, requests_total,
+    states)] of each scrape)."""
+    gen = subprocess.Popen([GEN, trace, *args], stderr=subprocess.PIPE, text=True)
+    while not os.path.exists(trace) and gen.poll() is None:
+        time.sleep(0.05)
+    p, port, said = promlib.start_exporter(G, [trace])
+    seen = []
+    while port and gen.poll() is None:
+        st, _, body = promlib.scrape(port)
+        s, _ = promlib.parse(body)
+        seen.append((st, promlib.value(s, 'ggmlviz_requests_total'),
+                     [lab['state'] for n, lab, v in s if n == 'ggmlviz_trace_state' and v == 1]))
+        time.sleep(0.5)
+    return gen, p, port, said, seen
+
+
 live = os.path.join(TMP, 'live.ggmlviz')
-gen = subprocess.Popen([GEN, live, '--requests', '40', '--gap-ms', '150', '--burst', '3'],
-                       stderr=subprocess.PIPE, text=True)
-while not os.path.exists(live) and gen.poll() is None:
-    time.sleep(0.05)
-p, port, said = promlib.start_exporter(G, [live])
-seen = []
-while port and gen.poll() is None:
-    st, _, body = promlib.scrape(port)
-    s, _ = promlib.parse(body)
-    seen.append((st, promlib.value(s, 'ggmlviz_requests_total'),
-                 [lab['state'] for n, lab, v in s if n == 'ggmlviz_trace_state' and v == 1]))
-    time.sleep(0.5)
+gen, p, port, said, seen = follow_gen(live, '--requests', '40', '--gap-ms', '150', '--burst', '3')
 gen.wait()
 time.sleep(2.5)  # a refresh or two: the end read
 st, _, body = promlib.scrape(port) if port else (0, {}, '')
@@ -197,17 +204,9 @@ ok(rc == 0 and 'Traceback' not in err, 'SIGTERM stops the exporter: exit 0', (rc
 
 # ---- followed while the tracer rotates it (GGML_VIZ_ROTATE): from segment to segment ----
 segs = os.path.join(TMP, 'segments.ggmlviz')
-gen = subprocess.Popen([GEN, segs, '--requests', '40', '--gap-ms', '100', '--burst', '3', '--rotate',
-                        '64K'], stderr=subprocess.PIPE, text=True)
-while not os.path.exists(segs) and gen.poll() is None:
-    time.sleep(0.05)
-p, port, said = promlib.start_exporter(G, [segs])
-seen = []
-while port and gen.poll() is None:
-    st, _, body = promlib.scrape(port)
-    s, _ = promlib.parse(body)
-    seen.append(promlib.value(s, 'ggmlviz_requests_total'))
-    time.sleep(0.5)
+gen, p, port, said, scrapes = follow_gen(segs, '--requests', '40', '--gap-ms', '100', '--burst', '3',
+                                         '--rotate', '64K')
+seen = [n for _, n, _ in scrapes]
 _, gerr = gen.communicate()
 time.sleep(2.5)  # a refresh or two: the end read
 st, _, body = promlib.scrape(port) if port else (0, {}, '')
