@@ -17,7 +17,8 @@
  *                  [--taken FIRST:COUNT:PCT] [--long-prompt REQ:TOKENS]
  *                  [--surge REQ:N] [--generate REQ:N] [--fallback FIRST:COUNT]
  *                  [--marks FIRST:COUNT:N] [--clients C] [--flush-ms MS]
- *                  [--batch B] [--rotate SIZE[:KEEP]]
+ *                  [--batch B] [--rotate SIZE[:KEEP]] [--flight SPEC]
+ *                  [--flight-on SPEC]
  *
  * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token
  * (--token-us) plus NS ns a token of the longest context in the batch
@@ -26,8 +27,11 @@
  * clients, each sending its next request as soon as its last one ended
  * (the slots kept busy, as a benchmark's clients do). --flush-ms: the
  * tracer's flush interval (100 ms), which spaces its USAGE records;
- * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets). The
- * trace ends complete (its stop).
+ * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets);
+ * --flight and --flight-on: a flight recorder (GGML_VIZ_FLIGHT and
+ * GGML_VIZ_FLIGHT_ON), for `ggmlviz snapshot` and slow requests. The
+ * trace ends complete (its stop), also on SIGINT or SIGTERM, which end
+ * the run where it is.
  *
  * What makes a request slow, for advise --request and --slow (requests
  * are numbered from 0 in order of arrival; "while" a request: from its
@@ -48,6 +52,7 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +299,27 @@ static int arg_range(int argc, char **argv, const char *name, int kind, struct r
 	return sscanf(v, "%d:%d", &r->first, &r->value) == 2 ? 0 : -1;
 }
 
+static volatile sig_atomic_t interrupted;
+
+/* SIGINT or SIGTERM: the run ends where it is, the trace complete (as llama-server's). */
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The tracer's setting name from option opt, where given; 0, or -1 said. */
+static int setting(int argc, char **argv, const char *opt, const char *name)
+{
+	const char *v = arg_of(argc, argv, opt);
+	int rc;
+
+	if (!v || (rc = ggmlviz_setting_set(name, v)) == 0)
+		return 0;
+	fprintf(stderr, "gen-server: %s %s: %s\n", opt, v, ggmlviz_strerror(rc));
+	return -1;
+}
+
 static int parse(int argc, char **argv, struct sim *m)
 {
 	m->n = arg_int(argc, argv, "--requests", 24), m->slots = arg_int(argc, argv, "--slots", 2);
@@ -391,7 +417,7 @@ int main(int argc, char **argv)
 			" [--burst B] [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]"
 			" [--taken F:C:PCT (0 to 95)] [--long-prompt R:T] [--surge R:N] [--generate R:N]"
 			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]"
-			" [--rotate SIZE[:KEEP]]\n",
+			" [--rotate SIZE[:KEEP]] [--flight SPEC] [--flight-on SPEC]\n",
 			MAX_SLOTS);
 		return 2;
 	}
@@ -403,12 +429,10 @@ int main(int argc, char **argv)
 	cfg.output = argv[1];
 	cfg.memory_tracking = 1;
 	cfg.flush_interval_ms = (uint32_t)arg_int(argc, argv, "--flush-ms", (int)cfg.flush_interval_ms);
-	if (arg_of(argc, argv, "--rotate") &&
-	    (rc = ggmlviz_setting_set("rotate", arg_of(argc, argv, "--rotate"))) < 0) {
-		fprintf(stderr, "gen-server: --rotate %s: %s\n", arg_of(argc, argv, "--rotate"),
-			ggmlviz_strerror(rc));
+	if (setting(argc, argv, "--rotate", "rotate") < 0 ||
+	    setting(argc, argv, "--flight", "flight") < 0 ||
+	    setting(argc, argv, "--flight-on", "flight_on") < 0)
 		return 2;
-	}
 	if ((rc = ggmlviz_start(&cfg)) < 0) {
 		fprintf(stderr, "gen-server: %s: %s\n", argv[1], ggmlviz_strerror(rc));
 		return 1;
@@ -416,7 +440,9 @@ int main(int argc, char **argv)
 	names(&m);
 	memory(0);
 	next_burst = now_ns();
-	for (;;) {
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	while (!interrupted) {
 		int busy = 0;
 
 		arrive(&m, &next_burst);

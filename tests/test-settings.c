@@ -64,6 +64,8 @@ static const struct example {
 	{ "overflow", "block", "block", GGMLVIZ_OVERFLOW_BLOCK, "block", "wait", 1 },
 	{ "rotate", "256m:8", "256M:8", NO_INT, NULL, "1M:x", 0 },
 	{ "preset", "server", "server", 0, "none", "laptop", 0 }, /* its variable: preset_* below */
+	{ "flight", "60:8", "60:8:256M", NO_INT, NULL, "0:8", 0 },
+	{ "flight_on", "token:50,ttft:500", "ttft:500,token:50", NO_INT, NULL, "ttft:0", 0 },
 };
 #define N_EXAMPLES (sizeof examples / sizeof examples[0])
 
@@ -461,6 +463,7 @@ START_TEST(preset_sets_its_settings)
 	ck_assert_str_eq(got("op_sample"), "100");
 	ck_assert_str_eq(got("op_slow"), "20000");
 	ck_assert_str_eq(got("rotate"), "256M:8");
+	ck_assert_str_eq(got("flight"), "60:8:256M");
 	ck_assert_int_eq(ggmlviz_setting_set("op_sample", "7"), 0);
 	ck_assert_str_eq(got("op_sample"), "7");
 	ck_assert_int_eq(ggmlviz_setting_set("preset", "none"), 0);
@@ -471,7 +474,7 @@ START_TEST(preset_sets_its_settings)
 	ck_assert_int_eq(ggmlviz_setting_set_int("preset", 1), 0);
 	ck_assert_str_eq(got("op_sample"), "100");
 	for (const char *const *n = (const char *const[]){ "preset", "op_sample", "op_slow", "rotate",
-							 NULL }; *n; n++)
+							 "flight", NULL }; *n; n++)
 		ck_assert_int_eq(ggmlviz_setting_set(*n, NULL), 0);
 }
 END_TEST
@@ -499,6 +502,59 @@ START_TEST(preset_variable_is_read_first)
 	clear_env();
 	ck_assert_int_eq(ggmlviz_setting_set("preset", NULL), 0);
 	ck_assert_int_eq(ggmlviz_setting_set("rotate", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("flight", NULL), 0);
+}
+END_TEST
+
+/* GGML_VIZ_FLIGHT and GGML_VIZ_FLIGHT_ON: what each takes, how it shows it, what it refuses. */
+START_TEST(flight_values)
+{
+	static const struct { const char *name, *value, *shown; } good[] = {
+		{ "flight", "60", "60:0:256M" },	   { "flight", "1:2:1G", "1:2:1G" },
+		{ "flight", "3600:0:1M", "3600:0:1M" }, { "flight", "0", "" },
+		{ "flight", "", "" },		   { "flight_on", "ttft:500", "ttft:500" },
+		{ "flight_on", "token:7", "token:7" },  { "flight_on", "", "" },
+	};
+	static const struct { const char *name, *value; } bad[] = {
+		{ "flight", "3601" },	    { "flight", "0:5" },	   { "flight", "60:8:512K" },
+		{ "flight", "60:x" },	    { "flight", "60:" },	   { "flight", "-1" },
+		{ "flight", "60:8:1M:2" },  { "flight_on", "ttft:500,ttft:400" },
+		{ "flight_on", "ttft:" },   { "flight_on", "fast:1" }, { "flight_on", "ttft:500," },
+		{ "flight_on", "token:0" }, { "flight_on", "ttft:3600001" },
+	};
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		ck_assert_int_eq(ggmlviz_setting_set(good[i].name, good[i].value), 0);
+		ck_assert_str_eq(got(good[i].name), good[i].shown);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(ggmlviz_setting_set(bad[i].name, bad[i].value) == GGMLVIZ_EVALUE,
+			      "%s=%s taken", bad[i].name, bad[i].value);
+	ck_assert_int_eq(ggmlviz_setting_set("flight", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("flight_on", NULL), 0);
+}
+END_TEST
+
+/* A bad variable: refused with its name, its value and what it takes; the setting kept. */
+START_TEST(flight_variable_refused)
+{
+	struct ggmlviz_config cfg;
+
+	clear_env();
+	ggmlviz_config_init(&cfg);
+	cfg.log_fn = tu_capture;
+	ck_assert_int_eq(ggmlviz_setting_set("flight", "30"), 0);
+	setenv("GGML_VIZ_FLIGHT", "1m", 1);
+	setenv("GGML_VIZ_FLIGHT_ON", "ttft=500", 1);
+	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), -EINVAL);
+	ck_assert_msg(strstr(tu_messages, "GGML_VIZ_FLIGHT=\"1m\" is not SECONDS[:KEEP[:MEMORY]]"),
+		      "got %s", tu_messages);
+	ck_assert_msg(strstr(tu_messages, "GGML_VIZ_FLIGHT_ON=\"ttft=500\" is not ttft:MS,token:MS"),
+		      "got %s", tu_messages);
+	ck_assert_str_eq(got("flight"), "30:0:256M");
+	ck_assert_str_eq(got("flight_on"), "");
+	clear_env();
+	ck_assert_int_eq(ggmlviz_setting_set("flight", NULL), 0);
 }
 END_TEST
 
@@ -508,6 +564,8 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("by name");
 
 	tcase_add_test(tc, every_setting_has_examples);
+	tcase_add_test(tc, flight_values);
+	tcase_add_test(tc, flight_variable_refused);
 	tcase_add_loop_test(tc, defaults_round_trip, 0, (int)N_EXAMPLES);
 	tcase_add_loop_test(tc, values_and_refusals, 0, (int)N_EXAMPLES);
 	tcase_add_loop_test(tc, each_variable_reaches_its_setting, 0, (int)N_EXAMPLES);

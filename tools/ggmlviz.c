@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  top       follow a trace as it is written: its last seconds, refreshed\n"
 	"  advise    what slows the run: findings, with their figures and what to try\n"
 	"  serve     follow traces and serve their figures as Prometheus metrics\n"
+	"  snapshot  ask a running program for its flight recorder's last seconds\n"
 	"\n"
 	"Run 'ggmlviz COMMAND --help' for the options of a command.\n"
 	"\n"
@@ -55,6 +56,7 @@ static const struct command commands[] = {
 	{ "report", cli_cmd_report },	       { "top", cli_cmd_top },
 	{ "advise", cli_cmd_advise },
 	{ "serve", cli_cmd_serve },
+	{ "snapshot", cli_cmd_snapshot },
 };
 
 static const struct command *find_command(const char *name)

@@ -269,6 +269,13 @@ enum ggmlviz_rpc_stage {
 	GGMLVIZ_RPC_REPLY = 2
 };
 
+/** @brief Why a snapshot of the flight recorder was taken (META SNAPSHOT's key >> 32). */
+enum ggmlviz_snapshot_why {
+	GGMLVIZ_SNAPSHOT_ASKED = 0, /**< asked from outside: `ggmlviz snapshot TRACE` */
+	GGMLVIZ_SNAPSHOT_TTFT = 1,  /**< a request's time to first token was over GGML_VIZ_FLIGHT_ON's ttft */
+	GGMLVIZ_SNAPSHOT_TOKEN = 2  /**< a request's time per output token was over GGML_VIZ_FLIGHT_ON's token */
+};
+
 /** @brief What a request asks of a server (REQUEST_BEGIN's kind). */
 enum ggmlviz_request_kind {
 	GGMLVIZ_REQUEST_OTHER = 0,      /**< not said, or none of these */
@@ -383,8 +390,29 @@ enum ggmlviz_meta_kind {
 	 * no label.
 	 */
 	GGMLVIZ_META_SEGMENT_END = 18,
+	/**
+	 * The session keeps a flight recorder (ggmlviz_setting_set(3)
+	 * "flight", GGML_VIZ_FLIGHT): the last seconds of every op, the steps
+	 * that rolling mode sums among them, in memory, written as a trace of
+	 * its own, a snapshot, when a request is slow or when asked (META
+	 * SNAPSHOT). Written at the start of a trace, of each of its segments
+	 * and of each snapshot: key = the seconds kept, value = the most bytes
+	 * of memory they take, value2 = the snapshots kept at most (0: all),
+	 * label = in words.
+	 */
+	GGMLVIZ_META_FLIGHT = 19,
+	/**
+	 * A snapshot of the flight recorder: in the trace, where it was taken;
+	 * in the snapshot, its first record after the header. key = its number
+	 * (1, 2, ...) | why << 32 (enum ggmlviz_snapshot_why), value = the
+	 * request that made it (REQUEST records' id; 0 when asked), value2 =
+	 * that request's time judged in ns (its time to first token, or its
+	 * time per output token; 0 when asked), label = the snapshot's file
+	 * name, without its directory ("trace.flight-1.ggmlviz").
+	 */
+	GGMLVIZ_META_SNAPSHOT = 20,
 	/*
-	 * 19 to 23 are not used by this library.
+	 * 21 to 23 are not used by this library.
 	 */
 	/**
 	 * A connection of GGML's RPC protocol, written once per session by the

@@ -407,7 +407,10 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * have no member (GGML_VIZ_ROTATE=SIZE[:KEEP]: the trace in segments of
  * SIZE bytes at most, the newest KEEP kept; GGML_VIZ_PRESET=server: a
  * llama-server traced all day, read before the other variables, which
- * override what it sets; ggmlviz_config_init(3)):
+ * override what it sets; GGML_VIZ_FLIGHT=SECONDS[:KEEP[:MEMORY]]: a flight
+ * recorder, every op of the last SECONDS in memory for snapshots;
+ * GGML_VIZ_FLIGHT_ON=ttft:MS,token:MS: a snapshot when a request is that
+ * slow; ggmlviz_config_init(3)):
  * they are set in the tracer's own settings, as
  * ggmlviz_setting_set() sets them (refused while tracing is active). Three more are
  * read by the session, not here, when it loads CUPTI, as debugging and

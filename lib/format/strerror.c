@@ -71,10 +71,11 @@ const char *ggmlviz_meta_kind_name(uint32_t kind)
 		"UNKNOWN", "OP_NAME", "THREAD_NAME", "BACKEND_NAME",
 		"PROCESS", "DROPPED", "TRACE_END",   "CRASH", "GPU",         "PEAK",
 		"SAMPLE",  "SHARES",      "CLOCK",       "GPU_WINDOW",  "THREADS",
-		"DEVICE",  "USAGE",       "SEGMENT",     "SEGMENT_END",
+		"DEVICE",  "USAGE",       "SEGMENT",     "SEGMENT_END", "FLIGHT",
+		"SNAPSHOT",
 		[GGMLVIZ_META_RPC_CONNECTION] = "RPC_CONNECTION", "RPC_CLOCK",
 	};
 	const char *name = kind < sizeof names / sizeof names[0] ? names[kind] : NULL;
 
-	return name ? name : "UNKNOWN"; /* 19 to 23: not this library's */
+	return name ? name : "UNKNOWN"; /* 21 to 23: not this library's */
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/info-flight.h"
 #include "output/output.h"
 #include "base/htab.h"
 #include "input/input.h"
@@ -111,6 +112,7 @@ struct info {
 	uint64_t ctx_threads, cpus;
 	struct cli_usage_samples usage; /* META USAGE: the first and the last */
 	struct cli_rpc rpc;             /* GGML RPC commands by connection */
+	struct cli_flight flight;       /* META FLIGHT and SNAPSHOT */
 	int error; /* -ENOMEM */
 };
 
@@ -245,6 +247,7 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 	}
 	cli_mem_devices_event(&info->mem, ev);
 	cli_usage_sample(&info->usage, ev);
+	cli_flight_note(&info->flight, ev);
 	if (cli_rpc_add(&info->rpc, ev) < 0)
 		info->error = -ENOMEM;
 	if (ev->type == GGMLVIZ_EVENT_META && ev->data.meta.kind == GGMLVIZ_META_THREADS)
@@ -727,6 +730,7 @@ static void print_info(struct cli_out *o, const struct info *info,
 	print_cpus(o, info);
 	print_usage(o, info);
 	print_memory(o, info);
+	cli_flight_print(o, &info->flight, info->t_min);
 	cli_rpc_info(o, &info->rpc);
 	print_pairs(o, info);
 	print_drops(o, info, in);

@@ -22,5 +22,6 @@ int cli_cmd_report(struct cli *cli, int argc, char **argv);
 int cli_cmd_top(struct cli *cli, int argc, char **argv);
 int cli_cmd_advise(struct cli *cli, int argc, char **argv);
 int cli_cmd_serve(struct cli *cli, int argc, char **argv);
+int cli_cmd_snapshot(struct cli *cli, int argc, char **argv);
 
 #endif /* CLI_COMMANDS_H */

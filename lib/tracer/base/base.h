@@ -59,6 +59,12 @@ struct ggmlviz__state {
 	 */
 	int rolling;
 	uint64_t op_slow_stamps; /* op_slow_us in raw stamps (clock.h); 0: none */
+	/*
+	 * A flight recorder (GGML_VIZ_FLIGHT) keeps every op: a step that
+	 * rolling mode sums is recorded op by op too, for the flight recorder
+	 * only (producer/stage.c, writer/route.c).
+	 */
+	int flight;
 	int anonymize;          /* the writer replaces addresses by ids (anonymize) */
 	uint64_t anon_key;      /* the session's key of that permutation */
 	_Atomic uint64_t lost;  /* events lost before a ring: none could be made, or the GPU's profiler dropped them */
@@ -143,6 +149,24 @@ static inline uint64_t ggmlviz__op_slow_stamps(void)
 {
 	return __atomic_load_n(&ggmlviz__state.op_slow_stamps, __ATOMIC_RELAXED);
 }
+
+static inline int ggmlviz__flight(void)
+{
+	return __atomic_load_n(&ggmlviz__state.flight, __ATOMIC_RELAXED);
+}
+
+/*
+ * A META record of this kind is no event: it says where the records after
+ * it on its thread go (enum ggmlviz__route in its key), and the writer
+ * leaves it out of the file and of the flight recorder. ggmlviz_meta()
+ * refuses it.
+ */
+#define GGMLVIZ__META_ROUTE 0x7f524f55u
+enum ggmlviz__route {
+	GGMLVIZ__ROUTE_BOTH = 0,   /* the file and the flight recorder: every record's */
+	GGMLVIZ__ROUTE_FLIGHT = 1, /* the flight recorder only (its META records: both) */
+	GGMLVIZ__ROUTE_FILE = 2    /* the file only */
+};
 
 /* seq_cst on both sides: see ggmlviz__ring_enter(). A plain load on x86. */
 static inline unsigned ggmlviz__mask_now(void)

@@ -173,7 +173,8 @@ static int tracer_writes_kind(uint32_t kind)
 	       kind == GGMLVIZ_META_GPU || kind == GGMLVIZ_META_SHARES ||
 	       kind == GGMLVIZ_META_CLOCK || kind == GGMLVIZ_META_GPU_WINDOW ||
 	       kind == GGMLVIZ_META_USAGE || kind == GGMLVIZ_META_SEGMENT ||
-	       kind == GGMLVIZ_META_SEGMENT_END;
+	       kind == GGMLVIZ_META_SEGMENT_END || kind == GGMLVIZ_META_FLIGHT ||
+	       kind == GGMLVIZ_META_SNAPSHOT || kind == GGMLVIZ__META_ROUTE;
 }
 
 static void emit_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
@@ -200,6 +201,11 @@ void ggmlviz_meta(uint32_t kind, uint64_t key, uint64_t value, uint64_t value2,
 	if (GGMLVIZ__UNLIKELY(ggmlviz__mask_now() & GGMLVIZ__NVTX))
 		ggmlviz__nvtx_named(kind, key, label);
 	emit_meta(kind, key, value, value2, label);
+}
+
+void ggmlviz__emit_route(uint32_t route)
+{
+	emit_meta(GGMLVIZ__META_ROUTE, route, 0, 0, NULL);
 }
 
 void ggmlviz__emit_meta_gpu(uint64_t kernels, uint64_t recorded, uint64_t left_out,

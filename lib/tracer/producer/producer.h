@@ -310,6 +310,9 @@ void ggmlviz__emit_op_summary_at(uint64_t ts, const struct ggmlviz__op_summary *
 void ggmlviz__emit_kernel_at(uint64_t start_ns, uint32_t track,
 			     const struct ggmlviz__kernel_rec *k, const char *name);
 
+/* A META ROUTE record (base.h): the calling thread's records after it go to `route`. */
+void ggmlviz__emit_route(uint32_t route);
+
 /* META SHARES: the session's unattributed shares (shares.c), of which beyond the slots. */
 void ggmlviz__emit_meta_shares(uint64_t unattributed, uint64_t beyond, const char *label);
 

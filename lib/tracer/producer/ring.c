@@ -149,6 +149,7 @@ void ggmlviz__ring_reset(struct ggmlviz__ring *r)
 	r->discarded_noted = 0;
 	r->unnoted = 0;
 	r->named = 0;
+	r->route = GGMLVIZ__ROUTE_BOTH;
 	r->rate_pos = 0;
 	r->rate_ns = 0;
 }

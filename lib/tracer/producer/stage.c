@@ -6,6 +6,9 @@
  * have been recorded. At the end they are recorded as they were, or the
  * SPLIT and GRAPH records with the ops summed by op type and backend
  * (OP_SUMMARY), the runs' n_timed then 0: no op of theirs is in the file.
+ * With a flight recorder, a summed unit goes to the rings twice: as kept,
+ * for the flight recorder only, and summed, for the file only (base.h's
+ * routes; the writer sends each where it goes, writer/route.c).
  *
  * Only the node engine's path comes here (a run's end, a graph's begin
  * and end), never the emit fast path; its arrays grow as the node
@@ -195,16 +198,32 @@ static void record(const struct held *h, int keep)
 	}
 }
 
+/*
+ * A unit rolling mode sums, op by op for the flight recorder only: its
+ * held entries as kept, then the file's summed version after them
+ * (GGMLVIZ__ROUTE_FILE); returns whether the route was changed.
+ */
+static int flight_copy(const struct stage *st)
+{
+	ggmlviz__emit_route(GGMLVIZ__ROUTE_FLIGHT);
+	for (uint32_t i = 0; i < st->n; i++)
+		record(&st->h[i], 1);
+	ggmlviz__emit_route(GGMLVIZ__ROUTE_FILE);
+	return 1;
+}
+
 void ggmlviz__stage_flush(int keep)
 {
 	struct ggmlviz__op_summary sums[SUMS_MAX];
 	struct stage *st = stage_get();
 	uint32_t n_sums = 0;
 	uint64_t now;
+	int routed;
 
 	if (!st)
 		return;
 	keep = keep && !st->full;
+	routed = !keep && !st->full && st->ops && ggmlviz__flight() && flight_copy(st);
 	for (uint32_t i = 0; i < st->n; i++) {
 		const struct held *h = &st->h[i];
 
@@ -216,6 +235,8 @@ void ggmlviz__stage_flush(int keep)
 	now = ggmlviz__stamp();
 	for (uint32_t i = 0; i < n_sums; i++)
 		ggmlviz__emit_op_summary_at(now, &sums[i]);
+	if (routed)
+		ggmlviz__emit_route(GGMLVIZ__ROUTE_BOTH);
 	st->n = st->ops = 0;
 	st->full = 0;
 }

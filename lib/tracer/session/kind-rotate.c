@@ -19,8 +19,7 @@
 
 static const char units[] = "KMGT";
 
-/* Decimal digits [s, end), and a unit letter after them: *out bytes; 0 or GGMLVIZ_EVALUE. */
-static int parse_size(const char *s, const char *end, uint64_t *out)
+int ggmlviz__size_parse(const char *s, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *unit;
@@ -79,7 +78,7 @@ static int rotate_parse(const struct ggmlviz__setting *row, const char *text,
 		memcpy((char *)s + row->offset, &r, sizeof r);
 		return 0;
 	}
-	if (parse_size(text, colon ? colon : text + strlen(text), &r.bytes) < 0 ||
+	if (ggmlviz__size_parse(text, colon ? colon : text + strlen(text), &r.bytes) < 0 ||
 	    (colon && keep_parse(colon + 1, &r.keep) < 0) || !rotate_ok(&r) ||
 	    (r.bytes == 0 && colon))
 		return GGMLVIZ_EVALUE;
@@ -96,8 +95,7 @@ static struct ggmlviz__rotate rotate_load(const struct ggmlviz__setting *row,
 	return r;
 }
 
-/* SIZE with the largest unit that says it exactly. */
-static int size_format(uint64_t bytes, char *buf, size_t size)
+int ggmlviz__size_format(uint64_t bytes, char *buf, size_t size)
 {
 	int unit = -1;
 
@@ -118,7 +116,7 @@ static int rotate_format(const struct ggmlviz__setting *row, const struct ggmlvi
 
 	if (!r.bytes)
 		return snprintf(buf, size, "%s", "");
-	n = size_format(r.bytes, buf, size);
+	n = ggmlviz__size_format(r.bytes, buf, size);
 	if (!r.keep || n < 0 || (size_t)n >= size)
 		return n;
 	return n + snprintf(buf + n, size - (size_t)n, ":%" PRIu32, r.keep);

@@ -262,7 +262,9 @@ static int open_session(const struct ggmlviz__settings *s, const char *path)
 	const struct ggmlviz_config *cfg = &s->cfg;
 	struct ggmlviz__writer_opts o = { path, cfg->max_events, cfg->flush_interval_ms,
 					  ggmlviz__os_gettid(), sink, NULL, 0, NULL, NULL,
-					  s->rotate.bytes, s->rotate.keep };
+					  s->rotate.bytes, s->rotate.keep,
+					  { s->flight.seconds, s->flight.keep, s->flight.bytes,
+					    s->flight_on.ttft_ms, s->flight_on.token_ms } };
 	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
 	char gpu_note[320], limit[96];
@@ -278,6 +280,8 @@ static int open_session(const struct ggmlviz__settings *s, const char *path)
 	o.gpu_note = gpu_note;
 	o.peak = rc == 0 ? peak_of(cfg, &peak) : NULL;
 	o.sample = sampling(cfg, &sample);
+	/* a thread of the last session may still read it (base.h) */
+	__atomic_store_n(&ggmlviz__state.flight, s->flight.seconds > 0, __ATOMIC_RELAXED);
 	if (rc == 0)
 		rc = ggmlviz__writer_open(&o, &writer);
 	if (rc < 0) {

@@ -125,7 +125,17 @@ static const struct ggmlviz__setting rows[] = {
 	{ "preset", "GGML_VIZ_PRESET", .kind = &ggmlviz__kind_preset, LATER(preset), .def = "none",
 	  .choices = preset_words, .flags = GGMLVIZ__SET_FIRST,
 	  .refusal = "is not none or server (a llama-server traced all day: GGML_VIZ_OP_SAMPLE=100, "
-		     "GGML_VIZ_OP_SLOW=20000, GGML_VIZ_ROTATE=256M:8)" },
+		     "GGML_VIZ_OP_SLOW=20000, GGML_VIZ_ROTATE=256M:8, GGML_VIZ_FLIGHT=60:8)" },
+	{ "flight", "GGML_VIZ_FLIGHT", .kind = &ggmlviz__kind_flight, LATER(flight),
+	  .unset = "no flight recorder", .min = 1, .max = GGMLVIZ__FLIGHT_MAX_SECONDS,
+	  .refusal = "is not SECONDS[:KEEP[:MEMORY]]: the last SECONDS ({min} to {max}) of every "
+		     "op kept in memory, in MEMORY bytes at most (K, M or G; 256M unless said, 1M "
+		     "at least), the newest KEEP snapshots kept (0: all): 60:8" },
+	{ "flight_on", "GGML_VIZ_FLIGHT_ON", .kind = &ggmlviz__kind_flight_on, LATER(flight_on),
+	  .unset = "snapshots when asked only", .min = 1, .max = GGMLVIZ__FLIGHT_ON_MAX_MS,
+	  .refusal = "is not ttft:MS,token:MS (either or both, MS from {min} to {max}): a snapshot "
+		     "when a request's time to first token, or its time per output token, is over "
+		     "MS milliseconds" },
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
@@ -243,10 +253,13 @@ struct preset_value {
  * server: a llama-server traced all day (doc/llama-server.md). Every step
  * and request kept; ops op by op in 1 step in 100 and in every step of
  * 20 ms or more, the others' summed by op type; the trace in segments of
- * 256 MiB, the newest 8 kept (2 GiB at most), with no hard stop.
+ * 256 MiB, the newest 8 kept (2 GiB at most), with no hard stop; the last
+ * 60 s of every op in memory (256 MiB at most) for snapshots, the newest
+ * 8 of them kept.
  */
 static const struct preset_value server[] = {
-	{ "op_sample", "100" }, { "op_slow", "20000" }, { "rotate", "256M:8" }, { NULL, NULL },
+	{ "op_sample", "100" }, { "op_slow", "20000" }, { "rotate", "256M:8" },
+	{ "flight", "60:8" }, { NULL, NULL },
 };
 
 static const struct preset_value *const presets[] = { NULL, server };

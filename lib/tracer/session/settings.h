@@ -8,7 +8,7 @@
  * ggmlviz_start(). How a value is read, written and checked is its kind
  * (kinds.c).
  *
- * Files, bottom to top: kinds.c and kind-rotate.c, settings.c (the rows,
+ * Files, bottom to top: kinds.c, kind-rotate.c, kind-flight.c, settings.c (the rows,
  * and the kind of a preset, which looks rows up), store.c, setup.c;
  * session.c uses them.
  *
@@ -38,11 +38,34 @@ struct ggmlviz__rotate {
 #define GGMLVIZ__ROTATE_MIN_BYTES ((uint64_t)64 << 10) /* a segment holds more than its start */
 #define GGMLVIZ__ROTATE_MAX_KEEP 1000000u
 
+/*
+ * GGML_VIZ_FLIGHT (kind-flight.c): the last seconds of every op kept in
+ * memory, in bytes at most, for snapshots; the newest keep snapshots kept
+ * (0: all).
+ */
+struct ggmlviz__flight {
+	uint32_t seconds; /* 0: no flight recorder */
+	uint32_t keep;
+	uint64_t bytes;
+};
+#define GGMLVIZ__FLIGHT_MAX_SECONDS 3600u
+#define GGMLVIZ__FLIGHT_MAX_KEEP 1000000u
+#define GGMLVIZ__FLIGHT_MIN_BYTES ((uint64_t)1 << 20)
+#define GGMLVIZ__FLIGHT_BYTES ((uint64_t)256 << 20) /* unless said */
+
+/* GGML_VIZ_FLIGHT_ON (kind-flight.c): a request slower than these makes a snapshot (0: not judged). */
+struct ggmlviz__flight_on {
+	uint32_t ttft_ms, token_ms;
+};
+#define GGMLVIZ__FLIGHT_ON_MAX_MS 3600000u
+
 struct ggmlviz__settings {
 	struct ggmlviz_config cfg; /* the settings of 0.2, as a config holds them */
 	/* settings added since 0.2: */
 	struct ggmlviz__rotate rotate;
 	int preset; /* GGML_VIZ_PRESET (settings.c): 0 none, 1 server */
+	struct ggmlviz__flight flight;
+	struct ggmlviz__flight_on flight_on;
 };
 
 struct ggmlviz__setting;
@@ -111,8 +134,17 @@ extern const struct ggmlviz__setting_kind ggmlviz__kind_number;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_text;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_ratio;
 extern const struct ggmlviz__setting_kind ggmlviz__kind_rotate; /* kind-rotate.c */
+extern const struct ggmlviz__setting_kind ggmlviz__kind_flight;    /* kind-flight.c */
+extern const struct ggmlviz__setting_kind ggmlviz__kind_flight_on; /* kind-flight.c */
 extern const struct ggmlviz__setting_kind ggmlviz__kind_preset; /* settings.c, beside the rows */
 extern const struct ggmlviz__choice ggmlviz__bool_words[];
+/*
+ * A size as GGML_VIZ_ROTATE takes it (kind-rotate.c): decimal digits
+ * [s, end), and K, M, G or T after them (KiB to TiB); 0 or GGMLVIZ_EVALUE.
+ */
+int ggmlviz__size_parse(const char *s, const char *end, uint64_t *out);
+/* bytes with the largest unit that says it exactly ("256M"); as snprintf returns. */
+int ggmlviz__size_format(uint64_t bytes, char *buf, size_t size);
 
 /* The rows (settings.c). */
 #define GGMLVIZ__SETTINGS_MAX 256 /* rows at most (settings.c asserts it) */

@@ -183,7 +183,13 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 		reach_cap(w);
 	if (cut > tail && !r->named)
 		ggmlviz__records_thread_name(w, r, tail);
-	ggmlviz__span_add(w, r, tail, cut);
+	p->route0 = r->route;
+	if (w->flight.routing) { /* a flight recorder: each record where it goes (route.c) */
+		ggmlviz__route_span(w, r, tail, cut, &r->route, w->keeping);
+		ggmlviz__route_follow(r, cut, p->upto, &r->route);
+	} else {
+		ggmlviz__span_add(w, r, tail, cut);
+	}
 	if (says_losses(p, final))
 		ggmlviz__records_drop_note(w, p);
 	*planned += p->events;
@@ -281,6 +287,7 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	w->n_iov = 0;
 	w->meta_len = 0;
 	w->meta_records = 0;
+	ggmlviz__route_batch(w);
 	ggmlviz__records_gpu_note(w);
 	while (end < w->n_pass && bytes < most &&
 	       (end == first || ring_done(&w->pass[end - 1])))
@@ -345,6 +352,7 @@ size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 	drain_rings(w, final);
 	if (!final)
 		ggmlviz__grow_rings(w); /* not at the end: nothing is emitted any more */
+	ggmlviz__snapshot_pass(w);
 	ggmlviz__pace_passed(w);
 	release_exited(w);
 	clipped = w->clipped;

@@ -21,8 +21,9 @@
  *
  * The files, bottom to top: output.c and path.c (the file), kept.c (the
  * names a segment repeats), span.c and anon.c (a ring's records on their
- * way), records.c (the writer's own records), rotate.c (a trace in
- * segments), salvage.c (a failed batch), grow.c (rings that grow), pace.c
+ * way), flight.c (the flight recorder's memory), route.c (where each
+ * record goes), records.c (the writer's own records), snapshot.c (the
+ * flight recorder's snapshots), rotate.c (a trace in segments), salvage.c (a failed batch), grow.c (rings that grow), pace.c
  * (when to drain), drain.c (a pass), crash.c (the last pass), writer.c
  * (the thread).
  *
@@ -44,6 +45,38 @@
 #include "tracer/writer/writer.h"
 #include "util/map.h"
 
+struct ggmlviz__flight_chunk;
+struct ggmlviz__flight_request;
+
+/* The flight recorder's state (flight.c, snapshot.c); routing (route.c). */
+struct ggmlviz__flight {
+	int routing;      /* the producers route records (GGML_VIZ_FLIGHT): the writer sends each where it goes */
+	int on;           /* and the flight recorder's go to memory, for snapshots */
+	uint64_t window_ns, max_bytes, ttft_ns, token_ns;
+	uint32_t seconds, keep;
+	uint8_t *scratch; /* a batch's file records, copied one after the other */
+	size_t scratch_len, scratch_cap;
+	/* memory: chunks of records, oldest first */
+	struct ggmlviz__flight_chunk *first, *last;
+	uint64_t bytes, records; /* held */
+	uint64_t newest_ns;      /* the newest record's time */
+	int short_of_memory;     /* a chunk could not be made: said once */
+	/* requests open (their first records, for a snapshot that begins after them) */
+	struct ggmlviz__flight_request *req;
+	size_t n_req, req_cap;
+	/* a snapshot due: why, the request, its figure */
+	int due;
+	uint32_t why;
+	uint64_t request, figure;
+	char ask_token[64]; /* an ask's, echoed in its reply ("" when no ask is due) */
+	/* snapshots */
+	char *base;         /* the trace's name, absolute, less ".ggmlviz": base.flight-N.ggmlviz */
+	char *ask, *reply;  /* TRACE.snapshot-ask and TRACE.snapshot-reply */
+	uint32_t number;    /* the last snapshot's */
+	uint64_t last_mono; /* when it was taken (monotonic ns; 0: none) */
+	uint64_t skipped;   /* snapshots due within a window of the last: not taken */
+};
+
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
 	struct ggmlviz__ring *ring;
@@ -58,6 +91,7 @@ struct ggmlviz__pass_ring {
 	int noting;         /* a DROPPED record for this ring is in the batch, saying: */
 	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
+	uint8_t route0;     /* where the records at the ring's tail go (route.c) */
 	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
 };
 
@@ -144,6 +178,8 @@ struct ggmlviz__writer {
 	uint64_t start_bytes;  /* the start of the segment written now (what it repeats) */
 	struct ggmlviz__kept kept; /* the names given so far (kept.c) */
 	int keeping;           /* names pass into kept (not in a crash handler's pass) */
+
+	struct ggmlviz__flight flight; /* GGML_VIZ_FLIGHT (route.c, flight.c, snapshot.c) */
 };
 
 /*
@@ -194,6 +230,12 @@ int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink)
  * *name its name, which the caller frees with free().
  */
 int ggmlviz__output_beside(const char *path, char **name);
+
+/*
+ * path made absolute (the program may change its directory), NULL without
+ * memory; the caller frees it with free().
+ */
+char *ggmlviz__output_absolute(const char *path);
 
 /* The file w->fd just opened: where the trace begins in it, and its kind; 0 or -errno. */
 int ggmlviz__output_start(struct ggmlviz__writer *w);
@@ -256,8 +298,8 @@ void ggmlviz__records_keep_start(struct ggmlviz__writer *w, const struct ggmlviz
  */
 int ggmlviz__records_preamble(struct ggmlviz__writer *w);
 
-/* The most the start of a trace takes, header aside: PROCESS, PEAK, SAMPLE, CLOCK, USAGE. */
-#define GGMLVIZ__START_MAX (4 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160 + 160 + 256 + \
+/* The most the start of a trace takes, header aside: PROCESS, PEAK, SAMPLE, CLOCK, FLIGHT, USAGE. */
+#define GGMLVIZ__START_MAX (5 * GGMLVIZ_LABELED_RECORD_SIZE + 256 + 160 + 160 + 256 + 160 + \
 			    GGMLVIZ_RECORD_SIZE)
 
 /*
@@ -408,6 +450,70 @@ void ggmlviz__kept_forget(struct ggmlviz__kept *k, uint32_t kind, uint64_t key);
 /* The kept records, one after the other, into buf (k->bytes of room); their count. */
 uint64_t ggmlviz__kept_copy(const struct ggmlviz__kept *k, uint8_t *buf);
 void ggmlviz__kept_free(struct ggmlviz__kept *k);
+
+/* ---- where records go (route.c), the flight recorder (flight.c, snapshot.c) ---- */
+
+/*
+ * With a flight recorder: the routes set up (scratch for a batch's file
+ * records), and the flight recorder (flight.c) where o asks for one; 0 or
+ * -ENOMEM. Without: 0, nothing done.
+ */
+int ggmlviz__route_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+void ggmlviz__route_free(struct ggmlviz__writer *w);
+
+/*
+ * Records [from, to) of r, whose route at from is *route: those that go to
+ * the file copied into the batch's scratch and queued as one iovec; with
+ * keep (the plan of a batch, not its salvage), those that go to the flight
+ * recorder kept (ggmlviz__flight_add); META ROUTE records in neither, and
+ * *route moved past them.
+ */
+void ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
+			 uint64_t from, uint64_t to, uint8_t *route, int keep);
+/* *route past [from, to) of r, the records thrown away. */
+void ggmlviz__route_follow(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
+			   uint8_t *route);
+/* A new batch: its scratch empty. */
+static inline void ggmlviz__route_batch(struct ggmlviz__writer *w)
+{
+	w->flight.scratch_len = 0;
+}
+
+/* The flight recorder (flight.c) from o (o->flight.seconds > 0); 0 or -ENOMEM. */
+int ggmlviz__flight_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o);
+void ggmlviz__flight_free(struct ggmlviz__flight *f);
+/* Keeps the record whole at rec (size bytes, its stamp nanoseconds); a request's is followed. */
+void ggmlviz__flight_add(struct ggmlviz__flight *f, const uint8_t *rec, uint32_t size);
+/* What is older than the window let go of (the newest chunk stays). */
+void ggmlviz__flight_evict(struct ggmlviz__flight *f);
+/* The requests that ended let go of (after a snapshot they made repeated them). */
+void ggmlviz__flight_requests_ended(struct ggmlviz__flight *f);
+/* The oldest time a snapshot taken now holds: its oldest record's, or an open request's first. */
+uint64_t ggmlviz__flight_oldest_ns(const struct ggmlviz__flight *f);
+/* The memory, chunk after chunk: the first, then each one's bytes and the next (NULL: none). */
+const struct ggmlviz__flight_chunk *ggmlviz__flight_first(const struct ggmlviz__flight *f);
+const struct ggmlviz__flight_chunk *ggmlviz__flight_next(const struct ggmlviz__flight_chunk *c,
+							  const uint8_t **data, size_t *len);
+/* META FLIGHT for a start (records.c): its size in buf (0 without a flight recorder). */
+uint32_t ggmlviz__flight_record(const struct ggmlviz__writer *w, uint8_t *buf, size_t cap,
+				uint64_t now);
+
+/*
+ * After a pass (snapshot.c): what is older than the window let go of; a
+ * snapshot due (a slow request), or asked for (TRACE.snapshot-ask, by
+ * `ggmlviz snapshot`), taken, and the ask answered (TRACE.snapshot-reply).
+ */
+void ggmlviz__snapshot_pass(struct ggmlviz__writer *w);
+/*
+ * The snapshot due (snapshot.c): the trace's start, the requests open
+ * before the memory's oldest record, the memory and TRACE_END, as
+ * base.flight-N.ggmlviz; META SNAPSHOT in the trace; the oldest past keep
+ * removed. 0 or -errno (said in the trace's META SNAPSHOT).
+ */
+int ggmlviz__snapshot_take(struct ggmlviz__writer *w, char *name, size_t size);
+/* The requests (flight.c) to repeat at a snapshot's start: their records into buf, or their size if buf is NULL. */
+size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *buf,
+				     uint64_t *records);
 
 /* ---- a trace in segments (rotate.c) ---- */
 

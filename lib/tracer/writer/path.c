@@ -253,3 +253,17 @@ int ggmlviz__output_beside(const char *path, char **name)
 {
 	return create_beside(path, name);
 }
+
+char *ggmlviz__output_absolute(const char *path)
+{
+	char cwd[4096], *abs;
+	size_t size;
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+		return strdup(path);
+	size = strlen(cwd) + strlen(path) + 2;
+	abs = malloc(size);
+	if (abs)
+		snprintf(abs, size, "%s/%s", cwd, path);
+	return abs;
+}

@@ -103,7 +103,7 @@ uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t 
 				uint64_t now, uint64_t *metas)
 {
 	const struct ggmlviz__peak_figures *pk = &w->start.peak;
-	uint32_t n, usage;
+	uint32_t n, usage, flight;
 
 	n = ggmlviz__encode_meta(buf, cap, now, w->start_tid,
 				 &(struct ggmlviz__meta){ GGMLVIZ_META_PROCESS, w->start.pid, 0, 0 },
@@ -121,6 +121,10 @@ uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t 
 		(*metas)++;
 	}
 	n += clock_record(buf + n, cap - n, now, w->start_tid);
+	if ((flight = ggmlviz__flight_record(w, buf + n, cap - n, now)) > 0) {
+		n += flight;
+		(*metas)++;
+	}
 	usage = usage_record(buf + n, cap - n, now, w->start_tid);
 	*metas += usage != 0;
 	return n + usage;

@@ -57,21 +57,6 @@ static int named_file(const char *path, int fd)
 	       at.st_dev == open_one.st_dev && at.st_ino == open_one.st_ino;
 }
 
-/* path made absolute (the program may change its directory); NULL without memory. */
-static char *absolute(const char *path)
-{
-	char cwd[4096], *abs;
-	size_t size;
-
-	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
-		return strdup(path);
-	size = strlen(cwd) + strlen(path) + 2;
-	abs = malloc(size);
-	if (abs)
-		snprintf(abs, size, "%s/%s", cwd, path);
-	return abs;
-}
-
 int ggmlviz__rotate_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer_opts *o)
 {
 	if (!o->rotate_bytes)
@@ -81,7 +66,7 @@ int ggmlviz__rotate_setup(struct ggmlviz__writer *w, const struct ggmlviz__write
 			     "own (a descriptor's, a FIFO, a device): one file, no rotation", o->path);
 		return 0;
 	}
-	w->path = absolute(o->path);
+	w->path = ggmlviz__output_absolute(o->path);
 	if (!w->path)
 		return -ENOMEM;
 	w->rotate_bytes = o->rotate_bytes;

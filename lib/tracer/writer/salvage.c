@@ -26,12 +26,20 @@ static uint64_t room(const struct ggmlviz__writer *w)
 	return room_keeping(w, GGMLVIZ__END_ROOM);
 }
 
-/* Writes [from, to) of r; 0, or -errno (room_end then says where it stopped). */
+/*
+ * Writes [from, to) of r, whose route at from is *route (the file's
+ * records only, with a flight recorder); 0, or -errno (room_end then says
+ * where it stopped).
+ */
 static int write_piece(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
-		       uint64_t to)
+		       uint64_t to, uint8_t *route)
 {
 	w->n_iov = 0;
-	ggmlviz__span_add(w, r, from, to);
+	ggmlviz__route_batch(w);
+	if (w->flight.routing)
+		ggmlviz__route_span(w, r, from, to, route, 0);
+	else
+		ggmlviz__span_add(w, r, from, to);
 	return ggmlviz__output_append(w, w->iov, w->n_iov);
 }
 
@@ -40,13 +48,14 @@ static int salvage_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
 {
 	const struct ggmlviz__ring *r = p->ring;
 	uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint8_t route = p->route0;
 
 	while (pos < p->cut) {
 		uint64_t left = room(w), max = left < PIECE ? left : PIECE, end;
 		struct ggmlviz__scan sc;
 
 		end = ggmlviz__span_scan(r, pos, p->cut, UINT64_MAX, max, 0, &sc, NULL);
-		if (end - pos > left || write_piece(w, r, pos, end) < 0)
+		if (end - pos > left || write_piece(w, r, pos, end, &route) < 0)
 			return -1;
 		p->written += sc.events;
 		p->notes_written += sc.notes;

@@ -97,6 +97,8 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	if (rc == 0)
 		rc = ggmlviz__rotate_setup(w, o);
 	if (rc == 0)
+		rc = ggmlviz__route_setup(w, o);
+	if (rc == 0)
 		rc = ggmlviz__drain_prepare(w);
 	if (rc == 0) {
 		ggmlviz__records_keep_start(w, o);
@@ -122,6 +124,7 @@ void ggmlviz__writer_free(struct ggmlviz__writer *w)
 	free(w->meta);
 	free(w->path);
 	ggmlviz__kept_free(&w->kept);
+	ggmlviz__route_free(w);
 	free(w);
 }
 

@@ -34,6 +34,12 @@ struct ggmlviz__writer_opts {
 	const struct ggmlviz__sample_figures *sample; /* op sampling (META SAMPLE), or NULL: none */
 	uint64_t rotate_bytes; /* GGML_VIZ_ROTATE: segments of this many bytes at most (0: one file) */
 	uint32_t rotate_keep;  /* the newest this many kept (0: all) */
+	struct ggmlviz__flight_opts {
+		uint32_t seconds; /* GGML_VIZ_FLIGHT: the last this many kept (0: no flight recorder) */
+		uint32_t keep;    /* the newest this many snapshots kept (0: all) */
+		uint64_t bytes;   /* in this much memory at most */
+		uint32_t ttft_ms, token_ms; /* GGML_VIZ_FLIGHT_ON (0: not judged) */
+	} flight;
 };
 
 /* How the session samples ops (META SAMPLE). */
