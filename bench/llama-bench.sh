@@ -52,6 +52,11 @@
 #           ring passes its bell (about a megabyte) or at the stop, so not
 #           during a short run: the traced default less its writer's
 #           passes, which is what they take from the workers
+#   sampled GGML_VIZ_OP_SAMPLE=100: rolling mode, 1 step in 100 op by op,
+#           the others' ops summed
+#   flight  GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60: and a flight
+#           recorder, every op of the last minute in memory (the summed
+#           steps recorded op by op for it too)
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -87,6 +92,8 @@ mode_env() {
 	memory) echo "GGML_VIZ_MEMORY_TRACKING=1" ;;
 	nomemory) echo "GGML_VIZ_MEMORY_TRACKING=0" ;;
 	nowriter) echo "GGML_VIZ_FLUSH_INTERVAL=60000" ;;
+	sampled) echo "GGML_VIZ_OP_SAMPLE=100" ;;
+	flight) echo "GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60" ;;
 	traced) ;;
 	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
 	esac
@@ -163,7 +170,9 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
                   'GGML_VIZ_MEMORY_TRACKING=1',
         'nomemory': 'as traced, memory not tracked, GGML_VIZ_MEMORY_TRACKING=0',
         'nowriter': 'as traced, the writer passing only at a ring\'s bell or the stop, '
-                    'GGML_VIZ_FLUSH_INTERVAL=60000'}
+                    'GGML_VIZ_FLUSH_INTERVAL=60000',
+        'sampled': 'rolling mode, 1 step in 100 op by op, GGML_VIZ_OP_SAMPLE=100',
+        'flight': 'rolling mode and a flight recorder, GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60'}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 

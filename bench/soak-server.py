@@ -8,7 +8,7 @@ up as its trace grows).
 
     soak-server.py --tools DIR [--ggmlviz G] [--model GGUF] [--minutes M]
                    [--clients N] [--tokens T] [--out DIR] [--env KEY=VALUE ...]
-                   [--preset server]
+                   [--preset server] [--hog SECONDS]
 
 --tools: the folder of the tools scripts/build-llama-tools.sh built
 (llama-server); --ggmlviz: the command (default build/tools/ggmlviz);
@@ -22,6 +22,16 @@ GGML_VIZ_PRESET (server: sampled ops, a trace in segments; --env's
 variables override it); --out: where the trace and the samples go
 (default a temporary folder, removed). The summary gives the trace's disk
 (every segment kept) and its bytes per generated token.
+
+--hog SECONDS: halfway through the load, a busy loop on every CPU for
+SECONDS, so that the requests served meanwhile are slow. With a flight
+recorder (GGML_VIZ_FLIGHT, which --preset server sets) and
+GGML_VIZ_FLIGHT_ON (--env), the run then checks that the slow requests
+made a snapshot (NAME.flight-N.ggmlviz), that it says which request and
+why, and that it holds the window's ops one by one; the summary gives
+the snapshots and the first one's figures. The server's memory then
+counts from the end of the flight recorder's first window on (it fills
+its memory over that window).
 
 The server runs with --cache-ram 0: its own prompt cache in host memory,
 8 GiB at most by default, grows with the requests it serves (untraced as
@@ -89,10 +99,10 @@ def client(port, tokens, stop, answered, failed, i):
         n += 1
 
 
-def part_of(samples, first, parts_s, t0):
-    """The samples of the first (first=True) or last part, after the first SAMPLE_S."""
+def part_of(samples, first, parts_s, t0, warm=SAMPLE_S):
+    """The samples of the first (first=True) or last part, the first after warm seconds."""
     if first:
-        return [s for s in samples if t0 + SAMPLE_S <= s['t'] <= t0 + SAMPLE_S + parts_s]
+        return [s for s in samples if t0 + warm <= s['t'] <= t0 + warm + parts_s]
     end = samples[-1]['t'] if samples else 0
     return [s for s in samples if s['t'] >= end - parts_s]
 
@@ -118,6 +128,36 @@ def disk_bytes(trace):
     return sum(os.path.getsize(p) for p in segments(trace) if os.path.exists(p))
 
 
+def hog(seconds):
+    """A busy loop on every CPU for seconds, started now; its processes."""
+    return [subprocess.Popen(['timeout', str(seconds), 'sh', '-c', 'while :; do :; done'])
+            for _ in range(os.cpu_count() or 1)]
+
+
+def flight_seconds(env):
+    """The flight recorder's window the server's environment asks for (the preset's 60), 0: none."""
+    spec = env.get('GGML_VIZ_FLIGHT', '60' if env.get('GGML_VIZ_PRESET') == 'server' else '')
+    head = spec.split(':')[0]
+    return int(head) if head.isdigit() else 0
+
+
+def snapshots(trace):
+    """The flight recorder's snapshots beside the trace, oldest first."""
+    d, base = os.path.split(trace)
+    stem = base[:-len('.ggmlviz')] if base.endswith('.ggmlviz') else base
+    found = [n for n in os.listdir(d or '.') if n.startswith(stem + '.flight-') and n.endswith('.ggmlviz')]
+    return [os.path.join(d or '.', n) for n in
+            sorted(found, key=lambda n: int(re.sub(r'\D', '', n[len(stem) + 8:]) or 0))]
+
+
+def snapshot_figures(G, snap):
+    """What info says made the snapshot, and how many ops it holds one by one."""
+    info = subprocess.run([G, 'info', snap], capture_output=True, text=True).stdout
+    why = re.search(r'taken because: (.*)', info)
+    paired = re.search(r'paired: +(\d+) ops', info)
+    return (why.group(1) if why else ''), (int(paired.group(1)) if paired else 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--tools', required=True)
@@ -129,6 +169,8 @@ def main():
     ap.add_argument('--out')
     ap.add_argument('--env', action='append', default=[])
     ap.add_argument('--preset', help='GGML_VIZ_PRESET (server: a llama-server traced all day)')
+    ap.add_argument('--hog', type=float, default=0,
+                    help='seconds of a busy loop on every CPU, halfway through')
     a = ap.parse_args()
     out = a.out or tempfile.mkdtemp(prefix='ggmlviz-soak.')
     os.makedirs(out, exist_ok=True)
@@ -171,8 +213,11 @@ def main():
     for c in clients:
         c.start()
     samples = []
+    hogged = None
     while time.time() - t0 < a.minutes * 60:
         time.sleep(SAMPLE_S)
+        if a.hog and hogged is None and time.time() - t0 >= a.minutes * 30:
+            hogged = hog(a.hog)
         st, _, body = promlib.scrape(eport)
         s, _ = promlib.parse(body) if st == 200 else ([], {})
         samples.append({'t': time.time(), 'server_kib': rss_kib(server.pid),
@@ -191,6 +236,8 @@ def main():
     stop.set()
     for c in clients:
         c.join(300)
+    for h in hogged or []:
+        h.wait()
     llamaserver.stop(server)
     log.close()
     deadline = time.time() + 60
@@ -211,7 +258,9 @@ def main():
     reqs = json.loads(st.stdout)['requests'] if st.returncode == 0 else []
 
     parts_s = 60 if a.minutes >= 4 else a.minutes * 60 / 4
-    first, lastp = part_of(samples, True, parts_s, t0), part_of(samples, False, parts_s, t0)
+    flight_s = flight_seconds(env)
+    first = part_of(samples, True, parts_s, t0, SAMPLE_S + flight_s)
+    lastp = part_of(samples, False, parts_s, t0)
     checks, figures = {}, {}
     for who in ('server', 'exporter', 'top'):
         f = statistics.median([s[who + '_kib'] for s in first]) if first else 0
@@ -241,6 +290,13 @@ def main():
                     'bytes_per_generated_token': disk_bytes(trace) / generated if generated else None,
                     'dropped': dropped, 'events': int(said.group(1)) if said else None,
                     'validate': rc.stdout.strip().splitlines()[-1:]})
+    if a.hog and flight_s and env.get('GGML_VIZ_FLIGHT_ON'):
+        snaps = snapshots(trace)
+        figures['snapshots'] = [os.path.basename(p) for p in snaps]
+        said_why, ops = snapshot_figures(G, snaps[0]) if snaps else ('', 0)
+        figures['first_snapshot'] = {'why': said_why, 'ops_one_by_one': ops}
+        checks['the slow requests made a snapshot, op by op'] = bool(snaps and 'request ' in said_why
+                                                                     and ops > 0)
     for name, good in checks.items():
         print('soak: %s: %s' % (name, 'yes' if good else 'NO'))
     print('soak: memory (KiB, median of the first and last parts): server %s, exporter %s, top %s'

@@ -11,10 +11,12 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,6 +163,20 @@ static size_t metas_of(const struct gu_trace *tr, uint32_t kind)
 	for (size_t i = 0; i < tr->n_metas; i++)
 		n += tr->metas[i].kind == kind;
 	return n;
+}
+
+/* Whether a file in dir has a name that begins with prefix. */
+static int any_named(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (!found && (e = readdir(d)))
+		found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return found;
 }
 
 static void remove_snapshots(const char *path, unsigned upto)
@@ -361,6 +377,44 @@ START_TEST(test_memory_bound)
 }
 END_TEST
 
+/*
+ * A snapshot the file system refuses (a file size limit, as a full disk
+ * would): none left behind, the trace goes on to its end and says why in
+ * its META SNAPSHOT.
+ */
+START_TEST(test_snapshot_refused_by_the_disk)
+{
+	struct rlimit lim = { 512u << 10, 512u << 10 };
+	struct ggmlviz_config cfg;
+	struct model_run mr;
+	struct gu_trace file;
+	char path[256], p[300], part[300];
+	const char *label = NULL;
+
+	model_init(&mr);
+	tu_path(path, sizeof path, "flight-full");
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0); /* this test's process only (Check forks) */
+	start(&mr, &cfg, path, "60:0:1M", "ttft:1");
+	for (int i = 0; i < 200; i++)
+		graph(&mr);
+	request(&mr, 4, 20, 1);
+	graph(&mr);
+	stop(&mr);
+	snapshot_path(path, 1, p, sizeof p);
+	ck_assert(!exists(p));
+	gu_read(&file, path);
+	ck_assert_uint_eq(snapshots(&file, GGMLVIZ_SNAPSHOT_TTFT, &label), 1);
+	ck_assert_msg(strstr(label, "not written: File too large"), "%s", label);
+	ck_assert_uint_eq(metas_of(&file, GGMLVIZ_META_TRACE_END), 1);
+	gu_free(&file);
+	snprintf(part, sizeof part, "%s", p);
+	*strrchr(part, '/') = '\0';
+	ck_assert(!any_named(part, strrchr(p, '/') + 1)); /* no part of it left behind */
+	unlink(path);
+	model_free(&mr);
+}
+END_TEST
+
 /* Every graph op by op (no rolling mode): the file as without a flight recorder, the snapshot too. */
 START_TEST(test_every_op_mode)
 {
@@ -398,6 +452,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_newest_kept);
 	tcase_add_test(tc, test_memory_bound);
 	tcase_add_test(tc, test_every_op_mode);
+	tcase_add_test(tc, test_snapshot_refused_by_the_disk);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
