@@ -78,6 +78,8 @@ rc, out, err = run(G, 'info', snap)
 ok(rc == 0 and 'snapshot:   number 1' in out and 'asked (ggmlviz snapshot)' in out
    and 'flight:     the last 30 s' in out,
    'info on the snapshot says what it is and why it was taken', out + err)
+ok(rc == 0 and 'cpu use:' in out, "the snapshot holds its window's USAGE records (the CPU time advise"
+   " weighs)", out + err)
 rc, out, err = run(G, 'stats', '--by', 'request', snap)
 ok(rc == 0 and 'REQUEST' in out.upper(), 'stats --by request reads the snapshot\'s requests', out + err)
 rc, out, err = run(G, 'advise', snap)

@@ -352,7 +352,7 @@ size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 	drain_rings(w, final);
 	if (!final)
 		ggmlviz__grow_rings(w); /* not at the end: nothing is emitted any more */
-	ggmlviz__snapshot_pass(w);
+	ggmlviz__snapshot_pass(w, final);
 	ggmlviz__pace_passed(w);
 	release_exited(w);
 	clipped = w->clipped;

@@ -102,14 +102,29 @@ static void request_free(struct ggmlviz__flight_request *q)
 	memset(q, 0, sizeof *q);
 }
 
+void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c)
+{
+	while (c) {
+		struct ggmlviz__flight_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+}
+
+struct ggmlviz__flight_chunk *ggmlviz__flight_detach(struct ggmlviz__flight *f, uint64_t *records)
+{
+	struct ggmlviz__flight_chunk *c = f->first;
+
+	*records = f->records;
+	f->first = f->last = NULL;
+	f->bytes = f->records = 0;
+	return c;
+}
+
 void ggmlviz__flight_free(struct ggmlviz__flight *f)
 {
-	while (f->first) {
-		struct ggmlviz__flight_chunk *c = f->first;
-		f->first = c->next;
-		free(c);
-	}
-	f->last = NULL;
+	ggmlviz__flight_chunks_free(f->first);
+	f->first = f->last = NULL;
 	for (size_t i = 0; i < f->n_req; i++)
 		request_free(&f->req[i]);
 	free(f->req);
@@ -337,12 +352,7 @@ void ggmlviz__flight_evict(struct ggmlviz__flight *f)
 		drop_first(f);
 }
 
-/* What a snapshot holds: chunk after chunk, each c->len bytes at c->data. */
-const struct ggmlviz__flight_chunk *ggmlviz__flight_first(const struct ggmlviz__flight *f)
-{
-	return f->first;
-}
-
+/* A chunk's bytes, and the next chunk (NULL: none). */
 const struct ggmlviz__flight_chunk *ggmlviz__flight_next(const struct ggmlviz__flight_chunk *c,
 							  const uint8_t **data, size_t *len)
 {

@@ -47,6 +47,7 @@
 
 struct ggmlviz__flight_chunk;
 struct ggmlviz__flight_request;
+struct ggmlviz__snapshot_job;
 
 /* The flight recorder's state (flight.c, snapshot.c); routing (route.c). */
 struct ggmlviz__flight {
@@ -75,6 +76,7 @@ struct ggmlviz__flight {
 	uint32_t number;    /* the last snapshot's */
 	uint64_t last_mono; /* when it was taken (monotonic ns; 0: none) */
 	uint64_t skipped;   /* snapshots due within a window of the last: not taken */
+	struct ggmlviz__snapshot_job *job; /* a snapshot being written (snapshot.c), or NULL */
 };
 
 /* One ring as seen by one pass. */
@@ -232,6 +234,13 @@ int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink)
 int ggmlviz__output_beside(const char *path, char **name);
 
 /*
+ * A thread of the writer's (output.c): every signal blocked in it but the
+ * faults, so that no handler of the application's runs there and a write
+ * raises no SIGPIPE or SIGXFSZ; 0 or -errno.
+ */
+int ggmlviz__output_thread(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/*
  * path made absolute (the program may change its directory), NULL without
  * memory; the caller frees it with free().
  */
@@ -303,12 +312,14 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w);
 			    GGMLVIZ_RECORD_SIZE)
 
 /*
- * The records that start the trace and each of its segments after the
- * header, from what the session's start said, stamped now, into buf (cap
- * bytes, GGMLVIZ__START_MAX at least): their size; *metas says how many.
+ * The records that start the trace, each of its segments and each
+ * snapshot after the header, from what the session's start said, stamped
+ * now, into buf (cap bytes, GGMLVIZ__START_MAX at least): their size;
+ * *metas says how many. With usage_now, META USAGE read now too (not at
+ * a snapshot's start: its window's own say the CPU time, in time order).
  */
 uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t cap,
-				uint64_t now, uint64_t *metas);
+				uint64_t now, uint64_t *metas, int usage_now);
 
 /* META GPU in the batch, once a session (the first batch that has room for it). */
 void ggmlviz__records_gpu_note(struct ggmlviz__writer *w);
@@ -490,8 +501,7 @@ void ggmlviz__flight_evict(struct ggmlviz__flight *f);
 void ggmlviz__flight_requests_ended(struct ggmlviz__flight *f);
 /* The oldest time a snapshot taken now holds: its oldest record's, or an open request's first. */
 uint64_t ggmlviz__flight_oldest_ns(const struct ggmlviz__flight *f);
-/* The memory, chunk after chunk: the first, then each one's bytes and the next (NULL: none). */
-const struct ggmlviz__flight_chunk *ggmlviz__flight_first(const struct ggmlviz__flight *f);
+/* The memory, chunk after chunk (from ggmlviz__flight_detach()): each one's bytes, and the next (NULL: none). */
 const struct ggmlviz__flight_chunk *ggmlviz__flight_next(const struct ggmlviz__flight_chunk *c,
 							  const uint8_t **data, size_t *len);
 /* META FLIGHT for a start (records.c): its size in buf (0 without a flight recorder). */
@@ -501,19 +511,21 @@ uint32_t ggmlviz__flight_record(const struct ggmlviz__writer *w, uint8_t *buf, s
 /*
  * After a pass (snapshot.c): what is older than the window let go of; a
  * snapshot due (a slow request), or asked for (TRACE.snapshot-ask, by
- * `ggmlviz snapshot`), taken, and the ask answered (TRACE.snapshot-reply).
+ * `ggmlviz snapshot`), handed to a thread that writes it (the memory with
+ * it: the flight recorder starts again empty), as base.flight-N.ggmlviz:
+ * the trace's start, the requests open before the memory's oldest record,
+ * the memory and TRACE_END; a snapshot written since the last pass noted
+ * in the trace (META SNAPSHOT: its name, or why it was not made), the
+ * oldest past keep removed, its ask answered (TRACE.snapshot-reply).
+ * With final (the session's end), a snapshot being written is waited for.
  */
-void ggmlviz__snapshot_pass(struct ggmlviz__writer *w);
-/*
- * The snapshot due (snapshot.c): the trace's start, the requests open
- * before the memory's oldest record, the memory and TRACE_END, as
- * base.flight-N.ggmlviz; META SNAPSHOT in the trace; the oldest past keep
- * removed. 0 or -errno (said in the trace's META SNAPSHOT).
- */
-int ggmlviz__snapshot_take(struct ggmlviz__writer *w, char *name, size_t size);
+void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final);
 /* The requests (flight.c) to repeat at a snapshot's start: their records into buf, or their size if buf is NULL. */
 size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *buf,
 				     uint64_t *records);
+/* The memory handed over (the caller frees it with ggmlviz__flight_chunks_free()); *records its records. */
+struct ggmlviz__flight_chunk *ggmlviz__flight_detach(struct ggmlviz__flight *f, uint64_t *records);
+void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c);
 
 /* ---- a trace in segments (rotate.c) ---- */
 

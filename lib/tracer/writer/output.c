@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
@@ -195,4 +196,27 @@ void ggmlviz__output_works(struct ggmlviz__writer *w)
 		return;
 	w->failing = 0;
 	ggmlviz__log(&w->sink, GGMLVIZ_LOG_INFO, "writing the trace works again");
+}
+
+/*
+ * The writer's threads never run the application's handlers of signals
+ * sent to the process (they go to its own threads), and a write of their
+ * own raises no SIGPIPE or SIGXFSZ (it fails with EPIPE or EFBIG). A fault
+ * of their own is left unblocked: blocked, the kernel would kill the
+ * process without the application's handler (or the crash handler)
+ * seeing it.
+ */
+int ggmlviz__output_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		sigdelset(&all, faults[i]);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
 }

@@ -100,7 +100,7 @@ void ggmlviz__records_keep_start(struct ggmlviz__writer *w, const struct ggmlviz
 }
 
 uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t cap,
-				uint64_t now, uint64_t *metas)
+				uint64_t now, uint64_t *metas, int usage_now)
 {
 	const struct ggmlviz__peak_figures *pk = &w->start.peak;
 	uint32_t n, usage, flight;
@@ -125,7 +125,7 @@ uint32_t ggmlviz__records_start(struct ggmlviz__writer *w, uint8_t *buf, size_t 
 		n += flight;
 		(*metas)++;
 	}
-	usage = usage_record(buf + n, cap - n, now, w->start_tid);
+	usage = usage_now ? usage_record(buf + n, cap - n, now, w->start_tid) : 0;
 	*metas += usage != 0;
 	return n + usage;
 }
@@ -140,7 +140,7 @@ int ggmlviz__records_preamble(struct ggmlviz__writer *w)
 	iov.iov_base = buf;
 	iov.iov_len = GGMLVIZ_HEADER_SIZE +
 		      ggmlviz__records_start(w, buf + GGMLVIZ_HEADER_SIZE, GGMLVIZ__START_MAX, w->gpu_ts,
-					     &metas);
+					     &metas, 1);
 	atomic_store_explicit(&w->meta_written, metas, memory_order_relaxed);
 	return ggmlviz__output_append(w, &iov, 1);
 }
@@ -173,6 +173,8 @@ void ggmlviz__records_usage(struct ggmlviz__writer *w)
 	if (n == 0)
 		return;
 	w->usage_ns = now;
+	if (w->keeping && w->flight.on) /* a snapshot's window says its CPU time too */
+		ggmlviz__flight_add(&w->flight, slot, n);
 	ggmlviz__span_add_bytes(w, slot, n);
 	w->meta_len += n;
 	w->meta_records++; /* counted as written once the batch is */

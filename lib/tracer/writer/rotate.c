@@ -100,7 +100,7 @@ static int write_start(struct ggmlviz__writer *w, uint64_t *metas)
 										w->segment, 0,
 										w->trace_id },
 						       w->path, len);
-	n += ggmlviz__records_start(w, buf + n, cap - n, now, metas);
+	n += ggmlviz__records_start(w, buf + n, cap - n, now, metas, 1);
 	n += ggmlviz__encode_meta(buf + n, cap - n, now, w->gpu_tid,
 				  &(struct ggmlviz__meta){ GGMLVIZ_META_GPU, 0,
 							   (uint64_t)w->gpu_recorded, 0 },

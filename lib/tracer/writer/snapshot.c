@@ -3,7 +3,12 @@
  * each pass the writer lets go of what is older than the window, looks
  * for an ask (a file TRACE.snapshot-ask, made by `ggmlviz snapshot`), and
  * takes the snapshot due: a slow request's (flight.c judged it) or the
- * ask's, at most one a window. A snapshot is a trace of its own,
+ * ask's, at most one a window. Taking it is a job: the writer builds the
+ * snapshot's start and hands it the flight recorder's memory (which
+ * starts again empty), and a thread of the job's own writes it, so that
+ * the writer goes on draining the rings meanwhile (a quarter of a
+ * gigabyte written in the writer's pass would fill them: events lost);
+ * the pass after it ended notes it in the trace. A snapshot is a trace of its own,
  * BASE.flight-N.ggmlviz: the header, META SNAPSHOT (why), the trace's start
  * (PROCESS ... FLIGHT, META GPU, the names given so far), the first
  * records of the requests open before its oldest record, the memory's
@@ -19,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,26 @@
 #include "format/record.h"
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+
+/*
+ * A snapshot being written: what its thread needs, all its own (it never
+ * reads the writer), and what it did.
+ */
+struct ggmlviz__snapshot_job {
+	pthread_t thread;
+	int threaded;           /* written by a thread of its own (else by the writer, at once) */
+	_Atomic int done;
+	int rc;                 /* 0 or -errno, once done */
+	uint32_t number;
+	struct ggmlviz__meta meta;  /* its META SNAPSHOT */
+	char path[4096];
+	char token[64];         /* the ask's it answers ("" if none) */
+	uint8_t *start;         /* header to the open requests' first records */
+	size_t start_len;
+	struct ggmlviz__flight_chunk *chunks; /* the memory, handed over */
+	uint8_t end[GGMLVIZ_RECORD_SIZE];     /* TRACE_END */
+	size_t end_len;
+};
 
 /* BASE.flight-N.ggmlviz into buf; 0 or -ENAMETOOLONG. */
 static int snapshot_name(const struct ggmlviz__flight *f, uint32_t n, char *buf, size_t size)
@@ -73,8 +99,8 @@ static struct ggmlviz__meta snapshot_meta(const struct ggmlviz__flight *f, uint3
  * requests' first records; *len its bytes, *records its records. NULL
  * without memory.
  */
-static uint8_t *start_of(struct ggmlviz__writer *w, const char *name, uint32_t n, size_t *len,
-			 uint64_t *records)
+static uint8_t *start_of(struct ggmlviz__writer *w, const struct ggmlviz__meta *m,
+			 const char *name, size_t *len, uint64_t *records)
 {
 	const struct ggmlviz__flight *f = &w->flight;
 	uint64_t req_records, metas, now = ggmlviz__flight_oldest_ns(f);
@@ -82,17 +108,16 @@ static uint8_t *start_of(struct ggmlviz__writer *w, const char *name, uint32_t n
 		     GGMLVIZ__START_MAX + GGMLVIZ_LABELED_RECORD_SIZE + sizeof w->gpu_note +
 		     w->kept.bytes + ggmlviz__flight_requests_copy(f, NULL, &req_records);
 	uint8_t *buf = malloc(cap);
-	struct ggmlviz__meta m = snapshot_meta(f, n);
 	size_t at;
 
 	if (!buf)
 		return NULL;
 	ggmlviz_encode_header(buf, cap);
 	at = GGMLVIZ_HEADER_SIZE;
-	at += ggmlviz__encode_meta(buf + at, cap - at, now, w->start_tid,
-				   &m, name,
+	at += ggmlviz__encode_meta(buf + at, cap - at, now, w->start_tid, m, name,
 				   (uint32_t)strnlen(name, GGMLVIZ_LABEL_MAX));
-	at += ggmlviz__records_start(w, buf + at, cap - at, now, &metas);
+	/* no USAGE stamped now at its start: the memory's say the CPU time, in order */
+	at += ggmlviz__records_start(w, buf + at, cap - at, now, &metas, 0);
 	at += ggmlviz__encode_meta(buf + at, cap - at, now, w->gpu_tid,
 				   &(struct ggmlviz__meta){ GGMLVIZ_META_GPU, 0,
 							    (uint64_t)w->gpu_recorded, 0 },
@@ -105,44 +130,33 @@ static uint8_t *start_of(struct ggmlviz__writer *w, const char *name, uint32_t n
 	return buf;
 }
 
-/* The snapshot's records into fd: its start, the memory, TRACE_END; 0 or -errno. */
-static int write_snapshot(struct ggmlviz__writer *w, int fd, const char *name, uint32_t n)
+/* The job's records into fd: its start, the memory, TRACE_END; 0 or -errno. */
+static int write_snapshot(const struct ggmlviz__snapshot_job *j, int fd)
 {
-	const struct ggmlviz__flight_chunk *c = ggmlviz__flight_first(&w->flight);
-	uint64_t records, dropped = w->retired.dropped + atomic_load(&ggmlviz__state.lost);
-	uint8_t end[GGMLVIZ_RECORD_SIZE], *start;
+	const struct ggmlviz__flight_chunk *c = j->chunks;
 	const uint8_t *data;
 	size_t len;
-	int rc;
+	int rc = write_all(fd, j->start, j->start_len);
 
-	if (!(start = start_of(w, name, n, &len, &records)))
-		return -ENOMEM;
-	rc = write_all(fd, start, len);
-	free(start);
 	while (rc == 0 && c) {
 		c = ggmlviz__flight_next(c, &data, &len);
 		rc = write_all(fd, data, len);
 	}
-	records += w->flight.records;
-	len = ggmlviz__encode_meta(end, sizeof end, w->flight.newest_ns, w->start_tid,
-				   &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0, records,
-							    dropped },
-				   NULL, 0);
-	return rc == 0 ? write_all(fd, end, len) : rc;
+	return rc == 0 ? write_all(fd, j->end, j->end_len) : rc;
 }
 
-/* The snapshot numbered n made at path; 0 or -errno (nothing left behind). */
-static int make_snapshot(struct ggmlviz__writer *w, const char *path, uint32_t n)
+/* The job's snapshot made at its path: 0 or -errno (nothing left behind). */
+static int make_snapshot(const struct ggmlviz__snapshot_job *j)
 {
 	char *part = NULL;
-	int fd = ggmlviz__output_beside(path, &part), rc;
+	int fd = ggmlviz__output_beside(j->path, &part), rc;
 
 	if (fd < 0)
 		return fd;
-	rc = write_snapshot(w, fd, base_name(path), n);
+	rc = write_snapshot(j, fd);
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && rename(part, path) < 0)
+	if (rc == 0 && rename(part, j->path) < 0)
 		rc = -errno;
 	if (rc < 0)
 		unlink(part);
@@ -150,15 +164,64 @@ static int make_snapshot(struct ggmlviz__writer *w, const char *path, uint32_t n
 	return rc;
 }
 
+/* The job's thread (ggmlviz__output_thread: SIGXFSZ blocked, a file too large is EFBIG). */
+static void *job_main(void *arg)
+{
+	struct ggmlviz__snapshot_job *j = arg;
+
+	pthread_setname_np(pthread_self(), "ggmlviz-snap");
+	j->rc = make_snapshot(j);
+	atomic_store_explicit(&j->done, 1, memory_order_release);
+	return NULL;
+}
+
+/*
+ * The job of the snapshot due, numbered f->number + 1: its name, its start
+ * and its end built, the memory handed over (*records: the snapshot's);
+ * NULL without memory (the snapshot is then not taken).
+ */
+static struct ggmlviz__snapshot_job *job_new(struct ggmlviz__writer *w)
+{
+	struct ggmlviz__flight *f = &w->flight;
+	struct ggmlviz__snapshot_job *j = calloc(1, sizeof *j);
+	uint64_t records, held, last_ns = f->newest_ns;
+	uint64_t dropped = w->retired.dropped + atomic_load(&ggmlviz__state.lost);
+
+	if (!j)
+		return NULL;
+	j->number = f->number + 1;
+	j->meta = snapshot_meta(f, j->number);
+	if (snapshot_name(f, j->number, j->path, sizeof j->path) < 0 ||
+	    !(j->start = start_of(w, &j->meta, base_name(j->path), &j->start_len, &records))) {
+		free(j);
+		return NULL;
+	}
+	j->chunks = ggmlviz__flight_detach(f, &held);
+	j->end_len = ggmlviz__encode_meta(j->end, sizeof j->end, last_ns, w->start_tid,
+					  &(struct ggmlviz__meta){ GGMLVIZ_META_TRACE_END, 0,
+								   records + held, dropped },
+					  NULL, 0);
+	snprintf(j->token, sizeof j->token, "%s", f->ask_token);
+	f->ask_token[0] = '\0';
+	return j;
+}
+
+static void job_free(struct ggmlviz__snapshot_job *j)
+{
+	ggmlviz__flight_chunks_free(j->chunks);
+	free(j->start);
+	free(j);
+}
+
 /* META SNAPSHOT in the trace: the snapshot's name, or why it was not made. */
-static void note_in_trace(struct ggmlviz__writer *w, uint32_t n, const char *label)
+static void note_in_trace(struct ggmlviz__writer *w, const struct ggmlviz__meta *m,
+			  const char *label)
 {
 	uint8_t rec[GGMLVIZ_LABELED_RECORD_SIZE + 512];
-	struct ggmlviz__meta m = snapshot_meta(&w->flight, n);
 	struct iovec iov = { rec, 0 };
 
-	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), w->start_tid,
-					   &m, label, (uint32_t)strnlen(label, 512));
+	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), w->start_tid, m,
+					   label, (uint32_t)strnlen(label, 512));
 	if (ggmlviz__output_append(w, &iov, 1) == 0)
 		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
 }
@@ -172,26 +235,65 @@ static void prune(const struct ggmlviz__flight *f, uint32_t n)
 		unlink(old);
 }
 
-int ggmlviz__snapshot_take(struct ggmlviz__writer *w, char *name, size_t size)
+/* An ask's reply, made beside its name and renamed to it: "TOKEN ok NAME" or "TOKEN error WHY". */
+static void reply(const struct ggmlviz__flight *f, const char *token, int ok, const char *text)
+{
+	char line[4200], *part = NULL;
+	int fd;
+
+	if (!token[0])
+		return;
+	snprintf(line, sizeof line, "%s %s %s\n", token, ok ? "ok" : "error", text);
+	if ((fd = ggmlviz__output_beside(f->reply, &part)) < 0)
+		return;
+	if (write_all(fd, (const uint8_t *)line, strnlen(line, sizeof line)) < 0 || close(fd) < 0 ||
+	    rename(part, f->reply) < 0)
+		unlink(part);
+	free(part);
+}
+
+/* The job ended (waited for): noted in the trace, the oldest past KEEP removed, its ask answered. */
+static void job_finish(struct ggmlviz__writer *w)
 {
 	struct ggmlviz__flight *f = &w->flight;
-	uint32_t n = f->number + 1;
+	struct ggmlviz__snapshot_job *j = f->job;
 	char why[600];
-	int rc = snapshot_name(f, n, name, size);
 
-	if (rc == 0)
-		rc = make_snapshot(w, name, n);
-	if (rc < 0) {
-		snprintf(why, sizeof why, "%s.flight-%" PRIu32 ".ggmlviz: not written: %s",
-			 base_name(f->base), n, strerror(-rc));
-		note_in_trace(w, n, why);
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	f->job = NULL;
+	if (j->rc < 0) {
+		snprintf(why, sizeof why, "%.400s: not written: %s", base_name(j->path),
+			 strerror(-j->rc));
+		note_in_trace(w, &j->meta, why);
 		ggmlviz__log(&w->sink, GGMLVIZ_LOG_WARN, "flight recorder: %s", why);
-		return rc;
+		reply(f, j->token, 0, why);
+	} else {
+		f->number = j->number;
+		note_in_trace(w, &j->meta, base_name(j->path));
+		prune(f, j->number);
+		reply(f, j->token, 1, j->path);
 	}
-	f->number = n;
-	note_in_trace(w, n, base_name(name));
-	prune(f, n);
-	return 0;
+	job_free(j);
+}
+
+/* The snapshot due, handed to a job of its own (written here where no thread can be made). */
+static void job_start(struct ggmlviz__writer *w)
+{
+	struct ggmlviz__flight *f = &w->flight;
+	struct ggmlviz__snapshot_job *j = job_new(w);
+
+	if (!j) {
+		reply(f, f->ask_token, 0, strerror(ENOMEM));
+		f->ask_token[0] = '\0';
+		return;
+	}
+	f->job = j;
+	j->threaded = ggmlviz__output_thread(&j->thread, job_main, j) == 0;
+	if (!j->threaded) {
+		j->rc = make_snapshot(j);
+		atomic_store(&j->done, 1);
+	}
 }
 
 /* ---- after a pass ---- */
@@ -217,31 +319,12 @@ static int asked(struct ggmlviz__flight *f)
 	return 1;
 }
 
-/* The ask's reply, made beside its name and renamed to it: "TOKEN ok NAME" or "TOKEN error WHY". */
-static void reply(struct ggmlviz__flight *f, int ok, const char *text)
-{
-	char line[4200], *part = NULL;
-	int fd, len;
-
-	if (!f->ask_token[0])
-		return;
-	len = snprintf(line, sizeof line, "%s %s %s\n", f->ask_token, ok ? "ok" : "error", text);
-	f->ask_token[0] = '\0';
-	if ((fd = ggmlviz__output_beside(f->reply, &part)) < 0)
-		return;
-	if (write_all(fd, (const uint8_t *)line, len > 0 ? strnlen(line, sizeof line) : 0) < 0 ||
-	    close(fd) < 0 || rename(part, f->reply) < 0)
-		unlink(part);
-	free(part);
-}
-
 /* The snapshot due, where the last one was a window ago or more. */
 static void take_due(struct ggmlviz__writer *w)
 {
 	struct ggmlviz__flight *f = &w->flight;
 	uint64_t now = ggmlviz__monotonic_ns();
-	char name[4096], why[160];
-	int rc;
+	char why[160];
 
 	f->due = 0;
 	if (f->last_mono && now - f->last_mono < f->window_ns) {
@@ -249,23 +332,27 @@ static void take_due(struct ggmlviz__writer *w)
 		snprintf(why, sizeof why, "the last snapshot was taken %.1f s ago: one in %" PRIu32
 			 " s at most (GGML_VIZ_FLIGHT)", (double)(now - f->last_mono) / 1e9,
 			 f->seconds);
-		reply(f, 0, why);
+		reply(f, f->ask_token, 0, why);
+		f->ask_token[0] = '\0';
 		return;
 	}
 	f->last_mono = now;
-	rc = ggmlviz__snapshot_take(w, name, sizeof name);
-	reply(f, rc == 0, rc == 0 ? name : strerror(-rc));
+	job_start(w);
 }
 
-void ggmlviz__snapshot_pass(struct ggmlviz__writer *w)
+void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final)
 {
 	struct ggmlviz__flight *f = &w->flight;
 
 	if (!f->on)
 		return;
+	if (f->job && (final || atomic_load_explicit(&f->job->done, memory_order_acquire)))
+		job_finish(w);
 	ggmlviz__flight_evict(f);
 	(void)asked(f);
 	if (f->due)
 		take_due(w);
+	if (final && f->job) /* due at the end: written before the trace's TRACE_END */
+		job_finish(w);
 	ggmlviz__flight_requests_ended(f);
 }

@@ -54,26 +54,9 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/*
- * The writer never runs the application's handlers of signals sent to the
- * process (they go to its own threads), and a write of its own raises no
- * SIGPIPE or SIGXFSZ (it fails with EPIPE or EFBIG). A fault of its own is
- * left unblocked: blocked, the kernel would kill the process without the
- * application's handler (or the crash handler) seeing it.
- */
 static int start_thread(struct ggmlviz__writer *w)
 {
-	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-		sigdelset(&all, faults[i]);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, writer_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -rc;
+	return ggmlviz__output_thread(&w->thread, writer_main, w);
 }
 
 int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out)
