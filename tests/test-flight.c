@@ -275,15 +275,18 @@ static void await_reply(const char *path, char *buf, size_t size)
 	unlink(reply);
 }
 
+/* An ask as ggmlviz snapshot makes it: written whole beside its name, then renamed to it. */
 static void ask(const char *path, const char *token)
 {
-	char p[300];
+	char p[300], part[310];
 	FILE *f;
 
 	snprintf(p, sizeof p, "%s.snapshot-ask", path);
-	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	snprintf(part, sizeof part, "%s.part", p);
+	ck_assert_ptr_nonnull(f = fopen(part, "w"));
 	fprintf(f, "%s\n", token);
-	fclose(f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(rename(part, p), 0);
 }
 
 /*

@@ -308,12 +308,14 @@ static int asked(struct ggmlviz__flight *f)
 		return 0;
 	n = read(fd, f->ask_token, sizeof f->ask_token - 1);
 	close(fd);
-	if (unlink(f->ask) < 0)
-		return 0; /* another took it */
 	f->ask_token[n > 0 ? (size_t)n : 0] = '\0';
 	f->ask_token[strcspn(f->ask_token, " \n")] = '\0';
 	if (!f->ask_token[0])
-		snprintf(f->ask_token, sizeof f->ask_token, "-");
+		return 0; /* no token yet: a file still being written (ggmlviz snapshot links it whole) */
+	if (unlink(f->ask) < 0) {
+		f->ask_token[0] = '\0';
+		return 0; /* another took it */
+	}
 	if (!f->due)
 		f->due = 1, f->why = GGMLVIZ_SNAPSHOT_ASKED, f->request = 0, f->figure = 0;
 	return 1;
