@@ -191,6 +191,26 @@ static void remove_snapshots(const char *path, unsigned upto)
 }
 
 /*
+ * TRACE_END counts the events the file holds: the traced threads' records,
+ * not the writer's own, and none of those the flight recorder alone got.
+ */
+static void check_end_counts(const char *path)
+{
+	static const uint32_t writers[] = { GGMLVIZ_META_PROCESS, GGMLVIZ_META_SAMPLE,
+					    GGMLVIZ_META_CLOCK, GGMLVIZ_META_FLIGHT,
+					    GGMLVIZ_META_USAGE, GGMLVIZ_META_GPU,
+					    GGMLVIZ_META_THREAD_NAME, GGMLVIZ_META_DROPPED,
+					    GGMLVIZ_META_SNAPSHOT, GGMLVIZ_META_TRACE_END };
+	struct tu_summary sum;
+	uint64_t own = 0;
+
+	ck_assert_int_eq(tu_summarize(path, &sum), 0);
+	for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++)
+		own += sum.by_meta[writers[i]];
+	ck_assert_uint_eq(sum.end_written, sum.records - own);
+}
+
+/*
  * A request slower to its first token than ttft's 1 ms: a snapshot with
  * every graph's ops one by one, where the file has the first graph's only
  * and the others summed; the trace names it, the snapshot says why.
@@ -220,6 +240,7 @@ START_TEST(test_slow_request_snapshot_has_every_op)
 	ck_assert_str_eq(label, strrchr(snap_path, '/') + 1);
 	ck_assert_uint_eq(metas_of(&file, GGMLVIZ_META_FLIGHT), 1);
 	ck_assert_uint_eq(metas_of(&file, ROUTE_KIND), 0);
+	check_end_counts(path);
 	/* the snapshot: every graph, every op, no sum, its why, the request whole */
 	ck_assert_uint_eq(snap.n_graphs, 5);
 	ck_assert_uint_eq(snap.n_ops, 5 * per_graph);
@@ -260,18 +281,25 @@ START_TEST(test_fast_request_no_snapshot)
 }
 END_TEST
 
-/* Waits up to 5 s for the ask's reply; its line into buf. */
-static void await_reply(const char *path, char *buf, size_t size)
+/* Waits up to 10 s for the final reply to the ask of token ("taken" passed over); its line into buf. */
+static void await_reply(const char *path, const char *token, char *buf, size_t size)
 {
 	char reply[300];
-	FILE *f = NULL;
+	int final = 0;
 
-	snprintf(reply, sizeof reply, "%s.snapshot-reply", path);
-	for (int i = 0; i < 500 && !(f = fopen(reply, "r")); i++)
-		sleep_ms(10);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(fgets(buf, (int)size, f));
-	fclose(f);
+	snprintf(reply, sizeof reply, "%s.snapshot-reply.%s", path, token);
+	for (int i = 0; i < 1000 && !final; i++) {
+		FILE *f = fopen(reply, "r");
+
+		if (f) {
+			final = fgets(buf, (int)size, f) &&
+				strncmp(buf + strlen(token), " taken ", 7) != 0;
+			fclose(f);
+		}
+		if (!final)
+			sleep_ms(10);
+	}
+	ck_assert_msg(final, "no final reply in %s", reply);
 	unlink(reply);
 }
 
@@ -305,13 +333,13 @@ START_TEST(test_ask_answered_one_a_window)
 	start(&mr, &cfg, path, "60", NULL);
 	request(&mr, 3, 0, 2);
 	ask(path, "tok-1");
-	await_reply(path, line, sizeof line);
+	await_reply(path, "tok-1", line, sizeof line);
 	snapshot_path(path, 1, snap_path, sizeof snap_path);
 	snprintf(want, sizeof want, "tok-1 ok %s\n", snap_path);
 	ck_assert_str_eq(line, want);
 	ck_assert(exists(snap_path));
 	ask(path, "tok-2");
-	await_reply(path, line, sizeof line);
+	await_reply(path, "tok-2", line, sizeof line);
 	ck_assert_msg(strncmp(line, "tok-2 error the last snapshot was taken", 39) == 0, "%s", line);
 	snprintf(ask_path, sizeof ask_path, "%s.snapshot-ask", path);
 	ck_assert(!exists(ask_path));

@@ -4,8 +4,9 @@
  * seconds, and prints the snapshot's name once it is written. The ask is
  * a file beside the trace, TRACE.snapshot-ask, holding a token; the
  * tracer's writer looks for it after each pass (every flush interval),
- * takes the snapshot and answers in TRACE.snapshot-reply ("TOKEN ok NAME"
- * or "TOKEN error WHY"). ggmlviz(5), "Flight recorder", says it whole.
+ * takes the snapshot and answers in TRACE.snapshot-reply.TOKEN ("TOKEN
+ * taken NAME" as it starts writing it, then "TOKEN ok NAME" or "TOKEN
+ * error WHY"). ggmlviz(5), "Flight recorder", says it whole.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -44,6 +45,7 @@ static const char help[] =
 	"command line.\n";
 
 #define POLL_NS 20000000ull
+#define WRITE_NS 600000000000ull /* a snapshot taken is waited for this long at most */
 #define SCAN_RECORDS 64 /* META FLIGHT is among the first records of a trace */
 
 struct snapshot_opts {
@@ -169,20 +171,26 @@ static int put_ask(const char *ask, const char *token)
 	return rc;
 }
 
-/* The reply's line for token, into line: 1, or 0 while there is none (or another's). */
+/*
+ * The reply's line, into line: 2 a final one ("ok" or "error": the file
+ * removed), 1 "taken" (the snapshot is being written), 0 none yet.
+ */
 static int take_reply(const char *reply, const char *token, char *line, size_t size)
 {
 	FILE *f = fopen(reply, "r");
 	size_t n = strlen(token);
-	int mine;
+	bool mine;
 
 	if (!f)
 		return 0;
 	mine = fgets(line, (int)size, f) && strncmp(line, token, n) == 0 && line[n] == ' ';
 	fclose(f);
-	if (mine)
-		unlink(reply);
-	return mine;
+	if (!mine)
+		return 0;
+	if (strncmp(line + n + 1, "taken ", 6) == 0)
+		return 1;
+	unlink(reply);
+	return 2;
 }
 
 /* Our ask, if it is still there (no program took it), taken back. */
@@ -200,45 +208,55 @@ static void withdraw(const char *ask, const char *token)
 		unlink(ask);
 }
 
-/* Asks, and waits for the answer: the exit status. */
+/* The final answer's line: its name printed (0), or why not said (1). */
+static int answer(const char *path, const char *line)
+{
+	if (strncmp(line, "ok ", 3) == 0) {
+		printf("%s\n", line + 3);
+		return fflush(stdout) ? CLI_EXIT_DAMAGED : CLI_EXIT_OK;
+	}
+	cli_error("%s: no snapshot: %s", path, strncmp(line, "error ", 6) == 0 ? line + 6 : line);
+	return CLI_EXIT_DAMAGED;
+}
+
+/*
+ * Asks, and waits for the answer: the exit status. The program takes the
+ * ask within timeout_ns (or nobody writes the trace); once it said
+ * "taken", the snapshot's write is waited for (WRITE_NS at most).
+ */
 static int ask_and_wait(const char *path, uint64_t timeout_ns)
 {
-	char ask[4200], reply[4200], token[64], line[4300];
+	char ask[4200], reply[4300], token[64], line[4400];
 	uint64_t deadline = cli_mono_ns() + timeout_ns;
-	size_t n = 0;
-	int rc;
+	int rc, got = 0;
 
+	snprintf(token, sizeof token, "%ld-%" PRIu64, (long)getpid(), cli_mono_ns());
 	if (snprintf(ask, sizeof ask, "%s.snapshot-ask", path) >= (int)sizeof ask ||
-	    snprintf(reply, sizeof reply, "%s.snapshot-reply", path) >= (int)sizeof reply) {
+	    snprintf(reply, sizeof reply, "%s.snapshot-reply.%s", path, token) >= (int)sizeof reply) {
 		cli_error("%s: the name is too long", path);
 		return CLI_EXIT_DAMAGED;
 	}
-	snprintf(token, sizeof token, "%ld-%" PRIu64, (long)getpid(), cli_mono_ns());
 	while ((rc = put_ask(ask, token)) == -EEXIST && cli_mono_ns() < deadline)
 		sleep_ns(POLL_NS); /* another's ask, not taken yet */
 	if (rc < 0) {
 		cli_error("%s: cannot ask for a snapshot (%s): %s", path, ask, strerror(-rc));
 		return CLI_EXIT_DAMAGED;
 	}
-	while (!take_reply(reply, token, line, sizeof line)) {
+	while ((got = take_reply(reply, token, line, sizeof line)) < 2) {
+		if (got == 1 && deadline < cli_mono_ns() + WRITE_NS / 2)
+			deadline = cli_mono_ns() + WRITE_NS; /* taken: being written */
 		if (cli_mono_ns() >= deadline) {
 			withdraw(ask, token);
-			cli_error("%s: no answer in %.1f s: no running program writes this trace "
-				  "(it stopped, or crashed), or its writer is stuck", path,
-				  (double)timeout_ns / 1e9);
+			cli_error(got ? "%s: the snapshot was taken but not written in %.0f s"
+				      : "%s: no answer in %.1f s: no running program writes this trace "
+					"(it stopped, or crashed), or its writer is stuck",
+				  path, got ? (double)WRITE_NS / 1e9 : (double)timeout_ns / 1e9);
 			return CLI_EXIT_DAMAGED;
 		}
 		sleep_ns(POLL_NS);
 	}
-	n = strlen(token) + 1;
 	line[strcspn(line, "\n")] = '\0';
-	if (strncmp(line + n, "ok ", 3) == 0) {
-		printf("%s\n", line + n + 3);
-		return fflush(stdout) ? CLI_EXIT_DAMAGED : CLI_EXIT_OK;
-	}
-	cli_error("%s: no snapshot: %s", path,
-		  strncmp(line + n, "error ", 6) == 0 ? line + n + 6 : line + n);
-	return CLI_EXIT_DAMAGED;
+	return answer(path, line + strlen(token) + 1);
 }
 
 int cli_cmd_snapshot(struct cli *cli, int argc, char **argv)

@@ -73,9 +73,11 @@ struct ggmlviz__state {
 	_Atomic uint64_t shares_unasked; /* nodes the CPU backend measured that no run asked about */
 	_Atomic int ended;      /* recording ended on its own (max_events): not active */
 	/*
-	 * Segments a rotated trace began after its first (writer/rotate.c): a
-	 * set of descriptions written before the last one began is not in the
-	 * file written now (ggmlviz__written_now()).
+	 * Segments a rotated trace began after its first (writer/rotate.c),
+	 * and half windows of a flight recorder (writer/snapshot.c): a set of
+	 * descriptions written before the last one began is not in the file
+	 * (or the window) written now, and is defined again
+	 * (ggmlviz__written_now()).
 	 */
 	_Atomic uint64_t segments;
 	_Atomic uint64_t ring_mapped;      /* bytes of ring buffers mapped now */

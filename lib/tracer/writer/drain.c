@@ -184,8 +184,9 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	if (cut > tail && !r->named)
 		ggmlviz__records_thread_name(w, r, tail);
 	p->route0 = r->route;
+	p->routed = 0;
 	if (w->flight.routing) { /* a flight recorder: each record where it goes (route.c) */
-		ggmlviz__route_span(w, r, tail, cut, &r->route, w->keeping);
+		p->routed = ggmlviz__route_span(w, r, tail, cut, &r->route, w->keeping);
 		ggmlviz__route_follow(r, cut, p->upto, &r->route);
 	} else {
 		ggmlviz__span_add(w, r, tail, cut);
@@ -213,7 +214,8 @@ static void settle(struct ggmlviz__writer *w, size_t first, size_t end, int meta
 			ggmlviz__records_drop_noted(p);
 		atomic_fetch_add_explicit(&r->written, p->written, memory_order_release);
 		atomic_fetch_add_explicit(&w->meta_written, p->notes_written, memory_order_relaxed);
-		w->events += p->written;
+		/* the file's events (TRACE_END's, max_events'): not those routed away from it */
+		w->events += p->written - (p->routed < p->written ? p->routed : p->written);
 		if (lost)
 			atomic_fetch_add_explicit(&r->discarded, lost, memory_order_release);
 		atomic_store_explicit(&r->tail, p->upto, memory_order_release);

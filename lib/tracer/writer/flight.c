@@ -252,8 +252,10 @@ static void follow_request(struct ggmlviz__flight *f, const uint8_t *rec, uint32
 	struct ggmlviz__flight_request *q = request_find(f, id);
 
 	if (rec[REC_TYPE] == GGMLVIZ_EVENT_REQUEST_BEGIN) {
-		if (q || !(q = request_new(f)))
-			return; /* a second BEGIN of one id, or no memory: not followed */
+		if (q)
+			request_free(q); /* its END was lost: the new one begins anew */
+		else if (!(q = request_new(f)))
+			return; /* no memory: not followed */
 		q->id = id, q->begin_ns = ts;
 		(void)request_keep(q, rec, size);
 		return;
@@ -300,6 +302,33 @@ uint64_t ggmlviz__flight_oldest_ns(const struct ggmlviz__flight *f)
 	return from == UINT64_MAX ? f->newest_ns : from;
 }
 
+static uint32_t record_size(const uint8_t *rec)
+{
+	return rec[REC_HAS_LABEL] ? (uint32_t)record_size_labeled(get_u32(rec + REC_LABEL_LEN))
+				  : GGMLVIZ_RECORD_SIZE;
+}
+
+/* Of q's records, those older than from (the memory holds the others) into buf (NULL: counted); their bytes. */
+static size_t older_records(const struct ggmlviz__flight_request *q, uint64_t from, uint8_t *buf,
+			    uint64_t *records)
+{
+	size_t n = 0;
+	uint32_t size;
+
+	for (uint32_t at = 0; at < q->len; at += size) {
+		const uint8_t *rec = q->recs + at;
+
+		size = record_size(rec);
+		if (get_u64(rec + REC_TIMESTAMP) >= from)
+			continue;
+		if (buf)
+			memcpy(buf + n, rec, size);
+		n += size;
+		(*records)++;
+	}
+	return n;
+}
+
 size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *buf,
 				     uint64_t *records)
 {
@@ -307,16 +336,8 @@ size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *b
 	size_t n = 0;
 
 	*records = 0;
-	for (size_t i = 0; i < f->n_req; i++) {
-		const struct ggmlviz__flight_request *q = &f->req[i];
-
-		if (q->begin_ns >= from)
-			continue; /* its records are in the memory */
-		if (buf)
-			memcpy(buf + n, q->recs, q->len);
-		n += q->len;
-		*records += q->n;
-	}
+	for (size_t i = 0; i < f->n_req; i++)
+		n += older_records(&f->req[i], from, buf ? buf + n : NULL, records);
 	return n;
 }
 

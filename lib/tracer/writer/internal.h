@@ -61,7 +61,7 @@ struct ggmlviz__flight {
 	struct ggmlviz__flight_chunk *first, *last;
 	uint64_t bytes, records; /* held */
 	uint64_t newest_ns;      /* the newest record's time */
-	int short_of_memory;     /* a chunk could not be made: said once */
+	int short_of_memory;     /* a chunk could not be made: records the flight recorder lost */
 	/* requests open (their first records, for a snapshot that begins after them) */
 	struct ggmlviz__flight_request *req;
 	size_t n_req, req_cap;
@@ -72,10 +72,11 @@ struct ggmlviz__flight {
 	char ask_token[64]; /* an ask's, echoed in its reply ("" when no ask is due) */
 	/* snapshots */
 	char *base;         /* the trace's name, absolute, less ".ggmlviz": base.flight-N.ggmlviz */
-	char *ask, *reply;  /* TRACE.snapshot-ask and TRACE.snapshot-reply */
+	char *ask, *reply;  /* TRACE.snapshot-ask, and TRACE.snapshot-reply (.TOKEN: each ask's own) */
 	uint32_t number;    /* the last snapshot's */
 	uint64_t last_mono; /* when it was taken (monotonic ns; 0: none) */
 	uint64_t skipped;   /* snapshots due within a window of the last: not taken */
+	uint64_t defined_mono; /* when the producers were last made define their sets again */
 	struct ggmlviz__snapshot_job *job; /* a snapshot being written (snapshot.c), or NULL */
 };
 
@@ -94,6 +95,7 @@ struct ggmlviz__pass_ring {
 	uint64_t note_dropped, note_discarded, note_unnoted; /* what it reports, once written */
 	int exited;         /* its thread was gone before head was read */
 	uint8_t route0;     /* where the records at the ring's tail go (route.c) */
+	uint64_t routed;    /* of the events written, those routed away from the file (route.c) */
 	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
 };
 
@@ -477,10 +479,11 @@ void ggmlviz__route_free(struct ggmlviz__writer *w);
  * the file copied into the batch's scratch and queued as one iovec; with
  * keep (the plan of a batch, not its salvage), those that go to the flight
  * recorder kept (ggmlviz__flight_add); META ROUTE records in neither, and
- * *route moved past them.
+ * *route moved past them. Returns how many records the file does not get
+ * (the flight recorder's only, and the META ROUTE records).
  */
-void ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
-			 uint64_t from, uint64_t to, uint8_t *route, int keep);
+uint64_t ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
+			     uint64_t from, uint64_t to, uint8_t *route, int keep);
 /* *route past [from, to) of r, the records thrown away. */
 void ggmlviz__route_follow(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
 			   uint8_t *route);

@@ -56,13 +56,27 @@ static uint32_t record_size(const uint8_t *rec)
 				  : GGMLVIZ_RECORD_SIZE;
 }
 
-/* The route a META ROUTE record at rec sets, or -1 if it is none. */
+/*
+ * The route a META ROUTE record at rec sets, or -1 if it is none. A
+ * producer's DROPPED note sets the route back to both: the ring was full,
+ * and the records lost may have been the markers themselves (a unit's
+ * route then goes wrong up to its unit's end at most, never further).
+ */
 static int route_of(const uint8_t *rec)
 {
-	if (rec[REC_TYPE] != GGMLVIZ_EVENT_META ||
-	    get_u32(rec + REC_PAYLOAD + META_KIND) != GGMLVIZ__META_ROUTE)
+	uint32_t kind;
+
+	if (rec[REC_TYPE] != GGMLVIZ_EVENT_META)
 		return -1;
-	return (int)(get_u64(rec + REC_PAYLOAD + META_KEY) & 3u);
+	kind = get_u32(rec + REC_PAYLOAD + META_KIND);
+	if (kind == GGMLVIZ_META_DROPPED)
+		return GGMLVIZ__ROUTE_BOTH;
+	return kind == GGMLVIZ__META_ROUTE ? (int)(get_u64(rec + REC_PAYLOAD + META_KEY) & 3u) : -1;
+}
+
+static int is_marker(const uint8_t *rec)
+{
+	return get_u32(rec + REC_PAYLOAD + META_KIND) == GGMLVIZ__META_ROUTE;
 }
 
 static int to_file(uint8_t route, const uint8_t *rec)
@@ -84,11 +98,12 @@ static void copy_out(struct ggmlviz__flight *f, const uint8_t *rec, uint32_t siz
 	f->scratch_len += size;
 }
 
-void ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
-			 uint64_t from, uint64_t to, uint8_t *route, int keep)
+uint64_t ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
+			     uint64_t from, uint64_t to, uint8_t *route, int keep)
 {
 	struct ggmlviz__flight *f = &w->flight;
 	size_t start = f->scratch_len;
+	uint64_t left_out = 0;
 	uint32_t size;
 	int set;
 
@@ -97,16 +112,22 @@ void ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *
 		const uint8_t *rec = r->cbuf + (pos & r->cmask); /* whole: the slack after the end */
 
 		size = record_size(rec);
-		if ((set = route_of(rec)) >= 0) {
+		if ((set = route_of(rec)) >= 0 && is_marker(rec)) {
 			*route = (uint8_t)set;
+			left_out++;
 			continue;
 		}
+		if (set >= 0)
+			*route = (uint8_t)set; /* a DROPPED note: it goes to both, and so does what follows */
 		if (to_file(*route, rec))
 			copy_out(f, rec, size);
+		else
+			left_out++;
 		if (keep && to_flight(*route, rec))
 			ggmlviz__flight_add(f, rec, size);
 	}
 	ggmlviz__span_add_bytes(w, f->scratch + start, f->scratch_len - start);
+	return left_out;
 }
 
 void ggmlviz__route_follow(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,

@@ -28,16 +28,17 @@ static uint64_t room(const struct ggmlviz__writer *w)
 
 /*
  * Writes [from, to) of r, whose route at from is *route (the file's
- * records only, with a flight recorder); 0, or -errno (room_end then says
- * where it stopped).
+ * records only, with a flight recorder: *routed says how many were not);
+ * 0, or -errno (room_end then says where it stopped).
  */
 static int write_piece(struct ggmlviz__writer *w, const struct ggmlviz__ring *r, uint64_t from,
-		       uint64_t to, uint8_t *route)
+		       uint64_t to, uint8_t *route, uint64_t *routed)
 {
 	w->n_iov = 0;
 	ggmlviz__route_batch(w);
+	*routed = 0;
 	if (w->flight.routing)
-		ggmlviz__route_span(w, r, from, to, route, 0);
+		*routed = ggmlviz__route_span(w, r, from, to, route, 0);
 	else
 		ggmlviz__span_add(w, r, from, to);
 	return ggmlviz__output_append(w, w->iov, w->n_iov);
@@ -49,15 +50,17 @@ static int salvage_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *p)
 	const struct ggmlviz__ring *r = p->ring;
 	uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	uint8_t route = p->route0;
+	uint64_t routed;
 
 	while (pos < p->cut) {
 		uint64_t left = room(w), max = left < PIECE ? left : PIECE, end;
 		struct ggmlviz__scan sc;
 
 		end = ggmlviz__span_scan(r, pos, p->cut, UINT64_MAX, max, 0, &sc, NULL);
-		if (end - pos > left || write_piece(w, r, pos, end, &route) < 0)
+		if (end - pos > left || write_piece(w, r, pos, end, &route, &routed) < 0)
 			return -1;
 		p->written += sc.events;
+		p->routed += routed;
 		p->notes_written += sc.notes;
 		pos = end;
 	}
@@ -70,7 +73,7 @@ int ggmlviz__salvage(struct ggmlviz__writer *w, size_t first, size_t end)
 	int meta_ok = 0;
 
 	for (size_t i = first; i < end; i++)
-		w->pass[i].written = w->pass[i].notes_written = 0;
+		w->pass[i].written = w->pass[i].notes_written = w->pass[i].routed = 0;
 	/* THREAD_NAME and DROPPED may use the end's room, but TRACE_END's */
 	if (w->meta_len > 0 && w->meta_len <= room_keeping(w, GGMLVIZ_RECORD_SIZE))
 		meta_ok = ggmlviz__output_append(w, &meta, 1) == 0;

@@ -222,7 +222,8 @@ static void note_in_trace(struct ggmlviz__writer *w, const struct ggmlviz__meta 
 
 	iov.iov_len = ggmlviz__encode_meta(rec, sizeof rec, ggmlviz__now_ns(), w->start_tid, m,
 					   label, (uint32_t)strnlen(label, 512));
-	if (ggmlviz__output_append(w, &iov, 1) == 0)
+	/* never into the room a failed write left for TRACE_END */
+	if (ggmlviz__output_keeping(w, &iov, 1, GGMLVIZ__END_ROOM) == 0)
 		atomic_fetch_add_explicit(&w->meta_written, 1, memory_order_relaxed);
 }
 
@@ -235,19 +236,27 @@ static void prune(const struct ggmlviz__flight *f, uint32_t n)
 		unlink(old);
 }
 
-/* An ask's reply, made beside its name and renamed to it: "TOKEN ok NAME" or "TOKEN error WHY". */
-static void reply(const struct ggmlviz__flight *f, const char *token, int ok, const char *text)
+/*
+ * An ask's reply, TRACE.snapshot-reply.TOKEN (each ask its own), made
+ * beside its name and renamed to it: "TOKEN taken PATH" when the job
+ * starts, then "TOKEN ok PATH" or "TOKEN error WHY".
+ */
+static void reply(const struct ggmlviz__flight *f, const char *token, const char *word,
+		  const char *text)
 {
-	char line[4200], *part = NULL;
-	int fd;
+	char line[4200], path[4200], *part = NULL;
+	int fd, len;
 
 	if (!token[0])
 		return;
-	snprintf(line, sizeof line, "%s %s %s\n", token, ok ? "ok" : "error", text);
-	if ((fd = ggmlviz__output_beside(f->reply, &part)) < 0)
+	len = snprintf(path, sizeof path, "%s.%s", f->reply, token);
+	if (len < 0 || (size_t)len >= sizeof path)
+		return;
+	snprintf(line, sizeof line, "%s %s %s\n", token, word, text);
+	if ((fd = ggmlviz__output_beside(path, &part)) < 0)
 		return;
 	if (write_all(fd, (const uint8_t *)line, strnlen(line, sizeof line)) < 0 || close(fd) < 0 ||
-	    rename(part, f->reply) < 0)
+	    rename(part, path) < 0)
 		unlink(part);
 	free(part);
 }
@@ -267,12 +276,12 @@ static void job_finish(struct ggmlviz__writer *w)
 			 strerror(-j->rc));
 		note_in_trace(w, &j->meta, why);
 		ggmlviz__log(&w->sink, GGMLVIZ_LOG_WARN, "flight recorder: %s", why);
-		reply(f, j->token, 0, why);
+		reply(f, j->token, "error", why);
 	} else {
 		f->number = j->number;
 		note_in_trace(w, &j->meta, base_name(j->path));
 		prune(f, j->number);
-		reply(f, j->token, 1, j->path);
+		reply(f, j->token, "ok", j->path);
 	}
 	job_free(j);
 }
@@ -284,11 +293,12 @@ static void job_start(struct ggmlviz__writer *w)
 	struct ggmlviz__snapshot_job *j = job_new(w);
 
 	if (!j) {
-		reply(f, f->ask_token, 0, strerror(ENOMEM));
+		reply(f, f->ask_token, "error", strerror(ENOMEM));
 		f->ask_token[0] = '\0';
 		return;
 	}
 	f->job = j;
+	reply(f, j->token, "taken", j->path); /* the asker waits on while it is written */
 	j->threaded = ggmlviz__output_thread(&j->thread, job_main, j) == 0;
 	if (!j->threaded) {
 		j->rc = make_snapshot(j);
@@ -298,48 +308,85 @@ static void job_start(struct ggmlviz__writer *w)
 
 /* ---- after a pass ---- */
 
+/* Whether an ask's token can name its reply: letters, digits, '-' and '_'. */
+static int token_ok(const char *t)
+{
+	return t[0] && t[0] != '-' && strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789-_") == strlen(t);
+}
+
 /* An ask there: its token kept, the file removed, a snapshot due; whether there was one. */
 static int asked(struct ggmlviz__flight *f)
 {
-	int fd = open(f->ask, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd;
 	ssize_t n;
 
-	if (fd < 0)
+	if (f->ask_token[0])
+		return 0; /* an ask waits to be served: the next one stays in its file */
+	if ((fd = open(f->ask, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, f->ask_token, sizeof f->ask_token - 1);
 	close(fd);
 	f->ask_token[n > 0 ? (size_t)n : 0] = '\0';
-	f->ask_token[strcspn(f->ask_token, " \n")] = '\0';
+	f->ask_token[strcspn(f->ask_token, "\n")] = '\0';
 	if (!f->ask_token[0])
 		return 0; /* no token yet: a file still being written (ggmlviz snapshot links it whole) */
-	if (unlink(f->ask) < 0) {
+	if (unlink(f->ask) < 0 || !token_ok(f->ask_token)) {
 		f->ask_token[0] = '\0';
-		return 0; /* another took it */
+		return 0; /* another took it, or no reply can be named after it */
 	}
 	if (!f->due)
 		f->due = 1, f->why = GGMLVIZ_SNAPSHOT_ASKED, f->request = 0, f->figure = 0;
 	return 1;
 }
 
-/* The snapshot due, where the last one was a window ago or more. */
+/*
+ * The snapshot due, where the last one was a window ago or more; while
+ * one is being written, an ask gets that one, and a slow request waits.
+ */
 static void take_due(struct ggmlviz__writer *w)
 {
 	struct ggmlviz__flight *f = &w->flight;
 	uint64_t now = ggmlviz__monotonic_ns();
 	char why[160];
 
+	if (f->job) { /* one written at a time: an ask gets it, a slow request waits for its end */
+		if (f->ask_token[0] && !f->job->token[0]) {
+			snprintf(f->job->token, sizeof f->job->token, "%s", f->ask_token);
+			reply(f, f->job->token, "taken", f->job->path);
+			f->ask_token[0] = '\0';
+			f->due = f->why != GGMLVIZ_SNAPSHOT_ASKED;
+		}
+		return;
+	}
 	f->due = 0;
 	if (f->last_mono && now - f->last_mono < f->window_ns) {
 		f->skipped++;
 		snprintf(why, sizeof why, "the last snapshot was taken %.1f s ago: one in %" PRIu32
 			 " s at most (GGML_VIZ_FLIGHT)", (double)(now - f->last_mono) / 1e9,
 			 f->seconds);
-		reply(f, f->ask_token, 0, why);
+		reply(f, f->ask_token, "error", why);
 		f->ask_token[0] = '\0';
 		return;
 	}
 	f->last_mono = now;
 	job_start(w);
+}
+
+/*
+ * Sets of descriptions (DESC_SET, SHARE_TIMES DEFINE) defined again every
+ * half window: a snapshot's runs that repeat a set find it in its window,
+ * but for those of its first half window (as a rotated trace's segments
+ * do: ggmlviz__written_now()).
+ */
+static void define_again(struct ggmlviz__flight *f)
+{
+	uint64_t now = ggmlviz__monotonic_ns();
+
+	if (now - f->defined_mono < f->window_ns / 2)
+		return;
+	f->defined_mono = now;
+	atomic_fetch_add_explicit(&ggmlviz__state.segments, 1, memory_order_release);
 }
 
 void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final)
@@ -348,6 +395,7 @@ void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final)
 
 	if (!f->on)
 		return;
+	define_again(f);
 	if (f->job && (final || atomic_load_explicit(&f->job->done, memory_order_acquire)))
 		job_finish(w);
 	ggmlviz__flight_evict(f);
