@@ -13,7 +13,6 @@
 
 #include <dirent.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,7 +424,6 @@ START_TEST(test_snapshot_refused_by_the_disk)
 
 	model_init(&mr);
 	tu_path(path, sizeof path, "flight-full");
-	signal(SIGXFSZ, SIG_IGN); /* the stop's last writes are the caller's (test-io-errors does so) */
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0); /* this test's process only (Check forks) */
 	start(&mr, &cfg, path, "60:0:1M", "ttft:1");
 	for (int i = 0; i < 200; i++)

@@ -107,6 +107,13 @@ static inline uint64_t record_size_labeled(uint32_t label_len)
 	return (uint64_t)GGMLVIZ_LABELED_RECORD_SIZE + label_len;
 }
 
+/* Bytes the whole record at rec takes, its label included. */
+static inline uint64_t record_size_at(const uint8_t *rec)
+{
+	return rec[REC_HAS_LABEL] ? record_size_labeled(get_u32(rec + REC_LABEL_LEN))
+				  : GGMLVIZ_RECORD_SIZE;
+}
+
 /* The 12-byte file header. */
 static inline void put_header(uint8_t out[GGMLVIZ_HEADER_SIZE])
 {

@@ -302,12 +302,6 @@ uint64_t ggmlviz__flight_oldest_ns(const struct ggmlviz__flight *f)
 	return from == UINT64_MAX ? f->newest_ns : from;
 }
 
-static uint32_t record_size(const uint8_t *rec)
-{
-	return rec[REC_HAS_LABEL] ? (uint32_t)record_size_labeled(get_u32(rec + REC_LABEL_LEN))
-				  : GGMLVIZ_RECORD_SIZE;
-}
-
 /* Of q's records, those older than from (the memory holds the others) into buf (NULL: counted); their bytes. */
 static size_t older_records(const struct ggmlviz__flight_request *q, uint64_t from, uint8_t *buf,
 			    uint64_t *records)
@@ -318,7 +312,7 @@ static size_t older_records(const struct ggmlviz__flight_request *q, uint64_t fr
 	for (uint32_t at = 0; at < q->len; at += size) {
 		const uint8_t *rec = q->recs + at;
 
-		size = record_size(rec);
+		size = (uint32_t)record_size_at(rec);
 		if (get_u64(rec + REC_TIMESTAMP) >= from)
 			continue;
 		if (buf)

@@ -236,6 +236,13 @@ int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink)
 int ggmlviz__output_beside(const char *path, char **name);
 
 /*
+ * Writes iov[0..n) (modifying iov) whole to another file, fd (a snapshot),
+ * through short writes, raising no SIGPIPE or SIGXFSZ on the calling
+ * thread; 0 or -errno.
+ */
+int ggmlviz__output_write_to(int fd, struct iovec *iov, size_t n);
+
+/*
  * A thread of the writer's (output.c): every signal blocked in it but the
  * faults, so that no handler of the application's runs there and a write
  * raises no SIGPIPE or SIGXFSZ; 0 or -errno.

@@ -102,6 +102,18 @@ static void quiet_end(const struct quiet *q, int rc)
 	errno = saved;
 }
 
+int ggmlviz__output_write_to(int fd, struct iovec *iov, size_t n)
+{
+	uint64_t done;
+	struct quiet q;
+	int rc;
+
+	quiet_begin(&q);
+	rc = write_all(fd, iov, n, &done);
+	quiet_end(&q, rc);
+	return rc;
+}
+
 int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t n)
 {
 	uint64_t total = 0, done;

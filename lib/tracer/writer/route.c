@@ -50,12 +50,6 @@ void ggmlviz__route_free(struct ggmlviz__writer *w)
 	w->flight.scratch = NULL;
 }
 
-static uint32_t record_size(const uint8_t *rec)
-{
-	return rec[REC_HAS_LABEL] ? (uint32_t)record_size_labeled(get_u32(rec + REC_LABEL_LEN))
-				  : GGMLVIZ_RECORD_SIZE;
-}
-
 /*
  * The route a META ROUTE record at rec sets, or -1 if it is none. A
  * producer's DROPPED note sets the route back to both: the ring was full,
@@ -111,7 +105,7 @@ uint64_t ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ri
 	for (uint64_t pos = from; pos < to; pos += size) {
 		const uint8_t *rec = r->cbuf + (pos & r->cmask); /* whole: the slack after the end */
 
-		size = record_size(rec);
+		size = (uint32_t)record_size_at(rec);
 		if ((set = route_of(rec)) >= 0 && is_marker(rec)) {
 			*route = (uint8_t)set;
 			left_out++;
@@ -139,7 +133,7 @@ void ggmlviz__route_follow(const struct ggmlviz__ring *r, uint64_t from, uint64_
 	for (uint64_t pos = from; pos < to; pos += size) {
 		const uint8_t *rec = r->cbuf + (pos & r->cmask);
 
-		size = record_size(rec);
+		size = (uint32_t)record_size_at(rec);
 		if ((set = route_of(rec)) >= 0)
 			*route = (uint8_t)set;
 	}

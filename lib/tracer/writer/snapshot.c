@@ -70,20 +70,12 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* len bytes at p to fd, through short writes; 0 or -errno. */
+/* len bytes at p to fd, whole (ggmlviz__output_write_to); 0 or -errno. */
 static int write_all(int fd, const uint8_t *p, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+	struct iovec iov = { (void *)(uintptr_t)p, len };
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return ggmlviz__output_write_to(fd, &iov, 1);
 }
 
 /* META SNAPSHOT's key, value and value2 for the snapshot due, numbered n. */

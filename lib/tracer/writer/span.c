@@ -186,12 +186,6 @@ static void anonymize(const struct ggmlviz__ring *r, uint64_t pos)
 	resync(r, pos, REC_LABEL, REC_LABEL + ggmlviz__anon_body(r->cbuf + (pos & r->cmask)));
 }
 
-static uint64_t record_size(const uint8_t *rec)
-{
-	return rec[REC_HAS_LABEL] ? record_size_labeled(get_u32(rec + REC_LABEL_LEN))
-				  : GGMLVIZ_RECORD_SIZE;
-}
-
 uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
 			    uint64_t limit, uint64_t max_bytes, int convert,
 			    struct ggmlviz__scan *sc, struct ggmlviz__writer *keep)
@@ -203,7 +197,7 @@ uint64_t ggmlviz__span_scan(const struct ggmlviz__ring *r, uint64_t from, uint64
 	while (pos < to) {
 		const uint8_t *rec = r->cbuf + (pos & r->cmask);
 		int note = is_drop_note(rec);
-		uint64_t size = record_size(rec);
+		uint64_t size = record_size_at(rec);
 
 		if (!note && sc->events == limit)
 			break;
