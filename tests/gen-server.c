@@ -18,7 +18,7 @@
  *                  [--surge REQ:N] [--generate REQ:N] [--fallback FIRST:COUNT]
  *                  [--marks FIRST:COUNT:N] [--clients C] [--flush-ms MS]
  *                  [--batch B] [--rotate SIZE[:KEEP]] [--flight SPEC]
- *                  [--flight-on SPEC]
+ *                  [--flight-on SPEC] [--pack]
  *
  * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token
  * (--token-us) plus NS ns a token of the longest context in the batch
@@ -29,7 +29,8 @@
  * tracer's flush interval (100 ms), which spaces its USAGE records;
  * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets);
  * --flight and --flight-on: a flight recorder (GGML_VIZ_FLIGHT and
- * GGML_VIZ_FLIGHT_ON), for `ggmlviz snapshot` and slow requests. The
+ * GGML_VIZ_FLIGHT_ON), for `ggmlviz snapshot` and slow requests; --pack:
+ * the file's records packed (GGML_VIZ_PACK). The
  * trace ends complete (its stop), also on SIGINT or SIGTERM, which end
  * the run where it is.
  *
@@ -272,6 +273,14 @@ static const char *arg_of(int argc, char **argv, const char *name)
 	return NULL;
 }
 
+static int has_arg(int argc, char **argv, const char *name)
+{
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return 1;
+	return 0;
+}
+
 static int arg_int(int argc, char **argv, const char *name, int dflt)
 {
 	const char *v = arg_of(argc, argv, name);
@@ -417,7 +426,7 @@ int main(int argc, char **argv)
 			" [--burst B] [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]"
 			" [--taken F:C:PCT (0 to 95)] [--long-prompt R:T] [--surge R:N] [--generate R:N]"
 			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]"
-			" [--rotate SIZE[:KEEP]] [--flight SPEC] [--flight-on SPEC]\n",
+			" [--rotate SIZE[:KEEP]] [--flight SPEC] [--flight-on SPEC] [--pack]\n",
 			MAX_SLOTS);
 		return 2;
 	}
@@ -431,7 +440,8 @@ int main(int argc, char **argv)
 	cfg.flush_interval_ms = (uint32_t)arg_int(argc, argv, "--flush-ms", (int)cfg.flush_interval_ms);
 	if (setting(argc, argv, "--rotate", "rotate") < 0 ||
 	    setting(argc, argv, "--flight", "flight") < 0 ||
-	    setting(argc, argv, "--flight-on", "flight_on") < 0)
+	    setting(argc, argv, "--flight-on", "flight_on") < 0 ||
+	    (has_arg(argc, argv, "--pack") && ggmlviz_setting_set("pack", "1") < 0))
 		return 2;
 	if ((rc = ggmlviz_start(&cfg)) < 0) {
 		fprintf(stderr, "gen-server: %s: %s\n", argv[1], ggmlviz_strerror(rc));

@@ -244,7 +244,8 @@ if command -v clang >/dev/null 2>&1; then
 		"$f/tests/gen-trace" --crash --graphs 2 "$f/corpus/crash.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --cut-bytes 7 "$f/corpus/cut.ggmlviz" >/dev/null
 		"$f/tests/gen-trace" --corrupt 9 "$f/corpus/corrupt.ggmlviz" >/dev/null
-		# and every input a fuzzer found before: each is a regression to pass first
+		# and every input a fuzzer found before (each a regression to pass first), and
+		# seed-pack: a trace of PACK records (GGML_VIZ_PACK), from gen-server --pack
 		cp "$top"/tests/data/*.ggmlviz "$f/corpus/"
 		for target in fuzz-reader fuzz-tools; do
 			(cd "$f" && "./tests/$target" -max_total_time="${FUZZ_SECONDS:-60}" \

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,6 +473,173 @@ START_TEST(test_every_op_mode)
 }
 END_TEST
 
+/*
+ * ---- the file made smaller beside it (GGML_VIZ_OP_WINDOW, GGML_VIZ_PACK;
+ * tests/test-compact.c has packing on its own) ----
+ */
+
+/* Per op type: the ops its summaries sum, the steps, the summaries; the longest window. */
+struct sums_by_type {
+	uint64_t ops[256], steps[256], records[256];
+	uint64_t longest_ns;
+};
+
+static void sum_up(const struct gu_trace *tr, struct sums_by_type *b)
+{
+	memset(b, 0, sizeof *b);
+	for (size_t i = 0; i < tr->n_sums; i++) {
+		const struct ggmlviz_timing *t = &tr->sums[i];
+		uint32_t k = (t->op_type ^ t->op_type >> 16 ^ t->op_type >> 31) & 0xff; /* fused types too */
+
+		b->ops[k] += t->n_nodes;
+		b->steps[k] += t->n_threads;
+		b->records[k]++;
+		ck_assert_uint_le(t->begin_ns, t->end_ns);
+		if (t->end_ns - t->begin_ns > b->longest_ns)
+			b->longest_ns = t->end_ns - t->begin_ns;
+	}
+}
+
+/* graphs graphs, ms apart, into path: op_window as given (NULL: none), the file packed or not. */
+static void windows_run(struct model_run *mr, const char *path, const char *window, int pack,
+			int graphs, unsigned ms, struct gu_trace *tr)
+{
+	struct ggmlviz_config cfg;
+
+	ck_assert_int_eq(ggmlviz_setting_set("op_window", window), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("pack", pack ? "1" : "0"), 0);
+	start(mr, &cfg, path, NULL, NULL);
+	for (int i = 0; i < graphs; i++) {
+		graph(mr);
+		sleep_ms(ms);
+	}
+	stop(mr);
+	ck_assert_int_eq(ggmlviz_setting_set("op_window", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("pack", NULL), 0);
+	gu_read(tr, path);
+	check_end_counts(path);
+}
+
+/*
+ * Windows of 60 s, a run far shorter: the stop writes them, one per op
+ * type, each summing every summed graph (11 of 12), the same ops as the
+ * steps' own summaries in a run without windows; packed, the same again.
+ */
+START_TEST(test_op_windows_written_at_the_stop)
+{
+	struct sums_by_type steps, windows, packed;
+	struct gu_trace a, b, c;
+	struct model_run mr;
+	char path[256];
+	size_t types = 0;
+
+	model_init(&mr);
+	tu_path(path, sizeof path, "windows-stop");
+	windows_run(&mr, path, NULL, 0, 12, 0, &a);
+	windows_run(&mr, path, "60", 0, 12, 0, &b);
+	windows_run(&mr, path, "60", 1, 12, 0, &c);
+	sum_up(&a, &steps);
+	sum_up(&b, &windows);
+	sum_up(&c, &packed);
+	for (unsigned k = 0; k < 256; k++) {
+		if (!steps.ops[k])
+			continue;
+		types++;
+		ck_assert_uint_eq(steps.steps[k], 11);
+		ck_assert_uint_eq(steps.records[k], 11);
+		ck_assert_uint_eq(windows.ops[k], steps.ops[k]);
+		ck_assert_uint_eq(windows.steps[k], 11);
+		ck_assert_uint_eq(windows.records[k], 1);
+		ck_assert_uint_eq(packed.ops[k], steps.ops[k]);
+		ck_assert_uint_eq(packed.records[k], 1);
+	}
+	ck_assert_uint_gt(types, 2);
+	ck_assert_uint_eq(b.n_sums, types);
+	ck_assert_uint_eq(b.n_graphs, 12); /* the graphs kept as they were */
+	ck_assert_uint_eq(c.n_graphs, 12);
+	ck_assert_uint_eq(c.n_ops, a.n_ops); /* the first graph op by op */
+	gu_free(&a);
+	gu_free(&b);
+	gu_free(&c);
+	unlink(path);
+	model_free(&mr);
+}
+END_TEST
+
+/* Windows of 1 s over 2.5 s: written as they fall due, each within its length (and a pass). */
+START_TEST(test_op_windows_written_as_they_fall_due)
+{
+	struct sums_by_type w;
+	struct gu_trace tr;
+	struct model_run mr;
+	char path[256];
+
+	model_init(&mr);
+	tu_path(path, sizeof path, "windows-due");
+	windows_run(&mr, path, "1", 0, 26, 100, &tr);
+	sum_up(&tr, &w);
+	for (unsigned k = 0; k < 256; k++) {
+		if (!w.ops[k])
+			continue;
+		ck_assert_uint_eq(w.steps[k], 25);
+		ck_assert_uint_ge(w.records[k], 2);
+	}
+	ck_assert_uint_lt(w.longest_ns, 1300000000u);
+	gu_free(&tr);
+	unlink(path);
+	model_free(&mr);
+}
+END_TEST
+
+/*
+ * A disk that fills while windows sum, and then has room again: the file
+ * ends with TRACE_END counting what it holds, and no summed step is
+ * counted twice (the windows as they were before a failed write: the
+ * salvage sums its summaries again).
+ */
+START_TEST(test_op_windows_through_a_full_disk)
+{
+	struct rlimit lim = { 96u << 10, RLIM_INFINITY };
+	struct ggmlviz_config cfg;
+	struct sums_by_type w;
+	struct gu_trace tr;
+	struct model_run mr;
+	char path[256];
+	int failed = 0, rc;
+
+	model_init(&mr);
+	tu_path(path, sizeof path, "windows-full");
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0); /* this test's process only (Check forks) */
+	ck_assert_int_eq(ggmlviz_setting_set("op_window", "1"), 0);
+	start(&mr, &cfg, path, NULL, NULL);
+	/* no check a graph: Check's own file has the same limit; room again after 1.2 s */
+	for (int i = 0; i < 1200; i++) {
+		failed += transformer_step(&mr.m, mr.sched, mr.step++,
+					   ggmlviz_ggml_sched_graph_compute) != GGML_STATUS_SUCCESS;
+		sleep_ms(2);
+		if (i == 600) {
+			lim.rlim_cur = RLIM_INFINITY;
+			failed += setrlimit(RLIMIT_FSIZE, &lim) != 0;
+		}
+	}
+	ggmlviz_ggml_untrace_sched(mr.sched);
+	rc = ggmlviz_stop();
+	ck_assert_int_eq(failed, 0);
+	ck_assert(rc == 0 || rc == -EFBIG);
+	ck_assert_int_eq(ggmlviz_setting_set("op_window", NULL), 0);
+	gu_read(&tr, path);
+	check_end_counts(path);
+	ck_assert_uint_gt(metas_of(&tr, GGMLVIZ_META_DROPPED), 0); /* the disk did fill */
+	sum_up(&tr, &w);
+	ck_assert_uint_gt(tr.n_sums, 0);
+	for (unsigned k = 0; k < 256; k++) /* no more steps than the graphs the file holds, less the first */
+		ck_assert_uint_lt(w.steps[k], tr.n_graphs);
+	gu_free(&tr);
+	unlink(path);
+	model_free(&mr);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("flight");
@@ -484,6 +652,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_memory_bound);
 	tcase_add_test(tc, test_every_op_mode);
 	tcase_add_test(tc, test_snapshot_refused_by_the_disk);
+	tcase_add_test(tc, test_op_windows_written_at_the_stop);
+	tcase_add_test(tc, test_op_windows_written_as_they_fall_due);
+	tcase_add_test(tc, test_op_windows_through_a_full_disk);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -66,6 +66,8 @@ static const struct example {
 	{ "preset", "server", "server", 0, "none", "laptop", 0 }, /* its variable: preset_* below */
 	{ "flight", "60:8", "60:8:256M", NO_INT, NULL, "0:8", 0 },
 	{ "flight_on", "token:50,ttft:500", "ttft:500,token:50", NO_INT, NULL, "ttft:0", 0 },
+	{ "pack", "on", "1", 0, "0", "2", 0 },
+	{ "op_window", "5", "5", 3600, "3600", "3601", 0 },
 };
 #define N_EXAMPLES (sizeof examples / sizeof examples[0])
 
@@ -460,10 +462,12 @@ START_TEST(preset_sets_its_settings)
 {
 	ck_assert_int_eq(ggmlviz_setting_set("preset", "server"), 0);
 	ck_assert_str_eq(got("preset"), "server");
-	ck_assert_str_eq(got("op_sample"), "100");
-	ck_assert_str_eq(got("op_slow"), "20000");
+	ck_assert_str_eq(got("op_sample"), "1000");
+	ck_assert_str_eq(got("op_slow"), "0");
 	ck_assert_str_eq(got("rotate"), "256M:8");
 	ck_assert_str_eq(got("flight"), "60:8:256M");
+	ck_assert_str_eq(got("pack"), "1");
+	ck_assert_str_eq(got("op_window"), "5");
 	ck_assert_int_eq(ggmlviz_setting_set("op_sample", "7"), 0);
 	ck_assert_str_eq(got("op_sample"), "7");
 	ck_assert_int_eq(ggmlviz_setting_set("preset", "none"), 0);
@@ -472,9 +476,10 @@ START_TEST(preset_sets_its_settings)
 	ck_assert_int_eq(ggmlviz_setting_set("preset", "laptop"), GGMLVIZ_EVALUE);
 	ck_assert_str_eq(got("preset"), "none");
 	ck_assert_int_eq(ggmlviz_setting_set_int("preset", 1), 0);
-	ck_assert_str_eq(got("op_sample"), "100");
+	ck_assert_str_eq(got("op_sample"), "1000");
 	for (const char *const *n = (const char *const[]){ "preset", "op_sample", "op_slow", "rotate",
-							 "flight", NULL }; *n; n++)
+							 "flight", "pack", "op_window", NULL };
+	     *n; n++)
 		ck_assert_int_eq(ggmlviz_setting_set(*n, NULL), 0);
 }
 END_TEST
@@ -491,8 +496,9 @@ START_TEST(preset_variable_is_read_first)
 	setenv("GGML_VIZ_OP_SAMPLE", "7", 1);
 	ck_assert_int_eq(ggmlviz_config_from_env(&cfg), 0);
 	ck_assert_uint_eq(cfg.op_sample, 7);
-	ck_assert_uint_eq(cfg.op_slow_us, 20000);
+	ck_assert_uint_eq(cfg.op_slow_us, 0);
 	ck_assert_str_eq(got("rotate"), "256M:8");
+	ck_assert_str_eq(got("pack"), "1");
 	ck_assert_str_eq(got("preset"), "server");
 	ck_assert_int_eq(tu_n_messages, 0);
 	setenv("GGML_VIZ_PRESET", "laptop", 1);
@@ -503,6 +509,8 @@ START_TEST(preset_variable_is_read_first)
 	ck_assert_int_eq(ggmlviz_setting_set("preset", NULL), 0);
 	ck_assert_int_eq(ggmlviz_setting_set("rotate", NULL), 0);
 	ck_assert_int_eq(ggmlviz_setting_set("flight", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("pack", NULL), 0);
+	ck_assert_int_eq(ggmlviz_setting_set("op_window", NULL), 0);
 }
 END_TEST
 

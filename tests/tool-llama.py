@@ -961,6 +961,36 @@ if rc == 0 and has_sqlite:
        rows)
 else:
     skip('export --format sqlite: a summaries table', 'built without SQLite' if rc == 0 else err)
+# GGML_VIZ_OP_WINDOW and GGML_VIZ_PACK: the same run, its summaries summed again over one
+# window (written at the stop) and its records packed: the same ops by op and by phase
+win, err = trace_with('win.ggmlviz', ROLL_GENERATE, GGML_VIZ_OP_SAMPLE='3', GGML_VIZ_OP_WINDOW='60',
+                      GGML_VIZ_PACK='1')
+def counts_by(path, by):
+    rc, out, _ = ggmlviz('stats', '--by', by, '-f', 'json', path) if path else (1, '', '')
+    return {g['name']: g['count'] for g in json.loads(out)['groups']} if rc == 0 else None
+rc, out, _ = ggmlviz('dump', '-f', 'jsonl', win) if win else (1, '', '')
+wrecs = [json.loads(line) for line in out.splitlines()]
+wsums = [r for r in wrecs if r['type'] == 'OP_SUMMARY']
+wcount = {}
+for r in wsums:
+    wcount[r['op']] = wcount.get(r['op'], 0) + r['count']
+ok(win and wsums and all(1 <= r.get('window_steps', 0) <= len(summed) for r in wsums) and
+   max(r['window_steps'] for r in wsums) == len(summed) and
+   wcount == {op: sum(per_step[n]['sums'].get(op, (0,))[0] for n in summed)
+                                           for op in {r['op'] for r in wsums}},
+   'GGML_VIZ_OP_WINDOW: the OP_SUMMARY records sum every summed step (dump shows the window)',
+   (err, wsums[:2]))
+ok(win and counts_by(win, 'op') == counts_by(roll, 'op') and
+   counts_by(win, 'phase') == counts_by(roll, 'phase') and
+   [r['type'] for r in wrecs if r['type'] != 'OP_SUMMARY' and r['type'] != 'META'] ==
+   [r['type'] for r in rrecs if r['type'] != 'OP_SUMMARY' and r['type'] != 'META'],
+   'windows and packed records: stats --by op and --by phase as without, every other record there',
+   (counts_by(win, 'phase'), counts_by(roll, 'phase')))
+rc, out, _ = ggmlviz('info', win) if win else (1, '', '')
+ok(rc == 0 and 'summed again over windows' in out and 'PACK' not in out and
+   os.path.getsize(win) * 2 < os.path.getsize(roll),
+   'info on windows: says them; packed, the trace is less than half as large',
+   (out[-600:], win and os.path.getsize(win), roll and os.path.getsize(roll)))
 # GGML_VIZ_OP_SLOW: every step of at least 1 us is slow, so kept op by op, sampled or not
 slow, err = trace_with('slow.ggmlviz', 4, GGML_VIZ_OP_SAMPLE='1000', GGML_VIZ_OP_SLOW='1')
 rc, out, _ = ggmlviz('dump', '-f', 'jsonl', slow) if slow else (1, '', '')

@@ -89,6 +89,13 @@ GGMLVIZ__PUBLIC_BEGIN
  * record still being written (GGMLVIZ_ETRUNCATED).
  */
 #define GGMLVIZ_LABEL_LIMIT (1u << 20)
+/**
+ * @brief Bytes of the label of an OP_SUMMARY record that sums a window of
+ * steps (GGML_VIZ_OP_WINDOW): u64 its first step's summary time, u32 the
+ * steps it sums, u32 their phase (enum ggmlviz_phase). A step's own
+ * OP_SUMMARY has no label (ggmlviz(5), "Op windows").
+ */
+#define GGMLVIZ_OP_WINDOW_BODY 16u
 
 /**
  * @brief Record types (the u8 at offset 0 of every record).
@@ -228,7 +235,16 @@ enum ggmlviz_event_type {
 	 * reply begun (its work is done). RPC payload; no label.
 	 */
 	GGMLVIZ_EVENT_RPC_STAGE = 38,
-	GGMLVIZ_EVENT_TYPE_COUNT = 39          /**< one past the last type this library knows (the count grows as types are added) */
+	/**
+	 * A run of one thread's records, packed (GGML_VIZ_PACK): each written
+	 * as what differs from the record of its type before it in the run.
+	 * timestamp and thread = the run's first record's; PACK payload;
+	 * label = the body (ggmlviz(5), "Packed records"). A reader never
+	 * returns it: ggmlviz_reader_next() gives its records one by one, as
+	 * they were, each at the offset where its bytes start in the body.
+	 */
+	GGMLVIZ_EVENT_PACK = 39,
+	GGMLVIZ_EVENT_TYPE_COUNT = 40          /**< one past the last type this library knows (the count grows as types are added) */
 };
 
 /** @brief What a DESC_SET record says of the ops that follow it (its mode). */
@@ -767,13 +783,22 @@ struct ggmlviz_event {
 			uint64_t reply_bytes;   /**< END: bytes of its reply on the wire (size and payload), 0 = none */
 			uint32_t request_hash;  /**< BEGIN (client) and STAGE REQUEST_IN: a hash of its request's payload, which both sides compute alike (ggmlviz(5)); 0 = not known */
 		} rpc;
+
+		/** GGMLVIZ_EVENT_PACK. */
+		struct {
+			uint32_t n_records; /**< the records packed in its body */
+		} pack;
 		uint64_t reserved_[8]; /**< room to grow */
 	} data;
 	const char *label;      /**< NULL when none; not NUL-terminated; valid until the reader closes (a removed segment's of a rotated trace: zeros once the reader is two segments past it, ggmlviz_reader_next(3)) */
 	uint32_t label_len;     /**< bytes of label */
 	uint32_t size;          /**< bytes of the whole record */
 	uint64_t offset;        /**< byte offset of the record in the file */
-	const uint8_t *payload; /**< the 32 payload bytes as stored (borrowed, like label) */
+	/**
+	 * the 32 payload bytes as stored (borrowed, like label; for a record
+	 * a reader gave from a PACK record, valid until its next call)
+	 */
+	const uint8_t *payload;
 	uint64_t reserved[4];   /**< room to grow */
 };
 

@@ -301,8 +301,12 @@ enum ggmlviz_timing_kind {
 	 * backend_ptr are theirs; n_nodes is how many they were, duration_ns
 	 * their total time and value the longest; begin_ns and end_ns the
 	 * record's time; step_seq, n_tokens and phase those of the step
-	 * around it on its thread; method #GGMLVIZ_OP_METHOD_TICK (the
-	 * tracer sums the ops GGML's CPU backend ticked).
+	 * around it on its thread; n_threads 1, the steps it sums; method
+	 * #GGMLVIZ_OP_METHOD_TICK (the tracer sums the ops GGML's CPU
+	 * backend ticked). One that sums a window of steps
+	 * (GGML_VIZ_OP_WINDOW, #GGMLVIZ_OP_WINDOW_BODY): begin_ns its first
+	 * step's summary time, end_ns its last's, n_threads the steps it
+	 * sums, phase theirs, step_seq and n_tokens 0.
 	 */
 	GGMLVIZ_TIMING_OP_SUMMARY = 7,
 	/**

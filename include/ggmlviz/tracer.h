@@ -410,7 +410,9 @@ void ggmlviz_config_init(struct ggmlviz_config *cfg);
  * override what it sets; GGML_VIZ_FLIGHT=SECONDS[:KEEP[:MEMORY]]: a flight
  * recorder, every op of the last SECONDS in memory for snapshots;
  * GGML_VIZ_FLIGHT_ON=ttft:MS,token:MS: a snapshot when a request is that
- * slow; ggmlviz_config_init(3)):
+ * slow; GGML_VIZ_PACK=1: the file's records packed; GGML_VIZ_OP_WINDOW=
+ * SECONDS: the summed steps' op sums summed again over windows;
+ * ggmlviz_config_init(3)):
  * they are set in the tracer's own settings, as
  * ggmlviz_setting_set() sets them (refused while tracing is active). Three more are
  * read by the session, not here, when it loads CUPTI, as debugging and

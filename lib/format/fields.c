@@ -11,6 +11,7 @@
 #include <ggmlviz/format.h>
 
 #include "fields.h"
+#include "pack.h"
 #include "record.h"
 
 /*
@@ -138,6 +139,8 @@
 #define RPC_STAGE(X) RPC("stage", X) X("request_hash", U32, RPC_HASH, 4, 0, rpc.request_hash)
 #define RPC_END(X) RPC("status", X) X("reply_bytes", U64, RPC_REPLY, 8, 0, rpc.reply_bytes)
 
+#define PACK(X) X("n_records", U32, PACK_COUNT, 4, 0, pack.n_records)
+
 #define REQUEST(WHAT, X)                                                  \
 	X("request", U64, REQ_ID, 8, 0, request.request_id)                 \
 	X("slot", I32, REQ_SLOT, 4, 0, request.slot)                        \
@@ -183,6 +186,7 @@ DEFINE(share_times, SHARE_TIMES)
 DEFINE(rpc_begin, RPC_BEGIN)
 DEFINE(rpc_end, RPC_END)
 DEFINE(rpc_stage, RPC_STAGE)
+DEFINE(pack, PACK)
 
 struct layout {
 	const struct ggmlviz_field *fields;
@@ -226,6 +230,7 @@ static const struct layout layouts[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	[GGMLVIZ_EVENT_RPC_BEGIN] = LAYOUT(rpc_begin),
 	[GGMLVIZ_EVENT_RPC_END] = LAYOUT(rpc_end),
 	[GGMLVIZ_EVENT_RPC_STAGE] = LAYOUT(rpc_stage),
+	[GGMLVIZ_EVENT_PACK] = LAYOUT(pack),
 };
 
 static const struct layout *layout_of(uint8_t type)

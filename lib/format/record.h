@@ -59,6 +59,8 @@ enum {
 	STIMES_ITH = 20, STIMES_NTH = 24, STIMES_LAST_WAIT = 28
 };
 
+/* An OP_SUMMARY window's label (GGMLVIZ_OP_WINDOW_BODY bytes). */
+enum { WINDOW_FIRST = 0, WINDOW_STEPS = 8, WINDOW_PHASE = 12 };
 /* A packed body's entry (OP_TIMES, SHARE_TIMES): its gap and duration, in ns on disk. */
 enum { TIMES_GAP = 0, TIMES_DURATION = 4 };
 /* A SHARE_TIMES DEFINE body's identity of a share. */

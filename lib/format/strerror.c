@@ -57,7 +57,7 @@ static const char *const type_names[GGMLVIZ_EVENT_TYPE_COUNT] = {
 	"DESC_SET",            "OP_TIMES",          "SHARE_TIMES",
 	/* 31 to 35: not this library's (UNKNOWN, as a type from the future) */
 	[31] = "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN", "UNKNOWN",
-	[GGMLVIZ_EVENT_RPC_BEGIN] = "RPC_BEGIN", "RPC_END", "RPC_STAGE",
+	[GGMLVIZ_EVENT_RPC_BEGIN] = "RPC_BEGIN", "RPC_END", "RPC_STAGE", "PACK",
 };
 
 const char *ggmlviz_event_type_name(uint8_t type)

@@ -62,6 +62,7 @@ void ggmlviz_reader_close(struct ggmlviz_reader *r)
 	ggmlviz__chain_free(r);
 	ggmlviz__names_release(r);
 	ggmlviz_pairing_free(r->pairing);
+	free(r->pack);
 	free(r);
 }
 
@@ -195,6 +196,7 @@ void ggmlviz_reader_rewind(struct ggmlviz_reader *r)
 	if (r->chain && ggmlviz__chain_rewind(r) < 0)
 		r->error = -EIO; /* the oldest segment could not be read again */
 	r->pos = GGMLVIZ_HEADER_SIZE;
+	r->unpacking = 0;
 	if (r->error == GGMLVIZ_ECORRUPT)
 		r->error = 0; /* it is found again at the same place */
 	ggmlviz__window_release_all(r); /* reading starts over: what was read goes back */

@@ -14,6 +14,7 @@
 #include <ggmlviz/nodes.h>
 #include <ggmlviz/reader.h>
 
+#include "format/record.h"
 #include "pairing-open.h"
 
 #define NIL GGMLVIZ__NIL
@@ -198,6 +199,17 @@ static int on_pair_event(struct ggmlviz_pairing *p, const struct ggmlviz_event *
 	return begin ? on_begin(p, ev, &id) : on_end(p, ev, &id, t);
 }
 
+/* A window's summary (GGML_VIZ_OP_WINDOW): its steps' span, their count and phase; no step around it. */
+static void window_of(const struct ggmlviz_event *ev, struct ggmlviz_timing *t)
+{
+	const uint8_t *body = (const uint8_t *)ev->label;
+	uint64_t first = get_u64(body + WINDOW_FIRST);
+
+	t->begin_ns = first < t->end_ns ? first : t->end_ns;
+	t->n_threads = get_u32(body + WINDOW_STEPS);
+	t->phase = get_u32(body + WINDOW_PHASE);
+}
+
 /* An OP_SUMMARY as a timing of its own (GGMLVIZ_TIMING_OP_SUMMARY); 1. */
 static int on_op_summary(struct ggmlviz_pairing *p, const struct ggmlviz_event *ev,
 			 struct ggmlviz_timing *t)
@@ -214,7 +226,11 @@ static int on_op_summary(struct ggmlviz_pairing *p, const struct ggmlviz_event *
 	t->begin_offset = t->end_offset = ev->offset;
 	t->layer = -1;
 	t->method = GGMLVIZ_OP_METHOD_TICK; /* the tracer sums the ops the CPU backend ticked */
-	ggmlviz__open_step_around(p, ev->thread_id, t);
+	t->n_threads = 1; /* the steps it sums */
+	if (ev->label && ev->label_len == GGMLVIZ_OP_WINDOW_BODY)
+		window_of(ev, t);
+	else
+		ggmlviz__open_step_around(p, ev->thread_id, t);
 	p->counts.paired++;
 	return 1;
 }

@@ -17,6 +17,7 @@
 #include "util/map.h"
 
 struct ggmlviz__chain;
+struct ggmlviz__pack_dec;
 
 /* A mapping of the file kept alive until close, so old labels stay valid. */
 struct ggmlviz__window {
@@ -66,6 +67,11 @@ struct ggmlviz_reader {
 	uint64_t names_dropped; /* names not kept: past the limits */
 
 	struct ggmlviz_pairing *pairing; /* the engine of ggmlviz_reader_next_timing() */
+
+	/* a PACK record being read (next.c): its records come before pos moves past it */
+	struct ggmlviz__pack_dec *pack; /* allocated at the first PACK; NULL before */
+	int unpacking;                  /* pos is at a PACK whose records are being returned */
+	uint64_t pack_size;             /* that PACK record's bytes */
 };
 
 #endif /* GGMLVIZ_READER_INTERNAL_H */

@@ -83,6 +83,8 @@ struct info {
 	const char *sample_note; /* META SAMPLE's label (borrowed), or NULL: every step op by op */
 	uint32_t sample_note_len;
 	uint64_t summaries, summed_ops, summed_steps, last_summed_step;
+	uint64_t op_windows, window_ops; /* OP_SUMMARY records of windows (GGML_VIZ_OP_WINDOW) */
+	int window_event;                /* the event being added is one of those */
 	uint32_t gpu_note_len;
 	uint64_t gpu_recorded, kernels_tied;
 	struct phase_sum phases[CLI_PHASES];
@@ -214,8 +216,9 @@ static void add_timing(struct info *info, const struct ggmlviz_timing *t)
 	if (t->kind == GGMLVIZ_TIMING_OP_SUMMARY) {
 		info->summaries++;
 		info->summed_ops += t->n_nodes;
-		/* a step's summaries come together, before its end */
-		info->summed_steps += t->step_seq != info->last_summed_step || !t->step_seq;
+		/* a step's summaries come together, before its end; a window's are counted apart */
+		info->summed_steps += (t->step_seq != info->last_summed_step || !t->step_seq) &&
+				      !info->window_event;
 		info->last_summed_step = t->step_seq;
 	}
 	cli_backends_add(&info->backends, t);
@@ -239,6 +242,12 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		t->begin_label = ev->label, t->begin_label_len = ev->label_len;
 	if (t)
 		t->events++;
+	info->window_event = ev->type == GGMLVIZ_EVENT_OP_SUMMARY &&
+			     ev->label_len == GGMLVIZ_OP_WINDOW_BODY;
+	if (info->window_event) { /* no step of its own: add_timing counts none */
+		info->op_windows++;
+		info->window_ops += ev->data.op_summary.count;
+	}
 	if (ev->type == GGMLVIZ_EVENT_DESC_SET) {
 		info->sets_defined += ev->data.desc_set.mode == GGMLVIZ_DESC_SET_DEFINE;
 		info->sets_repeated += ev->data.desc_set.mode == GGMLVIZ_DESC_SET_REPEAT;
@@ -264,6 +273,7 @@ static void add_event(struct info *info, const struct ggmlviz_event *ev)
 		add_timing(info, &timing);
 	if (rc < 0)
 		info->error = rc;
+	info->window_event = 0;
 }
 
 static void print_status(struct cli_out *o, const struct cli_input *in, const struct info *info)
@@ -607,11 +617,16 @@ static void print_sampling(struct cli_out *o, const struct info *info)
 	else
 		cli_out_str(o, "not said (no META SAMPLE record)");
 	cli_out_char(o, '\n');
-	if (info->summaries)
+	if (info->summaries > info->op_windows)
 		cli_out_printf(o, "  %" PRIu64 " steps summed (%" PRIu64 " ops in %" PRIu64
 			       " OP_SUMMARY records: count, total and longest time by op type),"
 			       " %" PRIu64 " ops timed one by one\n", info->summed_steps,
-			       info->summed_ops, info->summaries, info->pairs[GGMLVIZ_TIMING_OP]);
+			       info->summed_ops - info->window_ops, info->summaries - info->op_windows,
+			       info->pairs[GGMLVIZ_TIMING_OP]);
+	if (info->op_windows)
+		cli_out_printf(o, "  %" PRIu64 " ops of summed steps summed again over windows of"
+			       " seconds (GGML_VIZ_OP_WINDOW) in %" PRIu64 " OP_SUMMARY records\n",
+			       info->window_ops, info->op_windows);
 }
 
 static void print_drops(struct cli_out *o, const struct info *info,

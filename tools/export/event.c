@@ -221,6 +221,17 @@ static bool packed_body(struct fields *f, const struct ggmlviz_event *ev)
 	return true;
 }
 
+/* An OP_SUMMARY window's body (ggmlviz(5), "Op windows"): its first step's time, its steps, their phase. */
+static bool window_body(struct fields *f, const struct ggmlviz_event *ev)
+{
+	if (ev->label_len != GGMLVIZ_OP_WINDOW_BODY)
+		return false;
+	field_u64(f, "window_first_ts", body_u(ev->label, 8));
+	field_u64(f, "window_steps", body_u(ev->label + 8, 4));
+	field_u64(f, "window_phase", body_u(ev->label + 12, 4));
+	return true;
+}
+
 static bool is_packed(uint8_t type)
 {
 	return type == GGMLVIZ_EVENT_OP_TIMES || type == GGMLVIZ_EVENT_SHARE_TIMES;
@@ -247,6 +258,8 @@ void cli_event_print(struct cli_out *o, struct cli_names *names, const struct gg
 	payload_fields(&f, ev);
 	if (ev->label && is_packed(ev->type) && packed_body(&f, ev))
 		; /* its label is a body of numbers */
+	else if (ev->label && ev->type == GGMLVIZ_EVENT_OP_SUMMARY && window_body(&f, ev))
+		; /* so is a window's */
 	else if (ev->label)
 		field_str(&f, "label", ev->label, ev->label_len);
 	else if (json)

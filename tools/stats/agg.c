@@ -69,7 +69,7 @@ static struct key key_of(struct cli_agg *a, int by, const struct ggmlviz_timing 
 	case CLI_BY_THREAD: k.id = t->thread_id; break;
 	case CLI_BY_BACKEND: k.id = t->backend_ptr; break;
 	case CLI_BY_STEP: k.id = t->step_seq; break;
-	case CLI_BY_PHASE: k.id = t->step_seq ? t->phase + 1 : 0; break;
+	case CLI_BY_PHASE: k.id = t->step_seq || t->phase ? t->phase + 1 : 0; break; /* a window: its phase, no step */
 	case CLI_BY_METHOD: k.id = t->method; break;
 	case CLI_BY_PART: k.id = cli_part_key(a, t); break;
 	default: break;

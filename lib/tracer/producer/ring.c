@@ -150,6 +150,7 @@ void ggmlviz__ring_reset(struct ggmlviz__ring *r)
 	r->unnoted = 0;
 	r->named = 0;
 	r->route = GGMLVIZ__ROUTE_BOTH;
+	r->phase = 0;
 	r->rate_pos = 0;
 	r->rate_ns = 0;
 }

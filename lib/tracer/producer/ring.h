@@ -96,6 +96,7 @@ struct ggmlviz__ring {
 	uint64_t unnoted;          /* losses whose DROPPED record the writer threw away */
 	int named;                 /* THREAD_NAME written this session */
 	uint8_t route;             /* where its records at tail go (base.h's routes; writer/route.c) */
+	uint32_t phase;            /* the phase of its thread's last STEP_BEGIN written (writer/route.c) */
 	struct ggmlviz__bell room; /* handed over: rung as tail moves, a producer waiting for room sleeps on it */
 	uint8_t *cbuf;             /* the buffer the records before moved_at are in */
 	uint64_t cmask;            /* its size - 1 */

@@ -264,7 +264,8 @@ static int open_session(const struct ggmlviz__settings *s, const char *path)
 					  ggmlviz__os_gettid(), sink, NULL, 0, NULL, NULL,
 					  s->rotate.bytes, s->rotate.keep,
 					  { s->flight.seconds, s->flight.keep, s->flight.bytes,
-					    s->flight_on.ttft_ms, s->flight_on.token_ms } };
+					    s->flight_on.ttft_ms, s->flight_on.token_ms },
+					  s->pack, s->op_window };
 	struct ggmlviz__sample_figures sample;
 	struct ggmlviz__peak_figures peak;
 	char gpu_note[320], limit[96];

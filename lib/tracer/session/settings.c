@@ -124,8 +124,9 @@ static const struct ggmlviz__setting rows[] = {
 		     "{min} on, the newest KEEP (0 to {max}) kept: 256M:8" },
 	{ "preset", "GGML_VIZ_PRESET", .kind = &ggmlviz__kind_preset, LATER(preset), .def = "none",
 	  .choices = preset_words, .flags = GGMLVIZ__SET_FIRST,
-	  .refusal = "is not none or server (a llama-server traced all day: GGML_VIZ_OP_SAMPLE=100, "
-		     "GGML_VIZ_OP_SLOW=20000, GGML_VIZ_ROTATE=256M:8, GGML_VIZ_FLIGHT=60:8)" },
+	  .refusal = "is not none or server (a llama-server traced all day: GGML_VIZ_OP_SAMPLE=1000, "
+		     "GGML_VIZ_ROTATE=256M:8, GGML_VIZ_FLIGHT=60:8, GGML_VIZ_PACK=1, "
+		     "GGML_VIZ_OP_WINDOW=5)" },
 	{ "flight", "GGML_VIZ_FLIGHT", .kind = &ggmlviz__kind_flight, LATER(flight),
 	  .unset = "no flight recorder", .min = 1, .max = GGMLVIZ__FLIGHT_MAX_SECONDS,
 	  .refusal = "is not SECONDS[:KEEP[:MEMORY]]: the last SECONDS ({min} to {max}) of every "
@@ -136,6 +137,11 @@ static const struct ggmlviz__setting rows[] = {
 	  .refusal = "is not ttft:MS,token:MS (either or both, MS from {min} to {max}): a snapshot "
 		     "when a request's time to first token, or its time per output token, is over "
 		     "MS milliseconds" },
+	{ "pack", "GGML_VIZ_PACK", BOOLEAN, LATER(pack), .def = "0" },
+	{ "op_window", "GGML_VIZ_OP_WINDOW", NUMBER, LATER(op_window), .def = "0", .min = 1,
+	  .max = GGMLVIZ__OP_WINDOW_MAX_SECONDS, .flags = GGMLVIZ__SET_ZERO_OK,
+	  .refusal = "is not 0 (each summed step's op sums written with it, the default) or a "
+		     "number of seconds from {min} to {max} that the sums of a window span" },
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
@@ -251,15 +257,20 @@ struct preset_value {
 
 /*
  * server: a llama-server traced all day (doc/llama-server.md). Every step
- * and request kept; ops op by op in 1 step in 100 and in every step of
- * 20 ms or more, the others' summed by op type; the trace in segments of
+ * and request kept; ops op by op in 1 step in 1000, the others' summed by
+ * op type, and those sums summed again over windows of 5 s; the records
+ * packed (under 100 bytes a generated token on the quick start's model
+ * and SmolLM2-135M's shape: doc/performance.md); the trace in segments of
  * 256 MiB, the newest 8 kept (2 GiB at most), with no hard stop; the last
  * 60 s of every op in memory (256 MiB at most) for snapshots, the newest
- * 8 of them kept.
+ * 8 of them kept. No GGML_VIZ_OP_SLOW: a step's time says little of a
+ * request's (a prompt of many tokens takes long), and writing every slow
+ * step op by op took 590 bytes a generated token where prompts are long;
+ * the flight recorder keeps a slow request's steps whole instead.
  */
 static const struct preset_value server[] = {
-	{ "op_sample", "100" }, { "op_slow", "20000" }, { "rotate", "256M:8" },
-	{ "flight", "60:8" }, { NULL, NULL },
+	{ "op_sample", "1000" }, { "rotate", "256M:8" },
+	{ "flight", "60:8" }, { "pack", "1" }, { "op_window", "5" }, { NULL, NULL },
 };
 
 static const struct preset_value *const presets[] = { NULL, server };

@@ -66,7 +66,10 @@ struct ggmlviz__settings {
 	int preset; /* GGML_VIZ_PRESET (settings.c): 0 none, 1 server */
 	struct ggmlviz__flight flight;
 	struct ggmlviz__flight_on flight_on;
+	int pack;           /* GGML_VIZ_PACK: runs of a thread's records packed (PACK records) */
+	uint32_t op_window; /* GGML_VIZ_OP_WINDOW: seconds a window of op sums spans (0: a step's own) */
 };
+#define GGMLVIZ__OP_WINDOW_MAX_SECONDS 3600u
 
 struct ggmlviz__setting;
 

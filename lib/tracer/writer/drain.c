@@ -116,11 +116,13 @@ static void snapshot(struct ggmlviz__writer *w)
 /* How many more events the file may take. */
 static uint64_t allowance(const struct ggmlviz__writer *w, uint64_t planned)
 {
+	uint64_t used = w->events + planned; /* windows may take it past the cap: none then */
+
 	if (w->capped)
 		return 0;
 	if (w->max_events == 0)
 		return UINT64_MAX;
-	return w->max_events - (w->events + planned);
+	return used < w->max_events ? w->max_events - used : 0;
 }
 
 /*
@@ -156,6 +158,14 @@ static int says_losses(const struct ggmlviz__pass_ring *p, int final)
 	return ring_done(p) && !p->moved && (p->exited || final);
 }
 
+/* How a batch's plan routes a ring's records (route.c): its windows end with its records. */
+static unsigned plan_how(const struct ggmlviz__writer *w, const struct ggmlviz__pass_ring *p,
+			 int final)
+{
+	return (w->keeping ? GGMLVIZ__ROUTE_KEEP : 0u) | GGMLVIZ__ROUTE_FOLD |
+	       (says_losses(p, final) ? GGMLVIZ__ROUTE_ENDING : 0u);
+}
+
 /*
  * Counts one ring's records, as far as max_bytes, and queues what goes to
  * the file; adds its events to *planned and returns the bytes queued.
@@ -184,16 +194,18 @@ static uint64_t plan_ring(struct ggmlviz__writer *w, struct ggmlviz__pass_ring *
 	if (cut > tail && !r->named)
 		ggmlviz__records_thread_name(w, r, tail);
 	p->route0 = r->route;
-	p->routed = 0;
-	if (w->flight.routing) { /* a flight recorder: each record where it goes (route.c) */
-		p->routed = ggmlviz__route_span(w, r, tail, cut, &r->route, w->keeping);
+	p->routed = p->added = 0;
+	if (w->flight.routing) { /* each record where it goes, made smaller (route.c) */
+		w->compact.added = 0;
+		p->routed = ggmlviz__route_span(w, r, tail, cut, &r->route, plan_how(w, p, final));
+		p->added = w->compact.added;
 		ggmlviz__route_follow(r, cut, p->upto, &r->route);
 	} else {
 		ggmlviz__span_add(w, r, tail, cut);
 	}
 	if (says_losses(p, final))
 		ggmlviz__records_drop_note(w, p);
-	*planned += p->events;
+	*planned += p->events + p->added;
 	return cut - tail;
 }
 
@@ -215,7 +227,7 @@ static void settle(struct ggmlviz__writer *w, size_t first, size_t end, int meta
 		atomic_fetch_add_explicit(&r->written, p->written, memory_order_release);
 		atomic_fetch_add_explicit(&w->meta_written, p->notes_written, memory_order_relaxed);
 		/* the file's events (TRACE_END's, max_events'): not those routed away from it */
-		w->events += p->written - (p->routed < p->written ? p->routed : p->written);
+		w->events += p->written - (p->routed < p->written ? p->routed : p->written) + p->added;
 		if (lost)
 			atomic_fetch_add_explicit(&r->discarded, lost, memory_order_release);
 		atomic_store_explicit(&r->tail, p->upto, memory_order_release);
@@ -290,6 +302,7 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	w->meta_len = 0;
 	w->meta_records = 0;
 	ggmlviz__route_batch(w);
+	ggmlviz__compact_save(&w->compact); /* put back if the write fails */
 	ggmlviz__records_gpu_note(w);
 	while (end < w->n_pass && bytes < most &&
 	       (end == first || ring_done(&w->pass[end - 1])))
@@ -300,6 +313,7 @@ static size_t drain_batch(struct ggmlviz__writer *w, size_t first, int final)
 	if (w->n_iov > 0 &&
 	    (rc = ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ__END_ROOM)) < 0) {
 		ggmlviz__output_failed(w, rc);
+		ggmlviz__compact_restore(&w->compact); /* the salvage sums the summaries again */
 		meta_ok = ggmlviz__salvage(w, first, end);
 		settle(w, first, end, meta_ok);
 		note_losses(w, first, end, final);
@@ -344,6 +358,19 @@ static void drain_rings(struct ggmlviz__writer *w, int final)
 	}
 }
 
+void ggmlviz__drain_windows(struct ggmlviz__writer *w)
+{
+	w->n_iov = 0;
+	if (!w->compact.n_sums || w->capped)
+		return;
+	ggmlviz__route_batch(w);
+	w->compact.added = 0;
+	ggmlviz__compact_windows_all(&w->flight, &w->compact);
+	ggmlviz__span_add_bytes(w, w->flight.scratch, w->flight.scratch_len);
+	if (w->n_iov && ggmlviz__output_keeping(w, w->iov, w->n_iov, GGMLVIZ__END_ROOM) == 0)
+		w->events += w->compact.added;
+}
+
 size_t ggmlviz__drain_pass(struct ggmlviz__writer *w, int final)
 {
 	size_t clipped;
@@ -386,4 +413,5 @@ void ggmlviz__drain_unlocked(struct ggmlviz__writer *w)
 		if (!w->clipped)
 			break;
 	}
+	ggmlviz__drain_windows(w);
 }

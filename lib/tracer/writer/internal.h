@@ -40,6 +40,7 @@
 
 #include <ggmlviz/tracer.h>
 
+#include "format/pack.h"
 #include "tracer/base/base.h"
 #include "tracer/producer/ring.h"
 #include "tracer/writer/writer.h"
@@ -80,6 +81,29 @@ struct ggmlviz__flight {
 	struct ggmlviz__snapshot_job *job; /* a snapshot being written (snapshot.c), or NULL */
 };
 
+/*
+ * The file's records made smaller (compact.c): runs packed (GGML_VIZ_PACK)
+ * and op sums over windows (GGML_VIZ_OP_WINDOW), on a batch's scratch.
+ */
+struct ggmlviz__op_window {
+	uint32_t tid, op_type, phase, steps; /* steps: 0 = the window is not open */
+	uint64_t backend, count, total, max;
+	uint64_t first_ns, last_ns; /* its first and last step's summary */
+};
+
+struct ggmlviz__compact {
+	int pack;           /* runs of a thread's records packed */
+	uint64_t window_ns; /* OP_SUMMARY records summed over this long (0: as written) */
+	struct ggmlviz__pack_enc enc; /* the run being packed, in the scratch */
+	int open;                     /* a run is open */
+	const uint8_t *first;         /* its first record, where it lies (the ring) */
+	struct ggmlviz__op_window *sums; /* the windows open */
+	size_t n_sums;
+	struct ggmlviz__op_window *saved; /* them as a batch began (ggmlviz__compact_save()) */
+	size_t n_saved;
+	uint64_t added; /* window records written since the caller zeroed it */
+};
+
 /* One ring as seen by one pass. */
 struct ggmlviz__pass_ring {
 	struct ggmlviz__ring *ring;
@@ -96,6 +120,7 @@ struct ggmlviz__pass_ring {
 	int exited;         /* its thread was gone before head was read */
 	uint8_t route0;     /* where the records at the ring's tail go (route.c) */
 	uint64_t routed;    /* of the events written, those routed away from the file (route.c) */
+	uint64_t added;     /* records the writer wrote for it: its op windows (compact.c) */
 	int moved;          /* records wait in a larger buffer: the pass reads up to the move */
 };
 
@@ -184,6 +209,7 @@ struct ggmlviz__writer {
 	int keeping;           /* names pass into kept (not in a crash handler's pass) */
 
 	struct ggmlviz__flight flight; /* GGML_VIZ_FLIGHT (route.c, flight.c, snapshot.c) */
+	struct ggmlviz__compact compact; /* GGML_VIZ_PACK, GGML_VIZ_OP_WINDOW (compact.c) */
 };
 
 /*
@@ -435,6 +461,12 @@ uint64_t ggmlviz__pace_sleep(const struct ggmlviz__writer *w);
 int ggmlviz__drain_prepare(struct ggmlviz__writer *w);
 
 /*
+ * The op windows still open (compact.c), written in a write of their own:
+ * after the stop's last passes and a crash handler's, before TRACE_END or
+ * CRASH (a ring those passes could not finish leaves its thread's).
+ */
+void ggmlviz__drain_windows(struct ggmlviz__writer *w);
+/*
  * One pass over every ring; `final` when the rings are quiescent. Returns
  * how many rings it drained only up to their move to a larger buffer
  * (grow.c): another pass is due at once. 0 when a crash handler has the
@@ -483,18 +515,58 @@ void ggmlviz__route_free(struct ggmlviz__writer *w);
 
 /*
  * Records [from, to) of r, whose route at from is *route: those that go to
- * the file copied into the batch's scratch and queued as one iovec; with
- * keep (the plan of a batch, not its salvage), those that go to the flight
+ * the file into the batch's scratch, made smaller where asked (compact.c),
+ * and queued; with GGMLVIZ__ROUTE_KEEP, those that go to the flight
  * recorder kept (ggmlviz__flight_add); META ROUTE records in neither, and
- * *route moved past them. Returns how many records the file does not get
- * (the flight recorder's only, and the META ROUTE records).
+ * *route moved past them. With GGMLVIZ__ROUTE_FOLD (a batch's plan, not
+ * its salvage), steps' OP_SUMMARY records summed into their windows, and
+ * r's thread's windows that are due written after its records (all of
+ * them with GGMLVIZ__ROUTE_ENDING). Returns how many records the file
+ * does not get (the flight recorder's only, the META ROUTE records, the
+ * summaries summed).
  */
-uint64_t ggmlviz__route_span(struct ggmlviz__writer *w, const struct ggmlviz__ring *r,
-			     uint64_t from, uint64_t to, uint8_t *route, int keep);
+#define GGMLVIZ__ROUTE_KEEP 1u
+#define GGMLVIZ__ROUTE_FOLD 2u
+#define GGMLVIZ__ROUTE_ENDING 4u
+uint64_t ggmlviz__route_span(struct ggmlviz__writer *w, struct ggmlviz__ring *r, uint64_t from,
+			     uint64_t to, uint8_t *route, unsigned how);
 /* *route past [from, to) of r, the records thrown away. */
 void ggmlviz__route_follow(const struct ggmlviz__ring *r, uint64_t from, uint64_t to,
 			   uint8_t *route);
 /* A new batch: its scratch empty. */
+/* ---- the file's records made smaller (compact.c) ---- */
+
+/* From o: the op windows' table where o asks for windows; 0 or -ENOMEM. */
+int ggmlviz__compact_setup(struct ggmlviz__compact *c, const struct ggmlviz__writer_opts *o);
+void ggmlviz__compact_free(struct ggmlviz__compact *c);
+/*
+ * rec (size bytes, whole, where it stays until the batch is settled) into
+ * the scratch: into the open run, a new one, or as it is; 0, or -ENOBUFS
+ * (never: the scratch holds a batch packed at its worst).
+ */
+int ggmlviz__compact_out(struct ggmlviz__flight *f, struct ggmlviz__compact *c,
+			 const uint8_t *rec, uint32_t size);
+/* The end of a ring's span: the open run ends. */
+void ggmlviz__compact_span_end(struct ggmlviz__flight *f, struct ggmlviz__compact *c);
+/*
+ * A step's OP_SUMMARY record rec, of a step of this phase, summed into its
+ * window: 1; 0 where it is not one to sum (no windows; another record).
+ */
+int ggmlviz__compact_fold(struct ggmlviz__flight *f, struct ggmlviz__compact *c,
+			  const uint8_t *rec, uint32_t phase);
+/*
+ * Writes thread tid's windows that are due at now_ns (the trace's clock),
+ * or all of them where it is ending, and any thread's twice as old; each
+ * adds one to c->added. One the scratch has no room for stays in the table.
+ */
+void ggmlviz__compact_windows(struct ggmlviz__flight *f, struct ggmlviz__compact *c,
+			      uint32_t tid, int ending, uint64_t now_ns);
+/* Every thread's windows (the last ones, before the trace's end). */
+void ggmlviz__compact_windows_all(struct ggmlviz__flight *f, struct ggmlviz__compact *c);
+/* The windows as they are, kept; put back (a batch's write failed). */
+void ggmlviz__compact_save(struct ggmlviz__compact *c);
+void ggmlviz__compact_restore(struct ggmlviz__compact *c);
+
 static inline void ggmlviz__route_batch(struct ggmlviz__writer *w)
 {
 	w->flight.scratch_len = 0;

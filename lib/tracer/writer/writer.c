@@ -121,6 +121,7 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
 	/* a ring that moved to a larger buffer after the pass's look: once more */
 	for (int i = 0; i < 4 && ggmlviz__drain_pass(w, 1) > 0; i++)
 		;
+	ggmlviz__drain_windows(w); /* those of a ring the passes could not finish */
 	ggmlviz__records_end(w, tid);
 	rc = atomic_load(&w->error);
 	if (close(w->fd) < 0 && rc == 0)

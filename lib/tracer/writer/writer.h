@@ -40,6 +40,8 @@ struct ggmlviz__writer_opts {
 		uint64_t bytes;   /* in this much memory at most */
 		uint32_t ttft_ms, token_ms; /* GGML_VIZ_FLIGHT_ON (0: not judged) */
 	} flight;
+	int pack;              /* GGML_VIZ_PACK: runs of a thread's records packed */
+	uint32_t op_window_s;  /* GGML_VIZ_OP_WINDOW: steps' op sums summed over this long (0: not) */
 };
 
 /* How the session samples ops (META SAMPLE). */
