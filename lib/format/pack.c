@@ -127,8 +127,7 @@ size_t ggmlviz__pack_close(struct ggmlviz__pack_enc *e)
 	return GGMLVIZ_LABELED_RECORD_SIZE + (size_t)e->len;
 }
 
-/* Whether rec (n bytes) joins e's open run. */
-static int joins(const struct ggmlviz__pack_enc *e, const uint8_t *rec, size_t n)
+int ggmlviz__pack_joins(const struct ggmlviz__pack_enc *e, const uint8_t *rec, size_t n)
 {
 	return ggmlviz__pack_packable(rec[REC_TYPE]) &&
 	       !memcmp(e->rec + REC_THREAD, rec + REC_THREAD, 4) &&
@@ -147,7 +146,7 @@ size_t ggmlviz__pack_trace(const uint8_t *data, size_t size, uint8_t *out)
 
 		if ((n = (size_t)record_size_at(rec)) > size - pos)
 			break; /* cut short: left out */
-		if (open && joins(&e, rec, n)) {
+		if (open && ggmlviz__pack_joins(&e, rec, n)) {
 			o += ggmlviz__pack_add(&e, rec);
 			continue;
 		}

@@ -73,6 +73,12 @@ size_t ggmlviz__pack_open(struct ggmlviz__pack_enc *e, uint8_t *out, const uint8
  */
 size_t ggmlviz__pack_add(struct ggmlviz__pack_enc *e, const uint8_t *rec);
 
+/*
+ * Whether rec (n bytes, whole) joins e's open run: packable, of the run's
+ * thread, and room left in a body of GGMLVIZ__PACK_BODY_MAX.
+ */
+int ggmlviz__pack_joins(const struct ggmlviz__pack_enc *e, const uint8_t *rec, size_t n);
+
 /* Ends the run: its count and label length written; returns the PACK record's size. */
 size_t ggmlviz__pack_close(struct ggmlviz__pack_enc *e);
 

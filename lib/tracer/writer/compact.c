@@ -87,13 +87,6 @@ static void run_close(struct ggmlviz__flight *f, struct ggmlviz__compact *c)
 	}
 }
 
-/* Whether rec joins the open run: packable, the run's thread, room in the body. */
-static int run_takes(const struct ggmlviz__compact *c, const uint8_t *rec, uint64_t size)
-{
-	return c->open && !memcmp(c->enc.rec + REC_THREAD, rec + REC_THREAD, 4) &&
-	       (uint64_t)c->enc.len + size + GGMLVIZ__PACK_INNER_MAX <= GGMLVIZ__PACK_BODY_MAX;
-}
-
 int ggmlviz__compact_out(struct ggmlviz__flight *f, struct ggmlviz__compact *c,
 			 const uint8_t *rec, uint32_t size)
 {
@@ -107,7 +100,7 @@ int ggmlviz__compact_out(struct ggmlviz__flight *f, struct ggmlviz__compact *c,
 		f->scratch_len += size;
 		return 0;
 	}
-	if (run_takes(c, rec, size)) {
+	if (c->open && ggmlviz__pack_joins(&c->enc, rec, size)) {
 		f->scratch_len += ggmlviz__pack_add(&c->enc, rec);
 		return 0;
 	}
