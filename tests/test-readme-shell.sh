@@ -37,8 +37,14 @@ mode=build
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# The pages whose blocks run: the README, then the guides.
+# The pages whose blocks run: the README, then the guides; or those named
+# in PAGES (PAGES=doc/llama-server.md: one page's blocks, as you edit it).
 pages() {
+	if [ -n "${PAGES:-}" ]; then
+		# shellcheck disable=SC2086 # a list of pages, split at blanks
+		printf '%s\n' $PAGES
+		return
+	fi
 	echo README.md
 	(cd "$top_srcdir" && ls doc/*.md)
 }
@@ -118,6 +124,9 @@ missing_writes() { # block printed
 	'build/tools/ggmlviz export -f otlp server.ggmlviz'*)
 		[ "$(grep -o '"name":"text_completion"' server.otlp.jsonl | wc -l)" -eq 3 ] ||
 			echo "server.otlp.jsonl does not hold the 3 requests' spans" ;;
+	GGML_VIZ_OUTPUT=day.ggmlviz*)
+		grep -q 'summed again over windows' "$2" ||
+			echo "info did not say that the preset summed the ops over windows" ;;
 	GGML_VIZ_OUTPUT=hours.ggmlviz*)
 		shape <"$2" | grep -qF 'sampling: N step in N op by op, and every step of N us or more' ||
 			echo "info did not say how the server's ops were sampled" ;;
@@ -201,7 +210,7 @@ block_result() { # dir N folder
 
 # The files the checkout's blocks write at its top, never overwritten.
 CHECKOUT_FILES="bench.ggmlviz gpu.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz
-tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
+day.ggmlviz busy.ggmlviz tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
 checkout_ready() {
 	for f in $CHECKOUT_FILES; do
 		[ ! -e "$top_srcdir/$f" ] || { echo "$top_srcdir/$f exists: not overwritten"; return 77; }
