@@ -4,7 +4,8 @@ what a review of the exporter found, each a test.
 
 - HTTP: clients that keep sending after their request do not hold the
   scrapes; 32 idle connections (every slot) and 1000 of them do not
-  either (the oldest idle one is let go);
+  either (the oldest idle one is let go), nor do 100 made while a
+  scraper waits 50 ms to send its request (a new connection's grace);
 - the file at the trace's name: a FIFO put there after the start hangs
   neither serve nor top (never opened: a follower reads regular files),
   a name that was once a FIFO does not read "cut" after; a link to
@@ -49,6 +50,29 @@ def timed_scrape(port, timeout=SCRAPE_S):
     except OSError:
         st = 0
     return st, time.time() - t0
+
+
+def slow_scrape(port, burst, delay):
+    """A scrape whose request is sent DELAY s after its connect, BURST idle
+    connections made meanwhile: the status line it got, or what went wrong."""
+    scraper = socket.create_connection(('127.0.0.1', port))
+    crowd = []
+    for _ in range(burst):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(('127.0.0.1', port))
+        crowd.append(s)
+    time.sleep(delay)
+    try:
+        scraper.settimeout(SCRAPE_S)
+        scraper.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')
+        return scraper.recv(64).split(b'\r\n')[0].decode(errors='replace') or 'closed'
+    except OSError as e:
+        return str(e)
+    finally:
+        scraper.close()
+        for s in crowd:
+            s.close()
 
 
 def series_twice(text):
@@ -159,6 +183,14 @@ else:
        [(st, round(s, 2)) for st, s in got])
     for s in idle:
         s.close()
+
+
+# a busy machine delays a scraper's request after its connect: idle
+# connections that come meanwhile do not take its slot (200 ms of grace)
+time.sleep(0.5)
+got = slow_scrape(port, 100, 0.05) if port else 'no port'
+ok(got.startswith('HTTP/1.1 200'), 'a scrape sent 50 ms after its connect, 100 idle connections'
+   ' made meanwhile: answered', got)
 rc, err = promlib.stop(p)
 ok(rc == 0, 'serve stops on SIGTERM after them', (rc, err[-300:]))
 

@@ -10,7 +10,9 @@
  * request is read a bounded amount at each look (DRAIN_MAX in all), and
  * when every slot is taken a new connection takes the place of the oldest
  * one that is not being answered, so that idle connections, however many,
- * never keep a scraper out.
+ * never keep a scraper out. A connection is let go only once it has had
+ * EVICT_GRACE_NS to send its request and nothing it sent waits unread: a
+ * scraper slow to send after its connect (a busy machine) keeps its slot.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -36,6 +38,7 @@
 #define CONN_IDLE_NS (10 * 1000000000ull)  /* a request not whole by then: closed */
 #define LINGER_NS (1000000000ull)          /* after the answer, the client's last bytes read */
 #define DRAIN_MAX (64 * 1024)              /* ... at most: a client that sends more is closed */
+#define EVICT_GRACE_NS (200 * 1000000ull)  /* a new connection is never let go sooner */
 
 enum { READING, WRITING, CLOSING };
 
@@ -167,20 +170,37 @@ static void conn_close(struct srv_http *h, size_t i)
 	h->conns[i] = h->conns[--h->n_conns];
 }
 
+/* When connection c may be let go for a new one: at once once answered, after its grace if not. */
+static uint64_t evictable_at(const struct srv_conn *c)
+{
+	return c->state == CLOSING ? c->since_ns : c->since_ns + EVICT_GRACE_NS;
+}
+
+/* Whether connection c can be let go now: not being answered, past its grace, nothing sent unread. */
+static bool evictable(const struct srv_conn *c, uint64_t now)
+{
+	char b;
+
+	if (c->state == WRITING || evictable_at(c) > now)
+		return false;
+	/* a request come since the last look is read at the next one, not lost */
+	return c->state == CLOSING || recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
 /*
  * A slot for a new connection when all are taken: the oldest one that is
- * done (lingering after its answer) or idle (its request not whole), of
- * those accepted before round_ns (each has had a look at what it sent);
- * false when every one is being answered or has just come.
+ * done (lingering after its answer) or idle (its request not whole, past
+ * its grace); false when every one is being answered, has just come or
+ * has sent something not yet read.
  */
-static bool make_room(struct srv_http *h, uint64_t round_ns)
+static bool make_room(struct srv_http *h, uint64_t now)
 {
 	size_t pick = SRV_CONNS;
 
 	for (size_t i = 0; i < h->n_conns; i++) {
 		const struct srv_conn *c = h->conns[i], *p = pick < SRV_CONNS ? h->conns[pick] : NULL;
 
-		if (c->state == WRITING || c->since_ns >= round_ns)
+		if (!evictable(c, now))
 			continue;
 		if (!p || (c->state == CLOSING) > (p->state == CLOSING) ||
 		    ((c->state == CLOSING) == (p->state == CLOSING) && c->since_ns < p->since_ns))
@@ -193,13 +213,24 @@ static bool make_room(struct srv_http *h, uint64_t round_ns)
 	return true;
 }
 
-/* Whether a connection could be let go for a new one, now or at the next round (make_room()). */
-static bool room_possible(const struct srv_http *h)
+/*
+ * Milliseconds until a new connection could be taken (make_room()): 0 for
+ * now, -1 while every slot is being answered (a round ends one of those).
+ * The listening socket is polled only when 0, so that connections waiting
+ * for a slot never make the loop spin.
+ */
+static int room_in_ms(const struct srv_http *h, uint64_t now)
 {
+	uint64_t soonest = UINT64_MAX;
+
+	if (h->n_conns < SRV_CONNS)
+		return 0;
 	for (size_t i = 0; i < h->n_conns; i++)
-		if (h->conns[i]->state != WRITING)
-			return true;
-	return h->n_conns < SRV_CONNS;
+		if (h->conns[i]->state != WRITING && evictable_at(h->conns[i]) < soonest)
+			soonest = evictable_at(h->conns[i]);
+	if (soonest == UINT64_MAX)
+		return -1;
+	return soonest <= now ? 0 : (int)((soonest - now + 999999) / 1000000);
 }
 
 static int on_readable(struct srv_http *h, struct srv_conn *c, srv_page page, void *arg);
@@ -214,9 +245,9 @@ static bool pending(const struct srv_http *h)
 }
 
 /* Takes the connections waiting, each read at once: a scraper's request came with it. */
-static void accept_all(struct srv_http *h, uint64_t round_ns, srv_page page, void *arg)
+static void accept_all(struct srv_http *h, srv_page page, void *arg)
 {
-	while (h->n_conns < SRV_CONNS || (pending(h) && make_room(h, round_ns))) {
+	while (h->n_conns < SRV_CONNS || (pending(h) && make_room(h, cli_mono_ns()))) {
 		int fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct srv_conn *c;
 
@@ -379,14 +410,14 @@ int srv_http_poll(struct srv_http *h, int timeout_ms, srv_page page, void *arg)
 {
 	struct pollfd fds[SRV_CONNS + 1];
 	size_t n = h->n_conns;
-	uint64_t round_ns = cli_mono_ns();
-	int rc;
+	int rc, room_ms = room_in_ms(h, cli_mono_ns());
 
 	for (size_t i = 0; i < n; i++)
 		fds[i] = (struct pollfd){ h->conns[i]->fd,
 					  h->conns[i]->state == WRITING ? POLLOUT : POLLIN, 0 };
-	fds[n] = (struct pollfd){ h->fd, room_possible(h) ? POLLIN : 0, 0 };
-	rc = poll(fds, n + 1, timeout_ms < 0 ? 0 : timeout_ms);
+	fds[n] = (struct pollfd){ h->fd, room_ms == 0 ? POLLIN : 0, 0 };
+	timeout_ms = timeout_ms < 0 ? 0 : timeout_ms;
+	rc = poll(fds, n + 1, room_ms > 0 && room_ms < timeout_ms ? room_ms : timeout_ms);
 	if (rc < 0)
 		return errno == EINTR ? -1 : 0;
 	for (size_t i = n; i-- > 0;) { /* from the last: closing moves the last one into i */
@@ -401,7 +432,7 @@ int srv_http_poll(struct srv_http *h, int timeout_ms, srv_page page, void *arg)
 			conn_close(h, i);
 	}
 	if (fds[n].revents & POLLIN)
-		accept_all(h, round_ns, page, arg);
+		accept_all(h, page, arg);
 	expire(h);
 	return 0;
 }
