@@ -222,6 +222,16 @@ checkout_clean() {
 	for f in $CHECKOUT_FILES; do rm -f "$top_srcdir/$f"; done
 }
 
+# Why block $1 would leave a process running after it, or nothing: a
+# command put in the background (a line ending in "&") and no "wait" (the
+# program still running holds its port and its trace for the blocks after
+# it, and a reader after it reads a trace not yet written). Checked in
+# every mode, whether the block runs here or not.
+left_running() { # block
+	grep -qE '&[[:space:]]*(#.*)?$' "$1" && ! grep -qE '(^|[;&|[:space:]])wait([[:space:]]|;|$)' "$1" &&
+		echo "it starts a command in the background and never waits for it"
+}
+
 # Where page dir $1's block N runs in this mode: "run", or why not ("# SKIP ...").
 fate() { # dir N
 	where=$(where_of "$1/b-$2.sh")
@@ -284,7 +294,10 @@ while read -r page; do
 		i=$((i + 1))
 		what="$page line $line: $(head -n 1 "$d/b-$n.sh" | cut -c1-60)"
 		f=$(fate "$d" "$n")
-		if [ "$f" != run ]; then
+		if why=$(left_running "$d/b-$n.sh") && [ -n "$why" ]; then
+			echo "not ok $i - $what: $why"
+			fail=1
+		elif [ "$f" != run ]; then
 			echo "ok $i - $what # $f"
 		elif [ $rc_ready -eq 77 ]; then
 			echo "ok $i - $what # SKIP $ready"
