@@ -181,10 +181,16 @@ write_session() { # dir
 }
 
 # Runs page dir $1's session in folder $2; its exit status in $1/session-rc.
+# The session is a process group of its own, killed once it ends: what a
+# failed block left running (a server on port 8080) holds no later page.
 run_session() { # dir folder
 	write_session "$1" >"$1/session.sh"
-	(cd "$2" && sh "$1/session.sh") >/dev/null 2>&1
+	(cd "$2" && exec setsid sh "$1/session.sh") >/dev/null 2>&1 &
+	session=$!
+	wait $session
 	echo $? >"$1/session-rc"
+	kill -- -$session 2>/dev/null
+	return 0
 }
 
 # How block N of page dir $1 went in its session: 0, or 1 with why on stdout.
