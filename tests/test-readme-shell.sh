@@ -216,7 +216,8 @@ block_result() { # dir N folder
 
 # The files the checkout's blocks write at its top, never overwritten.
 CHECKOUT_FILES="bench.ggmlviz gpu.ggmlviz completion.ggmlviz server.ggmlviz server.otlp.jsonl hours.ggmlviz
-day.ggmlviz busy.ggmlviz tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
+day.ggmlviz busy.ggmlviz server.flight-1.ggmlviz
+tiny-whisper.bin speech.wav whisper.ggmlviz whisper.html whisper-bench.ggmlviz whisper-server.ggmlviz"
 checkout_ready() {
 	for f in $CHECKOUT_FILES; do
 		[ ! -e "$top_srcdir/$f" ] || { echo "$top_srcdir/$f exists: not overwritten"; return 77; }
