@@ -230,12 +230,13 @@ checkout_clean() {
 }
 
 # Why block $1 would leave a process running after it, or nothing: a
-# command put in the background (a line ending in "&") and no "wait" (the
-# program still running holds its port and its trace for the blocks after
-# it, and a reader after it reads a trace not yet written). Checked in
-# every mode, whether the block runs here or not.
+# command put in the background (a line ending in "&") and no "wait" outside
+# a comment (the program still running holds its port and its trace for the
+# blocks after it, and a reader after it reads a trace not yet written).
+# Checked in every mode, whether the block runs here or not.
 left_running() { # block
-	grep -qE '&[[:space:]]*(#.*)?$' "$1" && ! grep -qE '(^|[;&|[:space:]])wait([[:space:]]|;|$)' "$1" &&
+	grep -qE '&[[:space:]]*(#.*)?$' "$1" &&
+		! sed 's/[[:space:]]#.*//' "$1" | grep -qE '(^|[;&|[:space:]])wait([[:space:]]|;|$)' &&
 		echo "it starts a command in the background and never waits for it"
 }
 
