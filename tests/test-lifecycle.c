@@ -1,7 +1,8 @@
 /*
  * Sessions over a process's life: repeated start/stop, fork() while
  * tracing, a program that exits without ggmlviz_stop(), and one that
- * exit()s from a signal handler while its exit handler stops the session.
+ * exit()s from a signal handler while its exit handler stops the session,
+ * or while the library or the C library holds a lock.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -398,6 +399,143 @@ START_TEST(exit_from_a_signal_in_an_inner_lock_never_hangs)
 }
 END_TEST
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/*
+ * A test of glibc's own locks, in the plain build: the sanitizers put
+ * their malloc and join in its place, and their checks at exit (leaks,
+ * threads not joined) take locks of their own that the interrupted thread
+ * holds.
+ */
+#define GLIBC_LOCKS 1
+
+/*
+ * What a thread of the C library holds when the second interrupt lands:
+ * the lock on the threads' stacks, as pthread_join() munmaps a large one
+ * (llama-server's cleanup joins its HTTP threads: the hang seen in
+ * tests/test-llama-fleet.sh, the library's own join of its writer then
+ * waiting on that lock for ever), or malloc's, as it serves blocks below
+ * the mmap threshold (the old stop's free() and join both take it).
+ */
+#define SMALL_STACK (64u << 10)
+#define SMALL_THREADS 590     /* their stacks fill glibc's cache (40 MiB), nearly */
+#define BIG_STACK (64u << 20) /* then this one's join frees them all, under its lock */
+
+static void *return_at_once(void *arg)
+{
+	return arg;
+}
+
+struct interrupt {
+	pthread_t target;
+	unsigned after_us; /* after the work says the moment is near */
+	_Atomic int near;
+};
+
+static struct interrupt interrupt;
+
+static void *interrupt_later(void *arg)
+{
+	struct interrupt *in = arg;
+
+	while (!atomic_load(&in->near))
+		usleep(100);
+	usleep(in->after_us);
+	pthread_kill(in->target, SIGINT);
+	return NULL;
+}
+
+static void start_and_join(pthread_t *t, size_t n, size_t stack)
+{
+	pthread_attr_t attr;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	for (size_t i = 0; i < n; i++)
+		if (pthread_create(&t[i], &attr, return_at_once, NULL) != 0)
+			_exit(9);
+	if (stack == BIG_STACK)
+		atomic_store(&interrupt.near, 1); /* its join frees some 600 stacks */
+	for (size_t i = 0; i < n; i++)
+		pthread_join(t[i], NULL); /* only now does the stack go to the cache */
+	pthread_attr_destroy(&attr);
+}
+
+static void join_big_stacks(void)
+{
+	static pthread_t t[SMALL_THREADS];
+
+	for (;;) {
+		start_and_join(t, SMALL_THREADS, SMALL_STACK);
+		start_and_join(t, 1, BIG_STACK);
+	}
+}
+
+static void malloc_and_free(void)
+{
+	atomic_store(&interrupt.near, 1);
+	for (unsigned i = 0;; i++) {
+		void *volatile p = malloc(1024 + i % 65536u);
+
+		free(p);
+	}
+}
+
+/* A traced child doing work(), interrupted by exit_now() after_us after its moment is near. */
+static int interrupted_child(const char *file, void (*work)(void), unsigned after_us)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct ggmlviz_config cfg;
+		pthread_t t;
+
+		tu_config(&cfg, file);
+		signal(SIGINT, exit_now);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("served", (uint64_t)i);
+		interrupt.target = pthread_self();
+		interrupt.after_us = after_us;
+		if (pthread_create(&t, NULL, interrupt_later, &interrupt) != 0)
+			_exit(9);
+		work();
+	}
+	return wait_child_bounded(pid);
+}
+
+/*
+ * A second interrupt that lands while the C library holds a lock of its
+ * own. The old stop joined its writer and freed its memory there, and
+ * waited on the lock for ever: in 13 and 15 of 20 of these runs (a
+ * stack's join, malloc) on the old library. Each must end at once, its
+ * trace complete or said incomplete, never damaged: the stop at exit takes
+ * no lock of the C library (the writer writes the file's end itself, is
+ * not joined, and nothing is freed).
+ */
+START_TEST(exit_from_a_signal_in_the_c_library_never_hangs)
+{
+	void (*const works[])(void) = { join_big_stacks, malloc_and_free };
+
+	tu_path(path, sizeof path, "interrupt-in-libc");
+	for (int round = 0; round < 24; round++) {
+		struct tu_summary s;
+		int work = round % 2;
+		unsigned after_us = 397u * (unsigned)round; /* 0 to 9 ms into the join, or malloc */
+
+		ck_assert_msg(interrupted_child(path, works[work], after_us) == 1,
+			      "round %d (%s, %u us): the child did not end at once", round,
+			      work ? "malloc" : "pthread_join", after_us);
+		ck_assert_int_eq(tu_summarize(path, &s), 0);
+		ck_assert_int_eq(s.end_rc, 0); /* ends at a record's end: never damaged */
+		if (s.trace_end_last) /* complete: every mark in, or said dropped */
+			ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK] + s.dropped_noted, 1000);
+		unlink(path);
+	}
+}
+END_TEST
+#endif /* GLIBC_LOCKS */
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -419,6 +557,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, exit_without_stop_completes_the_file);
 	tcase_add_test(tc, exit_from_a_signal_while_stopping_never_hangs);
 	tcase_add_test(tc, exit_from_a_signal_in_an_inner_lock_never_hangs);
+#ifdef GLIBC_LOCKS
+	tcase_add_test(tc, exit_from_a_signal_in_the_c_library_never_hangs);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -64,7 +64,7 @@ static void quiesce(void)
 
 /* ---- exit and fork ---- */
 
-static int stop_locked(void);
+static int stop_locked(int exiting);
 
 /*
  * At exit the session stops, its trace complete; but not by a thread that
@@ -75,14 +75,16 @@ static int stop_locked(void);
  * TRACE_END before the writer's last pass: validate says incomplete).
  * Nor by a thread that holds another of the library's locks, which the
  * stop takes too (the registry's, as the thread ends: leaving.h).
- * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most.
+ * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most, and
+ * so is the writer once it writes no more (stop_locked(1)). Nor does it
+ * take a lock of the C library: no join, no free(), no munmap().
  */
 static void at_exit(void)
 {
 	if (ggmlviz__inner_locks_held() || !ggmlviz__leave_lock_at_exit(&session_lock))
 		return;
 	if (writer)
-		stop_locked();
+		stop_locked(1);
 	ggmlviz__leave_unlock(&session_lock);
 }
 
@@ -325,7 +327,7 @@ static int start_locked(const struct ggmlviz__settings *s)
 	if (writer && ggmlviz_is_active())
 		return -EALREADY;
 	if (writer)
-		stop_locked(); /* recording ended on its own (max_events, I/O error): close it */
+		stop_locked(0); /* recording ended on its own (max_events, I/O error): close it */
 	pthread_once(&process_once, once_per_process);
 	rc = ggmlviz__claim(&sink);
 	if (rc < 0)
@@ -435,7 +437,26 @@ void ggmlviz_get_stats(struct ggmlviz_stats *out)
 
 /* ---- stop ---- */
 
-static int stop_locked(void)
+/*
+ * The writer of a session stopped at exit, kept reachable: its memory, the
+ * rings' and the dead threads' are left to the exit (free() and munmap()
+ * after a signal handler's exit() may wait on a lock of the C library
+ * that the thread it interrupted holds).
+ */
+static struct ggmlviz__writer *volatile left_at_exit;
+
+static void give_back_rings(void)
+{
+	ggmlviz__registry_lock();
+	ggmlviz__registry_set_draining(0);
+	ggmlviz__registry_reap();
+	/* live threads keep their ring, but not its memory: the next start maps it again */
+	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
+		ggmlviz__ring_release_buffer(r);
+	ggmlviz__registry_unlock();
+}
+
+static int stop_locked(int exiting)
 {
 	int rc;
 
@@ -444,20 +465,19 @@ static int stop_locked(void)
 	ggmlviz__mask_set(0);
 	quiesce();
 	ggmlviz__crash_disarm();
-	rc = ggmlviz__writer_close(writer, ggmlviz__os_gettid());
+	rc = ggmlviz__writer_close(writer, ggmlviz__os_gettid(),
+				   exiting ? GGMLVIZ__EXIT_WAIT_MS : 0);
 	collect(writer, &last_stats);
 	if (rc < 0 && last_stats.error == 0)
-		last_stats.error = rc; /* closing the file failed */
-	ggmlviz__writer_free(writer);
+		last_stats.error = rc; /* closing the file failed, or its end never came */
+	if (exiting)
+		left_at_exit = writer;
+	else
+		ggmlviz__writer_free(writer);
 	writer = NULL;
 	ggmlviz__settings_give_back();
-	ggmlviz__registry_lock();
-	ggmlviz__registry_set_draining(0);
-	ggmlviz__registry_reap();
-	/* live threads keep their ring, but not its memory: the next start maps it again */
-	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
-		ggmlviz__ring_release_buffer(r);
-	ggmlviz__registry_unlock();
+	if (!exiting)
+		give_back_rings();
 	ggmlviz__log(&sink, GGMLVIZ_LOG_INFO,
 		     "stopped: %" PRIu64 " events emitted, %" PRIu64 " written, %" PRIu64
 		     " dropped, %" PRIu64 " bytes; rings took %" PRIu64 " KiB at most; the"
@@ -474,7 +494,7 @@ int ggmlviz_stop(void)
 
 	ggmlviz__leave_lock(&session_lock);
 	if (writer)
-		rc = stop_locked();
+		rc = stop_locked(0);
 	ggmlviz__leave_unlock(&session_lock);
 	return rc;
 }

@@ -144,6 +144,9 @@ struct ggmlviz__writer {
 	int fd;
 	pthread_t thread;
 	_Atomic int stop;
+	_Atomic int ended;   /* the thread has written the file's end and touches w no more */
+	uint32_t closer_tid; /* set before `stop`: the thread that closes (TRACE_END's) */
+	int parked;          /* set before `stop`: closed at exit, the thread stays, unjoined */
 	uint64_t flush_ns;
 	uint64_t max_events; /* 0 = no limit */
 	struct ggmlviz__log_sink sink;

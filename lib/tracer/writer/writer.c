@@ -30,10 +30,41 @@ static void count_pass(struct ggmlviz__writer *w)
 				      memory_order_relaxed);
 }
 
+/* Rung as a writer ends; static, so that the ring after the end touches no freed writer. */
+static struct ggmlviz__bell ended_bell;
+
+/*
+ * The file's end, written by the thread itself, not by the one closing: at
+ * exit that one may be exit() from a signal handler that interrupted
+ * malloc() (a pass may realloc its scratch) or pthread_join() (glibc's
+ * lock on the threads' stacks, which a join takes: a second Ctrl-C
+ * during llama-server's cleanup hung it so).
+ */
+static void finish(struct ggmlviz__writer *w)
+{
+	/* a ring that moved to a larger buffer after the pass's look: once more */
+	for (int i = 0; i < 4 && ggmlviz__drain_pass(w, 1) > 0; i++)
+		;
+	ggmlviz__drain_windows(w); /* those of a ring the passes could not finish */
+	ggmlviz__records_end(w, w->closer_tid);
+}
+
+/*
+ * Never returns: the thread of a writer closed at exit, not joined, stays
+ * until the process ends (a thread that ended unjoined would be a leak to
+ * ThreadSanitizer); it blocks every signal but the faults.
+ */
+static void park(void)
+{
+	for (;;)
+		pause();
+}
+
 static void *writer_main(void *arg)
 {
 	struct ggmlviz__writer *w = arg;
 	size_t again = 0; /* rings with records waiting in a larger buffer */
+	int parked;
 
 	pthread_setname_np(pthread_self(), "ggmlviz-writer"); /* for top(1) and debuggers */
 	for (;;) {
@@ -51,6 +82,12 @@ static void *writer_main(void *arg)
 		} else if (!atomic_load(&w->stop))
 			ggmlviz__doorbell_wait(token, ggmlviz__pace_sleep(w));
 	}
+	finish(w);
+	parked = w->parked;
+	atomic_store_explicit(&w->ended, 1, memory_order_release); /* w is the closer's now */
+	ggmlviz__bell_ring(&ended_bell, INT32_MAX);
+	if (parked)
+		park();
 	return NULL;
 }
 
@@ -111,18 +148,40 @@ void ggmlviz__writer_free(struct ggmlviz__writer *w)
 	free(w);
 }
 
-int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid)
+/* Whether the thread ended (0), or wrote no byte for idle_ms (-ETIMEDOUT). */
+static int wait_ended(struct ggmlviz__writer *w, unsigned idle_ms)
+{
+	const uint64_t idle_ns = (uint64_t)idle_ms * 1000000u, slice_ns = 10000000u;
+	uint64_t bytes = atomic_load(&w->bytes), since = ggmlviz__monotonic_ns();
+
+	for (;;) {
+		uint32_t token = ggmlviz__bell_token(&ended_bell);
+		uint64_t now;
+
+		if (atomic_load_explicit(&w->ended, memory_order_acquire))
+			return 0;
+		now = ggmlviz__monotonic_ns();
+		if (atomic_load(&w->bytes) != bytes) {
+			bytes = atomic_load(&w->bytes);
+			since = now;
+		} else if (now - since >= idle_ns)
+			return -ETIMEDOUT;
+		ggmlviz__bell_wait(&ended_bell, token, slice_ns);
+	}
+}
+
+int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid, unsigned exit_idle_ms)
 {
 	int rc;
 
+	w->closer_tid = tid; /* before `stop`: the thread reads them after */
+	w->parked = exit_idle_ms != 0;
 	atomic_store(&w->stop, 1);
 	ggmlviz__doorbell_ring();
-	pthread_join(w->thread, NULL);
-	/* a ring that moved to a larger buffer after the pass's look: once more */
-	for (int i = 0; i < 4 && ggmlviz__drain_pass(w, 1) > 0; i++)
-		;
-	ggmlviz__drain_windows(w); /* those of a ring the passes could not finish */
-	ggmlviz__records_end(w, tid);
+	if (!w->parked)
+		pthread_join(w->thread, NULL); /* gone before a dlclose() unmaps its code */
+	else if ((rc = wait_ended(w, exit_idle_ms)) < 0)
+		return rc;
 	rc = atomic_load(&w->error);
 	if (close(w->fd) < 0 && rc == 0)
 		rc = -errno;

@@ -68,8 +68,17 @@ struct ggmlviz__writer_figures {
 
 /* Creates the file (header, PROCESS) and starts the thread; 0 or -errno. */
 int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out);
-/* Rings quiescent: stops the thread, drains, writes TRACE_END, closes the file. */
-int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid);
+/*
+ * Rings quiescent: stops the thread, which drains and writes TRACE_END,
+ * and closes the file. exit_idle_ms 0 waits for the thread as long as it
+ * takes, and joins it. At exit, exit_idle_ms: the thread is given up after
+ * exit_idle_ms without a byte written (-ETIMEDOUT; the file is left open,
+ * incomplete, the writer not to be freed), and never joined: it stays,
+ * parked, until the process ends. Then the closing thread takes no lock
+ * of the C library and allocates nothing: it may be exit() called from a
+ * signal handler that interrupted malloc() or pthread_join().
+ */
+int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid, unsigned exit_idle_ms);
 /* Frees a closed writer; NULL is fine. */
 void ggmlviz__writer_free(struct ggmlviz__writer *w);
 /*
