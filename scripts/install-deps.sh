@@ -20,12 +20,13 @@ set -eu
 # Prometheus and checked by its promtool: prometheus; whisper.cpp's tools'
 # tests and demo: a few seconds of speech said by espeak-ng; GGML's RPC
 # servers traced with their clocks shifted (tests/llama-rpc.py): libfaketime;
-# waiting for a server to listen (doc/rpc.md): ss, of iproute2.
+# waiting for a server to listen (doc/rpc.md): ss, of iproute2; where a
+# server that hangs in exit() waits (tests/llama-fleet.py): gdb.
 PACKAGES="build-essential autoconf automake pkg-config check doxygen groff-base
 python3 git ca-certificates xz-utils npm clang libclang-rt-14-dev chromium
 mesa-vulkan-drivers libvulkan1 cmake ninja-build patch libsqlite3-dev sqlite3 protobuf-compiler
 glslc libvulkan-dev glslang-tools spirv-headers man-db jq curl tmux prometheus espeak-ng
-libfaketime iproute2"
+libfaketime iproute2 gdb"
 
 missing=""
 for p in $PACKAGES; do

@@ -4,6 +4,8 @@ stopped as a user stops it (SIGTERM).
 SPDX-License-Identifier: MIT
 """
 import json
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -56,3 +58,29 @@ def stop(p, timeout=60):
     except subprocess.TimeoutExpired:
         p.kill()
         return p.communicate()[1] or ''
+
+
+# A frame of libggmlviz's code: its functions' prefix, its exit handler, its sources.
+LIBRARY_FRAME = re.compile(r'\bggmlviz_|\bat_exit \(|/lib/tracer/')
+EXIT_FRAME = re.compile(r'\b(__run_exit_handlers|__GI_exit|exit) \(')
+
+
+def hang_in_exit(pid):
+    """Where a process that hangs in exit() waits, from gdb's backtrace of its threads:
+    'library' when the thread running exit() waits inside libggmlviz's code, 'c library'
+    when it waits in the C library's own exit with none of libggmlviz's frames above
+    exit() (the program's signal handler called exit() where glibc's exit takes a lock
+    the interrupted code holds, as it does untraced), or None (no gdb, no thread in
+    exit()), with the frames above exit()."""
+    if not shutil.which('gdb'):
+        return None, 'gdb is not installed'
+    out = subprocess.run(['gdb', '-p', str(pid), '-batch', '-nx', '-ex', 'thread apply all bt'],
+                         capture_output=True, text=True, timeout=120).stdout
+    for thread in re.split(r'\n(?=Thread \d+ )', out):
+        frames = [f for f in thread.splitlines() if f.startswith('#')]
+        at = next((i for i, f in enumerate(frames) if EXIT_FRAME.search(f)), None)
+        if at is not None:
+            above = frames[:at + 1]
+            where = 'library' if any(LIBRARY_FRAME.search(f) for f in above) else 'c library'
+            return where, '\n'.join(above)
+    return None, out[-1500:]
