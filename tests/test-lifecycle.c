@@ -399,6 +399,57 @@ START_TEST(exit_from_a_signal_in_an_inner_lock_never_hangs)
 }
 END_TEST
 
+static void *hold_the_registry(void *arg)
+{
+	ggmlviz__registry_lock();
+	atomic_store((_Atomic int *)arg, 1);
+	for (;;)
+		pause(); /* as a thread stuck in free() under the lock would */
+	return NULL;
+}
+
+/*
+ * The same second interrupt while another thread holds the registry's lock
+ * and never gives it back: a thread that ends frees its ring under it, and
+ * the writer a dead thread's, and free() may wait on malloc's lock, which
+ * the interrupted thread holds. The stop at exit waits for that lock, and
+ * for a writer that writes nothing, GGMLVIZ__EXIT_WAIT_MS at most each; it
+ * ends within seconds, its trace without its end (the old one waited for
+ * ever).
+ */
+START_TEST(exit_while_another_thread_holds_the_registry_ends)
+{
+	struct tu_summary s;
+	pid_t pid;
+
+	tu_path(path, sizeof path, "registry-held");
+	pid = fork();
+	if (pid == 0) {
+		static _Atomic int held;
+		struct ggmlviz_config cfg;
+		pthread_t t;
+
+		tu_config(&cfg, path);
+		signal(SIGINT, exit_now);
+		if (ggmlviz_start(&cfg) != 0)
+			_exit(7);
+		for (int i = 0; i < 1000; i++)
+			ggmlviz_mark("served", (uint64_t)i);
+		if (pthread_create(&t, NULL, hold_the_registry, (void *)&held) != 0)
+			_exit(9);
+		while (!atomic_load(&held))
+			usleep(1000);
+		raise(SIGINT);
+		_exit(8); /* not reached: the handler exit()s */
+	}
+	ck_assert_int_eq(wait_child_bounded(pid), 1);
+	ck_assert_int_eq(tu_summarize(path, &s), 0);
+	ck_assert_int_eq(s.end_rc, 0);
+	ck_assert_int_eq(s.trace_end_last, 0);
+	unlink(path);
+}
+END_TEST
+
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /*
  * A test of glibc's own locks, in the plain build: the sanitizers put
@@ -557,6 +608,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, exit_without_stop_completes_the_file);
 	tcase_add_test(tc, exit_from_a_signal_while_stopping_never_hangs);
 	tcase_add_test(tc, exit_from_a_signal_in_an_inner_lock_never_hangs);
+	tcase_add_test(tc, exit_while_another_thread_holds_the_registry_ends);
 #ifdef GLIBC_LOCKS
 	tcase_add_test(tc, exit_from_a_signal_in_the_c_library_never_hangs);
 #endif

@@ -84,17 +84,25 @@ int ggmlviz__leave_lock_mine(struct ggmlviz__leave_lock *l)
 	return atomic_load_explicit(&l->owner, memory_order_relaxed) == self();
 }
 
-int ggmlviz__leave_lock_at_exit(struct ggmlviz__leave_lock *l)
+/* GGMLVIZ__EXIT_WAIT_MS from now, on the clock pthread_mutex_timedlock() reads. */
+static struct timespec exit_deadline(void)
 {
 	struct timespec until;
 
-	if (ggmlviz__leave_lock_mine(l))
-		return 0;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += GGMLVIZ__EXIT_WAIT_MS / 1000;
 	until.tv_nsec += (GGMLVIZ__EXIT_WAIT_MS % 1000) * 1000000L;
 	if (until.tv_nsec >= 1000000000L)
 		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	return until;
+}
+
+int ggmlviz__leave_lock_at_exit(struct ggmlviz__leave_lock *l)
+{
+	struct timespec until = exit_deadline();
+
+	if (ggmlviz__leave_lock_mine(l))
+		return 0;
 	if (pthread_mutex_timedlock(&l->mutex, &until) != 0)
 		return 0;
 	atomic_store_explicit(&l->owner, self(), memory_order_relaxed);
@@ -117,6 +125,19 @@ void ggmlviz__inner_unlock(pthread_mutex_t *m)
 	pthread_mutex_unlock(m);
 	atomic_signal_fence(memory_order_seq_cst); /* uncounted once it is given back */
 	inner_held--;
+}
+
+int ggmlviz__inner_lock_at_exit(pthread_mutex_t *m)
+{
+	struct timespec until = exit_deadline();
+
+	inner_held++;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (pthread_mutex_timedlock(m, &until) == 0)
+		return 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	inner_held--;
+	return 0;
 }
 
 int ggmlviz__inner_locks_held(void)

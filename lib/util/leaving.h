@@ -70,6 +70,12 @@ void ggmlviz__leave_lock_reset(struct ggmlviz__leave_lock *l);
  */
 void ggmlviz__inner_lock(pthread_mutex_t *m);
 void ggmlviz__inner_unlock(pthread_mutex_t *m);
+/*
+ * For an exit handler: 1 with the lock held; 0 when another thread held it
+ * for GGMLVIZ__EXIT_WAIT_MS (it may wait on a lock of the C library that
+ * the thread exit() interrupted holds: malloc's, as it frees).
+ */
+int ggmlviz__inner_lock_at_exit(pthread_mutex_t *m);
 /* How many of those locks this thread holds or is taking: 0 when none. */
 int ggmlviz__inner_locks_held(void);
 

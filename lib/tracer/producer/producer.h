@@ -41,6 +41,8 @@ static inline struct ggmlviz__ring *ggmlviz__thread_ring(void)
 /* The list, walked with the lock held. */
 void ggmlviz__registry_lock(void);
 void ggmlviz__registry_unlock(void);
+/* At exit: 1 with the lock, 0 when another thread held it too long (leaving.h). */
+int ggmlviz__registry_lock_at_exit(void);
 struct ggmlviz__ring *ggmlviz__registry_first(void);
 
 /*

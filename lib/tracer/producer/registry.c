@@ -28,6 +28,11 @@ void ggmlviz__registry_lock(void)
 	ggmlviz__inner_lock(&lock);
 }
 
+int ggmlviz__registry_lock_at_exit(void)
+{
+	return ggmlviz__inner_lock_at_exit(&lock);
+}
+
 void ggmlviz__registry_unlock(void)
 {
 	ggmlviz__inner_unlock(&lock);

@@ -51,11 +51,26 @@ static void register_membarrier(void)
  * emit of this thread would wait for ever (the record it was making is
  * not committed, so never read).
  */
-static void quiesce(void)
+/*
+ * The registry's lock; at exit GGMLVIZ__EXIT_WAIT_MS at most, its holder
+ * perhaps waiting on malloc's lock, which the thread exit() interrupted
+ * holds (a thread ending frees its ring, the writer a dead thread's).
+ * 1 when taken.
+ */
+static int registry_lock(int exiting)
+{
+	if (exiting)
+		return ggmlviz__registry_lock_at_exit();
+	ggmlviz__registry_lock();
+	return 1;
+}
+
+static void quiesce(int exiting)
 {
 	if (!ggmlviz__state.heavy_fence)
 		ggmlviz__os_membarrier();
-	ggmlviz__registry_lock();
+	if (!registry_lock(exiting))
+		return; /* at exit: the emitters' records may stay unfinished */
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
 		while (r != ggmlviz__tls_ring && atomic_load_explicit(&r->in_emit, memory_order_seq_cst))
 			sched_yield();
@@ -393,13 +408,14 @@ static void add_ring(struct ggmlviz_stats *st, struct ggmlviz__ring *r)
 	st->threads += emitted > 0;
 }
 
-static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st)
+static void collect(const struct ggmlviz__writer *w, struct ggmlviz_stats *st, int exiting)
 {
 	struct ggmlviz__writer_figures f;
 	uint64_t lost;
 
 	memset(st, 0, sizeof *st);
-	ggmlviz__registry_lock();
+	if (!registry_lock(exiting))
+		return; /* at exit, its holder stuck: the stats stay empty */
 	for (struct ggmlviz__ring *r = ggmlviz__registry_first(); r; r = r->next)
 		add_ring(st, r);
 	ggmlviz__writer_figures(w, &f);
@@ -429,7 +445,7 @@ void ggmlviz_get_stats(struct ggmlviz_stats *out)
 {
 	ggmlviz__leave_lock(&session_lock);
 	if (writer)
-		collect(writer, out);
+		collect(writer, out, 0);
 	else
 		*out = last_stats;
 	ggmlviz__leave_unlock(&session_lock);
@@ -461,13 +477,14 @@ static int stop_locked(int exiting)
 	int rc;
 
 	ggmlviz__gpu_stop(); /* before the mask closes: the kernels still buffered go in */
-	ggmlviz__shares_say();
+	if (!exiting || ggmlviz__tls_ring)
+		ggmlviz__shares_say(); /* at exit, not into a ring made now (malloc) */
 	ggmlviz__mask_set(0);
-	quiesce();
+	quiesce(exiting);
 	ggmlviz__crash_disarm();
 	rc = ggmlviz__writer_close(writer, ggmlviz__os_gettid(),
 				   exiting ? GGMLVIZ__EXIT_WAIT_MS : 0);
-	collect(writer, &last_stats);
+	collect(writer, &last_stats, exiting);
 	if (rc < 0 && last_stats.error == 0)
 		last_stats.error = rc; /* closing the file failed, or its end never came */
 	if (exiting)

@@ -605,6 +605,8 @@ uint32_t ggmlviz__flight_record(const struct ggmlviz__writer *w, uint8_t *buf, s
  * With final (the session's end), a snapshot being written is waited for.
  */
 void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final);
+/* Bytes every snapshot of the process has written so far (progress while one is waited for). */
+uint64_t ggmlviz__snapshot_written(void);
 /* The requests (flight.c) to repeat at a snapshot's start: their records into buf, or their size if buf is NULL. */
 size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *buf,
 				     uint64_t *records);

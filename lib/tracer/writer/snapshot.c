@@ -71,11 +71,21 @@ static const char *base_name(const char *path)
 }
 
 /* len bytes at p to fd, whole (ggmlviz__output_write_to); 0 or -errno. */
+/* Bytes the snapshots have written, for a close at exit that waits while they grow. */
+static _Atomic uint64_t jobs_written;
+
+uint64_t ggmlviz__snapshot_written(void)
+{
+	return atomic_load_explicit(&jobs_written, memory_order_relaxed);
+}
+
 static int write_all(int fd, const uint8_t *p, size_t len)
 {
 	struct iovec iov = { (void *)(uintptr_t)p, len };
+	int rc = ggmlviz__output_write_to(fd, &iov, 1);
 
-	return ggmlviz__output_write_to(fd, &iov, 1);
+	atomic_fetch_add_explicit(&jobs_written, len, memory_order_relaxed);
+	return rc;
 }
 
 /* META SNAPSHOT's key, value and value2 for the snapshot due, numbered n. */

@@ -148,11 +148,17 @@ void ggmlviz__writer_free(struct ggmlviz__writer *w)
 	free(w);
 }
 
+/* Bytes written so far: to the trace, and to a snapshot its last pass waits for. */
+static uint64_t progress(struct ggmlviz__writer *w)
+{
+	return atomic_load(&w->bytes) + ggmlviz__snapshot_written();
+}
+
 /* Whether the thread ended (0), or wrote no byte for idle_ms (-ETIMEDOUT). */
 static int wait_ended(struct ggmlviz__writer *w, unsigned idle_ms)
 {
 	const uint64_t idle_ns = (uint64_t)idle_ms * 1000000u, slice_ns = 10000000u;
-	uint64_t bytes = atomic_load(&w->bytes), since = ggmlviz__monotonic_ns();
+	uint64_t bytes = progress(w), since = ggmlviz__monotonic_ns();
 
 	for (;;) {
 		uint32_t token = ggmlviz__bell_token(&ended_bell);
@@ -161,8 +167,8 @@ static int wait_ended(struct ggmlviz__writer *w, unsigned idle_ms)
 		if (atomic_load_explicit(&w->ended, memory_order_acquire))
 			return 0;
 		now = ggmlviz__monotonic_ns();
-		if (atomic_load(&w->bytes) != bytes) {
-			bytes = atomic_load(&w->bytes);
+		if (progress(w) != bytes) {
+			bytes = progress(w);
 			since = now;
 		} else if (now - since >= idle_ns)
 			return -ETIMEDOUT;
