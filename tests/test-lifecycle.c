@@ -313,6 +313,19 @@ static void exit_now(int sig)
 	exit(1);
 }
 
+/* In a child: a session on file, 1000 marks recorded, SIGINT's handler exit()s. */
+static void start_served_child(const char *file)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config(&cfg, file);
+	signal(SIGINT, exit_now);
+	if (ggmlviz_start(&cfg) != 0)
+		_exit(7);
+	for (int i = 0; i < 1000; i++)
+		ggmlviz_mark("served", (uint64_t)i);
+}
+
 static void atexit_stop(void)
 {
 	ggmlviz_stop();
@@ -380,14 +393,7 @@ START_TEST(exit_from_a_signal_in_an_inner_lock_never_hangs)
 	tu_path(path, sizeof path, "interrupt-in-registry");
 	pid = fork();
 	if (pid == 0) {
-		struct ggmlviz_config cfg;
-
-		tu_config(&cfg, path);
-		signal(SIGINT, exit_now);
-		if (ggmlviz_start(&cfg) != 0)
-			_exit(7);
-		for (int i = 0; i < 1000; i++)
-			ggmlviz_mark("served", (uint64_t)i);
+		start_served_child(path);
 		ggmlviz__registry_lock();
 		raise(SIGINT);
 		_exit(8); /* not reached: the handler exit()s */
@@ -426,15 +432,9 @@ START_TEST(exit_while_another_thread_holds_the_registry_ends)
 	pid = fork();
 	if (pid == 0) {
 		static _Atomic int held;
-		struct ggmlviz_config cfg;
 		pthread_t t;
 
-		tu_config(&cfg, path);
-		signal(SIGINT, exit_now);
-		if (ggmlviz_start(&cfg) != 0)
-			_exit(7);
-		for (int i = 0; i < 1000; i++)
-			ggmlviz_mark("served", (uint64_t)i);
+		start_served_child(path);
 		if (pthread_create(&t, NULL, hold_the_registry, (void *)&held) != 0)
 			_exit(9);
 		while (!atomic_load(&held))
@@ -537,15 +537,9 @@ static int interrupted_child(const char *file, void (*work)(void), unsigned afte
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		struct ggmlviz_config cfg;
 		pthread_t t;
 
-		tu_config(&cfg, file);
-		signal(SIGINT, exit_now);
-		if (ggmlviz_start(&cfg) != 0)
-			_exit(7);
-		for (int i = 0; i < 1000; i++)
-			ggmlviz_mark("served", (uint64_t)i);
+		start_served_child(file);
 		interrupt.target = pthread_self();
 		interrupt.after_us = after_us;
 		if (pthread_create(&t, NULL, interrupt_later, &interrupt) != 0)
