@@ -120,23 +120,6 @@ static int wait_child(pid_t pid)
 }
 
 /*
- * Until the writer has written an event: the emitting threads and the
- * writer are past their start. A thread being born may hold the allocator
- * of AddressSanitizer (GCC 12's, whose fork() does not make it safe) while
- * the test forks, and the child then hangs in the sanitizer itself; the
- * tests fork from a tracing process, not from one starting threads.
- */
-static void wait_for_a_pass(void)
-{
-	struct ggmlviz_stats st;
-
-	do {
-		usleep(1000);
-		ggmlviz_get_stats(&st);
-	} while (st.written == 0);
-}
-
-/*
  * The child of a tracing process emits and exits normally (its atexit
  * handler runs ggmlviz_stop): the parent's file gets nothing of it, and
  * stays whole.
@@ -152,7 +135,7 @@ START_TEST(fork_child_leaves_parent_file_alone)
 	tu_config(&cfg, path);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_mark("parent", 0);
-	wait_for_a_pass();
+	tu_wait_for_a_pass();
 	pid = fork();
 	if (pid == 0) {
 		int active = ggmlviz_is_active();
@@ -189,7 +172,7 @@ START_TEST(fork_child_traces_its_own_file)
 	tu_config(&cfg, path);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_mark("parent", 0);
-	wait_for_a_pass();
+	tu_wait_for_a_pass();
 	pid = fork();
 	if (pid == 0) {
 		struct ggmlviz_config child;
@@ -238,7 +221,7 @@ START_TEST(fork_while_threads_emit)
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	atomic_store(&spinning, 1);
 	ck_assert_int_eq(pthread_create(&th, NULL, spin_emit, NULL), 0);
-	wait_for_a_pass();
+	tu_wait_for_a_pass();
 	for (int i = 0; i < 20; i++) {
 		pid_t pid = fork();
 		if (pid == 0) {

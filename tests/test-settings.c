@@ -425,6 +425,8 @@ START_TEST(a_forked_child_may_set)
 	tu_path(trace, sizeof trace, "settings-fork");
 	tu_config(&cfg, trace);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_mark("before the fork", 0);
+	tu_wait_for_a_pass(); /* the writer thread past its start (trace-util.h) */
 	pid = fork();
 	if (pid == 0)
 		_exit(ggmlviz_setting_set("op_sample", "4") == 0 ? 0 : 1);

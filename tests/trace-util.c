@@ -31,6 +31,16 @@ void tu_config(struct ggmlviz_config *cfg, const char *path)
 	cfg->flush_interval_ms = 5;
 }
 
+void tu_wait_for_a_pass(void)
+{
+	struct ggmlviz_stats st;
+
+	do {
+		usleep(1000);
+		ggmlviz_get_stats(&st);
+	} while (st.written == 0);
+}
+
 uint32_t tu_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);

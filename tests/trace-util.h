@@ -19,6 +19,16 @@ void tu_path(char *buf, size_t size, const char *tag);
 /* Defaults, output = path, a short flush interval so tests run fast. */
 void tu_config(struct ggmlviz_config *cfg, const char *path);
 
+/*
+ * Until the writer has written an event (emit one first): the emitting
+ * threads and the writer are past their start. A thread being born may
+ * hold the allocator of AddressSanitizer (GCC 12's, whose fork() does not
+ * make it safe) while a test forks, and the child then hangs in the
+ * sanitizer itself; the tests fork from a tracing process, not from one
+ * starting threads.
+ */
+void tu_wait_for_a_pass(void);
+
 /* What a trace holds. */
 struct tu_summary {
 	int end_rc;                /* what ggmlviz_reader_next returned last (0 = clean end) */
