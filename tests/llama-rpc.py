@@ -11,7 +11,9 @@ that holds each message 1 ms each way (tests/tcprelay.py).
 
 - each trace complete: the servers' ended by SIGTERM;
 - the client's commands inside its steps, the servers' ops named and in
-  their layers;
+  their layers; the scheduler's copies into the client's runs counted
+  alike at every step of a size (a run that reads one is asked in full
+  every time: ggmlviz_nodes_ask_always(3));
 - merge: A's offset within 1 ms of 0, B's within 1 ms of +500 ms; every
   server op inside its command's round trip;
 - stats --by host: each generation token's client time, servers' work and
@@ -151,6 +153,21 @@ ok(ends and steps and all(e['status'] == 0 for e in ends) and
        for r in recs),
    'the client records its commands (SET_TENSOR, GET_TENSOR, GRAPH_RECOMPUTE), each on its'
    ' connection\'s thread "rpc HOST:PORT"', {e['cmd'] for e in ends})
+# the scheduler's copies into the client's runs, counted at every step (memory tracking): a run
+# that reads one is asked in full every time (ggmlviz_nodes_ask_always), the others' repeats alone
+copies, step = {}, None
+for r in recs:
+    if r['type'] == 'STEP_BEGIN':
+        step = [0, 0]
+    elif r['type'] == 'STEP_END' and step is not None:
+        copies.setdefault(r.get('n_tokens'), set()).add(tuple(step))
+        step = None
+    elif r['type'] == 'COUNTER' and r.get('label') == 'sched_copy_bytes' and step is not None:
+        step[0] += 1
+        step[1] += r['value']
+ok(copies and all(len(v) == 1 and min(v)[0] > 0 for v in copies.values()),
+   'the client counts the same copies into its runs at every step of a size (sched_copy_bytes)',
+   copies)
 layers = stats('layer', b.trace)
 named = [g for g in layers.get('groups', []) if g.get('name') not in (None, '(none)')]
 ok(len(named) >= 1 and all(g['count'] > 0 for g in named), 'server B\'s ops named and in their'

@@ -15,7 +15,12 @@
  *   - a split says its backend (ggmlviz_nodes_split()) until the next
  *     split or a flush;
  *   - a node asked before (ggmlviz_nodes_asked_before()): the same node at
- *     the same place of the same split id, in the same session, only.
+ *     the same place of the same split id, in the same session, only;
+ *   - an ask taken alone (ggmlviz_nodes_ask_again()): only a node at its
+ *     place in a split's repeat, with the same user, not the run's first,
+ *     not after ticks, not where the last run or this one was asked in
+ *     full (ggmlviz_nodes_ask_always()), not in sync mode or with
+ *     tracing off; what it records is what the full asks record.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -318,6 +323,127 @@ START_TEST(a_node_asked_before_is_said)
 }
 END_TEST
 
+/*
+ * A run of split id asked as the GGML adapter asks: ggmlviz_nodes_ask_again()
+ * first, the full ask where it says 0, and ggmlviz_nodes_ask_always() after
+ * the ask of place always_at (-1: none); which asks were taken alone, in
+ * again[].
+ */
+static void split_run_again(uint64_t id, const int *order, void *user, int always_at, int *again)
+{
+	ggmlviz_nodes_split(id, &cpu_backend);
+	for (int i = 0; i < NODES; i++) {
+		again[i] = ggmlviz_nodes_ask_again(&graph[order[i]], user);
+		ck_assert(again[i] == 0 || again[i] == 1);
+		if (!again[i])
+			ck_assert_int_eq(ggmlviz_nodes_ask(&graph[order[i]], &cpu_backend,
+							   counting_describe, user), 0);
+		else
+			ck_assert_int_eq(ggmlviz_nodes_asked_before(), 1);
+		if (i == always_at)
+			ggmlviz_nodes_ask_always();
+	}
+	for (int i = 0; i < NODES; i++)
+		ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+/* Whether again[] is "the first ask in full, every other taken alone". */
+static int all_but_first(const int *again)
+{
+	return again[0] == 0 && again[1] == 1 && again[2] == 1 && again[3] == 1;
+}
+
+/*
+ * A split's repeat is asked alone but for its first node: what is
+ * recorded is what full asks record (every op, its description kept, its
+ * times); and not where it must not be.
+ */
+START_TEST(a_repeat_is_asked_alone_where_it_can_be)
+{
+	char path[256];
+	int again[NODES];
+	struct seen *s;
+
+	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[1], &user_a), 0); /* no run */
+	start("ids-again", path, sizeof path);
+	split_run_again(61, in_order, &user_a, -1, again);
+	ck_assert(all_of(again, 0)); /* the first run: nothing kept */
+	split_run_again(61, in_order, &user_a, -1, again);
+	ck_assert(all_but_first(again));
+	split_run_again(61, in_order, &user_a, -1, again);
+	ck_assert(all_but_first(again));
+	ck_assert_int_eq(described, NODES);
+	split_run_again(61, swapped, &user_a, -1, again); /* places 1 and 2 moved */
+	ck_assert(again[0] == 0 && again[1] == 0 && again[2] == 0 && again[3] == 1);
+	split_run_again(61, in_order, &user_b, -1, again);
+	ck_assert(all_of(again, 0)); /* another user: nothing of its own kept */
+	split_run_again(62, in_order, &user_a, -1, again);
+	ck_assert(all_of(again, 0)); /* another id */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 6 * NODES);
+	ck_assert_uint_eq(s->splits, 6);
+	for (size_t k = 0; k < 3 * NODES; k++) { /* the runs asked alone are recorded as the first */
+		const struct gs_node *g = &graph[k % NODES];
+
+		ck_assert_uint_eq(s->op[k].op_type, g->op);
+		ck_assert_str_eq(s->label[k], g->name);
+		ck_assert_int_eq(s->op[k].layer, g->layer);
+		ck_assert_uint_eq(s->op[k].ptr, (uint64_t)(uintptr_t)g);
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
+		ck_assert_uint_le(s->op[k].begin_ns, s->op[k].end_ns);
+	}
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A run whose adapter asked a node in full, and said so, has its next run
+ * asked in full (and says it again there, or its next one is asked alone);
+ * a run ends at a tick, sync mode and a stop take nothing alone.
+ */
+START_TEST(a_run_asked_always_is_asked_in_full)
+{
+	char path[256], path2[256];
+	struct ggmlviz_config cfg;
+	int again[NODES];
+
+	start("ids-always", path, sizeof path);
+	split_run_again(71, in_order, &user_a, -1, again);
+	split_run_again(71, in_order, &user_a, 2, again);
+	/* said at place 2: the rest of this run and all of its next one in full */
+	ck_assert(again[0] == 0 && again[1] == 1 && again[2] == 1 && again[3] == 0);
+	split_run_again(71, in_order, &user_a, 2, again);
+	ck_assert(all_of(again, 0));
+	split_run_again(71, in_order, &user_a, -1, again);
+	ck_assert(all_of(again, 0)); /* the run before was asked always */
+	split_run_again(71, in_order, &user_a, -1, again);
+	ck_assert(all_but_first(again));
+	/* a tick ends the run: the next ask is a new run's, not a repeat's */
+	ggmlviz_nodes_split(71, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask(&graph[0], &cpu_backend, counting_describe, &user_a), 0);
+	ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[1], &user_a), 0);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[1], &user_a), 0); /* not tracing */
+	unlink(path);
+
+	tu_path(path2, sizeof path2, "ids-always-sync");
+	tu_config(&cfg, path2);
+	cfg.gpu_kernels = 0;
+	cfg.op_timing = GGMLVIZ_OP_TIMING_SYNC;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	split_run_again(72, in_order, &user_a, -1, again);
+	split_run_again(72, in_order, &user_a, -1, again);
+	ck_assert(all_of(again, 0)); /* sync mode: the adapter times each node itself */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path2);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("graph ids");
@@ -330,6 +456,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, an_id_begins_a_split);
 	tcase_add_test(c, a_split_says_its_backend);
 	tcase_add_test(c, a_node_asked_before_is_said);
+	tcase_add_test(c, a_repeat_is_asked_alone_where_it_can_be);
+	tcase_add_test(c, a_run_asked_always_is_asked_in_full);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -64,7 +64,7 @@ static __thread int32_t ggmlviz_ggml__named_layer = -1;
 static __thread const void *ggmlviz_ggml__named_backend;
 static __thread uint64_t ggmlviz_ggml__named_session;
 
-static struct ggmlviz_ggml__slot *ggmlviz_ggml__find(const void *key)
+__attribute__((noinline)) static struct ggmlviz_ggml__slot *ggmlviz_ggml__find(const void *key)
 {
 	for (int i = 0; i < GGMLVIZ_GGML_MAX_SCHEDS; i++) {
 		struct ggmlviz_ggml__slot *s = &ggmlviz_ggml__slots[i];
@@ -113,7 +113,7 @@ static const struct ggmlviz_ggml__slot *ggmlviz_ggml__find_cached(const void *ke
 	static __thread unsigned int cached_epoch = ~0u;
 	unsigned int epoch = GGMLVIZ_GGML__LOAD(&ggmlviz_ggml__slots_epoch);
 
-	if (cached_epoch != epoch || cached_key != key) {
+	if (__builtin_expect(cached_epoch != epoch || cached_key != key, 0)) {
 		cached_slot = ggmlviz_ggml__find(key);
 		cached_key = key;
 		cached_epoch = epoch;
@@ -567,9 +567,11 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 	if (!backend)
 		backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
-	/* a node of a split computed again: its buffers were looked at (doc/cost.md) */
-	if (GGMLVIZ__ON(GGMLVIZ__MEMORY))
-		ggmlviz_ggml__buffers_seen(t, ggmlviz_nodes_asked_before() != 0);
+	/* a node of a split computed again: its buffers were looked at (doc/cost.md);
+	 * a copy into the run is counted every time, so the run is asked in full */
+	if (GGMLVIZ__ON(GGMLVIZ__MEMORY) &&
+	    ggmlviz_ggml__buffers_seen(t, ggmlviz_nodes_asked_before() != 0))
+		ggmlviz_nodes_ask_always();
 	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
 		return f->app_wants;
 	if (!ggmlviz_ggml__unnamed(t) && ggmlviz_layer_of_name(t->name, strlen(t->name)) >= 0)
@@ -619,13 +621,24 @@ static const struct ggmlviz_ggml__slot *ggmlviz_ggml__adopt(void *sched)
 	return slot;
 }
 
+/* Every call but a repeat's ask (below): kept out of line, so that those ask at a leaf's cost. */
+__attribute__((noinline)) static bool ggmlviz_ggml__eval(struct ggml_tensor *t, bool ask, void *user_data,
+							 const struct ggmlviz_ggml__slot *slot)
+{
+	if (!slot && user_data && ask && GGMLVIZ__ON(GGMLVIZ__OPS))
+		slot = ggmlviz_ggml__adopt(user_data);
+	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
+}
+
 bool ggmlviz_ggml_eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
 {
 	const struct ggmlviz_ggml__slot *slot = ggmlviz_ggml__find_cached(user_data);
 
-	if (!slot && user_data && ask && GGMLVIZ__ON(GGMLVIZ__OPS))
-		slot = ggmlviz_ggml__adopt(user_data);
-	return ask ? ggmlviz_ggml__ask(t, user_data, slot) : ggmlviz_ggml__observe(t, slot);
+	/* a node of a split computed again, whose ask needs nothing more: no chained callback
+	 * to ask, no copy to count (ggmlviz_nodes_ask_again(3)) */
+	if (ask && !(slot && GGMLVIZ_GGML__LOAD(&slot->chain)) && ggmlviz_nodes_ask_again(t, user_data))
+		return false;
+	return ggmlviz_ggml__eval(t, ask, user_data, slot);
 }
 
 bool ggmlviz_ggml_abort_cb(void *data)

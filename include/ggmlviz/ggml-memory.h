@@ -230,15 +230,18 @@ static bool ggmlviz_ggml__sched_copy(const struct ggml_tensor *t)
  * COUNTER "sched_copy_bytes" for each input the scheduler copied into this
  * thread's run (once per run: a copy may feed several of its nodes), with
  * memory tracking on: the bytes a model split between backends moves.
+ * Returns whether t reads such a copy (its run is then asked in full
+ * every time: ggmlviz_nodes_ask_always(3)).
  */
-static void ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
+static bool ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
 {
 	static __thread const void *run_buft;
 	static __thread const struct ggml_tensor *counted[64];
 	static __thread unsigned int n_counted;
 	const void *buft = t->buffer ? (const void *)ggml_backend_buffer_get_type(t->buffer) : NULL;
+	bool reads = false;
 
-	if (buft != run_buft) /* another backend's node: a new run */
+	if (buft != run_buft) /* another backend's node: a new run (its first ask is in full) */
 		run_buft = buft, n_counted = 0;
 	for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
 		const struct ggml_tensor *s = t->src[i];
@@ -246,6 +249,7 @@ static void ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
 
 		if (!ggmlviz_ggml__sched_copy(s))
 			continue;
+		reads = true;
 		while (k < n_counted && k < 64 && counted[k] != s)
 			k++;
 		if (k < n_counted && k < 64)
@@ -253,21 +257,23 @@ static void ggmlviz_ggml__copies_seen(const struct ggml_tensor *t)
 		counted[n_counted++ % 64] = s;
 		ggmlviz_counter("sched_copy_bytes", (int64_t)ggml_nbytes(s));
 	}
+	return reads;
 }
 
 /*
  * A node's buffers and its sources', unless seen_before (the same node of
  * a split computed before: ggmlviz_nodes_asked_before(3)), and the
- * scheduler's copies into its run, which every run counts.
+ * scheduler's copies into its run, which every run counts; whether the
+ * node reads a copy.
  */
-static void ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t, bool seen_before)
+static bool ggmlviz_ggml__buffers_seen(const struct ggml_tensor *t, bool seen_before)
 {
 	if (!seen_before) {
 		ggmlviz_ggml__buffer_seen(t);
 		for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++)
 			ggmlviz_ggml__buffer_seen(t->src[i]);
 	}
-	ggmlviz_ggml__copies_seen(t);
+	return ggmlviz_ggml__copies_seen(t);
 }
 /** @endcond */
 

@@ -27,7 +27,9 @@ GGMLVIZ__PUBLIC_BEGIN
  * callback from its first thread once after each node it computed. The
  * adapters pass both on here, on the computing thread:
  * ggmlviz_nodes_ask() for each ask, ggmlviz_nodes_tick() for each call
- * after a node, ggmlviz_nodes_flush() when a graph or step ends.
+ * after a node, ggmlviz_nodes_flush() when a graph or step ends. An ask
+ * that repeats a split graph's last run is recorded by
+ * ggmlviz_nodes_ask_again() alone, where that can be done.
  *
  * Consecutive asks for nodes of one backend, with no tick between, form a
  * run (a split). When the run ends (the next run's first ask, or a flush),
@@ -190,6 +192,51 @@ const void *ggmlviz_nodes_split_backend(void);
  *         asked about on this thread.
  */
 int ggmlviz_nodes_asked_before(void);
+
+/**
+ * @brief Records an ask that repeats the last run of the same split graph,
+ * with none of ggmlviz_nodes_ask()'s work, where that can be done.
+ *
+ * An adapter calls it first for each ask, and calls ggmlviz_nodes_ask()
+ * only when it returns 0. It returns 1 when the calling thread's open run
+ * is the split graph (ggmlviz_nodes_split()) whose last run in this
+ * session had the same describer and @p user, @p node is the node at the
+ * place it had there, and the adapter did not call
+ * ggmlviz_nodes_ask_always() during that run or this one: then the ask is
+ * recorded as ggmlviz_nodes_ask() would record it (the run's descriptions
+ * are the kept ones), ggmlviz_nodes_asked_before() says 1, and the
+ * adapter has nothing more to do for the node. llama.cpp computes the
+ * same split graph at every token, and its asks then cost a few loads and
+ * stores a node, where the full ask looks the node up and the adapter
+ * reads its struct (doc/cost.md).
+ *
+ * It returns 0, recording nothing, for the first ask of a run (it has the
+ * split's id), after a tick (the run computed: the next ask begins
+ * another), for a node not at its place, while the run is ranged by NVTX
+ * or its ticks are ignored (sync mode, op sampling), and while op timing
+ * is off. No lock, no system call, no allocation (the run's room for the
+ * kept run's nodes is made at its first ask).
+ *
+ * @param node the node asked about (an address, never read).
+ * @param user the @p user the adapter gives ggmlviz_nodes_ask().
+ * @return 1 when the ask was recorded; 0 when it was not, and the caller
+ *         asks with ggmlviz_nodes_ask().
+ */
+int ggmlviz_nodes_ask_again(const void *node, const void *user);
+
+/**
+ * @brief Says that the calling thread's open run needs each of its nodes
+ * asked in full whenever its split graph runs again.
+ *
+ * An adapter that does work of its own at a node's ask, every time the
+ * node is computed, calls it after that ask (ggmlviz_nodes_ask()): the
+ * GGML adapter does when memory tracking counts an input that the
+ * scheduler copied into the run (COUNTER sched_copy_bytes). The next run
+ * of the same split is then asked node by node, ggmlviz_nodes_ask_again()
+ * returning 0, and says it again if it still needs to. Does nothing when
+ * the thread has no open run. No lock, no system call, no allocation.
+ */
+void ggmlviz_nodes_ask_always(void);
 
 /**
  * @brief The backend finished computing a node (GGML's CPU abort callback).

@@ -55,6 +55,7 @@ struct kept {
 	void *user;
 	const void **nodes;              /* its nodes, in order */
 	struct ggmlviz_node_desc *desc;  /* and their descriptions */
+	uint32_t *ticking;               /* the places of the nodes that tick (expected of them) */
 	uint32_t n, cap, expected;       /* expected: the ticks they give */
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
 	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
@@ -62,6 +63,7 @@ struct kept {
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 	int measured;                    /* its last run was measured (shares): its asks need no stamp */
+	int ask_always;                  /* its last run's nodes were each asked in full (ggmlviz_nodes_ask_always()) */
 	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
 };
 
@@ -90,6 +92,8 @@ struct run {
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	struct kept kept[KEPT_RUNS];
 	struct kept *again;              /* the kept run of the open run's graph id, if any */
+	const struct kept *fast;         /* the kept run whose nodes ggmlviz_nodes_ask_again() takes */
+	int ask_always;                  /* its nodes must each be asked in full when it runs again */
 	struct kept *set;                /* the kept run it is recorded with, if any (DESC_SET) */
 	uint64_t sets;                   /* sets kept by this thread: the last one's id */
 	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
@@ -106,7 +110,7 @@ struct run {
 };
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
-static _Thread_local uint64_t tls_graph_id; /* given for the next run this thread opens */
+static _Thread_local uint64_t tls_graph_id __attribute__((tls_model("initial-exec"))); /* for the next run */
 static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
 /* the last node asked: ggmlviz_nodes_asked_before(); read and written at every ask */
 static _Thread_local int tls_asked_before __attribute__((tls_model("initial-exec")));
@@ -124,6 +128,7 @@ static void run_free(struct ggmlviz__perthread_item *it)
 	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
 		free(r->kept[k].nodes);
 		free(r->kept[k].desc);
+		free(r->kept[k].ticking);
 		free(r->kept[k].nvtx_names);
 	}
 	free(r);
@@ -152,16 +157,19 @@ static struct run *run_get(void)
 	return r;
 }
 
-/* Room for one more node (and its tick and description); 0 or -ENOMEM. */
-static int run_grow(struct run *r)
+/* Room for want nodes (and their ticks and descriptions); 0 or -ENOMEM. */
+static int run_reserve(struct run *r, uint32_t want)
 {
-	uint32_t cap = r->cap ? r->cap * 2 : RUN_MIN;
+	uint32_t cap = r->cap ? r->cap : RUN_MIN;
 	void *p;
 
-	if (r->n < r->cap)
+	if (want <= r->cap)
 		return 0;
-	if (r->cap >= UINT32_MAX / 4)
-		return -ENOMEM;
+	while (cap < want) {
+		if (cap >= UINT32_MAX / 4)
+			return -ENOMEM;
+		cap *= 2;
+	}
 	if (!(p = realloc(r->nodes, cap * sizeof *r->nodes)))
 		return -ENOMEM;
 	r->nodes = p;
@@ -187,6 +195,12 @@ static int run_grow(struct run *r)
 	return 0;
 }
 
+/* Room for one more node; 0 or -ENOMEM. */
+static int run_grow(struct run *r)
+{
+	return r->n < r->cap ? 0 : run_reserve(r, r->n + 1);
+}
+
 static void run_reset(struct run *r)
 {
 	r->n = r->n_ticks = r->lost = 0;
@@ -197,6 +211,8 @@ static void run_reset(struct run *r)
 	r->gpu_hooked = 0;
 	r->graph_id = 0;
 	r->again = NULL;
+	r->fast = NULL;
+	r->ask_always = 0;
 	r->set = NULL;
 	r->described = r->described_ticks = 0;
 	r->nvtx = 0;
@@ -345,10 +361,16 @@ static struct kept *keep(struct run *r, uint32_t expected)
 		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
 			return NULL;
 		kp->desc = p;
+		if (!(p = realloc(kp->ticking, r->n * sizeof *kp->ticking)))
+			return NULL;
+		kp->ticking = p;
 		kp->cap = r->n;
 	}
 	memcpy(kp->nodes, r->nodes, r->n * sizeof *r->nodes);
 	memcpy(kp->desc, r->desc, r->n * sizeof *r->desc);
+	for (uint32_t i = 0, k = 0; i < r->n && k < expected; i++)
+		if (r->desc[i].ticks)
+			kp->ticking[k++] = i;
 	kp->n = r->n;
 	kp->expected = expected;
 	kp->describe = r->describe;
@@ -358,6 +380,7 @@ static struct kept *keep(struct run *r, uint32_t expected)
 	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
 	keep_nvtx_names(r, kp);
 	kp->ticked = r->n_ticks != 0;
+	kp->ask_always = r->ask_always;
 	kp->session = r->session;
 	kp->graph_id = r->graph_id;
 	return kp;
@@ -374,6 +397,7 @@ static uint32_t descriptions(struct run *r)
 		kp->used = r->closed;
 		kp->session = r->session;
 		kp->ticked = r->n_ticks != 0;
+		kp->ask_always = r->ask_always;
 		r->d = kp->desc;
 		r->set = kp;
 		return kp->expected;
@@ -533,18 +557,21 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 	return 1;
 }
 
-/* A repeated run's measured ops, packed: 0 if they were not (see record_times). */
-static int record_measured_times(struct run *r)
+/*
+ * A repeated run's measured ops, packed: 0 if they were not (see
+ * record_times). Its kept run lists the places of its expected ops: their
+ * descriptions, some 40 kB a run that the weights pushed out of the caches
+ * since, are not read.
+ */
+static int record_measured_times(struct run *r, uint32_t expected)
 {
-	uint32_t k = 0;
+	const uint32_t *at = r->set->ticking;
 
-	for (uint32_t i = 0; i < r->n; i++) {
-		if (!r->d[i].ticks)
-			continue;
-		r->op_begin[k] = r->cpu[2 * i];
-		r->op_end[k++] = r->cpu[2 * i + 1];
+	for (uint32_t k = 0; k < expected; k++) {
+		r->op_begin[k] = r->cpu[2 * at[k]];
+		r->op_end[k] = r->cpu[2 * at[k] + 1];
 	}
-	return record_times(r, k, GGMLVIZ_OP_METHOD_MEASURED, 0) ? (int)k : 0;
+	return record_times(r, expected, GGMLVIZ_OP_METHOD_MEASURED, 0) ? (int)expected : 0;
 }
 
 /*
@@ -559,11 +586,13 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected)
 	struct ggmlviz__written before;
 	int repeat, packed;
 
+	if (r->set && expected)
+		i = r->set->ticking[0];
 	while (i < r->n && !r->d[i].ticks)
 		i++;
 	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
 			  &before);
-	if (repeat && (packed = record_measured_times(r)) > 0)
+	if (repeat && (packed = record_measured_times(r, expected)) > 0)
 		return (uint32_t)packed;
 	for (i = 0; i < r->n; i++) {
 		names_ahead(r, i);
@@ -584,6 +613,11 @@ static int all_measured(const struct run *r, uint32_t expected)
 
 	if (r->cpu_timed != expected)
 		return 0;
+	if (r->set) { /* its kept run's list: no description read (record_measured_times) */
+		for (uint32_t j = 0; j < expected; j++)
+			k += r->cpu[2 * r->set->ticking[j] + 1] != 0;
+		return k == expected;
+	}
 	for (uint32_t i = 0; i < r->n; i++)
 		k += r->d[i].ticks && r->cpu[2 * i + 1];
 	return k == expected;
@@ -777,6 +811,24 @@ static void nvtx_tick(struct run *r)
 	nvtx_next_op(r);
 }
 
+/*
+ * The kept run whose next asks ggmlviz_nodes_ask_again() may take alone:
+ * the open run's split graph, last run in this session by the same
+ * describer, whose caller needed no node asked in full; not while the run
+ * is ranged (NVTX) or its ticks ignored (sync mode, sampled out), nor
+ * without room for all of its nodes, made now so that those asks grow
+ * nothing. NULL: every ask goes through ggmlviz_nodes_ask().
+ */
+static const struct kept *fast_kept(struct run *r)
+{
+	const struct kept *kp = r->again;
+
+	if (!kp || kp->ask_always || kp->session != r->session || kp->describe != r->describe ||
+	    kp->user != r->user || r->nvtx || r->ignore_ticks)
+		return NULL;
+	return run_reserve(r, kp->n) == 0 ? kp : NULL;
+}
+
 /* A new run of backend's nodes, its SPLIT_BEGIN recorded at the first ask. */
 static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_fn describe,
 		     void *user, uint64_t now, const void *node)
@@ -797,6 +849,7 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->again = kept_again(r);
 	/* a measured run's first op begins with its shares, not at its last ask: no stamp a node */
 	r->asks_unstamped = r->again && r->again->measured;
+	r->fast = fast_kept(r);
 	tls_graph_id = 0;
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
@@ -858,6 +911,43 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 	return 0;
 }
 
+/* An ask's stamp, for a run whose first op begins at its last ask (not a measured one's). */
+__attribute__((noinline, cold)) static void stamp_ask(struct run *r)
+{
+	r->last_ask_stamp = ggmlviz__stamp();
+}
+
+int ggmlviz_nodes_ask_again(const void *node, const void *user)
+{
+	const unsigned want = GGMLVIZ__ACTIVE | GGMLVIZ__OPS;
+	struct run *r = tls_run;
+	const struct kept *kp;
+	uint32_t i;
+
+	if (!r || !(kp = r->fast) || r->ask_always || r->n_ticks || tls_graph_id)
+		return 0; /* no repeat, or a new run begins: the full ask closes this one */
+	i = r->n;
+	if (i >= kp->n || kp->nodes[i] != node || r->user != user ||
+	    (ggmlviz__mask_relaxed() & want) != want)
+		return 0;
+	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
+		stamp_ask(r);
+	r->gpu[2 * i] = r->gpu[2 * i + 1] = 0;
+	r->cpu[2 * i] = r->cpu[2 * i + 1] = 0;
+	r->nodes[i] = node;
+	r->n = i + 1;
+	tls_asked_before = 1;
+	return 1;
+}
+
+void ggmlviz_nodes_ask_always(void)
+{
+	struct run *r = tls_run;
+
+	if (r && r->open)
+		r->ask_always = 1;
+}
+
 /* A tick's stamp: the end of the share the thread just ended, else the clock now. */
 static inline uint64_t tick_stamp(void)
 {
@@ -906,12 +996,9 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
+/* ggmlviz__nodes_measured() where node is not the one after the last found: a search. */
+static void measured_search(struct run *r, const void *node, uint64_t begin, uint64_t end)
 {
-	struct run *r = tls_run;
-
-	if (r && r->open && r->ignore_ticks)
-		return;
 	for (uint32_t k = 0, i = r ? r->cpu_hint : 0; r && r->open && end >= begin && k < r->n;
 	     k++, i++) {
 		if (i >= r->n)
@@ -925,6 +1012,25 @@ void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
 		return;
 	}
 	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+}
+
+void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
+{
+	struct run *r = tls_run;
+	uint32_t i;
+
+	if (r && r->open && r->ignore_ticks)
+		return;
+	/* thread 0 hands the nodes over in the graph's order, which is the run's */
+	if (GGMLVIZ__LIKELY(r && r->open && end >= begin && (i = r->cpu_hint) < r->n &&
+			    r->nodes[i] == node)) {
+		r->cpu_timed += !r->cpu[2 * i + 1];
+		r->cpu[2 * i] = begin;
+		r->cpu[2 * i + 1] = end;
+		r->cpu_hint = i + 1;
+		return;
+	}
+	measured_search(r, node, begin, end);
 }
 
 void ggmlviz_nodes_graph_id(uint64_t id)
