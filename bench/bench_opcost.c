@@ -5,7 +5,9 @@
  * its descriptions kept, its records packed), with a clock_gettime timed
  * alongside in the same run (a shared machine's noise moves both):
  *
- *   ask      ggmlviz_nodes_ask(): a node of the split asked about;
+ *   ask      a node of the split asked about, as the GGML adapter asks:
+ *            ggmlviz_nodes_ask_again(), and ggmlviz_nodes_ask() where it
+ *            says 0 (the split's first node);
  *   tick     ggmlviz_nodes_tick(): the CPU backend's call after a node;
  *   share    ggmlviz_cpu_share_begin() and _end() around a worker's share;
  *   done     ggmlviz_cpu_graph_done(): the shares written, thread 0's hand-over;
@@ -132,7 +134,8 @@ static void graph(int traced, double t[PARTS + 1])
 	if (traced) {
 		ggmlviz_nodes_split(7, &backend);
 		for (int i = 0; i < n_nodes; i++)
-			ggmlviz_nodes_ask(node_ptrs[i], &backend, describe, NULL);
+			if (!ggmlviz_nodes_ask_again(node_ptrs[i], NULL))
+				ggmlviz_nodes_ask(node_ptrs[i], &backend, describe, NULL);
 	}
 	a = bench_now_ns();
 	t[ASK] += (double)(a - t0);

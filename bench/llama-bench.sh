@@ -19,9 +19,11 @@
 # so to each of its ops (ops a token from the last traced round's trace;
 # with the range the median ratio's interval gives, often wide):
 # a cost that stays the same for a model whose tokens take longer; and,
-# from that trace, a generated token's time on its thread outside its ops
-# (before its graph's first ask, from there to its first op, after its
-# last op: where the step's thread works while the workers wait); and
+# from that trace (and the before mode's), a generated token's time on
+# its thread outside its ops (before its graph's first ask, from there to
+# its first op, after its last op: where the step's thread works while
+# the workers wait; measured inside the traced run, steadier than tokens
+# a second on a noisy machine); and
 # what it costs the machine: each mode's CPU time a run (perf stat's
 # task-clock, or getrusage through /usr/bin/time) and its context
 # switches, against untraced, and the writer thread's passes and CPU time
@@ -57,6 +59,9 @@
 #   flight  GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60: and a flight
 #           recorder, every op of the last minute in memory (the summed
 #           steps recorded op by op for it too)
+#   before  traced as by default, by the tools in the folder BEFORE=DIR
+#           (the same llama.cpp built by an earlier libggmlviz: a before
+#           and after in one run, each against the same untraced rounds)
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -94,11 +99,17 @@ mode_env() {
 	nowriter) echo "GGML_VIZ_FLUSH_INTERVAL=60000" ;;
 	sampled) echo "GGML_VIZ_OP_SAMPLE=100" ;;
 	flight) echo "GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60" ;;
-	traced) ;;
+	traced | before) ;;
 	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
 	esac
 }
 for mode in $modes; do [ "$mode" = plain ] || mode_env "$mode" >/dev/null || exit 2; done
+case " $modes " in *" before "*)
+	[ -x "${BEFORE:-}/llama-bench" ] || {
+		echo "llama-bench.sh: mode 'before' needs BEFORE=DIR, a folder holding llama-bench" >&2
+		exit 2
+	} ;;
+esac
 # measured BASE COMMAND...: its output in BASE.json, its stderr in BASE.err, and its CPU
 # time and context switches in BASE.cpu ("ms switches"), by perf stat's software counters
 # where perf runs, else by GNU time (getrusage)
@@ -130,13 +141,16 @@ while [ $i -lt "$rounds" ]; do
 	for mode in $modes; do
 		out="$tmp/round.ggmlviz"
 		[ "$mode" = traced ] && out="$tmp/traced.ggmlviz"
+		[ "$mode" = before ] && out="$tmp/before.ggmlviz"
 		if [ "$mode" = plain ]; then
 			# shellcheck disable=SC2086 # llama-bench's arguments are words
 			measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json
 		else
 			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
+			bin=$tools
+			[ "$mode" = before ] && bin=$BEFORE
 			measured "$tmp/$mode.$i" env GGML_VIZ_OUTPUT="$out" GGML_VIZ_VERBOSE=1 \
-				$(mode_env "$mode") "$tools/llama-bench" $args -o json
+				$(mode_env "$mode") "$bin/llama-bench" $args -o json
 		fi
 	done
 	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
@@ -153,8 +167,10 @@ done
 "$ggmlviz" stats -f json "$tmp/traced.ggmlviz" >"$tmp/run.json" 2>/dev/null || echo '{}' >"$tmp/run.json"
 
 # the step's records and its ops' begins and ends, for the time outside the ops (below)
-"$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END,OP_TIMES "$tmp/traced.ggmlviz" \
-	>"$tmp/edges.jsonl" 2>/dev/null || : >"$tmp/edges.jsonl"
+for mode in traced before; do
+	"$ggmlviz" dump -f jsonl -t step,split,OP_COMPUTE_BEGIN,OP_COMPUTE_END,OP_TIMES "$tmp/$mode.ggmlviz" \
+		>"$tmp/$mode.edges.jsonl" 2>/dev/null || : >"$tmp/$mode.edges.jsonl"
+done
 
 python3 - "$tmp" "$rounds" "$modes" "${SUMMARY:-}" <<'PY'
 import json, math, os, re, statistics, sys
@@ -172,7 +188,8 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
         'nowriter': 'as traced, the writer passing only at a ring\'s bell or the stop, '
                     'GGML_VIZ_FLUSH_INTERVAL=60000',
         'sampled': 'rolling mode, 1 step in 100 op by op, GGML_VIZ_OP_SAMPLE=100',
-        'flight': 'rolling mode and a flight recorder, GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60'}
+        'flight': 'rolling mode and a flight recorder, GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60',
+        'before': 'as traced by default, the tools of BEFORE=%s' % os.environ.get('BEFORE', '')}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
 
@@ -248,13 +265,13 @@ for test in ('pp', 'tg'):
                 print('      nothing more a token that the medians tell (%.1f us faster traced, of '
                       '%.1f us untraced)%s' % (-per_token_us, untraced_us, loose))
 
-def outside_ops():
-    """Each generation step's time on its thread outside its ops, in the last traced round:
+def outside_ops(mode):
+    """Each generation step's time on its thread outside its ops, in the mode's last round:
     from its begin to the first ask of its graph's nodes (llama.cpp's own), from that ask to
     its first op (the asks, the graph's plan, the workers woken), and from its last op to its
     end (the shares and op records written, the logits read); the medians, in us."""
     steps, cur = [], None
-    for line in open(os.path.join(tmp, 'edges.jsonl')):
+    for line in open(os.path.join(tmp, mode + '.edges.jsonl')):
         r = json.loads(line)
         t = r['type']
         if t == 'STEP_BEGIN':
@@ -278,9 +295,9 @@ def outside_ops():
     if not steps:
         return
     med = [statistics.median(s[k] for s in steps) / 1e3 for k in range(3)]
-    print('  tg, traced, the step\'s thread outside its ops (medians of %d steps, last round): '
+    print('  tg, %s, the step\'s thread outside its ops (medians of %d steps, last round): '
           '%.1f us to its first ask, %.1f us of asks and the graph\'s start, %.1f us after its '
-          'last op' % (len(steps), med[0], med[1], med[2]))
+          'last op' % (mode, len(steps), med[0], med[1], med[2]))
 
 def cpu(mode, i):
     """A round's run of a mode: its CPU ms and context switches, or None."""
@@ -328,7 +345,9 @@ def machine_cost():
                 passes, us / 1e3, 1e3 * us / ops)
         print(line + ' (medians)')
 
-outside_ops()
+for mode in ('traced', 'before'):
+    if mode in modes:
+        outside_ops(mode)
 machine_cost()
 if summary_path:
     json.dump(summary, open(summary_path, 'w'), indent=1)
