@@ -146,9 +146,9 @@ while [ $i -lt "$rounds" ]; do
 			# shellcheck disable=SC2086 # llama-bench's arguments are words
 			measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json
 		else
-			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
 			bin=$tools
 			[ "$mode" = before ] && bin=$BEFORE
+			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
 			measured "$tmp/$mode.$i" env GGML_VIZ_OUTPUT="$out" GGML_VIZ_VERBOSE=1 \
 				$(mode_env "$mode") "$bin/llama-bench" $args -o json
 		fi

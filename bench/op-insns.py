@@ -11,8 +11,11 @@ file per thread. Printed, per op of the run: the instructions of the
 library's and the adapter's functions on the thread that computes the
 graph (the ask, the tick, the shares, the graph's end, the run recorded;
 the first run's descriptions are in it, spread over the run's ops), by
-function, and the writer thread's whole count; with --before DIR, the
-same for the tools in DIR (an earlier build), side by side.
+function, and the other threads' whole count (the writer's: at one
+thread GGML starts no worker); with --before DIR, the same for the tools
+in DIR (an earlier build), side by side. GGML's own functions that the
+adapter calls (ggml_nbytes, the scheduler's lookups) are not counted:
+the untraced run calls them too.
 
     op-insns.py [--tools DIR] [--before DIR] [--tokens N] [--ggmlviz G] [--rows N]
 
@@ -39,7 +42,17 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OWN = re.compile(r'ggmlviz|(^|/)lib/(tracer|format)/|__strchr_avx2|__strrchr_avx2')
+# libggmlviz's sources (lib/, by their path in this checkout or another), the adapter's
+# functions (ggmlviz in their name), and the C library's string searches its memory
+# tracking made; judged on the function's file and name, not on where a clone lies
+OWN_FILE = re.compile(r'(^|/)lib/(tracer|format|util|reader)/[^/]+\.[ch]$')
+OWN_NAME = re.compile(r'ggmlviz|^__strr?chr_')
+
+
+def own(name):
+    """Whether callgrind's FILE:FUNCTION is the library's or the adapter's."""
+    path, _, func = name.rpartition(':')
+    return (bool(OWN_FILE.search(path)) and '/third_party/' not in path) or bool(OWN_NAME.search(func))
 
 
 def functions(path):
@@ -56,11 +69,15 @@ def functions(path):
 
 def short(name):
     """A function's name without its folder: lib's file and function, or the adapter's."""
-    return re.sub(r'^(.*/)?(lib|include)/', '', name).replace('???:', 'adapter: ')
+    path, _, func = name.rpartition(':')
+    if path == '???' and 'ggmlviz' in func:
+        return 'adapter: ' + func
+    return re.sub(r'^(.*/)?(lib|include)/', '', path) + ':' + func
 
 
 def measure(tools, model, tokens, tmp, tag, traced):
-    """Runs llama-bench under callgrind; (the graph's thread's counts, the other threads')."""
+    """Runs llama-bench under callgrind; (the graph's thread's counts, the other threads' sum:
+    the writer's, and OpenMP's none at one thread)."""
     out = os.path.join(tmp, tag + '.cg')
     env = dict(os.environ)
     env.pop('GGML_VIZ_OUTPUT', None)
@@ -91,7 +108,7 @@ def account(tools, model, tokens, tmp, tag, ggmlviz):
     ops = ops_of(ggmlviz, os.path.join(tmp, tag + '.ggmlviz'))
     own = collections.Counter()
     for name, n in traced.items():
-        if OWN.search(name):
+        if own(name):
             own[short(name)] += (n - plain.get(name, 0)) / ops
     return own, sum(own.values()), writer / ops, ops
 
@@ -133,7 +150,7 @@ def main():
     for k, _ in names.most_common(a.rows):
         print('  %-64s %s' % (k[:64], '  '.join('%8.1f' % got[t][0].get(k, 0.0) for t in tags)))
     print('  %-64s %s' % ('in all, the graph\'s thread', '  '.join('%8.1f' % got[t][1] for t in tags)))
-    print('  %-64s %s' % ('the writer thread (all of its instructions)',
+    print('  %-64s %s' % ('the other threads, the writer\'s (all of their instructions)',
                           '  '.join('%8.1f' % got[t][2] for t in tags)))
 
 

@@ -16,7 +16,10 @@
  *   - nodes no run asked about: counted in shares_unattributed, and said
  *     in the session's META SHARES (a session whose every share went to
  *     its op says that; one that measured nothing says nothing);
- *   - not tracing, rolling mode: nothing written.
+ *   - not tracing, rolling mode: nothing written;
+ *   - a split computed again, its asks taken alone
+ *     (ggmlviz_nodes_ask_again()), with a view among its nodes: each op
+ *     measured as the first run's, the view in none.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -81,6 +84,7 @@ struct pool {
 	pthread_barrier_t barrier;
 	int skip_thread, skip_node; /* a share not measured: -1 none */
 	int n_nodes;                /* nodes the graph has */
+	int view;                   /* a node no thread computes (a view: no share, no tick); 0: none */
 };
 
 struct worker {
@@ -97,6 +101,10 @@ static void compute(struct worker *w)
 	for (int i = 0; i < p->n_nodes; i++) {
 		int measured = !(w->ith == p->skip_thread && i == p->skip_node);
 
+		if (p->view && i == p->view) {
+			pthread_barrier_wait(&p->barrier); /* nothing to compute: every thread goes on */
+			continue;
+		}
 		if (measured)
 			ggmlviz_cpu_share_begin(p, w->ith, i);
 		busy(work_ns(w->ith, i));
@@ -306,6 +314,100 @@ START_TEST(shares_measure_every_thread)
 	ck_assert_int_eq(s->said, 1);
 	ck_assert_uint_eq(s->unattributed, 0);
 	ck_assert_ptr_nonnull(strstr(s->said_label, "went to its op"));
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/* How many records of type the trace at path holds. */
+static int records_of(const char *path, uint8_t type)
+{
+	struct ggmlviz_reader *r;
+	struct ggmlviz_event ev;
+	int rc, n = 0;
+
+	ck_assert_int_eq(ggmlviz_reader_open(path, &r), 0);
+	while ((rc = ggmlviz_reader_next(r, &ev)) == 1)
+		n += ev.type == type;
+	ck_assert_int_eq(rc, 0);
+	ggmlviz_reader_close(r);
+	return n;
+}
+
+/* gs_describe, but node 1 is a view: it gives no tick, and has no op. */
+static void describe_view(void *user, const void *const *ns, size_t n, size_t i,
+			  struct ggmlviz_node_desc *out)
+{
+	gs_describe(user, ns, n, i, out);
+	if (ns[i] == nodes[1])
+		out->ticks = 0;
+}
+
+/* One run of split id asked as the GGML adapter asks; how many asks were taken alone. */
+static int run_split(struct pool *p, uint64_t id, int written[THREADS])
+{
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+	int alone = 0;
+
+	ggmlviz_nodes_split(id, &cpu_backend);
+	for (int i = 0; i < NODES; i++) {
+		int again = ggmlviz_nodes_ask_again(nodes[i], NULL);
+
+		alone += again;
+		if (!again)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, describe_view, NULL), 0);
+	}
+	for (int t = 0; t < THREADS; t++)
+		w[t] = (struct worker){ p, t, 0 };
+	for (int t = 1; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
+	compute(&w[0]);
+	for (int t = 1; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	for (int t = 0; t < THREADS; t++)
+		written[t] = w[t].written;
+	return alone;
+}
+
+/*
+ * A split computed again has its asks taken alone but its first, and a
+ * view among its nodes: every run's ops are the computing nodes', each
+ * measured from its shares (the kept run's list of its ops' places), as
+ * in the first run, which was asked in full.
+ */
+START_TEST(a_repeat_asked_alone_with_a_view_is_measured)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .view = 1 };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-again", path, sizeof path, 0);
+	ck_assert_int_eq(run_split(&p, 81, written), 0);
+	ck_assert_int_eq(run_split(&p, 81, written), NODES - 1);
+	ck_assert_int_eq(run_split(&p, 81, written), NODES - 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	for (int t = 0; t < THREADS; t++)
+		ck_assert_int_eq(written[t], NODES - 1);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * (NODES - 1));
+	for (size_t k = 0; k < s->ops; k++) {
+		const struct ggmlviz_timing *op = &s->op[k];
+		uint32_t i = (uint32_t)(k % (NODES - 1)) ? (uint32_t)(k % (NODES - 1)) + 1 : 0;
+
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+		ck_assert_uint_eq(op->ptr, (uint64_t)(uintptr_t)nodes[i]);
+		ck_assert_uint_eq(op->op_type, graph[i].op);
+		if (i > 0) /* its own time, not the view's (none) nor another node's */
+			ck_assert_uint_ge(op->duration_ns, work_ns(THREADS - 1, (int)i));
+	}
+	ck_assert_uint_eq(s->unattributed, 0);
+	/* the repeats' ops packed (OP_TIMES), not written one by one for times that did not pack */
+	ck_assert_int_eq(records_of(path, GGMLVIZ_EVENT_OP_TIMES), 2);
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -539,6 +641,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, shares_measure_every_thread);
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
+	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
 	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);

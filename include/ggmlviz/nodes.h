@@ -215,11 +215,16 @@ int ggmlviz_nodes_asked_before(void);
  * another), for a node not at its place, while the run is ranged by NVTX
  * or its ticks are ignored (sync mode, op sampling), and while op timing
  * is off. No lock, no system call, no allocation (the run's room for the
- * kept run's nodes is made at its first ask).
+ * kept run's nodes is made at its first ask). The node's backend and
+ * describer are taken to be the run's: an adapter calls it only where it
+ * would give ggmlviz_nodes_ask() the same ones as for the run's first
+ * node (every node of a split has the split's backend).
  *
  * @param node the node asked about (an address, never read).
  * @param user the @p user the adapter gives ggmlviz_nodes_ask().
- * @return 1 when the ask was recorded; 0 when it was not, and the caller
+ * @return 1 when the ask was recorded; 0 when it was not (any case above,
+ *         no run open on the thread, or no room made for the kept run's
+ *         nodes at the run's first ask, out of memory), and the caller
  *         asks with ggmlviz_nodes_ask().
  */
 int ggmlviz_nodes_ask_again(const void *node, const void *user);
