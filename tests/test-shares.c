@@ -125,14 +125,12 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* One run of the graph's nodes, asked on this thread (thread 0), computed by the pool. */
-static void run_graph(struct pool *p, int ask, int written[THREADS])
+/* The pool computes the graph, this thread as thread 0; each thread's graph_done in written. */
+static void compute_all(struct pool *p, int written[THREADS])
 {
 	pthread_t th[THREADS];
 	struct worker w[THREADS];
 
-	for (int i = 0; ask && i < NODES; i++)
-		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
 	for (int t = 0; t < THREADS; t++)
 		w[t] = (struct worker){ p, t, 0 };
 	for (int t = 1; t < THREADS; t++)
@@ -143,6 +141,14 @@ static void run_graph(struct pool *p, int ask, int written[THREADS])
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	for (int t = 0; t < THREADS; t++)
 		written[t] = w[t].written;
+}
+
+/* One run of the graph's nodes, asked on this thread (thread 0), computed by the pool. */
+static void run_graph(struct pool *p, int ask, int written[THREADS])
+{
+	for (int i = 0; ask && i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+	compute_all(p, written);
 }
 
 struct seen {
@@ -347,8 +353,6 @@ static void describe_view(void *user, const void *const *ns, size_t n, size_t i,
 /* One run of split id asked as the GGML adapter asks; how many asks were taken alone. */
 static int run_split(struct pool *p, uint64_t id, int written[THREADS])
 {
-	pthread_t th[THREADS];
-	struct worker w[THREADS];
 	int alone = 0;
 
 	ggmlviz_nodes_split(id, &cpu_backend);
@@ -359,16 +363,7 @@ static int run_split(struct pool *p, uint64_t id, int written[THREADS])
 		if (!again)
 			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, describe_view, NULL), 0);
 	}
-	for (int t = 0; t < THREADS; t++)
-		w[t] = (struct worker){ p, t, 0 };
-	for (int t = 1; t < THREADS; t++)
-		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
-	compute(&w[0]);
-	for (int t = 1; t < THREADS; t++)
-		pthread_join(th[t], NULL);
-	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
-	for (int t = 0; t < THREADS; t++)
-		written[t] = w[t].written;
+	compute_all(p, written);
 	return alone;
 }
 
