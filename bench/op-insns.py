@@ -45,11 +45,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # libggmlviz's sources (lib/, by their path in this checkout or another), the adapter's
 # functions (ggmlviz in their name), and the C library's string searches its memory
 # tracking made; judged on the function's file and name, not on where a clone lies
-OWN_FILE = re.compile(r'(^|/)lib/(tracer|format|util|reader)/[^/]+\.[ch]$')
+OWN_FILE = re.compile(r'(^|/)lib/(tracer|format|util|reader)/(.*/)?[^/]+\.[ch]$')
 OWN_NAME = re.compile(r'ggmlviz|^__strr?chr_')
 
 
-def own(name):
+def is_own(name):
     """Whether callgrind's FILE:FUNCTION is the library's or the adapter's."""
     path, _, func = name.rpartition(':')
     return (bool(OWN_FILE.search(path)) and '/third_party/' not in path) or bool(OWN_NAME.search(func))
@@ -108,7 +108,7 @@ def account(tools, model, tokens, tmp, tag, ggmlviz):
     ops = ops_of(ggmlviz, os.path.join(tmp, tag + '.ggmlviz'))
     own = collections.Counter()
     for name, n in traced.items():
-        if own(name):
+        if is_own(name):
             own[short(name)] += (n - plain.get(name, 0)) / ops
     return own, sum(own.values()), writer / ops, ops
 
