@@ -9,8 +9,9 @@
  * nodes exactly, stamped with the times of the ticks.
  *
  * A run that GGML named by its split graph's id (ggmlviz_nodes_graph_id())
- * is described once: the descriptions of the last few such runs are kept,
- * and a later run of the same id and nodes is recorded with them.
+ * is described once: the descriptions of the last few such runs are kept
+ * (kept-runs.c; the state both read is in run.h), and a later run of the
+ * same id and nodes is recorded with them.
  *
  * While GPU kernels are recorded (gpu/), each run gets an id, and the
  * launches between its first ask and its end are tagged with it; a run
@@ -44,70 +45,7 @@
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 
-#define RUN_MIN 64u
-#define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
-#define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
-
-/* A run's descriptions, kept for the next run of the same split graph. */
-struct kept {
-	uint64_t graph_id;               /* GGML's id of the split graph; 0: empty */
-	ggmlviz_node_describe_fn describe;
-	void *user;
-	const void **nodes;              /* its nodes, in order */
-	struct ggmlviz_node_desc *desc;  /* and their descriptions */
-	uint32_t *ticking;               /* the places of the nodes that tick (expected of them) */
-	uint32_t n, cap, expected;       /* expected: the ticks they give */
-	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
-	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
-	struct ggmlviz__written written;          /* where its descriptions were written (DESC_SET DEFINE) */
-	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
-	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
-	int measured;                    /* its last run was measured (shares): its asks need no stamp */
-	int ask_always;                  /* its last run's nodes were each asked in full (ggmlviz_nodes_ask_always()) */
-	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
-};
-
-struct run {
-	struct ggmlviz__perthread_item item; /* first: listed, freed when its thread ends */
-	const void **nodes;              /* the run's nodes, in order */
-	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
-	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
-	uint64_t *cpu;                   /* the CPU backend's measured time of each node: its shares' first begin, last end */
-	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
-	uint64_t *op_begin, *op_end;     /* a repeated run's ops' times, in order, packed at its end (OP_TIMES) */
-	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
-	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
-	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
-	uint32_t n, cap;
-	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
-	uint32_t lost;                   /* asks that could not be stored (out of memory) */
-	const void *backend;
-	ggmlviz_node_describe_fn describe;
-	void *user;
-	uint64_t session;
-	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
-	int asks_unstamped;              /* its graph's last run was measured: only its first ask is stamped */
-	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
-	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
-	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
-	struct kept kept[KEPT_RUNS];
-	struct kept *again;              /* the kept run of the open run's graph id, if any */
-	const struct kept *fast;         /* the kept run whose nodes ggmlviz_nodes_ask_again() takes */
-	int ask_always;                  /* its nodes must each be asked in full when it runs again */
-	struct kept *set;                /* the kept run it is recorded with, if any (DESC_SET) */
-	uint64_t sets;                   /* sets kept by this thread: the last one's id */
-	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
-	uint32_t described;              /* nodes described so far (at NVTX level 2, as ticks come) */
-	uint32_t described_ticks;        /* the ticks those give */
-	unsigned nvtx;                   /* the mask's NVTX bits at its start: its ranges (nvtx.h) */
-	uint32_t nvtx_next;              /* where the next op's range is looked for */
-	uint32_t nvtx_match;             /* asks that matched its kept run's nodes, in order */
-	int nvtx_op;                     /* an op's range is open */
-	struct kept *nvtx_kept;          /* the kept run its nodes are, known before they compute */
-	int open;
-	int ignore_ticks;                /* sync mode, or ops sampled out */
-	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
-};
+#include "tracer/producer/run.h"
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id __attribute__((tls_model("initial-exec"))); /* for the next run */
@@ -279,7 +217,7 @@ static void describe_next(struct run *r)
 }
 
 /* Describes every node (those not described yet); returns the ticks they should give. */
-static uint32_t describe_all(struct run *r)
+uint32_t ggmlviz__run_describe_all(struct run *r)
 {
 	uint32_t expected = r->described_ticks;
 
@@ -287,124 +225,6 @@ static uint32_t describe_all(struct run *r)
 		expected += describe_one(r, i);
 	r->described = r->n;
 	r->described_ticks = expected;
-	return expected;
-}
-
-/* ---- descriptions kept for a split graph run again (ggmlviz_nodes_graph_id()) ---- */
-
-/* The kept descriptions of a run of the same graph, nodes and describer; NULL if none. */
-static struct kept *kept_for(struct run *r)
-{
-	for (uint32_t k = 0; r->graph_id && !r->lost && k < KEPT_RUNS; k++) {
-		struct kept *kp = &r->kept[k];
-
-		if (kp->graph_id == r->graph_id && kp->describe == r->describe && kp->user == r->user &&
-		    kp->n == r->n && !memcmp(kp->nodes, r->nodes, r->n * sizeof *r->nodes))
-			return kp;
-	}
-	return NULL;
-}
-
-/* The slot a run of graph_id is kept in: its own, an empty one, else the least used. */
-static struct kept *kept_slot(struct run *r)
-{
-	struct kept *best = &r->kept[0];
-
-	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
-		struct kept *kp = &r->kept[k];
-
-		if (kp->graph_id == r->graph_id || !kp->graph_id)
-			return kp;
-		if (kp->used < best->used)
-			best = kp;
-	}
-	return best;
-}
-
-/*
- * NVTX level 2: room for the registered names of a kept run's ops, none
- * registered yet (a new set of nodes); none without it, or without memory.
- */
-static void keep_nvtx_names(const struct run *r, struct kept *kp)
-{
-	void *p;
-
-	if (!(r->nvtx & GGMLVIZ__NVTX_OPS)) {
-		free(kp->nvtx_names);
-		kp->nvtx_names = NULL;
-		return;
-	}
-	p = realloc(kp->nvtx_names, kp->cap * sizeof *kp->nvtx_names);
-	if (!p) {
-		free(kp->nvtx_names); /* its ops' ranges then carry their text */
-		kp->nvtx_names = NULL;
-		return;
-	}
-	kp->nvtx_names = p;
-	memset(p, 0, kp->cap * sizeof *kp->nvtx_names);
-}
-
-/*
- * Keeps the descriptions of a run just described: the slot they are in,
- * or NULL when it cannot grow (it is then emptied).
- */
-static struct kept *keep(struct run *r, uint32_t expected)
-{
-	struct kept *kp = kept_slot(r);
-	void *p;
-
-	kp->graph_id = 0;
-	if (kp->cap < r->n) {
-		if (!(p = realloc(kp->nodes, r->n * sizeof *kp->nodes)))
-			return NULL;
-		kp->nodes = p;
-		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
-			return NULL;
-		kp->desc = p;
-		if (!(p = realloc(kp->ticking, r->n * sizeof *kp->ticking)))
-			return NULL;
-		kp->ticking = p;
-		kp->cap = r->n;
-	}
-	memcpy(kp->nodes, r->nodes, r->n * sizeof *r->nodes);
-	memcpy(kp->desc, r->desc, r->n * sizeof *r->desc);
-	for (uint32_t i = 0, k = 0; i < r->n && k < expected; i++)
-		if (r->desc[i].ticks)
-			kp->ticking[k++] = i;
-	kp->n = r->n;
-	kp->expected = expected;
-	kp->describe = r->describe;
-	kp->user = r->user;
-	kp->used = r->closed;
-	kp->set = ++r->sets;
-	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
-	keep_nvtx_names(r, kp);
-	kp->ticked = r->n_ticks != 0;
-	kp->ask_always = r->ask_always;
-	kp->session = r->session;
-	kp->graph_id = r->graph_id;
-	return kp;
-}
-
-/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
-static uint32_t descriptions(struct run *r)
-{
-	struct kept *kp = kept_for(r);
-	uint32_t expected;
-
-	r->closed += r->graph_id != 0;
-	if (kp) {
-		kp->used = r->closed;
-		kp->session = r->session;
-		kp->ticked = r->n_ticks != 0;
-		kp->ask_always = r->ask_always;
-		r->d = kp->desc;
-		r->set = kp;
-		return kp->expected;
-	}
-	expected = describe_all(r);
-	r->d = r->desc;
-	r->set = r->graph_id && !r->lost ? keep(r, expected) : NULL;
 	return expected;
 }
 
@@ -672,7 +492,7 @@ static void run_close(struct run *r)
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
 		return;
 	}
-	expected = descriptions(r);
+	expected = ggmlviz__kept_descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (r->set)
 		r->set->measured = 0;
@@ -708,15 +528,6 @@ __attribute__((always_inline)) static inline void ahead(const struct run *r, con
 
 	if (kp && r->n + AHEAD < kp->n && kp->nodes[r->n] == node)
 		__builtin_prefetch(kp->nodes[r->n + AHEAD]);
-}
-
-/* The kept run of the run's graph id, whose nodes ahead() fetches. */
-static struct kept *kept_again(struct run *r)
-{
-	for (uint32_t k = 0; r->graph_id && k < KEPT_RUNS; k++)
-		if (r->kept[k].graph_id == r->graph_id)
-			return &r->kept[k];
-	return NULL;
 }
 
 /* ---- NVTX level 2: the ranges of the ops, as the ticks show them (nvtx.h) ---- */
@@ -823,8 +634,7 @@ static const struct kept *fast_kept(struct run *r)
 {
 	const struct kept *kp = r->again;
 
-	if (!kp || kp->ask_always || kp->session != r->session || kp->describe != r->describe ||
-	    kp->user != r->user || r->nvtx || r->ignore_ticks)
+	if (!ggmlviz__kept_is_runs(kp, r) || kp->ask_always || r->nvtx || r->ignore_ticks)
 		return NULL;
 	return run_reserve(r, kp->n) == 0 ? kp : NULL;
 }
@@ -846,7 +656,7 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	r->nvtx = ggmlviz__mask_now() & (GGMLVIZ__NVTX | (r->ignore_ticks ? 0u : GGMLVIZ__NVTX_OPS));
 	r->run_id = r->ignore_ticks ? 0 : gpu_run_begin(r);
 	r->graph_id = tls_graph_id;
-	r->again = kept_again(r);
+	r->again = ggmlviz__kept_again(r);
 	/* a measured run's first op begins with its shares, not at its last ask: no stamp a node */
 	r->asks_unstamped = r->again && r->again->measured;
 	r->fast = fast_kept(r);
@@ -868,11 +678,17 @@ static int asked_before(const struct run *r, const void *node)
 {
 	const struct kept *kp = r->again;
 
-	return kp && kp->session == r->session && kp->describe == r->describe &&
-	       kp->user == r->user && r->n < kp->n && kp->nodes[r->n] == node;
+	return ggmlviz__kept_is_runs(kp, r) && r->n < kp->n && kp->nodes[r->n] == node;
 }
 
 /* ---- the public functions ---- */
+
+/* Node i of the run has no GPU or measured time yet. */
+static inline void clear_times(struct run *r, uint32_t i)
+{
+	r->gpu[2 * i] = r->gpu[2 * i + 1] = 0;
+	r->cpu[2 * i] = r->cpu[2 * i + 1] = 0;
+}
 
 int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_describe_fn describe,
 		      void *user)
@@ -901,8 +717,7 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 		r->lost++;
 		return -ENOMEM;
 	}
-	r->gpu[2 * r->n] = r->gpu[2 * r->n + 1] = 0;
-	r->cpu[2 * r->n] = r->cpu[2 * r->n + 1] = 0;
+	clear_times(r, r->n);
 	ahead(r, node);
 	tls_asked_before = asked_before(r, node);
 	r->nodes[r->n++] = node;
@@ -936,8 +751,7 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user)
 		return 0;
 	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
 		stamp_ask(r);
-	r->gpu[2 * i] = r->gpu[2 * i + 1] = 0;
-	r->cpu[2 * i] = r->cpu[2 * i + 1] = 0;
+	clear_times(r, i);
 	r->nodes[i] = node;
 	r->n = i + 1;
 	tls_asked_before = 1;
@@ -1000,9 +814,12 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-/* ggmlviz__nodes_measured() where node is not the one after the last found: a search. */
-static void measured_search(struct run *r, const void *node, uint64_t begin, uint64_t end)
+void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
 {
+	struct run *r = tls_run;
+
+	if (r && r->open && r->ignore_ticks)
+		return;
 	for (uint32_t k = 0, i = r ? r->cpu_hint : 0; r && r->open && end >= begin && k < r->n;
 	     k++, i++) {
 		if (i >= r->n)
@@ -1016,25 +833,6 @@ static void measured_search(struct run *r, const void *node, uint64_t begin, uin
 		return;
 	}
 	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
-}
-
-void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
-{
-	struct run *r = tls_run;
-	uint32_t i;
-
-	if (r && r->open && r->ignore_ticks)
-		return;
-	/* thread 0 hands the nodes over in the graph's order, which is the run's */
-	if (GGMLVIZ__LIKELY(r && r->open && end >= begin && (i = r->cpu_hint) < r->n &&
-			    r->nodes[i] == node)) {
-		r->cpu_timed += !r->cpu[2 * i + 1];
-		r->cpu[2 * i] = begin;
-		r->cpu[2 * i + 1] = end;
-		r->cpu_hint = i + 1;
-		return;
-	}
-	measured_search(r, node, begin, end);
 }
 
 void ggmlviz_nodes_graph_id(uint64_t id)

@@ -1,0 +1,139 @@
+/*
+ * The descriptions of a split graph's run, kept for its next run of the
+ * same id, nodes and describer (see nodes.c): llama.cpp computes the same
+ * split graphs at every token, and their nodes are described once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer/base/base.h"
+#include "tracer/producer/run.h"
+
+/* The kept descriptions of a run of the same graph, nodes and describer; NULL if none. */
+static struct kept *kept_for(struct run *r)
+{
+	for (uint32_t k = 0; r->graph_id && !r->lost && k < KEPT_RUNS; k++) {
+		struct kept *kp = &r->kept[k];
+
+		if (kp->graph_id == r->graph_id && kp->describe == r->describe && kp->user == r->user &&
+		    kp->n == r->n && !memcmp(kp->nodes, r->nodes, r->n * sizeof *r->nodes))
+			return kp;
+	}
+	return NULL;
+}
+
+/* The slot a run of graph_id is kept in: its own, an empty one, else the least used. */
+static struct kept *kept_slot(struct run *r)
+{
+	struct kept *best = &r->kept[0];
+
+	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
+		struct kept *kp = &r->kept[k];
+
+		if (kp->graph_id == r->graph_id || !kp->graph_id)
+			return kp;
+		if (kp->used < best->used)
+			best = kp;
+	}
+	return best;
+}
+
+/*
+ * NVTX level 2: room for the registered names of a kept run's ops, none
+ * registered yet (a new set of nodes); none without it, or without memory.
+ */
+static void keep_nvtx_names(const struct run *r, struct kept *kp)
+{
+	void *p;
+
+	if (!(r->nvtx & GGMLVIZ__NVTX_OPS)) {
+		free(kp->nvtx_names);
+		kp->nvtx_names = NULL;
+		return;
+	}
+	p = realloc(kp->nvtx_names, kp->cap * sizeof *kp->nvtx_names);
+	if (!p) {
+		free(kp->nvtx_names); /* its ops' ranges then carry their text */
+		kp->nvtx_names = NULL;
+		return;
+	}
+	kp->nvtx_names = p;
+	memset(p, 0, kp->cap * sizeof *kp->nvtx_names);
+}
+
+/*
+ * Keeps the descriptions of a run just described: the slot they are in,
+ * or NULL when it cannot grow (it is then emptied).
+ */
+static struct kept *keep(struct run *r, uint32_t expected)
+{
+	struct kept *kp = kept_slot(r);
+	void *p;
+
+	kp->graph_id = 0;
+	if (kp->cap < r->n) {
+		if (!(p = realloc(kp->nodes, r->n * sizeof *kp->nodes)))
+			return NULL;
+		kp->nodes = p;
+		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
+			return NULL;
+		kp->desc = p;
+		if (!(p = realloc(kp->ticking, r->n * sizeof *kp->ticking)))
+			return NULL;
+		kp->ticking = p;
+		kp->cap = r->n;
+	}
+	memcpy(kp->nodes, r->nodes, r->n * sizeof *r->nodes);
+	memcpy(kp->desc, r->desc, r->n * sizeof *r->desc);
+	for (uint32_t i = 0, k = 0; i < r->n && k < expected; i++)
+		if (r->desc[i].ticks)
+			kp->ticking[k++] = i;
+	kp->n = r->n;
+	kp->expected = expected;
+	kp->describe = r->describe;
+	kp->user = r->user;
+	kp->used = r->closed;
+	kp->set = ++r->sets;
+	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
+	keep_nvtx_names(r, kp);
+	kp->ticked = r->n_ticks != 0;
+	kp->ask_always = r->ask_always;
+	kp->session = r->session;
+	kp->graph_id = r->graph_id;
+	return kp;
+}
+
+/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
+uint32_t ggmlviz__kept_descriptions(struct run *r)
+{
+	struct kept *kp = kept_for(r);
+	uint32_t expected;
+
+	r->closed += r->graph_id != 0;
+	if (kp) {
+		kp->used = r->closed;
+		kp->session = r->session;
+		kp->ticked = r->n_ticks != 0;
+		kp->ask_always = r->ask_always;
+		r->d = kp->desc;
+		r->set = kp;
+		return kp->expected;
+	}
+	expected = ggmlviz__run_describe_all(r);
+	r->d = r->desc;
+	r->set = r->graph_id && !r->lost ? keep(r, expected) : NULL;
+	return expected;
+}
+
+/* The kept run of the run's graph id, whose nodes ahead() fetches. */
+struct kept *ggmlviz__kept_again(struct run *r)
+{
+	for (uint32_t k = 0; r->graph_id && k < KEPT_RUNS; k++)
+		if (r->kept[k].graph_id == r->graph_id)
+			return &r->kept[k];
+	return NULL;
+}

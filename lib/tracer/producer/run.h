@@ -1,0 +1,94 @@
+/*
+ * A thread's runs of asked nodes and the runs kept for their graphs'
+ * next runs: the state nodes.c records from and kept-runs.c keeps.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGMLVIZ_TRACER_PRODUCER_RUN_H
+#define GGMLVIZ_TRACER_PRODUCER_RUN_H
+
+#include <stdint.h>
+
+#include <ggmlviz/nodes.h>
+
+#include "tracer/producer/producer.h"
+
+#define RUN_MIN 64u
+#define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
+#define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
+
+/* A run's descriptions, kept for the next run of the same split graph. */
+struct kept {
+	uint64_t graph_id;               /* GGML's id of the split graph; 0: empty */
+	ggmlviz_node_describe_fn describe;
+	void *user;
+	const void **nodes;              /* its nodes, in order */
+	struct ggmlviz_node_desc *desc;  /* and their descriptions */
+	uint32_t *ticking;               /* the places of the nodes that tick (expected of them) */
+	uint32_t n, cap, expected;       /* expected: the ticks they give */
+	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
+	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
+	struct ggmlviz__written written;          /* where its descriptions were written (DESC_SET DEFINE) */
+	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
+	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
+	int measured;                    /* its last run was measured (shares): its asks need no stamp */
+	int ask_always;                  /* its last run's nodes were each asked in full (ggmlviz_nodes_ask_always()) */
+	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
+};
+
+struct run {
+	struct ggmlviz__perthread_item item; /* first: listed, freed when its thread ends */
+	const void **nodes;              /* the run's nodes, in order */
+	uint64_t *ticks;                 /* the stamp of each tick (one per node at most) */
+	uint64_t *gpu;                   /* a GPU backend's own time of each node: begin, end stamps (0: none) */
+	uint64_t *cpu;                   /* the CPU backend's measured time of each node: its shares' first begin, last end */
+	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
+	uint64_t *op_begin, *op_end;     /* a repeated run's ops' times, in order, packed at its end (OP_TIMES) */
+	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
+	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
+	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
+	uint32_t n, cap;
+	uint32_t n_ticks;                /* ticks received (those past n are counted only) */
+	uint32_t lost;                   /* asks that could not be stored (out of memory) */
+	const void *backend;
+	ggmlviz_node_describe_fn describe;
+	void *user;
+	uint64_t session;
+	uint64_t last_ask_stamp;         /* the run's last ask (a raw stamp, clock.h): its first op begins there */
+	int asks_unstamped;              /* its graph's last run was measured: only its first ask is stamped */
+	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
+	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
+	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
+	struct kept kept[KEPT_RUNS];
+	struct kept *again;              /* the kept run of the open run's graph id, if any */
+	const struct kept *fast;         /* the kept run whose nodes ggmlviz_nodes_ask_again() takes */
+	int ask_always;                  /* its nodes must each be asked in full when it runs again */
+	struct kept *set;                /* the kept run it is recorded with, if any (DESC_SET) */
+	uint64_t sets;                   /* sets kept by this thread: the last one's id */
+	uint64_t closed;                 /* runs recorded with an id: the kept runs' clock */
+	uint32_t described;              /* nodes described so far (at NVTX level 2, as ticks come) */
+	uint32_t described_ticks;        /* the ticks those give */
+	unsigned nvtx;                   /* the mask's NVTX bits at its start: its ranges (nvtx.h) */
+	uint32_t nvtx_next;              /* where the next op's range is looked for */
+	uint32_t nvtx_match;             /* asks that matched its kept run's nodes, in order */
+	int nvtx_op;                     /* an op's range is open */
+	struct kept *nvtx_kept;          /* the kept run its nodes are, known before they compute */
+	int open;
+	int ignore_ticks;                /* sync mode, or ops sampled out */
+	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
+};
+
+/* Describes every node not described yet; the ticks they should give (nodes.c). */
+uint32_t ggmlviz__run_describe_all(struct run *r);
+
+/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
+uint32_t ggmlviz__kept_descriptions(struct run *r);
+/* Whether kp (or NULL) was last run in r's session, by r's describer and user. */
+static inline int ggmlviz__kept_is_runs(const struct kept *kp, const struct run *r)
+{
+	return kp && kp->session == r->session && kp->describe == r->describe && kp->user == r->user;
+}
+/* The kept run of the run's graph id, whose nodes the asks fetch ahead. */
+struct kept *ggmlviz__kept_again(struct run *r);
+
+#endif
