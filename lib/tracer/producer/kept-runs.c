@@ -1,7 +1,8 @@
 /*
  * The descriptions of a split graph's run, kept for its next run of the
  * same id, nodes and describer (see nodes.c): llama.cpp computes the same
- * split graphs at every token, and their nodes are described once.
+ * split graphs at every token, and their nodes are described once. It
+ * keeps what nodes.c described; nodes.c describes (a layer below it).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,11 +66,8 @@ static void keep_nvtx_names(const struct run *r, struct kept *kp)
 	memset(p, 0, kp->cap * sizeof *kp->nvtx_names);
 }
 
-/*
- * Keeps the descriptions of a run just described: the slot they are in,
- * or NULL when it cannot grow (it is then emptied).
- */
-static struct kept *keep(struct run *r, uint32_t expected)
+/* The descriptions of a run just described, kept (run.h). */
+struct kept *ggmlviz__keep(struct run *r, uint32_t expected)
 {
 	struct kept *kp = kept_slot(r);
 	void *p;
@@ -107,26 +105,18 @@ static struct kept *keep(struct run *r, uint32_t expected)
 	return kp;
 }
 
-/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
-uint32_t ggmlviz__kept_descriptions(struct run *r)
+/* A kept run of r's graph, nodes and describer, taken for r (run.h). */
+struct kept *ggmlviz__kept_reused(struct run *r)
 {
 	struct kept *kp = kept_for(r);
-	uint32_t expected;
 
-	r->closed += r->graph_id != 0;
-	if (kp) {
-		kp->used = r->closed;
-		kp->session = r->session;
-		kp->ticked = r->n_ticks != 0;
-		kp->ask_always = r->ask_always;
-		r->d = kp->desc;
-		r->set = kp;
-		return kp->expected;
-	}
-	expected = ggmlviz__run_describe_all(r);
-	r->d = r->desc;
-	r->set = r->graph_id && !r->lost ? keep(r, expected) : NULL;
-	return expected;
+	if (!kp)
+		return NULL;
+	kp->used = r->closed;
+	kp->session = r->session;
+	kp->ticked = r->n_ticks != 0;
+	kp->ask_always = r->ask_always;
+	return kp;
 }
 
 /* The kept run of the run's graph id, whose nodes ahead() fetches. */

@@ -217,7 +217,7 @@ static void describe_next(struct run *r)
 }
 
 /* Describes every node (those not described yet); returns the ticks they should give. */
-uint32_t ggmlviz__run_describe_all(struct run *r)
+static uint32_t describe_all(struct run *r)
 {
 	uint32_t expected = r->described_ticks;
 
@@ -225,6 +225,24 @@ uint32_t ggmlviz__run_describe_all(struct run *r)
 		expected += describe_one(r, i);
 	r->described = r->n;
 	r->described_ticks = expected;
+	return expected;
+}
+
+/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
+static uint32_t descriptions(struct run *r)
+{
+	struct kept *kp;
+	uint32_t expected;
+
+	r->closed += r->graph_id != 0;
+	if ((kp = ggmlviz__kept_reused(r))) {
+		r->d = kp->desc;
+		r->set = kp;
+		return kp->expected;
+	}
+	expected = describe_all(r);
+	r->d = r->desc;
+	r->set = r->graph_id && !r->lost ? ggmlviz__keep(r, expected) : NULL;
 	return expected;
 }
 
@@ -492,7 +510,7 @@ static void run_close(struct run *r)
 		run_reset(r); /* begun in an earlier session: its records would be out of place */
 		return;
 	}
-	expected = ggmlviz__kept_descriptions(r);
+	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (r->set)
 		r->set->measured = 0;

@@ -78,11 +78,16 @@ struct run {
 	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
 };
 
-/* Describes every node not described yet; the ticks they should give (nodes.c). */
-uint32_t ggmlviz__run_describe_all(struct run *r);
-
-/* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
-uint32_t ggmlviz__kept_descriptions(struct run *r);
+/*
+ * The kept run of r's graph, nodes and describer, now used by r (its
+ * clock, session and last run's ticks and asks noted); NULL if none.
+ */
+struct kept *ggmlviz__kept_reused(struct run *r);
+/*
+ * Keeps the descriptions of r, just described, expecting so many ticks:
+ * the slot they are in, or NULL when it cannot grow (it is then emptied).
+ */
+struct kept *ggmlviz__keep(struct run *r, uint32_t expected);
 /* Whether kp (or NULL) was last run in r's session, by r's describer and user. */
 static inline int ggmlviz__kept_is_runs(const struct kept *kp, const struct run *r)
 {
