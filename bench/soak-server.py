@@ -21,7 +21,10 @@ GGML_VIZ_MAX_EVENTS=0, no cap on the trace, every op kept); --preset:
 GGML_VIZ_PRESET (server: sampled ops, a trace in segments; --env's
 variables override it); --out: where the trace and the samples go
 (default a temporary folder, removed). The summary gives the trace's disk
-(every segment kept) and its bytes per generated token.
+(every segment kept) and its bytes per generated token, the writer's
+longest absences (the longest times between its META USAGE records, one
+a flush interval: how long a ring had to hold its thread's records) and
+when records were dropped, if any.
 
 --hog SECONDS: halfway through the load, a busy loop on every CPU for
 SECONDS, so that the requests served meanwhile are slow. With a flight
@@ -148,6 +151,29 @@ def snapshots(trace):
     found = [n for n in os.listdir(d or '.') if n.startswith(stem + '.flight-') and n.endswith('.ggmlviz')]
     return [os.path.join(d or '.', n) for n in
             sorted(found, key=lambda n: int(re.sub(r'\D', '', n[len(stem) + 8:]) or 0))]
+
+
+def writer_gaps(G, trace):
+    """The writer's longest absences: the longest times between its META USAGE records (one a
+    flush interval while it keeps up), in ms, longest first, with when each began (s from the
+    first); and the META DROPPED records' times. The gaps say how long a ring must hold."""
+    dump = subprocess.Popen([G, 'dump', '-t', 'meta', trace], stdout=subprocess.PIPE, text=True)
+    first = last = None
+    gaps, dropped = [], []
+    for line in dump.stdout:
+        m = re.search(r' ts=(\d+) .*kind="(USAGE|DROPPED)"', line)
+        if not m:
+            continue
+        ts = int(m.group(1))
+        first = ts if first is None else first
+        if m.group(2) == 'DROPPED':
+            dropped.append(round((ts - first) / 1e9, 3))
+            continue
+        if last is not None:
+            gaps.append(((ts - last) / 1e6, round((last - first) / 1e9, 1)))
+        last = ts
+    dump.wait()
+    return sorted(gaps, reverse=True)[:5], dropped
 
 
 def snapshot_figures(G, snap):
@@ -290,6 +316,9 @@ def main():
                     'bytes_per_generated_token': disk_bytes(trace) / generated if generated else None,
                     'dropped': dropped, 'events': int(said.group(1)) if said else None,
                     'validate': rc.stdout.strip().splitlines()[-1:]})
+    gaps, dropped_at = writer_gaps(G, trace)
+    figures['writer_longest_gaps_ms_at_s'] = [[round(g, 1), at] for g, at in gaps]
+    figures['dropped_records_at_s'] = dropped_at[:20]
     if a.hog and flight_s and env.get('GGML_VIZ_FLIGHT_ON'):
         snaps = snapshots(trace)
         figures['snapshots'] = [os.path.basename(p) for p in snaps]

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "check-compat.h"
 #include "trace-util.h"
@@ -24,6 +25,7 @@
 static char path[4096];
 static uint64_t last_peak; /* ring_bytes_peak of lossless()'s session */
 static int pausing; /* producers pause now and then (struct producer) */
+static uint64_t pace_per_ms; /* producers keep to this many marks a millisecond (0: no pace) */
 
 /*
  * Each thread emits MARKs whose value is its sequence number 0, 1, 2, ...;
@@ -35,7 +37,16 @@ struct producer {
 	uint32_t tid;
 	uint64_t count;
 	int pause;
+	uint64_t per_ms; /* marks a millisecond at most (0: as fast as it can) */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* When set, producers wait here before they exit (their rings stay). */
 static pthread_barrier_t *linger;
@@ -46,11 +57,15 @@ static void *produce(void *arg)
 {
 	struct producer *p = arg;
 
+	uint64_t t0 = now_ns();
+
 	p->tid = tu_gettid();
 	for (uint64_t i = 0; i < p->count; i++) {
 		ggmlviz_mark(NULL, i);
 		if (p->pause && i % 1000 == 999)
 			usleep(100);
+		while (p->per_ms && i / p->per_ms >= (now_ns() - t0) / 1000000u)
+			usleep(200); /* ahead of its pace */
 	}
 	if (linger)
 		pthread_barrier_wait(linger);
@@ -64,7 +79,9 @@ static void *produce(void *arg)
  * times a ring grew, to how many KiB at most, and whether a message did not
  * say "from X to Y KiB" with Y larger.
  */
-static atomic_int grew, garbled, capped;
+static atomic_int grew, garbled, capped, short_of_hold;
+/* The most a ring may grow to in the session watched, in KiB (0: not checked). */
+static unsigned long ring_max_kib;
 static atomic_ulong largest_kib;
 /* Each thread's largest ring, in KiB (written by the writer thread only, read after the stop). */
 static struct {
@@ -80,6 +97,24 @@ static void note_thread(unsigned tid, unsigned long kib)
 			grown[i].kib = kib;
 			return;
 		}
+}
+
+/*
+ * Whether a growth from `from` to `to` KiB that said "it records R MB/s"
+ * gave the ring what it takes to hold 250 ms of that rate: that, or four
+ * times its size (the most one growth takes), or the most it may be.
+ */
+static int holds_a_quarter_second(const char *said, unsigned long from, unsigned long to)
+{
+	double mb_per_s, wanted_kib;
+
+	if (!ring_max_kib)
+		return 1;
+	if (!said || sscanf(said, "it records %lf MB/s", &mb_per_s) != 1)
+		return 0;
+	/* the rate is said to the nearest MB/s */
+	wanted_kib = (mb_per_s - 0.5) * 1e6 * 0.25 / 1024;
+	return to >= 4 * from || to >= ring_max_kib || (double)to >= wanted_kib;
 }
 
 static void count_growth(void *user, int level, const char *msg)
@@ -101,6 +136,8 @@ static void count_growth(void *user, int level, const char *msg)
 		return;
 	}
 	note_thread(tid, to);
+	if (!holds_a_quarter_second(strstr(msg, "it records "), from, to))
+		atomic_fetch_add(&short_of_hold, 1);
 	if (to > atomic_load(&largest_kib)) /* one writer thread says them all */
 		atomic_store(&largest_kib, to);
 }
@@ -108,6 +145,11 @@ static void count_growth(void *user, int level, const char *msg)
 static int growths(void)
 {
 	return atomic_load(&grew);
+}
+
+static int growths_short_of_hold(void)
+{
+	return atomic_load(&short_of_hold);
 }
 
 static int garbled_messages(void)
@@ -125,6 +167,8 @@ static void watch_growth(struct ggmlviz_config *cfg)
 	atomic_store(&grew, 0);
 	atomic_store(&garbled, 0);
 	atomic_store(&capped, 0);
+	atomic_store(&short_of_hold, 0);
+	ring_max_kib = 0;
 	memset(grown, 0, sizeof grown);
 	atomic_store(&largest_kib, 0);
 	cfg->verbose = 1;
@@ -136,6 +180,7 @@ static void start_producers(struct producer *p, int n, uint64_t count)
 	for (int i = 0; i < n; i++) {
 		p[i].count = count;
 		p[i].pause = pausing;
+		p[i].per_ms = pace_per_ms;
 		ck_assert_int_eq(pthread_create(&p[i].th, NULL, produce, &p[i]), 0);
 	}
 }
@@ -341,6 +386,40 @@ START_TEST(rings_grow_while_threads_emit)
 		ck_assert_uint_le(largest_grown_kib(), (max ? max : 16 * 16) * 64 / 1024);
 	}
 	pausing = 0;
+}
+END_TEST
+
+/*
+ * A thread that records about 30 MB/s for 2 s, from a ring of 1 KiB that
+ * may grow to 16 MiB: each growth gives it what holds 250 ms of its rate
+ * (or four times its size, or the most), so that a writer kept away for
+ * that long loses none of it. Rings that held 50 ms lost the flight
+ * recorder's records in an hour of llama-server (doc/performance.md): a
+ * ring held to that grows from 1 to 2 MiB here, where 250 ms takes 8.
+ */
+START_TEST(a_busy_ring_grows_to_hold_a_quarter_second)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	struct producer p;
+
+	tu_path(path, sizeof path, "hold");
+	tu_config(&cfg, path);
+	cfg.buffer_events = 16;
+	cfg.buffer_events_max = 262144;
+	watch_growth(&cfg);
+	ring_max_kib = 262144 * 64 / 1024;
+	pace_per_ms = 650;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	run_producers(&p, 1, 2000000);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	pace_per_ms = 0;
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.emitted, st.written + st.dropped);
+	ck_assert_int_ge(growths(), 5);
+	ck_assert_int_eq(garbled_messages(), 0);
+	ck_assert_int_eq(growths_short_of_hold(), 0);
+	unlink(path);
 }
 END_TEST
 
@@ -583,6 +662,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, four_threads_with_drops);
 	tcase_add_test(tc, rings_grow_while_threads_emit);
 	tcase_add_test(tc, many_busy_threads_share_a_growth_budget);
+	tcase_add_test(tc, a_busy_ring_grows_to_hold_a_quarter_second);
 	tcase_add_test(tc, max_events_across_batches);
 	tcase_add_test(tc, threads_come_and_go);
 	tcase_add_test(tc, stop_and_start_under_load);

@@ -202,7 +202,7 @@ struct ggmlviz_config {
 	/**
 	 * The most a busy thread's ring grows to, in events of 64 bytes: the
 	 * writer gives a thread that records faster than its ring can hold for
-	 * 50 ms a larger ring, made off the emit path, so that a write stalled
+	 * 250 ms a larger ring, made off the emit path, so that a write stalled
 	 * by the page cache or a writer kept off its CPU for a while loses
 	 * nothing. All rings together grow by at most four times what one may
 	 * (by default 240 MiB). A power of two from buffer_events (rings never

@@ -18,7 +18,7 @@
 
 #include "tracer/session/settings.h"
 
-#define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 50 ms at 20 M events/s */
+#define DEFAULT_MAX_GROWN_EVENTS (1u << 20) /* 64 MiB: 250 ms at 4 M events/s */
 
 void ggmlviz_config_init(struct ggmlviz_config *cfg)
 {

@@ -28,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "format/codec.h"
 #include "format/record.h"
 #include "tracer/base/clock.h"
+#include "tracer/base/compat.h"
 #include "tracer/writer/internal.h"
 
 /*
@@ -166,13 +168,41 @@ static int make_snapshot(const struct ggmlviz__snapshot_job *j)
 	return rc;
 }
 
-/* The job's thread (ggmlviz__output_thread: SIGXFSZ blocked, a file too large is EFBIG). */
+/*
+ * The calling thread niced by SNAPSHOT_NICE: a quarter of a gigabyte
+ * copied into the page cache yields its CPU to the writer, which drains
+ * the rings meanwhile, and to the traced program's threads. Linux's
+ * setpriority(2) takes a thread's id; elsewhere it would nice the whole
+ * process, so it is not done there.
+ */
+#define SNAPSHOT_NICE 10
+static void yield_to_others(void)
+{
+#ifdef __linux__
+	id_t tid = (id_t)ggmlviz__os_gettid();
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, tid);
+	if (errno == 0)
+		(void)setpriority(PRIO_PROCESS, tid, nice + SNAPSHOT_NICE);
+#endif
+}
+
+/*
+ * The job's thread (ggmlviz__output_thread: SIGXFSZ blocked, a file too
+ * large is EFBIG). It gives the memory back itself once written: freeing a
+ * quarter of a gigabyte is not the writer's to wait for.
+ */
 static void *job_main(void *arg)
 {
 	struct ggmlviz__snapshot_job *j = arg;
 
 	pthread_setname_np(pthread_self(), "ggmlviz-snap");
+	yield_to_others();
 	j->rc = make_snapshot(j);
+	ggmlviz__flight_chunks_free(j->chunks);
+	j->chunks = NULL;
 	atomic_store_explicit(&j->done, 1, memory_order_release);
 	return NULL;
 }
