@@ -390,7 +390,7 @@ START_TEST(rings_grow_while_threads_emit)
 END_TEST
 
 /*
- * A thread that records about 30 MB/s for 2 s, from a ring of 1 KiB that
+ * A thread that records about 30 MB/s for 3 s, from a ring of 1 KiB that
  * may grow to 16 MiB: each growth gives it what holds 250 ms of its rate
  * (or four times its size, or the most), so that a writer kept away for
  * that long loses none of it. Rings that held 50 ms lost the flight

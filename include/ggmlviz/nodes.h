@@ -199,7 +199,8 @@ int ggmlviz_nodes_asked_before(void);
  *
  * An adapter calls it first for each ask, and calls ggmlviz_nodes_ask()
  * only when it returns 0. It returns 1 when the calling thread's open run
- * is the split graph (ggmlviz_nodes_split()) whose last run in this
+ * is the split graph (ggmlviz_nodes_split(), or the graph of
+ * ggmlviz_nodes_graph_id()) whose last run in this
  * session had the same describer and @p user, @p node is the node at the
  * place it had there, and the adapter did not call
  * ggmlviz_nodes_ask_always() during that run or this one: then the ask is

@@ -396,33 +396,18 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 }
 
 /*
- * A repeated run's measured ops, packed: 0 if they were not (see
- * record_times). Its kept run lists the places of its expected ops: their
- * descriptions, some 40 kB a run that the weights pushed out of the caches
- * since, are not read.
- */
-static int record_measured_times(struct run *r, uint32_t expected)
-{
-	const uint32_t *at = r->set->ticking;
-
-	for (uint32_t k = 0; k < expected; k++) {
-		r->op_begin[k] = r->cpu[2 * at[k]];
-		r->op_end[k] = r->cpu[2 * at[k] + 1];
-	}
-	return record_times(r, expected, GGMLVIZ_OP_METHOD_MEASURED, 0) ? (int)expected : 0;
-}
-
-/*
  * Every op of a run whose every ticking node the CPU backend measured
  * (shares.c): each at its shares' first begin and last end, so that the
  * barrier's wait after it and the run's start before the first are in no
- * op; returns how many.
+ * op; returns how many. packs: a repeated run's times, in op_begin and
+ * op_end, pack (measured_set()): they go as OP_TIMES records.
  */
-static uint32_t record_measured_ops(struct run *r, uint32_t expected)
+static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 {
+	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, expected };
 	uint32_t k = 0, i = 0;
 	struct ggmlviz__written before;
-	int repeat, packed;
+	int repeat;
 
 	if (r->set && expected)
 		i = r->set->ticking[0];
@@ -430,8 +415,10 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected)
 		i++;
 	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
 			  &before);
-	if (repeat && (packed = record_measured_times(r, expected)) > 0)
-		return (uint32_t)packed;
+	if (repeat && packs) {
+		ggmlviz__emit_op_times(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, &t);
+		return expected;
+	}
 	for (i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
@@ -444,21 +431,45 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected)
 	return k;
 }
 
-/* Whether every node that should tick was measured, and nothing else. */
+/* Whether every node that should tick was measured, and nothing else (a run without a kept run). */
 static int all_measured(const struct run *r, uint32_t expected)
 {
 	uint32_t k = 0;
 
 	if (r->cpu_timed != expected)
 		return 0;
-	if (r->set) { /* its kept run's list: no description read (record_measured_times) */
-		for (uint32_t j = 0; j < expected; j++)
-			k += r->cpu[2 * r->set->ticking[j] + 1] != 0;
-		return k == expected;
-	}
 	for (uint32_t i = 0; i < r->n; i++)
 		k += r->d[i].ticks && r->cpu[2 * i + 1];
 	return k == expected;
+}
+
+/*
+ * The same for a run with a kept run, whose list of its ops' places is
+ * read instead of their descriptions (some 40 kB a run, which the weights
+ * pushed out of the caches since); in the same pass, the ops' times
+ * copied in order into op_begin and op_end, and *packs set where they
+ * pack (ggmlviz__times_pack()'s rule, taken here once and not again).
+ */
+static int measured_set(struct run *r, uint32_t expected, int *packs)
+{
+	const uint32_t *at = r->set->ticking;
+	uint64_t prev = expected ? r->cpu[2 * at[0]] : 0, first = prev;
+	uint32_t missing = 0, disorder = 0;
+
+	*packs = 0;
+	if (r->cpu_timed != expected)
+		return 0;
+	for (uint32_t k = 0; k < expected; k++) {
+		uint64_t b = r->cpu[2 * at[k]], e = r->cpu[2 * at[k] + 1];
+
+		missing += e == 0;
+		disorder += (b < prev) | (e < b);
+		r->op_begin[k] = b;
+		r->op_end[k] = e;
+		prev = e;
+	}
+	*packs = expected && !disorder && (prev - first) >> ggmlviz__clock_share_shift <= UINT32_MAX;
+	return missing == 0;
 }
 
 /* A repeated run's ticked ops, packed: 0 if they were not (see record_times). */
@@ -501,6 +512,7 @@ static void run_close(struct run *r)
 	uint32_t got = r->n_ticks, stored = got < r->n ? got : r->n, expected;
 	struct ggmlviz__split s = split_of(r);
 	uint64_t end;
+	int packs = 0;
 
 	if (r->gpu_hooked)
 		gpu_run_end(); /* every run's tag is taken off, whatever happens to the run */
@@ -514,8 +526,9 @@ static void run_close(struct run *r)
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
 	if (r->set)
 		r->set->measured = 0;
-	if (r->cpu_timed && !r->ignore_ticks && !r->lost && all_measured(r, expected)) {
-		s.n_timed = record_measured_ops(r, expected);
+	if (r->cpu_timed && !r->ignore_ticks && !r->lost &&
+	    (r->set ? measured_set(r, expected, &packs) : all_measured(r, expected))) {
+		s.n_timed = record_measured_ops(r, expected, packs);
 		if (r->set)
 			r->set->measured = 1;
 	}
@@ -832,25 +845,73 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end)
+/* Node i of r measured from begin to end. */
+static inline void measured_at(struct run *r, uint32_t i, uint64_t begin, uint64_t end)
+{
+	r->cpu_timed += !r->cpu[2 * i + 1];
+	r->cpu[2 * i] = begin;
+	r->cpu[2 * i + 1] = end;
+	r->cpu_hint = i + 1;
+}
+
+/* node measured, looked for in r's nodes (NULL: none open); counted where it is not there. */
+static __attribute__((noinline)) void measured_search(struct run *r, const void *node,
+						      uint64_t begin, uint64_t end)
+{
+	uint32_t i;
+
+	if (!r || !r->open || end < begin) {
+		atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+		return;
+	}
+	/* nodes come in the run's order: where the last one was, one further on */
+	i = r->cpu_hint < r->n ? r->cpu_hint : 0;
+	for (uint32_t k = 0; k < r->n; k++, i = i + 1 < r->n ? i + 1 : 0) {
+		if (r->nodes[i] == node) {
+			measured_at(r, i, begin, end);
+			return;
+		}
+	}
+	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+}
+
+/* node measured: at the place after the last one's, as a graph's nodes come, else searched. */
+static inline void measured(struct run *r, const void *node, uint64_t begin, uint64_t end)
+{
+	uint32_t i = r ? r->cpu_hint : 0;
+
+	if (r && r->open && end >= begin && i < r->n && r->nodes[i] == node)
+		measured_at(r, i, begin, end);
+	else
+		measured_search(r, node, begin, end);
+}
+
+void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
+				    const uint64_t *const *begin, const uint64_t *const *end,
+				    uint32_t k, uint64_t floor)
 {
 	struct run *r = tls_run;
 
 	if (r && r->open && r->ignore_ticks)
 		return;
-	for (uint32_t k = 0, i = r ? r->cpu_hint : 0; r && r->open && end >= begin && k < r->n;
-	     k++, i++) {
-		if (i >= r->n)
-			i = 0; /* nodes come in the run's order: the search starts past the last */
-		if (r->nodes[i] != node)
+	for (uint32_t i = 0, started = 0; i < n; i++) {
+		uint64_t first = UINT64_MAX, latest = 0, last = 0;
+		uint32_t seen = 0;
+
+		if (!(lead[i] > floor))
 			continue;
-		r->cpu_timed += !r->cpu[2 * i + 1];
-		r->cpu[2 * i] = begin;
-		r->cpu[2 * i + 1] = end;
-		r->cpu_hint = i + 1;
-		return;
+		for (uint32_t t = 0; t < k; t++) {
+			if (!(begin[t][i] > floor) || end[t][i] < begin[t][i])
+				continue;
+			seen++;
+			first = begin[t][i] < first ? begin[t][i] : first;
+			latest = begin[t][i] > latest ? begin[t][i] : latest;
+			last = end[t][i] > last ? end[t][i] : last;
+		}
+		/* the graph's first node begins when its last worker began: their start is the run's */
+		if (seen == k)
+			measured(r, nodes[i], started++ ? first : latest, last);
 	}
-	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
 }
 
 void ggmlviz_nodes_graph_id(uint64_t id)

@@ -259,11 +259,19 @@ struct ggmlviz__kernel_rec {
 };
 
 /*
- * The CPU backend's measured time of node (shares.c), on the thread that
- * computes its graph: its shares' first begin and last end, raw stamps.
- * A node of no open run is counted (ggmlviz__state.shares_unasked).
+ * The CPU backend's measured times of a graph's n nodes (shares.c's
+ * hand-over), on the thread that computes the graph: k workers' shares,
+ * worker t's of node i from begin[t][i] to end[t][i] (raw stamps; those at
+ * or before floor are an earlier graph's), lead the calling thread's
+ * begins (a node it began no share of is no node of this graph; its slot
+ * is the board's first, as a rule). Each node that every worker computed a share of gets its
+ * shares' first begin and last end, the graph's first such node its last
+ * worker's begin (their start is the run's). A node of no open run is
+ * counted (ggmlviz__state.shares_unasked).
  */
-void ggmlviz__nodes_measured(const void *node, uint64_t begin, uint64_t end);
+void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
+				    const uint64_t *const *begin, const uint64_t *const *end,
+				    uint32_t k, uint64_t floor);
 /* Shares no op got since the process started: no run asked, or past what a slot holds. */
 uint64_t ggmlviz__shares_unattributed(void);
 /* A session starts: what META SHARES will count from (the session's lock held). */

@@ -352,7 +352,7 @@ static void hand_over(const struct share_slot *s0, uint64_t floor, uint32_t nth,
 		      const void *const *nodes, uint32_t n)
 {
 	struct board *b = NULL;
-	struct share_slot *w[256];
+	const uint64_t *begin[256], *end[256];
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < POOLS && !b; i++)
@@ -363,29 +363,14 @@ static void hand_over(const struct share_slot *s0, uint64_t floor, uint32_t nth,
 	for (uint32_t t = 0; t < nth; t++) {
 		struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
 
-		if (s && s->pool == s0->pool && s->ith == t)
-			w[k++] = s;
+		if (s && s->pool == s0->pool && s->ith == t) {
+			begin[k] = s->begin;
+			end[k++] = s->end;
+		}
 	}
 	if (k != nth)
 		return; /* a worker computed nothing of this graph: no measure of every share */
-	for (uint32_t i = 0, started = 0; i < n; i++) {
-		uint64_t first = UINT64_MAX, latest = 0, last = 0;
-		uint32_t seen = 0;
-
-		if (!(s0->begin[i] > floor))
-			continue;
-		for (uint32_t t = 0; t < k; t++) {
-			if (!(w[t]->begin[i] > floor) || w[t]->end[i] < w[t]->begin[i])
-				continue;
-			seen++;
-			first = w[t]->begin[i] < first ? w[t]->begin[i] : first;
-			latest = w[t]->begin[i] > latest ? w[t]->begin[i] : latest;
-			last = w[t]->end[i] > last ? w[t]->end[i] : last;
-		}
-		/* the graph's first node begins when its last worker began: their start is the run's */
-		if (seen == k)
-			ggmlviz__nodes_measured(nodes[i], started++ ? first : latest, last);
-	}
+	ggmlviz__nodes_measured_shares(nodes, n, s0->begin, begin, end, k, floor);
 }
 
 int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const *nodes,

@@ -111,6 +111,25 @@ void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c)
 	}
 }
 
+void ggmlviz__flight_spend(struct ggmlviz__flight *f, struct ggmlviz__flight_chunk *c)
+{
+	struct ggmlviz__flight_chunk **end = &f->spent;
+
+	while (*end)
+		end = &(*end)->next;
+	*end = c;
+}
+
+void ggmlviz__flight_give_back(struct ggmlviz__flight *f, unsigned n)
+{
+	for (; n && f->spent; n--) {
+		struct ggmlviz__flight_chunk *next = f->spent->next;
+
+		free(f->spent);
+		f->spent = next;
+	}
+}
+
 struct ggmlviz__flight_chunk *ggmlviz__flight_detach(struct ggmlviz__flight *f, uint64_t *records)
 {
 	struct ggmlviz__flight_chunk *c = f->first;
@@ -124,7 +143,8 @@ struct ggmlviz__flight_chunk *ggmlviz__flight_detach(struct ggmlviz__flight *f, 
 void ggmlviz__flight_free(struct ggmlviz__flight *f)
 {
 	ggmlviz__flight_chunks_free(f->first);
-	f->first = f->last = NULL;
+	ggmlviz__flight_chunks_free(f->spent);
+	f->first = f->last = f->spent = NULL;
 	for (size_t i = 0; i < f->n_req; i++)
 		request_free(&f->req[i]);
 	free(f->req);

@@ -13,9 +13,9 @@
 
 /* A ring should hold this long of its thread's records: longer than the
  * page cache's stalls and a VM's lost milliseconds (bench/bench_writer),
- * and than the writer's absences that an hour of a traced llama-server
- * showed on a 2-core machine (80 to 130 ms, each losing the flight
- * recorder's records where rings held 50 ms: doc/performance.md). */
+ * and than the writer's absences in an hour of a traced llama-server on a
+ * 2-core machine, which lost 11 and 33 ms of the flight recorder's records
+ * where rings held 50 ms (doc/performance.md). */
 #define GROW_HOLD_NS 250000000u
 /* The rate is taken over at least this long. */
 #define RATE_WINDOW_NS 10000000u

@@ -79,6 +79,7 @@ struct ggmlviz__flight {
 	uint64_t skipped;   /* snapshots due within a window of the last: not taken */
 	uint64_t defined_mono; /* when the producers were last made define their sets again */
 	struct ggmlviz__snapshot_job *job; /* a snapshot being written (snapshot.c), or NULL */
+	struct ggmlviz__flight_chunk *spent; /* a written snapshot's memory, freed by parts */
 };
 
 /*
@@ -613,6 +614,13 @@ size_t ggmlviz__flight_requests_copy(const struct ggmlviz__flight *f, uint8_t *b
 /* The memory handed over (the caller frees it with ggmlviz__flight_chunks_free()); *records its records. */
 struct ggmlviz__flight_chunk *ggmlviz__flight_detach(struct ggmlviz__flight *f, uint64_t *records);
 void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c);
+/*
+ * A written snapshot's memory, given back by parts: ggmlviz__flight_spend()
+ * takes it, and each ggmlviz__flight_give_back() frees n chunks of it at
+ * most (a quarter of a gigabyte freed at once held the writer up).
+ */
+void ggmlviz__flight_spend(struct ggmlviz__flight *f, struct ggmlviz__flight_chunk *c);
+void ggmlviz__flight_give_back(struct ggmlviz__flight *f, unsigned n);
 
 /* ---- a trace in segments (rotate.c) ---- */
 

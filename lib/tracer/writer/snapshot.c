@@ -191,8 +191,9 @@ static void yield_to_others(void)
 
 /*
  * The job's thread (ggmlviz__output_thread: SIGXFSZ blocked, a file too
- * large is EFBIG). It gives the memory back itself once written: freeing a
- * quarter of a gigabyte is not the writer's to wait for.
+ * large is EFBIG). It frees none of the memory: a niced thread that free()
+ * preempted while it held the allocator's lock would hold up the writer,
+ * which allocates the flight recorder's memory (priority inversion).
  */
 static void *job_main(void *arg)
 {
@@ -201,8 +202,6 @@ static void *job_main(void *arg)
 	pthread_setname_np(pthread_self(), "ggmlviz-snap");
 	yield_to_others();
 	j->rc = make_snapshot(j);
-	ggmlviz__flight_chunks_free(j->chunks);
-	j->chunks = NULL;
 	atomic_store_explicit(&j->done, 1, memory_order_release);
 	return NULL;
 }
@@ -303,6 +302,8 @@ static void job_finish(struct ggmlviz__writer *w)
 	if (j->threaded)
 		pthread_join(j->thread, NULL);
 	f->job = NULL;
+	ggmlviz__flight_spend(f, j->chunks); /* freed by parts, pass after pass */
+	j->chunks = NULL;
 	if (j->rc < 0) {
 		snprintf(why, sizeof why, "%.400s: not written: %s", base_name(j->path),
 			 strerror(-j->rc));
@@ -421,6 +422,9 @@ static void define_again(struct ggmlviz__flight *f)
 	atomic_fetch_add_explicit(&ggmlviz__state.segments, 1, memory_order_release);
 }
 
+/* Chunks of a written snapshot's memory freed a pass: 8 MiB, well under a millisecond. */
+#define SPENT_PER_PASS 8u
+
 void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final)
 {
 	struct ggmlviz__flight *f = &w->flight;
@@ -428,6 +432,7 @@ void ggmlviz__snapshot_pass(struct ggmlviz__writer *w, int final)
 	if (!f->on)
 		return;
 	define_again(f);
+	ggmlviz__flight_give_back(f, SPENT_PER_PASS);
 	if (f->job && (final || atomic_load_explicit(&f->job->done, memory_order_acquire)))
 		job_finish(w);
 	ggmlviz__flight_evict(f);
