@@ -22,9 +22,11 @@ GGML_VIZ_PRESET (server: sampled ops, a trace in segments; --env's
 variables override it); --out: where the trace and the samples go
 (default a temporary folder, removed). The summary gives the trace's disk
 (every segment kept) and its bytes per generated token, the writer's
-longest absences (the longest times between its META USAGE records, one
-a flush interval: how long a ring had to hold its thread's records) and
-when records were dropped, if any.
+longest absences (the longest times between its META USAGE records: one
+a flush interval, in a pass that writes records, which under the load's
+steady records is every pass a flush interval or more apart; how long a
+ring had to hold its thread's records) and when records were dropped,
+if any (seconds from the trace's first USAGE record).
 
 --hog SECONDS: halfway through the load, a busy loop on every CPU for
 SECONDS, so that the requests served meanwhile are slow. With a flight
