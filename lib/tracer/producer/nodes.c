@@ -875,13 +875,16 @@ static __attribute__((noinline)) void measured_search(struct run *r, const void 
 	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
 }
 
-/* node measured: at the place after the last one's, as a graph's nodes come, else searched. */
-static inline void measured(struct run *r, const void *node, uint64_t begin, uint64_t end)
+/*
+ * node, at place `at` of its graph, measured: at that place of the run,
+ * where a run is its split graph's nodes as they were asked, else
+ * searched from the last one's.
+ */
+static inline void measured(struct run *r, const void *node, uint32_t at, uint64_t begin,
+			    uint64_t end)
 {
-	uint32_t i = r ? r->cpu_hint : 0;
-
-	if (r && r->open && end >= begin && i < r->n && r->nodes[i] == node)
-		measured_at(r, i, begin, end);
+	if (r && r->open && end >= begin && at < r->n && r->nodes[at] == node)
+		measured_at(r, at, begin, end);
 	else
 		measured_search(r, node, begin, end);
 }
@@ -910,7 +913,7 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 		}
 		/* the graph's first node begins when its last worker began: their start is the run's */
 		if (seen == k)
-			measured(r, nodes[i], started++ ? first : latest, last);
+			measured(r, nodes[i], i, started++ ? first : latest, last);
 	}
 }
 
