@@ -468,7 +468,7 @@ static int measured_set(struct run *r, uint32_t expected, int *packs)
 		r->op_end[k] = e;
 		prev = e;
 	}
-	*packs = expected && !disorder && (prev - first) >> ggmlviz__clock_share_shift <= UINT32_MAX;
+	*packs = expected && !disorder && ggmlviz__times_fit(first, prev);
 	return missing == 0;
 }
 

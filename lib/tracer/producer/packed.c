@@ -44,8 +44,7 @@ int ggmlviz__times_pack(const struct ggmlviz__times *t, uint64_t until)
 	}
 	if (until && until < prev)
 		return 0;
-	prev = (until ? until : prev) - begin_of(t, 0);
-	return prev >> ggmlviz__clock_share_shift <= UINT32_MAX;
+	return ggmlviz__times_fit(begin_of(t, 0), until ? until : prev);
 }
 
 /* Shifted stamps from base (which they follow; times_pack checked they fit). */

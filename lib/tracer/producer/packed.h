@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "tracer/base/clock.h"
+
 /* Entries of a body: OP_TIMES' and SHARE_TIMES REPEAT's, SHARE_TIMES DEFINE's. */
 #define GGMLVIZ__TIMES_PER_RECORD 512u
 #define GGMLVIZ__SHARES_DEFINED_PER_RECORD 170u
@@ -40,6 +42,12 @@ struct ggmlviz__times {
  * written op by op.
  */
 int ggmlviz__times_pack(const struct ggmlviz__times *t, uint64_t until);
+
+/* Whether times from stamp first to stamp last fit a body's 32 bits of shifted stamps. */
+static inline int ggmlviz__times_fit(uint64_t first, uint64_t last)
+{
+	return (last - first) >> ggmlviz__clock_share_shift <= UINT32_MAX;
+}
 
 /*
  * A run's ops of set `set` as OP_TIMES records on the calling thread's
