@@ -6,7 +6,8 @@
  * CPU backend ticks after each, on the thread that computes the graph. A
  * run is recorded when it ends: its split at once (SPLIT_BEGIN when the
  * run starts, SPLIT_END when it ends), its ops only if the ticks match the
- * nodes exactly, stamped with the times of the ticks.
+ * nodes exactly, stamped with the times of the ticks (or measured by the
+ * CPU backend's shares, or timed by a GPU): run-records.c writes them.
  *
  * A run that GGML named by its split graph's id (ggmlviz_nodes_graph_id())
  * is described once: the descriptions of the last few such runs are kept
@@ -246,273 +247,12 @@ static uint32_t descriptions(struct run *r)
 	return expected;
 }
 
-/* ---- descriptions given once (DESC_SET) ---- */
-
-/* What the thread's records stand on now (producer.h). */
-static struct ggmlviz__written written_now(const struct run *r)
-{
-	return ggmlviz__written_now(r->session);
-}
-
-/*
- * Opens the DESC_SET of a run of n ops timed by method, recorded with a
- * kept run's descriptions: REPEAT if they were written and nothing since
- * was lost (its ops then go without them: returns 1), else DEFINE (0).
- * A run with no kept run, held (rolling mode), or traced with
- * GGML_VIZ_DESCRIBE_ONCE=0 has no DESC_SET: 0.
- */
-static int set_open(struct run *r, uint32_t n, uint8_t method, uint64_t at, struct ggmlviz__written *now)
-{
-	struct kept *kp = r->set;
-	uint8_t mode;
-
-	*now = (struct ggmlviz__written){ 0, NULL, 0 };
-	if (!kp || r->staged || !(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !n)
-		return 0;
-	*now = written_now(r);
-	mode = ggmlviz__written_same(&kp->written, now) ? GGMLVIZ_DESC_SET_REPEAT : GGMLVIZ_DESC_SET_DEFINE;
-	if (!ggmlviz__emit_desc_set_at(at, kp->set, n, mode, method, kp->graph_id))
-		now->ring = NULL; /* not written: neither is the set */
-	return mode == GGMLVIZ_DESC_SET_REPEAT && now->ring;
-}
-
-/* After a DEFINE run: the set is written if every record of it was. */
-static void set_close(struct run *r, int repeated, const struct ggmlviz__written *before)
-{
-	struct ggmlviz__written after;
-
-	if (!r->set || repeated || !before->ring)
-		return;
-	after = written_now(r);
-	r->set->written = ggmlviz__written_same(before, &after) ? after : (struct ggmlviz__written){ 0, NULL, 0 };
-}
-
-/*
- * The names node i + AHEAD's records will copy, fetched into the cache now:
- * each is in its node's struct, which the weights streamed through the
- * caches since the graph computed, one miss per op otherwise. Inlined
- * always, as ahead() is: GCC 12 drops a call to a function whose only
- * effect is a prefetch, as if it had none (tests/test-prefetch.sh).
- */
-__attribute__((always_inline)) static inline void names_ahead(const struct run *r, uint32_t i)
-{
-	const struct ggmlviz_node_desc *d;
-
-	if (i + AHEAD >= r->n)
-		return;
-	d = &r->d[i + AHEAD];
-	if (d->name) {
-		__builtin_prefetch(d->name);
-		/* a name of up to 64 bytes may begin late in a line: the next one too */
-		__builtin_prefetch((const void *)((uintptr_t)d->name + 32));
-	}
-	if (d->name2)
-		__builtin_prefetch(d->name2);
-}
-
-/* One op timing, recorded now or held with its run's unit (rolling mode). */
-static void record_op(const struct run *r, const struct ggmlviz_node_desc *d, const void *node,
-		      uint64_t begin, uint64_t end, uint8_t method, uint8_t flags, int described)
-{
-	if (r->staged)
-		ggmlviz__stage_op(r->backend, d, node, begin, end, method, flags);
-	else
-		ggmlviz__nodes_record_op(r->backend, d, node, begin, end, method, flags, described);
-}
-
-/* A SPLIT record, recorded now or held with its run's unit. */
-static void record_split(const struct run *r, uint64_t ts, uint8_t type,
-			 const struct ggmlviz__split *s)
-{
-	if (r->staged)
-		ggmlviz__stage_split(ts, type, s);
-	else
-		ggmlviz__emit_split_at(ts, type, s);
-}
-
-/*
- * The computing nodes of a run that got no tick, with method GPU, at its
- * end: the reader times each by the kernels of the run it launched.
- */
-static void record_gpu_ops(const struct run *r, uint64_t at)
-{
-	for (uint32_t i = 0; i < r->n; i++) {
-		struct ggmlviz_node_desc d = r->d[i];
-
-		names_ahead(r, i);
-		if (!d.ticks)
-			continue;
-		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED; /* a GPU backend fuses as its kernels say */
-		record_op(r, &d, r->nodes[i], at, at, GGMLVIZ_OP_METHOD_GPU, 0, 0);
-	}
-}
-
-/*
- * The same where the backend gave its own time of the nodes it ran
- * (ggmlviz_nodes_gpu_time(): Vulkan's timestamp queries): each computing
- * node at its time; one it gave none is one it computed in the kernel of
- * the node before (fused), whose op then names both.
- */
-static uint32_t record_gpu_timed_ops(const struct run *r)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < r->n; i++) {
-		struct ggmlviz_node_desc d = r->d[i];
-		uint32_t next = i + 1;
-
-		names_ahead(r, i);
-		if (!d.ticks || !r->gpu[2 * i + 1])
-			continue;
-		d.flags &= ~(uint32_t)GGMLVIZ_NODE_FUSED;
-		while (next < r->n && !r->d[next].ticks)
-			next++; /* views compute nothing */
-		if (next < r->n && !r->gpu[2 * next + 1]) {
-			d.flags |= GGMLVIZ_NODE_FUSED;
-			d.op_type2 = r->d[next].op_type;
-			d.op_name2 = r->d[next].op_name;
-			d.name2 = r->d[next].name;
-		}
-		record_op(r, &d, r->nodes[i], r->gpu[2 * i], r->gpu[2 * i + 1],
-			  GGMLVIZ_OP_METHOD_GPU, 0, 0);
-		n++;
-	}
-	return n;
-}
-
-/*
- * The ops of a run that repeats its set, k of them with their times in
- * op_begin and op_end, as OP_TIMES records (packed.c); 0 if their times
- * do not pack (then they are written op by op).
- */
-static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t flags)
-{
-	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, k };
-
-	if (!ggmlviz__times_pack(&t, 0))
-		return 0;
-	ggmlviz__emit_op_times(r->set->set, method, flags, &t);
-	return 1;
-}
-
-/*
- * Every op of a run whose every ticking node the CPU backend measured
- * (shares.c): each at its shares' first begin and last end, so that the
- * barrier's wait after it and the run's start before the first are in no
- * op; returns how many. packs: a repeated run's times, in op_begin and
- * op_end, pack (measured_set()): they go as OP_TIMES records.
- */
-static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
-{
-	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, expected };
-	uint32_t k = 0, i = 0;
-	struct ggmlviz__written before;
-	int repeat;
-
-	if (r->set && expected)
-		i = r->set->ticking[0];
-	while (i < r->n && !r->d[i].ticks)
-		i++;
-	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
-			  &before);
-	if (repeat && packs) {
-		ggmlviz__emit_op_times(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, &t);
-		return expected;
-	}
-	for (i = 0; i < r->n; i++) {
-		names_ahead(r, i);
-		if (!r->d[i].ticks)
-			continue;
-		record_op(r, &r->d[i], r->nodes[i], r->cpu[2 * i], r->cpu[2 * i + 1],
-			  GGMLVIZ_OP_METHOD_MEASURED, 0, repeat);
-		k++;
-	}
-	set_close(r, repeat, &before);
-	return k;
-}
-
-/* Whether every node that should tick was measured, and nothing else (a run without a kept run). */
-static int all_measured(const struct run *r, uint32_t expected)
-{
-	uint32_t k = 0;
-
-	if (r->cpu_timed != expected)
-		return 0;
-	for (uint32_t i = 0; i < r->n; i++)
-		k += r->d[i].ticks && r->cpu[2 * i + 1];
-	return k == expected;
-}
-
-/*
- * The same for a run with a kept run, whose list of its ops' places is
- * read instead of their descriptions (some 40 kB a run, which the weights
- * pushed out of the caches since); in the same pass, the ops' times
- * copied in order into op_begin and op_end, and *packs set where they
- * pack (ggmlviz__times_pack()'s rule, taken here once and not again).
- */
-static int measured_set(struct run *r, uint32_t expected, int *packs)
-{
-	const uint32_t *at = r->set->ticking;
-	uint64_t prev = expected ? r->cpu[2 * at[0]] : 0, first = prev;
-	uint32_t missing = 0, disorder = 0;
-
-	*packs = 0;
-	if (r->cpu_timed != expected)
-		return 0;
-	for (uint32_t k = 0; k < expected; k++) {
-		uint64_t b = r->cpu[2 * at[k]], e = r->cpu[2 * at[k] + 1];
-
-		missing += e == 0;
-		disorder += (b < prev) | (e < b);
-		r->op_begin[k] = b;
-		r->op_end[k] = e;
-		prev = e;
-	}
-	*packs = expected && !disorder && ggmlviz__times_fit(first, prev);
-	return missing == 0;
-}
-
-/* A repeated run's ticked ops, packed: 0 if they were not (see record_times). */
-static int record_ticked_times(struct run *r, uint32_t expected)
-{
-	uint64_t prev = r->last_ask_stamp;
-
-	for (uint32_t k = 0; k < expected; k++) {
-		r->op_begin[k] = prev;
-		r->op_end[k] = prev = r->ticks[k];
-	}
-	return record_times(r, expected, GGMLVIZ_OP_METHOD_TICK, GGMLVIZ_NODE_RUN_START) ? 1 : 0;
-}
-
-/* Every op of a run whose ticks match its nodes; returns how many. */
-static uint32_t record_ops(struct run *r, uint32_t expected)
-{
-	uint64_t prev = r->last_ask_stamp;
-	uint32_t k = 0;
-	struct ggmlviz__written before;
-	int repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_TICK, prev, &before);
-
-	if (repeat && record_ticked_times(r, expected))
-		return expected;
-	for (uint32_t i = 0; i < r->n; i++) {
-		names_ahead(r, i);
-		if (!r->d[i].ticks)
-			continue;
-		record_op(r, &r->d[i], r->nodes[i], prev, r->ticks[k], GGMLVIZ_OP_METHOD_TICK,
-			  k ? 0 : GGMLVIZ_NODE_RUN_START, repeat);
-		prev = r->ticks[k++];
-	}
-	set_close(r, repeat, &before);
-	return k;
-}
-
 static void run_close(struct run *r)
 {
 	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	uint32_t got = r->n_ticks, stored = got < r->n ? got : r->n, expected;
 	struct ggmlviz__split s = split_of(r);
 	uint64_t end;
-	int packs = 0;
 
 	if (r->gpu_hooked)
 		gpu_run_end(); /* every run's tag is taken off, whatever happens to the run */
@@ -524,25 +264,10 @@ static void run_close(struct run *r)
 	}
 	expected = descriptions(r);
 	end = stored ? r->ticks[stored - 1] : ggmlviz__stamp();
-	if (r->set)
-		r->set->measured = 0;
-	if (r->cpu_timed && !r->ignore_ticks && !r->lost &&
-	    (r->set ? measured_set(r, expected, &packs) : all_measured(r, expected))) {
-		s.n_timed = record_measured_ops(r, expected, packs);
-		if (r->set)
-			r->set->measured = 1;
-	}
-	else if (got && !r->ignore_ticks && got == expected && !r->lost)
-		s.n_timed = record_ops(r, expected);
-	else if (got && !r->ignore_ticks)
-		atomic_fetch_add_explicit(&ggmlviz__state.mismatches, 1, memory_order_relaxed);
-	else if (r->gpu_timed && !r->ignore_ticks && !r->lost)
-		s.n_timed = record_gpu_timed_ops(r);
-	else if (r->run_id && !r->ignore_ticks && !r->lost)
-		record_gpu_ops(r, end);
+	s.n_timed = ggmlviz__run_record_ops(r, expected, end);
 	s.ticks = r->ignore_ticks ? 0 : got;
 	s.expected = expected;
-	record_split(r, end, GGMLVIZ_EVENT_SPLIT_END, &s);
+	ggmlviz__run_record_split(r, end, GGMLVIZ_EVENT_SPLIT_END, &s);
 	run_reset(r);
 }
 
@@ -695,7 +420,7 @@ static void run_open(struct run *r, const void *backend, ggmlviz_node_describe_f
 	s.first = ggmlviz__addr(node);
 	s.backend = ggmlviz__addr(backend);
 	s.run_id = r->run_id;
-	record_split(r, now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
+	ggmlviz__run_record_split(r, now, GGMLVIZ_EVENT_SPLIT_BEGIN, &s);
 	if (GGMLVIZ__UNLIKELY(r->nvtx))
 		ggmlviz__nvtx_run(s.backend);
 }

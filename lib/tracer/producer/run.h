@@ -96,4 +96,18 @@ static inline int ggmlviz__kept_is_runs(const struct kept *kp, const struct run 
 /* The kept run of the run's graph id, whose nodes the asks fetch ahead. */
 struct kept *ggmlviz__kept_again(struct run *r);
 
+/* ---- the run's records at its end (run-records.c) ---- */
+
+/* A SPLIT record of r at ts, recorded now or held with its run's unit (rolling mode). */
+void ggmlviz__run_record_split(const struct run *r, uint64_t ts, uint8_t type,
+			       const struct ggmlviz__split *s);
+/*
+ * The ops of r, closing with its descriptions (r->d) and `expected` ticks
+ * among them, recorded as they were timed: every share measured, else its
+ * ticks where they match, else a GPU's own times, else its kernels' run
+ * (at end); a tick count that matches nothing is counted. Returns the ops
+ * timed.
+ */
+uint32_t ggmlviz__run_record_ops(struct run *r, uint32_t expected, uint64_t end);
+
 #endif
