@@ -77,6 +77,22 @@ $(cat "$1/.errors")"
 	fi
 }
 
+# Runs a stage with a bound on its time, so that one that hangs fails and the
+# suite still ends with its counts within CI's 90 minutes: a test script gets
+# 20 minutes (the slowest takes 6 on 2 cores), a make check 30. A stage
+# killed says so in its output, as a failed test point.
+bounded() { # seconds command...
+	limit=$1
+	shift
+	timeout -k 30 "$limit" "$@"
+	rc=$?
+	case $rc in
+	124 | 137) echo "not ok - $* killed: still running after $limit s" ;;
+	esac
+	return $rc
+}
+SCRIPT_LIMIT=${RUN_ALL_SCRIPT_LIMIT:-1200}
+
 # Counts the TAP lines of a test script's output (not run by make check).
 count_tap() { # file label
 	p=$(grep '^ok ' "$1" | grep -vc '# SKIP')  # a skip is neither passed nor failed
@@ -107,7 +123,8 @@ check() { # dir label make-target [env...]
 	dir=$1 label=$2 target=$3
 	shift 3
 	find "$top/$dir" -name '*.trs' -delete 2>/dev/null
-	(cd "$top/$dir" && env "$@" make -j"$jobs" "$target" >check.out 2>&1)
+	(cd "$top/$dir" && bounded 1800 env "$@" make -j"$jobs" "$target" >check.out 2>&1)
+	case $? in 124 | 137) result 1 "$label: make $target, killed after 30 minutes" ;; esac
 	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS):' "$top/$dir/check.out" | grep -v '^PASS' | head -40
 	count_trs "$top/$dir" "$label"
 }
@@ -186,7 +203,7 @@ if [ $rc -eq 0 ]; then
 fi
 
 note "the build without root (doc/install.md), as an unprivileged user: tests/test-user-build.sh"
-top_srcdir="$top" sh "$top/tests/test-user-build.sh" >"$top/build/user-build.out" 2>&1
+bounded "$SCRIPT_LIMIT" env top_srcdir="$top" sh "$top/tests/test-user-build.sh" >"$top/build/user-build.out" 2>&1
 count_tap "$top/build/user-build.out" "user-build"
 
 note "AddressSanitizer + UndefinedBehaviorSanitizer: make check"
@@ -277,7 +294,7 @@ tools_tested() { # name var what args...
 	[ -x "$dir/$server" ] || { rc=1; tail -20 "$top/build/$name.err"; }
 	result $rc "scripts/$builder ${*:+$* }builds $what"
 	[ $rc -eq 0 ] || return
-	env top_srcdir="$top" top_builddir="$top/build" "$var=$dir" \
+	bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" "$var=$dir" \
 		sh "$top/tests/test-$name.sh" >"$top/build/$name.out" 2>&1
 	count_tap "$top/build/$name.out" "$name"
 }
@@ -290,13 +307,13 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	tools_tested llama-tools LLAMA_TOOLS "llama-bench, llama-cli, llama-server and ggml-rpc-server" --rpc
 	if [ -x "$dir/ggml-rpc-server" ]; then
 		note "GGML's RPC backend traced on both sides: tests/test-llama-rpc.sh"
-		env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
+		bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
 			sh "$top/tests/test-llama-rpc.sh" >"$top/build/llama-rpc.out" 2>&1
 		count_tap "$top/build/llama-rpc.out" "llama-rpc"
 	fi
 	if [ -x "$dir/llama-server" ]; then
 		note "ggmlviz advise on llama-server's requests: tests/test-advise-server.sh"
-		env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
+		bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" LLAMA_TOOLS="$dir" \
 			sh "$top/tests/test-advise-server.sh" >"$top/build/advise-server.out" 2>&1
 		count_tap "$top/build/advise-server.out" "advise-server"
 	fi
@@ -311,15 +328,15 @@ if [ -f "$top/third_party/ggml/VERSION" ] && [ -x "$top/build/examples/make_tiny
 	note "whisper.cpp's tools traced: scripts/build-whisper-tools.sh, tests/test-whisper-tools.sh"
 	tools_tested whisper-tools WHISPER_TOOLS "whisper-cli, whisper-bench and whisper-server"
 	note "the shared GGML of the GPU check (build-ggml-cuda.sh --cpu), its CPU shares measured"
-	top_srcdir="$top" top_builddir="$top/build" \
+	bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-ggml-shared.sh" >"$top/build/ggml-shared.out" 2>&1
 	count_tap "$top/build/ggml-shared.out" "ggml-shared"
 	note "the shell blocks of the README and doc/ that build into the checkout or run llama.cpp's tools, as printed"
-	top_srcdir="$top" top_builddir="$top/build" \
+	bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-readme-shell.sh" --checkout >"$top/build/readme-checkout.out" 2>&1
 	count_tap "$top/build/readme-checkout.out" "readme-checkout"
 	note "the llama.cpp integration on a llama.cpp changed as upstream changes it"
-	top_srcdir="$top" top_builddir="$top/build" \
+	bounded "$SCRIPT_LIMIT" env top_srcdir="$top" top_builddir="$top/build" \
 		sh "$top/tests/test-llama-upstream.sh" >"$top/build/llama-upstream.out" 2>&1
 	count_tap "$top/build/llama-upstream.out" "llama-upstream"
 fi

@@ -26,8 +26,18 @@ def skip(what, why):
     print('ok %d - %s # SKIP %s' % (count, what, why))
 
 
-def run(*args, env=None, cwd=None):
-    p = subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd)
+RUN_LIMIT_S = 600  # no command of a test takes minutes: one that does has hung
+
+
+def run(*args, env=None, cwd=None, limit_s=RUN_LIMIT_S):
+    """Runs a command: (its status, stdout, stderr). One still running after
+    limit_s is killed, and its status is 124, as timeout(1) says, with a line
+    on stderr: a hung program fails its test, it never stops the suite."""
+    try:
+        p = subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd, timeout=limit_s)
+    except subprocess.TimeoutExpired as e:
+        out, err = (x.decode(errors='replace') if isinstance(x, bytes) else (x or '') for x in (e.stdout, e.stderr))
+        return 124, out, err + '\n%s: killed, still running after %d s' % (args[0], limit_s)
     return p.returncode, p.stdout, p.stderr
 
 

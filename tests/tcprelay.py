@@ -2,7 +2,8 @@
 forwards each connection it accepts to a target port, holding every chunk
 of bytes a set time in each direction, in order, as a link of that latency
 would; and it can drop a connection after a set number of bytes from the
-client, as a link that fails in the middle of a command.
+client, as a link that fails in the middle of a command: the server's end
+shut down, the client's reset (RST).
 
     relay = Relay(listen_port, target_port, delay_s=0.001, drop_after=None)
     ... relay.close()
@@ -11,6 +12,7 @@ SPDX-License-Identifier: MIT
 """
 import collections
 import socket
+import struct
 import threading
 import time
 
@@ -102,6 +104,10 @@ class Relay:
                         x.shutdown(socket.SHUT_RDWR)
                     except OSError:
                         pass
+                # the client is reset, as by a link that failed: a shutdown alone
+                # leaves it blocked in send() for good once this side's window is full
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+                c.close()
             _Pipe(client, server, self.delay, self.drop_after, drop)
             _Pipe(server, client, self.delay, None, lambda: None)
 
