@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taplib  # noqa: E402
-from taplib import ok, run, skip  # noqa: E402
+from taplib import BUILD_LIMIT_S, ok, run, skip  # noqa: E402
 
 BUILD, TMP = (os.path.abspath(a) for a in sys.argv[1:3])
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
@@ -102,7 +102,8 @@ ok(n_calls >= 2, 'a copy of the release changed: llama-bench\'s %d decode calls 
    % n_calls)
 
 out_dir = os.path.join(TMP, 'tools')
-rc, out, err = run('sh', SCRIPT, '--source', copy, '--tools', 'llama-bench,llama-new-tool', out_dir)
+rc, out, err = run('sh', SCRIPT, '--source', copy, '--tools', 'llama-bench,llama-new-tool', out_dir,
+                  limit_s=BUILD_LIMIT_S)
 bin_dir = out.strip().splitlines()[-1] if out.strip() else ''
 ok(rc == 0 and os.path.isdir(bin_dir) and 'no call of llama_decode() or llama_encode() past the '
    'tracer' in err, 'build-llama-tools.sh --source builds them, and its check finds no call '

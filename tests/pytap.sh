@@ -17,5 +17,6 @@ if ! command -v "$PYTHON3" >/dev/null 2>&1; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/ggmlviz-$2.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
+# unbuffered (-u): a script killed at its time limit (tests/run-all.sh) keeps what it printed
 # shellcheck disable=SC2086 # LLAMA_TOOLS_DIR: a third argument, for the scripts that take one
-"$PYTHON3" "$top_srcdir/tests/$1" "$top_builddir" "$T" ${LLAMA_TOOLS_DIR:+"$LLAMA_TOOLS_DIR"}
+"$PYTHON3" -u "$top_srcdir/tests/$1" "$top_builddir" "$T" ${LLAMA_TOOLS_DIR:+"$LLAMA_TOOLS_DIR"}

@@ -80,18 +80,25 @@ $(cat "$1/.errors")"
 # Runs a stage with a bound on its time, so that one that hangs fails and the
 # suite still ends with its counts within CI's 90 minutes: a test script gets
 # 20 minutes (the slowest takes 6 on 2 cores), a make check 30. A stage
-# killed says so in its output, as a failed test point.
+# killed says so in its output, as a failed test point. timeout(1) makes the
+# stage a process group of its own, which it kills whole; a ^C, which reaches
+# this script's group only, is passed on to it (the trap below).
 bounded() { # seconds command...
 	limit=$1
 	shift
-	timeout -k 30 "$limit" "$@"
+	timeout -k 30 "$limit" "$@" &
+	stage=$!
+	wait $stage
 	rc=$?
+	stage=
 	case $rc in
 	124 | 137) echo "not ok - $* killed: still running after $limit s" ;;
 	esac
 	return $rc
 }
 SCRIPT_LIMIT=${RUN_ALL_SCRIPT_LIMIT:-1200}
+stage=
+trap '[ -z "$stage" ] || kill -TERM "$stage" 2>/dev/null; exit 130' INT TERM
 
 # Counts the TAP lines of a test script's output (not run by make check).
 count_tap() { # file label
@@ -123,7 +130,10 @@ check() { # dir label make-target [env...]
 	dir=$1 label=$2 target=$3
 	shift 3
 	find "$top/$dir" -name '*.trs' -delete 2>/dev/null
-	(cd "$top/$dir" && bounded 1800 env "$@" make -j"$jobs" "$target" >check.out 2>&1)
+	# in a shell of the stage's own that goes to the folder (as cd does, PWD too)
+	# shellcheck disable=SC2016 # its $0 and $@ are that shell's
+	bounded 1800 sh -c 'cd "$0" && exec env "$@"' "$top/$dir" "$@" make -j"$jobs" "$target" \
+		>"$top/$dir/check.out" 2>&1
 	case $? in 124 | 137) result 1 "$label: make $target, killed after 30 minutes" ;; esac
 	grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS):' "$top/$dir/check.out" | grep -v '^PASS' | head -40
 	count_trs "$top/$dir" "$label"

@@ -27,6 +27,7 @@ def skip(what, why):
 
 
 RUN_LIMIT_S = 600  # no command of a test takes minutes: one that does has hung
+BUILD_LIMIT_S = 2400  # a build of llama.cpp from its source: 8 minutes on 2 cores, or slower
 
 
 def run(*args, env=None, cwd=None, limit_s=RUN_LIMIT_S):

@@ -106,8 +106,11 @@ class Relay:
                         pass
                 # the client is reset, as by a link that failed: a shutdown alone
                 # leaves it blocked in send() for good once this side's window is full
-                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
-                c.close()
+                try:
+                    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+                    c.close()
+                except OSError:
+                    pass  # closed already, by close()
             _Pipe(client, server, self.delay, self.drop_after, drop)
             _Pipe(server, client, self.delay, None, lambda: None)
 

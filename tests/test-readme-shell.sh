@@ -190,8 +190,12 @@ run_session() { # dir folder
 	wait $session
 	echo $? >"$1/session-rc"
 	kill -- -$session 2>/dev/null
+	session=
 	return 0
 }
+# this script stopped (tests/run-all.sh's time limit, a ^C): its session too, which setsid took
+# out of this script's process group
+trap '[ -z "${session:-}" ] || kill -- -"$session" 2>/dev/null; exit 143' TERM INT
 
 # How block N of page dir $1 went in its session: 0, or 1 with why on stdout.
 block_result() { # dir N folder
