@@ -5,9 +5,11 @@
  * its descriptions kept, its records packed), with a clock_gettime timed
  * alongside in the same run (a shared machine's noise moves both):
  *
- *   ask      a node of the split asked about, as the GGML adapter asks:
+ *   ask      the split's nodes asked about, as the edited scheduler and
+ *            the GGML adapter ask: the first through
  *            ggmlviz_nodes_ask_again(), and ggmlviz_nodes_ask() where it
- *            says 0 (the split's first node);
+ *            says 0, then the rest at once (ggmlviz_nodes_ask_rest()), and
+ *            one by one from where that stopped;
  *   tick     ggmlviz_nodes_tick(): the CPU backend's call after a node;
  *   share    ggmlviz_cpu_share_begin() and _end() around a worker's share;
  *   done     ggmlviz_cpu_graph_done(): the shares written, thread 0's hand-over;
@@ -133,9 +135,12 @@ static void graph(int traced, double t[PARTS + 1])
 	atomic_fetch_add(&graph_go, 1);
 	if (traced) {
 		ggmlviz_nodes_split(7, &backend);
-		for (int i = 0; i < n_nodes; i++)
+		for (int i = 0; i < n_nodes; i++) {
 			if (!ggmlviz_nodes_ask_again(node_ptrs[i], NULL))
 				ggmlviz_nodes_ask(node_ptrs[i], &backend, describe, NULL);
+			if (i == 0) /* the scheduler's edit: the rest at once, where it can be */
+				i = ggmlviz_nodes_ask_rest(NULL, node_ptrs, 1, n_nodes) - 1;
+		}
 	}
 	a = bench_now_ns();
 	t[ASK] += (double)(a - t0);

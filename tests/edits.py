@@ -2,7 +2,8 @@
 """contrib/llama.cpp/ggmlviz-edit.py's --sched-graph-ids and --sched-no-wait
 (TAP): GGML's scheduler tells libggmlviz each split's id before it asks
 about the split's nodes, the view of a whole split keeps the split's id,
-and no wait for the device follows a split none of whose nodes the eval
+the split's next nodes are given to libggmlviz at once after its first ask
+(a loop of asks that moved: that part left out alone, said), and no wait for the device follows a split none of whose nodes the eval
 callback wanted (one that wanted a node's data still waits), in the
 scheduler as the release has it and as a small copy of it; a scheduler
 whose graphs have no id is left as it is, and said so, and so is one
@@ -48,7 +49,13 @@ static enum ggml_status compute_splits(ggml_backend_sched_t sched) {
         } else {
             // similar to ggml_backend_compare_graph_backend
             for (int j0 = 0; j0 < split->graph.n_nodes; j0++) {
+                struct ggml_tensor * t = split->graph.nodes[j0];
+                bool need = sched->callback_eval(t, true, sched->callback_eval_user_data);
                 int j1 = j0;
+                while (!need && j1 < split->graph.n_nodes - 1) {
+                    t = split->graph.nodes[++j1];
+                    need = sched->callback_eval(t, true, sched->callback_eval_user_data);
+                }
                 struct ggml_cgraph gv = ggml_graph_view(&split->graph, j0, j1 + 1);
 
                 enum ggml_status ec = ggml_backend_graph_compute_async(split_backend, &gv);
@@ -97,6 +104,27 @@ ok(TOLD in text, 'libggmlviz is told the split\'s id before its nodes are asked 
 ok('ggmlviz-sched.h" // libggmlviz' in text.split('\n')[1], 'the call\'s header is included after ggml-impl.h',
    text)
 ok('ggml-backend.cpp: the scheduler\'s view of a split' in out, 'the edit says where it was made', out)
+REST = '''                int j1 = j0;
+                if (!need) { // libggmlviz: the next asks of a split computed again, taken at once (ggmlviz-edit.py)
+                    const int ggmlviz_to = ggmlviz_nodes_ask_rest(sched->callback_eval_user_data,
+                        (const void *const *) split->graph.nodes, j1 + 1, split->graph.n_nodes);
+                    if (ggmlviz_to > j1 + 1) {
+                        j1 = ggmlviz_to - 1;
+                        t = split->graph.nodes[j1];
+                    }
+                }
+                while (!need && j1 < split->graph.n_nodes - 1) {'''
+ok(REST in text and text.count('ggmlviz_nodes_ask_rest(') == 1,
+   'after a split\'s first ask, its next nodes are given to libggmlviz at once', text)
+
+# the asks' loop moved: the ids made all the same, the asks at once left out and said
+moved = WITH_IDS.replace('while (!need && j1 < split->graph.n_nodes - 1) {', 'while (j1 < split->graph.n_nodes - 1 && !need) {')
+top = tree('rest-moved', moved)
+rc, out, err = run(sys.executable, EDIT, top, '--sched-graph-ids')
+text = read(top)
+ok(rc == 0 and KEPT in text and TOLD in text and 'ggmlviz_nodes_ask_rest' not in text and
+   'asked about node by node' in out, 'a loop of asks that moved: the ids made, the asks at once '
+   'left out, said, and no failure', '%d %s%s' % (rc, out, err))
 
 # graphs without ids (an older llama.cpp): nothing to keep, nothing changed, said
 old = WITH_IDS.replace('        sched->splits[i].graph.uid = ggml_graph_next_uid();\n', '')
@@ -138,7 +166,8 @@ if os.path.isfile(os.path.join(release, SCHED)):
     text = read(top)
     ok(rc == 0 and text.count('gv.uid = split->graph.uid;') == 1 and
        text.count('ggmlviz_nodes_split(split->graph.uid, split_backend);') == 1 and
-       text.count('if (need) { // libggmlviz: no data wanted, no wait') == 1,
+       text.count('if (need) { // libggmlviz: no data wanted, no wait') == 1 and
+       text.count('ggmlviz_nodes_ask_rest(') == 1,
        'the release\'s scheduler takes the edits once', out + err)
 else:
     skip('the release\'s scheduler takes the edits once', 'no fetched source (scripts/fetch-ggml.sh --source)')

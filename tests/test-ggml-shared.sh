@@ -6,8 +6,9 @@
 #     measured (every op TIMED measured, META SHARES saying every share
 #     went to its op), and GGML_VIZ_CPU_SHARES=0 turns it off;
 #   - a program without libggmlviz (make_tiny_llama) runs GGML as it is;
-#   - its scheduler tells libggmlviz each split graph's id the same way
-#     (libggml-base.so, a weak reference).
+#   - its scheduler tells libggmlviz each split graph's id, and gives it a
+#     repeated split's asks at once, the same way (libggml-base.so, weak
+#     references).
 # libggmlviz is configured against it in a folder of its own. WORK (default
 # $top_builddir/ggml-shared) holds the GGML, its build and libggmlviz's;
 # run again, they build only what changed. Prints TAP.
@@ -40,8 +41,9 @@ done
 ! grep -q " T ggmlviz_" "$work/nm.out" || { echo "libggml-cpu.so defines ggmlviz_ functions" >>"$log"; weak=1; }
 # and its scheduler tells libggmlviz each split graph's id and backend (--sched-graph-ids), the same way
 nm -D "$work/ggml/lib/libggml-base.so" >"$work/nm-base.out" 2>>"$log" || weak=1
-grep -q "^ *w ggmlviz_nodes_split\$" "$work/nm-base.out" ||
-	{ echo "no weak ggmlviz_nodes_split in libggml-base.so" >>"$log"; weak=1; }
+for f in ggmlviz_nodes_split ggmlviz_nodes_ask_rest; do
+	grep -q "^ *w $f\$" "$work/nm-base.out" || { echo "no weak $f in libggml-base.so" >>"$log"; weak=1; }
+done
 ! grep -q " T ggmlviz_" "$work/nm-base.out" || { echo "libggml-base.so defines ggmlviz_ functions" >>"$log"; weak=1; }
 result $weak "libggml-cpu.so and libggml-base.so call libggmlviz through weak references, none defined in them"
 

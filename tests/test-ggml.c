@@ -335,6 +335,58 @@ static bool want_all(struct ggml_tensor *t, bool ask, void *user_data)
 	return true;
 }
 
+/*
+ * The known graph's nodes asked as GGML's scheduler with libggmlviz's edit
+ * asks a split (ggmlviz-edit.py --sched-graph-ids): the first through the
+ * adapter's callback, the next ones given to ggmlviz_nodes_ask_rest(), the
+ * rest through the callback again; the split computed three times. How
+ * many nodes the last run's ask_rest took.
+ */
+static int asks_at_once(ggml_backend_sched_t sched, uint64_t id)
+{
+	const int n = ggml_graph_n_nodes(kg.g);
+	const void *nodes[16];
+	int taken = 0;
+
+	ck_assert_int_le(n, 16);
+	for (int i = 0; i < n; i++)
+		nodes[i] = ggml_graph_node(kg.g, i);
+	for (int run = 0; run < 3; run++) {
+		ggmlviz_nodes_split(id, cpu);
+		ck_assert(!ggmlviz_ggml_eval_cb(ggml_graph_node(kg.g, 0), true, sched));
+		taken = ggmlviz_nodes_ask_rest(sched, nodes, 1, n) - 1;
+		for (int j = taken + 1; j < n; j++)
+			ck_assert(!ggmlviz_ggml_eval_cb(ggml_graph_node(kg.g, j), true, sched));
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	return taken;
+}
+
+/*
+ * A repeat's asks taken at once by the library skip the callback: not
+ * where the application chained its own, which sees every ask of every
+ * run (the adapter says ggmlviz_nodes_ask_always() at the split's first).
+ */
+START_TEST(test_a_chained_callback_sees_every_ask_of_a_repeat)
+{
+	const int n = ggml_graph_n_nodes(kg.g);
+	struct order o = { .abort_at = 0 };
+	struct gu_trace tr;
+	char path[256];
+
+	gu_start(path, GGMLVIZ_OP_TIMING_AUTO);
+	ck_assert_int_eq(ggmlviz_ggml_trace_sched(ksched, GU_THREADS, NULL, NULL), 0);
+	ck_assert_int_eq(asks_at_once(ksched, 901), n - 1); /* nothing chained: all at once */
+	ggmlviz_ggml_untrace_sched(ksched);
+	ck_assert_int_eq(ggmlviz_ggml_trace_sched(ksched, GU_THREADS, order_ask, &o), 0);
+	ck_assert_int_eq(asks_at_once(ksched, 902), 0);
+	ck_assert_uint_eq(o.n, 3u * (unsigned)n); /* every ask of the three runs */
+	ggmlviz_ggml_untrace_sched(ksched);
+	gu_stop_and_read(path, &tr);
+	gu_free(&tr);
+}
+END_TEST
+
 START_TEST(test_not_tracing_answers_like_the_chain)
 {
 	int calls = 0;
@@ -626,6 +678,7 @@ static Suite *make_suite(void)
 	tcase_add_test(known, test_default_keeps_the_graph_whole);
 	tcase_add_test(known, test_sync_splits_per_node);
 	tcase_add_test(known, test_app_abort_still_aborts);
+	tcase_add_test(known, test_a_chained_callback_sees_every_ask_of_a_repeat);
 	tcase_add_test(known, test_views_yield_none);
 	tcase_add_test(known, test_two_runs_told_apart);
 	tcase_add_test(known, test_other_file_shares_the_state);

@@ -20,12 +20,20 @@
  *     place in a split's repeat, with the same user, not the run's first,
  *     not after ticks, not where the last run or this one was asked in
  *     full (ggmlviz_nodes_ask_always()), not in sync mode or with
- *     tracing off; what it records is what the full asks record.
+ *     tracing off; what it records is what the full asks record;
+ *   - a split's asks after its first taken at once
+ *     (ggmlviz_nodes_ask_rest()), as an edited GGML's scheduler gives
+ *     them: the nodes that would each be taken alone, up to the first that
+ *     would not, recorded as the asks one by one record them; nothing
+ *     where the run is not the split's as asked so far (its first ask not
+ *     passed on, another place, another user), nor where an ask alone
+ *     takes nothing; -EINVAL for a missing array or places out of order.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +114,19 @@ static void start(const char *tag, char *path, size_t size)
 	tu_path(path, size, tag);
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	described = 0;
+}
+
+/* As start(), in sync mode: the adapter times each node itself. */
+static void start_sync(const char *tag, char *path, size_t size)
+{
+	struct ggmlviz_config cfg;
+
+	tu_path(path, size, tag);
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	cfg.op_timing = GGMLVIZ_OP_TIMING_SYNC;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	described = 0;
 }
@@ -354,6 +375,21 @@ static int all_but_first(const int *again)
 	return again[0] == 0 && again[1] == 1 && again[2] == 1 && again[3] == 1;
 }
 
+/* The first three runs read back: each the graph's nodes in order, as a run asked in full records them. */
+static void three_runs_as_the_first(const struct seen *s)
+{
+	for (size_t k = 0; k < 3 * NODES; k++) {
+		const struct gs_node *g = &graph[k % NODES];
+
+		ck_assert_uint_eq(s->op[k].op_type, g->op);
+		ck_assert_str_eq(s->label[k], g->name);
+		ck_assert_int_eq(s->op[k].layer, g->layer);
+		ck_assert_uint_eq(s->op[k].ptr, (uint64_t)(uintptr_t)g);
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
+		ck_assert_uint_le(s->op[k].begin_ns, s->op[k].end_ns);
+	}
+}
+
 /*
  * A split's repeat is asked alone but for its first node: what is
  * recorded is what full asks record (every op, its description kept, its
@@ -384,16 +420,7 @@ START_TEST(a_repeat_is_asked_alone_where_it_can_be)
 	s = read_back(path);
 	ck_assert_uint_eq(s->ops, 6 * NODES);
 	ck_assert_uint_eq(s->splits, 6);
-	for (size_t k = 0; k < 3 * NODES; k++) { /* the runs asked alone are recorded as the first */
-		const struct gs_node *g = &graph[k % NODES];
-
-		ck_assert_uint_eq(s->op[k].op_type, g->op);
-		ck_assert_str_eq(s->label[k], g->name);
-		ck_assert_int_eq(s->op[k].layer, g->layer);
-		ck_assert_uint_eq(s->op[k].ptr, (uint64_t)(uintptr_t)g);
-		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
-		ck_assert_uint_le(s->op[k].begin_ns, s->op[k].end_ns);
-	}
+	three_runs_as_the_first(s); /* the runs asked alone are recorded as the first */
 	free(s);
 	unlink(path);
 }
@@ -407,7 +434,6 @@ END_TEST
 START_TEST(a_run_asked_always_is_asked_in_full)
 {
 	char path[256], path2[256];
-	struct ggmlviz_config cfg;
 	int again[NODES];
 
 	start("ids-always", path, sizeof path);
@@ -431,14 +457,147 @@ START_TEST(a_run_asked_always_is_asked_in_full)
 	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[1], &user_a), 0); /* not tracing */
 	unlink(path);
 
-	tu_path(path2, sizeof path2, "ids-always-sync");
-	tu_config(&cfg, path2);
-	cfg.gpu_kernels = 0;
-	cfg.op_timing = GGMLVIZ_OP_TIMING_SYNC;
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	start_sync("ids-always-sync", path2, sizeof path2);
 	split_run_again(72, in_order, &user_a, -1, again);
 	split_run_again(72, in_order, &user_a, -1, again);
 	ck_assert(all_of(again, 0)); /* sync mode: the adapter times each node itself */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path2);
+}
+END_TEST
+
+/*
+ * A run of split id as GGML's scheduler with libggmlviz's edit asks it:
+ * its first node through the adapter's callback (ask_again, the full ask
+ * where it says 0), ggmlviz_nodes_ask_rest() for the next ones, and the
+ * callback again from where it stopped. How many it took at once; how
+ * many were asked in full, in *full.
+ */
+static int split_run_rest(uint64_t id, const int *order, void *user, int *full)
+{
+	const void *nodes[NODES];
+	int rest = 0;
+
+	for (int i = 0; i < NODES; i++)
+		nodes[i] = &graph[order[i]];
+	*full = 0;
+	ggmlviz_nodes_split(id, &cpu_backend);
+	for (int j = 0; j < NODES; j++) {
+		if (!ggmlviz_nodes_ask_again(nodes[j], user)) {
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[j], &cpu_backend, counting_describe,
+							   user), 0);
+			(*full)++;
+		}
+		if (j == 0) {
+			int to = ggmlviz_nodes_ask_rest(user, nodes, 1, NODES);
+
+			ck_assert_int_ge(to, 1);
+			ck_assert_int_le(to, NODES);
+			rest = to - 1;
+			j = to - 1;
+			if (rest)
+				ck_assert_int_eq(ggmlviz_nodes_asked_before(), 1);
+		}
+	}
+	for (int i = 0; i < NODES; i++)
+		ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	return rest;
+}
+
+/*
+ * A split's repeat is asked once: every node after its first taken at
+ * once, recorded as the asks one by one record them; up to a node that
+ * moved, the rest asked one by one; not where the run is another's.
+ */
+START_TEST(a_repeat_is_asked_at_once)
+{
+	static const int last_two_swapped[NODES] = { 0, 1, 3, 2 };
+	char path[256];
+	int full;
+	struct seen *s;
+
+	start("ids-rest", path, sizeof path);
+	ck_assert_int_eq(split_run_rest(81, in_order, &user_a, &full), 0);
+	ck_assert_int_eq(full, NODES); /* the first run: nothing kept */
+	ck_assert_int_eq(split_run_rest(81, in_order, &user_a, &full), NODES - 1);
+	ck_assert_int_eq(full, 1);
+	ck_assert_int_eq(split_run_rest(81, in_order, &user_a, &full), NODES - 1);
+	ck_assert_int_eq(described, NODES);
+	/* places 2 and 3 moved: place 1 taken, the rest asked, in full */
+	ck_assert_int_eq(split_run_rest(81, last_two_swapped, &user_a, &full), 1);
+	ck_assert_int_eq(full, 3);
+	ck_assert_int_eq(split_run_rest(81, in_order, &user_b, &full), 0); /* another user */
+	ck_assert_int_eq(full, NODES);
+	ck_assert_int_eq(split_run_rest(82, in_order, &user_a, &full), 0); /* another id */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 6 * NODES);
+	ck_assert_uint_eq(s->splits, 6);
+	three_runs_as_the_first(s); /* the runs taken at once too */
+	for (size_t k = 3 * NODES; k < 4 * NODES; k++) /* the moved run, in its own order */
+		ck_assert_uint_eq(s->op[k].ptr,
+				  (uint64_t)(uintptr_t)&graph[last_two_swapped[k % NODES]]);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+/* The first ask of a repeat, in full: through the callback, as split_run_rest() asks it. */
+static void first_ask(uint64_t id, void *user)
+{
+	ggmlviz_nodes_split(id, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[0], user), 0);
+	ck_assert_int_eq(ggmlviz_nodes_ask(&graph[0], &cpu_backend, counting_describe, user), 0);
+}
+
+/* Where the asks at once must take nothing, they take nothing, and say where to go on. */
+START_TEST(asks_at_once_only_where_each_would_be_taken)
+{
+	const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+	const void *other[NODES] = { &graph[1], &graph[1], &graph[2], &graph[3] };
+	char path[256], path2[256];
+	int full;
+
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1); /* no run */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, NULL, 1, NODES), -EINVAL);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 0, NODES), -EINVAL);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 3, 2), -EINVAL);
+	start("ids-rest-not", path, sizeof path);
+	split_run_rest(91, in_order, &user_a, &full);
+	split_run_rest(91, in_order, &user_a, &full); /* kept, and taken at once */
+	/* the split's first ask not passed on (an application's own callback): its id waits */
+	ggmlviz_nodes_split(91, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	first_ask(91, &user_a);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_b, nodes, 1, NODES), 1); /* another user */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 2, NODES), 2); /* not as asked so far */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, other, 1, NODES), 1); /* another first node */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, 1), 1);     /* nothing after it */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, 3), 3);     /* as far as asked */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 3, NODES), NODES);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, NODES, NODES), NODES);
+	ggmlviz_nodes_tick();
+	/* a tick: the run computed, the next ask is another run's */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, NODES, NODES), NODES);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	/* said at the first ask (a chained callback sees every ask): nothing, now and next time */
+	first_ask(91, &user_a);
+	ggmlviz_nodes_ask_always();
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(split_run_rest(91, in_order, &user_a, &full), 0);
+	ck_assert_int_eq(split_run_rest(91, in_order, &user_a, &full), NODES - 1);
+	first_ask(91, &user_a);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1); /* not tracing */
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	unlink(path);
+
+	start_sync("ids-rest-sync", path2, sizeof path2);
+	split_run_rest(92, in_order, &user_a, &full);
+	ck_assert_int_eq(split_run_rest(92, in_order, &user_a, &full), 0); /* sync mode */
+	ck_assert_int_eq(full, NODES);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	unlink(path2);
 }
@@ -458,6 +617,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_node_asked_before_is_said);
 	tcase_add_test(c, a_repeat_is_asked_alone_where_it_can_be);
 	tcase_add_test(c, a_run_asked_always_is_asked_in_full);
+	tcase_add_test(c, a_repeat_is_asked_at_once);
+	tcase_add_test(c, asks_at_once_only_where_each_would_be_taken);
 	suite_add_tcase(suite, c);
 	return suite;
 }

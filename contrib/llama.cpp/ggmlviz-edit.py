@@ -33,7 +33,11 @@ their compilation). What needs one is named by an option:
                     does): a CUDA backend then reuses the split's CUDA graph
                     on its id, as it does untraced, instead of comparing
                     every node's properties (about 1 KiB a node) at every
-                    run. Not needed, and not made, in a llama.cpp whose
+                    run; and after a split's first ask, it gives
+                    libggmlviz the split's other nodes at once
+                    (ggmlviz_nodes_ask_rest(3)), so that a split computed
+                    again is not asked about node by node through the
+                    callback. Not needed, and not made, in a llama.cpp whose
                     graphs have no id; not made, and said, where the
                     scheduler's code is not where it is looked for (it
                     saves work, and nothing needs it)
@@ -255,8 +259,11 @@ def cpu_shares(src):
 
 def sched_graph_ids(src):
     """Each split's id told to libggmlviz, and kept on the view of a whole split
-    (ggml_graph_view() gives 0). Only what saves work: where the scheduler's code
-    is not as expected, nothing is made, and the build goes on without it."""
+    (ggml_graph_view() gives 0); and a repeated split's asks after its first
+    given to libggmlviz at once (ggmlviz_nodes_ask_rest()), where they each
+    went through the eval callback. Only what saves work: where the
+    scheduler's code is not as expected, nothing is made (the asks' edit
+    alone may be left out), and the build goes on without it."""
     sched = 'ggml/src/ggml-backend.cpp'
     header = '#include "%s" // libggmlviz: split graphs\' ids (scripts/build-llama-tools.sh)\n' % (
         os.path.join(HERE, 'ggmlviz-sched.h'))
@@ -273,11 +280,24 @@ def sched_graph_ids(src):
              'the scheduler\'s view of a split for an eval callback (struct ggml_cgraph gv = '
              'ggml_graph_view(&split->graph, j0, j1 + 1);)'),
     ]
+    rest = Edit(sched, r'(?m)^([ \t]*)(while \(!need && j1 < split->graph\.n_nodes - 1\) \{\n)',
+                r'\1if (!need) { // libggmlviz: the next asks of a split computed again, taken at once (ggmlviz-edit.py)\n'
+                r'\1    const int ggmlviz_to = ggmlviz_nodes_ask_rest(sched->callback_eval_user_data,\n'
+                r'\1        (const void *const *) split->graph.nodes, j1 + 1, split->graph.n_nodes);\n'
+                r'\1    if (ggmlviz_to > j1 + 1) {\n'
+                r'\1        j1 = ggmlviz_to - 1;\n'
+                r'\1        t = split->graph.nodes[j1];\n'
+                r'\1    }\n'
+                r'\1}\n\1\2',
+                'where the scheduler asks about a split\'s next nodes (while (!need && j1 < '
+                'split->graph.n_nodes - 1) {)')
     text = read_texts(src, edits[:1])[sched] or ''
     if 'splits[i].graph.uid' not in text:  # graphs without ids: a CUDA backend compares them, traced or not
         print('ggmlviz-edit: %s: not needed (its graphs have no id): the splits\' ids' % sched)
         return []
-    return feature(src, edits, 'every run is described, as without the edit')  # all or none: the call needs the include
+    made = feature(src, edits, 'every run is described, as without the edit')  # all or none: the call needs the include
+    return made and made + feature(src, [rest], 'a split computed again is asked about node by node, '
+                                   'each ask through the eval callback')
 
 
 def sched_no_wait(src):

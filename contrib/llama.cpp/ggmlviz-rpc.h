@@ -314,11 +314,15 @@ inline enum ggml_status ggmlviz_rpc_server_compute(ggml_backend_t backend, struc
     }
     ggmlviz_meta_once(GGMLVIZ_META_BACKEND_NAME, (uint64_t) (uintptr_t) backend, ggml_backend_name(backend));
     ggmlviz_nodes_graph_id(s.graph_id);
-    for (int i = 0; i < ggml_graph_n_nodes(graph); i++) {
+    const int n = ggml_graph_n_nodes(graph);
+    for (int i = 0; i < n; i++) {
         const struct ggml_tensor * node = ggml_graph_node(graph, i);
-        // a graph computed again (GRAPH_RECOMPUTE) is asked node by node with a few stores
         if (!ggmlviz_nodes_ask_again(node, nullptr)) {
             ggmlviz_nodes_ask(node, backend, ggmlviz_ggml_describe, nullptr);
+        }
+        if (i == 0) { // a graph computed again (GRAPH_RECOMPUTE): the rest taken at once, a few stores
+            const int to = ggmlviz_nodes_ask_rest(nullptr, (const void * const *) graph->nodes, 1, n);
+            i = to > 1 ? to - 1 : i;
         }
     }
     enum ggml_status status = ggml_backend_graph_compute(backend, graph);

@@ -9,7 +9,11 @@
  * (ggmlviz_nodes_graph_id(3)): llama.cpp reuses its graph from token to
  * token, and its nodes are described once; and the eval callback takes
  * each node's backend from the split (ggmlviz_nodes_split(3)) instead of
- * the scheduler's hash table.
+ * the scheduler's hash table. After a split's first ask, the scheduler
+ * gives libggmlviz the split's other nodes at once
+ * (ggmlviz_nodes_ask_rest(3)): a split computed again, whose asks the
+ * tracer would take alone, is then computed without a call of the eval
+ * callback for each of them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,10 +31,13 @@
  */
 #pragma weak ggmlviz_nodes_graph_id
 #pragma weak ggmlviz_nodes_split
+#pragma weak ggmlviz_nodes_ask_rest
 #define ggmlviz_nodes_graph_id(id) \
 	(ggmlviz_nodes_graph_id ? ggmlviz_nodes_graph_id(id) : (void)0)
 #define ggmlviz_nodes_split(id, backend) \
 	(ggmlviz_nodes_split ? ggmlviz_nodes_split(id, backend) : (void)0)
+#define ggmlviz_nodes_ask_rest(user, nodes, from, n) \
+	(ggmlviz_nodes_ask_rest ? ggmlviz_nodes_ask_rest(user, nodes, from, n) : (from))
 #endif
 
 #endif /* GGMLVIZ_SCHED_H */

@@ -568,9 +568,10 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 		backend = ggmlviz_ggml__node_backend(t, slot);
 	ggmlviz_nodes_ask(t, backend, ggmlviz_ggml_describe, user_data);
 	/* a node of a split computed again: its buffers were looked at (doc/cost.md);
-	 * a copy into the run is counted every time, so the run is asked in full */
-	if (GGMLVIZ__ON(GGMLVIZ__MEMORY) &&
-	    ggmlviz_ggml__buffers_seen(t, ggmlviz_nodes_asked_before() != 0))
+	 * a copy into the run is counted every time, and a chained callback sees every
+	 * ask, so the run is asked in full (not by ggmlviz_nodes_ask_rest(3)) */
+	if ((GGMLVIZ__ON(GGMLVIZ__MEMORY) &&
+	     ggmlviz_ggml__buffers_seen(t, ggmlviz_nodes_asked_before() != 0)) || chain)
 		ggmlviz_nodes_ask_always();
 	if (ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_SYNC)
 		return f->app_wants;

@@ -29,7 +29,9 @@ GGMLVIZ__PUBLIC_BEGIN
  * ggmlviz_nodes_ask() for each ask, ggmlviz_nodes_tick() for each call
  * after a node, ggmlviz_nodes_flush() when a graph or step ends. An ask
  * that repeats a split graph's last run is recorded by
- * ggmlviz_nodes_ask_again() alone, where that can be done.
+ * ggmlviz_nodes_ask_again() alone, where that can be done, and a GGML built
+ * with libggmlviz's edit gives a repeated split's asks after its first to
+ * ggmlviz_nodes_ask_rest() at once.
  *
  * Consecutive asks for nodes of one backend, with no tick between, form a
  * run (a split). When the run ends (the next run's first ask, or a flush),
@@ -231,15 +233,57 @@ int ggmlviz_nodes_asked_before(void);
 int ggmlviz_nodes_ask_again(const void *node, const void *user);
 
 /**
+ * @brief Records at once the asks that follow a split's first, where
+ * each would be taken alone by ggmlviz_nodes_ask_again().
+ *
+ * A scheduler that asks an eval callback about a split's nodes in order
+ * calls it after the callback's ask of @p from - 1 nodes of @p nodes (the
+ * split's, in order), instead of asking about the next ones: a GGML built
+ * with libggmlviz's edit (contrib/llama.cpp/ggmlviz-edit.py
+ * --sched-graph-ids) does, after the first node's ask. It records, one
+ * after the other from place @p from, each node that
+ * ggmlviz_nodes_ask_again() would record with @p user, and stops at the
+ * first that it would not, or at @p n. The scheduler then asks its
+ * callback about the nodes from the returned place on, as it would have,
+ * and the callback is not called for the nodes recorded here: llama.cpp's
+ * repeated split is then asked once, where each ask was a call through the
+ * callback (doc/cost.md). The nodes recorded are recorded as the asks
+ * would have recorded them.
+ *
+ * It records nothing when the calling thread's open run does not hold the
+ * first @p from nodes of @p nodes as its own (the callback did not pass
+ * the split's first ask to ggmlviz_nodes_ask(), or the split has no id),
+ * and in every case where ggmlviz_nodes_ask_again() returns 0 for the
+ * node at @p from. An adapter whose callback must see every ask (one that
+ * passes asks on to an application's callback, or does work of its own at
+ * each) calls ggmlviz_nodes_ask_always() at the split's first ask. No
+ * lock, no system call, no allocation.
+ *
+ * @param user the @p user the adapter gives ggmlviz_nodes_ask().
+ * @param nodes the split's nodes, in the order asked (addresses, never
+ *        read through; borrowed for the call).
+ * @param from how many of @p nodes were asked already: the place of the
+ *        first to record.
+ * @param n how many nodes @p nodes holds.
+ * @return the place of the first node not recorded: @p n when every one
+ *         was, @p from when none was (any case above); -EINVAL when
+ *         @p nodes is NULL, @p from is below 1 or @p n is below @p from.
+ */
+int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from, int n);
+
+/**
  * @brief Says that the calling thread's open run needs each of its nodes
  * asked in full whenever its split graph runs again.
  *
  * An adapter that does work of its own at a node's ask, every time the
  * node is computed, calls it after that ask (ggmlviz_nodes_ask()): the
  * GGML adapter does when memory tracking counts an input that the
- * scheduler copied into the run (COUNTER sched_copy_bytes). The next run
- * of the same split is then asked node by node, ggmlviz_nodes_ask_again()
- * returning 0, and says it again if it still needs to. Does nothing when
+ * scheduler copied into the run (COUNTER sched_copy_bytes), and when the
+ * application's own eval callback is chained to it (it sees every ask).
+ * The rest of this run and the next run of the same split are then asked
+ * node by node, ggmlviz_nodes_ask_again() returning 0 and
+ * ggmlviz_nodes_ask_rest() recording nothing, and the next run says it
+ * again if it still needs to. Does nothing when
  * the thread has no open run. No lock, no system call, no allocation.
  */
 void ggmlviz_nodes_ask_always(void);

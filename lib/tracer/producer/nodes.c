@@ -492,18 +492,27 @@ __attribute__((noinline)) static void stamp_ask(struct run *r)
 	r->last_ask_stamp = ggmlviz__stamp();
 }
 
-int ggmlviz_nodes_ask_again(const void *node, const void *user)
+/*
+ * The kept run whose next asks the open run r takes alone
+ * (ggmlviz_nodes_ask_again(), _ask_rest()); NULL: every ask in full.
+ */
+static inline const struct kept *takes_alone(const struct run *r, const void *user)
 {
 	const unsigned want = GGMLVIZ__ACTIVE | GGMLVIZ__OPS;
+
+	if (!r || !r->fast || r->ask_always || r->n_ticks || tls_graph_id || r->user != user ||
+	    (ggmlviz__mask_relaxed() & want) != want)
+		return NULL; /* no repeat, or a new run begins: the full ask closes this one */
+	return r->fast;
+}
+
+int ggmlviz_nodes_ask_again(const void *node, const void *user)
+{
 	struct run *r = tls_run;
-	const struct kept *kp;
+	const struct kept *kp = takes_alone(r, user);
 	uint32_t i;
 
-	if (!r || !(kp = r->fast) || r->ask_always || r->n_ticks || tls_graph_id)
-		return 0; /* no repeat, or a new run begins: the full ask closes this one */
-	i = r->n;
-	if (i >= kp->n || kp->nodes[i] != node || r->user != user ||
-	    (ggmlviz__mask_relaxed() & want) != want)
+	if (!kp || (i = r->n) >= kp->n || kp->nodes[i] != node)
 		return 0;
 	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
 		stamp_ask(r);
@@ -512,6 +521,39 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user)
 	r->n = i + 1;
 	tls_asked_before = 1;
 	return 1;
+}
+
+/* Places [from, to) of r asked as its kept run's, in one go: what each ask alone records. */
+static void take_alone(struct run *r, uint32_t from, uint32_t to)
+{
+	const size_t k = to - from;
+
+	memcpy(r->nodes + from, r->fast->nodes + from, k * sizeof *r->nodes);
+	memset(r->gpu + 2 * from, 0, 2 * k * sizeof *r->gpu); /* no time yet (clear_times) */
+	memset(r->cpu + 2 * from, 0, 2 * k * sizeof *r->cpu);
+	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
+		stamp_ask(r); /* the last ask's: where a run timed by ticks begins */
+	r->n = to;
+	tls_asked_before = 1;
+}
+
+int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from, int n)
+{
+	struct run *r = tls_run;
+	const struct kept *kp;
+	uint32_t i, end;
+
+	if (!nodes || from < 1 || n < from)
+		return -EINVAL;
+	kp = takes_alone(r, user);
+	if (!kp || r->n != (uint32_t)from || r->nodes[from - 1] != nodes[from - 1])
+		return from; /* no repeat, or not these nodes' run as asked so far */
+	end = (uint32_t)n < kp->n ? (uint32_t)n : kp->n;
+	for (i = (uint32_t)from; i < end && kp->nodes[i] == nodes[i]; i++)
+		;
+	if (i > (uint32_t)from)
+		take_alone(r, (uint32_t)from, i);
+	return (int)i;
 }
 
 void ggmlviz_nodes_ask_always(void)
@@ -601,44 +643,75 @@ static __attribute__((noinline)) void measured_search(struct run *r, const void 
 }
 
 /*
- * node, at place `at` of its graph, measured: at that place of the run,
- * where a run is its split graph's nodes as they were asked, else
- * searched from the last one's.
+ * Node i's time over the k workers' shares after floor: from its first
+ * begin (its last, for the graph's first node: until then the workers were
+ * being woken, the run's start) to its last end; 0 when a worker has no
+ * share of it.
  */
-static inline void measured(struct run *r, const void *node, uint32_t at, uint64_t begin,
-			    uint64_t end)
+static inline int span_of(const uint64_t *const *begin, const uint64_t *const *end, uint32_t k,
+			  uint32_t i, uint64_t floor, int graph_first, uint64_t *from, uint64_t *to)
 {
-	if (r && r->open && end >= begin && at < r->n && r->nodes[at] == node)
-		measured_at(r, at, begin, end);
-	else
-		measured_search(r, node, begin, end);
+	uint64_t first = UINT64_MAX, latest = 0, last = 0;
+
+	for (uint32_t t = 0; t < k; t++) {
+		uint64_t b = begin[t][i], e = end[t][i];
+
+		if (!(b > floor) || e < b)
+			return 0;
+		first = b < first ? b : first;
+		latest = b > latest ? b : latest;
+		last = e > last ? e : last;
+	}
+	*from = graph_first ? latest : first;
+	*to = last;
+	return 1;
 }
 
+/*
+ * The run's fields in locals through the loop: its stores of uint32_t
+ * counts would otherwise have its size and flags read again at each node.
+ */
 void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
 				    const uint64_t *const *begin, const uint64_t *const *end,
 				    uint32_t k, uint64_t floor)
 {
 	struct run *r = tls_run;
+	const int open = r && r->open;
+	const void **at = open ? r->nodes : NULL;
+	uint64_t *cpu = open ? r->cpu : NULL;
+	uint32_t started = 0, size = open ? r->n : 0, timed = 0, hint = 0;
+	uint64_t from, to;
 
-	if (r && r->open && r->ignore_ticks)
+	if (open && r->ignore_ticks)
 		return;
-	for (uint32_t i = 0, started = 0; i < n; i++) {
-		uint64_t first = UINT64_MAX, latest = 0, last = 0;
-		uint32_t seen = 0;
-
-		if (!(lead[i] > floor))
+	if (open) {
+		timed = r->cpu_timed;
+		hint = r->cpu_hint;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(lead[i] > floor) || !span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
-		for (uint32_t t = 0; t < k; t++) {
-			if (!(begin[t][i] > floor) || end[t][i] < begin[t][i])
-				continue;
-			seen++;
-			first = begin[t][i] < first ? begin[t][i] : first;
-			latest = begin[t][i] > latest ? begin[t][i] : latest;
-			last = end[t][i] > last ? end[t][i] : last;
+		started++;
+		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
+			timed += !cpu[2 * i + 1];
+			cpu[2 * i] = from;
+			cpu[2 * i + 1] = to;
+			hint = i + 1;
+			continue;
 		}
-		/* the graph's first node begins when its last worker began: their start is the run's */
-		if (seen == k)
-			measured(r, nodes[i], i, started++ ? first : latest, last);
+		if (open) {
+			r->cpu_timed = timed;
+			r->cpu_hint = hint;
+		}
+		measured_search(r, nodes[i], from, to); /* elsewhere, or counted */
+		if (open) {
+			timed = r->cpu_timed;
+			hint = r->cpu_hint;
+		}
+	}
+	if (open) {
+		r->cpu_timed = timed;
+		r->cpu_hint = hint;
 	}
 }
 

@@ -57,15 +57,21 @@ static inline uint32_t offset(uint64_t stamp, uint64_t base)
  * Entries [first, first + k) of t as a body's gaps and durations, from
  * base; returns the last one's end as an offset from base. Offsets are
  * shifted before they are subtracted, so that the chain adds up to them.
+ * What the loop reads is in locals first: a store through the body's
+ * bytes may alias anything, and would have each read again at every entry.
  */
 static uint32_t put_times(uint8_t *body, const struct ggmlviz__times *t, uint32_t first,
 			  uint32_t k, uint64_t base)
 {
+	const uint64_t *begin = t->begin, *end = t->end;
+	const uint32_t *node = t->node ? t->node + first : NULL;
+	const unsigned shift = ggmlviz__clock_share_shift;
 	uint32_t prev = 0;
 
 	for (uint32_t j = 0; j < k; j++) {
-		uint32_t b = offset(begin_of(t, first + j), base);
-		uint32_t e = offset(end_of(t, first + j), base);
+		uint32_t i = node ? node[j] : first + j;
+		uint32_t b = (uint32_t)((begin[i] - base) >> shift);
+		uint32_t e = (uint32_t)((end[i] - base) >> shift);
 
 		put_u32(body + GGMLVIZ_OP_TIMES_ENTRY * j + TIMES_GAP, b - prev);
 		put_u32(body + GGMLVIZ_OP_TIMES_ENTRY * j + TIMES_DURATION, e - b);

@@ -88,13 +88,26 @@ struct offsets {
 	struct ggmlviz__clock_span span; /* the stretch of the last offset converted */
 };
 
-/* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
-static uint64_t offset_ns(struct offsets *o, uint64_t shifted)
+/*
+ * The stretch that holds stamp, returned: only this call's copy has its
+ * address taken, so that a caller's stays in registers while it stores
+ * through a body's bytes (which may alias anything whose address escaped).
+ */
+static __attribute__((noinline)) struct ggmlviz__clock_span span_at(uint64_t stamp)
 {
-	uint64_t stamp = o->stamp + (shifted << ggmlviz__clock_share_shift);
+	struct ggmlviz__clock_span s;
+
+	ggmlviz__clock_span_of(stamp, &s);
+	return s;
+}
+
+/* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
+static inline uint64_t offset_ns(struct offsets *o, uint64_t shifted, unsigned shift)
+{
+	uint64_t stamp = o->stamp + (shifted << shift);
 
 	if (stamp < o->span.from || stamp >= o->span.to)
-		ggmlviz__clock_span_of(stamp, &o->span);
+		o->span = span_at(stamp);
 	return ggmlviz__clock_span_ns(&o->span, stamp) - o->ns;
 }
 
@@ -108,8 +121,10 @@ static inline uint32_t clamp32(uint64_t v)
  * record's stamp, made nanoseconds by their offsets (each rounding once,
  * none adding up along the body); returns the last end's offset, shifted.
  */
-static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *o)
+static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *to)
 {
+	struct offsets o = *to; /* in registers through the loop (span_at()) */
+	const unsigned shift = ggmlviz__clock_share_shift;
 	uint64_t at = 0, end_ns = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
@@ -118,13 +133,14 @@ static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *o)
 		uint64_t begin_ns, e;
 
 		at += get_u32(gap);
-		begin_ns = offset_ns(o, at);
+		begin_ns = offset_ns(&o, at, shift);
 		at += get_u32(dur);
-		e = offset_ns(o, at);
+		e = offset_ns(&o, at, shift);
 		put_u32(gap, clamp32(begin_ns >= end_ns ? begin_ns - end_ns : 0));
 		put_u32(dur, clamp32(e >= begin_ns ? e - begin_ns : 0));
 		end_ns = e;
 	}
+	*to = o;
 	return at;
 }
 
@@ -150,8 +166,8 @@ static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos, uint64_t
 	resync(r, pos, REC_LABEL + ids, REC_LABEL + len);
 	if (!shares)
 		return;
-	last_ns = offset_ns(&o, last);
-	next_ns = offset_ns(&o, last + get_u32(pl + STIMES_LAST_WAIT));
+	last_ns = offset_ns(&o, last, ggmlviz__clock_share_shift);
+	next_ns = offset_ns(&o, last + get_u32(pl + STIMES_LAST_WAIT), ggmlviz__clock_share_shift);
 	put_u32(pl + STIMES_LAST_WAIT, clamp32(next_ns >= last_ns ? next_ns - last_ns : 0));
 	resync(r, pos, REC_PAYLOAD + STIMES_LAST_WAIT, REC_PAYLOAD + STIMES_LAST_WAIT + 4);
 }
