@@ -22,8 +22,15 @@
  * a record of its own (as before the packed records): the records' share.
  * The writer drains a file meanwhile, as in a traced run.
  *
- *     bench_opcost [NODES [GRAPHS [ROUNDS]]]   (141 nodes: the quick start's
- *                                               model's token; 400 graphs; 9 rounds)
+ * With EVICT (MiB), each thread reads that much memory of its own before
+ * every graph, traced or not, as a model's weights stream through the
+ * caches between two tokens: the tracer's state (the run, the kept run,
+ * the slots, the rings) is then as cold as a real decode leaves it, and
+ * what its misses cost shows in the parts and the whole.
+ *
+ *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT]]]]   (141 nodes: the quick
+ *                                     start's model's token; 400 graphs; 9
+ *                                     rounds; 0 MiB: nothing evicted)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -98,21 +105,41 @@ static void barrier(void)
 		;
 }
 
-static _Atomic int graph_go, worker_quit, traced_now;
+static _Atomic int graph_go, evict_go, worker_quit, traced_now;
+static const uint8_t *evict_buf[2]; /* each thread's memory to read before a graph */
+static size_t evict_bytes;
+static volatile uint64_t evict_sink;
+
+/* Thread t reads its EVICT MiB, a line at a time: the caches hold that memory after. */
+static void evict(int t)
+{
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < evict_bytes; k += 64)
+		sum += evict_buf[t][k];
+	evict_sink += sum;
+}
 
 /* The graph's second thread: its share of every node, the barrier, its graph_done. */
 static void *worker(void *arg)
 {
-	int seen = 0;
+	int seen = 0, seen_evict = 0;
 
 	(void)arg;
 	for (;;) {
 		int go;
 
-		while ((go = atomic_load(&graph_go)) == seen && !atomic_load(&worker_quit))
+		while ((go = atomic_load(&graph_go)) == seen && atomic_load(&evict_go) == seen_evict &&
+		       !atomic_load(&worker_quit))
 			;
 		if (atomic_load(&worker_quit))
 			return NULL;
+		if (atomic_load(&evict_go) != seen_evict) { /* before the graph: both threads evict */
+			seen_evict = atomic_load(&evict_go);
+			evict(1);
+			barrier();
+			continue;
+		}
 		seen = go;
 		for (int i = 0; i < n_nodes; i++) {
 			if (atomic_load_explicit(&traced_now, memory_order_relaxed))
@@ -130,8 +157,14 @@ static void *worker(void *arg)
 /* One graph on thread 0, traced or not; each part's ns added to t[]. */
 static void graph(int traced, double t[PARTS + 1])
 {
-	uint64_t t0 = bench_now_ns(), a;
+	uint64_t t0, a;
 
+	if (evict_bytes) {
+		atomic_fetch_add(&evict_go, 1);
+		evict(0);
+		barrier(); /* both threads' caches as a decode's weights leave them */
+	}
+	t0 = bench_now_ns();
 	atomic_fetch_add(&graph_go, 1);
 	if (traced) {
 		ggmlviz_nodes_split(7, &backend);
@@ -211,8 +244,9 @@ static void measure(const char *what, const char *path, int every, int graphs, i
 	}
 	ggmlviz_stop();
 	ggmlviz_get_stats(&st);
-	printf("%s (%d graphs of %d nodes a round, %d rounds; clock_gettime %.1f ns):\n", what,
-	       graphs, n_nodes, rounds, clock_ns);
+	printf("%s (%d graphs of %d nodes a round, %d rounds, %zu MiB read by each thread before "
+	       "each graph; clock_gettime %.1f ns):\n", what, graphs, n_nodes, rounds,
+	       evict_bytes >> 20, clock_ns);
 	for (int k = 0; k < PARTS; k++) {
 		for (int r = 0; r < rounds; r++)
 			v[r] = traced[r][k] - plain[r][k];
@@ -232,14 +266,27 @@ static void measure(const char *what, const char *path, int every, int graphs, i
 int main(int argc, char **argv)
 {
 	int graphs = argc > 2 ? atoi(argv[2]) : 400, rounds = argc > 3 ? atoi(argv[3]) : 9;
+	int evict_mib = argc > 4 ? atoi(argv[4]) : 0;
 	char path[64];
 	pthread_t w;
 
 	n_nodes = argc > 1 ? atoi(argv[1]) : 141;
-	if (n_nodes < 1 || n_nodes > MAX_NODES || graphs < 1 || rounds < 1 || rounds > 64) {
-		fprintf(stderr, "usage: bench_opcost [NODES (1-%d) [GRAPHS [ROUNDS (1-64)]]]\n",
-			MAX_NODES);
+	if (n_nodes < 1 || n_nodes > MAX_NODES || graphs < 1 || rounds < 1 || rounds > 64 ||
+	    evict_mib < 0 || evict_mib > 4096) {
+		fprintf(stderr, "usage: bench_opcost [NODES (1-%d) [GRAPHS [ROUNDS (1-64) "
+			"[EVICT (MiB, 0-4096)]]]]\n", MAX_NODES);
 		return 2;
+	}
+	evict_bytes = (size_t)evict_mib << 20;
+	for (int t = 0; t < 2 && evict_bytes; t++) {
+		uint8_t *b = malloc(evict_bytes);
+
+		if (!b) {
+			fprintf(stderr, "bench_opcost: no memory for EVICT %d MiB\n", evict_mib);
+			return 1;
+		}
+		memset(b, t + 1, evict_bytes); /* pages made, not zero pages shared */
+		evict_buf[t] = b;
 	}
 	for (int i = 0; i < n_nodes; i++) {
 		nodes[i].op = i % 3 ? 3 : 6;
@@ -253,5 +300,7 @@ int main(int argc, char **argv)
 	atomic_store(&worker_quit, 1);
 	pthread_join(w, NULL);
 	unlink(path);
+	free((void *)evict_buf[0]);
+	free((void *)evict_buf[1]);
 	return 0;
 }

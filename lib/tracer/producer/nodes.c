@@ -96,6 +96,19 @@ static struct run *run_get(void)
 	return r;
 }
 
+/*
+ * A run's GPU and measured times are zero but where its run set them, and
+ * set ones are cleared as the run ends (run_reset()), while the run's end
+ * has just read them: an ask then writes none, where a cleared pair an ask
+ * was two stores into lines that a decode's weights pushed out of the
+ * caches since. Room made for more nodes: their times zero, as none set.
+ */
+static uint64_t *times_zeroed(uint64_t *times, uint32_t had, uint32_t cap)
+{
+	memset(times + 2 * (size_t)had, 0, 2 * (size_t)(cap - had) * sizeof *times);
+	return times;
+}
+
 /* Room for want nodes (and their ticks and descriptions); 0 or -ENOMEM. */
 static int run_reserve(struct run *r, uint32_t want)
 {
@@ -117,10 +130,10 @@ static int run_reserve(struct run *r, uint32_t want)
 	r->ticks = p;
 	if (!(p = realloc(r->gpu, 2 * cap * sizeof *r->gpu)))
 		return -ENOMEM;
-	r->gpu = p;
+	r->gpu = times_zeroed(p, r->cap, cap);
 	if (!(p = realloc(r->cpu, 2 * cap * sizeof *r->cpu)))
 		return -ENOMEM;
-	r->cpu = p;
+	r->cpu = times_zeroed(p, r->cap, cap);
 	if (!(p = realloc(r->op_begin, cap * sizeof *r->op_begin)))
 		return -ENOMEM;
 	r->op_begin = p;
@@ -142,6 +155,10 @@ static int run_grow(struct run *r)
 
 static void run_reset(struct run *r)
 {
+	if (r->gpu_timed) /* none set, none to clear (a CPU run's, every time) */
+		memset(r->gpu, 0, 2 * (size_t)r->n * sizeof *r->gpu);
+	if (r->cpu_timed)
+		memset(r->cpu, 0, 2 * (size_t)r->n * sizeof *r->cpu);
 	r->n = r->n_ticks = r->lost = 0;
 	r->gpu_timed = r->gpu_hint = 0;
 	r->cpu_timed = r->cpu_hint = 0;
@@ -439,13 +456,6 @@ static int asked_before(const struct run *r, const void *node)
 
 /* ---- the public functions ---- */
 
-/* Node i of the run has no GPU or measured time yet. */
-static inline void clear_times(struct run *r, uint32_t i)
-{
-	r->gpu[2 * i] = r->gpu[2 * i + 1] = 0;
-	r->cpu[2 * i] = r->cpu[2 * i + 1] = 0;
-}
-
 int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_describe_fn describe,
 		      void *user)
 {
@@ -473,7 +483,6 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
 		r->lost++;
 		return -ENOMEM;
 	}
-	clear_times(r, r->n);
 	ahead(r, node);
 	tls_asked_before = asked_before(r, node);
 	r->nodes[r->n++] = node;
@@ -516,7 +525,6 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user)
 		return 0;
 	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
 		stamp_ask(r);
-	clear_times(r, i);
 	r->nodes[i] = node;
 	r->n = i + 1;
 	tls_asked_before = 1;
@@ -529,8 +537,6 @@ static void take_alone(struct run *r, uint32_t from, uint32_t to)
 	const size_t k = to - from;
 
 	memcpy(r->nodes + from, r->fast->nodes + from, k * sizeof *r->nodes);
-	memset(r->gpu + 2 * from, 0, 2 * k * sizeof *r->gpu); /* no time yet (clear_times) */
-	memset(r->cpu + 2 * from, 0, 2 * k * sizeof *r->cpu);
 	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
 		stamp_ask(r); /* the last ask's: where a run timed by ticks begins */
 	r->n = to;
