@@ -27,7 +27,9 @@
  *     would not, recorded as the asks one by one record them; nothing
  *     where the run is not the split's as asked so far (its first ask not
  *     passed on, another place, another user), nor where an ask alone
- *     takes nothing; -EINVAL for a missing array or places out of order.
+ *     takes nothing; -EINVAL for a missing array or places out of order;
+ *     the run stamped at its last ask, as the asks one by one stamp it;
+ *   - a GPU run's times are its own: not its next run's.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -38,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ggmlviz/nodes.h>
@@ -577,9 +580,11 @@ START_TEST(asks_at_once_only_where_each_would_be_taken)
 	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, 3), 3);     /* as far as asked */
 	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 3, NODES), NODES);
 	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, NODES, NODES), NODES);
-	ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	/* a tick: the run computed, the next ask is another run's */
-	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, NODES, NODES), NODES);
+	first_ask(91, &user_a);
+	ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	/* said at the first ask (a chained callback sees every ask): nothing, now and next time */
 	first_ask(91, &user_a);
@@ -603,6 +608,69 @@ START_TEST(asks_at_once_only_where_each_would_be_taken)
 }
 END_TEST
 
+/*
+ * A run timed by ticks begins at its last ask: the asks at once stamp it,
+ * so that a pause after the first ask is not the first op's.
+ */
+START_TEST(asks_at_once_stamp_the_last_ask)
+{
+	const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+	const struct timespec pause = { 0, 20 * 1000 * 1000 };
+	char path[256];
+	int full;
+	struct seen *s;
+
+	start("ids-rest-stamp", path, sizeof path);
+	split_run_rest(95, in_order, &user_a, &full);
+	split_run_rest(95, in_order, &user_a, &full);
+	first_ask(95, &user_a);
+	nanosleep(&pause, NULL); /* 20 ms between the first ask and the rest */
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), NODES);
+	for (int i = 0; i < NODES; i++)
+		ggmlviz_nodes_tick();
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * NODES);
+	ck_assert_int_eq(s->op[2 * NODES].method, GGMLVIZ_OP_METHOD_TICK);
+	/* the first op ran from the last ask to its tick: microseconds, not the pause */
+	ck_assert_uint_lt(s->op[2 * NODES].end_ns - s->op[2 * NODES].begin_ns, 10u * 1000 * 1000);
+	free(s);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A GPU run's times are its own: the next run of the same nodes, given
+ * its first node's time only, has that one, the third none.
+ */
+START_TEST(a_gpu_run_s_times_are_its_own)
+{
+	char path[256];
+	struct seen *s;
+	size_t gpu = 0;
+
+	start("ids-gpu-own", path, sizeof path);
+	for (int run = 0; run < 3; run++) {
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &gpu_backend, counting_describe,
+							   &user_a), 0);
+		for (int i = 0; i < (run == 0 ? NODES : run == 1 ? 1 : 0); i++)
+			ck_assert_int_eq(ggmlviz_nodes_gpu_time(&graph[i], 4000u - 1000u * (unsigned)i,
+								3500u - 1000u * (unsigned)i), 0);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->splits, 3);
+	for (size_t k = 0; k < s->ops; k++)
+		gpu += s->op[k].method == GGMLVIZ_OP_METHOD_GPU;
+	ck_assert_uint_eq(gpu, NODES + 1); /* the first run's, and the second's first */
+	free(s);
+	unlink(path);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("graph ids");
@@ -619,6 +687,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_run_asked_always_is_asked_in_full);
 	tcase_add_test(c, a_repeat_is_asked_at_once);
 	tcase_add_test(c, asks_at_once_only_where_each_would_be_taken);
+	tcase_add_test(c, asks_at_once_stamp_the_last_ask);
+	tcase_add_test(c, a_gpu_run_s_times_are_its_own);
 	suite_add_tcase(suite, c);
 	return suite;
 }

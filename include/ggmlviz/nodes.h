@@ -250,11 +250,12 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user);
  * callback (doc/cost.md). The nodes recorded are recorded as the asks
  * would have recorded them.
  *
- * It records nothing when the calling thread's open run does not hold the
- * first @p from nodes of @p nodes as its own (the callback did not pass
- * the split's first ask to ggmlviz_nodes_ask(), or the split has no id),
- * and in every case where ggmlviz_nodes_ask_again() returns 0 for the
- * node at @p from. An adapter whose callback must see every ask (one that
+ * It records nothing when the calling thread's open run does not hold
+ * @p from nodes asked, the last of them @p nodes[@p from - 1] (the
+ * callback did not pass the split's first ask to ggmlviz_nodes_ask(), so
+ * that the split's id still waits for it, or the run is another's), and in
+ * every case where ggmlviz_nodes_ask_again() returns 0 for the node at
+ * @p from. An adapter whose callback must see every ask (one that
  * passes asks on to an application's callback, or does work of its own at
  * each) calls ggmlviz_nodes_ask_always() at the split's first ask. No
  * lock, no system call, no allocation.
