@@ -110,28 +110,22 @@ static struct seen *read_back(const char *path)
 	return s;
 }
 
-static void start(const char *tag, char *path, size_t size)
+/* Tracing into a fresh file named by tag, op timing as given (sync: the adapter times each node). */
+static void start_timing(const char *tag, char *path, size_t size, int op_timing)
 {
 	struct ggmlviz_config cfg;
 
 	tu_path(path, size, tag);
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
+	cfg.op_timing = op_timing;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	described = 0;
 }
 
-/* As start(), in sync mode: the adapter times each node itself. */
-static void start_sync(const char *tag, char *path, size_t size)
+static void start(const char *tag, char *path, size_t size)
 {
-	struct ggmlviz_config cfg;
-
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
-	cfg.op_timing = GGMLVIZ_OP_TIMING_SYNC;
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	described = 0;
+	start_timing(tag, path, size, GGMLVIZ_OP_TIMING_AUTO);
 }
 
 START_TEST(same_graph_described_once)
@@ -460,7 +454,7 @@ START_TEST(a_run_asked_always_is_asked_in_full)
 	ck_assert_int_eq(ggmlviz_nodes_ask_again(&graph[1], &user_a), 0); /* not tracing */
 	unlink(path);
 
-	start_sync("ids-always-sync", path2, sizeof path2);
+	start_timing("ids-always-sync", path2, sizeof path2, GGMLVIZ_OP_TIMING_SYNC);
 	split_run_again(72, in_order, &user_a, -1, again);
 	split_run_again(72, in_order, &user_a, -1, again);
 	ck_assert(all_of(again, 0)); /* sync mode: the adapter times each node itself */
@@ -599,7 +593,7 @@ START_TEST(asks_at_once_only_where_each_would_be_taken)
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	unlink(path);
 
-	start_sync("ids-rest-sync", path2, sizeof path2);
+	start_timing("ids-rest-sync", path2, sizeof path2, GGMLVIZ_OP_TIMING_SYNC);
 	split_run_rest(92, in_order, &user_a, &full);
 	ck_assert_int_eq(split_run_rest(92, in_order, &user_a, &full), 0); /* sync mode */
 	ck_assert_int_eq(full, NODES);

@@ -685,15 +685,11 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 	const int open = r && r->open;
 	const void **at = open ? r->nodes : NULL;
 	uint64_t *cpu = open ? r->cpu : NULL;
-	uint32_t started = 0, size = open ? r->n : 0, timed = 0, hint = 0;
+	uint32_t started = 0, size = open ? r->n : 0, timed = 0, hint = open ? r->cpu_hint : 0;
 	uint64_t from, to;
 
 	if (open && r->ignore_ticks)
 		return;
-	if (open) {
-		timed = r->cpu_timed;
-		hint = r->cpu_hint;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (!(lead[i] > floor) || !span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
@@ -703,20 +699,16 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 			cpu[2 * i] = from;
 			cpu[2 * i + 1] = to;
 			hint = i + 1;
-			continue;
-		}
-		if (open) {
-			r->cpu_timed = timed;
-			r->cpu_hint = hint;
-		}
-		measured_search(r, nodes[i], from, to); /* elsewhere, or counted */
-		if (open) {
-			timed = r->cpu_timed;
+		} else if (!open) {
+			measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
+		} else {
+			r->cpu_hint = hint; /* the search starts there */
+			measured_search(r, nodes[i], from, to);
 			hint = r->cpu_hint;
 		}
 	}
 	if (open) {
-		r->cpu_timed = timed;
+		r->cpu_timed += timed;
 		r->cpu_hint = hint;
 	}
 }

@@ -48,9 +48,9 @@ int ggmlviz__times_pack(const struct ggmlviz__times *t, uint64_t until)
 }
 
 /* Shifted stamps from base (which they follow; times_pack checked they fit). */
-static inline uint32_t offset(uint64_t stamp, uint64_t base)
+static inline uint32_t offset(uint64_t stamp, uint64_t base, unsigned shift)
 {
-	return (uint32_t)((stamp - base) >> ggmlviz__clock_share_shift);
+	return (uint32_t)((stamp - base) >> shift);
 }
 
 /*
@@ -70,8 +70,8 @@ static uint32_t put_times(uint8_t *body, const struct ggmlviz__times *t, uint32_
 
 	for (uint32_t j = 0; j < k; j++) {
 		uint32_t i = node ? node[j] : first + j;
-		uint32_t b = (uint32_t)((begin[i] - base) >> shift);
-		uint32_t e = (uint32_t)((end[i] - base) >> shift);
+		uint32_t b = offset(begin[i], base, shift);
+		uint32_t e = offset(end[i], base, shift);
 
 		put_u32(body + GGMLVIZ_OP_TIMES_ENTRY * j + TIMES_GAP, b - prev);
 		put_u32(body + GGMLVIZ_OP_TIMES_ENTRY * j + TIMES_DURATION, e - b);
@@ -151,7 +151,7 @@ static uint32_t emit_shares(const struct ggmlviz__shares_pack *sp, uint32_t firs
 	if (ids)
 		put_identities(body, sp, first, k);
 	last = put_times(body + ids, t, first, k, base);
-	put_u32(pl + STIMES_LAST_WAIT, offset(next, base) - last);
+	put_u32(pl + STIMES_LAST_WAIT, offset(next, base, ggmlviz__clock_share_shift) - last);
 	ggmlviz__emit_close(&e);
 	return 1;
 }
