@@ -2,7 +2,7 @@
  * The trace's time: each event's timestamp lies between the clock's reads
  * around its emit call (paced and in a burst), the trace says which clock
  * stamped it (META CLOCK) and the process's CPU use while it ran (META
- * USAGE).
+ * USAGE); the writer's offsets convert as their stamps would.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -15,6 +15,7 @@
 
 #include "check-compat.h"
 #include "trace-util.h"
+#include "tracer/base/clock.h"
 
 static char path[4096];
 
@@ -262,6 +263,49 @@ START_TEST(the_trace_says_its_clock)
 }
 END_TEST
 
+/* xorshift64: the same draws on every run, so that a failure repeats. */
+static uint64_t draw(uint64_t *x, unsigned bits)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return bits >= 64 ? *x : *x >> (64 - bits);
+}
+
+/*
+ * The writer converts a packed body's offsets with one multiply each
+ * (ggmlviz__clock_offset_ns): each must be exactly the difference of the
+ * two stamps' own conversions, to the nanosecond, for stretches of any
+ * rate (an eighth of a ns a tick to 8, and clock_gettime's 1) and offsets
+ * from one tick to the stretch's end.
+ */
+START_TEST(an_offset_converts_as_its_stamp_would)
+{
+	uint64_t x = 0x9e3779b97f4a7c15u;
+
+	for (int i = 0; i < 200000; i++) {
+		uint64_t from = draw(&x, 62), extent = 1 + draw(&x, 1 + (unsigned)(i % 44));
+		struct ggmlviz__clock_span s = { from, from + extent, draw(&x, 62),
+						 i % 7 ? ((uint64_t)1 << 29) + draw(&x, 35)
+						       : (uint64_t)1 << 32 };
+		uint64_t stamp = from + draw(&x, 64) % extent;
+		struct ggmlviz__clock_offsets o = ggmlviz__clock_offsets_from(&s, stamp);
+		uint64_t d = i % 5 ? draw(&x, 64) % o.near : o.near - 1;
+		uint64_t want = ggmlviz__clock_span_ns(&s, stamp + d) -
+				ggmlviz__clock_span_ns(&s, stamp);
+
+		ck_assert_uint_eq(o.near, s.to - stamp);
+		ck_assert_msg(ggmlviz__clock_offset_ns(&o, d) == want,
+			      "draw %d: offset %llu from %llu in [%llu, %llu) at %llu/2^32: "
+			      "%llu ns, not %llu", i, (unsigned long long)d,
+			      (unsigned long long)stamp, (unsigned long long)s.from,
+			      (unsigned long long)s.to, (unsigned long long)s.mult,
+			      (unsigned long long)ggmlviz__clock_offset_ns(&o, d),
+			      (unsigned long long)want);
+	}
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("clock");
@@ -272,6 +316,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, burst_timestamps_follow_the_clock);
 	tcase_add_test(tc, the_trace_says_its_clock);
 	tcase_add_test(tc, the_trace_says_its_cpu_use);
+	tcase_add_test(tc, an_offset_converts_as_its_stamp_would);
 	suite_add_tcase(s, tc);
 	return s;
 }

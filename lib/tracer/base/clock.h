@@ -54,6 +54,36 @@ static inline uint64_t ggmlviz__clock_span_ns(const struct ggmlviz__clock_span *
 }
 
 /*
+ * Differences of nanoseconds from one stamp of a stretch to later ones in
+ * it, each one multiply: with (stamp - from) * mult = q * 2^32 + frac,
+ * ns(stamp + d) - ns(stamp) is exactly (frac + d * mult) >> 32, for every
+ * d < near (stamp + d still in the stretch). The writer converts a packed
+ * body's offsets so (span.c), each as its own stamp would convert.
+ */
+struct ggmlviz__clock_offsets {
+	uint64_t near, mult, frac;
+};
+
+/* The offsets from stamp, which s holds. */
+static inline struct ggmlviz__clock_offsets
+ggmlviz__clock_offsets_from(const struct ggmlviz__clock_span *s, uint64_t stamp)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 product = (u128)(stamp - s->from) * s->mult;
+
+	return (struct ggmlviz__clock_offsets){ s->to - stamp, s->mult,
+						(uint64_t)product & 0xffffffffu };
+}
+
+/* ns(stamp + d) - ns(stamp) for d < o->near. */
+static inline uint64_t ggmlviz__clock_offset_ns(const struct ggmlviz__clock_offsets *o, uint64_t d)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return (uint64_t)(((u128)d * o->mult + o->frac) >> 32);
+}
+
+/*
  * A 32-bit difference of stamps that must reach 2^32 ns (an OP_SHARE's
  * compute and wait: 4.29 s) holds the difference shifted right by this
  * much (0 for clock_gettime's nanoseconds; 2 for a TSC of 2 to 4 GHz),

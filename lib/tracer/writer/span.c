@@ -84,8 +84,9 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
  * the clock (as a record of its own would be), less the record's.
  */
 struct offsets {
-	uint64_t stamp, ns;              /* the record's stamp, and its nanoseconds */
-	struct ggmlviz__clock_span span; /* the stretch of the last offset converted */
+	uint64_t stamp, ns;                 /* the record's stamp, and its nanoseconds */
+	struct ggmlviz__clock_offsets near; /* in the record's stretch: a multiply each */
+	struct ggmlviz__clock_span span;    /* the stretch of the last offset past it */
 };
 
 /*
@@ -104,8 +105,10 @@ static __attribute__((noinline)) struct ggmlviz__clock_span span_at(uint64_t sta
 /* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
 static inline uint64_t offset_ns(struct offsets *o, uint64_t shifted, unsigned shift)
 {
-	uint64_t stamp = o->stamp + (shifted << shift);
+	uint64_t d = shifted << shift, stamp = o->stamp + d;
 
+	if (d < o->near.near) /* all but across a calibration point */
+		return ggmlviz__clock_offset_ns(&o->near, d);
 	if (stamp < o->span.from || stamp >= o->span.to)
 		o->span = span_at(stamp);
 	return ggmlviz__clock_span_ns(&o->span, stamp) - o->ns;
@@ -114,6 +117,42 @@ static inline uint64_t offset_ns(struct offsets *o, uint64_t shifted, unsigned s
 static inline uint32_t clamp32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* A packed body's last end: its gaps and durations added, a shifted offset. */
+static uint64_t body_end(const uint8_t *body, uint32_t n)
+{
+	uint64_t at = 0;
+
+	for (uint32_t k = 0; k < n; k++)
+		at += (uint64_t)get_u32(body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_GAP) +
+		      get_u32(body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_DURATION);
+	return at;
+}
+
+/*
+ * convert_times() for a body all in the record's own stretch (every body
+ * but one across a calibration point): an offset is a multiply, and a
+ * later one never converts to less, so no difference needs a floor.
+ */
+static void convert_near(uint8_t *body, uint32_t n, struct ggmlviz__clock_offsets near,
+			 unsigned shift)
+{
+	uint64_t at = 0, end_ns = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *gap = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_GAP;
+		uint8_t *dur = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_DURATION;
+		uint64_t begin_ns, e;
+
+		at += get_u32(gap);
+		begin_ns = ggmlviz__clock_offset_ns(&near, at << shift);
+		at += get_u32(dur);
+		e = ggmlviz__clock_offset_ns(&near, at << shift);
+		put_u32(gap, clamp32(begin_ns - end_ns));
+		put_u32(dur, clamp32(e - begin_ns));
+		end_ns = e;
+	}
 }
 
 /*
@@ -125,8 +164,13 @@ static uint64_t convert_times(uint8_t *body, uint32_t n, struct offsets *to)
 {
 	struct offsets o = *to; /* in registers through the loop (span_at()) */
 	const unsigned shift = ggmlviz__clock_share_shift;
-	uint64_t at = 0, end_ns = 0;
+	uint64_t at = body_end(body, n), end_ns = 0;
 
+	if ((at << shift) < o.near.near) {
+		convert_near(body, n, o.near, shift);
+		return at;
+	}
+	at = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		uint8_t *gap = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_GAP;
 		uint8_t *dur = body + GGMLVIZ_OP_TIMES_ENTRY * k + TIMES_DURATION;
@@ -157,7 +201,8 @@ static void convert_packed(const struct ggmlviz__ring *r, uint64_t pos, uint64_t
 	uint32_t ids = shares && pl[STIMES_MODE] == GGMLVIZ_DESC_SET_DEFINE
 			       ? n * GGMLVIZ_SHARE_TIMES_IDENTITY : 0;
 	uint32_t len = whole[REC_HAS_LABEL] ? get_u32(whole + REC_LABEL_LEN) : 0;
-	struct offsets o = { stamp, ggmlviz__clock_span_ns(cs, stamp), *cs };
+	struct offsets o = { stamp, ggmlviz__clock_span_ns(cs, stamp),
+			     ggmlviz__clock_offsets_from(cs, stamp), *cs };
 	uint64_t last, last_ns, next_ns;
 
 	if ((uint64_t)ids + (uint64_t)n * GGMLVIZ_OP_TIMES_ENTRY != len)
