@@ -12,7 +12,8 @@
  *   - each op measured (method MEASURED) from the first begin to the last
  *     end (the run's first op: from the last begin), at least the slowest
  *     thread's work, not the ticks' time;
- *   - a run with a node some thread did not measure: timed by the ticks;
+ *   - a run with a node some thread did not measure: timed by the ticks,
+ *     those held to the graph's end and those not in their order;
  *   - nodes no run asked about: counted in shares_unattributed, and said
  *     in the session's META SHARES (a session whose every share went to
  *     its op says that; one that measured nothing says nothing);
@@ -80,11 +81,17 @@ static uint32_t op_of(const void *node)
 	return ((const struct gs_node *)node)->op;
 }
 
+/* A call's time: the clock read before and after it. */
+struct call {
+	uint64_t before, after;
+};
+
 struct pool {
 	pthread_barrier_t barrier;
 	int skip_thread, skip_node; /* a share not measured: -1 none */
 	int n_nodes;                /* nodes the graph has */
 	int view;                   /* a node no thread computes (a view: no share, no tick); 0: none */
+	struct call ticked[NODES];  /* thread 0's share end and tick of each node, the last graph's */
 };
 
 struct worker {
@@ -108,10 +115,14 @@ static void compute(struct worker *w)
 		if (measured)
 			ggmlviz_cpu_share_begin(p, w->ith, i);
 		busy(work_ns(w->ith, i));
+		if (w->ith == 0)
+			p->ticked[i].before = now_ns();
 		if (measured)
 			ggmlviz_cpu_share_end(p, w->ith, i);
-		if (w->ith == 0)
-			ggmlviz_nodes_tick();
+		if (w->ith == 0) {
+			ggmlviz_nodes_tick(); /* at its share's end, else at the clock now */
+			p->ticked[i].after = now_ns();
+		}
 		if (i + 1 < p->n_nodes)
 			pthread_barrier_wait(&p->barrier);
 	}
@@ -504,10 +515,6 @@ static void sleep_ns(uint64_t ns)
 static struct seen *long_seen;
 
 /* The test's clock just before and just after a call (CLOCK_MONOTONIC, ns). */
-struct call {
-	uint64_t before, after;
-};
-
 /* one_thread_graph()'s calls: each share's begin and end, and the graph's end. */
 static struct call begun[MAX_SEEN], ended[MAX_SEEN], graph_end;
 
@@ -599,6 +606,39 @@ static void assert_share(const struct seen *s, size_t i)
 }
 
 /*
+ * Thread 0's tick right after its share takes that share's end, and is
+ * held to the graph's end (ggmlviz__tls_held); one with no share (thread
+ * 0's of node 2 not measured) reads the clock and is recorded at once,
+ * after those held before it. Every op of the run (timed by ticks: a share
+ * is missing) lasts from one tick to the next, in order.
+ */
+START_TEST(ticks_held_and_not_keep_their_order)
+{
+	struct pool p = { .skip_thread = 0, .skip_node = 2, .n_nodes = NODES };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-held", path, sizeof path, 0);
+	run_graph(&p, 1, written);
+	run_graph(&p, 1, written);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_ge(s->ops, NODES);
+	for (size_t k = 1; k < NODES; k++) {
+		const struct ggmlviz_timing *op = &s->op[s->ops - NODES + k];
+
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_TICK);
+		assert_between(op->duration_ns, &p.ticked[k - 1], &p.ticked[k], "op", k);
+	}
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
  * A graph longer than the clock's history of calibration points (128 of
  * the writer's passes, 1 ms apart here): the first shares began before the
  * oldest point when the writer converts them, and keep their times.
@@ -636,6 +676,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, shares_measure_every_thread);
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
+	tcase_add_test(c, ticks_held_and_not_keep_their_order);
 	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);

@@ -573,16 +573,32 @@ void ggmlviz_nodes_ask_always(void)
 /* A tick's stamp: the end of the share the thread just ended, else the clock now. */
 static inline uint64_t tick_stamp(void)
 {
-	uint64_t t = ggmlviz__tls_share_end;
+	uint64_t t = ggmlviz__tls_node.share_end;
 
-	ggmlviz__tls_share_end = 0;
+	ggmlviz__tls_node.share_end = 0;
 	return t ? t : ggmlviz__stamp();
+}
+
+/* Whether a tick can be held (producer.h): a share just ended, and no NVTX range ends with it. */
+static inline int tick_held(void)
+{
+	const unsigned want = GGMLVIZ__SHARES | GGMLVIZ__NVTX;
+
+	return ggmlviz__tls_node.share_end && (ggmlviz__mask_relaxed() & want) == GGMLVIZ__SHARES;
 }
 
 void ggmlviz_nodes_tick(void)
 {
-	struct run *r = tls_run;
+	struct run *r;
 
+	if (GGMLVIZ__LIKELY(tick_held())) {
+		ggmlviz__tls_node.share_end = 0;
+		ggmlviz__tls_node.held++;
+		return;
+	}
+	if (ggmlviz__tls_node.held)
+		ggmlviz__nodes_held_ticks(0); /* they came first */
+	r = tls_run;
 	if (!r || !r->open || r->ignore_ticks)
 		return;
 	if (r->n_ticks < r->n)
@@ -590,6 +606,32 @@ void ggmlviz_nodes_tick(void)
 	if (GGMLVIZ__UNLIKELY(r->nvtx & GGMLVIZ__NVTX_OPS))
 		nvtx_tick(r);
 	r->n_ticks++;
+}
+
+void ggmlviz__nodes_held_ticks(int graph_end)
+{
+	struct ggmlviz__tls_node *h = &ggmlviz__tls_node;
+	const uint64_t *end = h->end;
+	uint32_t held = h->held, i = h->from, got;
+	struct run *r = tls_run;
+	uint64_t floor;
+
+	h->held = h->from = 0;
+	if (!held || !end || !r || !r->open || r->ignore_ticks)
+		return;
+	floor = *h->floor;
+	got = r->n_ticks;
+	for (; i < GGMLVIZ__SHARE_NODES && held; i++) {
+		if (!(end[i] > floor))
+			continue; /* no share of this graph: a no-op, or a fused op's later node */
+		if (got < r->n)
+			r->ticks[got] = end[i];
+		got++;
+		held--;
+	}
+	r->n_ticks = got;
+	if (!graph_end)
+		h->from = i;
 }
 
 int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t ended_ns_ago)

@@ -79,16 +79,41 @@ void ggmlviz__registry_forget_all(void);
  */
 void ggmlviz__registry_unload(void);
 
-/* ---- a stamp taken for one call and given to the next (shares.c, nodes.c) ---- */
+/* ---- what a node's calls read on its thread, one line (shares.c, nodes.c) ---- */
+
+#define GGMLVIZ__SHARE_NODES 16384u /* nodes of a graph whose shares are followed */
 
 /*
- * The stamp of the calling thread's last ggmlviz_cpu_share_end(), until
- * its next share begins or a tick takes it (0: none): GGML's CPU backend
- * ticks from thread 0 right after that thread's share of the node ends,
- * so the tick needs no time read of its own (a read costs about a third
- * of clock_gettime; a node's calls on its graph's thread were four).
+ * A node's work (a decode's weights going through) leaves none of the
+ * tracer's lines in the first caches, so each line that a node's calls
+ * read is a miss: what they read on the calling thread is on this one.
+ *
+ * share_end: the stamp of the thread's last ggmlviz_cpu_share_end(),
+ * until its next share begins or a tick takes it (0: none). GGML's CPU
+ * backend ticks from thread 0 right after that thread's share of the node
+ * ends, so the tick needs no time read of its own.
+ *
+ * pool, ith, begin, end, floor: the thread's share slot (shares.c), as
+ * it was last taken: its pool and index there, its stamps by node, and
+ * where its previous graph's end is (NULL: no slot).
+ *
+ * held, from: ticks held. A tick that takes a measured share's end leaves
+ * its stamp where that share's end is: end[i] of the graph's nodes from
+ * <= i < GGMLVIZ__SHARE_NODES ended after *floor, the first held of them
+ * (from: past those given already this graph). The graph's end gives
+ * them to the run in one pass (ggmlviz__nodes_held_ticks()), so that a
+ * node's tick touches no line of the run; a tick that cannot be held (no
+ * share ended) gives those before it first, to keep their order.
  */
-extern _Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec")));
+struct ggmlviz__tls_node {
+	_Alignas(64) uint64_t share_end;
+	const void *pool;
+	uint64_t *begin, *end;
+	const uint64_t *floor;
+	uint32_t ith, held, from;
+};
+extern _Thread_local struct ggmlviz__tls_node ggmlviz__tls_node
+	__attribute__((tls_model("initial-exec")));
 
 /* ---- what a thread's records stand on (DESC_SET, SHARE_TIMES REPEAT) ---- */
 
@@ -272,6 +297,14 @@ struct ggmlviz__kernel_rec {
 void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
 				    const uint64_t *const *begin, const uint64_t *const *end,
 				    uint32_t k, uint64_t floor);
+/*
+ * The ticks the calling thread holds (ggmlviz__tls_node), given to its
+ * open run in their order, each at its share's end, as each tick would
+ * have taken it; none held after. graph_end: the graph's last (the next
+ * graph's are looked for from its first node), else a tick that could not
+ * be held follows.
+ */
+void ggmlviz__nodes_held_ticks(int graph_end);
 /* Shares no op got since the process started: no run asked, or past what a slot holds. */
 uint64_t ggmlviz__shares_unattributed(void);
 /* A session starts: what META SHARES will count from (the session's lock held). */

@@ -14,7 +14,8 @@
 #include "util/leaving.h"
 
 _Thread_local struct ggmlviz__ring *ggmlviz__tls_ring __attribute__((tls_model("initial-exec")));
-_Thread_local uint64_t ggmlviz__tls_share_end __attribute__((tls_model("initial-exec"))); /* producer.h */
+_Thread_local struct ggmlviz__tls_node ggmlviz__tls_node
+	__attribute__((tls_model("initial-exec"))); /* producer.h */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ggmlviz__ring *rings;

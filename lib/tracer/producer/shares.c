@@ -51,7 +51,7 @@
 #include "tracer/producer/producer.h"
 #include "util/leaving.h"
 
-#define SHARE_NODES 16384u /* nodes of a graph followed; the rest counted */
+#define SHARE_NODES GGMLVIZ__SHARE_NODES /* nodes of a graph followed; the rest counted */
 #define POOLS 16u
 #define POOL_THREADS 1024u
 
@@ -157,6 +157,19 @@ static struct board *board_of(const void *pool)
 }
 
 /* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
+/* The thread's line for a node's calls (producer.h) takes its slot s (NULL: none). */
+static void node_line_of(const struct share_slot *s)
+{
+	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
+
+	t->pool = s ? s->pool : NULL;
+	t->ith = s ? s->ith : 0;
+	t->begin = s ? s->begin : NULL;
+	t->end = s ? s->end : NULL;
+	t->floor = s ? &s->prev_done : NULL;
+	t->held = t->from = 0;
+}
+
 static struct share_slot *slot_for(const void *pool, int ith)
 {
 	struct share_slot *s = tls_slot;
@@ -166,6 +179,8 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 		return NULL;
 	}
+	if (ggmlviz__tls_node.held)
+		ggmlviz__nodes_held_ticks(1); /* before their slot is cleared for another pool */
 	ggmlviz__inner_lock(&lock);
 	if (!s && (s = slot_new()))
 		ggmlviz__perthread_keep(&slots, &s->item); /* handed on when the thread ends */
@@ -182,6 +197,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 	}
 	ggmlviz__inner_unlock(&lock);
 	tls_slot = s;
+	node_line_of(s);
 	return s;
 }
 
@@ -194,26 +210,27 @@ static inline int shares_wanted(void)
 
 void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 {
-	struct share_slot *s = tls_slot;
+	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
 
-	ggmlviz__tls_share_end = 0; /* the share before is over: no tick takes its end now */
+	t->share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
 		return;
-	if (GGMLVIZ__UNLIKELY(!s || s->pool != pool || s->ith != (uint32_t)ith) &&
-	    !(s = slot_for(pool, ith)))
+	if (GGMLVIZ__UNLIKELY(!t->begin || t->pool != pool || t->ith != (uint32_t)ith) &&
+	    !slot_for(pool, ith))
 		return;
 	if (GGMLVIZ__LIKELY((unsigned)node < SHARE_NODES))
-		s->begin[node] = ggmlviz__stamp();
+		t->begin[node] = ggmlviz__stamp();
 	else
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 }
 
 void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 {
-	struct share_slot *s = tls_slot;
+	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
 
-	if (GGMLVIZ__LIKELY(s && s->pool == pool && (unsigned)node < SHARE_NODES))
-		s->end[node] = ggmlviz__tls_share_end = ggmlviz__stamp();
+	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < SHARE_NODES &&
+			    shares_wanted()))
+		t->end[node] = t->share_end = ggmlviz__stamp();
 	(void)ith;
 }
 
@@ -381,14 +398,16 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	uint32_t n;
 	int count;
 
-	if (!shares_wanted() || !s || s->pool != pool || s->ith != (uint32_t)ith)
+	if (!s || s->pool != pool || s->ith != (uint32_t)ith)
 		return 0;
 	if (!nodes || n_nodes < 0 || nth < 1)
-		return -EINVAL;
+		return shares_wanted() ? -EINVAL : 0;
+	ggmlviz__nodes_held_ticks(1); /* in every mode, as ticks are: floor is still the last end */
 	done = ggmlviz__stamp();
 	floor = s->prev_done;
-	s->prev_done = done;
-	if (ggmlviz__rolling() || ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
+	s->prev_done = done; /* not tracing too: a share stored before a stop is an earlier graph's */
+	if (!shares_wanted() || ggmlviz__rolling() ||
+	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
@@ -403,6 +422,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 void ggmlviz__shares_unload(void)
 {
 	tls_slot = NULL;
+	node_line_of(NULL);
 	ggmlviz__perthread_unload(&slots); /* the live threads' slots join the free ones */
 	ggmlviz__inner_lock(&lock);
 	while (free_slots) {

@@ -1,0 +1,155 @@
+#!/bin/sh
+# The library's own time an op inside a traced llama.cpp decode, on each
+# thread, timed call by call (bench/op-self.c): what tracing adds to the
+# threads that compute, in ns an op, to a few ns, where tokens a second
+# on a shared machine move by 10% from one round to the next.
+#
+# llama-bench from scripts/build-llama-tools.sh is linked again (its own
+# link command, from ninja) with op-self.o and -Wl,--wrap for each public
+# function that GGML's edits and the adapters call, and run with -p 0
+# (every graph a generated token's) at each thread count, traced (every op
+# measured, every worker's share: the tools' default) and untraced (the
+# edits' calls return at once). For each, a line a thread: its CPU
+# backend index (-1: no share, the writer's has no wrapped call and is
+# not listed), its wrapped calls an op, and the ns an op inside them
+# (the counter's own cost taken out); then the writer's CPU time an op
+# (GGML_VIZ_VERBOSE's stop line) and the largest functions.
+#
+#     bench/op-self.sh [TOOLS_BUILD]
+#
+# TOOLS_BUILD: the tools' build folder (default
+# third_party/llama-tools/build). BEFORE_LIB=FILE also links the tools
+# with that libggmlviz.a (an earlier build's: the tools' build keeps its
+# own in third_party/llama-tools/ggmlviz/lib) and runs it as mode
+# "before", interleaved with the others: a before and after in one run. THREADS (default "1 2"), TOKENS (32),
+# REPS (3: llama-bench -r), RUNS (3: runs of each, their median) as
+# the environment says. x86-64 only (the time-stamp counter).
+#
+# Not in it: the adapter's code between its calls into the library and
+# the edits' own lines (callgrind counts them: bench/op-insns.py), and
+# what the library's stores take from GGML's caches (bench/op-cost.sh's
+# tokens a second hold that, to its noise).
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tb=${1:-$top/third_party/llama-tools/build}
+THREADS=${THREADS:-1 2} TOKENS=${TOKENS:-32} REPS=${REPS:-3} RUNS=${RUNS:-3}
+[ -f "$tb/build.ninja" ] || { echo "op-self.sh: no $tb/build.ninja (scripts/build-llama-tools.sh builds it)" >&2; exit 1; }
+[ -x "$top/build/tools/ggmlviz" ] || { echo "op-self.sh: build/tools/ggmlviz is not built" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/op-self.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+cc -O2 -std=gnu11 -I"$top/include" -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
+wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
+link=$(ninja -C "$tb" -t commands bin/llama-bench | tail -n 1 | sed 's/^: && //; s/ && :$//')
+case "$link" in *"-o bin/llama-bench "*) ;; *)
+	echo "op-self.sh: llama-bench's link command not understood: $link" >&2
+	exit 1 ;;
+esac
+self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/llama-bench-self $tmp/op-self.o $wraps |")
+(cd "$tb" && eval "$self")
+modes="untraced traced"
+if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
+	lib=$(printf '%s' "$link" | tr ' ' '\n' | grep '/libggmlviz\.a$' | head -n 1)
+	[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
+	before=$(printf '%s' "$self" | sed "s|-o $tmp/llama-bench-self |-o $tmp/llama-bench-before |; s|$lib|$BEFORE_LIB|")
+	(cd "$tb" && eval "$before")
+	modes="untraced traced before"
+fi
+"$top/build/examples/make_tiny_llama" "$tmp/model.gguf" --layers 8 --embd 512 --heads 8 \
+	--kv-heads 4 --ff 1408 --vocab 2048 --type q8_0 >/dev/null
+
+echo "op-self.sh: llama-bench -p 0 -n $TOKENS on the quick start's model, -r 1 and -r $((REPS + 1)): what the $REPS repetitions more add an op (no start, no first descriptions); $RUNS runs each, medians"
+bench() { # THREADS MODE RUN REPS
+	out="$tmp/$1.$2.$3.$4"
+	bin="$tmp/llama-bench-self"
+	[ "$2" = before ] && bin="$tmp/llama-bench-before"
+	if [ "$2" != untraced ]; then
+		env GGML_VIZ_OUTPUT="$out.ggmlviz" GGML_VIZ_VERBOSE=1 OP_SELF_OUT="$out.self" \
+			"$bin" -m "$tmp/model.gguf" -p 0 -n "$TOKENS" -r "$4" -t "$1" \
+			>/dev/null 2>"$out.err"
+		"$top/build/tools/ggmlviz" stats -f json "$out.ggmlviz" >"$out.stats"
+		rm -f "$out.ggmlviz"
+	else
+		env -u GGML_VIZ_OUTPUT OP_SELF_OUT="$out.self" "$tmp/llama-bench-self" \
+			-m "$tmp/model.gguf" -p 0 -n "$TOKENS" -r "$4" -t "$1" >/dev/null 2>"$out.err"
+	fi
+}
+for t in $THREADS; do
+	for run in $(seq "$RUNS"); do
+		for mode in $modes; do
+			bench "$t" "$mode" "$run" 1
+			bench "$t" "$mode" "$run" $((REPS + 1))
+		done
+	done
+done
+python3 - "$tmp" "$THREADS" "$RUNS" "$((REPS + 1))" "$modes" <<'EOF'
+import json, re, statistics, sys
+tmp, threads, runs, long_reps = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
+modes = sys.argv[5].split()
+
+
+def rows(path):
+    """{ith: (calls, ns, {function: ns})} of one run's OP_SELF_OUT."""
+    got, cur = {}, None
+    for line in open(path):
+        m = re.match(r'thread (-?\d+) calls (\d+) ns (-?[\d.]+)', line)
+        if m:
+            cur = int(m.group(1))
+            c, n, f = got.get(cur, (0, 0.0, {}))
+            got[cur] = (c + int(m.group(2)), n + float(m.group(3)), dict(f))
+            continue
+        m = re.match(r'  (\S+) (\d+) (-?[\d.]+)', line)
+        if m and cur is not None:
+            f = got[cur][2]
+            f[m.group(1)] = f.get(m.group(1), 0.0) + float(m.group(3))
+    return got
+
+
+def writer_us(path):
+    """The writer's CPU us, from the verbose stop line."""
+    m = re.findall(r'the writer: (\d+) passes, (\d+) us of CPU', open(path).read())
+    return int(m[-1][1]) if m else None
+
+
+def ops(t, run, reps):
+    return json.load(open('%s/%s.traced.%d.%s.stats' % (tmp, t, run, reps)))['ops']
+
+
+print('%-8s %-9s %-7s %12s %12s  %s' % ('THREADS', 'MODE', 'THREAD', 'CALLS AN OP', 'NS AN OP', '(RUNS)'))
+for t in threads:
+    d_ops = [ops(t, r, long_reps) - ops(t, r, 1) for r in range(1, runs + 1)]
+    for mode in modes:
+        pairs = [(rows('%s/%s.%s.%d.1.self' % (tmp, t, mode, r)),
+                  rows('%s/%s.%s.%d.%s.self' % (tmp, t, mode, r, long_reps)))
+                 for r in range(1, runs + 1)]
+        for ith in sorted({k for a, b in pairs for k in b}):
+            def marginal(i):
+                z = (0, 0.0, {})
+                return [(b.get(ith, z)[i] - a.get(ith, z)[i]) / n for (a, b), n in zip(pairs, d_ops)]
+            ns = marginal(1)
+            print('%-8s %-9s %-7s %12.2f %12.1f  (%.1f to %.1f)' % (
+                t, mode, ith, statistics.median(marginal(0)), statistics.median(ns), min(ns), max(ns)))
+            if mode != 'untraced':
+                funcs = {}
+                for (a, b), n in zip(pairs, d_ops):
+                    fa, fb = a.get(ith, (0, 0, {}))[2], b.get(ith, (0, 0, {}))[2]
+                    for f in fb:
+                        funcs.setdefault(f, []).append((fb[f] - fa.get(f, 0.0)) / n)
+                top = sorted(funcs.items(), key=lambda kv: -statistics.median(kv[1]))[:6]
+                print('%26s %s' % ('', ', '.join('%s %.1f' % (f.replace('ggmlviz_', ''),
+                                                             statistics.median(v))
+                                                 for f, v in top)))
+    for mode in modes[1:]:
+        w = []
+        for r, n in zip(range(1, runs + 1), d_ops):
+            a = writer_us('%s/%s.%s.%d.1.err' % (tmp, t, mode, r))
+            b = writer_us('%s/%s.%s.%d.%s.err' % (tmp, t, mode, r, long_reps))
+            if a is not None and b is not None:
+                w.append((b - a) * 1000 / n)
+        if w:
+            print('%-8s %-9s %-7s %12s %12.1f' % (t, mode, 'writer', '', statistics.median(w)))
+    print('%-8s the repetitions added %d ops a run' % (t, statistics.median(d_ops)))
+EOF
