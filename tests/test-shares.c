@@ -13,7 +13,8 @@
  *     end (the run's first op: from the last begin), at least the slowest
  *     thread's work, not the ticks' time;
  *   - a run with a node some thread did not measure: timed by the ticks,
- *     those held to the graph's end and those not in their order;
+ *     those held to the graph's end and those not in their order, and
+ *     none from a share stored before the session stopped mid-graph;
  *   - nodes no run asked about: counted in shares_unattributed, and said
  *     in the session's META SHARES (a session whose every share went to
  *     its op says that; one that measured nothing says nothing);
@@ -92,6 +93,7 @@ struct pool {
 	int n_nodes;                /* nodes the graph has */
 	int view;                   /* a node no thread computes (a view: no share, no tick); 0: none */
 	struct call ticked[NODES];  /* thread 0's share end and tick of each node, the last graph's */
+	int stop_after;             /* thread 0 stops the session after this node's tick; -1: never */
 };
 
 struct worker {
@@ -122,6 +124,8 @@ static void compute(struct worker *w)
 		if (w->ith == 0) {
 			ggmlviz_nodes_tick(); /* at its share's end, else at the clock now */
 			p->ticked[i].after = now_ns();
+			if (i == p->stop_after)
+				ck_assert_int_eq(ggmlviz_stop(), 0);
 		}
 		if (i + 1 < p->n_nodes)
 			pthread_barrier_wait(&p->barrier);
@@ -261,7 +265,7 @@ static const struct ggmlviz_timing *next_share(const struct seen *s, uint32_t t,
 
 START_TEST(shares_measure_every_thread)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
@@ -386,7 +390,8 @@ static int run_split(struct pool *p, uint64_t id, int written[THREADS])
  */
 START_TEST(a_repeat_asked_alone_with_a_view_is_measured)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .view = 1 };
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .view = 1,
+			  .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
@@ -422,7 +427,7 @@ END_TEST
 
 START_TEST(a_share_not_measured_leaves_the_ticks)
 {
-	struct pool p = { .skip_thread = 2, .skip_node = 1, .n_nodes = NODES };
+	struct pool p = { .skip_thread = 2, .skip_node = 1, .n_nodes = NODES, .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
@@ -445,7 +450,7 @@ END_TEST
 
 START_TEST(nodes_no_run_asked_about_are_counted)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
 	struct ggmlviz_stats before, after;
 	int written[THREADS];
 	char path[256];
@@ -475,7 +480,7 @@ END_TEST
 
 START_TEST(nothing_when_not_tracing_or_rolling)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES };
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
@@ -614,7 +619,7 @@ static void assert_share(const struct seen *s, size_t i)
  */
 START_TEST(ticks_held_and_not_keep_their_order)
 {
-	struct pool p = { .skip_thread = 0, .skip_node = 2, .n_nodes = NODES };
+	struct pool p = { .skip_thread = 0, .skip_node = 2, .n_nodes = NODES, .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
@@ -631,6 +636,48 @@ START_TEST(ticks_held_and_not_keep_their_order)
 
 		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_TICK);
 		assert_between(op->duration_ns, &p.ticked[k - 1], &p.ticked[k], "op", k);
+	}
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
+ * A session stopped in the middle of a graph, after thread 0's share of
+ * node 1 ended: that share's end stays in its slot. In the next session
+ * node 1 is a view (no share, no tick) and a worker's share of node 2 is
+ * not measured, so the ticks time the run; the stale end of node 1 is no
+ * tick of the new graph (the stopped graph's end moved the thread's
+ * floor past it), and each op lasts from one tick to the next.
+ */
+START_TEST(a_share_before_a_stop_is_no_later_graphs)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = 1 };
+	const int op_node[] = { 0, 2, 3 };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-stopped", path, sizeof path, 0);
+	run_graph(&p, 1, written); /* stopped after node 1 */
+	unlink(path);
+	p.skip_thread = 2;
+	p.skip_node = 2;
+	p.view = 1;
+	p.stop_after = -1;
+	start("shares-after-stop", path, sizeof path, 0);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, describe_view, NULL), 0);
+	compute_all(&p, written);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3);
+	for (size_t k = 1; k < 3; k++) {
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_TICK);
+		assert_between(s->op[k].duration_ns, &p.ticked[op_node[k - 1]], &p.ticked[op_node[k]],
+			       "op", k);
 	}
 	free(s);
 	unlink(path);
@@ -677,6 +724,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, shares_measure_every_thread);
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
 	tcase_add_test(c, ticks_held_and_not_keep_their_order);
+	tcase_add_test(c, a_share_before_a_stop_is_no_later_graphs);
 	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);

@@ -294,7 +294,10 @@ void ggmlviz_nodes_ask_always(void);
  *
  * Takes the time and counts the tick in the calling thread's run; no lock,
  * no system call, no allocation. Ignored when the thread has no run, and in
- * the cases listed in nodes.h.
+ * the cases listed in nodes.h. Right after the thread's own share of the
+ * node ended (ggmlviz_cpu_share_end()), the tick's time is that share's
+ * end, and the tick is held until the thread's ggmlviz_cpu_graph_done(),
+ * which gives the graph's held ticks to the run in order.
  */
 void ggmlviz_nodes_tick(void);
 
@@ -384,7 +387,9 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * counted (ggmlviz_stats.shares_unattributed, and the session's META
  * SHARES record at its stop), never attributed.
  * In rolling mode and sync mode nothing is written (the ticks time the
- * ops as they do without the edit).
+ * ops as they do without the edit). In every mode, the ticks that the
+ * calling thread held through the graph (ggmlviz_nodes_tick()) are given
+ * to its run first.
  *
  * @param pool the graph's thread pool, as at the shares.
  * @param ith the calling worker's index.

@@ -587,18 +587,13 @@ static inline int tick_held(void)
 	return ggmlviz__tls_node.share_end && (ggmlviz__mask_relaxed() & want) == GGMLVIZ__SHARES;
 }
 
-void ggmlviz_nodes_tick(void)
+/* A tick not held: the run's, at once. */
+static __attribute__((noinline)) void tick_now(void)
 {
-	struct run *r;
+	struct run *r = tls_run;
 
-	if (GGMLVIZ__LIKELY(tick_held())) {
-		ggmlviz__tls_node.share_end = 0;
-		ggmlviz__tls_node.held++;
-		return;
-	}
 	if (ggmlviz__tls_node.held)
 		ggmlviz__nodes_held_ticks(0); /* they came first */
-	r = tls_run;
 	if (!r || !r->open || r->ignore_ticks)
 		return;
 	if (r->n_ticks < r->n)
@@ -608,24 +603,38 @@ void ggmlviz_nodes_tick(void)
 	r->n_ticks++;
 }
 
+void ggmlviz_nodes_tick(void)
+{
+	if (GGMLVIZ__LIKELY(tick_held())) {
+		ggmlviz__tls_node.share_end = 0;
+		ggmlviz__tls_node.held++;
+		return;
+	}
+	tick_now();
+}
+
 void ggmlviz__nodes_held_ticks(int graph_end)
 {
 	struct ggmlviz__tls_node *h = &ggmlviz__tls_node;
 	const uint64_t *end = h->end;
-	uint32_t held = h->held, i = h->from, got;
+	uint32_t held = h->held, i = h->from, got, room;
 	struct run *r = tls_run;
-	uint64_t floor;
+	uint64_t floor, *ticks;
 
 	h->held = h->from = 0;
 	if (!held || !end || !r || !r->open || r->ignore_ticks)
 		return;
 	floor = *h->floor;
 	got = r->n_ticks;
+	ticks = r->ticks;
+	room = r->n;
 	for (; i < GGMLVIZ__SHARE_NODES && held; i++) {
-		if (!(end[i] > floor))
+		uint64_t e = end[i];
+
+		if (!(e > floor))
 			continue; /* no share of this graph: a no-op, or a fused op's later node */
-		if (got < r->n)
-			r->ticks[got] = end[i];
+		if (got < room)
+			ticks[got] = e;
 		got++;
 		held--;
 	}

@@ -28,6 +28,12 @@
  * begins after it, every share of the graphs before began before it. A
  * slot is cleared when a thread takes it, or takes it for another pool.
  *
+ * Thread 0's tick right after its share takes that share's end and is
+ * held (producer.h): graph_done gives the graph's held ticks to the run
+ * before anything else, in every mode, and moves the thread's floor even
+ * when nothing is traced, so that a share stored before a stop is never
+ * taken for a later graph's.
+ *
  * What no op got is counted, never attributed by guess, and said at the
  * session's stop in a META SHARES record (as ggmlviz_stats says it).
  *
@@ -156,7 +162,6 @@ static struct board *board_of(const void *pool)
 	return empty;
 }
 
-/* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
 /* The thread's line for a node's calls (producer.h) takes its slot s (NULL: none). */
 static void node_line_of(const struct share_slot *s)
 {
@@ -170,6 +175,7 @@ static void node_line_of(const struct share_slot *s)
 	t->held = t->from = 0;
 }
 
+/* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
 static struct share_slot *slot_for(const void *pool, int ith)
 {
 	struct share_slot *s = tls_slot;
