@@ -612,7 +612,7 @@ static void assert_share(const struct seen *s, size_t i)
 
 /*
  * Thread 0's tick right after its share takes that share's end, and is
- * held to the graph's end (ggmlviz__tls_held); one with no share (thread
+ * held to the graph's end (ggmlviz__tls_node); one with no share (thread
  * 0's of node 2 not measured) reads the clock and is recorded at once,
  * after those held before it. Every op of the run (timed by ticks: a share
  * is missing) lasts from one tick to the next, in order.
