@@ -57,7 +57,6 @@
 #include "tracer/producer/producer.h"
 #include "util/leaving.h"
 
-#define SHARE_NODES GGMLVIZ__SHARE_NODES /* nodes of a graph followed; the rest counted */
 #define POOLS 16u
 #define POOL_THREADS 1024u
 
@@ -86,7 +85,7 @@ struct board {
 static struct board boards[POOLS];
 static struct share_slot *free_slots;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t beyond; /* shares past SHARE_NODES or POOL_THREADS, not followed */
+static _Atomic uint64_t beyond; /* shares past GGMLVIZ__SHARE_NODES or POOL_THREADS, not kept */
 /* What the session's META SHARES counts from, and whether a graph was measured in it. */
 static struct {
 	uint64_t unasked, beyond;
@@ -130,12 +129,12 @@ static struct share_slot *slot_new(void)
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->begin = calloc(SHARE_NODES, sizeof *s->begin);
-	s->end = calloc(SHARE_NODES, sizeof *s->end);
-	s->op = calloc(SHARE_NODES, sizeof *s->op);
-	s->at = calloc(SHARE_NODES, sizeof *s->at);
-	s->set_at = calloc(SHARE_NODES, sizeof *s->set_at);
-	s->set_node = calloc(SHARE_NODES, sizeof *s->set_node);
+	s->begin = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->begin);
+	s->end = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->end);
+	s->op = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->op);
+	s->at = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->at);
+	s->set_at = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->set_at);
+	s->set_node = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->set_node);
 	if (!s->begin || !s->end || !s->op || !s->at || !s->set_at || !s->set_node) {
 		slot_free(s);
 		return NULL;
@@ -192,8 +191,8 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		ggmlviz__perthread_keep(&slots, &s->item); /* handed on when the thread ends */
 	if (s) {
 		/* what it held was another thread's, or another pool's graphs': nothing of this one */
-		memset(s->begin, 0, SHARE_NODES * sizeof *s->begin);
-		memset(s->end, 0, SHARE_NODES * sizeof *s->end);
+		memset(s->begin, 0, GGMLVIZ__SHARE_NODES * sizeof *s->begin);
+		memset(s->end, 0, GGMLVIZ__SHARE_NODES * sizeof *s->end);
 		b = board_of(pool);
 		s->pool = pool;
 		s->ith = (uint32_t)ith;
@@ -224,7 +223,7 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 	if (GGMLVIZ__UNLIKELY(!t->begin || t->pool != pool || t->ith != (uint32_t)ith) &&
 	    !slot_for(pool, ith))
 		return;
-	if (GGMLVIZ__LIKELY((unsigned)node < SHARE_NODES))
+	if (GGMLVIZ__LIKELY((unsigned)node < GGMLVIZ__SHARE_NODES))
 		t->begin[node] = ggmlviz__stamp();
 	else
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
@@ -234,7 +233,7 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 {
 	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
 
-	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < SHARE_NODES &&
+	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < GGMLVIZ__SHARE_NODES &&
 			    shares_wanted()))
 		t->end[node] = t->share_end = ggmlviz__stamp();
 	(void)ith;
@@ -415,7 +414,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	if (!shares_wanted() || ggmlviz__rolling() ||
 	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
-	n = (uint32_t)n_nodes < SHARE_NODES ? (uint32_t)n_nodes : SHARE_NODES;
+	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
 		hand_over(s, floor, (uint32_t)nth, nodes, n);
@@ -468,7 +467,7 @@ void ggmlviz__shares_say(void)
 			 "went to no op: %llu in no run asked about on their graph's thread, "
 			 "%llu past the %u nodes of a graph, the %u threads of a pool or "
 			 "the %u pools followed", (unsigned long long)(unasked + past),
-			 (unsigned long long)unasked, (unsigned long long)past, SHARE_NODES,
+			 (unsigned long long)unasked, (unsigned long long)past, GGMLVIZ__SHARE_NODES,
 			 POOL_THREADS, POOLS);
 	ggmlviz__emit_meta_shares(unasked + past, past, label);
 }

@@ -85,7 +85,7 @@ static void convert_share(const struct ggmlviz__ring *r, uint64_t pos,
  */
 struct offsets {
 	uint64_t stamp, ns;                 /* the record's stamp, and its nanoseconds */
-	struct ggmlviz__clock_offsets near; /* in the record's stretch: a multiply each */
+	struct ggmlviz__clock_offsets near; /* in the record's stretch (convert_near()) */
 	struct ggmlviz__clock_span span;    /* the stretch of the last offset past it */
 };
 
@@ -105,10 +105,8 @@ static __attribute__((noinline)) struct ggmlviz__clock_span span_at(uint64_t sta
 /* Shifted stamps from the record's stamp, as nanoseconds from its nanoseconds. */
 static inline uint64_t offset_ns(struct offsets *o, uint64_t shifted, unsigned shift)
 {
-	uint64_t d = shifted << shift, stamp = o->stamp + d;
+	uint64_t stamp = o->stamp + (shifted << shift);
 
-	if (d < o->near.near) /* all but across a calibration point */
-		return ggmlviz__clock_offset_ns(&o->near, d);
 	if (stamp < o->span.from || stamp >= o->span.to)
 		o->span = span_at(stamp);
 	return ggmlviz__clock_span_ns(&o->span, stamp) - o->ns;
