@@ -24,6 +24,15 @@
 #define GU_THREADS 2
 #endif
 
+/*
+ * Check's limit on a test that computes GGML graphs: a hang's guard, not a
+ * speed bound. GGML's barrier spins: on a machine with more runnable
+ * threads than cores (2 cores, make -j2 distcheck) each barrier may wait
+ * out a time slice of the other thread's, and a test of 400 graphs that
+ * takes seconds alone took 90 s (98.6% of it in ggml_barrier).
+ */
+#define GU_TIMEOUT_S 600
+
 struct gu_meta {
 	uint32_t kind;
 	uint64_t key;

@@ -354,7 +354,13 @@ fi
 note "make distcheck"
 (cd "$top/build" && make -j"$jobs" distcheck >distcheck.out 2>&1)
 rc=$?
-[ $rc -eq 0 ] || tail -30 "$top/build/distcheck.out"
+if [ $rc -ne 0 ]; then
+	tail -30 "$top/build/distcheck.out"
+	# Which tests failed, and how: the tail above says only that some did.
+	grep -E '^(FAIL|ERROR|XPASS):' "$top/build/distcheck.out" | sed 's|^|  distcheck: |'
+	find "$top/build" -path '*/_build/*' -name test-suite.log -exec sed -n '/^\(FAIL\|ERROR\|XPASS\): /,$p' {} + |
+		head -200
+fi
 result $rc "make distcheck"
 
 if [ -n "$failures" ]; then

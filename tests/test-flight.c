@@ -655,7 +655,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_op_windows_written_at_the_stop);
 	tcase_add_test(tc, test_op_windows_written_as_they_fall_due);
 	tcase_add_test(tc, test_op_windows_through_a_full_disk);
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, GU_TIMEOUT_S);
 	suite_add_tcase(s, tc);
 	return s;
 }

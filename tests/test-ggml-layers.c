@@ -209,7 +209,7 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("two stacks");
 
 	tcase_add_test(tc, test_every_op_in_its_layer_and_stack);
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, GU_TIMEOUT_S);
 	suite_add_tcase(s, tc);
 	return s;
 }

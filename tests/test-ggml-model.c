@@ -644,7 +644,7 @@ static Suite *make_suite(void)
 	tcase_add_test(model, test_threads_each_with_a_scheduler);
 	tcase_add_test(model, test_op_sampling);
 	tcase_add_test(model, test_slow_units_kept);
-	tcase_set_timeout(model, 120);
+	tcase_set_timeout(model, GU_TIMEOUT_S);
 	suite_add_tcase(s, model);
 	return s;
 }

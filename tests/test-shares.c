@@ -227,22 +227,25 @@ static void start(const char *tag, char *path, size_t size, uint32_t op_sample)
 }
 
 /*
- * The share of thread t (its index in the pool) of node i that began
- * nearest to at: the records of each thread come a ring at a time, so
- * runs' shares may interleave in the file.
+ * The share of thread t (its index in the pool) of node i in the op that
+ * ended at op_end: the latest to end by then (the op ends with its last
+ * share, within the clock's conversion). Not the nearest to the op's
+ * begin: a thread preempted for longer than a graph (a loaded machine
+ * saw 168 ms) begins its share nearer an earlier graph's op than its own.
+ * The records of each thread come a ring at a time, so runs' shares may
+ * interleave in the file.
  */
 static const struct ggmlviz_timing *share_of(const struct seen *s, uint32_t t, uint32_t i,
-					     uint64_t at)
+					     uint64_t op_end)
 {
 	const struct ggmlviz_timing *best = NULL;
-	uint64_t best_d = UINT64_MAX;
 
 	for (size_t k = 0; k < s->shares; k++) {
 		const struct ggmlviz_timing *sh = &s->share[k];
-		uint64_t d = sh->begin_ns > at ? sh->begin_ns - at : at - sh->begin_ns;
 
-		if (sh->ticks == t && sh->n_nodes == i && d < best_d)
-			best = sh, best_d = d;
+		if (sh->ticks == t && sh->n_nodes == i && sh->end_ns <= op_end + 1000 &&
+		    (!best || sh->end_ns > best->end_ns))
+			best = sh;
 	}
 	return best;
 }
@@ -292,7 +295,7 @@ START_TEST(shares_measure_every_thread)
 		if (i > 0) /* the first begins with its last thread, which need not be the slowest */
 			ck_assert_uint_ge(op->duration_ns, work_ns(THREADS - 1, (int)i));
 		for (uint32_t t = 0; t < THREADS; t++) {
-			const struct ggmlviz_timing *sh = share_of(s, t, i, op->begin_ns);
+			const struct ggmlviz_timing *sh = share_of(s, t, i, op->end_ns);
 
 			ck_assert_ptr_nonnull(sh);
 			ck_assert_uint_eq(sh->ptr, (uint64_t)(uintptr_t)nodes[i]);

@@ -50,6 +50,25 @@ def stop(p):
         p.wait()
 
 
+def stopped(p):
+    """SIGSTOP, then until every thread of p is stopped: kill(2) returns
+    once the signal is queued, and on a loaded machine the writer thread ran
+    on long enough to take the ask ("taken": the tool then waits 600 s)."""
+    p.send_signal(signal.SIGSTOP)
+    tasks = '/proc/%d/task' % p.pid
+    for _ in range(10000):
+        states = []
+        for t in os.listdir(tasks):
+            try:
+                with open('%s/%s/stat' % (tasks, t)) as f:
+                    states.append(f.read().rsplit(')', 1)[1].split()[0])
+            except OSError:
+                pass  # a thread gone
+        if states and all(st in ('T', 't') for st in states):
+            return
+        time.sleep(0.001)
+
+
 def flight_files(path):
     base = path[:-len('.ggmlviz')]
     d = os.path.dirname(path)
@@ -123,7 +142,7 @@ rc, out, err = run(G, 'snapshot', '--timeout', '0', fifo)
 ok(rc == 2, 'a timeout of 0: a bad command line', err)
 
 p, trace = server('stopped.ggmlviz', '--flight', '30')
-p.send_signal(signal.SIGSTOP)
+stopped(p)
 t0 = time.time()
 rc, out, err = run(G, 'snapshot', '--timeout', '500ms', trace)
 took = time.time() - t0

@@ -31,14 +31,19 @@ void tu_config(struct ggmlviz_config *cfg, const char *path)
 	cfg->flush_interval_ms = 5;
 }
 
-void tu_wait_for_a_pass(void)
+void tu_wait_written_past(uint64_t written)
 {
 	struct ggmlviz_stats st;
 
 	do {
 		usleep(1000);
 		ggmlviz_get_stats(&st);
-	} while (st.written == 0);
+	} while (st.written <= written);
+}
+
+void tu_wait_for_a_pass(void)
+{
+	tu_wait_written_past(0);
 }
 
 uint32_t tu_gettid(void)

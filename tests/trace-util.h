@@ -29,6 +29,9 @@ void tu_config(struct ggmlviz_config *cfg, const char *path);
  */
 void tu_wait_for_a_pass(void);
 
+/* Until the writer has written more than written events (the pass after an emit). */
+void tu_wait_written_past(uint64_t written);
+
 /* What a trace holds. */
 struct tu_summary {
 	int end_rc;                /* what ggmlviz_reader_next returned last (0 = clean end) */
