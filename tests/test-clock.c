@@ -190,7 +190,7 @@ static void spin_cpu_ms(unsigned ms)
  * one, and right before TRACE_END; its counts never fall, and the CPU time
  * spent between the first and the last is in them. Each mark waits for the
  * pass that writes it, 30 ms after the one before: a machine busy enough
- * to hold the writer back (a CI run's saw 2 USAGE records, when the marks
+ * to hold the writer back (a loaded run saw 2 USAGE records, when the marks
  * only slept) makes the test slower, not wrong.
  */
 START_TEST(the_trace_says_its_cpu_use)
