@@ -58,7 +58,11 @@ def stopped(p):
     tasks = '/proc/%d/task' % p.pid
     for _ in range(10000):
         states = []
-        for t in os.listdir(tasks):
+        try:
+            threads = os.listdir(tasks)
+        except OSError:
+            return  # the program is gone: the test after says so
+        for t in threads:
             try:
                 with open('%s/%s/stat' % (tasks, t)) as f:
                     states.append(f.read().rsplit(')', 1)[1].split()[0])
