@@ -64,21 +64,6 @@ def fired(j, rule, check=lambda x: True):
     return bool(x) and check(x)
 
 
-def made_until(name, args, advise_args, show):
-    """A trace of gen-server's made up to twice more while show(advise's JSON on it) is false:
-    its steps are timed on a machine others share, and a busy one (make check beside it on 2
-    cores) stretches the times a rule compares; (the last trace, its JSON)."""
-    path = gen(name, *args)
-    j = advise(path, *advise_args)
-    for again in range(2):
-        if show(j):
-            break
-        print('# %s: not as made, the run made again' % name)
-        path = gen('%s-again-%d' % (name, again), *args)
-        j = advise(path, *advise_args)
-    return path, j
-
-
 def detail(j, rule):
     return json.dumps(j.get('found', {}).get(rule) or j.get('said', {}).get(rule) or j)[:700]
 
@@ -133,7 +118,6 @@ ok(21 in {r['request'] for r in j.get('judged', [])}, 'advise --slow picks reque
    [r['request'] for r in j.get('judged', [])])
 
 
-
 # ---- a batch grown by other slots ----
 def batch_grown(j):
     return fired(j, 'slow-batch', lambda x: x['figures']['window_slots_per_step'] >=
@@ -141,9 +125,11 @@ def batch_grown(j):
                  x['figures']['window_step_ns'] > 1.5 * x['figures']['normal_step_ns'])
 
 
-batch, j = made_until('batch', ('--requests', '40', '--slots', '8', '--clients', '1', '--token-us',
-                                '300', '--surge', '20:7', '--generate', '20:10'),
-                      ('--request', '20'), batch_grown)
+batch = taplib.made_until(lambda tag: gen(tag, '--requests', '40', '--slots', '8', '--clients', '1',
+                                           '--token-us', '300', '--surge', '20:7', '--generate',
+                                           '20:10'),
+                         lambda path: batch_grown(advise(path, '--request', '20')), 'batch')
+j = advise(batch, '--request', '20')
 ok(batch_grown(j),
    'eight slots, seven requests more beside request 20: slow-batch, slots and time a step',
    detail(j, 'slow-batch'))

@@ -60,15 +60,10 @@ def trace(name, gguf, *args, env=None):
 
 
 def traced_until(name, rule, fired, gguf, *args, env=None):
-    """A run that rule judges on a machine others share: made up to twice more while it
-    does not show what it was made to show (rule fired, or silent); the last run."""
-    path = trace(name, gguf, *args, env=env)
-    for again in range(2):
-        if (rule in advise(path)[0]) == fired:
-            break
-        print('# %s: %s %s, the run made again' % (name, rule, 'silent' if fired else 'fired'))
-        path = trace('%s-again-%d' % (name, again), gguf, *args, env=env)
-    return path
+    """A run that rule judges on a machine others share, made up to twice more while it does
+    not show what it was made to show (rule fired, or silent): the last run."""
+    return taplib.made_until(lambda tag: trace(tag, gguf, *args, env=env),
+                             lambda path: (rule in advise(path)[0]) == fired, name)
 
 
 def advise(path):
@@ -269,21 +264,11 @@ fires(gen_gpu('fallback', '--fallback'), 'gpu-fallback', 'layer 1\'s ROPE on the
 silent(plain, 'gpu-fallback', 'every layer\'s ops on the GPU')
 fires(gen_gpu('idle', '--idle', '2000'), 'gpu-idle', 'the host busy 2 ms before each GPU run',
       lambda x: x['figures']['idle_share'] > 0.5)
-def gen_gpu_until(name, rule, fired, *args):
-    """gen_gpu's trace, made up to twice more while rule does not show what it was made to show:
-    the stand-in's host runs on a machine others share, and a busy one leaves the GPU idle
-    while the host waits for a CPU (make check beside it on 2 cores: 8.6 ms a step of 18)."""
-    path = gen_gpu(name, *args)
-    for again in range(2):
-        if (rule in advise(path)[0]) == fired:
-            break
-        print('# %s: %s %s, the run made again' % (name, rule, 'silent' if fired else 'fired'))
-        path = gen_gpu('%s-again-%d' % (name, again), *args)
-    return path
-
-
-silent(gen_gpu_until('busy', 'gpu-idle', False, '--slow-gpu'), 'gpu-idle',
-       'kernels of 0.1 to 2 ms back to back')
+# the stand-in's host runs for real: a busy machine leaves the GPU idle while the host
+# waits for a CPU (make check beside it on 2 cores: 8.6 ms of an 18 ms step)
+busy = taplib.made_until(lambda tag: gen_gpu(tag, '--slow-gpu'),
+                         lambda path: 'gpu-idle' not in advise(path)[0], 'busy')
+silent(busy, 'gpu-idle', 'kernels of 0.1 to 2 ms back to back')
 fires(gen_gpu('full', '--device-full'), 'device-memory-near-full', 'a device of 8 GiB, 96% used')
 not_applied(plain, 'device-memory-near-full', 'no memory tracked', 'no memory')
 fires(gen_gpu('windows', '--sample', '2/4'), 'trace-gpu-windows', 'GGML_VIZ_GPU_SAMPLE=2/4')
