@@ -19,6 +19,7 @@
 #include "check-compat.h"
 #include "trace-util.h"
 #include "tracer/producer/producer.h"
+#include "tracer/producer/ring.h"
 
 static char path[4096];
 
@@ -95,6 +96,67 @@ START_TEST(stop_gives_ring_memory_back)
 	ck_assert_int_eq(tu_summarize(path, &s), 0);
 	ck_assert_uint_eq(s.by_type[GGMLVIZ_EVENT_MARK], 1);
 	unlink(path);
+}
+END_TEST
+
+/* The system's transparent huge pages setting ("always", "madvise", "never"); "" if none. */
+static void thp_mode(char *mode, size_t size)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char line[128] = "", *open, *close;
+
+	snprintf(mode, size, "%s", "");
+	if (!f)
+		return;
+	if (fgets(line, sizeof line, f) && (open = strchr(line, '[')) && (close = strchr(open, ']'))) {
+		*close = '\0';
+		snprintf(mode, size, "%s", open + 1);
+	}
+	fclose(f);
+}
+
+/* The number after `field` in /proc/self/smaps for the mapping that holds p; -1: not said. */
+static long smaps_field(const void *p, const char *field)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0;
+	long got = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (got < 0 && fgets(line, sizeof line, f)) {
+		unsigned long from, to;
+
+		if (sscanf(line, "%lx-%lx ", &from, &to) == 2) /* a mapping's line: its fields follow */
+			in = (uintptr_t)p >= from && (uintptr_t)p < to;
+		else if (in && strncmp(line, field, strlen(field)) == 0)
+			got = strtol(line + strlen(field), NULL, 10);
+	}
+	fclose(f);
+	return got;
+}
+
+/*
+ * A ring of a huge page or more is mapped on a huge page's boundary and
+ * advised onto huge pages (ring.c: a lap on 4 KiB pages took a TLB miss
+ * every 4 KiB of records): where the system gives them on advice, the
+ * kernel says its mapping may have them (THPeligible). Whether it got
+ * them depends on the memory free in 2 MiB pieces, and is not asserted.
+ */
+START_TEST(a_large_ring_is_on_huge_pages_where_given)
+{
+	const uint64_t size = 4u << 20;
+	uint8_t *buf = ggmlviz__ring_map(size, 1);
+	char mode[32];
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq((uintptr_t)buf % GGMLVIZ__HUGE_PAGE, 0);
+	buf[0] = buf[size - 1] = 1; /* mapped, and written */
+	thp_mode(mode, sizeof mode);
+	if (strcmp(mode, "always") == 0 || strcmp(mode, "madvise") == 0)
+		ck_assert_msg(smaps_field(buf, "THPeligible:") == 1,
+			      "a 4 MiB ring cannot have huge pages (transparent huge pages: %s)", mode);
+	ggmlviz__ring_unmap(buf, size);
 }
 END_TEST
 
@@ -572,6 +634,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, repeated_start_stop);
 	tcase_add_test(tc, stop_gives_ring_memory_back);
+	tcase_add_test(tc, a_large_ring_is_on_huge_pages_where_given);
 	tcase_add_test(tc, fork_child_leaves_parent_file_alone);
 #ifndef __SANITIZE_THREAD__
 	/*

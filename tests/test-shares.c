@@ -14,7 +14,8 @@
  *     thread's work, not the ticks' time;
  *   - a run with a node some thread did not measure: timed by the ticks,
  *     those held to the graph's end and those not in their order, and
- *     none from a share stored before the session stopped mid-graph;
+ *     none from a share stored before the session stopped mid-graph
+ *     (after a node's tick, or inside its shares);
  *   - nodes no run asked about: counted in shares_unattributed, and said
  *     in the session's META SHARES (a session whose every share went to
  *     its op says that; one that measured nothing says nothing);
@@ -94,6 +95,7 @@ struct pool {
 	int view;                   /* a node no thread computes (a view: no share, no tick); 0: none */
 	struct call ticked[NODES];  /* thread 0's share end and tick of each node, the last graph's */
 	int stop_after;             /* thread 0 stops the session after this node's tick; -1: never */
+	int stop_inside;            /* or inside its shares of this node, before their ends; 0: never */
 };
 
 struct worker {
@@ -117,6 +119,8 @@ static void compute(struct worker *w)
 		if (measured)
 			ggmlviz_cpu_share_begin(p, w->ith, i);
 		busy(work_ns(w->ith, i));
+		if (w->ith == 0 && p->stop_inside && i == p->stop_inside)
+			ck_assert_int_eq(ggmlviz_stop(), 0); /* the shares' begins stored, not all ends */
 		if (w->ith == 0)
 			p->ticked[i].before = now_ns();
 		if (measured)
@@ -648,7 +652,8 @@ END_TEST
 
 /*
  * A session stopped in the middle of a graph, after thread 0's share of
- * node 1 ended: that share's end stays in its slot. In the next session
+ * node 1 ended (or inside the threads' shares of node 1, their begins
+ * stored): that share's end stays in its slot. In the next session
  * node 1 is a view (no share, no tick) and a worker's share of node 2 is
  * not measured, so the ticks time the run; the stale end of node 1 is no
  * tick of the new graph (the stopped graph's end moved the thread's
@@ -656,15 +661,20 @@ END_TEST
  */
 START_TEST(a_share_before_a_stop_is_no_later_graphs)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = 1 };
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
 	const int op_node[] = { 0, 2, 3 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
 
+	if (_i == 0)
+		p.stop_after = 1;
+	else
+		p.stop_inside = 1;
 	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
 	start("shares-stopped", path, sizeof path, 0);
-	run_graph(&p, 1, written); /* stopped after node 1 */
+	run_graph(&p, 1, written); /* stopped after node 1's tick, or inside its share */
+	p.stop_inside = 0;
 	unlink(path);
 	p.skip_thread = 2;
 	p.skip_node = 2;
@@ -727,7 +737,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, shares_measure_every_thread);
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
 	tcase_add_test(c, ticks_held_and_not_keep_their_order);
-	tcase_add_test(c, a_share_before_a_stop_is_no_later_graphs);
+	tcase_add_loop_test(c, a_share_before_a_stop_is_no_later_graphs, 0, 2);
 	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);

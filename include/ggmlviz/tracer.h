@@ -147,7 +147,9 @@ struct ggmlviz_config {
 	/**
 	 * Size of each thread's ring in events of 64 bytes (an event with a
 	 * label of up to 14 bytes); a power of two from 16 to 16777216.
-	 * Default 65536 (4 MiB per thread). GGML_VIZ_BUFFER_SIZE.
+	 * Default 65536 (4 MiB per thread). GGML_VIZ_BUFFER_SIZE. A ring of
+	 * 2 MiB or more is mapped on huge pages where the system gives them
+	 * on advice (transparent huge pages).
 	 */
 	uint32_t buffer_events;
 	/** Longest time between two drains of the rings, in ms, 1 to 60000. Default 100. GGML_VIZ_FLUSH_INTERVAL. */

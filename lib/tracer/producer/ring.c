@@ -36,14 +36,77 @@ static size_t mapping_size(uint64_t size)
 }
 
 /*
+ * len bytes on a huge page's boundary (a mapping that much larger, its
+ * ends given back); MAP_FAILED when there is no memory.
+ */
+static void *map_huge_aligned(size_t len)
+{
+	const size_t huge = GGMLVIZ__HUGE_PAGE;
+	uint8_t *p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	size_t before;
+
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+	before = (huge - (uintptr_t)p % huge) % huge;
+	if (before)
+		munmap(p, before);
+	munmap(p + before + len, huge - before);
+	return p + before;
+}
+
+/*
+ * Faults in every page of [p, p + len), as MAP_POPULATE would have: asked
+ * of the kernel at once where it can (Linux 5.14), else a store a page.
+ */
+static void populate_pages(uint8_t *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	const size_t page = ggmlviz__os_page_size();
+
+	for (size_t at = 0; at < len; at += page)
+		((volatile uint8_t *)p)[at] = 0;
+}
+
+/*
+ * A ring of a huge page or more (the default's 4 MiB) is mapped on huge
+ * pages where the system gives them (transparent huge pages, "madvise"
+ * or "always"). Each record of a lap lands on a page that the decode's
+ * weights pushed out of the TLB since: on 4 KiB pages a traced llama.cpp
+ * decode took a page walk every 4 KiB of records, which cost it some 50 ns
+ * an op (doc/cost.md, "The ring on huge pages"); on 2 MiB pages a lap is
+ * two entries. The advice comes before any page is faulted in: a page
+ * faulted in small stays small.
+ */
+static void *map_buffer(size_t len, int populate)
+{
+	void *p;
+
+	if (len < GGMLVIZ__HUGE_PAGE)
+		return mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+	p = map_huge_aligned(len);
+	if (p == MAP_FAILED)
+		return MAP_FAILED;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, len, MADV_HUGEPAGE); /* no huge pages here: small ones, as before */
+#endif
+	if (populate)
+		populate_pages(p, len);
+	return p;
+}
+
+/*
  * A buffer of size bytes and the slack after it; pre-faulted when asked, so
  * that the emit path never takes a page fault on the ring (grow.c faults a
  * larger one in by parts instead: writer/grow.c). NULL when there is no memory.
  */
 uint8_t *ggmlviz__ring_map(uint64_t size, int populate)
 {
-	void *p = mmap(NULL, mapping_size(size), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+	void *p = map_buffer(mapping_size(size), populate);
 	uint64_t now, peak;
 
 	if (p == MAP_FAILED)
