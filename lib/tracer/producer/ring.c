@@ -74,12 +74,11 @@ static void populate_pages(uint8_t *p, size_t len)
 /*
  * A ring of a huge page or more (the default's 4 MiB) is mapped on huge
  * pages where the system gives them (transparent huge pages, "madvise"
- * or "always"). Each record of a lap lands on a page that the decode's
- * weights pushed out of the TLB since: on 4 KiB pages a traced llama.cpp
- * decode took a page walk every 4 KiB of records, which cost it some 50 ns
- * an op (doc/cost.md, "The ring on huge pages"); on 2 MiB pages a lap is
- * two entries. The advice comes before any page is faulted in: a page
- * faulted in small stays small.
+ * or "always"). Each record of a lap lands on a page that no record
+ * touched for a lap: on 4 KiB pages a traced llama.cpp decode's packed
+ * records waited on each page (doc/cost.md, "The ring on huge pages"),
+ * where a 4 MiB lap of 2 MiB pages is two. The advice comes before any
+ * page is faulted in: a page faulted in small stays small.
  */
 static void *map_buffer(size_t len, int populate)
 {
