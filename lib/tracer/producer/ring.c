@@ -49,7 +49,7 @@ static void *map_huge_aligned(size_t len)
 	if (p == MAP_FAILED)
 		return MAP_FAILED;
 	before = (huge - (uintptr_t)p % huge) % huge;
-	if (before)
+	if (before) /* a failure (the mappings' limit) leaves the end mapped, and uncounted */
 		munmap(p, before);
 	munmap(p + before + len, huge - before);
 	return p + before;
@@ -65,9 +65,9 @@ static void populate_pages(uint8_t *p, size_t len)
 	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
 		return;
 #endif
-	const size_t page = ggmlviz__os_page_size();
+	const uint64_t page = ggmlviz__os_page_size();
 
-	for (size_t at = 0; at < len; at += page)
+	for (uint64_t at = 0; at < len; at += page)
 		((volatile uint8_t *)p)[at] = 0;
 }
 
@@ -76,9 +76,14 @@ static void populate_pages(uint8_t *p, size_t len)
  * pages where the system gives them (transparent huge pages, "madvise"
  * or "always"). Each record of a lap lands on a page that no record
  * touched for a lap: on 4 KiB pages a traced llama.cpp decode's packed
- * records waited on each page (doc/cost.md, "The ring on huge pages"),
- * where a 4 MiB lap of 2 MiB pages is two. The advice comes before any
- * page is faulted in: a page faulted in small stays small.
+ * records waited on each page, on a virtual machine (doc/cost.md, "The
+ * ring on huge pages": measured, its cause inferred), where a 4 MiB lap
+ * of 2 MiB pages is two. The advice comes before any page is faulted
+ * in: a page faulted in small stays small. Where memory is fragmented,
+ * the kernel may compact it for the advised pages as they are faulted
+ * in: at a thread's first event, or in the writer for a grown ring.
+ * Huge pages of another size than 2 MiB (arm64's with 16 or 64 KiB
+ * pages) are not aligned to: no gain there, and no harm.
  */
 static void *map_buffer(size_t len, int populate)
 {

@@ -24,9 +24,10 @@
  * producer that sleeps waiting for room (GGMLVIZ_OVERFLOW_BLOCK).
  *
  * A ring of a huge page or more is mapped on huge pages where the system
- * gives them (ring.c): the records of a lap land on pages that a decode's
- * weights pushed out of the TLB, which on small pages slowed a traced
- * decode's graph and run ends (doc/cost.md, "The ring on huge pages").
+ * gives them (ring.c): the records of a lap land on pages no record
+ * touched for a lap, which on small pages slowed a traced decode's graph
+ * and run ends on a virtual machine (doc/cost.md, "The ring on huge
+ * pages").
  *
  * A busy ring grows (writer/grow.c): the writer maps a larger buffer, faults it in
  * off the emit path and offers it; the producer takes it in its slow path,

@@ -19,7 +19,11 @@
 #define GROW_HOLD_NS 250000000u
 /* The rate is taken over at least this long. */
 #define RATE_WINDOW_NS 10000000u
-/* Bytes of a new buffer faulted in per pass: well under a millisecond. */
+/*
+ * Bytes of a new buffer faulted in per pass: well under a millisecond. On
+ * huge pages (producer/ring.c) a pass faults in the 2 MiB page its part
+ * begins in, after the kernel compacted memory for it where it had to.
+ */
 #define FAULT_STEP ((uint64_t)1 << 20)
 /* A ring grows by at most this factor at a time. */
 #define GROW_STEP 4u
