@@ -145,7 +145,7 @@ static void *worker_main(void *arg)
 }
 
 /* The pool computes the graph, this thread as thread 0; each thread's graph_done in written. */
-static void compute_all(struct pool *p, int written[THREADS])
+static void compute_graph(struct pool *p, int written[THREADS])
 {
 	pthread_t th[THREADS];
 	struct worker w[THREADS];
@@ -157,9 +157,15 @@ static void compute_all(struct pool *p, int written[THREADS])
 	compute(&w[0]);
 	for (int t = 1; t < THREADS; t++)
 		pthread_join(th[t], NULL);
-	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	for (int t = 0; t < THREADS; t++)
 		written[t] = w[t].written;
+}
+
+/* The same, and the run ends. */
+static void compute_all(struct pool *p, int written[THREADS])
+{
+	compute_graph(p, written);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }
 
 /* One run of the graph's nodes, asked on this thread (thread 0), computed by the pool. */
@@ -426,6 +432,77 @@ START_TEST(a_repeat_asked_alone_with_a_view_is_measured)
 	ck_assert_uint_eq(s->unattributed, 0);
 	/* the repeats' ops packed (OP_TIMES), not written one by one for times that did not pack */
 	ck_assert_int_eq(records_of(path, GGMLVIZ_EVENT_OP_TIMES), 2);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
+ * A repeat whose graph computes another node than its kept run's (node 1,
+ * a view when the run was kept, computed; node 2 not), as many as it
+ * expects: the measured times are not at its ops' places, so no op is
+ * given another node's measured time; the ticks, as many as expected,
+ * time the run instead, as for any run whose shares do not match.
+ */
+START_TEST(a_repeat_measured_at_other_places_is_not_measured)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .view = 1,
+			  .stop_after = -1 };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-elsewhere", path, sizeof path, 0);
+	ck_assert_int_eq(run_split(&p, 82, written), 0);
+	ck_assert_int_eq(run_split(&p, 82, written), NODES - 1);
+	p.view = 2;
+	ck_assert_int_eq(run_split(&p, 82, written), NODES - 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * (NODES - 1));
+	for (size_t k = 0; k < s->ops; k++)
+		ck_assert_int_eq(s->op[k].method, k < 2 * (NODES - 1) ? GGMLVIZ_OP_METHOD_MEASURED
+								 : GGMLVIZ_OP_METHOD_TICK);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
+ * A run whose graph is computed twice before the run ends (two graphs of
+ * one split): each op is measured once, by the later graph, as a node
+ * measured again takes its later time.
+ */
+START_TEST(a_run_computed_twice_takes_the_later_graph)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-twice", path, sizeof path, 0);
+	for (int run = 0; run < 3; run++) {
+		ggmlviz_nodes_split(83, &cpu_backend); /* a kept run from the second on */
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		for (int g = 0; g < 2; g++) {
+			if (run == 2 && g == 1)
+				busy(50000000u); /* the second graph begins 50 ms after the first ended */
+			compute_graph(&p, written);
+		}
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_MEASURED);
+	/* the last run's: its second graph's, not its first's, which began as the run before ended */
+	ck_assert_uint_ge(s->op[2 * NODES].begin_ns, s->op[2 * NODES - 1].end_ns + 50000000u);
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -739,6 +816,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, ticks_held_and_not_keep_their_order);
 	tcase_add_loop_test(c, a_share_before_a_stop_is_no_later_graphs, 0, 2);
 	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
+	tcase_add_test(c, a_repeat_measured_at_other_places_is_not_measured);
+	tcase_add_test(c, a_run_computed_twice_takes_the_later_graph);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
 	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);

@@ -63,6 +63,7 @@ static void run_free(struct ggmlviz__perthread_item *it)
 	free(r->cpu);
 	free(r->op_begin);
 	free(r->op_end);
+	free(r->dense_place);
 	free(r->desc);
 	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
 		free(r->kept[k].nodes);
@@ -140,6 +141,9 @@ static int run_reserve(struct run *r, uint32_t want)
 	if (!(p = realloc(r->op_end, cap * sizeof *r->op_end)))
 		return -ENOMEM;
 	r->op_end = p;
+	if (!(p = realloc(r->dense_place, cap * sizeof *r->dense_place)))
+		return -ENOMEM;
+	r->dense_place = p;
 	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
 		return -ENOMEM;
 	r->desc = p;
@@ -162,6 +166,7 @@ static void run_reset(struct run *r)
 	r->n = r->n_ticks = r->lost = 0;
 	r->gpu_timed = r->gpu_hint = 0;
 	r->cpu_timed = r->cpu_hint = 0;
+	r->dense_n = 0;
 	r->open = 0;
 	r->run_id = 0;
 	r->gpu_hooked = 0;
@@ -669,14 +674,6 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-/* Node i of r measured from begin to end. */
-static inline void measured_at(struct run *r, uint32_t i, uint64_t begin, uint64_t end)
-{
-	r->cpu_timed += !r->cpu[2 * i + 1];
-	r->cpu[2 * i] = begin;
-	r->cpu[2 * i + 1] = end;
-	r->cpu_hint = i + 1;
-}
 
 /* node measured, looked for in r's nodes (NULL: none open); counted where it is not there. */
 static __attribute__((noinline)) void measured_search(struct run *r, const void *node,
@@ -692,7 +689,7 @@ static __attribute__((noinline)) void measured_search(struct run *r, const void 
 	i = r->cpu_hint < r->n ? r->cpu_hint : 0;
 	for (uint32_t k = 0; k < r->n; k++, i = i + 1 < r->n ? i + 1 : 0) {
 		if (r->nodes[i] == node) {
-			measured_at(r, i, begin, end);
+			ggmlviz__run_measured_at(r, i, begin, end);
 			return;
 		}
 	}
@@ -726,7 +723,7 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
 
 /*
  * The run's fields in locals through the loop: its stores of uint32_t
- * counts would otherwise have its size and flags read again at each node.
+ * places and counts would otherwise have its size and flags read again at each node.
  */
 void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
 				    const uint64_t *const *begin, const uint64_t *const *end,
@@ -735,8 +732,10 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 	struct run *r = tls_run;
 	const int open = r && r->open;
 	const void **at = open ? r->nodes : NULL;
-	uint64_t *cpu = open ? r->cpu : NULL;
-	uint32_t started = 0, size = open ? r->n : 0, timed = 0, hint = open ? r->cpu_hint : 0;
+	uint32_t *place = open ? r->dense_place : NULL;
+	uint64_t *op_begin = open ? r->op_begin : NULL, *op_end = open ? r->op_end : NULL;
+	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
+	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
 	uint64_t from, to;
 
 	if (open && r->ignore_ticks)
@@ -745,10 +744,14 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 		if (!(lead[i] > floor) || !span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
 		started++;
-		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
-			timed += !cpu[2 * i + 1];
-			cpu[2 * i] = from;
-			cpu[2 * i + 1] = to;
+		if (i < size && at[i] == nodes[i] && kept < room) {
+			/* at its own place (the run is its split's nodes): kept in order (run.h) */
+			place[kept] = i;
+			op_begin[kept] = from;
+			op_end[kept++] = to;
+			hint = i + 1;
+		} else if (i < size && at[i] == nodes[i]) {
+			ggmlviz__run_measured_at(r, i, from, to); /* no room left in order: by place */
 			hint = i + 1;
 		} else if (!open) {
 			measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
@@ -759,7 +762,7 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 		}
 	}
 	if (open) {
-		r->cpu_timed += timed;
+		r->dense_n = kept;
 		r->cpu_hint = hint;
 	}
 }

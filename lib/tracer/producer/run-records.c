@@ -166,6 +166,14 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 	return 1;
 }
 
+/* The measured times r kept in order (run.h) moved to cpu, by place, as any other's. */
+static void measured_spill(struct run *r)
+{
+	for (uint32_t k = 0; k < r->dense_n; k++)
+		ggmlviz__run_measured_at(r, r->dense_place[k], r->op_begin[k], r->op_end[k]);
+	r->dense_n = 0;
+}
+
 /*
  * Every op of a run whose every ticking node the CPU backend measured
  * (shares.c): each at its shares' first begin and last end, so that the
@@ -180,16 +188,15 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 	struct ggmlviz__written before;
 	int repeat;
 
-	if (r->set && expected)
-		i = r->set->ticking[0];
-	while (i < r->n && !r->d[i].ticks)
-		i++;
-	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, i < r->n ? r->cpu[2 * i] : 0,
-			  &before);
+	while (!r->set && i < r->n && !r->d[i].ticks)
+		i++; /* a kept run's first op's begin is op_begin[0] (dense_measured(), measured_set()) */
+	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED,
+			  r->set ? r->op_begin[0] : i < r->n ? r->cpu[2 * i] : 0, &before);
 	if (repeat && packs) {
 		ggmlviz__emit_op_times(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, &t);
 		return expected;
 	}
+	measured_spill(r); /* op by op, with their descriptions: by place */
 	for (i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
@@ -243,6 +250,31 @@ static int measured_set(struct run *r, uint32_t expected, int *packs)
 	return missing == 0;
 }
 
+/*
+ * The same for a run that repeats its kept set and whose every measured
+ * time was kept in order (run.h): every op measured, at the kept set's
+ * places, in op_begin and op_end already; *packs as measured_set() sets it.
+ */
+static int dense_measured(const struct run *r, uint32_t expected, int *packs)
+{
+	const uint32_t *at = r->set->ticking;
+	uint64_t prev = r->op_begin[0];
+	uint32_t differ = 0, disorder = 0;
+
+	*packs = 0;
+	if (r->cpu_timed || r->dense_n != expected)
+		return 0;
+	for (uint32_t k = 0; k < expected; k++) {
+		uint64_t b = r->op_begin[k], e = r->op_end[k];
+
+		differ += r->dense_place[k] != at[k];
+		disorder += (b < prev) | (e < b);
+		prev = e;
+	}
+	*packs = !disorder && ggmlviz__times_fit(r->op_begin[0], prev);
+	return !differ;
+}
+
 /* A repeated run's ticked ops, packed: 0 if they were not (see record_times). */
 static int record_ticked_times(struct run *r, uint32_t expected)
 {
@@ -284,6 +316,12 @@ uint32_t ggmlviz__run_record_ops(struct run *r, uint32_t expected, uint64_t end)
 
 	if (r->set)
 		r->set->measured = 0;
+	if (r->set && expected && r->dense_n && !r->ignore_ticks && !r->lost &&
+	    dense_measured(r, expected, &packs)) {
+		r->set->measured = 1;
+		return record_measured_ops(r, expected, packs);
+	}
+	measured_spill(r); /* any other run's measured times: by place, as before */
 	if (r->cpu_timed && !r->ignore_ticks && !r->lost &&
 	    (r->set ? measured_set(r, expected, &packs) : all_measured(r, expected))) {
 		if (r->set)

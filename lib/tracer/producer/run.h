@@ -44,6 +44,19 @@ struct run {
 	uint64_t *cpu;                   /* the CPU backend's measured time of each node: its shares' first begin, last end */
 	uint32_t cpu_timed, cpu_hint;    /* nodes given a measured time; where the last one was found */
 	uint64_t *op_begin, *op_end;     /* a repeated run's ops' times, in order, packed at its end (OP_TIMES) */
+	/*
+	 * Measured times given at their own places (a graph that is the run's
+	 * nodes: llama.cpp's at every token) are kept in order, in op_begin
+	 * and op_end at [0, dense_n), with their places in dense_place, and
+	 * not in cpu: a run that repeats its kept set writes its OP_TIMES from
+	 * there. By place they were stores into a line for every four of the
+	 * graph's places (views too), lines the weights had pushed out of the
+	 * caches since, then read in the kept set's order, copied here and
+	 * cleared at the run's end. Any other run's are moved to cpu first
+	 * (measured_spill(), run-records.c).
+	 */
+	uint32_t *dense_place;
+	uint32_t dense_n;
 	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
@@ -97,6 +110,15 @@ static inline int ggmlviz__kept_is_runs(const struct kept *kp, const struct run 
 struct kept *ggmlviz__kept_again(struct run *r);
 
 /* ---- the run's records at its end (run-records.c) ---- */
+
+/* Node i of r measured from begin to end, by place (cpu). */
+static inline void ggmlviz__run_measured_at(struct run *r, uint32_t i, uint64_t begin, uint64_t end)
+{
+	r->cpu_timed += !r->cpu[2 * i + 1];
+	r->cpu[2 * i] = begin;
+	r->cpu[2 * i + 1] = end;
+	r->cpu_hint = i + 1;
+}
 
 /* A SPLIT record of r at ts, recorded now or held with its run's unit (rolling mode). */
 void ggmlviz__run_record_split(const struct run *r, uint64_t ts, uint8_t type,
