@@ -93,6 +93,7 @@ struct pool {
 	int skip_thread, skip_node; /* a share not measured: -1 none */
 	int n_nodes;                /* nodes the graph has */
 	int view;                   /* a node no thread computes (a view: no share, no tick); 0: none */
+	int from;                   /* the graph is GGML's view of the nodes from this one on (0: all) */
 	struct call ticked[NODES];  /* thread 0's share end and tick of each node, the last graph's */
 	int stop_after;             /* thread 0 stops the session after this node's tick; -1: never */
 	int stop_inside;            /* or inside its shares of this node, before their ends; 0: never */
@@ -135,7 +136,7 @@ static void compute(struct worker *w)
 			pthread_barrier_wait(&p->barrier);
 	}
 	pthread_barrier_wait(&p->barrier);
-	w->written = ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, p->n_nodes, op_of);
+	w->written = ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes + p->from, p->n_nodes, op_of);
 }
 
 static void *worker_main(void *arg)
@@ -472,11 +473,11 @@ START_TEST(a_repeat_measured_at_other_places_is_not_measured)
 END_TEST
 
 /*
- * A run whose graph is computed twice before the run ends (two graphs of
- * one split): each op is measured once, by the later graph, as a node
- * measured again takes its later time.
+ * A run whose graph is computed again before the run ends (two graphs of
+ * one split, or 17): each op is measured once, by the last graph, as a
+ * node measured again takes its later time.
  */
-START_TEST(a_run_computed_twice_takes_the_later_graph)
+START_TEST(a_run_computed_again_takes_the_last_graph)
 {
 	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
 	int written[THREADS];
@@ -486,12 +487,15 @@ START_TEST(a_run_computed_twice_takes_the_later_graph)
 	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
 	start("shares-twice", path, sizeof path, 0);
 	for (int run = 0; run < 3; run++) {
+		/* the last run 17 times: more than its room for times in order (64, run.h) */
+		int graphs = run == 2 ? 17 : 2;
+
 		ggmlviz_nodes_split(83, &cpu_backend); /* a kept run from the second on */
 		for (int i = 0; i < NODES; i++)
 			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
-		for (int g = 0; g < 2; g++) {
-			if (run == 2 && g == 1)
-				busy(50000000u); /* the second graph begins 50 ms after the first ended */
+		for (int g = 0; g < graphs; g++) {
+			if (g == graphs - 1)
+				busy(50000000u); /* its last graph begins 50 ms after the one before ended */
 			compute_graph(&p, written);
 		}
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
@@ -501,8 +505,53 @@ START_TEST(a_run_computed_twice_takes_the_later_graph)
 	ck_assert_uint_eq(s->ops, 3 * NODES);
 	for (size_t k = 0; k < s->ops; k++)
 		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_MEASURED);
-	/* the last run's: its second graph's, not its first's, which began as the run before ended */
-	ck_assert_uint_ge(s->op[2 * NODES].begin_ns, s->op[2 * NODES - 1].end_ns + 50000000u);
+	/* each run's after the first: its last graph's, not one that began as the run before ended */
+	for (size_t run = 1; run < 3; run++)
+		ck_assert_uint_ge(s->op[run * NODES].begin_ns, s->op[run * NODES - 1].end_ns + 50000000u);
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
+ * The same where the second graph is a view of the run's nodes from its
+ * second on (its nodes not at their own places, found by a search): the
+ * first op keeps the first graph's time, the others take the second's.
+ */
+START_TEST(a_view_computed_after_its_run_takes_its_nodes)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .stop_after = -1 };
+	int written[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-view-after", path, sizeof path, 0);
+	for (int run = 0; run < 3; run++) {
+		ggmlviz_nodes_split(84, &cpu_backend);
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		p.from = 0;
+		p.n_nodes = NODES;
+		compute_graph(&p, written);
+		busy(50000000u);
+		p.from = 1;
+		p.n_nodes = NODES - 1;
+		compute_graph(&p, written);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 3 * NODES);
+	for (size_t run = 0; run < 3; run++) {
+		const struct ggmlviz_timing *op = &s->op[run * NODES];
+
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(op[i].method, GGMLVIZ_OP_METHOD_MEASURED);
+		ck_assert_uint_ge(op[1].begin_ns, op[0].end_ns + 50000000u);
+	}
+	ck_assert_uint_eq(s->unattributed, 0);
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -817,7 +866,8 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(c, a_share_before_a_stop_is_no_later_graphs, 0, 2);
 	tcase_add_test(c, a_repeat_asked_alone_with_a_view_is_measured);
 	tcase_add_test(c, a_repeat_measured_at_other_places_is_not_measured);
-	tcase_add_test(c, a_run_computed_twice_takes_the_later_graph);
+	tcase_add_test(c, a_run_computed_again_takes_the_last_graph);
+	tcase_add_test(c, a_view_computed_after_its_run_takes_its_nodes);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
 	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);

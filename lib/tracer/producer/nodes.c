@@ -721,6 +721,14 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
 	return 1;
 }
 
+/* The kept measured times of r, kept of them, moved to cpu by place (run.h); 0. */
+static uint32_t spilled(struct run *r, uint32_t kept)
+{
+	r->dense_n = kept;
+	ggmlviz__run_measured_spill(r);
+	return 0;
+}
+
 /*
  * The run's fields in locals through the loop: its stores of uint32_t
  * places and counts would otherwise have its size and flags read again at each node.
@@ -744,18 +752,17 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 		if (!(lead[i] > floor) || !span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
 		started++;
-		if (i < size && at[i] == nodes[i] && kept < room) {
-			/* at its own place (the run is its split's nodes): kept in order (run.h) */
-			place[kept] = i;
+		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
+			if (GGMLVIZ__UNLIKELY(kept >= room))
+				kept = spilled(r, kept); /* a run computed again and again */
+			place[kept] = i; /* kept in order (run.h) */
 			op_begin[kept] = from;
 			op_end[kept++] = to;
-			hint = i + 1;
-		} else if (i < size && at[i] == nodes[i]) {
-			ggmlviz__run_measured_at(r, i, from, to); /* no room left in order: by place */
 			hint = i + 1;
 		} else if (!open) {
 			measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
 		} else {
+			kept = spilled(r, kept); /* by place, after those: the later time takes it */
 			r->cpu_hint = hint; /* the search starts there */
 			measured_search(r, nodes[i], from, to);
 			hint = r->cpu_hint;

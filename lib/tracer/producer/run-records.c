@@ -166,14 +166,6 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 	return 1;
 }
 
-/* The measured times r kept in order (run.h) moved to cpu, by place, as any other's. */
-static void measured_spill(struct run *r)
-{
-	for (uint32_t k = 0; k < r->dense_n; k++)
-		ggmlviz__run_measured_at(r, r->dense_place[k], r->op_begin[k], r->op_end[k]);
-	r->dense_n = 0;
-}
-
 /*
  * Every op of a run whose every ticking node the CPU backend measured
  * (shares.c): each at its shares' first begin and last end, so that the
@@ -184,20 +176,20 @@ static void measured_spill(struct run *r)
 static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 {
 	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, expected };
-	uint32_t k = 0, i = 0;
+	uint32_t k = 0;
 	struct ggmlviz__written before;
 	int repeat;
 
-	while (!r->set && i < r->n && !r->d[i].ticks)
-		i++; /* a kept run's first op's begin is op_begin[0] (dense_measured(), measured_set()) */
-	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED,
-			  r->set ? r->op_begin[0] : i < r->n ? r->cpu[2 * i] : 0, &before);
+	/* a kept run's first op's begin is op_begin[0] (dense_measured(), measured_set()); a
+	 * run without one has no DESC_SET to begin there */
+	repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, r->set ? r->op_begin[0] : 0,
+			  &before);
 	if (repeat && packs) {
 		ggmlviz__emit_op_times(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, &t);
 		return expected;
 	}
-	measured_spill(r); /* op by op, with their descriptions: by place */
-	for (i = 0; i < r->n; i++) {
+	ggmlviz__run_measured_spill(r); /* op by op, with their descriptions: by place */
+	for (uint32_t i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
 			continue;
@@ -321,7 +313,7 @@ uint32_t ggmlviz__run_record_ops(struct run *r, uint32_t expected, uint64_t end)
 		r->set->measured = 1;
 		return record_measured_ops(r, expected, packs);
 	}
-	measured_spill(r); /* any other run's measured times: by place, as before */
+	ggmlviz__run_measured_spill(r); /* any other run's measured times: by place, as before */
 	if (r->cpu_timed && !r->ignore_ticks && !r->lost &&
 	    (r->set ? measured_set(r, expected, &packs) : all_measured(r, expected))) {
 		if (r->set)

@@ -52,8 +52,10 @@ struct run {
 	 * there. By place they were stores into a line for every four of the
 	 * graph's places (views too), lines the weights had pushed out of the
 	 * caches since, then read in the kept set's order, copied here and
-	 * cleared at the run's end. Any other run's are moved to cpu first
-	 * (measured_spill(), run-records.c).
+	 * cleared at the run's end. They are moved to cpu (by place) before
+	 * any time is written there, and at the end of any other run: one
+	 * that defines its set (its ops written one by one), a place
+	 * measured twice, places not its kept set's (ggmlviz__run_measured_spill()).
 	 */
 	uint32_t *dense_place;
 	uint32_t dense_n;
@@ -118,6 +120,19 @@ static inline void ggmlviz__run_measured_at(struct run *r, uint32_t i, uint64_t 
 	r->cpu[2 * i] = begin;
 	r->cpu[2 * i + 1] = end;
 	r->cpu_hint = i + 1;
+}
+
+/*
+ * The measured times r kept in order moved to cpu, by place, as any
+ * other's: before a time is written there by place (a later one must
+ * take the place), and at the run's end unless its OP_TIMES are written
+ * from them.
+ */
+static inline void ggmlviz__run_measured_spill(struct run *r)
+{
+	for (uint32_t k = 0; k < r->dense_n; k++)
+		ggmlviz__run_measured_at(r, r->dense_place[k], r->op_begin[k], r->op_end[k]);
+	r->dense_n = 0;
 }
 
 /* A SPLIT record of r at ts, recorded now or held with its run's unit (rolling mode). */
