@@ -396,6 +396,14 @@ static int run_split(struct pool *p, uint64_t id, int written[THREADS])
 	return alone;
 }
 
+/* A run of split id, every node asked in full (no ask taken alone). */
+static void ask_split(uint64_t id)
+{
+	ggmlviz_nodes_split(id, &cpu_backend);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+}
+
 /*
  * A split computed again has its asks taken alone but its first, and a
  * view among its nodes: every run's ops are the computing nodes', each
@@ -490,9 +498,7 @@ START_TEST(a_run_computed_again_takes_the_last_graph)
 		/* the last run 17 times: more than its room for times in order (64, run.h) */
 		int graphs = run == 2 ? 17 : 2;
 
-		ggmlviz_nodes_split(83, &cpu_backend); /* a kept run from the second on */
-		for (int i = 0; i < NODES; i++)
-			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		ask_split(83); /* a kept run from the second on */
 		for (int g = 0; g < graphs; g++) {
 			if (g == graphs - 1)
 				busy(50000000u); /* its last graph begins 50 ms after the one before ended */
@@ -529,9 +535,7 @@ START_TEST(a_view_computed_after_its_run_takes_its_nodes)
 	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
 	start("shares-view-after", path, sizeof path, 0);
 	for (int run = 0; run < 3; run++) {
-		ggmlviz_nodes_split(84, &cpu_backend);
-		for (int i = 0; i < NODES; i++)
-			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		ask_split(84);
 		p.from = 0;
 		p.n_nodes = NODES;
 		compute_graph(&p, written);

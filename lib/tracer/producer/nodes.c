@@ -674,7 +674,6 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-
 /* node measured, looked for in r's nodes (NULL: none open); counted where it is not there. */
 static __attribute__((noinline)) void measured_search(struct run *r, const void *node,
 						      uint64_t begin, uint64_t end)

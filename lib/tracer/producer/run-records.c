@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include <ggmlviz/nodes.h>
 
 #include "tracer/base/base.h"
@@ -245,26 +247,18 @@ static int measured_set(struct run *r, uint32_t expected, int *packs)
 /*
  * The same for a run that repeats its kept set and whose every measured
  * time was kept in order (run.h): every op measured, at the kept set's
- * places, in op_begin and op_end already; *packs as measured_set() sets it.
+ * places, in op_begin and op_end already; *packs where they pack.
  */
 static int dense_measured(const struct run *r, uint32_t expected, int *packs)
 {
-	const uint32_t *at = r->set->ticking;
-	uint64_t prev = r->op_begin[0];
-	uint32_t differ = 0, disorder = 0;
+	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, expected };
 
 	*packs = 0;
-	if (r->cpu_timed || r->dense_n != expected)
+	if (r->cpu_timed || r->dense_n != expected ||
+	    memcmp(r->dense_place, r->set->ticking, expected * sizeof *r->dense_place))
 		return 0;
-	for (uint32_t k = 0; k < expected; k++) {
-		uint64_t b = r->op_begin[k], e = r->op_end[k];
-
-		differ += r->dense_place[k] != at[k];
-		disorder += (b < prev) | (e < b);
-		prev = e;
-	}
-	*packs = !disorder && ggmlviz__times_fit(r->op_begin[0], prev);
-	return !differ;
+	*packs = ggmlviz__times_pack(&t, 0);
+	return 1;
 }
 
 /* A repeated run's ticked ops, packed: 0 if they were not (see record_times). */
