@@ -525,29 +525,45 @@ END_TEST
  * second on (its nodes not at their own places, found by a search): the
  * first op keeps the first graph's time, the others take the second's.
  */
-START_TEST(a_view_computed_after_its_run_takes_its_nodes)
+/*
+ * runs runs of split id, each computed by p as two graphs 50 ms apart:
+ * its nodes from the first, first_n of them, then GGML's view of them
+ * from node `second` on, in a session of its own (tag). Returns its
+ * records read back, one op a node a run; the caller frees them.
+ */
+static struct seen *two_graphs_a_run(struct pool *p, const char *tag, uint64_t id, int runs,
+				     int first_n, int second)
 {
-	struct pool p = { .skip_thread = -1, .skip_node = -1, .stop_after = -1 };
 	int written[THREADS];
 	char path[256];
 	struct seen *s;
 
-	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
-	start("shares-view-after", path, sizeof path, 0);
-	for (int run = 0; run < 3; run++) {
-		ask_split(84);
-		p.from = 0;
-		p.n_nodes = NODES;
-		compute_graph(&p, written);
+	ck_assert_int_eq(pthread_barrier_init(&p->barrier, NULL, THREADS), 0);
+	start(tag, path, sizeof path, 0);
+	for (int run = 0; run < runs; run++) {
+		ask_split(id);
+		p->from = 0;
+		p->n_nodes = first_n;
+		compute_graph(p, written);
 		busy(50000000u);
-		p.from = 1;
-		p.n_nodes = NODES - 1;
-		compute_graph(&p, written);
+		p->from = second;
+		p->n_nodes = NODES - second;
+		compute_graph(p, written);
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	}
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	s = read_back(path);
-	ck_assert_uint_eq(s->ops, 3 * NODES);
+	unlink(path);
+	pthread_barrier_destroy(&p->barrier);
+	ck_assert_uint_eq(s->ops, (size_t)runs * NODES);
+	return s;
+}
+
+START_TEST(a_view_computed_after_its_run_takes_its_nodes)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .stop_after = -1 };
+	struct seen *s = two_graphs_a_run(&p, "shares-view-after", 84, 3, NODES, 1);
+
 	for (size_t run = 0; run < 3; run++) {
 		const struct ggmlviz_timing *op = &s->op[run * NODES];
 
@@ -557,8 +573,6 @@ START_TEST(a_view_computed_after_its_run_takes_its_nodes)
 	}
 	ck_assert_uint_eq(s->unattributed, 0);
 	free(s);
-	unlink(path);
-	pthread_barrier_destroy(&p.barrier);
 }
 END_TEST
 
@@ -618,6 +632,33 @@ START_TEST(nothing_when_not_tracing_or_rolling)
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+/*
+ * A run computed as two views of its nodes (nodes 0 and 1, then 2 and 3,
+ * each at places 0 and 1 of its own graph), a worker's share of each
+ * view's second node not measured: the ticks time the run. The first
+ * view's ticks were held at thread 0's share ends, places 0 and 1, where
+ * the second view's shares end too: each op still ends at its own view's
+ * tick, the second view 50 ms after the first.
+ */
+START_TEST(ticks_of_a_view_are_kept_from_the_next_view)
+{
+	struct pool p = { .skip_thread = 2, .skip_node = 1, .stop_after = -1 };
+	struct seen *s = two_graphs_a_run(&p, "shares-views-ticked", 85, 2, 2, 2);
+
+	for (size_t run = 0; run < 2; run++) {
+		const struct ggmlviz_timing *op = &s->op[run * NODES];
+
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(op[i].method, GGMLVIZ_OP_METHOD_TICK);
+		for (int i = 0; i < NODES; i++) /* only the second view's first op holds the 50 ms */
+			ck_assert_msg((op[i].duration_ns >= 50000000u) == (i == 2),
+				      "run %zu, op %d: %llu ns", run, i,
+				      (unsigned long long)op[i].duration_ns);
+	}
+	free(s);
 }
 END_TEST
 
@@ -872,6 +913,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_repeat_measured_at_other_places_is_not_measured);
 	tcase_add_test(c, a_run_computed_again_takes_the_last_graph);
 	tcase_add_test(c, a_view_computed_after_its_run_takes_its_nodes);
+	tcase_add_test(c, ticks_of_a_view_are_kept_from_the_next_view);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
 	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);

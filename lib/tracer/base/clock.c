@@ -135,6 +135,11 @@ void ggmlviz__clock_init(void)
 		ggmlviz__clock_share_shift++;
 }
 
+__attribute__((noinline)) uint64_t ggmlviz__monotonic_ns_call(void)
+{
+	return ggmlviz__monotonic_ns();
+}
+
 double ggmlviz__clock_stamps_per_ns(void)
 {
 	uint64_t bits = atomic_load_explicit(&history_rate_bits, memory_order_relaxed);

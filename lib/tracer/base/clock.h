@@ -118,14 +118,23 @@ static inline uint64_t ggmlviz__now_ns(void)
 	return ggmlviz__monotonic_ns() + ggmlviz__state.clock_offset;
 }
 
+/*
+ * ggmlviz__monotonic_ns(), out of line: the stamp's fallback, kept out of
+ * its callers so that a caller whose clock is the counter keeps no
+ * timespec on its stack (a share's call would set up a frame for it).
+ */
+uint64_t ggmlviz__monotonic_ns_call(void);
+
 /* The raw stamp of a record, now: the emit path's clock. */
 static inline uint64_t ggmlviz__stamp(void)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 	if (__builtin_expect(ggmlviz__state.use_tsc, 1))
 		return __builtin_ia32_rdtsc();
-#endif
+	return ggmlviz__monotonic_ns_call();
+#else
 	return ggmlviz__monotonic_ns();
+#endif
 }
 
 #endif /* GGMLVIZ_CLOCK_H */

@@ -213,6 +213,26 @@ static inline int shares_wanted(void)
 	return (ggmlviz__mask_relaxed() & want) == want;
 }
 
+/* Node's begin on the thread's line t, whose slot is taken. */
+static inline void share_begin_at(struct ggmlviz__tls_node *t, int node)
+{
+	if (GGMLVIZ__LIKELY((unsigned)node < GGMLVIZ__SHARE_NODES))
+		t->begin[node] = ggmlviz__stamp();
+	else
+		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
+}
+
+/*
+ * The thread's first share for pool as worker ith: its slot taken first.
+ * Out of line: inlined, it made every later share's call save six
+ * registers and set up a frame; now that call saves one and sets up none.
+ */
+static __attribute__((noinline)) void share_begin_first(const void *pool, int ith, int node)
+{
+	if (slot_for(pool, ith))
+		share_begin_at(&ggmlviz__tls_node, node);
+}
+
 void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 {
 	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
@@ -220,13 +240,11 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 	t->share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
 		return;
-	if (GGMLVIZ__UNLIKELY(!t->begin || t->pool != pool || t->ith != (uint32_t)ith) &&
-	    !slot_for(pool, ith))
+	if (GGMLVIZ__UNLIKELY(!t->begin || t->pool != pool || t->ith != (uint32_t)ith)) {
+		share_begin_first(pool, ith, node);
 		return;
-	if (GGMLVIZ__LIKELY((unsigned)node < GGMLVIZ__SHARE_NODES))
-		t->begin[node] = ggmlviz__stamp();
-	else
-		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
+	}
+	share_begin_at(t, node);
 }
 
 void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
@@ -369,17 +387,42 @@ static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint
 	return (int)k;
 }
 
-/* Thread 0: each node's first begin and last end, over the pool's workers, to the node engine. */
-static void hand_over(const struct share_slot *s0, uint64_t floor, uint32_t nth,
-		      const void *const *nodes, uint32_t n)
+/* The board of s0's pool, or NULL. */
+static struct board *board_now(const struct share_slot *s0)
 {
-	struct board *b = NULL;
+	for (uint32_t i = 0; i < POOLS; i++)
+		if (atomic_load_explicit(&boards[i].pool, memory_order_acquire) == s0->pool)
+			return &boards[i];
+	return NULL;
+}
+
+/*
+ * Thread 0, as the graph ends: the other workers' stamps fetched into its
+ * cache while it writes its own shares. They are lines the workers wrote
+ * in their own caches, each a transfer from another core when hand_over()
+ * reads it; fetched together, those transfers overlap one another and the
+ * thread's own work instead of following one after another.
+ */
+static void others_ahead(const struct board *b, const struct share_slot *s0, uint32_t nth,
+			 uint32_t n)
+{
+	for (uint32_t t = 1; b && t < nth && t < 256; t++) {
+		const struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
+
+		for (uint32_t i = 0; s && s->pool == s0->pool && i < n; i += 64 / sizeof *s->begin) {
+			__builtin_prefetch(&s->begin[i]);
+			__builtin_prefetch(&s->end[i]);
+		}
+	}
+}
+
+/* Thread 0: each node's first begin and last end, over the pool's workers, to the node engine. */
+static void hand_over(const struct board *b, const struct share_slot *s0, uint64_t floor,
+		      uint32_t nth, const void *const *nodes, uint32_t n)
+{
 	const uint64_t *begin[256], *end[256];
 	uint32_t k = 0;
 
-	for (uint32_t i = 0; i < POOLS && !b; i++)
-		if (atomic_load_explicit(&boards[i].pool, memory_order_acquire) == s0->pool)
-			b = &boards[i];
 	if (!b || nth > 256)
 		return; /* more workers than followed here: the ticks' estimate stays */
 	for (uint32_t t = 0; t < nth; t++) {
@@ -399,6 +442,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 			   int n_nodes, ggmlviz_node_op_fn op_of)
 {
 	struct share_slot *s = tls_slot;
+	const struct board *b;
 	uint64_t done, floor;
 	uint32_t n;
 	int count;
@@ -415,9 +459,11 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
+	b = ith == 0 ? board_now(s) : NULL;
+	others_ahead(b, s, (uint32_t)nth, n);
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
-		hand_over(s, floor, (uint32_t)nth, nodes, n);
+		hand_over(b, s, floor, (uint32_t)nth, nodes, n);
 		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
 	}
