@@ -44,12 +44,12 @@ counts=$("$OBJDUMP" -d "$lib" 2>/dev/null | awk -v insn="$insn" '
 	member != "" && /^[0-9a-f]+ <.*>:$/ { fn = $2 }
 	member != "" && $0 ~ "\t" insn {
 		if (member == "records") all++
-		else if (member == "shares") done++
+		else if (member == "shares") in_shares++
 		else if (fn == "<ggmlviz_nodes_ask>:") ask++
 	}
-	END { print ask + 0, all + 0, done + 0 }')
+	END { print ask + 0, all + 0, in_shares + 0 }')
 set -- $counts
-ask=$1 all=$2 done=$3
+ask=$1 all=$2 in_shares=$3
 fail=0
 if [ "$ask" -ge 1 ]; then
 	echo "ok 1 - ahead()'s prefetch is in ggmlviz_nodes_ask ($ask $insn instructions)"
@@ -63,10 +63,10 @@ else
 	echo "not ok 2 - names_ahead()'s prefetches are in run-records.c's code: $all $insn instructions, at least 8 expected"
 	fail=1
 fi
-if [ "$done" -ge 2 ]; then
-	echo "ok 3 - others_ahead()'s prefetches are in shares.c's code ($done $insn instructions)"
+if [ "$in_shares" -ge 2 ]; then
+	echo "ok 3 - others_ahead()'s prefetches are in shares.c's code ($in_shares $insn instructions)"
 else
-	echo "not ok 3 - others_ahead()'s prefetches are in shares.c's code: $done $insn instructions, at least 2 expected"
+	echo "not ok 3 - others_ahead()'s prefetches are in shares.c's code: $in_shares $insn instructions, at least 2 expected"
 	fail=1
 fi
 [ "$fail" = 0 ] ||

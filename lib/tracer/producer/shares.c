@@ -396,22 +396,43 @@ static struct board *board_now(const struct share_slot *s0)
 	return NULL;
 }
 
+/* Every cache line of the n stamps at `at` asked for (a prefetch never faults). */
+static inline void lines_ahead(const uint64_t *at, uint32_t n)
+{
+	uintptr_t line = (uintptr_t)at & ~(uintptr_t)(GGMLVIZ__CACHE_LINE - 1);
+
+	for (; n && line <= (uintptr_t)&at[n - 1]; line += GGMLVIZ__CACHE_LINE)
+		__builtin_prefetch((const void *)line);
+}
+
+/* Worker t's slot on board b, if it is still s0's pool's worker t; else NULL. */
+static inline struct share_slot *worker_slot(const struct board *b, const struct share_slot *s0,
+					     uint32_t t)
+{
+	struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
+
+	return s && s->pool == s0->pool && s->ith == t ? s : NULL;
+}
+
 /*
- * Thread 0, as the graph ends: the other workers' stamps fetched into its
- * cache while it writes its own shares. They are lines the workers wrote
- * in their own caches, each a transfer from another core when hand_over()
- * reads it; fetched together, those transfers overlap one another and the
- * thread's own work instead of following one after another.
+ * Thread 0, as the graph ends: the other workers' stamps of its n nodes
+ * fetched into its cache while it writes its own shares. They are lines
+ * the workers wrote in their own caches, each a transfer from another
+ * core when hand_over() reads it; fetched together, those transfers
+ * overlap one another and the thread's own work instead of following one
+ * after another. Only what hand_over() reads.
  */
 static void others_ahead(const struct board *b, const struct share_slot *s0, uint32_t nth,
 			 uint32_t n)
 {
-	for (uint32_t t = 1; b && t < nth && t < 256; t++) {
-		const struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
+	if (!b || nth > 256)
+		return;
+	for (uint32_t t = 1; t < nth; t++) {
+		const struct share_slot *s = worker_slot(b, s0, t);
 
-		for (uint32_t i = 0; s && s->pool == s0->pool && i < n; i += 64 / sizeof *s->begin) {
-			__builtin_prefetch(&s->begin[i]);
-			__builtin_prefetch(&s->end[i]);
+		if (s) {
+			lines_ahead(s->begin, n);
+			lines_ahead(s->end, n);
 		}
 	}
 }
@@ -426,9 +447,9 @@ static void hand_over(const struct board *b, const struct share_slot *s0, uint64
 	if (!b || nth > 256)
 		return; /* more workers than followed here: the ticks' estimate stays */
 	for (uint32_t t = 0; t < nth; t++) {
-		struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
+		const struct share_slot *s = worker_slot(b, s0, t);
 
-		if (s && s->pool == s0->pool && s->ith == t) {
+		if (s) {
 			begin[k] = s->begin;
 			end[k++] = s->end;
 		}
