@@ -59,6 +59,7 @@
 
 #define POOLS 16u
 #define POOL_THREADS 1024u
+#define HANDED_OVER 256u /* the most workers whose shares time an op (hand_over()) */
 
 struct share_slot {
 	struct ggmlviz__perthread_item item; /* first: listed while its thread runs */
@@ -142,23 +143,27 @@ static struct share_slot *slot_new(void)
 	return s;
 }
 
+/* The board of pool, or NULL. */
+static struct board *board_now(const void *pool)
+{
+	for (uint32_t i = 0; i < POOLS; i++)
+		if (atomic_load_explicit(&boards[i].pool, memory_order_acquire) == pool)
+			return &boards[i];
+	return NULL;
+}
+
 /* The board of pool, taken if new (a pool's address may come back: the same board). */
 static struct board *board_of(const void *pool)
 {
-	struct board *empty = NULL;
+	struct board *b = board_now(pool);
 
-	for (uint32_t i = 0; i < POOLS; i++) {
-		const void *p = atomic_load_explicit(&boards[i].pool, memory_order_acquire);
-
-		if (p == pool)
-			return &boards[i];
-		if (!p && !empty)
-			empty = &boards[i];
-	}
-	if (!empty)
-		empty = &boards[(uintptr_t)pool / 64 % POOLS]; /* more pools than boards: one is reused */
-	atomic_store_explicit(&empty->pool, pool, memory_order_release);
-	return empty;
+	if (b)
+		return b;
+	b = board_now(NULL); /* an empty one */
+	if (!b)
+		b = &boards[(uintptr_t)pool / 64 % POOLS]; /* more pools than boards: one is reused */
+	atomic_store_explicit(&b->pool, pool, memory_order_release);
+	return b;
 }
 
 /* The thread's line for a node's calls (producer.h) takes its slot s (NULL: none). */
@@ -387,15 +392,6 @@ static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint
 	return (int)k;
 }
 
-/* The board of s0's pool, or NULL. */
-static struct board *board_now(const struct share_slot *s0)
-{
-	for (uint32_t i = 0; i < POOLS; i++)
-		if (atomic_load_explicit(&boards[i].pool, memory_order_acquire) == s0->pool)
-			return &boards[i];
-	return NULL;
-}
-
 /* Every cache line of the n stamps at `at` asked for (a prefetch never faults). */
 static inline void lines_ahead(const uint64_t *at, uint32_t n)
 {
@@ -425,7 +421,7 @@ static inline struct share_slot *worker_slot(const struct board *b, const struct
 static void others_ahead(const struct board *b, const struct share_slot *s0, uint32_t nth,
 			 uint32_t n)
 {
-	if (!b || nth > 256)
+	if (!b || nth > HANDED_OVER)
 		return;
 	for (uint32_t t = 1; t < nth; t++) {
 		const struct share_slot *s = worker_slot(b, s0, t);
@@ -441,10 +437,10 @@ static void others_ahead(const struct board *b, const struct share_slot *s0, uin
 static void hand_over(const struct board *b, const struct share_slot *s0, uint64_t floor,
 		      uint32_t nth, const void *const *nodes, uint32_t n)
 {
-	const uint64_t *begin[256], *end[256];
+	const uint64_t *begin[HANDED_OVER], *end[HANDED_OVER];
 	uint32_t k = 0;
 
-	if (!b || nth > 256)
+	if (!b || nth > HANDED_OVER)
 		return; /* more workers than followed here: the ticks' estimate stays */
 	for (uint32_t t = 0; t < nth; t++) {
 		const struct share_slot *s = worker_slot(b, s0, t);
@@ -480,7 +476,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
-	b = ith == 0 ? board_now(s) : NULL;
+	b = ith == 0 ? board_now(s->pool) : NULL;
 	others_ahead(b, s, (uint32_t)nth, n);
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
