@@ -24,6 +24,9 @@
 # "before", interleaved with the others: a before and after in one run. THREADS (default "1 2"), TOKENS (32),
 # REPS (3: llama-bench -r), RUNS (3: runs of each, their median) as
 # the environment says. x86-64 only (the time-stamp counter).
+# OPS_A_RUN=N takes N as the ops the repetitions add, instead of those
+# the traced runs' traces count: for a build that records no op times
+# (a trial of a design that leaves them to the reader).
 #
 # Not in it: the adapter's code between its calls into the library and
 # the edits' own lines (callgrind counts them: bench/op-insns.py), and
@@ -85,7 +88,7 @@ for t in $THREADS; do
 		done
 	done
 done
-python3 - "$tmp" "$THREADS" "$RUNS" "$((REPS + 1))" "$modes" <<'EOF'
+python3 - "$tmp" "$THREADS" "$RUNS" "$((REPS + 1))" "$modes" "${OPS_A_RUN:-}" <<'EOF'
 import json, re, statistics, sys
 tmp, threads, runs, long_reps = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
 modes = sys.argv[5].split()
@@ -120,7 +123,13 @@ def ops(t, run, reps):
 
 print('%-8s %-9s %-7s %12s %12s  %s' % ('THREADS', 'MODE', 'THREAD', 'CALLS AN OP', 'NS AN OP', '(RUNS)'))
 for t in threads:
-    d_ops = [ops(t, r, long_reps) - ops(t, r, 1) for r in range(1, runs + 1)]
+    if sys.argv[6]:
+        d_ops = [int(sys.argv[6])] * runs
+    else:
+        d_ops = [ops(t, r, long_reps) - ops(t, r, 1) for r in range(1, runs + 1)]
+    if min(d_ops) <= 0:
+        sys.exit('op-self.sh: at %s thread(s) the repetitions added %d ops to the traces '
+                 '(no op times recorded?); OPS_A_RUN=N gives the count' % (t, min(d_ops)))
     for mode in modes:
         pairs = [(rows('%s/%s.%s.%d.1.self' % (tmp, t, mode, r)),
                   rows('%s/%s.%s.%d.%s.self' % (tmp, t, mode, r, long_reps)))
