@@ -24,9 +24,11 @@
 # "before", interleaved with the others: a before and after in one run. THREADS (default "1 2"), TOKENS (32),
 # REPS (3: llama-bench -r), RUNS (3: runs of each, their median) as
 # the environment says. x86-64 only (the time-stamp counter).
-# OPS_A_RUN=N takes N as the ops the repetitions add, instead of those
-# the traced runs' traces count: for a build that records no op times
-# (a trial of a design that leaves them to the reader).
+# OPS_A_RUN=N takes N as the ops the REPS repetitions more add (REPS x
+# TOKENS x the ops a token: 3 x 32 x 141 = 13536 on the quick start's
+# model), instead of those the traced runs' traces count: for a build
+# that records no op times (a trial of a design that leaves them to the
+# reader).
 #
 # Not in it: the adapter's code between its calls into the library and
 # the edits' own lines (callgrind counts them: bench/op-insns.py), and
@@ -124,6 +126,8 @@ def ops(t, run, reps):
 print('%-8s %-9s %-7s %12s %12s  %s' % ('THREADS', 'MODE', 'THREAD', 'CALLS AN OP', 'NS AN OP', '(RUNS)'))
 for t in threads:
     if sys.argv[6]:
+        if not sys.argv[6].isdigit() or int(sys.argv[6]) == 0:
+            sys.exit('op-self.sh: OPS_A_RUN=%s: not a count of ops above 0' % sys.argv[6])
         d_ops = [int(sys.argv[6])] * runs
     else:
         d_ops = [ops(t, r, long_reps) - ops(t, r, 1) for r in range(1, runs + 1)]
