@@ -11,11 +11,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check-compat.h"
@@ -232,6 +237,97 @@ START_TEST(end_room_kept_before_the_limit_is_met)
 }
 END_TEST
 
+/* A writer's batch of 256 KiB into a pipe, which holds 64 KiB until it is read. */
+static struct ggmlviz__writer halt_w;
+static uint8_t halt_batch[256 * 1024], halt_read[64 * 1024];
+static _Atomic int halt_rc = 1, halt_returned;
+
+static void *write_batch(void *arg)
+{
+	struct iovec iov = { halt_batch, sizeof halt_batch };
+
+	(void)arg;
+	atomic_store(&halt_rc, ggmlviz__output_append(&halt_w, &iov, 1));
+	return NULL;
+}
+
+static void *halt(void *arg)
+{
+	(void)arg;
+	ggmlviz__output_halt(10000);
+	atomic_store(&halt_returned, 1);
+	return NULL;
+}
+
+/* Bytes the pipe holds (FIONREAD), once they stop growing: the write waits for a reader. */
+static int pipe_full(int fd)
+{
+	int n = 0, before = -1;
+
+	while (n != before || n == 0) {
+		before = n;
+		usleep(20000);
+		if (ioctl(fd, FIONREAD, &n) < 0)
+			return -1;
+	}
+	return n;
+}
+
+/* The child's checks, as its exit status: 0 when each holds. */
+static int halt_waits_for_the_write(void)
+{
+	pthread_t writer, halter;
+	size_t got = 0;
+	ssize_t k;
+	int p[2];
+
+	if (pipe(p) < 0)
+		return 10;
+	halt_w.fd = p[1];
+	pthread_create(&writer, NULL, write_batch, NULL);
+	if (pipe_full(p[0]) <= 0)
+		return 11;
+	pthread_create(&halter, NULL, halt, NULL);
+	usleep(100000);
+	if (atomic_load(&halt_returned))
+		return 12; /* the halt did not wait for the write in flight */
+	while (got < sizeof halt_batch && (k = read(p[0], halt_read, sizeof halt_read)) > 0)
+		got += (size_t)k;
+	pthread_join(writer, NULL);
+	pthread_join(halter, NULL);
+	if (got != sizeof halt_batch || atomic_load(&halt_rc) != 0)
+		return 13; /* the write begun before the halt is whole */
+	fcntl(p[1], F_SETFL, O_NONBLOCK); /* a write that began would not wait for a reader */
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	if (write_batch(NULL), atomic_load(&halt_rc) != -ECANCELED)
+		return 14; /* no write begins after it */
+	return read(p[0], halt_read, 1) == -1 && errno == EAGAIN ? 0 : 15;
+}
+
+/*
+ * The process exits without its session's stop: exit() from the handler
+ * of a signal that interrupted the stop, whose thread holds the
+ * session's lock (test-gpu's gpu_exit_from_a_signal_while_stopping_never_hangs,
+ * where one CI run under AddressSanitizer saw the file end inside a
+ * record: the writer's batch cut by the process's end). The exit now
+ * halts the writes (ggmlviz__output_halt()): it waits for the one in
+ * flight, here held by a pipe that no one reads, and no other begins.
+ * In a child: the halt is the process's for ever.
+ */
+START_TEST(exit_without_the_stop_waits_for_the_write_in_flight)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(halt_waits_for_the_write());
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child's check %d failed (status %d)", WEXITSTATUS(status), status);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("races");
@@ -240,6 +336,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, losses_said_after_the_moved_records);
 	tcase_add_test(tc, end_room_kept_before_the_limit_is_met);
+	tcase_add_test(tc, exit_without_the_stop_waits_for_the_write_in_flight);
 	suite_add_tcase(s, tc);
 	return s;
 }

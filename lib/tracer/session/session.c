@@ -87,7 +87,10 @@ static int stop_locked(int exiting);
  * interrupted this thread's start or stop (a second Ctrl-C while the
  * program's own exit handler stops the session) runs this handler on that
  * thread, and the trace ends where that stop had got (without its
- * TRACE_END before the writer's last pass: validate says incomplete).
+ * TRACE_END before the writer's last pass: validate says incomplete),
+ * after a whole record: no write begins from then on, and the writer's
+ * write in flight is waited for (ggmlviz__output_halt()), since the
+ * process's end would cut it.
  * Nor by a thread that holds another of the library's locks, which the
  * stop takes too (the registry's, as the thread ends: leaving.h).
  * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most, and
@@ -96,8 +99,10 @@ static int stop_locked(int exiting);
  */
 static void at_exit(void)
 {
-	if (ggmlviz__inner_locks_held() || !ggmlviz__leave_lock_at_exit(&session_lock))
+	if (ggmlviz__inner_locks_held() || !ggmlviz__leave_lock_at_exit(&session_lock)) {
+		ggmlviz__output_halt(GGMLVIZ__EXIT_WAIT_MS); /* the file ends after a whole record */
 		return;
+	}
 	if (writer)
 		stop_locked(1);
 	ggmlviz__leave_unlock(&session_lock);

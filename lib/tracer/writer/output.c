@@ -32,6 +32,46 @@
 #define IOV_MAX 1024
 #endif
 
+/*
+ * The process exits without its session's stop (ggmlviz__output_halt()):
+ * no write to a trace begins, and the writes begun are waited for, so
+ * that the exit does not cut the file inside a record. A write is in
+ * flight from before its check of `halted` until it returns: the two
+ * sequentially consistent operations on each side make either the write
+ * see `halted`, or the halt see it in flight.
+ */
+static _Atomic int halted;
+static _Atomic unsigned in_flight;
+static _Thread_local int writing_here __attribute__((tls_model("initial-exec")));
+
+/* 1: the write may go on (end it with write_end()); 0: the process is exiting. */
+static int write_begin(void)
+{
+	atomic_fetch_add(&in_flight, 1);
+	if (atomic_load(&halted)) {
+		atomic_fetch_sub(&in_flight, 1);
+		return 0;
+	}
+	writing_here = 1;
+	return 1;
+}
+
+static void write_end(void)
+{
+	writing_here = 0;
+	atomic_fetch_sub(&in_flight, 1);
+}
+
+void ggmlviz__output_halt(unsigned wait_ms)
+{
+	const struct timespec ms = { 0, 1000000 };
+
+	atomic_store(&halted, 1);
+	/* not for a write of this thread's, which the signal handler that exits interrupted */
+	for (unsigned i = 0; i < wait_ms && atomic_load(&in_flight) > (unsigned)writing_here; i++)
+		nanosleep(&ms, NULL);
+}
+
 /* writev() until everything is written, across short writes and IOV_MAX; *done counts. */
 static int write_all(int fd, struct iovec *iov, size_t n, uint64_t *done)
 {
@@ -122,9 +162,12 @@ int ggmlviz__output_append(struct ggmlviz__writer *w, struct iovec *iov, size_t 
 
 	for (size_t i = 0; i < n; i++)
 		total += iov[i].iov_len;
+	if (!write_begin())
+		return -ECANCELED; /* nothing written: the process ends */
 	quiet_begin(&q);
 	rc = write_all(w->fd, iov, n, &done);
 	quiet_end(&q, rc);
+	write_end();
 	if (rc < 0) {
 		/* Where the file system stopped it (salvage.c keeps below it), and the
 		 * file cut back to its last whole record. */

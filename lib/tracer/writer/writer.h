@@ -79,6 +79,15 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
  * signal handler that interrupted malloc() or pthread_join().
  */
 int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid, unsigned exit_idle_ms);
+/*
+ * The process exits, and its session is not stopped (the exiting thread
+ * holds the session's lock: exit() from a signal handler that interrupted
+ * the stop): no write to a trace begins from now on, and those in flight
+ * on other threads (the writer's pass) are waited for, wait_ms at most,
+ * so that the trace ends after a whole record. Takes no lock and
+ * allocates nothing.
+ */
+void ggmlviz__output_halt(unsigned wait_ms);
 /* Frees a closed writer; NULL is fine. */
 void ggmlviz__writer_free(struct ggmlviz__writer *w);
 /*
