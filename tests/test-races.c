@@ -283,11 +283,12 @@ static int halt_waits_for_the_write(void)
 
 	if (pipe(p) < 0)
 		return 10;
+	alarm(30); /* a hang is a failure, whatever runs the test */
 	halt_w.fd = p[1];
-	pthread_create(&writer, NULL, write_batch, NULL);
-	if (pipe_full(p[0]) <= 0)
+	if (pthread_create(&writer, NULL, write_batch, NULL) != 0 || pipe_full(p[0]) <= 0)
 		return 11;
-	pthread_create(&halter, NULL, halt, NULL);
+	if (pthread_create(&halter, NULL, halt, NULL) != 0)
+		return 11;
 	usleep(100000);
 	if (atomic_load(&halt_returned))
 		return 12; /* the halt did not wait for the write in flight */

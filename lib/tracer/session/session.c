@@ -90,7 +90,8 @@ static int stop_locked(int exiting);
  * TRACE_END before the writer's last pass: validate says incomplete),
  * after a whole record: no write begins from then on, and the writer's
  * write in flight is waited for (ggmlviz__output_halt()), since the
- * process's end would cut it.
+ * process's end would cut it: GGMLVIZ__EXIT_WAIT_MS at most, after as
+ * long for another thread's stop when that one holds the lock.
  * Nor by a thread that holds another of the library's locks, which the
  * stop takes too (the registry's, as the thread ends: leaving.h).
  * Another thread's stop is waited for GGMLVIZ__EXIT_WAIT_MS at most, and
@@ -103,8 +104,8 @@ static void at_exit(void)
 		ggmlviz__output_halt(GGMLVIZ__EXIT_WAIT_MS); /* the file ends after a whole record */
 		return;
 	}
-	if (writer)
-		stop_locked(1);
+	if (writer && stop_locked(1) == -ETIMEDOUT)
+		ggmlviz__output_halt(0); /* the writer given up on begins no write the end would cut */
 	ggmlviz__leave_unlock(&session_lock);
 }
 
@@ -130,6 +131,7 @@ static void after_fork_child(void)
 	ggmlviz__crash_forget();
 	ggmlviz__registry_forget_all();
 	ggmlviz__writer_abandon(writer);
+	ggmlviz__output_after_fork_child();
 	writer = NULL;
 	ggmlviz__nvtx_forget();
 	ggmlviz__claim_forget();

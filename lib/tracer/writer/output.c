@@ -62,14 +62,31 @@ static void write_end(void)
 	atomic_fetch_sub(&in_flight, 1);
 }
 
+/*
+ * Not for a write of this thread's, which the signal handler that exits
+ * interrupted. A signal between write_begin()'s count and its writing_here
+ * (or write_end()'s two) leaves this thread counted but not known as
+ * writing: the halt then waits wait_ms for it, a delay and never a cut.
+ */
 void ggmlviz__output_halt(unsigned wait_ms)
 {
 	const struct timespec ms = { 0, 1000000 };
 
 	atomic_store(&halted, 1);
-	/* not for a write of this thread's, which the signal handler that exits interrupted */
 	for (unsigned i = 0; i < wait_ms && atomic_load(&in_flight) > (unsigned)writing_here; i++)
 		nanosleep(&ms, NULL);
+}
+
+int ggmlviz__output_halted(void)
+{
+	return atomic_load_explicit(&halted, memory_order_relaxed);
+}
+
+void ggmlviz__output_after_fork_child(void)
+{
+	atomic_store(&in_flight, 0); /* the parent's writer thread is not in the child */
+	atomic_store(&halted, 0);
+	writing_here = 0;
 }
 
 /* writev() until everything is written, across short writes and IOV_MAX; *done counts. */
@@ -238,6 +255,8 @@ int ggmlviz__output_start(struct ggmlviz__writer *w)
 void ggmlviz__output_failed(struct ggmlviz__writer *w, int rc)
 {
 	atomic_store(&w->error, rc);
+	if (rc == -ECANCELED)
+		return; /* no failure: the process ends (ggmlviz__output_halt()) */
 	if (w->failing++)
 		return; /* said once per run of failures */
 	ggmlviz__log(&w->sink, GGMLVIZ_LOG_ERROR, "writing the trace failed (%s): what cannot be "

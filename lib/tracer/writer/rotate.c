@@ -278,8 +278,8 @@ void ggmlviz__rotate_if_full(struct ggmlviz__writer *w, uint64_t reserve)
 	int rc;
 
 	if (!w->rotate_bytes || !full(w, reserve) || !may_end(w) ||
-	    ggmlviz__monotonic_ns() < w->retry_ns)
-		return;
+	    ggmlviz__monotonic_ns() < w->retry_ns || ggmlviz__output_halted())
+		return; /* halted: the process ends, and no file is named or made now */
 	rc = name_ended(w);
 	if (rc == 0)
 		rc = begin_next(w, &old, &metas);

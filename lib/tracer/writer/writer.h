@@ -88,6 +88,10 @@ int ggmlviz__writer_close(struct ggmlviz__writer *w, uint32_t tid, unsigned exit
  * allocates nothing.
  */
 void ggmlviz__output_halt(unsigned wait_ms);
+/* Whether the writes are halted (ggmlviz__output_halt()). */
+int ggmlviz__output_halted(void);
+/* In a child after fork(): no write in flight (the parent's threads are not in it), none halted. */
+void ggmlviz__output_after_fork_child(void);
 /* Frees a closed writer; NULL is fine. */
 void ggmlviz__writer_free(struct ggmlviz__writer *w);
 /*
