@@ -17,15 +17,18 @@
  *                  [--taken FIRST:COUNT:PCT] [--long-prompt REQ:TOKENS]
  *                  [--surge REQ:N] [--generate REQ:N] [--fallback FIRST:COUNT]
  *                  [--marks FIRST:COUNT:N] [--clients C] [--flush-ms MS]
- *                  [--batch B] [--rotate SIZE[:KEEP]] [--flight SPEC]
- *                  [--flight-on SPEC] [--pack]
+ *                  [--batch B] [--wake-us US] [--rotate SIZE[:KEEP]]
+ *                  [--flight SPEC] [--flight-on SPEC] [--pack]
  *
  * Defaults: 24 requests, 2 slots, steps of 400 us plus 20 us a token
  * (--token-us) plus NS ns a token of the longest context in the batch
  * (--ctx-ns, 0), a prompt whole in a step (--batch B: B of its tokens a
  * step at most), bursts of 3 requests 30 ms apart; or --clients C: C
  * clients, each sending its next request as soon as its last one ended
- * (the slots kept busy, as a benchmark's clients do). --flush-ms: the
+ * (the slots kept busy, as a benchmark's clients do). --wake-us: the
+ * loop's delay before a free slot takes a request waiting (0), as
+ * llama-server's own between a request's arrival and its prompt with
+ * slots free (its loop woken, a slot's cache saved). --flush-ms: the
  * tracer's flush interval (100 ms), which spaces its USAGE records;
  * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets);
  * --flight and --flight-on: a flight recorder (GGML_VIZ_FLIGHT and
@@ -81,7 +84,7 @@ struct range {
 struct sim {
 	int n, slots, burst, gap_ms, threads, clients;
 	uint32_t batch; /* a prompt's tokens a step, at most (0: the whole prompt) */
-	uint64_t step_us, token_us, ctx_ns;
+	uint64_t step_us, token_us, ctx_ns, wake_us;
 	struct range taken, fallback, marks, long_prompt, surge, generate;
 	struct req *reqs;
 	int arrived;
@@ -223,9 +226,16 @@ static void after_step(const struct sim *m, struct slot *slots)
 	}
 }
 
-/* Free slots take the oldest requests waiting. */
-static void place(struct slot *slots, int n_slots, struct req *reqs, int *next, int arrived)
+/* Free slots take the oldest requests waiting, wake_us after the loop saw them (--wake-us). */
+static void place(struct slot *slots, int n_slots, struct req *reqs, int *next, int arrived,
+		  uint64_t wake_us)
 {
+	int free_slot = 0;
+
+	for (int s = 0; s < n_slots; s++)
+		free_slot |= !slots[s].r;
+	if (wake_us && free_slot && *next < arrived)
+		spin(wake_us * 1000u);
 	for (int s = 0; s < n_slots && *next < arrived; s++) {
 		if (slots[s].r)
 			continue;
@@ -339,6 +349,7 @@ static int parse(int argc, char **argv, struct sim *m)
 	m->threads = arg_int(argc, argv, "--threads", 0);
 	m->clients = arg_int(argc, argv, "--clients", 0);
 	m->batch = (uint32_t)arg_int(argc, argv, "--batch", 0);
+	m->wake_us = (uint64_t)arg_int(argc, argv, "--wake-us", 0);
 	if (arg_range(argc, argv, "--taken", 3, &m->taken) < 0 ||
 	    arg_range(argc, argv, "--marks", 3, &m->marks) < 0 ||
 	    arg_range(argc, argv, "--fallback", 2, &m->fallback) < 0 ||
@@ -347,7 +358,7 @@ static int parse(int argc, char **argv, struct sim *m)
 	    arg_range(argc, argv, "--generate", 1, &m->generate) < 0)
 		return -1;
 	return argc < 2 || m->n < 1 || m->n > MAX_REQUESTS || m->slots < 1 || m->slots > MAX_SLOTS ||
-	       m->burst < 1 || m->taken.value < 0 || m->taken.value > 95 ? -1 : 0;
+	       m->burst < 1 || arg_int(argc, argv, "--wake-us", 0) < 0 || m->taken.value < 0 || m->taken.value > 95 ? -1 : 0;
 }
 
 /* The requests: prompts, lengths and endings, and what the command line changed of them. */
@@ -426,7 +437,7 @@ int main(int argc, char **argv)
 			" [--burst B] [--gap-ms MS] [--token-us US] [--ctx-ns NS] [--threads T]"
 			" [--taken F:C:PCT (0 to 95)] [--long-prompt R:T] [--surge R:N] [--generate R:N]"
 			" [--fallback F:C] [--marks F:C:N] [--clients C] [--flush-ms MS] [--batch B]"
-			" [--rotate SIZE[:KEEP]] [--flight SPEC] [--flight-on SPEC] [--pack]\n",
+			" [--wake-us US] [--rotate SIZE[:KEEP]] [--flight SPEC] [--flight-on SPEC] [--pack]\n",
 			MAX_SLOTS);
 		return 2;
 	}
@@ -456,7 +467,7 @@ int main(int argc, char **argv)
 		int busy = 0;
 
 		arrive(&m, &next_burst);
-		place(slots, m.slots, m.reqs, &next, m.arrived);
+		place(slots, m.slots, m.reqs, &next, m.arrived, m.wake_us);
 		step(&m, slots);
 		after_step(&m, slots);
 		for (int s = 0; s < m.slots; s++)

@@ -12,7 +12,10 @@ long generation, a model split between the CPU and GGML's Vulkan backend
 (info and stats: memory by device), events dropped past
 GGML_VIZ_MAX_EVENTS, ops sampled. The GPU-only findings on
 the tests' GPU stand-in (tests/gen-gpu: a fallback to the CPU, an idle GPU,
-a device near full, kernels in sampled windows). Bad input: a trace without
+a device near full, kernels in sampled windows). llama-server's queue on
+servers tests/gen-server simulates: one slot and bursts of four
+requests (server-queue-wait fires), eight slots and a loop 3 ms late to
+take each request (silent: no request waited for a slot). Bad input: a trace without
 names (the original ggml-viz's), without steps, without a peak: the rules
 that need them say why they were not applied, and no warn fires. Then the
 JSON, --fail-on's exit status, stats' last lines and its JSON.
@@ -274,6 +277,29 @@ not_applied(plain, 'device-memory-near-full', 'no memory tracked', 'no memory')
 fires(gen_gpu('windows', '--sample', '2/4'), 'trace-gpu-windows', 'GGML_VIZ_GPU_SAMPLE=2/4')
 silent(plain, 'trace-gpu-windows', 'every kernel recorded')
 silent(fit, 'gpu-idle', 'a CPU run')
+
+# ---- llama-server's queue, on servers tests/gen-server simulates ----
+def gen_server(name, *args):
+    path = os.path.join(TMP, name + '.ggmlviz')
+    rc, out, err = run(os.path.join(BUILD, 'tests', 'gen-server'), path, '--requests', '24', *args)
+    if rc != 0:
+        ok(False, 'gen-server %s' % ' '.join(args), err)
+    return path
+
+
+fires(gen_server('one-slot', '--slots', '1', '--burst', '4', '--gap-ms', '40'), 'server-queue-wait',
+      'one slot, bursts of four requests', lambda x: x['figures'].get('requests_slots_taken', 0) >= 12 and
+      x['figures']['median_queue_share'] >= 0.5)
+# every request waits 3 ms with slots free, over half its time to the first token: the loop's
+# delay, not a slot's (the wait in the queue alone would make the rule fire)
+late = gen_server('late-loop', '--slots', '8', '--burst', '1', '--gap-ms', '10', '--wake-us', '3000')
+rc, out, err = ggmlviz('stats', '--by', 'request', '-f', 'json', late)
+shares = sorted(r['queue_ns'] / r['ttft_ns'] for r in (json.loads(out)['requests'] if rc == 0 else [])
+                if r.get('ttft_ns'))
+ok(len(shares) > 12 and shares[len(shares) // 2] >= 0.5,
+   'gen-server --wake-us 3000: the median request\'s queue over half its time to the first token',
+   (rc, shares, err))
+silent(late, 'server-queue-wait', 'eight slots, a request at a time, the loop 3 ms late')
 
 # ---- bad input: no names, no steps, no peak ----
 orig = os.path.join(TMP, 'original.ggmlviz')

@@ -116,13 +116,65 @@ static void attention_grows(const struct cli_facts *f, struct cli_advice *a)
 	cli_advise_figure(x, "last_context", q1.context);
 }
 
+/* The slots one server of the trace was seen to use (a merged trace holds several). */
+struct server_slots {
+	uint64_t pid, bits; /* bits: slots 0 to 63 */
+};
+
+/* Each server's slots, for up to max servers (those past it: none seen); how many. */
+static size_t servers_slots(const struct cli_requests *r, struct server_slots *s, size_t max)
+{
+	size_t n = 0, k;
+
+	for (size_t i = 0; i < r->n; i++) {
+		for (k = 0; k < n && s[k].pid != r->r[i].pid; k++)
+			;
+		if (k == n && n == max)
+			continue;
+		if (k == n)
+			s[n++] = (struct server_slots){ r->r[i].pid, 0 };
+		if (r->r[i].slot >= 0 && r->r[i].slot < 64)
+			s[k].bits |= 1ull << r->r[i].slot;
+	}
+	return n;
+}
+
+/*
+ * Whether request i waited for a slot: at its arrival, as many requests of
+ * its server as the slots that server was seen to use were ahead of it
+ * (arrived before it, not yet ended). A request that arrives with a slot
+ * free still waits for the decode in progress (llama-server takes new
+ * tasks between its steps), or for the loop to wake: no slot's wait, and
+ * more slots would not shorten it. Where no slot is seen, the whole wait
+ * counts. The requests are in the order they arrived.
+ */
+static bool waited_for_a_slot(const struct cli_requests *r, size_t i, const struct server_slots *s,
+			      size_t n_servers)
+{
+	const struct cli_request *me = &r->r[i];
+	uint64_t slots = 0;
+	int ahead = 0;
+
+	for (size_t k = 0; k < n_servers; k++)
+		if (s[k].pid == me->pid)
+			slots = s[k].bits;
+	for (size_t j = i; slots && j-- > 0;) {
+		const struct cli_request *o = &r->r[j];
+		ahead += o->pid == me->pid && o->arrival_ns < me->arrival_ns &&
+			 (!o->end_ns || o->end_ns > me->arrival_ns);
+	}
+	return ahead >= __builtin_popcountll(slots);
+}
+
 static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 {
 	static const char id[] = "server-queue-wait";
 	const struct cli_requests *r = &f->req;
 	double share[256], queue[256], ttft[256];
+	struct server_slots servers[64];
+	size_t n_servers;
 	uint64_t slots = 0; /* bits of the slots seen, up to 64 */
-	size_t n = 0;
+	size_t n = 0, full = 0; /* full: requests that arrived with every slot taken */
 	struct cli_finding *x;
 	char b[2][32];
 
@@ -131,11 +183,16 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 			       " scripts/build-llama-tools.sh records them)");
 		return;
 	}
+	n_servers = servers_slots(r, servers, sizeof servers / sizeof servers[0]);
 	for (size_t i = 0; i < r->n && n < 256; i++) {
 		uint64_t q, t;
 		if (cli_request_figure(&r->r[i], CLI_REQ_QUEUE, &q) < 0 ||
 		    cli_request_figure(&r->r[i], CLI_REQ_TTFT, &t) < 0 || !t)
 			continue;
+		if (waited_for_a_slot(r, i, servers, n_servers))
+			full++;
+		else
+			q = 0;
 		share[n] = (double)q / (double)t, queue[n] = (double)q, ttft[n++] = (double)t;
 		if (r->r[i].slot >= 0 && r->r[i].slot < 64)
 			slots |= 1ull << r->r[i].slot;
@@ -152,13 +209,16 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
 	snprintf(x->title, sizeof x->title, "requests wait in the queue for a slot: %.0f%% of the"
 		 " median time to the first token", 100 * cli_advise_median(share, n));
-	snprintf(x->seen, sizeof x->seen, "%zu requests on %d slot%s: the median request waited"
-		 " %s in the queue, of a median time to its first token of %s",
-		 n, __builtin_popcountll(slots), cli_s((uint64_t)__builtin_popcountll(slots)),
+	snprintf(x->seen, sizeof x->seen, "%zu requests on %d slot%s, %zu of them arriving with"
+		 " every slot taken: the median request waited %s in the queue for a slot, of a"
+		 " median time to its first token of %s",
+		 n, __builtin_popcountll(slots), cli_s((uint64_t)__builtin_popcountll(slots)), full,
 		 cli_fmt_ns(cli_advise_median(queue, n), b[0]),
 		 cli_fmt_ns(cli_advise_median(ttft, n), b[1]));
-	snprintf(x->threshold, sizeof x->threshold, "the median request's wait in the queue %.0f%%"
-		 " of its time to the first token or more (%d requests or more)", 100 * QUEUE_SHARE,
+	snprintf(x->threshold, sizeof x->threshold, "the median request's wait in the queue for a"
+		 " slot %.0f%% of its time to the first token or more (%d requests or more; a wait"
+		 " counts where as many requests as slots were ahead of it, not yet ended, as it"
+		 " arrived)", 100 * QUEUE_SHARE,
 		 SERVER_MIN_REQUESTS);
 	x->why = "a request waits for a free slot before its prompt starts: every slot busy, the"
 		 " wait adds to its time to the first token whatever the model's speed";
@@ -167,6 +227,7 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 		 " by default, --cont-batching) decodes the slots together; a second server behind a"
 		 " balancer when the machine has room");
 	cli_advise_figure(x, "requests", (double)n);
+	cli_advise_figure(x, "requests_slots_taken", (double)full);
 	cli_advise_figure(x, "median_queue_share", cli_advise_median(share, n));
 	cli_advise_figure(x, "median_queue_ns", cli_advise_median(queue, n));
 	cli_advise_figure(x, "median_ttft_ns", cli_advise_median(ttft, n));
