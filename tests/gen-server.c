@@ -26,9 +26,10 @@
  * step at most), bursts of 3 requests 30 ms apart; or --clients C: C
  * clients, each sending its next request as soon as its last one ended
  * (the slots kept busy, as a benchmark's clients do). --wake-us: the
- * loop's delay before a free slot takes a request waiting (0), as
+ * loop's delay, busy, each time a free slot takes requests waiting (0), as
  * llama-server's own between a request's arrival and its prompt with
- * slots free (its loop woken, a slot's cache saved). --flush-ms: the
+ * slots free (its loop woken, a slot's cache saved); the busy slots' next
+ * step waits as long. --flush-ms: the
  * tracer's flush interval (100 ms), which spaces its USAGE records;
  * --rotate: the trace in segments (the setting GGML_VIZ_ROTATE sets);
  * --flight and --flight-on: a flight recorder (GGML_VIZ_FLIGHT and
@@ -341,6 +342,8 @@ static int setting(int argc, char **argv, const char *opt, const char *name)
 
 static int parse(int argc, char **argv, struct sim *m)
 {
+	int wake_us;
+
 	m->n = arg_int(argc, argv, "--requests", 24), m->slots = arg_int(argc, argv, "--slots", 2);
 	m->burst = arg_int(argc, argv, "--burst", 3), m->gap_ms = arg_int(argc, argv, "--gap-ms", 30);
 	m->step_us = (uint64_t)arg_int(argc, argv, "--step-us", 400);
@@ -349,7 +352,8 @@ static int parse(int argc, char **argv, struct sim *m)
 	m->threads = arg_int(argc, argv, "--threads", 0);
 	m->clients = arg_int(argc, argv, "--clients", 0);
 	m->batch = (uint32_t)arg_int(argc, argv, "--batch", 0);
-	m->wake_us = (uint64_t)arg_int(argc, argv, "--wake-us", 0);
+	wake_us = arg_int(argc, argv, "--wake-us", 0);
+	m->wake_us = wake_us > 0 ? (uint64_t)wake_us : 0;
 	if (arg_range(argc, argv, "--taken", 3, &m->taken) < 0 ||
 	    arg_range(argc, argv, "--marks", 3, &m->marks) < 0 ||
 	    arg_range(argc, argv, "--fallback", 2, &m->fallback) < 0 ||
@@ -358,7 +362,7 @@ static int parse(int argc, char **argv, struct sim *m)
 	    arg_range(argc, argv, "--generate", 1, &m->generate) < 0)
 		return -1;
 	return argc < 2 || m->n < 1 || m->n > MAX_REQUESTS || m->slots < 1 || m->slots > MAX_SLOTS ||
-	       m->burst < 1 || arg_int(argc, argv, "--wake-us", 0) < 0 || m->taken.value < 0 || m->taken.value > 95 ? -1 : 0;
+	       m->burst < 1 || wake_us < 0 || m->taken.value < 0 || m->taken.value > 95 ? -1 : 0;
 }
 
 /* The requests: prompts, lengths and endings, and what the command line changed of them. */

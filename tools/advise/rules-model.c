@@ -142,11 +142,13 @@ static size_t servers_slots(const struct cli_requests *r, struct server_slots *s
 /*
  * Whether request i waited for a slot: at its arrival, as many requests of
  * its server as the slots that server was seen to use were ahead of it
- * (arrived before it, not yet ended). A request that arrives with a slot
- * free still waits for the decode in progress (llama-server takes new
- * tasks between its steps), or for the loop to wake: no slot's wait, and
- * more slots would not shorten it. Where no slot is seen, the whole wait
- * counts. The requests are in the order they arrived.
+ * (before it in the order of arrival, and ended after it arrived). A
+ * request that arrives with a slot free still waits for the decode in
+ * progress (llama-server takes new tasks between its steps), or for the
+ * loop to wake: no slot's wait, and more slots would not shorten it. Where
+ * no slot is seen, the whole wait counts. The requests are in the order
+ * they arrived; those still running at the trace's end are not among them
+ * (the reader pairs a request at its end), so none of them counts ahead.
  */
 static bool waited_for_a_slot(const struct cli_requests *r, size_t i, const struct server_slots *s,
 			      size_t n_servers)
@@ -160,10 +162,27 @@ static bool waited_for_a_slot(const struct cli_requests *r, size_t i, const stru
 			slots = s[k].bits;
 	for (size_t j = i; slots && j-- > 0;) {
 		const struct cli_request *o = &r->r[j];
-		ahead += o->pid == me->pid && o->arrival_ns < me->arrival_ns &&
-			 (!o->end_ns || o->end_ns > me->arrival_ns);
+		ahead += o->pid == me->pid && o->arrival_ns <= me->arrival_ns && o->end_ns > me->arrival_ns;
 	}
 	return ahead >= __builtin_popcountll(slots);
+}
+
+/* The finding's seen: the requests, their servers' slots, and the median waits. */
+static void queue_seen(struct cli_finding *x, const struct server_slots *s, size_t n_servers,
+		       size_t n, size_t full, double *queue, double *ttft)
+{
+	int slots = n_servers == 1 ? __builtin_popcountll(s[0].bits) : 0;
+	char b[2][32];
+
+	snprintf(x->seen, sizeof x->seen, "%zu requests", n);
+	if (n_servers > 1)
+		cli_advise_append(x->seen, sizeof x->seen, " of %zu servers", n_servers);
+	else if (slots)
+		cli_advise_append(x->seen, sizeof x->seen, " on %d slot%s", slots, cli_s((uint64_t)slots));
+	cli_advise_append(x->seen, sizeof x->seen, ", %zu of them arriving with every slot taken:"
+			  " the median request waited %s in the queue for a slot, of a median time"
+			  " to its first token of %s", full, cli_fmt_ns(cli_advise_median(queue, n), b[0]),
+			  cli_fmt_ns(cli_advise_median(ttft, n), b[1]));
 }
 
 static void server_queue(const struct cli_facts *f, struct cli_advice *a)
@@ -173,10 +192,8 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 	double share[256], queue[256], ttft[256];
 	struct server_slots servers[64];
 	size_t n_servers;
-	uint64_t slots = 0; /* bits of the slots seen, up to 64 */
 	size_t n = 0, full = 0; /* full: requests that arrived with every slot taken */
 	struct cli_finding *x;
-	char b[2][32];
 
 	if (!f->has_req) {
 		cli_advise_not(a, id, "no server request in the trace (the llama-server of"
@@ -194,8 +211,6 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 		else
 			q = 0;
 		share[n] = (double)q / (double)t, queue[n] = (double)q, ttft[n++] = (double)t;
-		if (r->r[i].slot >= 0 && r->r[i].slot < 64)
-			slots |= 1ull << r->r[i].slot;
 	}
 	if (n < SERVER_MIN_REQUESTS) {
 		cli_advise_not(a, id, "%zu request%s with a first token: %d or more are weighed", n,
@@ -209,16 +224,11 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 	x = cli_advise_fire(a, id, CLI_ADVISE_WARN);
 	snprintf(x->title, sizeof x->title, "requests wait in the queue for a slot: %.0f%% of the"
 		 " median time to the first token", 100 * cli_advise_median(share, n));
-	snprintf(x->seen, sizeof x->seen, "%zu requests on %d slot%s, %zu of them arriving with"
-		 " every slot taken: the median request waited %s in the queue for a slot, of a"
-		 " median time to its first token of %s",
-		 n, __builtin_popcountll(slots), cli_s((uint64_t)__builtin_popcountll(slots)), full,
-		 cli_fmt_ns(cli_advise_median(queue, n), b[0]),
-		 cli_fmt_ns(cli_advise_median(ttft, n), b[1]));
+	queue_seen(x, servers, n_servers, n, full, queue, ttft);
 	snprintf(x->threshold, sizeof x->threshold, "the median request's wait in the queue for a"
 		 " slot %.0f%% of its time to the first token or more (%d requests or more; a wait"
-		 " counts where as many requests as slots were ahead of it, not yet ended, as it"
-		 " arrived)", 100 * QUEUE_SHARE,
+		 " counts where as many of its server's requests as the slots it was seen to use"
+		 " were running or queued as it arrived)", 100 * QUEUE_SHARE,
 		 SERVER_MIN_REQUESTS);
 	x->why = "a request waits for a free slot before its prompt starts: every slot busy, the"
 		 " wait adds to its time to the first token whatever the model's speed";
@@ -227,7 +237,7 @@ static void server_queue(const struct cli_facts *f, struct cli_advice *a)
 		 " by default, --cont-batching) decodes the slots together; a second server behind a"
 		 " balancer when the machine has room");
 	cli_advise_figure(x, "requests", (double)n);
-	cli_advise_figure(x, "requests_slots_taken", (double)full);
+	cli_advise_figure(x, "requests_with_slots_taken", (double)full);
 	cli_advise_figure(x, "median_queue_share", cli_advise_median(share, n));
 	cli_advise_figure(x, "median_queue_ns", cli_advise_median(queue, n));
 	cli_advise_figure(x, "median_ttft_ns", cli_advise_median(ttft, n));
