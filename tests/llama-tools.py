@@ -309,7 +309,7 @@ prompts = ['the model', 'the model is a tensor graph', 'the model is a tensor gr
            'token is a step of the decode loop']
 answers = [None] * 3
 if port:
-    threads = [threading.Thread(target=complete, args=(port, p, answers, i, 8 + 4 * i),
+    threads = [threading.Thread(target=complete, args=(port, p, answers, i, 48 + 8 * i),
                                 kwargs={'ignore_eos': True}) for i, p in enumerate(prompts)]
     for t in threads:
         t.start()
