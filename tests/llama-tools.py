@@ -431,28 +431,34 @@ else:
         return run('tmux', '-S', sock, 'capture-pane', '-p', '-t', 'top')[1]
     run('tmux', '-S', sock, 'new-session', '-d', '-s', 'top', '-x', '110', '-y', '32',
         "'%s' top '%s'; echo \"exit $?\" > '%s'; sleep 60" % (G, top_trace, done))
-    # a bounded client: two requests at once, again until top has been seen showing them in
-    # flight (at most 60 rounds: a fast machine serves a round between two of top's refreshes,
-    # and 20 rounds on a quiet 2-core Xeon once never showed one in flight)
-    answers, sent, serving, screens = [None] * 2, 0, [], []
-    for _ in range(60 if port else 0):
-        busy = [threading.Thread(target=complete, args=(port, 'the model is a tensor graph', answers,
-                                                        i, 240), kwargs={'ignore_eos': True})
-                for i in range(2)]
-        for t in busy:
-            t.start()
-        sent += 2
-        while any(t.is_alive() for t in busy):
-            time.sleep(0.1)
-            screens.append(screen())
-            if re.search(r'requests +[12] in flight', screens[-1]) and \
-                    re.search(r'generation [1-9][0-9.]* \(', screens[-1]) and 'being written' in screens[-1]:
-                serving.append(screens[-1])
-        for t in busy:
-            t.join(120)
-        if serving:
-            break
-    during = serving[0] if serving else '\n----\n'.join(screens[-2:])
+    # two clients, each sending its next request as its last one is answered, until top has
+    # been seen showing them in flight (60 s at most): a round of two requests lasts about
+    # 0.1 s on a 2-core machine, top redraws once a second, and rounds with gaps between them
+    # once went 60 rounds (a CI run) without a redraw caught inside one
+    stop_load, sent_by, serving, screens = threading.Event(), [0, 0], [], []
+
+    def load(i):
+        answer = [None]
+        while not stop_load.is_set():
+            complete(port, 'the model is a tensor graph', answer, 0, 240, ignore_eos=True)
+            sent_by[i] += 1
+    clients = [threading.Thread(target=load, args=(i,)) for i in range(2)] if port else []
+    for t in clients:
+        t.start()
+    deadline = time.time() + 60
+    while clients and not serving and time.time() < deadline:
+        time.sleep(0.1)
+        screens.append(screen())
+        shown = screens[-1]
+        if re.search(r'requests +[12] in flight', shown) and \
+                re.search(r'generation [1-9][0-9.]* \(', shown) and 'being written' in shown:
+            serving.append(shown)
+    stop_load.set()
+    for t in clients:
+        t.join(150)
+    sent, answers = sum(sent_by), [None]
+    during = serving[0] if serving else '%d screens in %d requests; the last two:\n%s' % (
+        len(screens), sent, '\n----\n'.join(screens[-2:]))
     if port:
         complete(port, 'each token is a step', answers, 0, 8)
         sent += 1
