@@ -60,12 +60,14 @@ def start_server(trace):
 
 
 def load(port, rounds, at_once, answers):
-    """rounds of at_once requests at the same time: on 2 slots, some wait in the queue."""
+    """rounds of at_once requests at the same time: on 2 slots, some wait in the queue (48 to
+    64 tokens each, so that a third arrives while both slots still decode: requests of under
+    10 ms no longer overlapped in llama-tools.py once a busy machine spread their starts)."""
     for r in range(rounds):
         threads = []
         for i in range(at_once):
             body = {'prompt': 'the model is a tensor graph and step %d is %d' % (r, i),
-                    'n_predict': 6 + 3 * i, 'temperature': 0, 'ignore_eos': True, 'cache_prompt': False}
+                    'n_predict': 48 + 8 * i, 'temperature': 0, 'ignore_eos': True, 'cache_prompt': False}
             threads.append(threading.Thread(target=llamaserver.complete,
                                             args=(port, body, answers, len(answers))))
             answers.append(None)

@@ -54,8 +54,11 @@ def timed_scrape(port, timeout=SCRAPE_S):
 
 def slow_scrape(port, burst, delay):
     """A scrape whose request is sent DELAY s after its connect, BURST idle
-    connections made meanwhile: the status line it got, or what went wrong."""
+    connections made meanwhile: the status line it got, or what went wrong;
+    None where this process itself took 150 ms or more from the connect to
+    the send (the exporter's grace is 200 ms: the test's delay, not its)."""
     scraper = socket.create_connection(('127.0.0.1', port))
+    connected = time.monotonic()
     crowd = []
     for _ in range(burst):
         s = socket.socket()
@@ -65,6 +68,8 @@ def slow_scrape(port, burst, delay):
     time.sleep(delay)
     try:
         scraper.settimeout(SCRAPE_S)
+        if time.monotonic() - connected >= 0.15:
+            return None
         scraper.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')
         return scraper.recv(64).split(b'\r\n')[0].decode(errors='replace') or 'closed'
     except OSError as e:
@@ -188,7 +193,12 @@ else:
 # a busy machine delays a scraper's request after its connect: idle
 # connections that come meanwhile do not take its slot (200 ms of grace)
 time.sleep(0.5)
-got = slow_scrape(port, 100, 0.05) if port else 'no port'
+got = None
+for _ in range(5 if port else 0):  # a try the busy machine delayed past 150 ms is made again
+    got = slow_scrape(port, 100, 0.05)
+    if got is not None:
+        break
+got = got or ('no port' if not port else 'every try held past 150 ms by the machine')
 ok(got.startswith('HTTP/1.1 200'), 'a scrape sent 50 ms after its connect, 100 idle connections'
    ' made meanwhile: answered', got)
 rc, err = promlib.stop(p)

@@ -184,8 +184,13 @@ def follow_gen(trace, *args):
     return gen, p, port, said, seen
 
 
+# gen-server keeps to the wall clock, however busy the machine: 60 requests in bursts of 3,
+# 150 ms apart, last about 3 s, for 3 scrapes 0.5 s apart after the exporter's start (40 in
+# 1.3 s left about 0.2 s to spare, the rotated trace's below)
+LIVE_N, SEGS_N = 60, 80
 live = os.path.join(TMP, 'live.ggmlviz')
-gen, p, port, said, seen = follow_gen(live, '--requests', '40', '--gap-ms', '150', '--burst', '3')
+gen, p, port, said, seen = follow_gen(live, '--requests', str(LIVE_N), '--gap-ms', '150',
+                                      '--burst', '3')
 gen.wait()
 time.sleep(2.5)  # a refresh or two: the end read
 st, _, body = promlib.scrape(port) if port else (0, {}, '')
@@ -193,19 +198,19 @@ final, _ = promlib.parse(body) if st == 200 else ([], {})
 rc, err = promlib.stop(p)
 growing = [n for _, n, _ in seen]
 ok(port and len(seen) >= 3 and all(x[0] == 200 for x in seen) and growing == sorted(growing) and
-   0 < growing[len(growing) // 2] < 40 and any(x[2] == ['writing'] for x in seen),
+   0 < growing[len(growing) // 2] < LIVE_N and any(x[2] == ['writing'] for x in seen),
    'a trace followed while it is written: every scrape answered, requests_total growing, the '
    'state writing', (said, seen))
 live_reqs = requests_of(live)
 bad = agrees(final, live, live_reqs, phases_of(live))
-ok(len(live_reqs) == 40 and not bad and promlib.value(final, 'ggmlviz_trace_state', state='ended') == 1,
+ok(len(live_reqs) == LIVE_N and not bad and promlib.value(final, 'ggmlviz_trace_state', state='ended') == 1,
    'once it ended: the state ended, the figures stats\'', bad[:6])
 ok(rc == 0 and 'Traceback' not in err, 'SIGTERM stops the exporter: exit 0', (rc, err))
 
 # ---- followed while the tracer rotates it (GGML_VIZ_ROTATE): from segment to segment ----
 segs = os.path.join(TMP, 'segments.ggmlviz')
-gen, p, port, said, scrapes = follow_gen(segs, '--requests', '40', '--gap-ms', '100', '--burst', '3',
-                                         '--rotate', '64K')
+gen, p, port, said, scrapes = follow_gen(segs, '--requests', str(SEGS_N), '--gap-ms', '100',
+                                         '--burst', '3', '--rotate', '64K')
 seen = [n for _, n, _ in scrapes]
 _, gerr = gen.communicate()
 time.sleep(2.5)  # a refresh or two: the end read
@@ -216,7 +221,7 @@ n_segs = len([n for n in os.listdir(TMP) if n.startswith('segments.ggmlviz.')])
 seg_reqs = requests_of(segs)
 bad = agrees(final, segs, seg_reqs, phases_of(segs))
 ok(port and gen.returncode == 0 and n_segs >= 2 and len(seen) >= 3 and seen == sorted(seen) and
-   len(seg_reqs) == 40 and not bad and
+   len(seg_reqs) == SEGS_N and not bad and
    promlib.value(final, 'ggmlviz_trace_state', state='ended') == 1,
    'a trace the tracer rotates (64K, %d segments), followed as it is written: the figures grow '
    'from segment to segment, and once it ended they are stats\' over all of them' % n_segs,

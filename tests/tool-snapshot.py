@@ -89,7 +89,7 @@ snap = out.strip()
 ok(rc == 0 and snap == trace[:-len('.ggmlviz')] + '.flight-1.ggmlviz' and os.path.exists(snap),
    'snapshot prints the name of the snapshot it asked for, written beside the trace',
    'rc %d, out %r, err %r' % (rc, out, err))
-ok(took < 2.0, 'the running program answers within a second or two (%.2f s)' % took)
+ok(took < 4.5, 'the running program answers before the tool\'s 5 s (%.2f s)' % took)
 rc2, out2, err2 = run(G, 'snapshot', trace)
 ok(rc2 == 1 and 'one in 30 s at most' in err2 and 'was taken' in err2,
    'a second ask within the window is refused by the program, with why', err2)
@@ -117,11 +117,17 @@ rc, out, err = run(G, 'snapshot', trace)
 ok(rc == 1 and 'has ended' in err, 'a trace that ended: refused at once, with why', err)
 
 # --- a slow request makes one; the newest KEEP kept ---
+def numbers(files):
+    return sorted(int(f.rsplit('.flight-', 1)[1].split('.')[0]) for f in files)
+
+
 p, trace = server('slow.ggmlviz', '--flight', '1:2', '--flight-on', 'ttft:1', '--taken', '0:100000:50')
-time.sleep(3.5)
+deadline = time.time() + 30  # a snapshot a window (1 s) at most: until the third (not 3.5 s)
+while max(numbers(flight_files(trace)) or [0]) < 3 and time.time() < deadline and p.poll() is None:
+    time.sleep(0.2)
 stop(p)
 files = flight_files(trace)
-nums = sorted(int(f.rsplit('.flight-', 1)[1].split('.')[0]) for f in files)
+nums = numbers(files)
 ok(len(files) == 2 and nums[-1] >= 3 and nums == [nums[-1] - 1, nums[-1]],
    'slow requests make a snapshot a window, the newest 2 kept (KEEP)', str(files))
 rc, out, err = run(G, 'info', files[-1] if files else trace)
