@@ -321,6 +321,8 @@ prompts = ['the model', 'the model is a tensor graph', 'the model is a tensor gr
            'token is a step of the decode loop']
 answers = [None] * 3
 if port:
+    # 48 to 64 tokens: requests of 8 to 16 (10 to 20 ms) no longer overlapped once a busy machine
+    # spread the client threads' starts, and none waited for a slot (a fresh clone's run)
     threads = [threading.Thread(target=complete, args=(port, p, answers, i, 48 + 8 * i),
                                 kwargs={'ignore_eos': True}) for i, p in enumerate(prompts)]
     for t in threads:
@@ -447,18 +449,21 @@ else:
     # been seen showing them in flight (60 s at most): a round of two requests lasts about
     # 0.1 s on a 2-core machine, top redraws once a second, and rounds with gaps between them
     # once went 60 rounds (a CI run) without a redraw caught inside one
-    stop_load, sent_by, serving, screens = threading.Event(), [0, 0], [], []
+    stop_load, sent_by, serving, screens, failed = threading.Event(), [0, 0], [], [], []
 
     def load(i):
         answer = [None]
         while not stop_load.is_set():
             complete(port, 'the model is a tensor graph', answer, 0, 240, ignore_eos=True)
             sent_by[i] += 1
+            if 'error' in answer[0]:  # the server gone: no loop of refused connections
+                failed.append(answer[0]['error'])
+                break
     clients = [threading.Thread(target=load, args=(i,)) for i in range(2)] if port else []
     for t in clients:
         t.start()
     deadline = time.time() + 60
-    while clients and not serving and time.time() < deadline:
+    while any(t.is_alive() for t in clients) and not serving and time.time() < deadline:
         time.sleep(0.1)
         screens.append(screen())
         shown = screens[-1]
@@ -469,8 +474,8 @@ else:
     for t in clients:
         t.join(150)
     sent, answers = sum(sent_by), [None]
-    during = serving[0] if serving else '%d screens in %d requests; the last two:\n%s' % (
-        len(screens), sent, '\n----\n'.join(screens[-2:]))
+    during = serving[0] if serving else '%d screens in %d requests (%s); the last two:\n%s' % (
+        len(screens), sent, failed[:1] or 'none failed', '\n----\n'.join(screens[-2:]))
     if port:
         complete(port, 'each token is a step', answers, 0, 8)
         sent += 1

@@ -185,8 +185,8 @@ def follow_gen(trace, *args):
 
 
 # gen-server keeps to the wall clock, however busy the machine: 60 requests in bursts of 3,
-# 150 ms apart, last about 3 s, for 3 scrapes 0.5 s apart after the exporter's start (40 in
-# 1.3 s left about 0.2 s to spare, the rotated trace's below)
+# 150 ms apart, last about 3 s, for 3 scrapes 0.5 s apart after the exporter's start (40
+# lasted 2 s here, and 1.3 s in the rotated trace's bursts 100 ms apart below)
 LIVE_N, SEGS_N = 60, 80
 live = os.path.join(TMP, 'live.ggmlviz')
 gen, p, port, said, seen = follow_gen(live, '--requests', str(LIVE_N), '--gap-ms', '150',

@@ -81,15 +81,24 @@ def flight_files(path):
 
 
 # --- an ask answered; the snapshot a trace; one a window ---
-p, trace = server('asked.ggmlviz', '--flight', '30:4')
-t0 = time.time()
-rc, out, err = run(G, 'snapshot', trace)
-took = time.time() - t0
+# an ask that took 2 s or more is made again on a fresh program (twice at most, each said; a
+# second ask to the same one is refused within its window): a busy machine may hold off the
+# program's writer, which answers, for a while, where a program that answers slowly is slow
+# every time
+for again in range(3):
+    p, trace = server('asked%s.ggmlviz' % ('-again-%d' % again if again else ''), '--flight', '30:4')
+    t0 = time.time()
+    rc, out, err = run(G, 'snapshot', trace)
+    took = time.time() - t0
+    if took < 2.0 or again == 2:
+        break
+    print('# the ask took %.2f s: made again on a fresh program' % took)
+    stop(p)
 snap = out.strip()
 ok(rc == 0 and snap == trace[:-len('.ggmlviz')] + '.flight-1.ggmlviz' and os.path.exists(snap),
    'snapshot prints the name of the snapshot it asked for, written beside the trace',
    'rc %d, out %r, err %r' % (rc, out, err))
-ok(took < 4.5, 'the running program answers before the tool\'s 5 s (%.2f s)' % took)
+ok(took < 2.0, 'the running program answers within a second or two (%.2f s)' % took)
 rc2, out2, err2 = run(G, 'snapshot', trace)
 ok(rc2 == 1 and 'one in 30 s at most' in err2 and 'was taken' in err2,
    'a second ask within the window is refused by the program, with why', err2)
