@@ -37,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llamaserver  # noqa: E402
 import taplib  # noqa: E402
-from taplib import ok, run  # noqa: E402
+from taplib import ok, run, wait_for  # noqa: E402
 
 BUILD, TMP, TOOLS = (os.path.abspath(a) for a in sys.argv[1:4])
 G = os.path.join(BUILD, 'tools', 'ggmlviz')
@@ -479,12 +479,6 @@ else:
     if port:
         complete(port, 'each token is a step', answers, 0, 8)
         sent += 1
-
-    def wait_for(what, timeout=20.0):
-        end = time.time() + timeout
-        while not what() and time.time() < end:
-            time.sleep(0.2)
-        return what()
     finished = r'requests +0 in flight; %d done' % sent
     after = wait_for(lambda: re.search(finished, screen()) and screen()) or screen()
     llamaserver.stop(proc)

@@ -5,6 +5,7 @@ SPDX-License-Identifier: MIT
 """
 import subprocess
 import sys
+import time
 
 count = 0
 failed = False
@@ -40,6 +41,18 @@ def run(*args, env=None, cwd=None, limit_s=RUN_LIMIT_S):
         out, err = (x.decode(errors='replace') if isinstance(x, bytes) else (x or '') for x in (e.stdout, e.stderr))
         return 124, out, err + '\n%s: killed, still running after %d s' % (args[0], limit_s)
     return p.returncode, p.stdout, p.stderr
+
+
+def wait_for(what, timeout=20.0, every=0.2):
+    """what() polled every `every` s until it is true (its value), or timeout seconds passed
+    (its last value): a state another process reaches when a busy machine lets it, never a
+    fixed sleep."""
+    end = time.time() + timeout
+    while True:
+        got = what()
+        if got or time.time() > end:
+            return got
+        time.sleep(every)
 
 
 def made_until(make, shows, name, again=2):

@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taplib  # noqa: E402
-from taplib import ok, run, skip  # noqa: E402
+from taplib import ok, run, skip, wait_for  # noqa: E402
 
 BUILD, TMP = sys.argv[1], sys.argv[2]
 G = os.path.join(BUILD, 'tools', 'ggmlviz')
@@ -53,16 +53,6 @@ def sanitized(program):
     with open(program, 'rb') as f:
         body = f.read()
     return b'__asan_init' in body or b'__tsan_init' in body
-
-
-def wait_for(what, timeout=20.0):
-    """what() polled until it is true (its value), or timeout seconds passed (its last value)."""
-    end = time.time() + timeout
-    while True:
-        got = what()
-        if got or time.time() > end:
-            return got
-        time.sleep(0.2)
 
 
 def field(table, name):

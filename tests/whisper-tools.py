@@ -311,9 +311,7 @@ def requests_ended():
 
 # the request of the client gone is aborted after its encoder run, which two threads beside a
 # busy machine's other work may stretch past any fixed sleep: until the trace holds its end
-deadline = time.time() + 60
-while requests_ended() < 4 and time.time() < deadline:
-    time.sleep(0.5)
+taplib.wait_for(lambda: requests_ended() >= 4, timeout=60, every=0.5)
 p.send_signal(signal.SIGINT)
 try:
     server_err = p.communicate(timeout=60)[1]
