@@ -172,8 +172,10 @@ for mode in traced before; do
 		>"$tmp/$mode.edges.jsonl" 2>/dev/null || : >"$tmp/$mode.edges.jsonl"
 done
 
+PYTHONPATH="$top/bench${PYTHONPATH:+:$PYTHONPATH}" \
 python3 - "$tmp" "$rounds" "$modes" "${SUMMARY:-}" <<'PY'
-import json, math, os, re, statistics, sys
+import json, os, re, statistics, sys
+from median_interval import interval
 tmp, rounds, modes, summary_path = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 summary = {'modes': {}}
 WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share; on a GPU, '
@@ -192,16 +194,6 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
         'before': 'as traced by default, the tools of BEFORE=%s' % os.environ.get('BEFORE', '')}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
-
-def interval(ratios):
-    """The median's 95% interval over the rounds: the order statistics a sign test gives
-    (no distribution assumed); None with fewer than 6 rounds, where none reaches 95%."""
-    r, n = sorted(ratios), len(ratios)
-    cdf, k = 0.0, -1
-    while k + 1 < n and cdf + math.comb(n, k + 1) / 2 ** n <= 0.025:
-        k += 1
-        cdf += math.comb(n, k) / 2 ** n
-    return None if k < 0 else (r[k], r[n - 1 - k])
 
 def verdict(median, ci):
     """Whether the median, as printed (3 decimals), meets the target, and whether its

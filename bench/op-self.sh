@@ -21,9 +21,18 @@
 # third_party/llama-tools/build). BEFORE_LIB=FILE also links the tools
 # with that libggmlviz.a (an earlier build's: the tools' build keeps its
 # own in third_party/llama-tools/ggmlviz/lib) and runs it as mode
-# "before", interleaved with the others: a before and after in one run. THREADS (default "1 2"), TOKENS (32),
-# REPS (3: llama-bench -r), RUNS (3: runs of each, their median) as
-# the environment says. x86-64 only (the time-stamp counter).
+# "before", interleaved with the others: a before and after in one run,
+# and prints, a thread, the difference run by run ("after-bef": each
+# run's traced less the before run just beside it, their median and its
+# 95% interval; every other run has the before first, and each run has
+# fresh copies of both builds), which takes out what the machine did to
+# both: a call's difference to about 2 ns (an A/A run's intervals are
+# that wide), where each mode's own median moves by tens from one run to
+# the next. With a dozen calls listed, one interval in twenty misses 0
+# by chance. THREADS (default "1 2"), TOKENS (32), REPS (3: llama-bench
+# -r), RUNS (3: runs of each, their median) as the environment says;
+# KEEP_TMP=1 keeps the runs' folder. x86-64 only (the time-stamp
+# counter).
 # OPS_A_RUN=N takes N as the ops the REPS repetitions more add (REPS x
 # TOKENS x the ops a token: 3 x 32 x 141 = 13536 on the quick start's
 # model), instead of those the traced runs' traces count: for a build
@@ -44,7 +53,7 @@ THREADS=${THREADS:-1 2} TOKENS=${TOKENS:-32} REPS=${REPS:-3} RUNS=${RUNS:-3}
 [ -f "$tb/build.ninja" ] || { echo "op-self.sh: no $tb/build.ninja (scripts/build-llama-tools.sh builds it)" >&2; exit 1; }
 [ -x "$top/build/tools/ggmlviz" ] || { echo "op-self.sh: build/tools/ggmlviz is not built" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/op-self.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 cc -O2 -std=gnu11 -I"$top/include" -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
 wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
@@ -53,13 +62,16 @@ case "$link" in *"-o bin/llama-bench "*) ;; *)
 	echo "op-self.sh: llama-bench's link command not understood: $link" >&2
 	exit 1 ;;
 esac
-self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/llama-bench-self $tmp/op-self.o $wraps |")
+# the two builds by paths of one length: a longer name moves the stack of each
+# run (its argv[0] and environment are on it), which moved a call by 4 ns an op
+mkdir "$tmp/a" "$tmp/b"
+self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/a/llama-bench $tmp/op-self.o $wraps |")
 (cd "$tb" && eval "$self")
 modes="untraced traced"
 if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
 	lib=$(printf '%s' "$link" | tr ' ' '\n' | grep '/libggmlviz\.a$' | head -n 1)
 	[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
-	before=$(printf '%s' "$self" | sed "s|-o $tmp/llama-bench-self |-o $tmp/llama-bench-before |; s|$lib|$BEFORE_LIB|")
+	before=$(printf '%s' "$self" | sed "s|-o $tmp/a/llama-bench |-o $tmp/b/llama-bench |; s|$lib|$BEFORE_LIB|")
 	(cd "$tb" && eval "$before")
 	modes="untraced traced before"
 fi
@@ -69,8 +81,8 @@ fi
 echo "op-self.sh: llama-bench -p 0 -n $TOKENS on the quick start's model, -r 1 and -r $((REPS + 1)): what the $REPS repetitions more add an op (no start, no first descriptions); $RUNS runs each, medians"
 bench() { # THREADS MODE RUN REPS
 	out="$tmp/$1.$2.$3.$4"
-	bin="$tmp/llama-bench-self"
-	[ "$2" = before ] && bin="$tmp/llama-bench-before"
+	bin="$tmp/a/llama-bench"
+	[ "$2" = before ] && bin="$tmp/b/llama-bench"
 	if [ "$2" != untraced ]; then
 		env GGML_VIZ_OUTPUT="$out.ggmlviz" GGML_VIZ_VERBOSE=1 OP_SELF_OUT="$out.self" \
 			"$bin" -m "$tmp/model.gguf" -p 0 -n "$TOKENS" -r "$4" -t "$1" \
@@ -78,20 +90,36 @@ bench() { # THREADS MODE RUN REPS
 		"$top/build/tools/ggmlviz" stats -f json "$out.ggmlviz" >"$out.stats"
 		rm -f "$out.ggmlviz"
 	else
-		env -u GGML_VIZ_OUTPUT OP_SELF_OUT="$out.self" "$tmp/llama-bench-self" \
+		env -u GGML_VIZ_OUTPUT OP_SELF_OUT="$out.self" "$tmp/a/llama-bench" \
 			-m "$tmp/model.gguf" -p 0 -n "$TOKENS" -r "$4" -t "$1" >/dev/null 2>"$out.err"
 	fi
 }
+# Each run's builds are copies made for it: a file's pages stay where they are
+# in memory, and where they are moved a call by 3 to 4 ns an op between two
+# copies of one build, run after run; new copies place them anew each run.
+fresh() {
+	for d in a b; do
+		[ -f "$tmp/$d.built" ] || continue
+		rm -f "$tmp/$d/llama-bench"
+		cp "$tmp/$d.built" "$tmp/$d/llama-bench"
+	done
+}
+for d in a b; do [ -f "$tmp/$d/llama-bench" ] && mv "$tmp/$d/llama-bench" "$tmp/$d.built"; done
 for t in $THREADS; do
 	for run in $(seq "$RUNS"); do
-		for mode in $modes; do
+		fresh
+		order=$modes # every other run the two traced modes swapped: neither always goes first
+		[ $((run % 2)) = 0 ] && [ -n "${BEFORE_LIB:-}" ] && order="untraced before traced"
+		for mode in $order; do
 			bench "$t" "$mode" "$run" 1
 			bench "$t" "$mode" "$run" $((REPS + 1))
 		done
 	done
 done
+PYTHONPATH="$top/bench${PYTHONPATH:+:$PYTHONPATH}" \
 python3 - "$tmp" "$THREADS" "$RUNS" "$((REPS + 1))" "$modes" "${OPS_A_RUN:-}" <<'EOF'
 import json, re, statistics, sys
+from median_interval import interval
 tmp, threads, runs, long_reps = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
 modes = sys.argv[5].split()
 
@@ -119,6 +147,30 @@ def writer_us(path):
     return int(m[-1][1]) if m else None
 
 
+def paired(t, after, before):
+    """Each run's traced less its before, run by run (the two were run one after the
+    other, so that what the machine did to both is taken out), a line a thread: the
+    median difference and its interval, for all its calls and then each, the ones that
+    moved most first. With a dozen calls, one interval in twenty misses 0 by chance."""
+    def said(d):
+        ci = interval(d)
+        return '%+.1f' % statistics.median(d) + (' (%+.1f to %+.1f)' % ci if ci else '')
+    for ith in sorted(set(after) & set(before)):
+        d = [a[0] - b[0] for a, b in zip(after[ith], before[ith])]
+        ci = interval(d)
+        print('%-8s %-9s %-7s %12s %+12.1f  %s' % (
+            t, 'after-bef', ith, '', statistics.median(d),
+            '(%+.1f to %+.1f)' % ci if ci else '(too few runs for an interval)'))
+        funcs = {}
+        for a, b in zip(after[ith], before[ith]):
+            for f in set(a[1]) | set(b[1]):
+                funcs.setdefault(f, []).append(a[1].get(f, 0.0) - b[1].get(f, 0.0))
+        moved = sorted(funcs.items(), key=lambda kv: -abs(statistics.median(kv[1])))
+        for at in range(0, len(moved), 3):  # every call: the ones that moved most first
+            print('%26s %s' % ('', ', '.join('%s %s' % (f.replace('ggmlviz_', ''), said(v))
+                                             for f, v in moved[at:at + 3])))
+
+
 def ops(t, run, reps):
     return json.load(open('%s/%s.traced.%d.%s.stats' % (tmp, t, run, reps)))['ops']
 
@@ -134,6 +186,7 @@ for t in threads:
     if min(d_ops) <= 0:
         sys.exit('op-self.sh: at %s thread(s) the repetitions added %d ops to the traces '
                  '(no op times recorded?); OPS_A_RUN=N gives the count' % (t, min(d_ops)))
+    per_run = {}  # mode -> {ith: [(ns, {function: ns}) a run]}
     for mode in modes:
         pairs = [(rows('%s/%s.%s.%d.1.self' % (tmp, t, mode, r)),
                   rows('%s/%s.%s.%d.%s.self' % (tmp, t, mode, r, long_reps)))
@@ -143,6 +196,10 @@ for t in threads:
                 z = (0, 0.0, {})
                 return [(b.get(ith, z)[i] - a.get(ith, z)[i]) / n for (a, b), n in zip(pairs, d_ops)]
             ns = marginal(1)
+            per_run.setdefault(mode, {})[ith] = [
+                (x, {f: (b.get(ith, (0, 0, {}))[2][f] - a.get(ith, (0, 0, {}))[2].get(f, 0.0)) / n
+                     for f in b.get(ith, (0, 0, {}))[2]})
+                for x, (a, b), n in zip(ns, pairs, d_ops)]
             print('%-8s %-9s %-7s %12.2f %12.1f  (%.1f to %.1f)' % (
                 t, mode, ith, statistics.median(marginal(0)), statistics.median(ns), min(ns), max(ns)))
             if mode != 'untraced':
@@ -155,6 +212,8 @@ for t in threads:
                 print('%26s %s' % ('', ', '.join('%s %.1f' % (f.replace('ggmlviz_', ''),
                                                              statistics.median(v))
                                                  for f, v in top)))
+    if 'before' in per_run:
+        paired(t, per_run['traced'], per_run['before'])
     for mode in modes[1:]:
         w = []
         for r, n in zip(range(1, runs + 1), d_ops):

@@ -67,8 +67,10 @@ while [ $i -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 
+PYTHONPATH="$top/bench${PYTHONPATH:+:$PYTHONPATH}" \
 python3 - "$tmp" "$rounds" <<'PY'
-import math, os, re, statistics, sys
+import os, re, statistics, sys
+from median_interval import interval
 tmp, rounds = sys.argv[1], int(sys.argv[2])
 
 def timing(mode, tool, i, what):
@@ -78,14 +80,6 @@ def timing(mode, tool, i, what):
         sys.exit('whisper-bench.sh: whisper-%s (%s, round %d) printed no %s time:\n%s'
                  % (tool, mode, i + 1, what, text[-600:]))
     return float(m.group(1))
-
-def interval(ratios):
-    r, n = sorted(ratios), len(ratios)
-    cdf, k = 0.0, -1
-    while k + 1 < n and cdf + math.comb(n, k + 1) / 2 ** n <= 0.025:
-        k += 1
-        cdf += math.comb(n, k) / 2 ** n
-    return None if k < 0 else (r[k], r[n - 1 - k])
 
 def report(what, plain, traced):
     ratios = [p / t for p, t in zip(plain, traced)]

@@ -732,7 +732,7 @@ static uint32_t spilled(struct run *r, uint32_t kept)
  * The run's fields in locals through the loop: its stores of uint32_t
  * places and counts would otherwise have its size and flags read again at each node.
  */
-void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
+void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
 				    const uint64_t *const *begin, const uint64_t *const *end,
 				    uint32_t k, uint64_t floor)
 {
@@ -747,8 +747,10 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const 
 
 	if (open && r->ignore_ticks)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(lead[i] > floor) || !span_of(begin, end, k, i, floor, !started, &from, &to))
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = places[j];
+
+		if (!span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
 		started++;
 		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */

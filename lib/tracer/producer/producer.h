@@ -284,17 +284,18 @@ struct ggmlviz__kernel_rec {
 };
 
 /*
- * The CPU backend's measured times of a graph's n nodes (shares.c's
- * hand-over), on the thread that computes the graph: k workers' shares,
- * worker t's of node i from begin[t][i] to end[t][i] (raw stamps; those at
- * or before floor are an earlier graph's), lead the calling thread's
- * begins (a node it began no share of is no node of this graph; its slot
- * is the board's first, as a rule). Each node that every worker computed a share of gets its
- * shares' first begin and last end, the graph's first such node its last
- * worker's begin (their start is the run's). A node of no open run is
- * counted (ggmlviz__state.shares_unasked).
+ * The CPU backend's measured times of a graph's nodes (shares.c's
+ * hand-over), on the thread that computes the graph: the n places of
+ * its own shares, in order (a node it began no share of is no node of
+ * this graph, and is not looked at), of k workers' shares, worker t's of
+ * node i from begin[t][i] to end[t][i] (raw stamps; those at or before
+ * floor are an earlier graph's; the calling thread's are the board's
+ * first, as a rule). Each node that every worker computed a share of
+ * gets its shares' first begin and last end, the graph's first such
+ * node its last worker's begin (their start is the run's). A node of no
+ * open run is counted (ggmlviz__state.shares_unasked).
  */
-void ggmlviz__nodes_measured_shares(const void *const *nodes, uint32_t n, const uint64_t *lead,
+void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
 				    const uint64_t *const *begin, const uint64_t *const *end,
 				    uint32_t k, uint64_t floor);
 /*

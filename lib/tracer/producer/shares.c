@@ -433,9 +433,15 @@ static void others_ahead(const struct board *b, const struct share_slot *s0, uin
 	}
 }
 
-/* Thread 0: each node's first begin and last end, over the pool's workers, to the node engine. */
+/*
+ * Thread 0: each node's first begin and last end, over the pool's
+ * workers, to the node engine; only the nodes of its own `own` shares
+ * (emit_shares() left their places in s0->at): a node every worker
+ * computed a share of is one of them, and a view, of no share, is not
+ * looked at again.
+ */
 static void hand_over(const struct board *b, const struct share_slot *s0, uint64_t floor,
-		      uint32_t nth, const void *const *nodes, uint32_t n)
+		      uint32_t nth, const void *const *nodes, uint32_t own)
 {
 	const uint64_t *begin[HANDED_OVER], *end[HANDED_OVER];
 	uint32_t k = 0;
@@ -452,7 +458,7 @@ static void hand_over(const struct board *b, const struct share_slot *s0, uint64
 	}
 	if (k != nth)
 		return; /* a worker computed nothing of this graph: no measure of every share */
-	ggmlviz__nodes_measured_shares(nodes, n, s0->begin, begin, end, k, floor);
+	ggmlviz__nodes_measured_shares(nodes, s0->at, own, begin, end, k, floor);
 }
 
 int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const *nodes,
@@ -480,7 +486,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	others_ahead(b, s, (uint32_t)nth, n);
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
-		hand_over(b, s, floor, (uint32_t)nth, nodes, n);
+		hand_over(b, s, floor, (uint32_t)nth, nodes, (uint32_t)count);
 		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
 	}
