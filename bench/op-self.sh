@@ -24,15 +24,16 @@
 # "before", interleaved with the others: a before and after in one run,
 # and prints, a thread, the difference run by run ("after-bef": each
 # run's traced less the before run just beside it, their median and its
-# 95% interval; every other run has the before first, and each run has
-# fresh copies of both builds), which takes out what the machine did to
-# both: a call's difference to about 2 ns (an A/A run's intervals are
-# that wide), where each mode's own median moves by tens from one run to
-# the next. With a dozen calls listed, one interval in twenty misses 0
-# by chance. THREADS (default "1 2"), TOKENS (32), REPS (3: llama-bench
-# -r), RUNS (3: runs of each, their median) as the environment says;
-# KEEP_TMP=1 keeps the runs' folder. x86-64 only (the time-stamp
-# counter).
+# 95% interval; every other run has the before first, which an even
+# RUNS balances, and each run has fresh copies of both builds), which
+# takes out what the machine did to both: a call's difference to 2 to
+# 5 ns (an A/A run's intervals are that wide, and at 2 threads one
+# still showed the graph's end +2.2), where each mode's own median moves
+# by tens from one run to the next. With a dozen calls listed, up to one
+# interval in twenty misses 0 by chance. THREADS (default "1 2"), TOKENS
+# (32), REPS (3: llama-bench -r), RUNS (3: runs of each, their median)
+# as the environment says; KEEP_TMP=1 keeps the runs' folder (said).
+# x86-64 only (the time-stamp counter).
 # OPS_A_RUN=N takes N as the ops the REPS repetitions more add (REPS x
 # TOKENS x the ops a token: 3 x 32 x 141 = 13536 on the quick start's
 # model), instead of those the traced runs' traces count: for a build
@@ -53,7 +54,11 @@ THREADS=${THREADS:-1 2} TOKENS=${TOKENS:-32} REPS=${REPS:-3} RUNS=${RUNS:-3}
 [ -f "$tb/build.ninja" ] || { echo "op-self.sh: no $tb/build.ninja (scripts/build-llama-tools.sh builds it)" >&2; exit 1; }
 [ -x "$top/build/tools/ggmlviz" ] || { echo "op-self.sh: build/tools/ggmlviz is not built" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/op-self.XXXXXX")
-trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
+if [ "${KEEP_TMP:-0}" = 1 ]; then
+	echo "op-self.sh: the runs' folder is kept: $tmp" >&2
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
 
 cc -O2 -std=gnu11 -I"$top/include" -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
 wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
@@ -105,11 +110,13 @@ fresh() {
 	done
 }
 for d in a b; do [ -f "$tmp/$d/llama-bench" ] && mv "$tmp/$d/llama-bench" "$tmp/$d.built"; done
+turn=0 # every other run the two traced modes swapped, over every thread count
 for t in $THREADS; do
 	for run in $(seq "$RUNS"); do
 		fresh
-		order=$modes # every other run the two traced modes swapped: neither always goes first
-		[ $((run % 2)) = 0 ] && [ -n "${BEFORE_LIB:-}" ] && order="untraced before traced"
+		order=$modes
+		turn=$((turn + 1))
+		[ $((turn % 2)) = 0 ] && [ -n "${BEFORE_LIB:-}" ] && order="untraced before traced"
 		for mode in $order; do
 			bench "$t" "$mode" "$run" 1
 			bench "$t" "$mode" "$run" $((REPS + 1))
@@ -151,7 +158,7 @@ def paired(t, after, before):
     """Each run's traced less its before, run by run (the two were run one after the
     other, so that what the machine did to both is taken out), a line a thread: the
     median difference and its interval, for all its calls and then each, the ones that
-    moved most first. With a dozen calls, one interval in twenty misses 0 by chance."""
+    moved most first. With a dozen calls, up to one interval in twenty misses 0 by chance."""
     def said(d):
         ci = interval(d)
         return '%+.1f' % statistics.median(d) + (' (%+.1f to %+.1f)' % ci if ci else '')

@@ -25,7 +25,9 @@
  *     measured as the first run's, the view in none;
  *   - a run computed as two graphs (again, 17 times, as a view of its
  *     nodes, or in two views timed by ticks): each op the time of the
- *     graph that computed it last.
+ *     graph that computed it last;
+ *   - a pool whose thread 0 was another thread for a run: the first
+ *     thread's next run measured by its own shares, after that run.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -609,6 +611,56 @@ START_TEST(nodes_no_run_asked_about_are_counted)
 }
 END_TEST
 
+/* Another thread runs the graph as the pool's thread 0 (its slot takes the board's first place). */
+static void *run_graph_elsewhere(void *arg)
+{
+	int written[THREADS];
+
+	run_graph(arg, 1, written);
+	return NULL;
+}
+
+/*
+ * A pool whose thread 0 is one thread, then another, then the first
+ * again (a program that calls GGML from whichever thread holds its
+ * context): the first thread's last run is timed by its own shares, not
+ * by the other thread's, which the board's first place still names.
+ */
+START_TEST(thread_0_taken_by_another_thread_times_its_own_shares)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
+	int written[THREADS];
+	uint64_t other_ended = 0;
+	size_t after_it = 0;
+	pthread_t other;
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-thread0", path, sizeof path, 0);
+	run_graph(&p, 1, written);
+	run_graph(&p, 1, written);
+	ck_assert_int_eq(pthread_create(&other, NULL, run_graph_elsewhere, &p), 0);
+	pthread_join(other, NULL);
+	run_graph(&p, 1, written);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, 4 * NODES); /* every run's every op */
+	for (size_t k = 0; k < s->ops; k++) /* the other thread's run, the third */
+		if (s->op[k].thread_id != s->op[0].thread_id && s->op[k].end_ns > other_ended)
+			other_ended = s->op[k].end_ns;
+	ck_assert_uint_gt(other_ended, 0);
+	for (size_t k = 0; k < s->ops; k++)
+		after_it += s->op[k].thread_id == s->op[0].thread_id &&
+			    s->op[k].method == GGMLVIZ_OP_METHOD_MEASURED &&
+			    s->op[k].begin_ns >= other_ended;
+	ck_assert_uint_eq(after_it, NODES); /* the first thread's last run, measured, after it */
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
 START_TEST(nothing_when_not_tracing_or_rolling)
 {
 	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
@@ -921,6 +973,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_view_computed_after_its_run_takes_its_nodes);
 	tcase_add_test(c, ticks_of_a_view_are_kept_from_the_next_view);
 	tcase_add_test(c, nodes_no_run_asked_about_are_counted);
+	tcase_add_test(c, thread_0_taken_by_another_thread_times_its_own_shares);
 	tcase_add_test(c, nothing_when_not_tracing_or_rolling);
 	tcase_add_test(c, shares_of_a_graph_longer_than_the_calibration);
 	tcase_add_test(c, a_share_up_to_the_fields_limit);

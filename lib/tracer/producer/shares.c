@@ -416,7 +416,8 @@ static inline struct share_slot *worker_slot(const struct board *b, const struct
  * the workers wrote in their own caches, each a transfer from another
  * core when hand_over() reads it; fetched together, those transfers
  * overlap one another and the thread's own work instead of following one
- * after another. Only what hand_over() reads.
+ * after another. Only the workers hand_over() reads, each at every
+ * place up to n: its reads, at thread 0's shares' places, are among them.
  */
 static void others_ahead(const struct board *b, const struct share_slot *s0, uint32_t nth,
 			 uint32_t n)
@@ -449,7 +450,8 @@ static void hand_over(const struct board *b, const struct share_slot *s0, uint64
 	if (!b || nth > HANDED_OVER)
 		return; /* more workers than followed here: the ticks' estimate stays */
 	for (uint32_t t = 0; t < nth; t++) {
-		const struct share_slot *s = worker_slot(b, s0, t);
+		/* its own, whichever thread the board names: another may have been thread 0 since */
+		const struct share_slot *s = t ? worker_slot(b, s0, t) : s0;
 
 		if (s) {
 			begin[k] = s->begin;
