@@ -12,7 +12,6 @@ Infinity, numbers read as exact decimals.
 """
 import argparse
 import csv
-import io
 import json
 import math
 import re
