@@ -67,8 +67,9 @@ case "$link" in *"-o bin/llama-bench "*) ;; *)
 	echo "op-self.sh: llama-bench's link command not understood: $link" >&2
 	exit 1 ;;
 esac
-# the two builds by paths of one length: a longer name moves the stack of each
-# run (its argv[0] and environment are on it), which moved a call by 4 ns an op
+# the two builds at paths of one length, so that their argv[0] and environment,
+# on each run's stack, are of one size (what moved a call between two copies of
+# one build was where their pages lay: fresh() below)
 mkdir "$tmp/a" "$tmp/b"
 self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/a/llama-bench $tmp/op-self.o $wraps |")
 (cd "$tb" && eval "$self")
@@ -154,20 +155,23 @@ def writer_us(path):
     return int(m[-1][1]) if m else None
 
 
+def calls_added(short, long, n):
+    """{function: ns an op} that the longer run added to the shorter, over its n ops more."""
+    return {f: (long[f] - short.get(f, 0.0)) / n for f in long}
+
+
 def paired(t, after, before):
     """Each run's traced less its before, run by run (the two were run one after the
     other, so that what the machine did to both is taken out), a line a thread: the
     median difference and its interval, for all its calls and then each, the ones that
     moved most first. With a dozen calls, up to one interval in twenty misses 0 by chance."""
-    def said(d):
+    def said(d, width=0):
         ci = interval(d)
-        return '%+.1f' % statistics.median(d) + (' (%+.1f to %+.1f)' % ci if ci else '')
+        return '%+*.1f  ' % (width, statistics.median(d)) + (
+            '(%+.1f to %+.1f)' % ci if ci else '(too few runs for an interval)')
     for ith in sorted(set(after) & set(before)):
         d = [a[0] - b[0] for a, b in zip(after[ith], before[ith])]
-        ci = interval(d)
-        print('%-8s %-9s %-7s %12s %+12.1f  %s' % (
-            t, 'after-bef', ith, '', statistics.median(d),
-            '(%+.1f to %+.1f)' % ci if ci else '(too few runs for an interval)'))
+        print('%-8s %-9s %-7s %12s %s' % (t, 'after-bef', ith, '', said(d, 12)))
         funcs = {}
         for a, b in zip(after[ith], before[ith]):
             for f in set(a[1]) | set(b[1]):
@@ -203,18 +207,16 @@ for t in threads:
                 z = (0, 0.0, {})
                 return [(b.get(ith, z)[i] - a.get(ith, z)[i]) / n for (a, b), n in zip(pairs, d_ops)]
             ns = marginal(1)
-            per_run.setdefault(mode, {})[ith] = [
-                (x, {f: (b.get(ith, (0, 0, {}))[2][f] - a.get(ith, (0, 0, {}))[2].get(f, 0.0)) / n
-                     for f in b.get(ith, (0, 0, {}))[2]})
-                for x, (a, b), n in zip(ns, pairs, d_ops)]
+            by_call = [calls_added(a.get(ith, (0, 0, {}))[2], b.get(ith, (0, 0, {}))[2], n)
+                       for (a, b), n in zip(pairs, d_ops)]
+            per_run.setdefault(mode, {})[ith] = list(zip(ns, by_call))
             print('%-8s %-9s %-7s %12.2f %12.1f  (%.1f to %.1f)' % (
                 t, mode, ith, statistics.median(marginal(0)), statistics.median(ns), min(ns), max(ns)))
             if mode != 'untraced':
                 funcs = {}
-                for (a, b), n in zip(pairs, d_ops):
-                    fa, fb = a.get(ith, (0, 0, {}))[2], b.get(ith, (0, 0, {}))[2]
-                    for f in fb:
-                        funcs.setdefault(f, []).append((fb[f] - fa.get(f, 0.0)) / n)
+                for calls in by_call:
+                    for f, v in calls.items():
+                        funcs.setdefault(f, []).append(v)
                 top = sorted(funcs.items(), key=lambda kv: -statistics.median(kv[1]))[:6]
                 print('%26s %s' % ('', ', '.join('%s %.1f' % (f.replace('ggmlviz_', ''),
                                                              statistics.median(v))

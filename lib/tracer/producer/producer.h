@@ -289,8 +289,8 @@ struct ggmlviz__kernel_rec {
  * its own shares, in order (a node it began no share of is no node of
  * this graph, and is not looked at), of k workers' shares, worker t's of
  * node i from begin[t][i] to end[t][i] (raw stamps; those at or before
- * floor are an earlier graph's; the calling thread's are the board's
- * first, as a rule). Each node that every worker computed a share of
+ * floor are an earlier graph's; worker 0's are the calling thread's
+ * own). Each node that every worker computed a share of
  * gets its shares' first begin and last end, the graph's first such
  * node its last worker's begin (their start is the run's). A node of no
  * open run is counted (ggmlviz__state.shares_unasked).
