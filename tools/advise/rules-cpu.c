@@ -362,8 +362,8 @@ static void memory_bound_below_peak(const struct cli_facts *f, struct cli_advice
 	snprintf(x->threshold, sizeof x->threshold, "an op type of %.0f%% of the op time or more,"
 		 " memory-bound (its FLOP per byte below the machine's), under %.0f%% of the measured"
 		 " peak", 100 * BOUND_OP_SHARE, 100 * BOUND_PEAK_SHARE);
-	x->why = "a memory-bound op is as fast as the bytes it moves: far below the peak, its"
-		 " kernel, its threads or where its memory is hold it, not the memory";
+	x->why = "a memory-bound op is as fast as the bytes it moves: far below the peak, what"
+		 " holds it back is its kernel, its threads or where its memory lies, not the memory";
 	snprintf(x->to_try, sizeof x->to_try, "as many threads as the memory wants (-t: the peak"
 		 " was measured with %u; %s); GGML's CPU backend for this CPU (GGML_NATIVE=ON, or"
 		 " the prebuilt variant its log names); --numa distribute on a machine of several"
