@@ -13,7 +13,11 @@
 # backend index (-1: no share, the writer's has no wrapped call and is
 # not listed), its wrapped calls an op, and the ns an op inside them
 # (the counter's own cost taken out); then the writer's CPU time an op
-# (GGML_VIZ_VERBOSE's stop line) and the largest functions.
+# (GGML_VIZ_VERBOSE's stop line) and the largest functions. Then, a
+# thread, what tracing adds run by run ("less-untr": each run's traced
+# less its untraced, run in the same turn, their median and its 95% interval,
+# for all the calls and each): the figure to hold against a target, where
+# each mode's own median moves by tens of ns from run to run.
 #
 #     bench/op-self.sh [TOOLS_BUILD]
 #
@@ -160,10 +164,10 @@ def calls_added(short, long, n):
     return {f: (long[f] - short.get(f, 0.0)) / n for f in long}
 
 
-def paired(t, after, before):
-    """Each run's traced less its before, run by run (the two were run one after the
-    other, so that what the machine did to both is taken out), a line a thread: the
-    median difference and its interval, for all its calls and then each, the ones that
+def paired(t, after, before, label):
+    """Each run's traced less its before (or untraced), run by run (the two were run one
+    after the other, so that what the machine did to both is taken out), a line a thread:
+    the median difference and its interval, for all its calls and then each, the ones that
     moved most first. With a dozen calls, up to one interval in twenty misses 0 by chance."""
     def said(d, width=0):
         ci = interval(d)
@@ -171,7 +175,7 @@ def paired(t, after, before):
             '(%+.1f to %+.1f)' % ci if ci else '(too few runs for an interval)')
     for ith in sorted(set(after) & set(before)):
         d = [a[0] - b[0] for a, b in zip(after[ith], before[ith])]
-        print('%-8s %-9s %-7s %12s %s' % (t, 'after-bef', ith, '', said(d, 12)))
+        print('%-8s %-9s %-7s %12s %s' % (t, label, ith, '', said(d, 12)))
         funcs = {}
         for a, b in zip(after[ith], before[ith]):
             for f in set(a[1]) | set(b[1]):
@@ -221,8 +225,9 @@ for t in threads:
                 print('%26s %s' % ('', ', '.join('%s %.1f' % (f.replace('ggmlviz_', ''),
                                                              statistics.median(v))
                                                  for f, v in top)))
+    paired(t, per_run['traced'], per_run['untraced'], 'less-untr')
     if 'before' in per_run:
-        paired(t, per_run['traced'], per_run['before'])
+        paired(t, per_run['traced'], per_run['before'], 'after-bef')
     for mode in modes[1:]:
         w = []
         for r, n in zip(range(1, runs + 1), d_ops):

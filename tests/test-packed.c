@@ -9,15 +9,20 @@
  *     type), REPEAT after (times only), and every share read back as an
  *     OP_SHARE would give it: its node, op, place, begin, compute, and a
  *     wait that reaches the next share's begin;
+ *   - at one thread, a repeated run's OP_TIMES are its shares' SHARE_TIMES
+ *     bytes (the same stamp, the same body); a run computed twice takes its
+ *     last graph; the copy given by place where the run's set is another
+ *     (a new graph id), its nodes elsewhere (looked for), or its ticking
+ *     places the shares' but not their nodes (each op at its own share);
+ *   - shares begun out of their places' order are written one by one, and
+ *     a graph of fewer shares than its set defines a set anew;
  *   - a tick takes the end of the share just ended (no clock read of its
  *     own), and a measured graph's asks are stamped at its first only;
  *   - GGML_VIZ_DESCRIBE_ONCE=0 writes neither; GGML_VIZ_ANONYMIZE changes
  *     the node addresses a DEFINE's body holds as it does the OP records';
- *   - the reader alone, on records made here: a run cut into records (its
- *     `first`), a body that does not hold what its payload says, a REPEAT
- *     of a set never defined: counted, never guessed;
  *   - what does not pack (out of order, past 32 bits) is left to records
  *     op by op (packed.c's check).
+ * The reader alone, on records made by hand: test-packed-reader.c.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -71,20 +76,9 @@ static uint32_t op_of(const void *node)
 	return ((const struct gs_node *)node)->op;
 }
 
-/*
- * One graph, as llama.cpp's step computes it on GGML's CPU backend with one
- * thread: its nodes asked, each computed (a share) and ticked, the graph
- * done; with shares, its ops are measured, without, ticked.
- */
-static void cpu_graph(int shares)
+/* The graph's nodes computed by this thread, alone: each a share (with shares) and a tick. */
+static void compute_alone(int shares, const void *const *nodes)
 {
-	const void *nodes[NODES];
-
-	ggmlviz_nodes_graph_id(11);
-	for (int i = 0; i < NODES; i++) {
-		nodes[i] = &graph[i];
-		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, gs_describe, NULL), 0);
-	}
 	for (int i = 0; i < NODES; i++) {
 		if (shares)
 			ggmlviz_cpu_share_begin(&pool, 0, i);
@@ -96,7 +90,30 @@ static void cpu_graph(int shares)
 	}
 	if (shares)
 		ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, nodes, NODES, op_of), NODES);
+}
+
+/*
+ * One run of graph id, its nodes asked and computed `times` times (1: as
+ * llama.cpp's step computes it on GGML's CPU backend with one thread);
+ * with shares, its ops are measured, without, ticked.
+ */
+static void cpu_run(int shares, uint64_t id, int times)
+{
+	const void *nodes[NODES];
+
+	ggmlviz_nodes_graph_id(id);
+	for (int i = 0; i < NODES; i++) {
+		nodes[i] = &graph[i];
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, gs_describe, NULL), 0);
+	}
+	for (int t = 0; t < times; t++)
+		compute_alone(shares, nodes);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+static void cpu_graph(int shares)
+{
+	cpu_run(shares, 11, 1);
 }
 
 static void trace_graphs(const char *path, int shares, int every, int anonymize)
@@ -306,6 +323,273 @@ START_TEST(shares_defined_once_then_times_only)
 }
 END_TEST
 
+/* A trace's SHARE_TIMES REPEAT and OP_TIMES records: their stamps and bodies. */
+struct bodies {
+	uint64_t share_ts[GRAPHS], op_ts[GRAPHS];
+	uint8_t share[GRAPHS][NODES * GGMLVIZ_OP_TIMES_ENTRY], op[GRAPHS][NODES * GGMLVIZ_OP_TIMES_ENTRY];
+	size_t shares, ops;
+};
+
+static int keep_body(const struct ggmlviz_event *ev, void *arg)
+{
+	struct bodies *b = arg;
+	int repeat = ev->type == GGMLVIZ_EVENT_SHARE_TIMES &&
+		     ev->data.share_times.mode == GGMLVIZ_DESC_SET_REPEAT;
+
+	if ((!repeat && ev->type != GGMLVIZ_EVENT_OP_TIMES) ||
+	    (repeat ? b->shares : b->ops) >= GRAPHS)
+		return 0;
+	ck_assert_uint_eq(ev->label_len, NODES * GGMLVIZ_OP_TIMES_ENTRY);
+	if (repeat) {
+		b->share_ts[b->shares] = ev->timestamp_ns;
+		memcpy(b->share[b->shares++], ev->label, ev->label_len);
+	} else {
+		b->op_ts[b->ops] = ev->timestamp_ns;
+		memcpy(b->op[b->ops++], ev->label, ev->label_len);
+	}
+	return 0;
+}
+
+/*
+ * At one thread a repeated run's OP_TIMES are written from its shares'
+ * SHARE_TIMES as they were written (shares.c): the same stamp and the
+ * same bytes, record for record, and each op read back at its share's
+ * very nanoseconds.
+ */
+START_TEST(one_thread_ops_are_their_shares_bytes)
+{
+	char path[256];
+	struct bodies b = { 0 };
+	struct seen *s;
+
+	tu_path(path, sizeof path, "packed-copy");
+	trace_graphs(path, 1, 0, 0);
+	ck_assert_int_eq(tu_each(path, keep_body, &b), 0);
+	s = read_trace(path);
+	ck_assert_uint_eq(b.shares, GRAPHS - 1); /* the first graph defines its shares */
+	ck_assert_uint_eq(b.ops, GRAPHS - 1);    /* and its run its descriptions */
+	for (size_t g = 0; g < b.ops; g++) {
+		ck_assert_uint_eq(b.op_ts[g], b.share_ts[g]);
+		ck_assert_mem_eq(b.op[g], b.share[g], sizeof b.op[g]);
+	}
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = NODES; k < s->ops; k++) {
+		ck_assert_uint_eq(s->op[k].begin_ns, s->share[k].begin_ns);
+		ck_assert_uint_eq(s->op[k].end_ns, s->share[k].end_ns);
+	}
+	free(s);
+}
+END_TEST
+
+static const struct gs_node view_node = { 21, "VIEW", "cache_k-0 (view)", 0 };
+static const void *const graph_nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3],
+						&graph[4] };
+
+/* gs_describe, and view_node a view: no op, no tick. */
+static void describe_view(void *user, const void *const *ns, size_t n, size_t i,
+			  struct ggmlviz_node_desc *out)
+{
+	gs_describe(user, ns, n, i, out);
+	if (ns[i] == &view_node)
+		out->ticks = 0;
+}
+
+/* A session of its own, traced to path (tag), GPU kernels not followed. */
+static void start_alone(char *path, size_t size, const char *tag)
+{
+	struct ggmlviz_config cfg;
+
+	tu_path(path, size, tag);
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+}
+
+/*
+ * A run of graph 11 whose nodes are asked as `asked` (n of them), the
+ * graph's NODES computed by this thread alone `times` times; not ended.
+ */
+static void run_asked(const void *const *asked, int n, int times)
+{
+	ggmlviz_nodes_graph_id(11);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(asked[i], &cpu_backend, describe_view, NULL), 0);
+	for (int t = 0; t < times; t++)
+		compute_alone(1, graph_nodes);
+}
+
+/* The session's records read back; the session stopped first. */
+static struct seen *stopped_and_read(const char *path)
+{
+	struct seen *s = calloc(1, sizeof *s);
+
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	unlink(path);
+	return s;
+}
+
+/* op measured at share sh, to a packed stamp's quantum (a run's first op: its end only). */
+static void assert_at_share(const struct ggmlviz_timing *op, const struct ggmlviz_timing *sh,
+			    int first)
+{
+	ck_assert_ptr_nonnull(sh);
+	ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+	ck_assert_uint_eq(op->ptr, sh->ptr);
+	if (!first) /* the first begins where its last thread began: the run's start before */
+		ck_assert_uint_le(diff(op->begin_ns, sh->begin_ns), QUANTUM);
+	ck_assert_uint_le(diff(op->end_ns, sh->end_ns), QUANTUM);
+}
+
+/*
+ * A run whose one thread computes its graph twice (the copy of the
+ * first graph's times given by place at the second's end): each op is
+ * the second graph's, measured.
+ */
+START_TEST(one_thread_run_computed_twice_takes_its_last_graph)
+{
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-twice");
+	for (int g = 0; g < GRAPHS; g++) {
+		run_asked(graph_nodes, NODES, 2);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	s = stopped_and_read(path);
+	ck_assert_uint_eq(s->shares, 2 * GRAPHS * NODES);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		assert_at_share(&s->op[k], &s->share[(2 * (k / NODES) + 1) * NODES + k % NODES],
+				k % NODES == 0);
+	free(s);
+}
+END_TEST
+
+/*
+ * The same nodes under a new graph id at each run: the shares repeat,
+ * the run's descriptions do not, so its ops are written one by one with
+ * them, the copied times given by place (a packed stamp's quantum off).
+ */
+START_TEST(one_thread_new_graph_ids_give_their_copy_by_place)
+{
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-ids");
+	for (int g = 0; g < GRAPHS; g++)
+		cpu_run(1, 11 + (uint64_t)g, 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_trace(path);
+	ck_assert_uint_eq(s->defines, 1);
+	ck_assert_uint_eq(s->op_times, 0);
+	ck_assert_uint_eq(s->op_records, GRAPHS * NODES);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++) {
+		assert_op(s, k, GGMLVIZ_OP_METHOD_MEASURED);
+		assert_at_share(&s->op[k], &s->share[k], 0);
+	}
+	free(s);
+}
+END_TEST
+
+/*
+ * A run that asks a view before the graph's nodes, so that each is one
+ * place further on in the run than in the graph: the copied times are
+ * each looked for in the run (as the hand-over looks), and every op is
+ * measured at its share.
+ */
+START_TEST(one_thread_copy_at_other_places_is_looked_for)
+{
+	static const void *const asked[NODES + 1] = { &view_node, &graph[0], &graph[1],
+						      &graph[2], &graph[3], &graph[4] };
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-places");
+	for (int g = 0; g < GRAPHS; g++) {
+		run_asked(asked, NODES + 1, 1);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	s = stopped_and_read(path);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		assert_at_share(&s->op[k], &s->share[k], k % NODES == 0);
+	free(s);
+}
+END_TEST
+
+/* The share of run g whose node is op's: the one its time must be. */
+static const struct ggmlviz_timing *share_of_op(const struct seen *s, size_t g,
+						 const struct ggmlviz_timing *op)
+{
+	for (size_t j = g * NODES; j < (g + 1) * NODES && j < s->shares; j++)
+		if (s->share[j].ptr == op->ptr)
+			return &s->share[j];
+	return NULL;
+}
+
+/*
+ * A run that asks the graph's first two nodes the other way round: the
+ * places of its ticking nodes are the shares', their nodes are not, so
+ * the copy is not its OP_TIMES; each op is measured at its own node's
+ * share, not at the one of its place.
+ */
+START_TEST(one_thread_copy_of_other_nodes_is_not_the_runs)
+{
+	static const void *const asked[NODES] = { &graph[1], &graph[0], &graph[2], &graph[3],
+						  &graph[4] };
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-order");
+	for (int g = 0; g < GRAPHS; g++) {
+		run_asked(asked, NODES, 1);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	s = stopped_and_read(path);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		assert_at_share(&s->op[k], share_of_op(s, k / NODES, &s->op[k]),
+				s->op[k].ptr == (uint64_t)(uintptr_t)&graph[0]);
+	free(s);
+}
+END_TEST
+
+/*
+ * A run whose one thread, after computing its graph (the run holding the
+ * copy of its shares' times), computes a share of another pool's graph as
+ * that pool's worker 1 before the run ends: that graph's end, which
+ * writes over the copy, gives the run its times first, and every op of
+ * every run is measured.
+ */
+START_TEST(one_thread_copy_outlives_a_graph_of_another_pool)
+{
+	static const struct gs_node other = { 3, "MUL_MAT", "other-pool", 0 };
+	const void *other_nodes[1] = { &other };
+	char path[256], other_pool;
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-pools");
+	for (int g = 0; g < GRAPHS; g++) {
+		run_asked(graph_nodes, NODES, 1);
+		if (g == GRAPHS - 1) { /* the last run holds its copy: another pool's graph ends */
+			ggmlviz_cpu_share_begin(&other_pool, 1, 0);
+			spin_ns(2000);
+			ggmlviz_cpu_share_end(&other_pool, 1, 0);
+			ck_assert_int_eq(ggmlviz_cpu_graph_done(&other_pool, 1, 2, other_nodes, 1, op_of), 1);
+		}
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	s = stopped_and_read(path);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		assert_at_share(&s->op[k], &s->share[k], k % NODES == 0);
+	free(s);
+}
+END_TEST
+
 /*
  * A graph whose shares are not every thread's (it says two, only thread 0
  * shares) is timed by its ticks: each tick took the end of the share
@@ -412,191 +696,71 @@ START_TEST(what_does_not_pack)
 }
 END_TEST
 
-/* ---- the reader alone ---- */
-
-static struct ggmlviz_pairing *p;
-
-static void setup(void)
+/*
+ * One graph of this thread: its shares begun and ended in the order given
+ * (places), n of them; the graph done over all NODES places.
+ */
+static void shares_in_order(const int *places, int n)
 {
-	ck_assert_int_eq(ggmlviz_pairing_new(&p), 0);
-}
-
-static void teardown(void)
-{
-	ggmlviz_pairing_free(p);
-	p = NULL;
-}
-
-/* Feeds ev; the timings it completes, into out (n at most); how many. */
-static size_t feed(struct ggmlviz_event *ev, struct ggmlviz_timing *out, size_t n)
-{
-	struct ggmlviz_timing t;
-	size_t got = 0;
-	int rc;
-
-	ev->thread_id = 7;
-	for (rc = ggmlviz_pairing_add(p, ev, &t); rc == 1; rc = ggmlviz_pairing_take(p, &t))
-		if (got < n)
-			out[got++] = t;
-	ck_assert_int_ge(rc, 0);
-	return got;
-}
-
-static void op_record(uint8_t type, uint64_t tensor, uint64_t ts)
-{
-	struct ggmlviz_event ev = { 0 };
-	struct ggmlviz_timing t;
-
-	ev.type = type;
-	ev.timestamp_ns = ts;
-	ev.data.op.tensor_ptr = tensor;
-	ev.data.op.op_type = (uint32_t)(tensor >> 4);
-	ev.label = "n";
-	ev.label_len = 1;
-	feed(&ev, &t, 1);
-}
-
-static void desc_set(uint64_t id, uint32_t n_ops, uint8_t mode)
-{
-	struct ggmlviz_event ev = { 0 };
-	struct ggmlviz_timing t;
-
-	ev.type = GGMLVIZ_EVENT_DESC_SET;
-	ev.data.desc_set.set = id;
-	ev.data.desc_set.n_ops = n_ops;
-	ev.data.desc_set.mode = mode;
-	ev.data.desc_set.method = GGMLVIZ_OP_METHOD_TICK;
-	feed(&ev, &t, 1);
-}
-
-static void put32(char *p32, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p32[i] = (char)(v >> (8 * i));
-}
-
-/* An OP_TIMES of set `id` from op `first`: n ops of 10 ns after gaps of 5, from ts. */
-static size_t op_times(uint64_t id, uint32_t first, uint32_t n, uint32_t body_len, uint64_t ts,
-		       struct ggmlviz_timing *out)
-{
-	static char body[64 * 8];
-	struct ggmlviz_event ev = { 0 };
-
-	for (uint32_t k = 0; k < 64; k++) {
-		put32(body + 8 * k, 5);
-		put32(body + 8 * k + 4, 10);
+	for (int j = 0; j < n; j++) {
+		ggmlviz_cpu_share_begin(&pool, 0, places[j]);
+		spin_ns(2000);
+		ggmlviz_cpu_share_end(&pool, 0, places[j]);
 	}
-	ev.type = GGMLVIZ_EVENT_OP_TIMES;
-	ev.timestamp_ns = ts;
-	ev.data.op_times.set = id;
-	ev.data.op_times.first = first;
-	ev.data.op_times.n_ops = n;
-	ev.data.op_times.method = GGMLVIZ_OP_METHOD_TICK;
-	ev.label = body;
-	ev.label_len = body_len;
-	return feed(&ev, out, 64);
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, NODES, op_of), n);
 }
 
-/* A DEFINE run of 4 ops (tensors 0x100 to 0x400), then a REPEAT cut in two records. */
-START_TEST(reader_a_run_in_parts)
-{
-	struct ggmlviz_timing out[64];
+/* The records of a thread's shares: OP_SHARE, SHARE_TIMES, and those of them that define. */
+struct share_records {
+	size_t op_shares, share_times, defines;
+};
 
-	desc_set(3, 4, GGMLVIZ_DESC_SET_DEFINE);
-	for (uint64_t k = 1; k <= 4; k++) {
-		op_record(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, 0x100 * k, 1000 * k);
-		op_record(GGMLVIZ_EVENT_OP_COMPUTE_END, 0x100 * k, 1000 * k + 500);
+static int count_shares(const struct ggmlviz_event *ev, void *arg)
+{
+	struct share_records *c = arg;
+
+	c->op_shares += ev->type == GGMLVIZ_EVENT_OP_SHARE;
+	c->share_times += ev->type == GGMLVIZ_EVENT_SHARE_TIMES;
+	c->defines += ev->type == GGMLVIZ_EVENT_SHARE_TIMES &&
+		      ev->data.share_times.mode == GGMLVIZ_DESC_SET_DEFINE;
+	return 0;
+}
+
+/*
+ * The shares' one pass (shares.c) says what their records may be: a
+ * graph whose shares began out of the order of their places does not
+ * pack (OP_SHARE records, each at its own time); a graph with fewer
+ * shares than the set before it, the same ones first, defines a set
+ * anew (not a REPEAT of part of one).
+ */
+START_TEST(shares_out_of_order_or_fewer_are_not_repeats)
+{
+	static const int in_order[NODES] = { 0, 1, 2, 3, 4 }, reversed[NODES] = { 4, 3, 2, 1, 0 };
+	struct share_records c = { 0 };
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-scan");
+	shares_in_order(in_order, NODES);     /* its set defined */
+	shares_in_order(reversed, NODES);     /* out of order: one by one */
+	shares_in_order(in_order, NODES);     /* the set repeated */
+	shares_in_order(in_order, NODES - 1); /* the first four: a set of its own */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each(path, count_shares, &c), 0);
+	s = calloc(1, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	unlink(path);
+	ck_assert_uint_eq(c.op_shares, NODES);
+	ck_assert_uint_eq(c.share_times, 3);
+	ck_assert_uint_eq(c.defines, 2);
+	ck_assert_uint_eq(s->shares, 4 * NODES - 1);
+	for (size_t k = NODES; k < 2 * NODES; k++) { /* the reversed graph's, by place */
+		ck_assert_uint_eq(s->share[k].n_nodes, k - NODES);
+		if (k + 1 < 2 * NODES) /* each begun after the next place's */
+			ck_assert_uint_ge(s->share[k].begin_ns, s->share[k + 1].end_ns);
 	}
-	desc_set(3, 4, GGMLVIZ_DESC_SET_REPEAT);
-	ck_assert_uint_eq(op_times(3, 0, 3, 3 * 8, 9000, out), 3);
-	ck_assert_uint_eq(out[0].ptr, 0x100);
-	ck_assert_uint_eq(out[0].begin_ns, 9005);
-	ck_assert_uint_eq(out[0].end_ns, 9015);
-	ck_assert_uint_eq(out[2].ptr, 0x300);
-	ck_assert_uint_eq(out[2].begin_ns, 9035);
-	ck_assert_uint_eq(out[2].op_type, 0x30);
-	ck_assert_uint_eq(out[2].label_len, 1);
-	ck_assert_uint_eq(op_times(3, 3, 1, 8, 9100, out), 1); /* its last op, from `first` */
-	ck_assert_uint_eq(out[0].ptr, 0x400);
-	ck_assert_uint_eq(out[0].duration_ns, 10);
-	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 0);
-}
-END_TEST
-
-START_TEST(reader_counts_what_it_cannot_read)
-{
-	struct ggmlviz_timing out[64];
-
-	desc_set(3, 2, GGMLVIZ_DESC_SET_DEFINE);
-	op_record(GGMLVIZ_EVENT_OP_COMPUTE_BEGIN, 0x100, 1000);
-	op_record(GGMLVIZ_EVENT_OP_COMPUTE_END, 0x100, 1500);
-	desc_set(3, 2, GGMLVIZ_DESC_SET_REPEAT);
-	ck_assert_uint_eq(op_times(3, 0, 2, 2 * 8 - 1, 9000, out), 0); /* body one byte short */
-	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 2);
-	ck_assert_uint_eq(op_times(3, 0, 2, 2 * 8, 9000, out), 1); /* the set has no op 1 */
-	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 3);
-	desc_set(4, 2, GGMLVIZ_DESC_SET_REPEAT); /* never defined */
-	ck_assert_uint_eq(op_times(4, 0, 2, 2 * 8, 9000, out), 0);
-	ck_assert_uint_eq(ggmlviz_pairing_undescribed(p), 5);
-	ck_assert_uint_eq(op_times(3, 0, 1, 8, 9000, out), 0); /* no REPEAT of set 3 open */
-}
-END_TEST
-
-/* A SHARE_TIMES of set id: n shares (ids when define) of 10 ns after gaps of 5, last wait 7. */
-static size_t share_times(uint64_t id, uint8_t mode, uint32_t first, uint32_t n,
-			  struct ggmlviz_timing *out)
-{
-	static char body[64 * 24];
-	uint32_t ids = mode == GGMLVIZ_DESC_SET_DEFINE ? n * 16 : 0;
-	struct ggmlviz_event ev = { 0 };
-
-	for (uint32_t k = 0; k < n; k++) {
-		if (ids) {
-			memset(body + 16 * k, 0, 16);
-			put32(body + 16 * k, 0x1000 + first + k); /* tensor */
-			put32(body + 16 * k + 8, 3);              /* op type */
-			put32(body + 16 * k + 12, 2 * (first + k)); /* place */
-		}
-		put32(body + ids + 8 * k, 5);
-		put32(body + ids + 8 * k + 4, 10);
-	}
-	ev.type = GGMLVIZ_EVENT_SHARE_TIMES;
-	ev.timestamp_ns = 50000;
-	ev.data.share_times.set = id;
-	ev.data.share_times.first = first;
-	ev.data.share_times.n_shares = n;
-	ev.data.share_times.mode = mode;
-	ev.data.share_times.thread_index = 1;
-	ev.data.share_times.n_threads = 2;
-	ev.data.share_times.last_wait_ns = 7;
-	ev.label = body;
-	ev.label_len = ids + 8 * n;
-	return feed(&ev, out, 64);
-}
-
-START_TEST(reader_shares_defined_in_parts_then_repeated)
-{
-	struct ggmlviz_timing out[64];
-
-	ck_assert_uint_eq(share_times(9, GGMLVIZ_DESC_SET_DEFINE, 0, 3, out), 3);
-	ck_assert_uint_eq(share_times(9, GGMLVIZ_DESC_SET_DEFINE, 3, 2, out), 2);
-	ck_assert_uint_eq(out[1].ptr, 0x1004);
-	ck_assert_uint_eq(out[1].n_nodes, 8);
-	ck_assert_uint_eq(out[1].value, 7); /* the record's last share: its last wait */
-	ck_assert_uint_eq(share_times(9, GGMLVIZ_DESC_SET_REPEAT, 0, 5, out), 5);
-	for (uint32_t k = 0; k < 5; k++) {
-		ck_assert_int_eq(out[k].kind, GGMLVIZ_TIMING_SHARE);
-		ck_assert_uint_eq(out[k].ptr, 0x1000 + k);
-		ck_assert_uint_eq(out[k].op_type, 3);
-		ck_assert_uint_eq(out[k].n_nodes, 2 * k);
-		ck_assert_uint_eq(out[k].ticks, 1);
-		ck_assert_uint_eq(out[k].n_threads, 2);
-		ck_assert_uint_eq(out[k].begin_ns, 50000 + 15 * k + 5);
-		ck_assert_uint_eq(out[k].duration_ns, 10);
-		ck_assert_uint_eq(out[k].value, k < 4 ? 5 : 7);
-	}
-	ck_assert_uint_eq(share_times(10, GGMLVIZ_DESC_SET_REPEAT, 0, 5, out), 0); /* no such set */
-	ck_assert_uint_eq(share_times(9, GGMLVIZ_DESC_SET_REPEAT, 4, 2, out), 1); /* past its end */
+	free(s);
 }
 END_TEST
 
@@ -604,21 +768,22 @@ static Suite *make_suite(void)
 {
 	Suite *s = suite_create("packed");
 	TCase *tw = tcase_create("writer");
-	TCase *tr = tcase_create("reader");
 
 	tcase_set_timeout(tw, 60);
 	tcase_add_test(tw, ticked_runs_pack_to_the_nanosecond);
 	tcase_add_test(tw, shares_defined_once_then_times_only);
+	tcase_add_test(tw, one_thread_ops_are_their_shares_bytes);
+	tcase_add_test(tw, one_thread_run_computed_twice_takes_its_last_graph);
+	tcase_add_test(tw, one_thread_new_graph_ids_give_their_copy_by_place);
+	tcase_add_test(tw, one_thread_copy_at_other_places_is_looked_for);
+	tcase_add_test(tw, one_thread_copy_of_other_nodes_is_not_the_runs);
+	tcase_add_test(tw, one_thread_copy_outlives_a_graph_of_another_pool);
 	tcase_add_test(tw, a_tick_takes_its_shares_end);
 	tcase_add_test(tw, every_description_asked_packs_nothing);
 	tcase_add_test(tw, anonymized_like_the_op_records);
 	tcase_add_test(tw, what_does_not_pack);
+	tcase_add_test(tw, shares_out_of_order_or_fewer_are_not_repeats);
 	suite_add_tcase(s, tw);
-	tcase_add_checked_fixture(tr, setup, teardown);
-	tcase_add_test(tr, reader_a_run_in_parts);
-	tcase_add_test(tr, reader_counts_what_it_cannot_read);
-	tcase_add_test(tr, reader_shares_defined_in_parts_then_repeated);
-	suite_add_tcase(s, tr);
 	return s;
 }
 

@@ -96,6 +96,7 @@ struct kept *ggmlviz__keep(struct run *r, uint32_t expected)
 	kp->user = r->user;
 	kp->used = r->closed;
 	kp->set = ++r->sets;
+	kp->shares_set = 0;
 	kp->written = (struct ggmlviz__written){ 0, NULL, 0 };
 	keep_nvtx_names(r, kp);
 	kp->ticked = r->n_ticks != 0;

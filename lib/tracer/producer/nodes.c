@@ -167,6 +167,7 @@ static void run_reset(struct run *r)
 	r->gpu_timed = r->gpu_hint = 0;
 	r->cpu_timed = r->cpu_hint = 0;
 	r->dense_n = 0;
+	r->copy = NULL;
 	r->open = 0;
 	r->run_id = 0;
 	r->gpu_hooked = 0;
@@ -674,27 +675,6 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 	return -ENOENT;
 }
 
-/* node measured, looked for in r's nodes (NULL: none open); counted where it is not there. */
-static __attribute__((noinline)) void measured_search(struct run *r, const void *node,
-						      uint64_t begin, uint64_t end)
-{
-	uint32_t i;
-
-	if (!r || !r->open || end < begin) {
-		atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
-		return;
-	}
-	/* nodes come in the run's order: where the last one was, one further on */
-	i = r->cpu_hint < r->n ? r->cpu_hint : 0;
-	for (uint32_t k = 0; k < r->n; k++, i = i + 1 < r->n ? i + 1 : 0) {
-		if (r->nodes[i] == node) {
-			ggmlviz__run_measured_at(r, i, begin, end);
-			return;
-		}
-	}
-	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
-}
-
 /*
  * Node i's time over the k workers' shares after floor: from its first
  * begin (its last, for the graph's first node: until then the workers were
@@ -718,14 +698,6 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
 	*from = graph_first ? latest : first;
 	*to = last;
 	return 1;
-}
-
-/* The kept measured times of r, kept of them, moved to cpu by place (run.h); 0. */
-static uint32_t spilled(struct run *r, uint32_t kept)
-{
-	r->dense_n = kept;
-	ggmlviz__run_measured_spill(r);
-	return 0;
 }
 
 /*
@@ -755,17 +727,17 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		started++;
 		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
 			if (GGMLVIZ__UNLIKELY(kept >= room))
-				kept = spilled(r, kept); /* a run computed again and again */
+				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */
 			place[kept] = i; /* kept in order (run.h) */
 			op_begin[kept] = from;
 			op_end[kept++] = to;
 			hint = i + 1;
 		} else if (!open) {
-			measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
+			ggmlviz__run_measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
 		} else {
-			kept = spilled(r, kept); /* by place, after those: the later time takes it */
+			kept = ggmlviz__run_spilled(r, kept); /* by place, after those: the later time takes it */
 			r->cpu_hint = hint; /* the search starts there */
-			measured_search(r, nodes[i], from, to);
+			ggmlviz__run_measured_search(r, nodes[i], from, to);
 			hint = r->cpu_hint;
 		}
 	}
@@ -773,6 +745,29 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		r->dense_n = kept;
 		r->cpu_hint = hint;
 	}
+}
+
+int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
+				 const uint64_t *node, uint64_t set)
+{
+	struct run *r = tls_run;
+
+	if (!r || !r->open || r->ignore_ticks || r->copy || r->cpu_timed || r->dense_n ||
+	    !c->n || c->n > r->cap)
+		return 0; /* the hand-over's: a run holding measured times takes later ones by place */
+	r->copy = c;
+	r->copy_at = places;
+	r->copy_node = node;
+	r->copy_set = set;
+	return 1;
+}
+
+void ggmlviz__nodes_copy_settle(void)
+{
+	struct run *r = tls_run;
+
+	if (r && r->copy)
+		ggmlviz__run_copy_settle(r);
 }
 
 void ggmlviz_nodes_graph_id(uint64_t id)

@@ -85,6 +85,29 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * Opens an OP_TIMES record of set's entries [first, first + k) at raw stamp
+ * base, its payload written: the body's place, for the caller to fill and
+ * close e; NULL where the ring dropped it (counted there).
+ */
+static uint8_t *open_op_times(struct ggmlviz__emit *e, uint64_t set, uint8_t method,
+			      uint8_t flags, uint32_t first, uint32_t k, uint64_t base)
+{
+	uint8_t *body, *pl = ggmlviz__emit_open_body(e, GGMLVIZ__ACTIVE | GGMLVIZ__OPS,
+						     GGMLVIZ_EVENT_OP_TIMES,
+						     k * GGMLVIZ_OP_TIMES_ENTRY, base, &body);
+
+	if (!pl)
+		return NULL;
+	memset(pl, 0, GGMLVIZ_PAYLOAD_SIZE);
+	put_u64(pl + TIMES_SET, set);
+	put_u32(pl + TIMES_FIRST, first);
+	put_u32(pl + TIMES_COUNT, k);
+	pl[TIMES_METHOD] = method;
+	pl[TIMES_FLAGS] = first ? 0 : flags;
+	return body;
+}
+
 uint32_t ggmlviz__emit_op_times(uint64_t set, uint8_t method, uint8_t flags,
 				const struct ggmlviz__times *t)
 {
@@ -93,24 +116,57 @@ uint32_t ggmlviz__emit_op_times(uint64_t set, uint8_t method, uint8_t flags,
 	for (uint32_t first = 0; first < t->n; first += GGMLVIZ__TIMES_PER_RECORD) {
 		uint32_t k = min_u32(GGMLVIZ__TIMES_PER_RECORD, t->n - first);
 		uint64_t base = begin_of(t, first);
-		uint32_t len = k * GGMLVIZ_OP_TIMES_ENTRY;
 		struct ggmlviz__emit e;
-		uint8_t *body, *pl = ggmlviz__emit_open_body(&e, GGMLVIZ__ACTIVE | GGMLVIZ__OPS,
-							     GGMLVIZ_EVENT_OP_TIMES, len, base, &body);
+		uint8_t *body = open_op_times(&e, set, method, flags, first, k, base);
 
-		if (!pl)
-			continue; /* dropped, and counted by the ring */
-		memset(pl, 0, GGMLVIZ_PAYLOAD_SIZE);
-		put_u64(pl + TIMES_SET, set);
-		put_u32(pl + TIMES_FIRST, first);
-		put_u32(pl + TIMES_COUNT, k);
-		pl[TIMES_METHOD] = method;
-		pl[TIMES_FLAGS] = first ? 0 : flags;
+		if (!body)
+			continue;
 		put_times(body, t, first, k, base);
 		ggmlviz__emit_close(&e);
 		records++;
 	}
 	return records;
+}
+
+uint32_t ggmlviz__emit_op_times_copy(uint64_t set, uint8_t method, uint8_t flags,
+				     const struct ggmlviz__packed_copy *c)
+{
+	uint32_t records = 0;
+
+	for (uint32_t first = 0; first < c->n; first += GGMLVIZ__TIMES_PER_RECORD) {
+		uint32_t k = min_u32(GGMLVIZ__TIMES_PER_RECORD, c->n - first);
+		struct ggmlviz__emit e;
+		uint8_t *body = open_op_times(&e, set, method, flags, first, k,
+					      c->base[first / GGMLVIZ__TIMES_PER_RECORD]);
+
+		if (!body)
+			continue;
+		memcpy(body, c->body + (size_t)first * GGMLVIZ_OP_TIMES_ENTRY,
+		       (size_t)k * GGMLVIZ_OP_TIMES_ENTRY);
+		ggmlviz__emit_close(&e);
+		records++;
+	}
+	return records;
+}
+
+void ggmlviz__packed_copy_stamps(const struct ggmlviz__packed_copy *c, uint64_t *begin,
+				 uint64_t *end)
+{
+	const unsigned shift = ggmlviz__clock_share_shift;
+	uint64_t base = 0, at = 0;
+
+	for (uint32_t j = 0; j < c->n; j++) {
+		const uint8_t *entry = c->body + (size_t)j * GGMLVIZ_OP_TIMES_ENTRY;
+
+		if (j % GGMLVIZ__TIMES_PER_RECORD == 0) {
+			base = c->base[j / GGMLVIZ__TIMES_PER_RECORD];
+			at = 0; /* each record's chain starts at its own stamp */
+		}
+		at += get_u32(entry + TIMES_GAP);
+		begin[j] = base + (at << shift);
+		at += get_u32(entry + TIMES_DURATION);
+		end[j] = base + (at << shift);
+	}
 }
 
 /* A DEFINE body's identities of shares [first, first + k). */
@@ -151,6 +207,11 @@ static uint32_t emit_shares(const struct ggmlviz__shares_pack *sp, uint32_t firs
 	if (ids)
 		put_identities(body, sp, first, k);
 	last = put_times(body + ids, t, first, k, base);
+	if (sp->copy) { /* REPEAT: its body is the times alone */
+		memcpy(sp->copy->body + (size_t)first * GGMLVIZ_OP_TIMES_ENTRY, body,
+		       (size_t)k * GGMLVIZ_OP_TIMES_ENTRY);
+		sp->copy->base[first / GGMLVIZ__TIMES_PER_RECORD] = base;
+	}
 	put_u32(pl + STIMES_LAST_WAIT, offset(next, base, ggmlviz__clock_share_shift) - last);
 	ggmlviz__emit_close(&e);
 	return 1;
@@ -160,9 +221,13 @@ uint32_t ggmlviz__emit_share_times(const struct ggmlviz__shares_pack *sp)
 {
 	uint32_t per = sp->mode == GGMLVIZ_DESC_SET_DEFINE ? GGMLVIZ__SHARES_DEFINED_PER_RECORD
 							   : GGMLVIZ__TIMES_PER_RECORD;
-	uint32_t records = 0;
+	uint32_t records = 0, want = 0;
 
-	for (uint32_t first = 0; first < sp->times.n; first += per)
+	if (sp->copy)
+		sp->copy->n = 0;
+	for (uint32_t first = 0; first < sp->times.n; first += per, want++)
 		records += emit_shares(sp, first, min_u32(per, sp->times.n - first));
+	if (sp->copy && records == want)
+		sp->copy->n = sp->times.n;
 	return records;
 }

@@ -57,6 +57,40 @@ static inline int ggmlviz__times_fit(uint64_t first, uint64_t last)
 uint32_t ggmlviz__emit_op_times(uint64_t set, uint8_t method, uint8_t flags,
 				const struct ggmlviz__times *t);
 
+/* The records a graph's shares' times take at most: GGMLVIZ__SHARE_NODES of them (shares.c). */
+#define GGMLVIZ__COPY_RECORDS 32u
+
+/*
+ * The bodies of a thread's SHARE_TIMES REPEAT records as written, times
+ * only, in order, and each record's stamp: at one thread a node's time is
+ * its one share's, so the run's OP_TIMES have these same bytes
+ * (GGMLVIZ__TIMES_PER_RECORD entries a record either way, each chained
+ * from its first begin) and are written from this copy at the run's end,
+ * where the hand-over would have copied the stamps node by node into the
+ * run for them to be packed again (nodes.c, run-records.c).
+ */
+struct ggmlviz__packed_copy {
+	uint8_t *body;                         /* the entries, GGMLVIZ_OP_TIMES_ENTRY bytes each */
+	uint64_t base[GGMLVIZ__COPY_RECORDS];  /* each record's raw stamp: its first begin */
+	uint32_t n;                            /* entries, all of their records written; 0: none */
+};
+
+/*
+ * OP_TIMES records of set `set` on the calling thread's ring, their times
+ * c's entries (flags to the first record); how many records it wrote.
+ */
+uint32_t ggmlviz__emit_op_times_copy(uint64_t set, uint8_t method, uint8_t flags,
+				     const struct ggmlviz__packed_copy *c);
+
+/*
+ * c's entries as raw stamps again, entry j in begin[j] and end[j]: each
+ * record's stamp plus its offsets shifted back, so below the stamp's
+ * own by less than 1 << ggmlviz__clock_share_shift (a packed record's
+ * granularity).
+ */
+void ggmlviz__packed_copy_stamps(const struct ggmlviz__packed_copy *c, uint64_t *begin,
+				 uint64_t *end);
+
 /* One worker's shares of a graph, for SHARE_TIMES. */
 struct ggmlviz__shares_pack {
 	uint64_t set;          /* the thread's set of shares (its nodes in order) */
@@ -66,9 +100,13 @@ struct ggmlviz__shares_pack {
 	const uint64_t *tensor; /* DEFINE: each share's node and op type, by share */
 	const uint32_t *op_type;
 	uint64_t done;         /* the stamp where the last share's wait ends (the graph's end) */
+	struct ggmlviz__packed_copy *copy; /* REPEAT: the bodies copied there (NULL: not) */
 };
 
-/* The shares as SHARE_TIMES records on the calling thread's ring; how many records. */
+/*
+ * The shares as SHARE_TIMES records on the calling thread's ring; how many
+ * records. sp->copy gets their times (its n: 0 unless every record was written).
+ */
 uint32_t ggmlviz__emit_share_times(const struct ggmlviz__shares_pack *sp);
 
 #endif /* GGMLVIZ_PACKED_H */

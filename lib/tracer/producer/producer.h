@@ -298,6 +298,23 @@ struct ggmlviz__kernel_rec {
 void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
 				    const uint64_t *const *begin, const uint64_t *const *end,
 				    uint32_t k, uint64_t floor);
+struct ggmlviz__packed_copy;
+/*
+ * The same at one thread, from the n times c holds (packed.h): the
+ * graph's nodes of the thread's shares at places[j], node[j] (their
+ * addresses), of its share set `set`, in place of the hand-over. The
+ * open run keeps c, to write its OP_TIMES from it at its end (or its
+ * times by place, ggmlviz__run_copy_settle()), until the thread's next
+ * graph's end, as whichever worker, which first gives them by place
+ * (ggmlviz__nodes_copy_settle()): only a graph's end writes over places,
+ * node and c. Returns 1 if the run
+ * took them; 0 (none open, or one holding measured times already): the
+ * hand-over then gives them.
+ */
+int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
+				 const uint64_t *node, uint64_t set);
+/* The calling thread's run's copy of an earlier graph's times, given by place (none: nothing). */
+void ggmlviz__nodes_copy_settle(void);
 /*
  * The ticks the calling thread holds (ggmlviz__tls_node), given to its
  * open run in their order, each at its share's end, as each tick would

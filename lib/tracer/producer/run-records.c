@@ -3,7 +3,9 @@
  * (measured shares, ticks, a GPU's own times or its kernels), each with
  * its description or, for a run that repeats a kept set, packed as
  * OP_TIMES (DESC_SET REPEAT); and its SPLIT records. nodes.c closes the
- * run and calls here.
+ * run and calls here, and gives here the measured times that are not at
+ * their own places in the run (a search), or that one thread's copy
+ * holds (run.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +21,56 @@
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 #include "tracer/producer/run.h"
+
+/* ---- measured times given to the run (shares.c's, through nodes.c) ---- */
+
+void ggmlviz__run_measured_search(struct run *r, const void *node, uint64_t begin, uint64_t end)
+{
+	uint32_t i;
+
+	if (!r || !r->open || end < begin) {
+		atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+		return;
+	}
+	/* nodes come in the run's order: where the last one was, one further on */
+	i = r->cpu_hint < r->n ? r->cpu_hint : 0;
+	for (uint32_t k = 0; k < r->n; k++, i = i + 1 < r->n ? i + 1 : 0) {
+		if (r->nodes[i] == node) {
+			ggmlviz__run_measured_at(r, i, begin, end);
+			return;
+		}
+	}
+	atomic_fetch_add_explicit(&ggmlviz__state.shares_unasked, 1, memory_order_relaxed);
+}
+
+void ggmlviz__run_copy_settle(struct run *r)
+{
+	const struct ggmlviz__packed_copy *c = r->copy;
+	uint32_t kept = 0, hint = r->cpu_hint;
+
+	r->copy = NULL;
+	ggmlviz__run_measured_spill(r); /* none, as it was taken; any would be by place */
+	ggmlviz__packed_copy_stamps(c, r->op_begin, r->op_end); /* c->n <= r->cap */
+	for (uint32_t j = 0; j < c->n; j++) {
+		uint32_t i = r->copy_at[j];
+		const void *node = (const void *)(uintptr_t)r->copy_node[j];
+		uint64_t from = r->op_begin[j], to = r->op_end[j];
+
+		if (i < r->n && r->nodes[i] == node) { /* kept <= j: in place */
+			r->dense_place[kept] = i;
+			r->op_begin[kept] = from;
+			r->op_end[kept++] = to;
+			hint = i + 1;
+		} else {
+			kept = ggmlviz__run_spilled(r, kept);
+			r->cpu_hint = hint; /* the search starts there, as the hand-over's */
+			ggmlviz__run_measured_search(r, node, from, to);
+			hint = r->cpu_hint;
+		}
+	}
+	r->dense_n = kept;
+	r->cpu_hint = hint;
+}
 
 /* ---- descriptions given once (DESC_SET) ---- */
 
@@ -168,6 +220,9 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 	return 1;
 }
 
+static uint32_t record_measured_each(struct run *r, int repeat,
+				     const struct ggmlviz__written *before);
+
 /*
  * Every op of a run whose every ticking node the CPU backend measured
  * (shares.c): each at its shares' first begin and last end, so that the
@@ -178,7 +233,6 @@ static int record_times(const struct run *r, uint32_t k, uint8_t method, uint8_t
 static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 {
 	struct ggmlviz__times t = { r->op_begin, r->op_end, NULL, expected };
-	uint32_t k = 0;
 	struct ggmlviz__written before;
 	int repeat;
 
@@ -190,7 +244,16 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 		ggmlviz__emit_op_times(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, &t);
 		return expected;
 	}
-	ggmlviz__run_measured_spill(r); /* op by op, with their descriptions: by place */
+	return record_measured_each(r, repeat, &before);
+}
+
+/* The same op by op, with their descriptions unless repeat: by place (the DESC_SET opened). */
+static uint32_t record_measured_each(struct run *r, int repeat,
+				     const struct ggmlviz__written *before)
+{
+	uint32_t k = 0;
+
+	ggmlviz__run_measured_spill(r);
 	for (uint32_t i = 0; i < r->n; i++) {
 		names_ahead(r, i);
 		if (!r->d[i].ticks)
@@ -199,8 +262,51 @@ static uint32_t record_measured_ops(struct run *r, uint32_t expected, int packs)
 			  GGMLVIZ_OP_METHOD_MEASURED, 0, repeat);
 		k++;
 	}
-	set_close(r, repeat, &before);
+	set_close(r, repeat, before);
 	return k;
+}
+
+/*
+ * Whether r's copied times (run.h) are its ops' times, in order: its
+ * kept set's ticking nodes are the shares' nodes at their places, no more
+ * and no less. Looked at once for a kept set and a set of shares: each
+ * stays as it was while its id does.
+ */
+static int copy_is_ops(const struct run *r, uint32_t expected)
+{
+	struct kept *kp = r->set;
+
+	if (!kp || r->lost || expected != r->copy->n)
+		return 0;
+	if (kp->shares_set == r->copy_set)
+		return 1;
+	for (uint32_t j = 0; j < expected; j++) {
+		uint32_t i = r->copy_at[j];
+
+		if (kp->ticking[j] != i || i >= kp->n ||
+		    ggmlviz__addr(kp->nodes[i]) != r->copy_node[j])
+			return 0;
+	}
+	kp->shares_set = r->copy_set;
+	return 1;
+}
+
+/*
+ * Every op of a run whose times are its one worker's shares (copy_is_ops()):
+ * a repeated run's OP_TIMES written from their copy, else op by op.
+ */
+static uint32_t record_copied_ops(struct run *r, uint32_t expected)
+{
+	struct ggmlviz__written before;
+	int repeat = set_open(r, expected, GGMLVIZ_OP_METHOD_MEASURED, r->copy->base[0], &before);
+
+	if (repeat) {
+		ggmlviz__emit_op_times_copy(r->set->set, GGMLVIZ_OP_METHOD_MEASURED, 0, r->copy);
+		r->copy = NULL;
+		return expected;
+	}
+	ggmlviz__run_copy_settle(r);
+	return record_measured_each(r, repeat, &before);
 }
 
 /* Whether every node that should tick was measured, and nothing else (a run without a kept run). */
@@ -302,6 +408,12 @@ uint32_t ggmlviz__run_record_ops(struct run *r, uint32_t expected, uint64_t end)
 
 	if (r->set)
 		r->set->measured = 0;
+	if (r->copy && !r->ignore_ticks && copy_is_ops(r, expected)) {
+		r->set->measured = 1;
+		return record_copied_ops(r, expected);
+	}
+	if (r->copy)
+		ggmlviz__run_copy_settle(r); /* by place, as the hand-over gives them (to a quantum) */
 	if (r->set && expected && r->dense_n && !r->ignore_ticks && !r->lost &&
 	    dense_measured(r, expected, &packs)) {
 		r->set->measured = 1;

@@ -32,6 +32,7 @@ struct kept {
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 	int measured;                    /* its last run was measured (shares): its asks need no stamp */
+	uint64_t shares_set;             /* a set of shares found to be its ticking nodes, in order (0: none) */
 	int ask_always;                  /* its last run's nodes were each asked in full (ggmlviz_nodes_ask_always()) */
 	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
 };
@@ -59,6 +60,17 @@ struct run {
 	 */
 	uint32_t *dense_place;
 	uint32_t dense_n;
+	/*
+	 * At one thread, the times of its graph's shares, as their SHARE_TIMES
+	 * bodies (packed.h), of share set copy_set at places copy_at of nodes
+	 * copy_node (shares.c's, which only the thread's next graph's end
+	 * writes over, after it gave them by place): its OP_TIMES' own bytes where the run repeats a kept set whose
+	 * ticking nodes they are; else given by place (ggmlviz__run_copy_settle()).
+	 */
+	const struct ggmlviz__packed_copy *copy;
+	const uint32_t *copy_at;
+	const uint64_t *copy_node;
+	uint64_t copy_set;
 	uint32_t gpu_timed, gpu_hint;    /* nodes given a time; where the last one was found */
 	struct ggmlviz_node_desc *desc;  /* filled when the run is recorded */
 	const struct ggmlviz_node_desc *d; /* what it is recorded with: desc, or a kept run's */
@@ -134,6 +146,27 @@ static inline void ggmlviz__run_measured_spill(struct run *r)
 		ggmlviz__run_measured_at(r, r->dense_place[k], r->op_begin[k], r->op_end[k]);
 	r->dense_n = 0;
 }
+
+/* The kept measured times of r, kept of them, moved to cpu by place (above); 0. */
+static inline uint32_t ggmlviz__run_spilled(struct run *r, uint32_t kept)
+{
+	r->dense_n = kept;
+	ggmlviz__run_measured_spill(r);
+	return 0;
+}
+
+/*
+ * node measured from begin to end, looked for in r's nodes (r NULL: none
+ * open); counted (ggmlviz__state.shares_unasked) where it is not there.
+ */
+void ggmlviz__run_measured_search(struct run *r, const void *node, uint64_t begin, uint64_t end);
+
+/*
+ * r's copied times (copy, above) given as the hand-over gives them: in
+ * order where each node is at its own place in r, else looked for; the
+ * copy forgotten.
+ */
+void ggmlviz__run_copy_settle(struct run *r);
 
 /* A SPLIT record of r at ts, recorded now or held with its run's unit (rolling mode). */
 void ggmlviz__run_record_split(const struct run *r, uint64_t ts, uint8_t type,

@@ -34,6 +34,11 @@
  * when nothing is traced, so that a share stored before a stop is never
  * taken for a later graph's.
  *
+ * At one thread a node's time is its one share's, and the run's OP_TIMES
+ * hold the same bytes as the thread's SHARE_TIMES REPEAT: those are
+ * copied as they are written, and the run takes the copy (nodes.c)
+ * instead of the hand-over's stamps, which it would only pack again.
+ *
  * What no op got is counted, never attributed by guess, and said at the
  * session's stop in a META SHARES record (as ggmlviz_stats says it).
  *
@@ -75,8 +80,12 @@ struct share_slot {
 	uint32_t *set_at;        /* their places in the graph */
 	uint64_t *set_node;      /* and their nodes' addresses */
 	struct ggmlviz__written set_written;
+	struct ggmlviz__packed_copy copy; /* worker 0 of one: its SHARE_TIMES' times (packed.h) */
 	struct share_slot *next_free;
 };
+
+_Static_assert(GGMLVIZ__SHARE_NODES <= GGMLVIZ__COPY_RECORDS * GGMLVIZ__TIMES_PER_RECORD,
+	       "a copy of a graph's shares has a stamp for each of its records");
 
 struct board {
 	_Atomic(const void *) pool;
@@ -116,6 +125,7 @@ static void slot_free(struct share_slot *s)
 	free(s->at);
 	free(s->set_at);
 	free(s->set_node);
+	free(s->copy.body);
 	free(s);
 }
 
@@ -203,6 +213,8 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		s->ith = (uint32_t)ith;
 		s->prev_done = 0;
 		s->set = 0; /* its shares are defined again, on this thread's ring */
+		if (ith == 0 && !s->copy.body) /* a graph of one thread copies its times (copy_of()) */
+			s->copy.body = malloc((size_t)GGMLVIZ__SHARE_NODES * GGMLVIZ_OP_TIMES_ENTRY);
 		atomic_store_explicit(&b->slot[ith], s, memory_order_release);
 	}
 	ggmlviz__inner_unlock(&lock);
@@ -311,27 +323,52 @@ static void op_types(struct share_slot *s, const void *const *nodes, uint32_t k,
 		s->op[j] = op_of ? op_of(nodes[s->at[j]]) : 0;
 }
 
-/* The places of the graph's nodes the thread has a share of, in s->at; how many. */
-static uint32_t shares_of(struct share_slot *s, uint64_t floor, uint32_t n)
-{
-	uint32_t k = 0;
+/* What one pass over a graph's places found of the thread's shares (shares_of()). */
+struct found {
+	uint32_t k;    /* shares: their places in s->at */
+	int ordered;   /* each begins at or after the end of the one before */
+	int as_set;    /* at the places and of the nodes of the thread's set, in its order */
+	uint64_t last; /* the last one's end */
+};
 
-	for (uint32_t i = 0; i < n; i++)
-		if (has_share(s, floor, i))
-			s->at[k++] = i;
-	return k;
+/*
+ * The places of the graph's nodes the thread has a share of, in s->at,
+ * and in the same pass what its records need to know of them: whether
+ * their times are in order (ggmlviz__times_pack()'s rule) and whether
+ * they are its set's. One pass over lines the weights pushed out of the
+ * caches since, where three passes read them again.
+ */
+static struct found shares_of(struct share_slot *s, uint64_t floor, uint32_t n,
+			      const void *const *nodes)
+{
+	struct found f = { 0, 1, 1, 0 };
+	const uint32_t set_n = s->set ? s->set_n : 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!has_share(s, floor, i))
+			continue;
+		f.ordered &= s->begin[i] >= f.last;
+		f.last = s->end[i];
+		if (f.as_set)
+			f.as_set = f.k < set_n && s->set_at[f.k] == i &&
+				   s->set_node[f.k] == ggmlviz__addr(nodes[i]);
+		s->at[f.k++] = i;
+	}
+	f.as_set &= f.k == set_n;
+	return f;
 }
 
-/* Whether the graph's k shares are those of the thread's set, which still stands. */
-static int same_set(const struct share_slot *s, const void *const *nodes, uint32_t k,
+/* Whether the shares f found pack until done (ggmlviz__times_pack()'s rule, in one look). */
+static int found_packs(const struct share_slot *s, const struct found *f, uint64_t done)
+{
+	return f->k && f->ordered && done >= f->last && ggmlviz__times_fit(s->begin[s->at[0]], done);
+}
+
+/* Whether the shares f found are those of the thread's set, which still stands. */
+static int same_set(const struct share_slot *s, const struct found *f,
 		    const struct ggmlviz__written *now)
 {
-	if (!s->set || s->set_n != k || !ggmlviz__written_same(&s->set_written, now))
-		return 0;
-	for (uint32_t j = 0; j < k; j++)
-		if (s->set_at[j] != s->at[j] || s->set_node[j] != ggmlviz__addr(nodes[s->at[j]]))
-			return 0;
-	return 1;
+	return s->set && f->as_set && ggmlviz__written_same(&s->set_written, now);
 }
 
 /* A new set of the graph's k shares, defined by the records about to be written. */
@@ -362,6 +399,16 @@ static uint32_t emit_each(const struct share_slot *s, uint64_t done, uint32_t nt
 }
 
 /*
+ * Where the thread's SHARE_TIMES REPEAT bodies are copied, as worker 0 of
+ * one (NULL: none, or no memory for it: the hand-over then). Its memory
+ * was taken with the slot's, when the thread took it as worker 0.
+ */
+static struct ggmlviz__packed_copy *copy_of(struct share_slot *s, uint32_t nth)
+{
+	return nth == 1 && s->ith == 0 && s->copy.body ? &s->copy : NULL;
+}
+
+/*
  * The calling thread's shares of the graph, as SHARE_TIMES records on its
  * ring: the times only when its set of shares is that of the graph before
  * (llama.cpp's, at every token), with their nodes and op types when it is
@@ -370,18 +417,22 @@ static uint32_t emit_each(const struct share_slot *s, uint64_t done, uint32_t nt
 static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
 		       const void *const *nodes, uint32_t n, ggmlviz_node_op_fn op_of)
 {
-	uint32_t k = shares_of(s, floor, n);
+	struct found f = shares_of(s, floor, n, nodes);
+	uint32_t k = f.k;
 	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	struct ggmlviz__written now = ggmlviz__written_now(session), after;
 	struct ggmlviz__shares_pack sp = { 0, GGMLVIZ_DESC_SET_REPEAT, s->ith, nth,
 					   { s->begin, s->end, s->at, k }, s->set_node, s->op,
-					   done };
+					   done, NULL };
 
-	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !ggmlviz__times_pack(&sp.times, done))
+	s->copy.n = 0;
+	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !found_packs(s, &f, done))
 		return (int)emit_each(s, done, nth, nodes, k, op_of); /* for older readers, or too long */
-	if (!same_set(s, nodes, k, &now)) {
+	if (!same_set(s, &f, &now)) {
 		set_define(s, nodes, k, op_of);
 		sp.mode = GGMLVIZ_DESC_SET_DEFINE;
+	} else {
+		sp.copy = copy_of(s, nth);
 	}
 	sp.set = s->set;
 	ggmlviz__emit_share_times(&sp);
@@ -486,9 +537,15 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
 	b = ith == 0 ? board_now(s->pool) : NULL;
 	others_ahead(b, s, (uint32_t)nth, n);
+	/* an earlier graph's copy, held by the thread's run, before this graph's end writes over
+	 * it and its places: as whichever worker (a slot taken again for another pool) */
+	ggmlviz__nodes_copy_settle();
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
-		hand_over(b, s, floor, (uint32_t)nth, nodes, (uint32_t)count);
+		/* one worker: its shares' times are the ops', and the run takes their copy */
+		if (!s->copy.n || s->copy.n != (uint32_t)count ||
+		    !ggmlviz__nodes_measured_copy(&s->copy, s->set_at, s->set_node, s->set))
+			hand_over(b, s, floor, (uint32_t)nth, nodes, (uint32_t)count);
 		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
 	}
