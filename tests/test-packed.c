@@ -76,8 +76,21 @@ static uint32_t op_of(const void *node)
 	return ((const struct gs_node *)node)->op;
 }
 
+static const struct gs_node view_node = { 21, "VIEW", "cache_k-0 (view)", 0 };
+static const void *const graph_nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3],
+						&graph[4] };
+
+/* gs_describe, and view_node a view: no op, no tick. */
+static void describe_view(void *user, const void *const *ns, size_t n, size_t i,
+			  struct ggmlviz_node_desc *out)
+{
+	gs_describe(user, ns, n, i, out);
+	if (ns[i] == &view_node)
+		out->ticks = 0;
+}
+
 /* The graph's nodes computed by this thread, alone: each a share (with shares) and a tick. */
-static void compute_alone(int shares, const void *const *nodes)
+static void compute_alone(int shares)
 {
 	for (int i = 0; i < NODES; i++) {
 		if (shares)
@@ -89,25 +102,28 @@ static void compute_alone(int shares, const void *const *nodes)
 		spin_ns(3000);
 	}
 	if (shares)
-		ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, nodes, NODES, op_of), NODES);
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, NODES, op_of), NODES);
 }
 
 /*
- * One run of graph id, its nodes asked and computed `times` times (1: as
- * llama.cpp's step computes it on GGML's CPU backend with one thread);
- * with shares, its ops are measured, without, ticked.
+ * A run of graph id whose nodes are asked as `asked` (n of them), the
+ * graph computed by this thread alone `times` times (1: as llama.cpp's
+ * step computes it on GGML's CPU backend with one thread); with shares,
+ * its ops are measured, without, ticked. Not ended.
  */
+static void run_of(uint64_t id, const void *const *asked, int n, int shares, int times)
+{
+	ggmlviz_nodes_graph_id(id);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(asked[i], &cpu_backend, describe_view, NULL), 0);
+	for (int t = 0; t < times; t++)
+		compute_alone(shares);
+}
+
+/* The same of the graph's nodes, and the run ends. */
 static void cpu_run(int shares, uint64_t id, int times)
 {
-	const void *nodes[NODES];
-
-	ggmlviz_nodes_graph_id(id);
-	for (int i = 0; i < NODES; i++) {
-		nodes[i] = &graph[i];
-		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, gs_describe, NULL), 0);
-	}
-	for (int t = 0; t < times; t++)
-		compute_alone(shares, nodes);
+	run_of(id, graph_nodes, NODES, shares, times);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }
 
@@ -381,19 +397,6 @@ START_TEST(one_thread_ops_are_their_shares_bytes)
 }
 END_TEST
 
-static const struct gs_node view_node = { 21, "VIEW", "cache_k-0 (view)", 0 };
-static const void *const graph_nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3],
-						&graph[4] };
-
-/* gs_describe, and view_node a view: no op, no tick. */
-static void describe_view(void *user, const void *const *ns, size_t n, size_t i,
-			  struct ggmlviz_node_desc *out)
-{
-	gs_describe(user, ns, n, i, out);
-	if (ns[i] == &view_node)
-		out->ticks = 0;
-}
-
 /* A session of its own, traced to path (tag), GPU kernels not followed. */
 static void start_alone(char *path, size_t size, const char *tag)
 {
@@ -403,19 +406,6 @@ static void start_alone(char *path, size_t size, const char *tag)
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-}
-
-/*
- * A run of graph 11 whose nodes are asked as `asked` (n of them), the
- * graph's NODES computed by this thread alone `times` times; not ended.
- */
-static void run_asked(const void *const *asked, int n, int times)
-{
-	ggmlviz_nodes_graph_id(11);
-	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(ggmlviz_nodes_ask(asked[i], &cpu_backend, describe_view, NULL), 0);
-	for (int t = 0; t < times; t++)
-		compute_alone(1, graph_nodes);
 }
 
 /* The session's records read back; the session stopped first. */
@@ -428,6 +418,21 @@ static struct seen *stopped_and_read(const char *path)
 	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
 	unlink(path);
 	return s;
+}
+
+/*
+ * A session of its own (tag) of GRAPHS runs of graph 11, each asked as
+ * `asked` (n nodes) and computed `times` times by this thread; read back.
+ */
+static struct seen *traced_runs(char *path, size_t size, const char *tag,
+				const void *const *asked, int n, int times)
+{
+	start_alone(path, size, tag);
+	for (int g = 0; g < GRAPHS; g++) {
+		run_of(11, asked, n, 1, times);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	return stopped_and_read(path);
 }
 
 /* op measured at share sh, to a packed stamp's quantum (a run's first op: its end only). */
@@ -452,12 +457,7 @@ START_TEST(one_thread_run_computed_twice_takes_its_last_graph)
 	char path[256];
 	struct seen *s;
 
-	start_alone(path, sizeof path, "packed-twice");
-	for (int g = 0; g < GRAPHS; g++) {
-		run_asked(graph_nodes, NODES, 2);
-		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
-	}
-	s = stopped_and_read(path);
+	s = traced_runs(path, sizeof path, "packed-twice", graph_nodes, NODES, 2);
 	ck_assert_uint_eq(s->shares, 2 * GRAPHS * NODES);
 	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
 	for (size_t k = 0; k < s->ops; k++)
@@ -507,12 +507,7 @@ START_TEST(one_thread_copy_at_other_places_is_looked_for)
 	char path[256];
 	struct seen *s;
 
-	start_alone(path, sizeof path, "packed-places");
-	for (int g = 0; g < GRAPHS; g++) {
-		run_asked(asked, NODES + 1, 1);
-		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
-	}
-	s = stopped_and_read(path);
+	s = traced_runs(path, sizeof path, "packed-places", asked, NODES + 1, 1);
 	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
 	for (size_t k = 0; k < s->ops; k++)
 		assert_at_share(&s->op[k], &s->share[k], k % NODES == 0);
@@ -543,12 +538,7 @@ START_TEST(one_thread_copy_of_other_nodes_is_not_the_runs)
 	char path[256];
 	struct seen *s;
 
-	start_alone(path, sizeof path, "packed-order");
-	for (int g = 0; g < GRAPHS; g++) {
-		run_asked(asked, NODES, 1);
-		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
-	}
-	s = stopped_and_read(path);
+	s = traced_runs(path, sizeof path, "packed-order", asked, NODES, 1);
 	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
 	for (size_t k = 0; k < s->ops; k++)
 		assert_at_share(&s->op[k], share_of_op(s, k / NODES, &s->op[k]),
@@ -573,7 +563,7 @@ START_TEST(one_thread_copy_outlives_a_graph_of_another_pool)
 
 	start_alone(path, sizeof path, "packed-pools");
 	for (int g = 0; g < GRAPHS; g++) {
-		run_asked(graph_nodes, NODES, 1);
+		run_of(11, graph_nodes, NODES, 1, 1);
 		if (g == GRAPHS - 1) { /* the last run holds its copy: another pool's graph ends */
 			ggmlviz_cpu_share_begin(&other_pool, 1, 0);
 			spin_ns(2000);
@@ -600,7 +590,6 @@ END_TEST
  */
 START_TEST(a_tick_takes_its_shares_end)
 {
-	const void *nodes[NODES];
 	struct ggmlviz_config cfg;
 	char path[256];
 	struct seen *s;
@@ -612,8 +601,7 @@ START_TEST(a_tick_takes_its_shares_end)
 	cpu_graph(1); /* measured */
 	ggmlviz_nodes_graph_id(11);
 	for (int i = 0; i < NODES; i++) {
-		nodes[i] = &graph[i];
-		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, gs_describe, NULL), 0);
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
 		spin_ns(10000);
 	}
 	for (int i = 0; i < NODES; i++) {
@@ -623,7 +611,7 @@ START_TEST(a_tick_takes_its_shares_end)
 		spin_ns(5000); /* a tick's own read would be this much later */
 		ggmlviz_nodes_tick();
 	}
-	ggmlviz_cpu_graph_done(&pool, 0, 2, nodes, NODES, op_of); /* thread 1 shared nothing */
+	ggmlviz_cpu_graph_done(&pool, 0, 2, graph_nodes, NODES, op_of); /* thread 1 shared nothing */
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	s = read_trace(path);

@@ -307,9 +307,9 @@ struct ggmlviz__packed_copy;
  * times by place, ggmlviz__run_copy_settle()), until the thread's next
  * graph's end, as whichever worker, which first gives them by place
  * (ggmlviz__nodes_copy_settle()): only a graph's end writes over places,
- * node and c. Returns 1 if the run
- * took them; 0 (none open, or one holding measured times already): the
- * hand-over then gives them.
+ * node and c. Returns 1 if the run took them; 0 (no times in c, none
+ * open, or one holding measured times already): the hand-over then
+ * gives them.
  */
 int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
 				 const uint64_t *node, uint64_t set);

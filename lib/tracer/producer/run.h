@@ -28,11 +28,11 @@ struct kept {
 	uint32_t n, cap, expected;       /* expected: the ticks they give */
 	uint64_t used;                   /* when last used, in runs: the oldest is replaced */
 	uint64_t set;                    /* its id in DESC_SET records: new when it is kept */
+	uint64_t shares_set;             /* a set of shares found to be its ticking nodes, in order (0: none) */
 	struct ggmlviz__written written;          /* where its descriptions were written (DESC_SET DEFINE) */
 	void **nvtx_names;               /* NVTX level 2: its ops' names, registered (or NULL) */
 	int ticked;                      /* its last run got ticks: a backend that ticks computes it */
 	int measured;                    /* its last run was measured (shares): its asks need no stamp */
-	uint64_t shares_set;             /* a set of shares found to be its ticking nodes, in order (0: none) */
 	int ask_always;                  /* its last run's nodes were each asked in full (ggmlviz_nodes_ask_always()) */
 	uint64_t session;                /* the session of its last run (ggmlviz_nodes_asked_before()) */
 };
@@ -64,8 +64,9 @@ struct run {
 	 * At one thread, the times of its graph's shares, as their SHARE_TIMES
 	 * bodies (packed.h), of share set copy_set at places copy_at of nodes
 	 * copy_node (shares.c's, which only the thread's next graph's end
-	 * writes over, after it gave them by place): its OP_TIMES' own bytes where the run repeats a kept set whose
-	 * ticking nodes they are; else given by place (ggmlviz__run_copy_settle()).
+	 * writes over, after it gave them by place): its OP_TIMES' own bytes
+	 * where the run repeats a kept set whose ticking nodes they are; else
+	 * given by place (ggmlviz__run_copy_settle()).
 	 */
 	const struct ggmlviz__packed_copy *copy;
 	const uint32_t *copy_at;
@@ -163,8 +164,11 @@ void ggmlviz__run_measured_search(struct run *r, const void *node, uint64_t begi
 
 /*
  * r's copied times (copy, above) given as the hand-over gives them: in
- * order where each node is at its own place in r, else looked for; the
- * copy forgotten.
+ * order where each node is at its own place in r, else looked for (a node
+ * not there counted then, at the run's end or the thread's next graph's,
+ * not at its own graph's); the copy forgotten. Each time is the packed
+ * one, below its stamp by less than a packed record's quantum
+ * (1 << ggmlviz__clock_share_shift stamps).
  */
 void ggmlviz__run_copy_settle(struct run *r);
 

@@ -542,9 +542,9 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	ggmlviz__nodes_copy_settle();
 	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
 	if (ith == 0) {
-		/* one worker: its shares' times are the ops', and the run takes their copy */
-		if (!s->copy.n || s->copy.n != (uint32_t)count ||
-		    !ggmlviz__nodes_measured_copy(&s->copy, s->set_at, s->set_node, s->set))
+		/* one worker: its shares' times are the ops', and the run takes their copy (n: 0
+		 * where none was made, emit_shares()) */
+		if (!ggmlviz__nodes_measured_copy(&s->copy, s->set_at, s->set_node, s->set))
 			hand_over(b, s, floor, (uint32_t)nth, nodes, (uint32_t)count);
 		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
