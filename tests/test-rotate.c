@@ -151,7 +151,9 @@ START_TEST(segments_are_whole_traces_read_as_one)
 		ck_assert_uint_eq(one.out_of_order, 0);
 		marks += one.marks;
 	}
-	ck_assert_uint_lt(marks, 20000); /* the live one holds the rest */
+	/* the live one holds the rest, if any: the stop's last batch may have just ended a
+	 * segment (seen once under ThreadSanitizer), leaving it the trace's end alone */
+	ck_assert_uint_le(marks, 20000);
 	read_back(path, &all); /* the name: every segment in a row, the repeated starts skipped */
 	ck_assert_int_eq(all.rc, 0);
 	ck_assert_uint_eq(all.marks, 20000);
