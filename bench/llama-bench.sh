@@ -59,6 +59,9 @@
 #   flight  GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60: and a flight
 #           recorder, every op of the last minute in memory (the summed
 #           steps recorded op by op for it too)
+#   off     GGML_VIZ_DISABLE=1: launched as a traced mode is (the same
+#           environment), but nothing started: an A/A against plain,
+#           which shows what launching alone moves
 #   before  traced as by default, by the tools in the folder BEFORE=DIR
 #           (the same llama.cpp built by an earlier libggmlviz: a before
 #           and after in one run, each against the same untraced rounds)
@@ -99,6 +102,7 @@ mode_env() {
 	nowriter) echo "GGML_VIZ_FLUSH_INTERVAL=60000" ;;
 	sampled) echo "GGML_VIZ_OP_SAMPLE=100" ;;
 	flight) echo "GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60" ;;
+	off) echo "GGML_VIZ_DISABLE=1" ;;
 	traced | before) ;;
 	*) echo "llama-bench.sh: unknown mode '$1' in MODES" >&2; exit 2 ;;
 	esac
@@ -191,6 +195,7 @@ WHAT = {'traced': 'as the build traces: every op measured, every worker\'s share
                     'GGML_VIZ_FLUSH_INTERVAL=60000',
         'sampled': 'rolling mode, 1 step in 100 op by op, GGML_VIZ_OP_SAMPLE=100',
         'flight': 'rolling mode and a flight recorder, GGML_VIZ_OP_SAMPLE=100 GGML_VIZ_FLIGHT=60',
+        'off': 'launched as traced, tracing disabled, GGML_VIZ_DISABLE=1',
         'before': 'as traced by default, the tools of BEFORE=%s' % os.environ.get('BEFORE', '')}
 phase = {t: json.load(open(os.path.join(tmp, p + '.json')))
          for t, p in (('pp', 'prompt'), ('tg', 'generation'))}
