@@ -12,7 +12,8 @@
 # how good); and the sampler costs what it measures: each sample copies
 # the thread's stack for its call chain, and the tracer's few cold lines
 # pay for that more than GGML's streams do (at 20000 samples a second
-# the figure was twice that at 1000: doc/cost.md). Read the lowest rate.
+# the figure was nearly twice that at 1000: doc/cost.md). Read the lowest
+# rate.
 #
 # The tools' llama-bench (scripts/build-llama-tools.sh), traced as by
 # default (every op measured, every worker's share), -p 0 (every graph a
@@ -20,12 +21,16 @@
 # the tracer's when the first frame of its chain outside the kernel and
 # the system libraries is a function named ggmlviz*; only the run's
 # steady state counts, from 20% to 90% of its time (bench/op_samples.py
-# says what that takes in and leaves out). A thread's share of its
-# samples there, times the time an op of the run's tokens (from its
-# trace), is the tracer's time an op on it. Printed, a thread count and a thread (0: the graph's,
-# which llama-bench runs as GGML's worker 0; workers: the others that
-# compute, each; writer: the writer thread's CPU over the run's ops), the
-# median of RUNS runs with its 95% interval, and the functions it was in.
+# says what that takes in and leaves out). A thread's samples there
+# over the ops computed in that window (the run's tokens' ops, from its
+# trace, at an even rate over their span) is the tracer's time an op on
+# it. Printed, a thread count and a thread (0: the graph's, which
+# llama-bench runs as GGML's worker 0; workers: the others that compute,
+# each; writer: the writer thread's CPU over the run's ops), the median
+# of RUNS runs with its 95% interval, where the thread was on the CPU in
+# the window (a share of it: well under 100%, another program took the
+# CPU, and the run is not the machine's usual), and the functions it was
+# in. The thread counts are run one after the other, not interleaved.
 # BEFORE=DIR samples the tools in DIR too (llama-bench of an earlier
 # libggmlviz), in the same runs, each run's two builds in turn (every
 # other run the before first), and prints each and, run by run, the after
@@ -79,7 +84,11 @@ sampled() { # THREADS RUN MODE
 	[ "$3" = before ] && bin=$BEFORE
 	env GGML_VIZ_OUTPUT="$out.ggmlviz" perf record -q -F "$FREQ" -e cpu-clock \
 		--call-graph dwarf,2048 -o "$out.data" "$bin/llama-bench" -m "$tmp/model.gguf" \
-		-p 0 -n "$TOKENS" -r "$REPS" -t "$1" >/dev/null 2>"$out.err"
+		-p 0 -n "$TOKENS" -r "$REPS" -t "$1" >/dev/null 2>"$out.err" || {
+		echo "op-samples.sh: $bin/llama-bench at $1 threads failed under perf:" >&2
+		cat "$out.err" >&2
+		exit 1
+	}
 	"$top/build/tools/ggmlviz" stats -f json --phase generation "$out.ggmlviz" >"$out.stats"
 	perf script -i "$out.data" --no-inline -F comm,pid,tid,time,period,ip,sym,dso \
 		>"$out.script" 2>/dev/null

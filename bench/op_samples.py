@@ -4,8 +4,9 @@ from perf's samples (bench/op-samples.sh runs perf and calls this).
 A sample is the tracer's when the first frame of its call chain, from the
 leaf, that is not in the kernel or a system library (libc, libm, the
 dynamic linker, the vDSO) is a function named ggmlviz*: the library's
-own code, the adapters' (compiled into the program, named ggmlviz_ggml_*
-and ggmlviz_llama_*), and what they call in the C library or the kernel
+own code, the adapters' (compiled into the program, named ggmlviz_ggml_*,
+ggmlviz_llama_* and, in llama.cpp's tools, ggmlviz_tools_*), and what
+they call in the C library or the kernel
 (a memcpy, a page fault of a ring). A sample in GGML or llama.cpp code is
 theirs, whatever called it: ggmlviz_llama__step() calls llama_decode(),
 and the decode's samples are the decode's. Not counted: the few lines of
@@ -17,13 +18,17 @@ Only the run's steady state is counted: the samples from 20% to 90% of
 its time, so that what a thread and a session pay once (a ring mapped
 and faulted in, a few ms on a virtual machine whose memory is touched
 for the first time; the first descriptions; the model's load; the
-context's and the model's frees at the end) is left out. A
-thread's share there, times the time an op of the run's generated tokens
-(their steps' time over their ops, from the trace), is the tracer's time
-an op on that thread: the graph's thread, and each worker, are on the
-CPU through a token (computing, or waiting at GGML's barriers, which
-spin). The writer is not: its CPU time (every sample of it, the start
-too) over the run's ops.
+context's and the model's frees at the end) is left out. The tracer's
+samples of a computing thread there (the graph's thread; the workers,
+each) over the ops computed in that window is its time an op: the ops
+are the run's generated tokens' (from the trace), taken at an even rate
+over their span, of which the window is a part. Where a thread was on
+the CPU in the window is printed beside (a share of it): a thread that
+another program took the CPU from is not charged for that time, but a
+run slowed so is not the machine's usual. The library's own threads
+(the writer; any other named ggmlviz-*) are counted whole: every sample
+of theirs is the tracer's, their CPU time over the whole run (its start
+too) over the ops of its tokens.
 
     op_samples.py TMP THREADS RUNS [MODES]
 
@@ -62,10 +67,13 @@ def owner(frames):
 
 
 def samples(path):
-    """Each sample of a perf script file: (pid, tid, comm, time s, period ns, owner)."""
-    head, frames = None, []
+    """Each sample of a perf script file: (pid, tid, comm, time s, period ns, owner).
+    A line that is neither a sample's nor a frame's is said on stderr (counted)."""
+    head, frames, odd = None, [], 0
     for line in open(path, errors='replace'):
         m = HEADER.match(line)
+        if not m and line.strip() and not FRAME.match(line):
+            odd += 1
         if m:
             if head:
                 yield head + (owner(frames),)
@@ -78,44 +86,62 @@ def samples(path):
             frames.append((m.group(1).split('+')[0], m.group(2)))
     if head:
         yield head + (owner(frames),)
+    if odd:
+        print('op_samples.py: %s: %d lines neither a sample nor a frame, left out' % (path, odd),
+              file=sys.stderr)
+
+
+LIBRARY = ('writer', 'helper')  # the library's own threads: their every sample is the tracer's
 
 
 def role(pid, tid, comm):
     """'0': the process's first thread (llama-bench's, which computes as GGML's
-    worker 0); 'writer'; 'worker': the others."""
-    return 'writer' if comm.startswith('ggmlviz-writer') else '0' if tid == pid else 'worker'
+    worker 0); 'writer'; 'helper': the library's other threads (ggmlviz-*);
+    'worker': the others (GGML's)."""
+    if comm.startswith('ggmlviz-writer'):
+        return 'writer'
+    if comm.startswith('ggmlviz'):
+        return 'helper'
+    return '0' if tid == pid else 'worker'
 
 
 def run_cost(base):
-    """{thread: (tracer ns an op, {function: ns an op}, threads)} of one run (TMP/T.R.M.):
-    the workers' figures each."""
+    """{thread: (tracer ns an op, {function: ns an op}, threads, share of the window on
+    the CPU)} of one run (TMP/T.R.M.): the workers' figures each."""
     stats = json.load(open(base + 'stats'))
-    if not stats.get('ops') or not stats.get('step_ns'):
+    if not stats.get('ops') or not stats.get('span_ns'):
         sys.exit('op_samples.py: %sstats: no generated tokens' % base)
-    ns_an_op = stats['step_ns'] / stats['ops']
     got = list(samples(base + 'script'))
     times = [s[3] for s in got if role(*s[:3]) == '0']
     if not times:
         sys.exit('op_samples.py: %sscript: no sample of the graph\'s thread' % base)
     span = max(times) - min(times)
     start, end = (min(times) + f * span for f in STEADY)
+    window_ns = (end - start) * 1e9
+    if window_ns > stats['span_ns']:
+        sys.exit('op_samples.py: %s: the window (%.0f ms) is longer than the tokens\' span (%.0f ms):'
+                 ' more repetitions (REPS) or tokens' % (base, window_ns / 1e6, stats['span_ns'] / 1e6))
+    ops_in_window = stats['ops'] * window_ns / stats['span_ns']
     totals, ours, funcs, tids = {}, {}, {}, {}
     for pid, tid, comm, t, period, fn in got:
         who = role(pid, tid, comm)
-        if who != 'writer' and not start <= t < end:
+        if who not in LIBRARY and not start <= t < end:
             continue
         tids.setdefault(who, set()).add(tid)
         totals[who] = totals.get(who, 0) + period
-        if fn and fn.startswith('ggmlviz'):
+        if who in LIBRARY or fn and fn.startswith('ggmlviz'):
+            fn = fn or '(the kernel)'
             ours[who] = ours.get(who, 0) + period
             f = funcs.setdefault(who, {})
             f[fn] = f.get(fn, 0) + period
     cost = {}
     for who, total in totals.items():
-        # a computing thread: its share of its time, times the time an op; the writer: its time
-        scale = ns_an_op / total if who != 'writer' else 1.0 / stats['ops']
+        # a computing thread: over the ops of the window, each; the library's: over every op
+        n = len(tids[who])
+        scale = 1.0 / (ops_in_window * n) if who not in LIBRARY else 1.0 / stats['ops']
         cost[who] = (ours.get(who, 0) * scale,
-                     {f: ns * scale for f, ns in funcs.get(who, {}).items()}, len(tids[who]))
+                     {f: ns * scale for f, ns in funcs.get(who, {}).items()}, n,
+                     total / (window_ns * n) if who not in LIBRARY else None)
     return cost
 
 
@@ -128,16 +154,21 @@ def said(xs):
 def medians(got):
     """{function: median ns an op} over runs, a run without a sample of it counting 0."""
     funcs = {}
-    for _, add, _ in got:
-        for f, v in add.items():
-            funcs.setdefault(f, []).append(v)
+    for v in got:
+        for f, ns in v[1].items():
+            funcs.setdefault(f, []).append(ns)
     return {f: statistics.median(v + [0.0] * (len(got) - len(v))) for f, v in funcs.items()}
 
 
-def line(t, name, xs, funcs, sign=''):
-    top = sorted(funcs, key=lambda f: -abs(funcs[f]))[:12]
-    print('%-8s %-14s %22s   %s' % (t, name, said(xs), ', '.join(
-        '%s %%%s.1f' % (f.replace('ggmlviz_', ''), sign) % funcs[f] for f in top)))
+def line(t, name, got, sign=''):
+    """A thread's line: the median of its runs' figures, where it was on the CPU, its functions."""
+    funcs = medians(got)
+    top = [f for f in sorted(funcs, key=lambda f: -abs(funcs[f]))[:12] if abs(funcs[f]) >= 0.05]
+    on = [v[3] for v in got if len(v) > 3 and v[3] is not None]
+    print('%-8s %-14s %22s   %s%s' % (
+        t, name, said([v[0] for v in got]),
+        'on the CPU %.0f%% of the window; ' % (100 * statistics.median(on)) if on else '',
+        ', '.join('%s %%%s.1f' % (f.replace('ggmlviz_', ''), sign) % funcs[f] for f in top)))
 
 
 def main():
@@ -145,24 +176,26 @@ def main():
     modes = sys.argv[4].split() if len(sys.argv) > 4 else ['after']
     print('%-8s %-14s %22s  %s' % ('THREADS', 'THREAD', 'TRACER NS AN OP', '(RUNS)   functions, ns an op'))
     for t in counts:
-        per = {m: {} for m in modes}
+        per = {m: {} for m in modes}  # {mode: {thread: {run: figures}}}
         for m in modes:
             for r in range(1, runs + 1):
                 for who, v in run_cost(os.path.join(tmp, '%s.%d.%s.' % (t, r, m))).items():
-                    per[m].setdefault(who, []).append(v)
-        for who in ('0', 'worker', 'writer'):
+                    per[m].setdefault(who, {})[r] = v
+        for who in ('0', 'worker', 'writer', 'helper'):
             for m in modes:
-                got = per[m].get(who)
+                got = list(per[m].get(who, {}).values())
                 if not got or not any(g[0] for g in got):
                     continue  # a thread of the program's own that runs nothing traced
-                name = who if who != 'worker' else 'worker' + ('s, each' if got[0][2] > 1 else '')
-                line(t, name + ('' if m == 'after' else ' ' + m), [g[0] for g in got], medians(got))
-            a, b = per[modes[0]].get(who), per[modes[-1]].get(who)
-            if len(modes) > 1 and a and b and len(a) == len(b) and any(g[0] for g in a + b):
-                diff = [(x[0] - y[0], {f: x[1].get(f, 0.0) - y[1].get(f, 0.0)
-                                      for f in set(x[1]) | set(y[1])}, x[2])
-                        for x, y in zip(a, b)]
-                line(t, 'after-bef', [d[0] for d in diff], medians(diff), '+')
+                many = max(g[2] for g in got) > 1
+                name = {'worker': 'workers, each' if many else 'worker',
+                        'helper': 'other ggmlviz'}.get(who, who)
+                line(t, name + ('' if m == 'after' else ' ' + m), got)
+            a, b = per[modes[0]].get(who, {}), per[modes[-1]].get(who, {})
+            both = sorted(set(a) & set(b))  # the runs with the thread in both builds, paired
+            if len(modes) > 1 and both and any(a[r][0] or b[r][0] for r in both):
+                line(t, 'after-bef', [(a[r][0] - b[r][0],
+                                       {f: a[r][1].get(f, 0.0) - b[r][1].get(f, 0.0)
+                                        for f in set(a[r][1]) | set(b[r][1])}) for r in both], '+')
 
 
 if __name__ == '__main__':
