@@ -44,8 +44,9 @@
 # TOOLS_BIN: the folder of the tools (default
 # third_party/llama-tools/build/bin). THREADS (default "1 2"), TOKENS
 # (128), REPS (20: llama-bench -r), RUNS (15), FREQ (perf's samples a
-# second, 1000: about a dozen of the tracer's a run at 1 thread) as the
-# environment says; KEEP_TMP=1 keeps the runs' folder (said). Needs perf,
+# second, 1000: about a dozen of the tracer's a run at 1 thread) and
+# MODEL_WIDTH (the model, as bench/tiny-model.sh says: default the quick
+# start's) as the environment says; KEEP_TMP=1 keeps the runs' folder (said). Needs perf,
 # with samples of the CPU clock (no hardware counter is used: a virtual
 # machine's perf often has none).
 #
@@ -71,10 +72,10 @@ if [ "${KEEP_TMP:-0}" = 1 ]; then
 else
 	trap 'rm -rf "$tmp"' EXIT
 fi
-"$top/build/examples/make_tiny_llama" "$tmp/model.gguf" --layers 8 --embd 512 --heads 8 \
-	--kv-heads 4 --ff 1408 --vocab 2048 --type q8_0 >/dev/null
+. "$top/bench/tiny-model.sh"
+model=$(tiny_model_args "$top" "$tmp" "") || exit 1 # the quick start's model, or MODEL_WIDTH's
 
-echo "op-samples.sh: llama-bench -p 0 -n $TOKENS -r $REPS on the quick start's model under perf record -F $FREQ, each run from 20% to 90% of its time; $RUNS runs, medians"
+echo "op-samples.sh: llama-bench -p 0 -n $TOKENS -r $REPS on the model of MODEL_WIDTH=${MODEL_WIDTH:-512} under perf record -F $FREQ, each run from 20% to 90% of its time; $RUNS runs, medians"
 modes=after
 if [ -n "${BEFORE:-}" ]; then
 	[ -x "$BEFORE/llama-bench" ] || { echo "op-samples.sh: BEFORE=$BEFORE holds no llama-bench" >&2; exit 1; }
@@ -84,8 +85,9 @@ sampled() { # THREADS RUN MODE
 	out="$tmp/$1.$2.$3"
 	bin=$tools
 	[ "$3" = before ] && bin=$BEFORE
+	# shellcheck disable=SC2086 # the model's arguments are words
 	env GGML_VIZ_OUTPUT="$out.ggmlviz" perf record -q -F "$FREQ" -e cpu-clock \
-		--call-graph dwarf,2048 -o "$out.data" "$bin/llama-bench" -m "$tmp/model.gguf" \
+		--call-graph dwarf,2048 -o "$out.data" "$bin/llama-bench" $model \
 		-p 0 -n "$TOKENS" -r "$REPS" -t "$1" >/dev/null 2>"$out.err" || {
 		echo "op-samples.sh: $bin/llama-bench at $1 threads failed under perf:" >&2
 		cat "$out.err" >&2

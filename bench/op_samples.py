@@ -71,19 +71,17 @@ def samples(path):
     A line that is neither a sample's nor a frame's is said on stderr (counted)."""
     head, frames, odd = None, [], 0
     for line in open(path, errors='replace'):
-        m = HEADER.match(line)
-        if not m and line.strip() and not FRAME.match(line):
-            odd += 1
+        m, f = HEADER.match(line), FRAME.match(line)
         if m:
             if head:
                 yield head + (owner(frames),)
             head = (int(m.group(2)), int(m.group(3)), m.group(1), float(m.group(4)),
                     int(m.group(5)))
             frames = []
-            continue
-        m = FRAME.match(line)
-        if m and head:
-            frames.append((m.group(1).split('+')[0], m.group(2)))
+        elif f and head:
+            frames.append((f.group(1).split('+')[0], f.group(2)))
+        elif line.strip():
+            odd += 1
     if head:
         yield head + (owner(frames),)
     if odd:
@@ -164,7 +162,7 @@ def line(t, name, got, sign=''):
     """A thread's line: the median of its runs' figures, where it was on the CPU, its functions."""
     funcs = medians(got)
     top = [f for f in sorted(funcs, key=lambda f: -abs(funcs[f]))[:12] if abs(funcs[f]) >= 0.05]
-    on = [v[3] for v in got if len(v) > 3 and v[3] is not None]
+    on = [v[3] for v in got if v[3] is not None]
     print('%-8s %-14s %22s   %s%s' % (
         t, name, said([v[0] for v in got]),
         'on the CPU %.0f%% of the window; ' % (100 * statistics.median(on)) if on else '',
@@ -195,7 +193,8 @@ def main():
             if len(modes) > 1 and both and any(a[r][0] or b[r][0] for r in both):
                 line(t, 'after-bef', [(a[r][0] - b[r][0],
                                        {f: a[r][1].get(f, 0.0) - b[r][1].get(f, 0.0)
-                                        for f in set(a[r][1]) | set(b[r][1])}) for r in both], '+')
+                                        for f in set(a[r][1]) | set(b[r][1])}, a[r][2], None)
+                                      for r in both], '+')
 
 
 if __name__ == '__main__':
