@@ -49,6 +49,7 @@ static unsigned n_names;
 
 struct row {
 	_Alignas(64) uint64_t cycles[FUNCS], calls[FUNCS], preempted[FUNCS];
+	uint64_t timed, counted; /* every timed call's cycles, and how many: the step's own below */
 	int ith; /* the CPU backend's thread index (first share), -1 if none */
 };
 
@@ -179,10 +180,13 @@ static unsigned index_of(const char *name, atomic_uint *slot)
 	call;                                                                          \
 	uint64_t d = counter() - t0;                                                   \
 	r->calls[k]++;                                                                 \
-	if (d < long_call)                                                             \
+	if (d < long_call) {                                                           \
 		r->cycles[k] += d;                                                     \
-	else                                                                           \
-		r->preempted[k]++
+		r->timed += d;                                                         \
+		r->counted++;                                                          \
+	} else {                                                                       \
+		r->preempted[k]++;                                                     \
+	}
 
 #define WRAP_VOID(name, params, args)                                                  \
 	void __real_##name params;                                                     \
@@ -291,3 +295,75 @@ WRAP(int, ggmlviz_tensor_alloc_once, (const void *ptr, uint64_t size, const char
 WRAP(int, ggmlviz_tensor_free_once, (const void *ptr, uint64_t size, const char *label),
      (ptr, size, label))
 WRAP(int32_t, ggmlviz_layer_of_name, (const char *name, size_t len), (name, len))
+
+/*
+ * The adapters' own code of a step, which no wrap of a library call
+ * holds (compiled where op-self.sh finds llama.cpp's llama.h): the tools'
+ * decode wrapper (ggmlviz_tools_decode(), contrib/llama.cpp, with llama.h's
+ * ggmlviz_llama__step() inlined in it) timed whole, less the decode it
+ * makes (llama_decode(), timed by its wrap below) and less the library's
+ * calls it makes outside that decode (timed as every other), as
+ * "step-glue". The counter's reads around the decode and around each of
+ * those calls are taken out as a timed nothing each. The callbacks' own
+ * lines around the library's calls in a decode are not in it.
+ */
+#if defined(__has_include)
+#if __has_include(<llama.h>)
+#include <llama.h>
+
+static _Thread_local struct {
+	uint64_t cycles, timed, counted; /* the decode's, and the library's calls' in it */
+} tls_decode;
+
+int32_t __real_llama_decode(struct llama_context *ctx, struct llama_batch batch);
+int32_t __wrap_llama_decode(struct llama_context *ctx, struct llama_batch batch);
+int32_t __wrap_llama_decode(struct llama_context *ctx, struct llama_batch batch)
+{
+	struct row *r = row();
+	uint64_t timed = r->timed, counted = r->counted, t0 = counter();
+	int32_t rc = __real_llama_decode(ctx, batch);
+
+	tls_decode.cycles += counter() - t0;
+	tls_decode.timed += r->timed - timed;
+	tls_decode.counted += r->counted - counted;
+	return rc;
+}
+
+/* What d, the step's time, held of other things: the decode, and the library's calls outside it. */
+static uint64_t step_not_glue(const struct row *r, uint64_t timed, uint64_t counted)
+{
+	uint64_t outside_timed = r->timed - timed - tls_decode.timed;
+	uint64_t outside_counted = r->counted - counted - tls_decode.counted;
+
+	return tls_decode.cycles + outside_timed + (outside_counted + 1) * null_cycles;
+}
+
+int32_t __real_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
+				    struct llama_batch batch);
+int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
+				    struct llama_batch batch);
+int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
+				    struct llama_batch batch)
+{
+	static atomic_uint slot_glue;
+	struct row *r = row();
+	unsigned s = atomic_load_explicit(&slot_glue, memory_order_acquire);
+	unsigned k = s ? s - 1 : index_of("step-glue", &slot_glue);
+	uint64_t timed = r->timed, counted = r->counted, t0, d, other;
+	int32_t rc;
+
+	tls_decode.cycles = tls_decode.timed = tls_decode.counted = 0;
+	t0 = counter();
+	rc = __real_ggmlviz_tools_decode(site, ctx, batch);
+	d = counter() - t0;
+	other = step_not_glue(r, timed, counted);
+	d = d > other ? d - other : 0;
+	r->calls[k]++;
+	if (d < long_call)
+		r->cycles[k] += d;
+	else
+		r->preempted[k]++;
+	return rc;
+}
+#endif
+#endif

@@ -34,7 +34,10 @@
 # 5 ns (an A/A run's intervals are that wide, and at 2 threads one
 # still showed the graph's end +2.2), where each mode's own median moves
 # by tens from one run to the next. With a dozen calls listed, up to one
-# interval in twenty misses 0 by chance. THREADS (default "1 2"), TOKENS
+# interval in twenty misses 0 by chance. BEFORE_ADAPTERS=FILE does the
+# same with an earlier libggmlviz-llama-tools.a (the tools' build has it
+# at its top: the adapters' code as a build of the tools compiled it),
+# alone or with BEFORE_LIB. THREADS (default "1 2"), TOKENS
 # (32), REPS (3: llama-bench -r), RUNS (3: runs of each, their median)
 # as the environment says; KEEP_TMP=1 keeps the runs' folder (said).
 # x86-64 only (the time-stamp counter).
@@ -44,7 +47,11 @@
 # that records no op times (a trial of a design that leaves them to the
 # reader).
 #
-# Not in it: the adapter's code between its calls into the library and
+# The step's own code, where llama.cpp's headers are found beside the
+# tools' build: "step-glue", the tools' decode wrapper's time less the
+# decode and the library's calls in it (op-self.c).
+#
+# Not in it: the callbacks' code around their calls into the library and
 # the edits' own lines (callgrind counts them: bench/op-insns.py), and
 # what the library's stores take from GGML's caches (bench/op-cost.sh's
 # tokens a second hold that, to its noise).
@@ -64,7 +71,12 @@ else
 	trap 'rm -rf "$tmp"' EXIT
 fi
 
-cc -O2 -std=gnu11 -I"$top/include" -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
+# llama.cpp's headers, where the tools' sources are: op-self.c then times the step's own code too
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$tb/CMakeCache.txt" 2>/dev/null || :)
+llama_inc=
+[ -f "$src/include/llama.h" ] && llama_inc="-I$src/include -I$src/ggml/include"
+# shellcheck disable=SC2086 # two -I words, or none
+cc -O2 -std=gnu11 -I"$top/include" $llama_inc -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
 wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
 link=$(ninja -C "$tb" -t commands bin/llama-bench | tail -n 1 | sed 's/^: && //; s/ && :$//')
 case "$link" in *"-o bin/llama-bench "*) ;; *)
@@ -78,10 +90,18 @@ mkdir "$tmp/a" "$tmp/b"
 self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/a/llama-bench $tmp/op-self.o $wraps |")
 (cd "$tb" && eval "$self")
 modes="untraced traced"
-if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
-	lib=$(printf '%s' "$link" | tr ' ' '\n' | grep '/libggmlviz\.a$' | head -n 1)
-	[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
-	before=$(printf '%s' "$self" | sed "s|-o $tmp/a/llama-bench |-o $tmp/b/llama-bench |; s|$lib|$BEFORE_LIB|")
+if [ -n "${BEFORE_LIB:-}${BEFORE_ADAPTERS:-}" ]; then # the same tools linked with earlier libraries
+	before=$(printf '%s' "$self" | sed "s|-o $tmp/a/llama-bench |-o $tmp/b/llama-bench |")
+	if [ -n "${BEFORE_LIB:-}" ]; then
+		lib=$(printf '%s' "$link" | tr ' ' '\n' | grep '/libggmlviz\.a$' | head -n 1)
+		[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
+		before=$(printf '%s' "$before" | sed "s|$lib|$BEFORE_LIB|")
+	fi
+	if [ -n "${BEFORE_ADAPTERS:-}" ]; then
+		printf '%s' "$link" | grep -q ' libggmlviz-llama-tools\.a ' ||
+			{ echo "op-self.sh: no libggmlviz-llama-tools.a in llama-bench's link command" >&2; exit 1; }
+		before=$(printf '%s' "$before" | sed "s| libggmlviz-llama-tools\.a | $BEFORE_ADAPTERS |g")
+	fi
 	(cd "$tb" && eval "$before")
 	modes="untraced traced before"
 fi
@@ -121,7 +141,7 @@ for t in $THREADS; do
 		fresh
 		order=$modes
 		turn=$((turn + 1))
-		[ $((turn % 2)) = 0 ] && [ -n "${BEFORE_LIB:-}" ] && order="untraced before traced"
+		[ $((turn % 2)) = 0 ] && [ -n "${BEFORE_LIB:-}${BEFORE_ADAPTERS:-}" ] && order="untraced before traced"
 		for mode in $order; do
 			bench "$t" "$mode" "$run" 1
 			bench "$t" "$mode" "$run" $((REPS + 1))

@@ -13,7 +13,9 @@
  *     bytes (the same stamp, the same body); a run computed twice takes its
  *     last graph; the copy given by place where the run's set is another
  *     (a new graph id), its nodes elsewhere (looked for), or its ticking
- *     places the shares' but not their nodes (each op at its own share);
+ *     places the shares' but not their nodes (each op at its own share),
+ *     or its shares' records lost to a full ring (by place, from the
+ *     stamps);
  *   - shares begun out of their places' order are written one by one, and
  *     a graph of fewer shares than its set defines a set anew;
  *   - a tick takes the end of the share just ended (no clock read of its
@@ -28,6 +30,7 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,8 @@
 #include "check-compat.h"
 #include "gpu-sim.h"
 #include "trace-util.h"
+#include "tracer/producer/producer.h"
+#include "tracer/writer/internal.h"
 
 #define NODES 5
 #define GRAPHS 4
@@ -580,6 +585,81 @@ START_TEST(one_thread_copy_outlives_a_graph_of_another_pool)
 }
 END_TEST
 
+/* The session's writer, its thread held at the top of its loop until the stop (test-races.c). */
+static struct ggmlviz__writer *_Atomic held;
+
+static void hold_writer(struct ggmlviz__writer *w)
+{
+	atomic_store(&held, w);
+	while (!atomic_load(&w->stop))
+		usleep(200);
+}
+
+/* The calling thread's ring filled with marks until one is lost: no room for a record. */
+static void ring_filled(void)
+{
+	struct ggmlviz__ring *r = ggmlviz__thread_ring();
+	uint64_t lost;
+
+	ck_assert_ptr_nonnull(r);
+	lost = atomic_load(&r->dropped);
+	for (uint64_t v = 0; atomic_load(&r->dropped) == lost; v++)
+		ggmlviz_mark(NULL, v);
+}
+
+/*
+ * At one thread, a graph whose SHARE_TIMES found its ring full (the
+ * writer held, the ring filled with marks just before the graph's end):
+ * the thread's copy of them holds nothing, so the run is given its times
+ * by place from the slot's stamps, as at two threads, and once the writer
+ * has made room, every op of that run is still written, measured, in
+ * order; only the graph's shares are lost (said DROPPED), and the runs
+ * after it are their shares' again.
+ */
+START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
+{
+	enum { LOST = 2 };
+	struct ggmlviz_config cfg;
+	struct ggmlviz__writer *w;
+	char path[256];
+	struct seen *s;
+
+	tu_path(path, sizeof path, "packed-lost");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	cfg.buffer_events = cfg.buffer_events_max = 64; /* 4 KiB, never grown */
+	atomic_store(&held, NULL);
+	ggmlviz__writer_turn_hook = hold_writer;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	while (!(w = atomic_load(&held)))
+		usleep(200);
+	for (int g = 0; g < GRAPHS; g++) {
+		run_of(11, graph_nodes, NODES, 1, 0);
+		if (g == LOST)
+			ring_filled();
+		compute_alone(1);
+		ggmlviz__drain_pass(w, 0); /* room for the run's records */
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+		ggmlviz__drain_pass(w, 0);
+	}
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz__writer_turn_hook = NULL;
+	s = read_trace(path);
+	ck_assert_uint_eq(s->shares, (GRAPHS - 1) * NODES);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	for (size_t k = 0; k < s->ops; k++) {
+		size_t g = k / NODES;
+
+		assert_op(s, k, GGMLVIZ_OP_METHOD_MEASURED);
+		if (k % NODES)
+			ck_assert_uint_ge(s->op[k].begin_ns, s->op[k - 1].end_ns);
+		if (g != LOST)
+			assert_at_share(&s->op[k], &s->share[k - (g > LOST ? NODES : 0)], k % NODES == 0);
+	}
+	free(s);
+}
+END_TEST
+
 /*
  * A graph whose shares are not every thread's (it says two, only thread 0
  * shares) is timed by its ticks: each tick took the end of the share
@@ -766,6 +846,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tw, one_thread_copy_at_other_places_is_looked_for);
 	tcase_add_test(tw, one_thread_copy_of_other_nodes_is_not_the_runs);
 	tcase_add_test(tw, one_thread_copy_outlives_a_graph_of_another_pool);
+	tcase_add_test(tw, one_thread_shares_lost_give_the_run_its_times_by_place);
 	tcase_add_test(tw, a_tick_takes_its_shares_end);
 	tcase_add_test(tw, every_description_asked_packs_nothing);
 	tcase_add_test(tw, anonymized_like_the_op_records);

@@ -32,12 +32,14 @@
 #define GGMLVIZ_LLAMA_IMPLEMENTATION
 #include <ggmlviz/llama.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 static std::once_flag ggmlviz_tools_once;
+static std::atomic<bool> ggmlviz_tools_started; // ggmlviz_tools_start() has returned
 
 #ifndef GGMLVIZ_TOOLS_GPU_SAMPLE_K
 #define GGMLVIZ_TOOLS_GPU_SAMPLE_K 8
@@ -62,12 +64,21 @@ static void ggmlviz_tools_start(void) {
     }
 }
 
+// After the first call, one load: std::call_once stores and clears two of libstdc++'s
+// thread-local pointers and calls pthread_once() at every call, lines a decode's weights
+// have pushed out of the caches by the next one.
 static void ggmlviz_tools_maybe_start(void) {
-    std::call_once(ggmlviz_tools_once, ggmlviz_tools_start);
+    if (ggmlviz_tools_started.load(std::memory_order_acquire)) {
+        return;
+    }
+    std::call_once(ggmlviz_tools_once, [] {
+        ggmlviz_tools_start();
+        ggmlviz_tools_started.store(true, std::memory_order_release);
+    });
 }
 
 // The step's label: what the function that called llama_decode() does.
-static const char * ggmlviz_tools_label(const char * site, const char * dflt) {
+static const char * ggmlviz_tools_label_of(const char * site, const char * dflt) {
     if (site && strcmp(site, "common_init_from_params") == 0) {
         return "warmup";
     }
@@ -75,6 +86,19 @@ static const char * ggmlviz_tools_label(const char * site, const char * dflt) {
         return "probe";
     }
     return dflt;
+}
+
+// The same, the thread's last one kept: a site is its caller's __func__, one array of the
+// program's, so that a decode from the same function compares a pointer, not two strings.
+static const char * ggmlviz_tools_label(const char * site, const char * dflt) {
+    static thread_local const char * last_site, * last_dflt, * last;
+
+    if (!last || site != last_site || dflt != last_dflt) {
+        last = ggmlviz_tools_label_of(site, dflt);
+        last_site = site;
+        last_dflt = dflt;
+    }
+    return last;
 }
 
 static bool ggmlviz_tools_recordable(struct llama_context * ctx, struct llama_batch batch) {
