@@ -12,10 +12,12 @@
  * leave them, on the threads that compute, which no A/B of tokens a second
  * on a noisy machine can resolve to tens of ns an op.
  *
- * Not in it: the adapter's own code between its calls into the library,
- * the scheduler's and the CPU backend's few lines of edit, and what the
- * library's stores take from GGML's own caches (the tokens' A/B holds
- * those; callgrind counts the first two).
+ * The step's own code in the tools' decode wrapper is timed too, as
+ * "step-glue" (the end of this file). Not in it: the callbacks' own code
+ * around their calls into the library, the scheduler's and the CPU
+ * backend's few lines of edit, and what the library's stores take from
+ * GGML's own caches (the tokens' A/B holds those; callgrind counts the
+ * first two).
  *
  * At the exit, one line a thread to the file OP_SELF_OUT (stderr if
  * unset): "thread ITH calls N ns T" and, per function, "NAME CALLS NS",
@@ -49,7 +51,7 @@ static unsigned n_names;
 
 struct row {
 	_Alignas(64) uint64_t cycles[FUNCS], calls[FUNCS], preempted[FUNCS];
-	uint64_t timed, counted; /* every timed call's cycles, and how many: the step's own below */
+	uint64_t timed, counted; /* every timed call's cycles and count: what a step's time holds of them */
 	int ith; /* the CPU backend's thread index (first share), -1 if none */
 };
 
@@ -298,17 +300,18 @@ WRAP(int32_t, ggmlviz_layer_of_name, (const char *name, size_t len), (name, len)
 
 /*
  * The adapters' own code of a step, which no wrap of a library call
- * holds (compiled where op-self.sh finds llama.cpp's llama.h): the tools'
- * decode wrapper (ggmlviz_tools_decode(), contrib/llama.cpp, with llama.h's
+ * holds (compiled where op-self.sh finds llama.cpp's llama.h beside the
+ * tools' build, and says so with -DOP_SELF_LLAMA): the tools' decode
+ * wrapper (ggmlviz_tools_decode(), contrib/llama.cpp, with llama.h's
  * ggmlviz_llama__step() inlined in it) timed whole, less the decode it
- * makes (llama_decode(), timed by its wrap below) and less the library's
- * calls it makes outside that decode (timed as every other), as
- * "step-glue". The counter's reads around the decode and around each of
- * those calls are taken out as a timed nothing each. The callbacks' own
- * lines around the library's calls in a decode are not in it.
+ * makes (llama_decode(), timed by its wrap below) and less the timed
+ * library calls it makes outside that decode, as "step-glue". The
+ * counter's reads around the decode and around each of those calls are
+ * taken out as a timed nothing each. What the wrapper calls that no wrap
+ * times (ggmlviz_is_active(), llama.cpp's queries of its context) is in
+ * it, and so are op-self's own few lines around each timed call.
  */
-#if defined(__has_include)
-#if __has_include(<llama.h>)
+#ifdef OP_SELF_LLAMA
 #include <llama.h>
 
 static _Thread_local struct {
@@ -317,6 +320,7 @@ static _Thread_local struct {
 
 int32_t __real_llama_decode(struct llama_context *ctx, struct llama_batch batch);
 int32_t __wrap_llama_decode(struct llama_context *ctx, struct llama_batch batch);
+/* Never taken for a preemption (a decode takes a ms): subtracted whole from its step's time. */
 int32_t __wrap_llama_decode(struct llama_context *ctx, struct llama_batch batch)
 {
 	struct row *r = row();
@@ -357,7 +361,7 @@ int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 	rc = __real_ggmlviz_tools_decode(site, ctx, batch);
 	d = counter() - t0;
 	other = step_not_glue(r, timed, counted);
-	d = d > other ? d - other : 0;
+	d = d > other ? d - other : 0; /* some 850 ns a step traced: never near 0 */
 	r->calls[k]++;
 	if (d < long_call)
 		r->cycles[k] += d;
@@ -365,5 +369,4 @@ int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 		r->preempted[k]++;
 	return rc;
 }
-#endif
 #endif

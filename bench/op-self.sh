@@ -74,8 +74,12 @@ fi
 # llama.cpp's headers, where the tools' sources are: op-self.c then times the step's own code too
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$tb/CMakeCache.txt" 2>/dev/null || :)
 llama_inc=
-[ -f "$src/include/llama.h" ] && llama_inc="-I$src/include -I$src/ggml/include"
-# shellcheck disable=SC2086 # two -I words, or none
+if [ -f "$src/include/llama.h" ]; then
+	llama_inc="-DOP_SELF_LLAMA -I$src/include -I$src/ggml/include"
+else
+	echo "op-self.sh: no llama.h in the tools' sources ($src): the step's own code not timed" >&2
+fi
+# shellcheck disable=SC2086 # a define and two -I words, or none
 cc -O2 -std=gnu11 -I"$top/include" $llama_inc -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
 wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
 link=$(ninja -C "$tb" -t commands bin/llama-bench | tail -n 1 | sed 's/^: && //; s/ && :$//')
@@ -97,10 +101,13 @@ if [ -n "${BEFORE_LIB:-}${BEFORE_ADAPTERS:-}" ]; then # the same tools linked wi
 		[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
 		before=$(printf '%s' "$before" | sed "s|$lib|$BEFORE_LIB|")
 	fi
-	if [ -n "${BEFORE_ADAPTERS:-}" ]; then
-		printf '%s' "$link" | grep -q ' libggmlviz-llama-tools\.a ' ||
+	if [ -n "${BEFORE_ADAPTERS:-}" ]; then # each word that names the tools' archive (an absolute path)
+		adapters=$(cd "$(dirname "$BEFORE_ADAPTERS")" && pwd)/$(basename "$BEFORE_ADAPTERS")
+		printf '%s' "$link" | tr ' ' '\n' | grep -qx 'libggmlviz-llama-tools\.a' ||
 			{ echo "op-self.sh: no libggmlviz-llama-tools.a in llama-bench's link command" >&2; exit 1; }
-		before=$(printf '%s' "$before" | sed "s| libggmlviz-llama-tools\.a | $BEFORE_ADAPTERS |g")
+		before=$(printf '%s\n' "$before" | A="$adapters" awk '{
+			for (i = 1; i <= NF; i++) if ($i == "libggmlviz-llama-tools.a") $i = ENVIRON["A"]
+			print }')
 	fi
 	(cd "$tb" && eval "$before")
 	modes="untraced traced before"

@@ -157,6 +157,7 @@ struct seen {
 	size_t op_times, share_times, defines, op_shares, op_records;
 	uint64_t set_ts[GRAPHS], split_end_ts[GRAPHS], id_tensor[NODES], op_tensor[NODES];
 	size_t sets, splits;
+	uint64_t dropped; /* events said lost (META DROPPED) */
 	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
 	char name[MAX_SEEN][32]; /* each op's label: its pointer is valid during the call only */
 	size_t ops, shares;
@@ -213,6 +214,10 @@ static int count(const struct ggmlviz_event *ev, void *arg)
 	case GGMLVIZ_EVENT_SPLIT_END:
 		if (s->splits < GRAPHS)
 			s->split_end_ts[s->splits++] = ev->timestamp_ns;
+		break;
+	case GGMLVIZ_EVENT_META:
+		if (ev->data.meta.kind == GGMLVIZ_META_DROPPED)
+			s->dropped += ev->data.meta.value;
 		break;
 	default:
 		break;
@@ -595,26 +600,29 @@ static void hold_writer(struct ggmlviz__writer *w)
 		usleep(200);
 }
 
-/* The calling thread's ring filled with marks until one is lost: no room for a record. */
-static void ring_filled(void)
+/* The calling thread's ring filled with marks, none lost, until a record of `size` bytes does not fit. */
+static void ring_filled_below(uint64_t size)
 {
 	struct ggmlviz__ring *r = ggmlviz__thread_ring();
-	uint64_t lost;
+	uint64_t v = 0;
 
 	ck_assert_ptr_nonnull(r);
-	lost = atomic_load(&r->dropped);
-	for (uint64_t v = 0; atomic_load(&r->dropped) == lost; v++)
-		ggmlviz_mark(NULL, v);
+	while (atomic_load(&r->tail) + r->mask + 1 - r->pos >= size)
+		ggmlviz_mark(NULL, v++);
+	ck_assert_uint_eq(atomic_load(&r->dropped), 0);
 }
 
 /*
- * At one thread, a graph whose SHARE_TIMES found its ring full (the
- * writer held, the ring filled with marks just before the graph's end):
- * the thread's copy of them holds nothing, so the run is given its times
+ * At one thread, a graph whose SHARE_TIMES REPEAT found its ring full
+ * (the writer held, the ring filled with marks, none lost, just short of
+ * that record before the graph's end, so that the set still stands and
+ * the record is the one lost): the thread's copy of it holds nothing of
+ * this graph (what it holds is the graph before's), so the run is given its times
  * by place from the slot's stamps, as at two threads, and once the writer
  * has made room, every op of that run is still written, measured, in
- * order; only the graph's shares are lost (said DROPPED), and the runs
- * after it are their shares' again.
+ * order and after the run before (not that run's times, copied before);
+ * only the graph's shares are lost (said DROPPED), and the runs after it
+ * are their shares' again.
  */
 START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 {
@@ -635,8 +643,8 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 		usleep(200);
 	for (int g = 0; g < GRAPHS; g++) {
 		run_of(11, graph_nodes, NODES, 1, 0);
-		if (g == LOST)
-			ring_filled();
+		if (g == LOST) /* the SHARE_TIMES REPEAT of NODES times does not fit */
+			ring_filled_below(GGMLVIZ_LABELED_RECORD_SIZE + NODES * GGMLVIZ_OP_TIMES_ENTRY);
 		compute_alone(1);
 		ggmlviz__drain_pass(w, 0); /* room for the run's records */
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
@@ -646,12 +654,13 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 	ggmlviz__writer_turn_hook = NULL;
 	s = read_trace(path);
 	ck_assert_uint_eq(s->shares, (GRAPHS - 1) * NODES);
+	ck_assert_uint_eq(s->dropped, 1); /* that record alone */
 	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
 	for (size_t k = 0; k < s->ops; k++) {
 		size_t g = k / NODES;
 
 		assert_op(s, k, GGMLVIZ_OP_METHOD_MEASURED);
-		if (k % NODES)
+		if (k) /* each run after the one before: its own graph's times */
 			ck_assert_uint_ge(s->op[k].begin_ns, s->op[k - 1].end_ns);
 		if (g != LOST)
 			assert_at_share(&s->op[k], &s->share[k - (g > LOST ? NODES : 0)], k % NODES == 0);

@@ -18,6 +18,8 @@
 #include "llama.h"
 
 extern "C" {
+// site: the calling function's __func__, which labels the step; an array that lives as long as
+// the program, since a thread's last label is kept by its address
 int32_t ggmlviz_tools_decode(const char * site, struct llama_context * ctx, struct llama_batch batch);
 int32_t ggmlviz_tools_encode(const char * site, struct llama_context * ctx, struct llama_batch batch);
 struct llama_context * ggmlviz_tools_init_from_model(struct llama_model * model,
