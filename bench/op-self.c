@@ -173,22 +173,34 @@ static unsigned index_of(const char *name, atomic_uint *slot)
 	return k;
 }
 
+/* The index of a function's name: its slot's, once its first call has given it. */
+static inline unsigned slot_index(const char *name, atomic_uint *slot)
+{
+	unsigned s = atomic_load_explicit(slot, memory_order_acquire);
+
+	return s ? s - 1 : index_of(name, slot);
+}
+
+/* A call of function k that took d counts: timed, or counted apart as preempted. */
+static inline void add_call(struct row *r, unsigned k, uint64_t d)
+{
+	r->calls[k]++;
+	if (d < long_call) {
+		r->cycles[k] += d;
+		r->timed += d;
+		r->counted++;
+	} else {
+		r->preempted[k]++;
+	}
+}
+
 #define TIMED(name, call)                                                              \
 	static atomic_uint slot_##name;                                                \
 	struct row *r = row();                                                         \
-	unsigned s = atomic_load_explicit(&slot_##name, memory_order_acquire);         \
-	unsigned k = s ? s - 1 : index_of(#name, &slot_##name);                        \
+	unsigned k = slot_index(#name, &slot_##name);                                  \
 	uint64_t t0 = counter();                                                       \
 	call;                                                                          \
-	uint64_t d = counter() - t0;                                                   \
-	r->calls[k]++;                                                                 \
-	if (d < long_call) {                                                           \
-		r->cycles[k] += d;                                                     \
-		r->timed += d;                                                         \
-		r->counted++;                                                          \
-	} else {                                                                       \
-		r->preempted[k]++;                                                     \
-	}
+	add_call(r, k, counter() - t0)
 
 #define WRAP_VOID(name, params, args)                                                  \
 	void __real_##name params;                                                     \
@@ -351,8 +363,7 @@ int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 {
 	static atomic_uint slot_glue;
 	struct row *r = row();
-	unsigned s = atomic_load_explicit(&slot_glue, memory_order_acquire);
-	unsigned k = s ? s - 1 : index_of("step-glue", &slot_glue);
+	unsigned k = slot_index("step-glue", &slot_glue);
 	uint64_t timed = r->timed, counted = r->counted, t0, d, other;
 	int32_t rc;
 
@@ -361,12 +372,7 @@ int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 	rc = __real_ggmlviz_tools_decode(site, ctx, batch);
 	d = counter() - t0;
 	other = step_not_glue(r, timed, counted);
-	d = d > other ? d - other : 0; /* some 850 ns a step traced: never near 0 */
-	r->calls[k]++;
-	if (d < long_call)
-		r->cycles[k] += d;
-	else
-		r->preempted[k]++;
+	add_call(r, k, d > other ? d - other : 0); /* some 850 ns a step traced: never near 0 */
 	return rc;
 }
 #endif

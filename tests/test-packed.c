@@ -45,9 +45,9 @@
 
 #include "check-compat.h"
 #include "gpu-sim.h"
+#include "held-writer.h"
 #include "trace-util.h"
 #include "tracer/producer/producer.h"
-#include "tracer/writer/internal.h"
 
 #define NODES 5
 #define GRAPHS 4
@@ -590,16 +590,6 @@ START_TEST(one_thread_copy_outlives_a_graph_of_another_pool)
 }
 END_TEST
 
-/* The session's writer, its thread held at the top of its loop until the stop (test-races.c). */
-static struct ggmlviz__writer *_Atomic held;
-
-static void hold_writer(struct ggmlviz__writer *w)
-{
-	atomic_store(&held, w);
-	while (!atomic_load(&w->stop))
-		usleep(200);
-}
-
 /* The calling thread's ring filled with marks, none lost, until a record of `size` bytes does not fit. */
 static void ring_filled_below(uint64_t size)
 {
@@ -636,11 +626,7 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
 	cfg.buffer_events = cfg.buffer_events_max = 64; /* 4 KiB, never grown */
-	atomic_store(&held, NULL);
-	ggmlviz__writer_turn_hook = hold_writer;
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	while (!(w = atomic_load(&held)))
-		usleep(200);
+	w = start_held(&cfg);
 	for (int g = 0; g < GRAPHS; g++) {
 		run_of(11, graph_nodes, NODES, 1, 0);
 		if (g == LOST) /* the SHARE_TIMES REPEAT of NODES times does not fit */
@@ -650,8 +636,7 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 		ggmlviz__drain_pass(w, 0);
 	}
-	ck_assert_int_eq(ggmlviz_stop(), 0);
-	ggmlviz__writer_turn_hook = NULL;
+	stop_held(0);
 	s = read_trace(path);
 	ck_assert_uint_eq(s->shares, (GRAPHS - 1) * NODES);
 	ck_assert_uint_eq(s->dropped, 1); /* that record alone */

@@ -24,39 +24,12 @@
 #include <unistd.h>
 
 #include "check-compat.h"
+#include "held-writer.h"
 #include "trace-util.h"
 #include "tracer/producer/producer.h"
 #include "tracer/writer/internal.h"
 
 static char path[4096];
-static struct ggmlviz__writer *_Atomic held; /* the session's writer, its thread held */
-
-/* The writer thread's turns: none until the stop (the test passes instead). */
-static void hold_writer(struct ggmlviz__writer *w)
-{
-	atomic_store(&held, w);
-	while (!atomic_load(&w->stop))
-		usleep(200);
-}
-
-/* Starts a session of cfg with its writer thread held; the writer. */
-static struct ggmlviz__writer *start_held(struct ggmlviz_config *cfg)
-{
-	struct ggmlviz__writer *w;
-
-	atomic_store(&held, NULL);
-	ggmlviz__writer_turn_hook = hold_writer;
-	ck_assert_int_eq(ggmlviz_start(cfg), 0);
-	while (!(w = atomic_load(&held)))
-		usleep(200);
-	return w;
-}
-
-static void stop_held(int rc)
-{
-	ck_assert_int_eq(ggmlviz_stop(), rc);
-	ggmlviz__writer_turn_hook = NULL;
-}
 
 /* This thread's MARKs in file order: each the next value, but for the losses DROPPED said. */
 struct order {
