@@ -12,6 +12,7 @@
  *   - each op measured (method MEASURED) from the first begin to the last
  *     end (the run's first op: from the last begin), at least the slowest
  *     thread's work, not the ticks' time;
+ *   - the same over graph after graph of workers that live through them;
  *   - a run with a node some thread did not measure: timed by the ticks,
  *     those held to the graph's end and those not in their order, and
  *     none from a share stored before the session stopped mid-graph
@@ -282,6 +283,32 @@ static const struct ggmlviz_timing *next_share(const struct seen *s, uint32_t t,
 	return best;
 }
 
+/*
+ * Op k of the trace, node i of its run, measured and spanning its THREADS
+ * threads' shares (within the clock's conversion): from when the first
+ * began it (the last, for the run's first node: the threads' start is
+ * the run's) to when the last ended it.
+ */
+static void assert_op_spans_its_shares(const struct seen *s, size_t k, uint32_t i)
+{
+	const struct ggmlviz_timing *op = &s->op[k];
+	uint64_t first = UINT64_MAX, latest = 0, last = 0;
+
+	ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+	for (uint32_t t = 0; t < THREADS; t++) {
+		const struct ggmlviz_timing *sh = share_of(s, t, i, op->end_ns);
+
+		ck_assert_ptr_nonnull(sh);
+		first = sh->begin_ns < first ? sh->begin_ns : first;
+		latest = sh->begin_ns > latest ? sh->begin_ns : latest;
+		last = sh->end_ns > last ? sh->end_ns : last;
+	}
+	if (i == 0)
+		first = latest;
+	ck_assert_uint_le(op->begin_ns > first ? op->begin_ns - first : first - op->begin_ns, 1000);
+	ck_assert_uint_le(op->end_ns > last ? op->end_ns - last : last - op->end_ns, 1000);
+}
+
 START_TEST(shares_measure_every_thread)
 {
 	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
@@ -303,10 +330,9 @@ START_TEST(shares_measure_every_thread)
 	for (size_t k = s->ops - NODES; k < s->ops; k++) {
 		const struct ggmlviz_timing *op = &s->op[k];
 		uint32_t i = (uint32_t)(k - (s->ops - NODES));
-		uint64_t first = UINT64_MAX, latest = 0, last = 0;
 		uint32_t tids[THREADS];
 
-		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+		assert_op_spans_its_shares(s, k, i);
 		ck_assert_uint_eq(op->node_flags & GGMLVIZ_NODE_RUN_START, 0);
 		if (i > 0) /* the first begins with its last thread, which need not be the slowest */
 			ck_assert_uint_ge(op->duration_ns, work_ns(THREADS - 1, (int)i));
@@ -336,24 +362,76 @@ START_TEST(shares_measure_every_thread)
 				ck_assert_uint_ge(next->begin_ns + 1000, op->end_ns);
 			}
 			tids[t] = sh->thread_id;
-			first = sh->begin_ns < first ? sh->begin_ns : first;
-			latest = sh->begin_ns > latest ? sh->begin_ns : latest;
-			last = sh->end_ns > last ? sh->end_ns : last;
 		}
 		ck_assert_uint_ne(tids[0], tids[1]);
 		ck_assert_uint_ne(tids[1], tids[2]);
 		ck_assert_uint_eq(tids[0], op->thread_id); /* thread 0 is the one that asked */
-		/* the op spans its shares, within the clock's conversion; the first from when
-		 * the last thread began it (the threads' start is the run's) */
-		if (i == 0)
-			first = latest;
-		ck_assert_uint_le(op->begin_ns > first ? op->begin_ns - first : first - op->begin_ns, 1000);
-		ck_assert_uint_le(op->end_ns > last ? op->end_ns - last : last - op->end_ns, 1000);
 	}
 	/* the stop says every share went to its op */
 	ck_assert_int_eq(s->said, 1);
 	ck_assert_uint_eq(s->unattributed, 0);
 	ck_assert_ptr_nonnull(strstr(s->said_label, "went to its op"));
+	free(s);
+	unlink(path);
+	pthread_barrier_destroy(&p.barrier);
+}
+END_TEST
+
+#define GRAPHS 5
+
+/* A worker of the pool that computes GRAPHS graphs, each begun at the pool's barrier. */
+static void *worker_graphs(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int g = 0; g < GRAPHS; g++) {
+		pthread_barrier_wait(&w->pool->barrier); /* thread 0 asked: GGML's graph start */
+		compute(w);
+	}
+	return NULL;
+}
+
+/*
+ * Workers that live through many graphs, as GGML's threadpool keeps them
+ * (the other tests make new ones for each graph), each graph begun once
+ * thread 0 has asked about it: every run measured, each op spanning its
+ * shares of that graph. A build whose workers took turns between two
+ * pairs of stamp arrays (doc/cost.md) failed it when thread 0 read the
+ * wrong pair.
+ */
+START_TEST(workers_kept_through_graphs_measure_every_run)
+{
+	struct pool p = { .skip_thread = -1, .skip_node = -1, .n_nodes = NODES, .stop_after = -1 };
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+	char path[256];
+	struct seen *s;
+
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	start("shares-kept", path, sizeof path, 0);
+	for (int t = 0; t < THREADS; t++)
+		w[t] = (struct worker){ &p, t, 0 };
+	for (int t = 1; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_graphs, &w[t]), 0);
+	for (int g = 0; g < GRAPHS; g++) {
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		pthread_barrier_wait(&p.barrier);
+		compute(&w[0]);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+		ck_assert_int_eq(w[0].written, NODES);
+	}
+	for (int t = 1; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	for (int t = 1; t < THREADS; t++)
+		ck_assert_int_eq(w[t].written, NODES);
+	s = read_back(path);
+	ck_assert_uint_eq(s->ops, GRAPHS * NODES);
+	ck_assert_uint_eq(s->shares, GRAPHS * THREADS * NODES);
+	for (size_t k = 0; k < s->ops; k++)
+		assert_op_spans_its_shares(s, k, (uint32_t)(k % NODES));
+	ck_assert_uint_eq(s->unattributed, 0);
 	free(s);
 	unlink(path);
 	pthread_barrier_destroy(&p.barrier);
@@ -964,6 +1042,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, shares_measure_every_thread);
+	tcase_add_test(c, workers_kept_through_graphs_measure_every_run);
 	tcase_add_test(c, a_share_not_measured_leaves_the_ticks);
 	tcase_add_test(c, ticks_held_and_not_keep_their_order);
 	tcase_add_loop_test(c, a_share_before_a_stop_is_no_later_graphs, 0, 2);
