@@ -12,7 +12,8 @@
  *   - each op measured (method MEASURED) from the first begin to the last
  *     end (the run's first op: from the last begin), at least the slowest
  *     thread's work, not the ticks' time;
- *   - the same over graph after graph of workers that live through them;
+ *   - the same over graph after graph of workers that live through them,
+ *     their shares' later graphs written as times only, every one read;
  *   - a run with a node some thread did not measure: timed by the ticks,
  *     those held to the graph's end and those not in their order, and
  *     none from a share stored before the session stopped mid-graph
@@ -393,11 +394,14 @@ static void *worker_graphs(void *arg)
 
 /*
  * Workers that live through many graphs, as GGML's threadpool keeps them
- * (the other tests make new ones for each graph), each graph begun once
- * thread 0 has asked about it: every run measured, each op spanning its
- * shares of that graph. A build whose workers took turns between two
- * pairs of stamp arrays (doc/cost.md) failed it when thread 0 read the
- * wrong pair.
+ * (the other tests make new ones for each graph, whose slots define their
+ * sets again), each graph begun once thread 0 has asked about it: from
+ * the second graph on each worker writes its times only (SHARE_TIMES
+ * REPEAT), and every one of them must still be read back, every run
+ * measured, each op spanning its shares of that graph. It fails with a
+ * worker's REPEAT naming another set (its shares come out unread), and
+ * it failed a build not kept whose thread 0 read the wrong one of a
+ * worker's two pairs of stamp arrays (doc/cost.md).
  */
 START_TEST(workers_kept_through_graphs_measure_every_run)
 {
