@@ -15,10 +15,9 @@
  *   done     ggmlviz_cpu_graph_done(): the shares written, thread 0's hand-over;
  *   close    ggmlviz_nodes_flush(): the run recorded (DESC_SET, its ops);
  *
- * each per op, with a worker thread beside thread 0 (the graph's second
- * thread: its shares, its graph_done, a spin barrier after every node, as
- * GGML's CPU backend meets), and the whole per op against the same loop
- * untraced. Then the same with GGML_VIZ_DESCRIBE_ONCE=0, every op and share
+ * each per op, with THREADS - 1 worker threads beside thread 0 (each its
+ * shares, its graph_done, a spin barrier after every node, as GGML's CPU
+ * backend meets), and the whole per op against the same loop untraced. Then the same with GGML_VIZ_DESCRIBE_ONCE=0, every op and share
  * a record of its own (as before the packed records): the records' share.
  * The writer drains a file meanwhile, as in a traced run.
  *
@@ -28,15 +27,30 @@
  * the slots, the rings) is then as cold as a real decode leaves it, and
  * what its misses cost shows in the parts and the whole.
  *
- *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT]]]]   (141 nodes: the quick
- *                                     start's model's token; 400 graphs; 9
- *                                     rounds; 0 MiB: nothing evicted)
+ * With THREADS, the graph's threads, thread 0 included (default 2): what
+ * grows with them on thread 0 (the hand-over reads every worker's stamps)
+ * shows in its parts. Past the machine's cores, every thread yields as it
+ * waits (a spinning waiter would hold the core of the thread it waits
+ * for): the parts are thread 0's calls, timed inside them, still; the
+ * workers' stamps are then in another core's cache or this one's.
+ *
+ * With WORK (ns), each thread's share of a node lasts that long (a wait on
+ * the clock), traced or not: a node's threads then meet at its barrier
+ * as a decode's do, and not within the tens of ns by which two cores'
+ * counters may differ (an op whose begin reads before the end of the op
+ * before it is written op by op, not packed: the file's bytes an op say
+ * so).
+ *
+ *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT [THREADS [WORK]]]]]]
+ *         (141 nodes: the quick start's model's token; 400 graphs; 9
+ *         rounds; 0 MiB: nothing evicted; 2 threads, at most 64; 0 ns)
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +63,7 @@
 #include "bench.h"
 
 #define MAX_NODES 4096
+#define MAX_THREADS 64
 #define PARTS 5
 
 enum part { ASK, TICK, SHARE, DONE, CLOSE };
@@ -89,24 +104,47 @@ static uint32_t op_of(const void *node)
 	return ((const struct node *)node)->op;
 }
 
-/* A spin barrier of two threads, as GGML's CPU backend meets after every node. */
+static int nth = 2;        /* the graph's threads */
+static uint64_t work_ns;   /* a share's own time */
+static int oversubscribed; /* more threads than cores: waiters yield */
+
+/* A waiter's turn: the core given up where the thread it waits for may need it. */
+static inline void wait_turn(void)
+{
+	if (oversubscribed)
+		sched_yield();
+}
+
+/* A share's work: WORK ns on the clock. */
+static void share_work(void)
+{
+	uint64_t until;
+
+	if (!work_ns)
+		return;
+	until = bench_now_ns() + work_ns;
+	while (bench_now_ns() < until)
+		;
+}
+
+/* A spin barrier of the graph's threads, as GGML's CPU backend meets after every node. */
 static _Atomic unsigned arrived, passed;
 
 static void barrier(void)
 {
 	unsigned gen = atomic_load_explicit(&passed, memory_order_relaxed);
 
-	if (atomic_fetch_add(&arrived, 1) == 1) {
+	if (atomic_fetch_add(&arrived, 1) == (unsigned)nth - 1) {
 		atomic_store(&arrived, 0);
 		atomic_fetch_add(&passed, 1);
 		return;
 	}
 	while (atomic_load_explicit(&passed, memory_order_acquire) == gen)
-		;
+		wait_turn();
 }
 
 static _Atomic int graph_go, evict_go, worker_quit, traced_now;
-static const uint8_t *evict_buf[2]; /* each thread's memory to read before a graph */
+static const uint8_t *evict_buf[MAX_THREADS]; /* each thread's memory to read before a graph */
 static size_t evict_bytes;
 static volatile uint64_t evict_sink;
 
@@ -120,36 +158,37 @@ static void evict(int t)
 	evict_sink += sum;
 }
 
-/* The graph's second thread: its share of every node, the barrier, its graph_done. */
+/* A worker of the graph (arg: its ith): its share of every node, the barrier, its graph_done. */
 static void *worker(void *arg)
 {
+	const int ith = (int)(intptr_t)arg;
 	int seen = 0, seen_evict = 0;
 
-	(void)arg;
 	for (;;) {
 		int go;
 
 		while ((go = atomic_load(&graph_go)) == seen && atomic_load(&evict_go) == seen_evict &&
 		       !atomic_load(&worker_quit))
-			;
+			wait_turn();
 		if (atomic_load(&worker_quit))
 			return NULL;
-		if (atomic_load(&evict_go) != seen_evict) { /* before the graph: both threads evict */
+		if (atomic_load(&evict_go) != seen_evict) { /* before the graph: every thread evicts */
 			seen_evict = atomic_load(&evict_go);
-			evict(1);
+			evict(ith);
 			barrier();
 			continue;
 		}
 		seen = go;
 		for (int i = 0; i < n_nodes; i++) {
 			if (atomic_load_explicit(&traced_now, memory_order_relaxed))
-				ggmlviz_cpu_share_begin(&pool, 1, i);
+				ggmlviz_cpu_share_begin(&pool, ith, i);
+			share_work();
 			if (atomic_load_explicit(&traced_now, memory_order_relaxed))
-				ggmlviz_cpu_share_end(&pool, 1, i);
+				ggmlviz_cpu_share_end(&pool, ith, i);
 			barrier();
 		}
 		if (atomic_load_explicit(&traced_now, memory_order_relaxed))
-			ggmlviz_cpu_graph_done(&pool, 1, 2, node_ptrs, n_nodes, op_of);
+			ggmlviz_cpu_graph_done(&pool, ith, nth, node_ptrs, n_nodes, op_of);
 		barrier();
 	}
 }
@@ -162,7 +201,7 @@ static void graph(int traced, double t[PARTS + 1])
 	if (evict_bytes) {
 		atomic_fetch_add(&evict_go, 1);
 		evict(0);
-		barrier(); /* both threads' caches as a decode's weights leave them */
+		barrier(); /* every thread's cache as a decode's weights leave it */
 	}
 	t0 = bench_now_ns();
 	atomic_fetch_add(&graph_go, 1);
@@ -182,6 +221,9 @@ static void graph(int traced, double t[PARTS + 1])
 
 		if (traced)
 			ggmlviz_cpu_share_begin(&pool, 0, i);
+		s1 = bench_now_ns();
+		share_work();
+		s0 += bench_now_ns() - s1; /* the share's work is not the tracer's */
 		if (traced)
 			ggmlviz_cpu_share_end(&pool, 0, i);
 		s1 = bench_now_ns();
@@ -193,7 +235,7 @@ static void graph(int traced, double t[PARTS + 1])
 	}
 	a = bench_now_ns();
 	if (traced)
-		ggmlviz_cpu_graph_done(&pool, 0, 2, node_ptrs, n_nodes, op_of);
+		ggmlviz_cpu_graph_done(&pool, 0, nth, node_ptrs, n_nodes, op_of);
 	t[DONE] += (double)(bench_now_ns() - a);
 	barrier();
 	a = bench_now_ns();
@@ -244,9 +286,10 @@ static void measure(const char *what, const char *path, int every, int graphs, i
 	}
 	ggmlviz_stop();
 	ggmlviz_get_stats(&st);
-	printf("%s (%d graphs of %d nodes a round, %d rounds, %zu MiB read by each thread before "
-	       "each graph; clock_gettime %.1f ns):\n", what, graphs, n_nodes, rounds,
-	       evict_bytes >> 20, clock_ns);
+	printf("%s (%d threads%s, %d graphs of %d nodes a round, %d rounds, %zu MiB read by each "
+	       "thread before each graph, shares of %llu ns; clock_gettime %.1f ns):\n", what, nth,
+	       oversubscribed ? ", more than the cores: waiters yield" : "", graphs, n_nodes, rounds,
+	       evict_bytes >> 20, (unsigned long long)work_ns, clock_ns);
 	for (int k = 0; k < PARTS; k++) {
 		for (int r = 0; r < rounds; r++)
 			v[r] = traced[r][k] - plain[r][k];
@@ -266,19 +309,25 @@ static void measure(const char *what, const char *path, int every, int graphs, i
 int main(int argc, char **argv)
 {
 	int graphs = argc > 2 ? atoi(argv[2]) : 400, rounds = argc > 3 ? atoi(argv[3]) : 9;
-	int evict_mib = argc > 4 ? atoi(argv[4]) : 0;
+	int evict_mib = argc > 4 ? atoi(argv[4]) : 0, work;
 	char path[64];
-	pthread_t w;
+	pthread_t w[MAX_THREADS];
 
 	n_nodes = argc > 1 ? atoi(argv[1]) : 141;
+	nth = argc > 5 ? atoi(argv[5]) : 2;
+	work = argc > 6 ? atoi(argv[6]) : 0;
 	if (n_nodes < 1 || n_nodes > MAX_NODES || graphs < 1 || rounds < 1 || rounds > 64 ||
-	    evict_mib < 0 || evict_mib > 4096) {
+	    evict_mib < 0 || evict_mib > 4096 || nth < 1 || nth > MAX_THREADS || work < 0 ||
+	    work > 1000000) {
 		fprintf(stderr, "usage: bench_opcost [NODES (1-%d) [GRAPHS [ROUNDS (1-64) "
-			"[EVICT (MiB, 0-4096)]]]]\n", MAX_NODES);
+			"[EVICT (MiB, 0-4096) [THREADS (1-%d) [WORK (ns, 0-1000000)]]]]]]\n",
+			MAX_NODES, MAX_THREADS);
 		return 2;
 	}
+	work_ns = (uint64_t)work;
+	oversubscribed = nth > sysconf(_SC_NPROCESSORS_ONLN);
 	evict_bytes = (size_t)evict_mib << 20;
-	for (int t = 0; t < 2 && evict_bytes; t++) {
+	for (int t = 0; t < nth && evict_bytes; t++) {
 		uint8_t *b = malloc(evict_bytes);
 
 		if (!b) {
@@ -294,13 +343,15 @@ int main(int argc, char **argv)
 		node_ptrs[i] = &nodes[i];
 	}
 	snprintf(path, sizeof path, "/tmp/bench_opcost.%d.ggmlviz", (int)getpid());
-	pthread_create(&w, NULL, worker, NULL);
+	for (int t = 1; t < nth; t++)
+		pthread_create(&w[t], NULL, worker, (void *)(intptr_t)t);
 	measure("packed (the default)", path, 0, graphs, rounds);
 	measure("every op and share a record (GGML_VIZ_DESCRIBE_ONCE=0)", path, 1, graphs, rounds);
 	atomic_store(&worker_quit, 1);
-	pthread_join(w, NULL);
+	for (int t = 1; t < nth; t++)
+		pthread_join(w[t], NULL);
 	unlink(path);
-	free((void *)evict_buf[0]);
-	free((void *)evict_buf[1]);
+	for (int t = 0; t < nth; t++)
+		free((void *)evict_buf[t]);
 	return 0;
 }

@@ -47,6 +47,7 @@
 #include "gpu-sim.h"
 #include "held-writer.h"
 #include "trace-util.h"
+#include "tracer/base/clock.h"
 #include "tracer/producer/producer.h"
 
 #define NODES 5
@@ -826,6 +827,71 @@ START_TEST(shares_out_of_order_or_fewer_are_not_repeats)
 }
 END_TEST
 
+/*
+ * A run of graph 11 whose two workers' shares are given to it as the
+ * hand-over gives them (ggmlviz__nodes_measured_shares()), with stamps
+ * made here: node i's from 1000 i + 100 to 1000 i + 600 counts on thread
+ * 0, to 1000 i + 900 on worker 1, whose counter reads `ahead` counts
+ * ahead (another core's may, by tens of ns); with `swapped`, nodes 2 and
+ * 3 computed in each other's time (out of their order).
+ */
+static void two_workers_run(uint64_t ahead, int swapped)
+{
+	static const uint32_t places[NODES] = { 0, 1, 2, 3, 4 };
+	uint64_t b0[NODES], e0[NODES], b1[NODES], e1[NODES], base;
+	const uint64_t *begin[2] = { b0, b1 }, *end[2] = { e0, e1 };
+
+	ggmlviz_nodes_graph_id(11);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(graph_nodes[i], &cpu_backend, describe_view, NULL),
+				 0);
+	base = ggmlviz__stamp();
+	for (int i = 0; i < NODES; i++) {
+		uint64_t at = base + 1000u * (uint64_t)(swapped && (i == 2 || i == 3) ? 5 - i : i);
+
+		b0[i] = at + 100;
+		e0[i] = at + 600;
+		b1[i] = at + 100 + ahead;
+		e1[i] = at + 900 + ahead;
+	}
+	spin_ns(20000); /* every stamp made is in the past */
+	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, begin, end, 2, base);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+/*
+ * GGML's barrier ends every share of a node before any share of the next
+ * begins, but two cores' counters may disagree: an op that begins (on one
+ * core's counter) before the one before it ended (on another's) begins
+ * where that one ended, and its run still packs. Worker 1's counter
+ * 300 counts ahead has each of its ends 100 past thread 0's next begin.
+ * Nodes computed out of their order are left as measured (op by op).
+ */
+START_TEST(an_op_behind_another_cores_counter_begins_at_the_end_before)
+{
+	char path[256];
+	struct seen *s;
+
+	start_alone(path, sizeof path, "packed-skew");
+	two_workers_run(0, 0);   /* the set defined: its ops in full */
+	two_workers_run(300, 0); /* repeated, worker 1 ahead: packed */
+	two_workers_run(0, 1);   /* repeated, out of order: op by op */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_trace(path);
+	ck_assert_uint_eq(s->op_times, 1);
+	ck_assert_uint_eq(s->op_records, 2 * NODES);
+	ck_assert_uint_eq(s->ops, 3 * NODES);
+	for (size_t k = NODES + 1; k < 2 * NODES; k++) {
+		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_MEASURED);
+		ck_assert_uint_le(diff(s->op[k].begin_ns, s->op[k - 1].end_ns), QUANTUM);
+		ck_assert_uint_gt(s->op[k].end_ns, s->op[k].begin_ns);
+	}
+	/* out of order: node 3 began before node 2, as measured */
+	ck_assert_uint_lt(s->op[2 * NODES + 3].begin_ns, s->op[2 * NODES + 2].begin_ns);
+	free(s);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("packed");
@@ -846,6 +912,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tw, anonymized_like_the_op_records);
 	tcase_add_test(tw, what_does_not_pack);
 	tcase_add_test(tw, shares_out_of_order_or_fewer_are_not_repeats);
+	tcase_add_test(tw, an_op_behind_another_cores_counter_begins_at_the_end_before);
 	suite_add_tcase(s, tw);
 	return s;
 }

@@ -701,6 +701,26 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
 }
 
 /*
+ * Node j's span [*from, *to] after the one before it, [prev_from, prev_to]:
+ * GGML's barrier between two nodes has every share of the first end
+ * before any of the next begins, but two cores' counters may disagree by
+ * tens of ns (up to 120 seen on the project's 2-core machine), so a
+ * begin read on one core can come out before an end read on another.
+ * Such a begin is the end before it (and an end before it, that begin):
+ * the ops keep the order the barrier gave them, and a run's times still
+ * pack (ggmlviz__times_pack()). A node that began before the one before
+ * it began was computed out of order, and is left as measured.
+ */
+static inline void after_the_one_before(uint64_t prev_from, uint64_t prev_to, uint64_t *from,
+					uint64_t *to)
+{
+	if (*from >= prev_from && *from < prev_to) {
+		*from = prev_to;
+		*to = *to < prev_to ? prev_to : *to;
+	}
+}
+
+/*
  * The run's fields in locals through the loop: its stores of uint32_t
  * places and counts would otherwise have its size and flags read again at each node.
  */
@@ -715,7 +735,7 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 	uint64_t *op_begin = open ? r->op_begin : NULL, *op_end = open ? r->op_end : NULL;
 	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
 	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
-	uint64_t from, to;
+	uint64_t from, to, prev_from = 0, prev_to = 0;
 
 	if (open && r->ignore_ticks)
 		return;
@@ -725,6 +745,9 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		if (!span_of(begin, end, k, i, floor, !started, &from, &to))
 			continue;
 		started++;
+		after_the_one_before(prev_from, prev_to, &from, &to);
+		prev_from = from;
+		prev_to = to;
 		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
 			if (GGMLVIZ__UNLIKELY(kept >= room))
 				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */

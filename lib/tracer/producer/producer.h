@@ -292,8 +292,9 @@ struct ggmlviz__kernel_rec {
  * floor are an earlier graph's; worker 0's are the calling thread's
  * own). Each node that every worker computed a share of
  * gets its shares' first begin and last end, the graph's first such
- * node its last worker's begin (their start is the run's). A node of no
- * open run is counted (ggmlviz__state.shares_unasked).
+ * node its last worker's begin (their start is the run's), and a begin
+ * read before the end of the node before it (two cores' counters) that
+ * end. A node of no open run is counted (ggmlviz__state.shares_unasked).
  */
 void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
 				    const uint64_t *const *begin, const uint64_t *const *end,
