@@ -64,7 +64,11 @@
 #           which shows what launching alone moves
 #   before  traced as by default, by the tools in the folder BEFORE=DIR
 #           (the same llama.cpp built by an earlier libggmlviz: a before
-#           and after in one run, each against the same untraced rounds)
+#           and after in one run, each against the same untraced rounds);
+#           with traced, a line more: traced over before round by round,
+#           each round's pair taken together (the figure to read a change
+#           by: the two ratios to untraced each take that round's noise,
+#           and the slot a build ran in moved their medians by points)
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -261,6 +265,30 @@ for test in ('pp', 'tg'):
             else:
                 print('      nothing more a token that the medians tell (%.1f us faster traced, of '
                       '%.1f us untraced)%s' % (-per_token_us, untraced_us, loose))
+
+def after_before(test):
+    """The build against BEFORE's, round by round: each round's traced t/s over its before
+    t/s, taken within the round, so that what the machine did to the round moves both.
+    Against untraced, each build's ratio takes the untraced round's noise too, and the
+    median of those ratios moved by up to 2.6 points with the slot a build ran in."""
+    if 'traced' not in modes or 'before' not in modes:
+        return
+    after = [ts('traced', i)[test] for i in range(rounds)]
+    before = [ts('before', i)[test] for i in range(rounds)]
+    ratios = [a / b for a, b in zip(after, before)]
+    ci = interval(ratios)
+    median = statistics.median(ratios)
+    pool_a, pool_b = pooled('traced', test), pooled('before', test)
+    summary.setdefault('after_before', {})[test] = {'ratio': median, 'ratio_ci': ci}
+    print('  %s: traced against before, round by round: %.3f (%s); every repetition pooled, '
+          'at the 50th, 75th and 90th percentiles %s' % (
+              test, median, '95%% interval of the median %.3f to %.3f' % ci if ci else
+              'too few rounds for a 95% interval of the median', ', '.join(
+                  '%.3f' % (percentile(pool_a, q) / percentile(pool_b, q))
+                  for q in (0.5, 0.75, 0.9))))
+
+for test in ('pp', 'tg'):
+    after_before(test)
 
 def outside_ops(mode):
     """Each generation step's time on its thread outside its ops, in the mode's last round:

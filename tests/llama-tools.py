@@ -240,16 +240,22 @@ ok(rc == 0 and top and not bad,
    (rc, err[-400:], out[-1200:], bad))
 
 # bench/llama-bench.sh runs end to end (its figures are for a quiet machine, not checked
-# here): each test's ratio with the target's verdict, and a generated token's time outside
-# its ops from the last traced round's trace, three figures in us
+# here): each test's ratio with the target's verdict, a generated token's time outside its
+# ops from the last traced round's trace, three figures in us, for traced and for before
+# (the same tools as BEFORE), and traced over before round by round
 rc, out, err = run('sh', os.path.join(src, 'bench', 'llama-bench.sh'), TOOLS, '--', '-m', model,
-                   '-p', '16', '-n', '4', '-r', '2', '-t', '2', env=dict(PLAIN, GGMLVIZ=G, ROUNDS='1'))
+                   '-p', '16', '-n', '4', '-r', '2', '-t', '2',
+                   env=dict(PLAIN, GGMLVIZ=G, ROUNDS='1', MODES='plain traced before', BEFORE=TOOLS))
 outside = [line for line in out.splitlines() if 'outside its ops' in line]
-ok(rc == 0 and all(re.search(r'^  %s: untraced .* the 0\.97 target (met|missed)' % t, out, re.M)
+ok(rc == 0 and all(len(re.findall(r'^  %s: untraced .* the 0\.97 target (met|missed)' % t, out,
+                                  re.M)) == 2 and
+                   re.search(r'^  %s: traced against before, round by round: [0-9.]+ .*'
+                             r'percentiles [0-9.]+, [0-9.]+, [0-9.]+$' % t, out, re.M)
                    for t in ('pp', 'tg')) and
-   len(outside) == 1 and len(re.findall(r'[0-9.]+ us', outside[0])) == 3,
-   'bench/llama-bench.sh: pp and tg traced against untraced, each said met or missed, and a '
-   'generated token\'s time outside its ops', (rc, out[-1500:], err[-400:]))
+   len(outside) == 2 and all(len(re.findall(r'[0-9.]+ us', o)) == 3 for o in outside),
+   'bench/llama-bench.sh: pp and tg traced and before against untraced, each said met or '
+   'missed, traced against before round by round, and a generated token\'s time outside its '
+   'ops', (rc, out[-1500:], err[-400:]))
 
 # ---- bad input: a trace that cannot be written ----
 rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT='/nonexistent/dir/x.ggmlviz'))
