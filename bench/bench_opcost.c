@@ -17,8 +17,9 @@
  *
  * each per op, with THREADS - 1 worker threads beside thread 0 (each its
  * shares, its graph_done, a spin barrier after every node, as GGML's CPU
- * backend meets), and the whole per op against the same loop untraced. Then the same with GGML_VIZ_DESCRIBE_ONCE=0, every op and share
- * a record of its own (as before the packed records): the records' share.
+ * backend meets), and the whole per op against the same loop untraced.
+ * Then the same with GGML_VIZ_DESCRIBE_ONCE=0, every op and share a
+ * record of its own (as before the packed records): the records' share.
  * The writer drains a file meanwhile, as in a traced run.
  *
  * With EVICT (MiB), each thread reads that much memory of its own before
@@ -36,10 +37,9 @@
  *
  * With WORK (ns), each thread's share of a node lasts that long (a wait on
  * the clock), traced or not: a node's threads then meet at its barrier
- * as a decode's do, and not within the tens of ns by which two cores'
- * counters may differ (an op whose begin reads before the end of the op
- * before it is written op by op, not packed: the file's bytes an op say
- * so).
+ * as a decode's do, their shares apart by more than the tens of ns by
+ * which two cores' counters may disagree. The file's bytes an op say
+ * whether the runs packed (8 an op and 8 a worker's share).
  *
  *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT [THREADS [WORK]]]]]]
  *         (141 nodes: the quick start's model's token; 400 graphs; 9
@@ -107,6 +107,16 @@ static uint32_t op_of(const void *node)
 static int nth = 2;        /* the graph's threads */
 static uint64_t work_ns;   /* a share's own time */
 static int oversubscribed; /* more threads than cores: waiters yield */
+
+/* The CPUs this process may run on (its affinity), at least 1. */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return 1;
+}
 
 /* A waiter's turn: the core given up where the thread it waits for may need it. */
 static inline void wait_turn(void)
@@ -325,7 +335,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	work_ns = (uint64_t)work;
-	oversubscribed = nth > sysconf(_SC_NPROCESSORS_ONLN);
+	oversubscribed = nth > usable_cpus();
 	evict_bytes = (size_t)evict_mib << 20;
 	for (int t = 0; t < nth && evict_bytes; t++) {
 		uint8_t *b = malloc(evict_bytes);

@@ -830,12 +830,13 @@ END_TEST
 /*
  * A run of graph 11 whose two workers' shares are given to it as the
  * hand-over gives them (ggmlviz__nodes_measured_shares()), with stamps
- * made here: node i's from 1000 i + 100 to 1000 i + 600 counts on thread
- * 0, to 1000 i + 900 on worker 1, whose counter reads `ahead` counts
- * ahead (another core's may, by tens of ns); with `swapped`, nodes 2 and
- * 3 computed in each other's time (out of their order).
+ * made here, a node every `step` counts: node i's from step (i + 0.1) to
+ * step (i + 0.6) on thread 0, to step (i + 0.9) on worker 1, whose
+ * counter reads `ahead` counts ahead (another core's may, by tens of
+ * ns); with `swapped`, nodes 2 and 3 computed in each other's time (out
+ * of their order).
  */
-static void two_workers_run(uint64_t ahead, int swapped)
+static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 {
 	static const uint32_t places[NODES] = { 0, 1, 2, 3, 4 };
 	uint64_t b0[NODES], e0[NODES], b1[NODES], e1[NODES], base;
@@ -847,12 +848,12 @@ static void two_workers_run(uint64_t ahead, int swapped)
 				 0);
 	base = ggmlviz__stamp();
 	for (int i = 0; i < NODES; i++) {
-		uint64_t at = base + 1000u * (uint64_t)(swapped && (i == 2 || i == 3) ? 5 - i : i);
+		uint64_t at = base + step * (uint64_t)(swapped && (i == 2 || i == 3) ? 5 - i : i);
 
-		b0[i] = at + 100;
-		e0[i] = at + 600;
-		b1[i] = at + 100 + ahead;
-		e1[i] = at + 900 + ahead;
+		b0[i] = at + step / 10;
+		e0[i] = at + step * 6 / 10;
+		b1[i] = b0[i] + ahead;
+		e1[i] = at + step * 9 / 10 + ahead;
 	}
 	spin_ns(20000); /* every stamp made is in the past */
 	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, begin, end, 2, base);
@@ -864,8 +865,11 @@ static void two_workers_run(uint64_t ahead, int swapped)
  * begins, but two cores' counters may disagree: an op that begins (on one
  * core's counter) before the one before it ended (on another's) begins
  * where that one ended, and its run still packs. Worker 1's counter
- * 300 counts ahead has each of its ends 100 past thread 0's next begin.
- * Nodes computed out of their order are left as measured (op by op).
+ * 300 counts ahead has each of its ends 100 past thread 0's next begin
+ * (nodes 1000 counts apart), or three nodes past it (nodes 100 apart:
+ * every op then begins before the one before it began, as moved, and
+ * after it, as read). Nodes computed out of their order are left as
+ * measured (op by op).
  */
 START_TEST(an_op_behind_another_cores_counter_begins_at_the_end_before)
 {
@@ -873,21 +877,23 @@ START_TEST(an_op_behind_another_cores_counter_begins_at_the_end_before)
 	struct seen *s;
 
 	start_alone(path, sizeof path, "packed-skew");
-	two_workers_run(0, 0);   /* the set defined: its ops in full */
-	two_workers_run(300, 0); /* repeated, worker 1 ahead: packed */
-	two_workers_run(0, 1);   /* repeated, out of order: op by op */
+	two_workers_run(1000, 0, 0);   /* the set defined: its ops in full */
+	two_workers_run(1000, 300, 0); /* repeated, worker 1 ahead: packed */
+	two_workers_run(100, 300, 0);  /* and by three short nodes: packed */
+	two_workers_run(1000, 0, 1);   /* repeated, out of order: op by op */
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	s = read_trace(path);
-	ck_assert_uint_eq(s->op_times, 1);
+	ck_assert_uint_eq(s->op_times, 2);
 	ck_assert_uint_eq(s->op_records, 2 * NODES);
-	ck_assert_uint_eq(s->ops, 3 * NODES);
-	for (size_t k = NODES + 1; k < 2 * NODES; k++) {
+	ck_assert_uint_eq(s->ops, 4 * NODES);
+	for (size_t k = NODES; k < 3 * NODES; k++) {
 		ck_assert_int_eq(s->op[k].method, GGMLVIZ_OP_METHOD_MEASURED);
-		ck_assert_uint_le(diff(s->op[k].begin_ns, s->op[k - 1].end_ns), QUANTUM);
 		ck_assert_uint_gt(s->op[k].end_ns, s->op[k].begin_ns);
+		if (k % NODES) /* each but the run's first begins where the one before it ended */
+			ck_assert_uint_le(diff(s->op[k].begin_ns, s->op[k - 1].end_ns), QUANTUM);
 	}
 	/* out of order: node 3 began before node 2, as measured */
-	ck_assert_uint_lt(s->op[2 * NODES + 3].begin_ns, s->op[2 * NODES + 2].begin_ns);
+	ck_assert_uint_lt(s->op[3 * NODES + 3].begin_ns, s->op[3 * NODES + 2].begin_ns);
 	free(s);
 }
 END_TEST

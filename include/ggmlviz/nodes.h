@@ -382,9 +382,9 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * (GGML_VIZ_DESCRIBE_ONCE=0). On
  * thread 0 it also reads every worker's shares, which the barrier made
  * visible, and gives each node of the calling thread's run its first
- * begin and last end (a begin that another core's counter puts before
- * the end of the node before it, which the barrier ordered, at that end):
- * the node's op is recorded with those times when the run ends. A node that no run of the calling thread asked about is
+ * begin and last end; a begin that two cores' counters put before the
+ * end of the node before it (the barrier ordered them) is moved to that
+ * end. The node's op is recorded with those times when the run ends. A node that no run of the calling thread asked about is
  * counted (ggmlviz_stats.shares_unattributed, and the session's META
  * SHARES record at its stop), never attributed.
  * In rolling mode and sync mode nothing is written (the ticks time the

@@ -681,8 +681,13 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
  * being woken, the run's start) to its last end; 0 when a worker has no
  * share of it.
  */
+struct span {
+	uint64_t first;    /* the node's first begin over the workers, as read */
+	uint64_t from, to; /* its op's */
+};
+
 static inline int span_of(const uint64_t *const *begin, const uint64_t *const *end, uint32_t k,
-			  uint32_t i, uint64_t floor, int graph_first, uint64_t *from, uint64_t *to)
+			  uint32_t i, uint64_t floor, int graph_first, struct span *s)
 {
 	uint64_t first = UINT64_MAX, latest = 0, last = 0;
 
@@ -695,28 +700,29 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
 		latest = b > latest ? b : latest;
 		last = e > last ? e : last;
 	}
-	*from = graph_first ? latest : first;
-	*to = last;
+	s->first = first;
+	s->from = graph_first ? latest : first;
+	s->to = last;
 	return 1;
 }
 
 /*
- * Node j's span [*from, *to] after the one before it, [prev_from, prev_to]:
- * GGML's barrier between two nodes has every share of the first end
- * before any of the next begins, but two cores' counters may disagree by
- * tens of ns (up to 120 seen on the project's 2-core machine), so a
- * begin read on one core can come out before an end read on another.
- * Such a begin is the end before it (and an end before it, that begin):
- * the ops keep the order the barrier gave them, and a run's times still
- * pack (ggmlviz__times_pack()). A node that began before the one before
- * it began was computed out of order, and is left as measured.
+ * Node s after the one before it, prev: GGML's barrier between two nodes
+ * has every share of the first end before any of the next begins, but
+ * two cores' counters may disagree by tens of ns (up to 120 seen on the
+ * project's 2-core machine), so a begin read on one core can come out
+ * before an end read on another. Such an op begins where the one before
+ * it ended (and ends there at the earliest): the ops keep the order the
+ * barrier gave them, and a run's times still pack
+ * (ggmlviz__times_pack()). A node whose first begin, as read, is before
+ * the first begin of the node before it was computed out of order, and
+ * is left as measured.
  */
-static inline void after_the_one_before(uint64_t prev_from, uint64_t prev_to, uint64_t *from,
-					uint64_t *to)
+static inline void after_the_one_before(const struct span *prev, struct span *s)
 {
-	if (*from >= prev_from && *from < prev_to) {
-		*from = prev_to;
-		*to = *to < prev_to ? prev_to : *to;
+	if (s->first >= prev->first && s->from < prev->to) {
+		s->from = prev->to;
+		s->to = s->to < prev->to ? prev->to : s->to;
 	}
 }
 
@@ -735,19 +741,21 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 	uint64_t *op_begin = open ? r->op_begin : NULL, *op_end = open ? r->op_end : NULL;
 	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
 	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
-	uint64_t from, to, prev_from = 0, prev_to = 0;
+	struct span prev = { 0, 0, 0 }, s;
+	uint64_t from, to;
 
 	if (open && r->ignore_ticks)
 		return;
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t i = places[j];
 
-		if (!span_of(begin, end, k, i, floor, !started, &from, &to))
+		if (!span_of(begin, end, k, i, floor, !started, &s))
 			continue;
 		started++;
-		after_the_one_before(prev_from, prev_to, &from, &to);
-		prev_from = from;
-		prev_to = to;
+		after_the_one_before(&prev, &s);
+		prev = s;
+		from = s.from;
+		to = s.to;
 		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
 			if (GGMLVIZ__UNLIKELY(kept >= room))
 				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */
