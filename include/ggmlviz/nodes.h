@@ -384,9 +384,10 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * visible, and gives each node of the calling thread's run its first
  * begin and last end; a begin that two cores' counters put before the
  * end of the node before it (the barrier ordered them) is moved to that
- * end. The node's op is recorded with those times when the run ends. A node that no run of the calling thread asked about is
- * counted (ggmlviz_stats.shares_unattributed, and the session's META
- * SHARES record at its stop), never attributed.
+ * end. The node's op is recorded with those times when the run ends. A
+ * node that no run of the calling thread asked about is counted
+ * (ggmlviz_stats.shares_unattributed, and the session's META SHARES
+ * record at its stop), never attributed.
  * In rolling mode and sync mode nothing is written (the ticks time the
  * ops as they do without the edit). In every mode, the ticks that the
  * calling thread held through the graph (ggmlviz_nodes_tick()) are given
