@@ -842,10 +842,7 @@ static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 	uint64_t b0[NODES], e0[NODES], b1[NODES], e1[NODES], base;
 	const uint64_t *begin[2] = { b0, b1 }, *end[2] = { e0, e1 };
 
-	ggmlviz_nodes_graph_id(11);
-	for (int i = 0; i < NODES; i++)
-		ck_assert_int_eq(ggmlviz_nodes_ask(graph_nodes[i], &cpu_backend, describe_view, NULL),
-				 0);
+	run_of(11, graph_nodes, NODES, 1, 0); /* asked, not computed: the shares are given below */
 	base = ggmlviz__stamp();
 	for (int i = 0; i < NODES; i++) {
 		uint64_t at = base + step * (uint64_t)(swapped && (i == 2 || i == 3) ? 5 - i : i);

@@ -742,7 +742,6 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
 	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
 	struct span prev = { 0, 0, 0 }, s;
-	uint64_t from, to;
 
 	if (open && r->ignore_ticks)
 		return;
@@ -754,21 +753,19 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		started++;
 		after_the_one_before(&prev, &s);
 		prev = s;
-		from = s.from;
-		to = s.to;
 		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
 			if (GGMLVIZ__UNLIKELY(kept >= room))
 				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */
 			place[kept] = i; /* kept in order (run.h) */
-			op_begin[kept] = from;
-			op_end[kept++] = to;
+			op_begin[kept] = s.from;
+			op_end[kept++] = s.to;
 			hint = i + 1;
 		} else if (!open) {
-			ggmlviz__run_measured_search(r, nodes[i], from, to); /* counted: no run to give it to */
+			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to); /* counted: no run */
 		} else {
 			kept = ggmlviz__run_spilled(r, kept); /* by place, after those: the later time takes it */
 			r->cpu_hint = hint; /* the search starts there */
-			ggmlviz__run_measured_search(r, nodes[i], from, to);
+			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to);
 			hint = r->cpu_hint;
 		}
 	}
