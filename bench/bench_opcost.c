@@ -11,7 +11,8 @@
  *            says 0, then the rest at once (ggmlviz_nodes_ask_rest()), and
  *            one by one from where that stopped;
  *   tick     ggmlviz_nodes_tick(): the CPU backend's call after a node;
- *   share    ggmlviz_cpu_share_begin() and _end() around a worker's share;
+ *   share    ggmlviz_cpu_share_begin() (_next() at one thread) and _end()
+ *            around a worker's share;
  *   done     ggmlviz_cpu_graph_done(): the shares written, thread 0's hand-over;
  *   close    ggmlviz_nodes_flush(): the run recorded (DESC_SET, its ops);
  *
@@ -229,7 +230,9 @@ static void graph(int traced, double t[PARTS + 1])
 	for (int i = 0; i < n_nodes; i++) {
 		uint64_t s0 = bench_now_ns(), s1;
 
-		if (traced)
+		if (traced && nth == 1) /* no barrier between shares: GGML's edit begins at the end before */
+			ggmlviz_cpu_share_next(&pool, 0, i);
+		else if (traced)
 			ggmlviz_cpu_share_begin(&pool, 0, i);
 		s1 = bench_now_ns();
 		share_work();

@@ -234,22 +234,25 @@ static inline void add_call(struct row *r, unsigned k, uint64_t d)
 		return ret;                                                            \
 	}
 
-/* The CPU backend's calls, on every worker (ggmlviz-cpu.h). */
-void __real_ggmlviz_cpu_share_begin(const void *pool, int ith, int node);
-void __wrap_ggmlviz_cpu_share_begin(const void *pool, int ith, int node);
-void __wrap_ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
-{
-	if (tls_depth) {
-		__real_ggmlviz_cpu_share_begin(pool, ith, node);
-		return;
+/* The CPU backend's calls, on every worker (ggmlviz-cpu.h); a share's begin names its row's worker. */
+#define WRAP_SHARE_BEGIN(name)                                                         \
+	void __real_##name(const void *pool, int ith, int node);                       \
+	void __wrap_##name(const void *pool, int ith, int node);                       \
+	void __wrap_##name(const void *pool, int ith, int node)                        \
+	{                                                                              \
+		if (tls_depth) {                                                       \
+			__real_##name(pool, ith, node);                                \
+			return;                                                        \
+		}                                                                      \
+		row()->ith = ith;                                                      \
+		tls_depth = 1;                                                         \
+		{                                                                      \
+			TIMED(name, __real_##name(pool, ith, node));                   \
+		}                                                                      \
+		tls_depth = 0;                                                         \
 	}
-	row()->ith = ith;
-	tls_depth = 1;
-	{
-		TIMED(ggmlviz_cpu_share_begin, __real_ggmlviz_cpu_share_begin(pool, ith, node));
-	}
-	tls_depth = 0;
-}
+WRAP_SHARE_BEGIN(ggmlviz_cpu_share_begin)
+WRAP_SHARE_BEGIN(ggmlviz_cpu_share_next)
 WRAP_VOID(ggmlviz_cpu_share_end, (const void *pool, int ith, int node), (pool, ith, node))
 WRAP(int, ggmlviz_cpu_graph_done,
      (const void *pool, int ith, int nth, const void *const *nodes, int n_nodes,

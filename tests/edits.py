@@ -218,7 +218,7 @@ else:
     rc, out, err = run(sys.executable, EDIT, moved, '--server-requests', '--cpu-shares')
     ok(rc == 0 and (text_of(moved, QUEUE), text_of(moved, CTX)) == before and
        'not made (found no single place for where a slot starts its prompt' in out and
-       'the trace has no requests' in out and 'ggmlviz_cpu_share_begin' in text_of(moved, CPU),
+       'the trace has no requests' in out and 'ggmlviz_cpu_share_starts' in text_of(moved, CPU),
        'a server whose code moved: its requests left out whole, said, the build goes on '
        '(the CPU\'s shares made)', '%d %s%s' % (rc, out, err))
     moved = copy_of('cpu-moved', lambda rel, t: t.replace('compute-done', 'done computing'))

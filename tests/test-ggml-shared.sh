@@ -35,7 +35,7 @@ result $? "scripts/build-ggml-cuda.sh --cpu builds GGML and libllama, shared, wi
 
 weak=0
 nm -D "$work/ggml/lib/libggml-cpu.so" >"$work/nm.out" 2>>"$log" || weak=1
-for f in ggmlviz_cpu_share_begin ggmlviz_cpu_share_end ggmlviz_cpu_graph_done; do
+for f in ggmlviz_cpu_share_begin ggmlviz_cpu_share_next ggmlviz_cpu_share_end ggmlviz_cpu_graph_done; do
 	grep -q "^ *w $f\$" "$work/nm.out" || { echo "no weak $f in libggml-cpu.so" >>"$log"; weak=1; }
 done
 ! grep -q " T ggmlviz_" "$work/nm.out" || { echo "libggml-cpu.so defines ggmlviz_ functions" >>"$log"; weak=1; }

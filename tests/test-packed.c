@@ -69,14 +69,6 @@ static const struct gs_node graph[NODES] = {
 };
 static char cpu_backend, pool;
 
-static void spin_ns(uint64_t ns)
-{
-	uint64_t until = tu_realtime_ns() + ns;
-
-	while (tu_realtime_ns() < until)
-		;
-}
-
 static uint32_t op_of(const void *node)
 {
 	return ((const struct gs_node *)node)->op;
@@ -101,11 +93,11 @@ static void compute_alone(int shares)
 	for (int i = 0; i < NODES; i++) {
 		if (shares)
 			ggmlviz_cpu_share_begin(&pool, 0, i);
-		spin_ns(20000u * (uint64_t)(i + 1));
+		tu_spin_ns(20000u * (uint64_t)(i + 1));
 		if (shares)
 			ggmlviz_cpu_share_end(&pool, 0, i);
 		ggmlviz_nodes_tick();
-		spin_ns(3000);
+		tu_spin_ns(3000);
 	}
 	if (shares)
 		ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, NODES, op_of), NODES);
@@ -577,7 +569,7 @@ START_TEST(one_thread_copy_outlives_a_graph_of_another_pool)
 		run_of(11, graph_nodes, NODES, 1, 1);
 		if (g == GRAPHS - 1) { /* the last run holds its copy: another pool's graph ends */
 			ggmlviz_cpu_share_begin(&other_pool, 1, 0);
-			spin_ns(2000);
+			tu_spin_ns(2000);
 			ggmlviz_cpu_share_end(&other_pool, 1, 0);
 			ck_assert_int_eq(ggmlviz_cpu_graph_done(&other_pool, 1, 2, other_nodes, 1, op_of), 1);
 		}
@@ -677,13 +669,13 @@ START_TEST(a_tick_takes_its_shares_end)
 	ggmlviz_nodes_graph_id(11);
 	for (int i = 0; i < NODES; i++) {
 		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
-		spin_ns(10000);
+		tu_spin_ns(10000);
 	}
 	for (int i = 0; i < NODES; i++) {
 		ggmlviz_cpu_share_begin(&pool, 0, i);
-		spin_ns(20000u * (uint64_t)(i + 1));
+		tu_spin_ns(20000u * (uint64_t)(i + 1));
 		ggmlviz_cpu_share_end(&pool, 0, i);
-		spin_ns(5000); /* a tick's own read would be this much later */
+		tu_spin_ns(5000); /* a tick's own read would be this much later */
 		ggmlviz_nodes_tick();
 	}
 	ggmlviz_cpu_graph_done(&pool, 0, 2, graph_nodes, NODES, op_of); /* thread 1 shared nothing */
@@ -767,7 +759,7 @@ static void shares_in_order(const int *places, int n)
 {
 	for (int j = 0; j < n; j++) {
 		ggmlviz_cpu_share_begin(&pool, 0, places[j]);
-		spin_ns(2000);
+		tu_spin_ns(2000);
 		ggmlviz_cpu_share_end(&pool, 0, places[j]);
 	}
 	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, NODES, op_of), n);
@@ -852,7 +844,7 @@ static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 		b1[i] = b0[i] + ahead;
 		e1[i] = at + step * 9 / 10 + ahead;
 	}
-	spin_ns(20000); /* every stamp made is in the past */
+	tu_spin_ns(20000); /* every stamp made is in the past */
 	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, begin, end, 2, base);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }

@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ggmlviz/nodes.h>
@@ -67,22 +66,6 @@ static char cpu_backend;
 static uint64_t work_ns(int t, int i)
 {
 	return (uint64_t)(t + 1) * 150000u + (uint64_t)i * 20000u;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void busy(uint64_t ns)
-{
-	uint64_t until = now_ns() + ns;
-
-	while (now_ns() < until)
-		;
 }
 
 static uint32_t op_of(const void *node)
@@ -126,16 +109,16 @@ static void compute(struct worker *w)
 		}
 		if (measured)
 			ggmlviz_cpu_share_begin(p, w->ith, i);
-		busy(work_ns(w->ith, i));
+		tu_spin_ns(work_ns(w->ith, i));
 		if (w->ith == 0 && p->stop_inside && i == p->stop_inside)
 			ck_assert_int_eq(ggmlviz_stop(), 0); /* the shares' begins stored, not all ends */
 		if (w->ith == 0)
-			p->ticked[i].before = now_ns();
+			p->ticked[i].before = tu_monotonic_ns();
 		if (measured)
 			ggmlviz_cpu_share_end(p, w->ith, i);
 		if (w->ith == 0) {
 			ggmlviz_nodes_tick(); /* at its share's end, else at the clock now */
-			p->ticked[i].after = now_ns();
+			p->ticked[i].after = tu_monotonic_ns();
 			if (i == p->stop_after)
 				ck_assert_int_eq(ggmlviz_stop(), 0);
 		}
@@ -588,7 +571,7 @@ START_TEST(a_run_computed_again_takes_the_last_graph)
 		ask_split(83); /* a kept run from the second on */
 		for (int g = 0; g < graphs; g++) {
 			if (g == graphs - 1)
-				busy(50000000u); /* its last graph begins 50 ms after the one before ended */
+				tu_spin_ns(50000000u); /* its last graph begins 50 ms after the one before ended */
 			compute_graph(&p, written);
 		}
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
@@ -627,7 +610,7 @@ static struct seen *two_graphs_a_run(struct pool *p, const char *tag, uint64_t i
 		p->from = 0;
 		p->n_nodes = first_n;
 		compute_graph(p, written);
-		busy(50000000u);
+		tu_spin_ns(50000000u);
 		p->from = second;
 		p->n_nodes = NODES - second;
 		compute_graph(p, written);
@@ -804,27 +787,10 @@ END_TEST
 
 /* ---- shares of long graphs, and long shares ---- */
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
-
-	while (nanosleep(&ts, &ts) < 0)
-		;
-}
-
 static struct seen *long_seen;
 
-/* The test's clock just before and just after a call (CLOCK_MONOTONIC, ns). */
-/* one_thread_graph()'s calls: each share's begin and end, and the graph's end. */
+/* one_thread_graph()'s calls, the test's clock around each: each share's begin and end, and the graph's end. */
 static struct call begun[MAX_SEEN], ended[MAX_SEEN], graph_end;
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void note_long(const struct ggmlviz_timing *t, void *arg)
 {
@@ -854,18 +820,18 @@ static struct seen *one_thread_graph(uint32_t flush_ms, int n, uint64_t work, ui
 	cfg.flush_interval_ms = flush_ms;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	for (int i = 0; i < n; i++) {
-		begun[i].before = monotonic_ns();
+		begun[i].before = tu_monotonic_ns();
 		ggmlviz_cpu_share_begin(&pool, 0, i);
-		begun[i].after = monotonic_ns();
-		sleep_ns(work);
-		ended[i].before = monotonic_ns();
+		begun[i].after = tu_monotonic_ns();
+		tu_sleep_ns(work);
+		ended[i].before = tu_monotonic_ns();
 		ggmlviz_cpu_share_end(&pool, 0, i);
-		ended[i].after = monotonic_ns();
-		sleep_ns(gap);
+		ended[i].after = tu_monotonic_ns();
+		tu_sleep_ns(gap);
 	}
-	graph_end.before = monotonic_ns();
+	graph_end.before = tu_monotonic_ns();
 	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, graph_nodes, n, op_of), n);
-	graph_end.after = monotonic_ns();
+	graph_end.after = tu_monotonic_ns();
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	long_seen = calloc(1, sizeof *long_seen);
 	ck_assert_ptr_nonnull(long_seen);

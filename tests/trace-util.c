@@ -59,6 +59,30 @@ uint64_t tu_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t tu_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void tu_spin_ns(uint64_t ns)
+{
+	uint64_t until = tu_monotonic_ns() + ns;
+
+	while (tu_monotonic_ns() < until)
+		;
+}
+
+void tu_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
 static int is_accounting(const struct ggmlviz_event *ev)
 {
 	return ev->type == GGMLVIZ_EVENT_META &&

@@ -61,4 +61,13 @@ uint32_t tu_gettid(void);
 /* CLOCK_REALTIME in ns, the clock the tracer's timestamps follow. */
 uint64_t tu_realtime_ns(void);
 
+/* CLOCK_MONOTONIC in ns. */
+uint64_t tu_monotonic_ns(void);
+
+/* Busy for ns on the monotonic clock (a thread at work, never off its CPU by choice). */
+void tu_spin_ns(uint64_t ns);
+
+/* Asleep for ns at least (a nanosleep that a signal cuts short goes on). */
+void tu_sleep_ns(uint64_t ns);
+
 #endif

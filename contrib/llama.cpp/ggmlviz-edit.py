@@ -242,7 +242,7 @@ def cpu_shares(src):
         Edit(cpu, r'(?m)^(#include "ggml-cpu-impl.h"\n)', r'\1' + header.replace('\\', '\\\\'),
              'its #include "ggml-cpu-impl.h"'),
         Edit(cpu, r'(?m)^([ \t]*)(const int n_fused = ggml_cpu_try_fuse_ops\(cgraph, node_n, )',
-             r'\1const int ggmlviz_first = node_n;\n\1ggmlviz_cpu_share_begin(tp, state->ith, ggmlviz_first);\n\1\2',
+             r'\1const int ggmlviz_first = node_n;\n\1ggmlviz_cpu_share_starts(tp, state->ith, params.nth, ggmlviz_first);\n\1\2',
              'where a thread begins its share of a node (const int n_fused = '
              'ggml_cpu_try_fuse_ops(cgraph, node_n, ...)'),
         Edit(cpu, r'(?m)^([ \t]*)(if \(state->ith == 0 && cplan->abort_callback &&\n)',

@@ -351,6 +351,29 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 void ggmlviz_cpu_share_begin(const void *pool, int ith, int node);
 
 /**
+ * @brief A pool's one thread begins its share of a node where its last share ended.
+ *
+ * ggmlviz_cpu_share_begin() without a time read, for a graph computed by
+ * one thread (GGML's params.nth == 1), where no barrier stands between
+ * two shares: the share begins at the end of the calling thread's last
+ * share of this graph (ggmlviz_cpu_share_end()), and the graph's first
+ * share, or one after ggmlviz_cpu_graph_done(), reads the time as
+ * ggmlviz_cpu_share_begin() does. What ran between two shares (GGML's
+ * loop, the views it skips, thread 0's tick) is then part of the later
+ * share, not the wait of the earlier one. With more than one thread a
+ * share begins after a barrier, which only a time read measures: call
+ * ggmlviz_cpu_share_begin() there. A thread's first call for a pool takes
+ * its slot, as ggmlviz_cpu_share_begin() does; after it, two loads and a
+ * store.
+ *
+ * @param pool the graph's thread pool, by address only.
+ * @param ith the calling worker's index in the pool (0 where it computes alone).
+ * @param node the node's place in the graph; past 16383 it is counted,
+ *        not followed.
+ */
+void ggmlviz_cpu_share_next(const void *pool, int ith, int node);
+
+/**
  * @brief The worker thread ends its share of the node that it began.
  *
  * See ggmlviz_cpu_share_begin(). @p node is the place given at the begin,

@@ -93,6 +93,10 @@ void ggmlviz__registry_unload(void);
  * backend ticks from thread 0 right after that thread's share of the node
  * ends, so the tick needs no time read of its own.
  *
+ * last_end: the same stamp, kept until the thread's next share ends (0:
+ * none since the slot was taken): where ggmlviz_cpu_share_next() begins
+ * a share, with no time read, at one thread.
+ *
  * pool, ith, begin, end, floor: the thread's share slot (shares.c), as
  * it was last taken: its pool and index there, its stamps by node, and
  * where its previous graph's end is (NULL: no slot).
@@ -107,6 +111,7 @@ void ggmlviz__registry_unload(void);
  */
 struct ggmlviz__tls_node {
 	_Alignas(64) uint64_t share_end;
+	uint64_t last_end;
 	const void *pool;
 	uint64_t *begin, *end;
 	const uint64_t *floor;

@@ -187,6 +187,7 @@ static void node_line_of(const struct share_slot *s)
 	t->end = s ? s->end : NULL;
 	t->floor = s ? &s->prev_done : NULL;
 	t->held = t->from = 0;
+	t->last_end = 0;
 }
 
 /* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
@@ -230,11 +231,11 @@ static inline int shares_wanted(void)
 	return (ggmlviz__mask_relaxed() & want) == want;
 }
 
-/* Node's begin on the thread's line t, whose slot is taken. */
-static inline void share_begin_at(struct ggmlviz__tls_node *t, int node)
+/* Node's begin, stamp, on the thread's line t, whose slot is taken. */
+static inline void share_begin_at(struct ggmlviz__tls_node *t, int node, uint64_t stamp)
 {
 	if (GGMLVIZ__LIKELY((unsigned)node < GGMLVIZ__SHARE_NODES))
-		t->begin[node] = ggmlviz__stamp();
+		t->begin[node] = stamp;
 	else
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 }
@@ -247,21 +248,50 @@ static inline void share_begin_at(struct ggmlviz__tls_node *t, int node)
 static __attribute__((noinline)) void share_begin_first(const void *pool, int ith, int node)
 {
 	if (slot_for(pool, ith))
-		share_begin_at(&ggmlviz__tls_node, node);
+		share_begin_at(&ggmlviz__tls_node, node, ggmlviz__stamp());
 }
 
-void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
+/*
+ * The calling thread's line, where its share of node as pool's worker ith
+ * is to begin; NULL where there is nothing to do: shares not traced, or
+ * the thread's first share for the pool (begun here, its slot taken).
+ */
+static inline struct ggmlviz__tls_node *share_line(const void *pool, int ith, int node)
 {
 	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
 
 	t->share_end = 0; /* the share before is over: no tick takes its end now */
 	if (GGMLVIZ__UNLIKELY(!shares_wanted()))
-		return;
+		return NULL;
 	if (GGMLVIZ__UNLIKELY(!t->begin || t->pool != pool || t->ith != (uint32_t)ith)) {
 		share_begin_first(pool, ith, node);
-		return;
+		return NULL;
 	}
-	share_begin_at(t, node);
+	return t;
+}
+
+void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
+{
+	struct ggmlviz__tls_node *t = share_line(pool, ith, node);
+
+	if (t)
+		share_begin_at(t, node, ggmlviz__stamp());
+}
+
+/*
+ * At one thread no barrier stands between two shares, only GGML's loop
+ * (the views it skips) and thread 0's tick: the share begins where the
+ * thread's last share of the graph ended (graph_done forgets it), and the
+ * graph's first reads the time. One time read an op less; the few ns
+ * between two shares, at one thread all of a share's wait, go to the
+ * later share instead.
+ */
+void ggmlviz_cpu_share_next(const void *pool, int ith, int node)
+{
+	struct ggmlviz__tls_node *t = share_line(pool, ith, node);
+
+	if (t)
+		share_begin_at(t, node, t->last_end ? t->last_end : ggmlviz__stamp());
 }
 
 void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
@@ -270,7 +300,7 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 
 	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < GGMLVIZ__SHARE_NODES &&
 			    shares_wanted()))
-		t->end[node] = t->share_end = ggmlviz__stamp();
+		t->end[node] = t->share_end = t->last_end = ggmlviz__stamp();
 	(void)ith;
 }
 
@@ -523,6 +553,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	uint32_t n;
 	int count;
 
+	ggmlviz__tls_node.last_end = 0; /* the next graph's first share_next() reads the time */
 	if (!s || s->pool != pool || s->ith != (uint32_t)ith)
 		return 0;
 	if (!nodes || n_nodes < 0 || nth < 1)

@@ -1,0 +1,166 @@
+/*
+ * A graph computed by one thread, each share begun with
+ * ggmlviz_cpu_share_next() as GGML's edit begins it where params.nth is 1
+ * (contrib/llama.cpp/ggmlviz-cpu.h), with no time read:
+ *   - each share after the graph's first begins where the one before
+ *     ended: its wait is 0, and what ran between the two (here a sleep,
+ *     in GGML its loop and the tick) is in the later share's compute and
+ *     in its op's measured time, which follow on without a gap;
+ *   - the graph's first share reads the time: a graph computed long after
+ *     the one before does not begin at that one's last end;
+ *   - a thread's first call for a pool takes its slot, as
+ *     ggmlviz_cpu_share_begin() does, and that share is measured.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+
+#define NODES 4
+#define GRAPHS 2
+#define WORK_NS 200000u     /* each share's own work */
+#define BETWEEN_NS 1000000u /* between two shares of a graph */
+#define APART_NS 40000000u  /* between the two graphs */
+#define MAX_SEEN 64
+
+static const struct gs_node graph[NODES] = {
+	{ 1, "RMS_NORM", "attn_norm-0", 0 }, { 3, "MUL_MAT", "Qcur-0", 0 },
+	{ 5, "ROPE", "Qcur-0 (rope)", 0 },  { 6, "ADD", "ffn_inp-0", 0 },
+};
+static const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+static char cpu_backend, pool;
+
+struct seen {
+	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
+	size_t ops, shares;
+};
+
+static void note(const struct ggmlviz_timing *t, void *arg)
+{
+	struct seen *s = arg;
+
+	if (t->kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
+		s->op[s->ops++] = *t;
+	else if (t->kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
+		s->share[s->shares++] = *t;
+}
+
+/* One graph's run, asked and computed by this thread alone, as GGML's edit at one thread. */
+static void one_thread_run(void)
+{
+	ggmlviz_nodes_graph_id(21);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+	for (int i = 0; i < NODES; i++) {
+		ggmlviz_cpu_share_next(&pool, 0, i);
+		tu_spin_ns(WORK_NS);
+		ggmlviz_cpu_share_end(&pool, 0, i);
+		ggmlviz_nodes_tick();
+		tu_sleep_ns(BETWEEN_NS);
+	}
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(&pool, 0, 1, nodes, NODES, NULL), NODES);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+/* Two graphs APART_NS apart, traced; their shares and ops read back. */
+static struct seen *two_graphs(void)
+{
+	struct ggmlviz_config cfg;
+	struct seen *s = calloc(1, sizeof *s);
+	char path[256];
+
+	ck_assert_ptr_nonnull(s);
+	tu_path(path, sizeof path, "share-next");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	one_thread_run();
+	tu_sleep_ns(APART_NS);
+	one_thread_run();
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	unlink(path);
+	ck_assert_uint_eq(s->shares, (size_t)NODES * GRAPHS);
+	ck_assert_uint_eq(s->ops, (size_t)NODES * GRAPHS);
+	return s;
+}
+
+/*
+ * Timing k of a graph (a share or an op) against the one before it: it
+ * begins where that one ended, and holds the time between the two.
+ */
+static void assert_follows(const struct ggmlviz_timing *t, size_t k, const char *what)
+{
+	ck_assert_msg(t[k].begin_ns == t[k - 1].end_ns, "%s %zu begins at %llu, not at %llu", what,
+		      k, (unsigned long long)t[k].begin_ns, (unsigned long long)t[k - 1].end_ns);
+	ck_assert_msg(t[k].duration_ns >= WORK_NS + BETWEEN_NS, "%s %zu lasts %llu ns", what, k,
+		      (unsigned long long)t[k].duration_ns);
+}
+
+START_TEST(a_share_begins_where_the_one_before_ended)
+{
+	struct seen *s = two_graphs();
+
+	for (size_t g = 0; g < GRAPHS; g++) {
+		const struct ggmlviz_timing *share = &s->share[g * NODES], *op = &s->op[g * NODES];
+
+		for (size_t k = 0; k < NODES; k++) {
+			ck_assert_int_eq(op[k].method, GGMLVIZ_OP_METHOD_MEASURED);
+			if (k + 1 < NODES) /* the last share waits until the graph's end */
+				ck_assert_uint_eq(share[k].value, 0);
+			if (k == 0)
+				continue;
+			assert_follows(share, k, "share");
+			assert_follows(op, k, "op");
+		}
+	}
+	free(s);
+}
+END_TEST
+
+START_TEST(a_graphs_first_share_reads_the_time)
+{
+	struct seen *s = two_graphs();
+
+	for (size_t g = 0; g < GRAPHS; g++) {
+		const struct ggmlviz_timing *first = &s->share[g * NODES];
+
+		ck_assert_uint_ge(first->duration_ns, WORK_NS);
+		ck_assert_msg(first->duration_ns < APART_NS / 2,
+			      "graph %zu's first share lasts %llu ns: it began at the graph before", g,
+			      (unsigned long long)first->duration_ns);
+		ck_assert_msg(s->op[g * NODES].duration_ns < APART_NS / 2,
+			      "graph %zu's first op lasts %llu ns", g,
+			      (unsigned long long)s->op[g * NODES].duration_ns);
+	}
+	free(s);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *suite = suite_create("share-next");
+	TCase *c = tcase_create("share-next");
+
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, a_share_begins_where_the_one_before_ended);
+	tcase_add_test(c, a_graphs_first_share_reads_the_time);
+	suite_add_tcase(suite, c);
+	return suite;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}
