@@ -8,6 +8,8 @@
  *     in its op's measured time, which follow on without a gap;
  *   - the graph's first share reads the time: a graph computed long after
  *     the one before does not begin at that one's last end;
+ *   - a share after an end that was not kept (the session stopped inside
+ *     the share before it, and started again) reads the time too;
  *   - a thread's first call for a pool takes its slot, as
  *     ggmlviz_cpu_share_begin() does, and that share is measured.
  *
@@ -129,21 +131,69 @@ START_TEST(a_share_begins_where_the_one_before_ended)
 }
 END_TEST
 
+/*
+ * Timing `at` (a graph's first share or op) begins at least APART_NS / 2
+ * after the one before it ended: the two graphs are APART_NS apart, and
+ * a first share that took the graph before's last end would begin there.
+ */
+static void assert_apart(const struct ggmlviz_timing *t, size_t at, const char *what)
+{
+	ck_assert_msg(t[at].begin_ns >= t[at - 1].end_ns + APART_NS / 2,
+		      "the second graph's first %s begins %lld ns after the first graph's last",
+		      what, (long long)(t[at].begin_ns - t[at - 1].end_ns));
+}
+
 START_TEST(a_graphs_first_share_reads_the_time)
 {
 	struct seen *s = two_graphs();
 
-	for (size_t g = 0; g < GRAPHS; g++) {
-		const struct ggmlviz_timing *first = &s->share[g * NODES];
+	assert_apart(s->share, NODES, "share");
+	assert_apart(s->op, NODES, "op");
+	free(s);
+}
+END_TEST
 
-		ck_assert_uint_ge(first->duration_ns, WORK_NS);
-		ck_assert_msg(first->duration_ns < APART_NS / 2,
-			      "graph %zu's first share lasts %llu ns: it began at the graph before", g,
-			      (unsigned long long)first->duration_ns);
-		ck_assert_msg(s->op[g * NODES].duration_ns < APART_NS / 2,
-			      "graph %zu's first op lasts %llu ns", g,
-			      (unsigned long long)s->op[g * NODES].duration_ns);
-	}
+/*
+ * A session stops inside share 1 and starts again before share 2 begins:
+ * share 1's end is not kept, and share 2 reads the time instead of
+ * beginning at share 0's end, before the stop. Shares only, no run: the
+ * second session's record of share 2 against the test's clock.
+ */
+START_TEST(a_share_after_an_end_not_kept_reads_the_time)
+{
+	struct ggmlviz_config cfg;
+	struct seen *s = calloc(1, sizeof *s);
+	char path[256];
+	uint64_t before;
+	size_t k;
+
+	ck_assert_ptr_nonnull(s);
+	tu_path(path, sizeof path, "share-next-stop");
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	ggmlviz_cpu_share_next(&pool, 0, 0);
+	tu_spin_ns(WORK_NS);
+	ggmlviz_cpu_share_end(&pool, 0, 0);
+	ggmlviz_cpu_share_next(&pool, 0, 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ggmlviz_cpu_share_end(&pool, 0, 1); /* not kept: nothing traced */
+	tu_sleep_ns(APART_NS);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	before = tu_realtime_ns();
+	ggmlviz_cpu_share_next(&pool, 0, 2);
+	tu_spin_ns(WORK_NS);
+	ggmlviz_cpu_share_end(&pool, 0, 2);
+	ck_assert_int_ge(ggmlviz_cpu_graph_done(&pool, 0, 1, nodes, NODES, NULL), 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	unlink(path);
+	for (k = 0; k < s->shares && s->share[k].ptr != (uint64_t)(uintptr_t)nodes[2]; k++)
+		;
+	ck_assert_msg(k < s->shares, "no share of node 2 in the second session");
+	/* the clock's calibration places a stamp within 100 us; share 0 ended APART_NS before */
+	ck_assert_msg(s->share[k].begin_ns + APART_NS / 2 >= before,
+		      "share 2 begins %lld ns before its call", (long long)(before - s->share[k].begin_ns));
 	free(s);
 }
 END_TEST
@@ -156,6 +206,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, a_share_begins_where_the_one_before_ended);
 	tcase_add_test(c, a_graphs_first_share_reads_the_time);
+	tcase_add_test(c, a_share_after_an_end_not_kept_reads_the_time);
 	suite_add_tcase(suite, c);
 	return suite;
 }

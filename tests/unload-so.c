@@ -98,7 +98,7 @@ int plugin_work(int thread)
 	ggmlviz_nodes_ask(&node_a, NULL, describe, NULL);
 	ggmlviz_cpu_share_end(pool, 0, 0);
 	ggmlviz_nodes_tick();
-	ggmlviz_cpu_share_begin(pool, 0, 1);
+	ggmlviz_cpu_share_next(pool, 0, 1); /* one thread: it begins where the one before ended */
 	ggmlviz_nodes_ask(&node_b, NULL, describe, NULL);
 	ggmlviz_cpu_share_end(pool, 0, 1);
 	ggmlviz_nodes_tick();

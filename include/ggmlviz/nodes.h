@@ -357,14 +357,18 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node);
  * one thread (GGML's params.nth == 1), where no barrier stands between
  * two shares: the share begins at the end of the calling thread's last
  * share of this graph (ggmlviz_cpu_share_end()), and the graph's first
- * share, or one after ggmlviz_cpu_graph_done(), reads the time as
- * ggmlviz_cpu_share_begin() does. What ran between two shares (GGML's
- * loop, the views it skips, thread 0's tick) is then part of the later
- * share, not the wait of the earlier one. With more than one thread a
- * share begins after a barrier, which only a time read measures: call
+ * share, or one after ggmlviz_cpu_graph_done() or after an end that
+ * was not kept (a session stopped inside the share before), reads the
+ * time as ggmlviz_cpu_share_begin() does. What ran between two shares
+ * (GGML's loop, the views it skips, thread 0's tick, and an abort
+ * callback that the program chained to the tick: a few ns, unless that
+ * callback takes longer) is then part of the later share, not the wait
+ * of the earlier one. With more than one thread a share begins after a
+ * barrier, which only a time read measures: call
  * ggmlviz_cpu_share_begin() there. A thread's first call for a pool takes
- * its slot, as ggmlviz_cpu_share_begin() does; after it, two loads and a
- * store.
+ * its slot, as ggmlviz_cpu_share_begin() does; after it, what
+ * ggmlviz_cpu_share_begin() does but its time read: no lock, no system
+ * call, no allocation, no division.
  *
  * @param pool the graph's thread pool, by address only.
  * @param ith the calling worker's index in the pool (0 where it computes alone).

@@ -2,8 +2,10 @@
  * Each worker thread's share of each node that GGML's CPU backend computes,
  * measured by the backend itself: a GGML built with libggmlviz's edit
  * (contrib/llama.cpp/ggmlviz-cpu.h) calls ggmlviz_cpu_share_begin() and
- * _end() around every thread's share of every node, and
- * ggmlviz_cpu_graph_done() on every thread after the graph's last barrier.
+ * _end() around every thread's share of every node (at one thread
+ * ggmlviz_cpu_share_next() in place of the begin: no barrier stands
+ * between two shares there), and ggmlviz_cpu_graph_done() on every
+ * thread after the graph's last barrier.
  *
  * A share is two raw stamps stored in the thread's own slot, by the node's
  * place in its graph: no lock, syscall, allocation or division there once
@@ -280,11 +282,12 @@ void ggmlviz_cpu_share_begin(const void *pool, int ith, int node)
 
 /*
  * At one thread no barrier stands between two shares, only GGML's loop
- * (the views it skips) and thread 0's tick: the share begins where the
- * thread's last share of the graph ended (graph_done forgets it), and the
- * graph's first reads the time. One time read an op less; the few ns
- * between two shares, at one thread all of a share's wait, go to the
- * later share instead.
+ * (the views it skips) and thread 0's tick (with any abort callback the
+ * program chained to it): the share begins where the thread's last share
+ * of the graph ended (graph_done forgets it, and so does an end not kept),
+ * and the graph's first reads the time. One time read an op less; what
+ * ran between two shares, at one thread all of a share's wait, goes to
+ * the later share instead.
  */
 void ggmlviz_cpu_share_next(const void *pool, int ith, int node)
 {
@@ -301,6 +304,8 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < GGMLVIZ__SHARE_NODES &&
 			    shares_wanted()))
 		t->end[node] = t->share_end = t->last_end = ggmlviz__stamp();
+	else
+		t->last_end = 0; /* an end not kept (a stop mid-share): the next begin reads the time */
 	(void)ith;
 }
 
