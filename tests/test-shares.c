@@ -789,7 +789,8 @@ END_TEST
 
 static struct seen *long_seen;
 
-/* one_thread_graph()'s calls, the test's clock around each: each share's begin and end, and the graph's end. */
+/* one_thread_graph()'s calls, the test's clock around each: each share's
+ * begin and end, and the graph's end. */
 static struct call begun[MAX_SEEN], ended[MAX_SEEN], graph_end;
 
 static void note_long(const struct ggmlviz_timing *t, void *arg)

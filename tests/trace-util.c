@@ -51,20 +51,22 @@ uint32_t tu_gettid(void)
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-uint64_t tu_realtime_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tu_realtime_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
 }
 
 uint64_t tu_monotonic_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 void tu_spin_ns(uint64_t ns)

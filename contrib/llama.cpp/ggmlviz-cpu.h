@@ -8,9 +8,10 @@
  * Each thread calls ggmlviz_cpu_share_begin() before its share of a node
  * (ggmlviz_cpu_share_next() at one thread: see ggmlviz_cpu_share_starts())
  * and ggmlviz_cpu_share_end() after it (two time reads and two stores into
- * its own slot, one read at one thread), and ggmlviz_cpu_graph_done() after the graph's last
- * barrier, where it writes its shares (OP_SHARE records) and thread 0
- * gives each node its first begin and last end (ggmlviz_cpu_share_begin(3)).
+ * its own slot, one read at one thread), and ggmlviz_cpu_graph_done()
+ * after the graph's last barrier, where it writes its shares (OP_SHARE
+ * records) and thread 0 gives each node its first begin and last end
+ * (ggmlviz_cpu_share_begin(3)).
  * Nothing is done unless libggmlviz traces ops; the graph is computed as
  * without the edit.
  *
