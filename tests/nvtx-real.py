@@ -52,8 +52,9 @@ def traced(name, argv, level, **env_vars):
     with the stand-in: (rc, stderr, ranges, problems).
     """
     out = os.path.join(TMP, name + '.ranges')
+    # every op with its own records (GGML_VIZ_DESCRIBE_ONCE=0): the ranges are checked against them
     env = dict(os.environ, NVTX_INJECTION64_PATH=STANDIN, NVTX_STANDIN_OUT=out,
-               GGML_VIZ_NVTX=str(level), **env_vars)
+               GGML_VIZ_NVTX=str(level), GGML_VIZ_DESCRIBE_ONCE='0', **env_vars)
     rc, _, err = run(*argv, os.path.join(TMP, name + '.ggmlviz'), env=env)
     ranges, problems, depth = [], [], {}
     if not os.path.exists(out):

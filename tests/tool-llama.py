@@ -41,13 +41,40 @@ model = os.path.join(TMP, 'tiny.gguf')
 trace = os.path.join(TMP, 'llama.ggmlviz')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'make_tiny_llama'), model, '--layers', '3')
 ok(rc == 0, 'make_tiny_llama writes a model', err)
-env = dict(os.environ, GGML_VIZ_MEMORY_TRACKING='1')
+# every op with its own records (GGML_VIZ_DESCRIBE_ONCE=0), the truth this script reads; the
+# default, a graph computed again described once, is checked against it below
+env = dict(os.environ, GGML_VIZ_MEMORY_TRACKING='1', GGML_VIZ_DESCRIBE_ONCE='0')
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
                    '--generate', str(GENERATE), '--threads', '2', '--output', trace,
                    '--prompt', PROMPT_WORDS, env=env)
 ok(rc == 0 and os.path.exists(trace), 'llama_trace traces llama.cpp', err)
 if taplib.failed:
     taplib.finish()
+
+
+def ops_by(path, by):
+    """{group: ops} of stats --by BY, and the whole's ops."""
+    rc, out, _ = ggmlviz('stats', '-f', 'json', '--by', by, path)
+    j = json.loads(out) if rc == 0 else {}
+    return {g['name']: g['count'] for g in j.get('groups', [])}, j.get('ops')
+
+
+# The same run as by default: this GGML gives its graphs no id, so the adapter names each run
+# (<ggmlviz/ggml-name.h>), and the generated tokens' graph, the same at each, is described at its
+# second run and taken from there after (DESC_SET REPEAT): every op read back the same.
+once = os.path.join(TMP, 'llama-once.ggmlviz')
+rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model,
+                   '--generate', str(GENERATE), '--threads', '2', '--output', once,
+                   '--prompt', PROMPT_WORDS, env=dict(os.environ, GGML_VIZ_MEMORY_TRACKING='1'))
+rc2, info_once, _ = ggmlviz('info', once) if rc == 0 else (1, '', '')
+same = [(by, ops_by(trace, by), ops_by(once, by)) for by in ('op', 'layer', 'phase')]
+ok(rc == 0 and rc2 == 0 and 'given once: 1 runs described' in info_once and
+   'runs of' in info_once and all(a == b and a[1] for _, a, b in same) and
+   os.path.getsize(once) * 2 < os.path.getsize(trace),
+   "a generated token's graph described once by default: stats reads every op by op, layer and "
+   'phase as with every op described, from a trace less than half as large',
+   (err[-300:], [l for l in info_once.splitlines() if 'given once' in l], same,
+    os.path.getsize(once) if rc == 0 else 0, os.path.getsize(trace)))
 
 # a prompt and a generation that do not fit the context: the message says which, and what fits
 rc, out, err = run(os.path.join(BUILD, 'examples', 'llama_trace'), '--model', model, '--generate', '2000',

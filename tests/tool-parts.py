@@ -61,10 +61,18 @@ def truth(trace):
     """{part: ops}, {(part, layer): ops}, ops of (other) by op, from the records."""
     rc, out, err = ggmlviz('dump', '-f', 'jsonl', trace)
     ops, nodes = [], {}
+    sets, filling = {}, {}  # a DESC_SET DEFINE's ops, as its thread's next records give them
     for line in out.splitlines():
         r = json.loads(line)
-        if r['type'] == 'OP_COMPUTE_BEGIN':
+        if r['type'] == 'DESC_SET' and r['mode'] == 1:
+            sets[r['set']], filling[r['tid']] = [], (r['set'], r['n_ops'])
+        elif r['type'] == 'OP_COMPUTE_BEGIN':
             ops.append([r['tensor'], r['op'], r['label'] or '', None, None])
+            s = filling.get(r['tid'])
+            if s and len(sets[s[0]]) < s[1]:
+                sets[s[0]].append(ops[-1])
+        elif r['type'] == 'OP_TIMES':  # a repeated run's ops, packed: its set's, again
+            ops.extend(list(o) for o in sets.get(r['set'], [])[r['first']:r['first'] + r['n_ops']])
         elif r['type'] == 'OP_NODE':
             nodes[r['tensor']] = (r['layer'], r['src1'])
     parts, per_layer, other, placed = {}, {}, {}, {}
@@ -155,9 +163,8 @@ jd = check_model('dense llama', dense, ['embedding', 'attention-projections', 'a
                                         'attention-output', 'kv-cache-write', 'norm', 'ffn',
                                         'output'])
 jm = check_model('mixture of experts', moe, ['moe-router', 'moe-experts', 'attention', 'output'])
-parts, _, _, _ = truth(moe)
-rc, out, _ = ggmlviz('dump', '-f', 'jsonl', moe)
-ids = sum(1 for line in out.splitlines() if '"MUL_MAT_ID"' in line and 'OP_COMPUTE_BEGIN' in line)
+rc, out, _ = ggmlviz('stats', '--by', 'op', '-f', 'json', moe)
+ids = sum(g['count'] for g in json.loads(out)['groups'] if g['name'] == 'MUL_MAT_ID') if rc == 0 else 0
 gm = {g['name']: g for g in jm.get('groups', [])}
 ok(ids > 0 and ids == (GENERATE + 1) * LAYERS * 3 and
    gm.get('moe-experts', {}).get('count', 0) >= ids,

@@ -243,10 +243,11 @@ if not os.access(example, os.X_OK):
     skip('top on a rotated trace that keeps its newest 3', 'no examples/ggml_transformer here')
 else:
     segs = os.path.join(TMP, 'segments.ggmlviz')
-    # top's tables are of the trace's last 9 to 10 s: 100 steps (some 30 segments) take 2 to 3 s
-    # alone, 6 beside 4 busy loops; 500 took 12 s under make check, and top's last table left
-    # their first seconds out, as it should
-    wrc, werr, prc, t, err = follow_rotated(segs, '64K', 100)
+    # top's tables are of the trace's last 9 to 10 s: 300 steps (some 9 segments: a graph
+    # computed again is described once) take 2 to 3 s alone; 500 took 12 s under make check
+    # (when each step was described, some 150 segments), and top's last table left their first
+    # seconds out, as it should
+    wrc, werr, prc, t, err = follow_rotated(segs, '64K', 300)
     rc, sout, _ = run(G, 'stats', '--top', '50', segs)
     rows = sout.split('\nOP ', 1)[-1].split('\nTOTAL', 1)[0].splitlines()[1:]  # (run start) aside
     whole = {f[0]: int(f[1]) for f in (line.split() for line in rows)

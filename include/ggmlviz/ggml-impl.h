@@ -277,6 +277,7 @@ int32_t ggmlviz_ggml_layer(const struct ggml_tensor *t)
 }
 
 #include <ggmlviz/ggml-layers.h> /* a run's layers in one pass, for nodes GGML named */
+#include <ggmlviz/ggml-name.h>   /* a run's name, for a GGML that gives its graphs no id */
 
 /* The layer of node i of a run, asked alone (a run whose table could not be made): its
  * own, else the highest of its sources' and of the closest node before it whose name
@@ -379,6 +380,7 @@ static bool ggmlviz_ggml__fusable(const void *const *nodes, size_t n, size_t i)
  */
 struct ggmlviz_ggml__fuse_table {
 	const void *const *nodes;                  /* the run it counts; NULL: none */
+	const void *const *tried;                  /* the run it was made for, counted or not */
 	size_t n, pairs;
 	uint32_t at[GGMLVIZ_GGML__PAIRS];          /* each pair's head, in run order */
 	const void *slot_head[GGMLVIZ_GGML__SLOTS]; /* the heads, hashed by address */
@@ -409,6 +411,7 @@ static void ggmlviz_ggml__fuse_table(const void *const *nodes, size_t n)
 
 	memset(f->slot_head, 0, sizeof f->slot_head);
 	f->nodes = NULL;
+	f->tried = nodes;
 	f->n = n;
 	f->pairs = 0;
 	for (size_t i = 0; i + 1 < n; i++) {
@@ -489,9 +492,14 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 	bool tail;
 
 	(void)user;
-	if (i == 0) {
-		ggmlviz_ggml__fuse_table(nodes, n); /* a new run, which may reuse the same array */
+	if (i == 0) { /* a new run, which may reuse the same array */
+		/* named, for a GGML that gives no id: a run of the same name takes the last one's
+		 * descriptions, and its later nodes are not asked for (ggmlviz_nodes_graph_id(3)) */
+		ggmlviz_nodes_graph_id(ggmlviz_ggml__run_name(nodes, n));
+		ggmlviz_ggml__fuse.nodes = ggmlviz_ggml__fuse.tried = NULL; /* counted at its 2nd node */
 		ggmlviz_ggml__lay_forget();
+	} else if (ggmlviz_ggml__fuse.tried != nodes) {
+		ggmlviz_ggml__fuse_table(nodes, n);
 	}
 	tail = i > 0 && ggmlviz_ggml__fused_at(nodes, n, i - 1);
 	out->ticks = ggmlviz_ggml__ticks(t) && !tail;

@@ -135,7 +135,16 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
  * adapter, when it reuses its graph, is then its asks, ticks and records.
  * The last few runs' descriptions are kept, on each thread.
  *
- * A GGML without the edit never calls it, and every run is described.
+ * A GGML without the edit never calls it. For such a GGML, a describe
+ * function may name the run itself: called while the run's first node is
+ * described (i 0), this names that run, if it has no id of GGML's, and
+ * nothing else: the id the thread had set for its next run, and the
+ * split's backend, are as they were. A name given to one of the thread's
+ * last 8 runs is kept at its second run, and a later run of that name
+ * with the same nodes is described at its first node only; a name never
+ * given again keeps nothing. The GGML adapter names a run by a hash of
+ * what its descriptions are made of, so that a graph computed again
+ * unchanged is described once (<ggmlviz/ggml-name.h>).
  * No lock, no system call; memory only when a new id's run is kept.
  *
  * @param id the split graph's id; 0 says none (nothing kept or reused).

@@ -171,7 +171,7 @@ static void run_reset(struct run *r)
 	r->open = 0;
 	r->run_id = 0;
 	r->gpu_hooked = 0;
-	r->graph_id = 0;
+	r->graph_id = r->named_id = 0;
 	r->again = NULL;
 	r->fast = NULL;
 	r->ask_always = 0;
@@ -222,6 +222,24 @@ static void gpu_run_end(void)
 
 /* ---- recording a run ---- */
 
+/*
+ * The run's first node described: its describer may name the run's graph
+ * there (ggmlviz_nodes_graph_id(3): a GGML that gives no id of its own,
+ * named by the adapter from what its descriptions are made of). The name
+ * is the run's; what the thread had set for its next run is kept.
+ */
+static __attribute__((noinline)) void describe_first(struct run *r, struct ggmlviz_node_desc *d)
+{
+	uint64_t next = tls_graph_id;
+	const void *backend = tls_split_backend;
+
+	tls_graph_id = 0;
+	r->describe(r->user, r->nodes, r->n, 0, d);
+	r->named_id = tls_graph_id;
+	tls_graph_id = next;
+	tls_split_backend = backend;
+}
+
 /* Describes node i; returns the ticks it gives (0 or 1). Inlined: each node of each run. */
 __attribute__((always_inline)) static inline uint32_t describe_one(struct run *r, uint32_t i)
 {
@@ -229,7 +247,10 @@ __attribute__((always_inline)) static inline uint32_t describe_one(struct run *r
 
 	memset(d, 0, sizeof *d);
 	d->layer = -1;
-	r->describe(r->user, r->nodes, r->n, i, d);
+	if (GGMLVIZ__UNLIKELY(i == 0))
+		describe_first(r, d);
+	else
+		r->describe(r->user, r->nodes, r->n, i, d);
 	return d->ticks != 0;
 }
 
@@ -252,12 +273,37 @@ static uint32_t describe_all(struct run *r)
 	return expected;
 }
 
+/*
+ * A run GGML gave no id, named by its describer at its first node
+ * (described now if it was not yet), takes the name as its graph's id if
+ * one of the thread's last IDS_SEEN runs was given it too: a graph
+ * whose nodes change at every run (a name never given again) is then
+ * never kept, where keeping it would copy its descriptions for nothing.
+ */
+static void named_again(struct run *r)
+{
+	int seen = 0;
+
+	if (!r->described)
+		describe_next(r);
+	if (!r->named_id || r->lost)
+		return;
+	for (uint32_t k = 0; k < IDS_SEEN; k++)
+		seen |= r->ids_seen[k] == r->named_id;
+	if (seen)
+		r->graph_id = r->named_id;
+	else
+		r->ids_seen[r->ids_at++ % IDS_SEEN] = r->named_id;
+}
+
 /* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
 static uint32_t descriptions(struct run *r)
 {
 	struct kept *kp;
 	uint32_t expected;
 
+	if (!r->graph_id && r->n)
+		named_again(r);
 	r->closed += r->graph_id != 0;
 	if ((kp = ggmlviz__kept_reused(r))) {
 		r->d = kp->desc;

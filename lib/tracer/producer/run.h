@@ -16,6 +16,7 @@
 #define RUN_MIN 64u
 #define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
 #define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
+#define IDS_SEEN 8u   /* the last ids describers named runs by: an id is kept at its second run */
 
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
@@ -87,6 +88,9 @@ struct run {
 	uint64_t run_id;                 /* while GPU kernels are recorded: the run's id, else 0 */
 	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
+	uint64_t named_id;               /* the id its describer named it by at its first node, else 0 */
+	uint64_t ids_seen[IDS_SEEN];     /* the last ids describers named this thread's runs by */
+	uint32_t ids_at;                 /* where the next one goes */
 	struct kept kept[KEPT_RUNS];
 	struct kept *again;              /* the kept run of the open run's graph id, if any */
 	const struct kept *fast;         /* the kept run whose nodes ggmlviz_nodes_ask_again() takes */
