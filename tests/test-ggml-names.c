@@ -11,7 +11,8 @@
  *   - a node reshaped (a view of fewer rows): described again, with the
  *     new shape;
  *   - the names the DESC_SET records carry are the adapter's (the top bit
- *     set), never 0, and one a graph.
+ *     set), never 0, and one a graph;
+ *   - every field a description reads, changed alone, is another name.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -215,6 +216,62 @@ START_TEST(a_reshaped_node_is_described_again)
 }
 END_TEST
 
+/*
+ * What a description reads, each changed alone, names the run otherwise:
+ * the node's op parameters, type, shape, strides, flags, view, the end of
+ * a long name, a source after an empty slot (softmax's sinks, src[2] with
+ * src[1] empty), a source's shape and type; the same nodes unchanged name
+ * it the same.
+ */
+START_TEST(every_field_a_description_reads_is_in_the_name)
+{
+	struct ggml_init_params ip = { 16 * ggml_tensor_overhead(), NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *a, *sinks, *other, *t, keep_t, keep_a;
+	const void *nodes[2];
+	uint64_t base;
+
+	ck_assert_ptr_nonnull(ctx);
+	a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 4, 2);
+	sinks = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 2); /* one a head */
+	other = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+	t = ggml_soft_max_ext(ctx, a, NULL, 1.0f, 0.0f);
+	ggml_soft_max_add_sinks(t, sinks);
+	ggml_set_name(t, "kq_soft_max_ext_a_long_name-3");
+	ck_assert_ptr_null(t->src[1]);
+	ck_assert_ptr_eq(t->src[2], sinks);
+	nodes[0] = a;
+	nodes[1] = t;
+	base = ggmlviz_ggml__run_name(nodes, 2);
+	ck_assert_uint_ne(base >> 63, 0);
+	ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 2), base);
+	keep_t = *t;
+	keep_a = *a;
+#define CHANGED(what, change)                                                              \
+	do {                                                                               \
+		change;                                                                    \
+		ck_assert_msg(ggmlviz_ggml__run_name(nodes, 2) != base, "%s: the same name", \
+			      what);                                                       \
+		*t = keep_t;                                                               \
+		*a = keep_a;                                                               \
+		ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 2), base);                 \
+	} while (0)
+	CHANGED("op parameter", t->op_params[1] ^= 1);
+	CHANGED("type", t->type = GGML_TYPE_F16);
+	CHANGED("shape", t->ne[1] = 3);
+	CHANGED("strides", t->nb[2] *= 2);
+	CHANGED("flags", t->flags |= GGML_TENSOR_FLAG_OUTPUT);
+	CHANGED("view", t->view_src = a);
+	CHANGED("the name's end", t->name[27] = '4');
+	CHANGED("a source after an empty slot", t->src[2] = other);
+	CHANGED("a source's shape", a->ne[1] = 2);
+	CHANGED("a source's type", a->type = GGML_TYPE_F16);
+	CHANGED("the op", t->op = GGML_OP_SOFT_MAX_BACK);
+#undef CHANGED
+	ggml_free(ctx);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("ggml names");
@@ -225,6 +282,9 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_graph_computed_again_is_described_once);
 	tcase_add_test(c, a_renamed_node_is_described_again);
 	tcase_add_test(c, a_reshaped_node_is_described_again);
+	suite_add_tcase(suite, c);
+	c = tcase_create("a run's name");
+	tcase_add_test(c, every_field_a_description_reads_is_in_the_name);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -6,9 +6,14 @@
  *     run, and a later run of that name and nodes is described at its
  *     first node only, recorded as the kept one (DESC_SET REPEAT);
  *   - a name never given again: every run described, none kept;
- *   - GGML's own id wins over a describer's name, and the name is the
- *     run's only: the thread's next run keeps the id (and the split's
- *     backend) that was set for it, before or after.
+ *   - GGML's own id wins: no name is asked for then; a name is the run's
+ *     only: the thread's next run keeps the id (and the split's backend)
+ *     that was set for it, before or after;
+ *   - ggmlviz_nodes_naming() says 1 at a first node that can be named, 2
+ *     once its name was given and kept, 0 elsewhere;
+ *   - a name is seen among the thread's last 8 named runs (a ring of the
+ *     runs, not of new names);
+ *   - GGML_VIZ_DESCRIBE_ONCE=0: no name asked for, every run described.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -37,13 +42,25 @@ static const struct gs_node graph[NODES] = {
 static char cpu_backend, gpu_backend, user;
 static int described;     /* nodes described since the test began */
 static uint64_t name_now; /* what the describer names the run's first node with (0: nothing) */
+static int naming_said[2]; /* ggmlviz_nodes_naming() at the last node 0: before and after naming */
+static int naming_later;   /* the most it said at a later node */
 
+/* As the GGML adapter does: a name where one can be taken, nothing more where it was kept. */
 static void naming_describe(void *u, const void *const *nodes, size_t n, size_t i,
 			    struct ggmlviz_node_desc *out)
 {
 	described++;
-	if (i == 0 && name_now)
-		ggmlviz_nodes_graph_id(name_now);
+	if (i == 0) {
+		naming_said[0] = naming_said[1] = ggmlviz_nodes_naming();
+		if (name_now && naming_said[0]) {
+			ggmlviz_nodes_graph_id(name_now);
+			naming_said[1] = ggmlviz_nodes_naming();
+			if (naming_said[1] == 2)
+				return;
+		}
+	} else if (ggmlviz_nodes_naming() > naming_later) {
+		naming_later = ggmlviz_nodes_naming();
+	}
 	gs_describe(u, nodes, n, i, out);
 	out->ticks = 1; /* a CPU node: one tick each */
 }
@@ -88,15 +105,21 @@ static void count_op(const struct ggmlviz_timing *t, void *arg)
 	}
 }
 
-static void start(const char *tag, char *path, size_t size)
+static void start_every(const char *tag, char *path, size_t size, int describe_every)
 {
 	struct ggmlviz_config cfg;
 
 	tu_path(path, size, tag);
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
+	cfg.describe_every = (uint32_t)describe_every;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	described = 0;
+	described = naming_later = 0;
+}
+
+static void start(const char *tag, char *path, size_t size)
+{
+	start_every(tag, path, size, 0);
 }
 
 static void stop_and_read(const char *path, struct sets *s)
@@ -114,13 +137,20 @@ START_TEST(a_name_given_again_is_described_once)
 	struct sets s;
 
 	start("names-again", path, sizeof path);
+	ck_assert_int_eq(ggmlviz_nodes_naming(), 0); /* outside a describe function */
 	cpu_run(0, 42);
 	ck_assert_int_eq(described, NODES); /* a name seen once: described */
+	ck_assert_int_eq(naming_said[0], 1);
+	ck_assert_int_eq(naming_said[1], 1);
 	cpu_run(0, 42);
 	ck_assert_int_eq(described, 2 * NODES); /* seen before: described, and kept */
+	ck_assert_int_eq(naming_said[1], 1);
 	cpu_run(0, 42);
+	ck_assert_int_eq(naming_said[1], 2); /* kept: the describer may stop there */
 	cpu_run(0, 42);
 	ck_assert_int_eq(described, 2 * NODES + 2); /* the first node only: it names the run */
+	ck_assert_int_eq(naming_later, 0); /* only a first node may name its run */
+	ck_assert_int_eq(ggmlviz_nodes_naming(), 0);
 	stop_and_read(path, &s);
 	ck_assert_uint_eq(s.ops, 4 * NODES);
 	ck_assert_uint_eq(s.n, 3);
@@ -152,8 +182,9 @@ START_TEST(ggml_s_id_wins_and_a_name_is_its_run_s_only)
 	struct sets s;
 
 	start("names-id", path, sizeof path);
-	cpu_run(7, 99); /* described: named 99 by the describer, kept by GGML's 7 */
-	cpu_run(0, 0);  /* no id, no name: a 99 left for it would name it, and keep it */
+	cpu_run(7, 99); /* described, kept by GGML's 7: no name asked for */
+	ck_assert_int_eq(naming_said[0], 0);
+	cpu_run(0, 0);  /* no id, no name */
 	cpu_run(7, 99); /* kept by 7: not described */
 	ck_assert_int_eq(described, 2 * NODES);
 	cpu_run(0, 99);
@@ -180,6 +211,45 @@ START_TEST(ggml_s_id_wins_and_a_name_is_its_run_s_only)
 }
 END_TEST
 
+/* A name is seen among the thread's last 8 named runs, each of them, not its last 8 new names. */
+START_TEST(a_name_is_seen_among_the_last_named_runs)
+{
+	char path[256];
+
+	start("names-ring", path, sizeof path);
+	cpu_run(0, 1);
+	for (int k = 0; k < 9; k++)
+		cpu_run(0, 2);
+	ck_assert_int_eq(described, 3 * NODES + 7); /* 2 kept at its second run, then taken */
+	cpu_run(0, 1); /* the last 8 named runs were all 2's: 1 not seen, described, not kept */
+	ck_assert_int_eq(described, 4 * NODES + 7);
+	ck_assert_int_eq(naming_said[1], 1);
+	cpu_run(0, 1); /* seen now: kept */
+	cpu_run(0, 1);
+	ck_assert_int_eq(described, 5 * NODES + 8);
+	ck_assert_int_eq(naming_said[1], 2);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path);
+}
+END_TEST
+
+/* GGML_VIZ_DESCRIBE_ONCE=0 (describe_every): no name asked for, every run described. */
+START_TEST(describing_every_run_asks_no_name)
+{
+	char path[256];
+	struct sets s;
+
+	start_every("names-every", path, sizeof path, 1);
+	for (int k = 0; k < 3; k++)
+		cpu_run(0, 42);
+	ck_assert_int_eq(described, 3 * NODES);
+	ck_assert_int_eq(naming_said[0], 0);
+	stop_and_read(path, &s);
+	ck_assert_uint_eq(s.ops, 3 * NODES);
+	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *suite = suite_create("run names");
@@ -188,6 +258,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_name_given_again_is_described_once);
 	tcase_add_test(c, a_name_never_given_again_is_not_kept);
 	tcase_add_test(c, ggml_s_id_wins_and_a_name_is_its_run_s_only);
+	tcase_add_test(c, a_name_is_seen_among_the_last_named_runs);
+	tcase_add_test(c, describing_every_run_asks_no_name);
 	suite_add_tcase(suite, c);
 	return suite;
 }

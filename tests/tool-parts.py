@@ -61,18 +61,20 @@ def truth(trace):
     """{part: ops}, {(part, layer): ops}, ops of (other) by op, from the records."""
     rc, out, err = ggmlviz('dump', '-f', 'jsonl', trace)
     ops, nodes = [], {}
-    sets, filling = {}, {}  # a DESC_SET DEFINE's ops, as its thread's next records give them
+    sets, filling = {}, {}  # a DESC_SET DEFINE's ops (set ids are a thread's), as its next records give them
     for line in out.splitlines():
         r = json.loads(line)
         if r['type'] == 'DESC_SET' and r['mode'] == 1:
-            sets[r['set']], filling[r['tid']] = [], (r['set'], r['n_ops'])
+            key = (r['tid'], r['set'])
+            sets[key], filling[r['tid']] = [], (key, r['n_ops'])
         elif r['type'] == 'OP_COMPUTE_BEGIN':
             ops.append([r['tensor'], r['op'], r['label'] or '', None, None])
             s = filling.get(r['tid'])
             if s and len(sets[s[0]]) < s[1]:
                 sets[s[0]].append(ops[-1])
         elif r['type'] == 'OP_TIMES':  # a repeated run's ops, packed: its set's, again
-            ops.extend(list(o) for o in sets.get(r['set'], [])[r['first']:r['first'] + r['n_ops']])
+            ops.extend(list(o) for o in
+                       sets.get((r['tid'], r['set']), [])[r['first']:r['first'] + r['n_ops']])
         elif r['type'] == 'OP_NODE':
             nodes[r['tensor']] = (r['layer'], r['src1'])
     parts, per_layer, other, placed = {}, {}, {}, {}

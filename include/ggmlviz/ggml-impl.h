@@ -493,11 +493,15 @@ void ggmlviz_ggml_describe(void *user, const void *const *nodes, size_t n, size_
 
 	(void)user;
 	if (i == 0) { /* a new run, which may reuse the same array */
-		/* named, for a GGML that gives no id: a run of the same name takes the last one's
-		 * descriptions, and its later nodes are not asked for (ggmlviz_nodes_graph_id(3)) */
-		ggmlviz_nodes_graph_id(ggmlviz_ggml__run_name(nodes, n));
 		ggmlviz_ggml__fuse.nodes = ggmlviz_ggml__fuse.tried = NULL; /* counted at its 2nd node */
 		ggmlviz_ggml__lay_forget();
+		/* named, for a GGML that gives no id: a run of a kept name takes its descriptions,
+		 * and neither this node nor the others are asked for (ggmlviz_nodes_naming(3)) */
+		if (ggmlviz_nodes_naming()) {
+			ggmlviz_nodes_graph_id(ggmlviz_ggml__run_name(nodes, n));
+			if (ggmlviz_nodes_naming() == 2)
+				return;
+		}
 	} else if (ggmlviz_ggml__fuse.tried != nodes) {
 		ggmlviz_ggml__fuse_table(nodes, n);
 	}

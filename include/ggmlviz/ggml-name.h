@@ -9,14 +9,16 @@
  * every llama.cpp token, each op's shape, bytes, flops, fused pair and
  * layer worked out anew and written out in full, where the graph was the
  * same as the token before's. The adapter names such a run itself, as it
- * describes its first node: a hash of what every description of the run
+ * describes its first node, where the library can take a name
+ * (ggmlviz_nodes_naming(3)): a hash of what every description of the run
  * is made of, each node's fields (its op and first parameters, type,
- * shape and strides, flags, name, view, sources) and each source's (type
- * and shape). The same nodes, unchanged, are the same name, and
- * the library takes the run's descriptions from the last run of that name
- * (ggmlviz_nodes_graph_id(3)); anything a description reads that changed
- * is another name, and the run is described. The top bit is set: GGML's
- * own ids are counters, and never meet one.
+ * shape and strides, flags, name, view, which source slots it fills) and
+ * each source's (address, type and shape). The same nodes, unchanged,
+ * are the same name, and the library takes the run's descriptions from
+ * the last run of that name (ggmlviz_nodes_graph_id(3)); anything a
+ * description reads that changed is another name, and the run is
+ * described. The top bit is set: GGML's own ids are counters, and never
+ * meet one.
  *
  * Four lanes of xxHash64's round, so that the multiplications of a run's
  * some eight thousand words overlap.
@@ -38,8 +40,8 @@ extern "C" {
 #endif
 
 /** @cond GGMLVIZ_INTERNAL */
-/* The words a node gives at most: its own 17, 6 for each source, where they end; a multiple of 4. */
-#define GGMLVIZ_GGML__NAME_WORDS ((17u + 6u * GGML_MAX_SRC + 1u + 3u) & ~3u)
+/* The words a node gives at most: its own 19, 3 for each source; a multiple of 4. */
+#define GGMLVIZ_GGML__NAME_WORDS ((19u + 3u * GGML_MAX_SRC + 3u) & ~3u)
 
 static inline uint64_t ggmlviz_ggml__rotl(uint64_t v, unsigned r)
 {
@@ -52,43 +54,68 @@ static inline uint64_t ggmlviz_ggml__round(uint64_t lane, uint64_t w)
 	return ggmlviz_ggml__rotl(lane + w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b185ebca87ull;
 }
 
-/* Bytes [0, n) of p as words at w (n a multiple of 8); how many. */
-static inline size_t ggmlviz_ggml__name_bytes(uint64_t *w, const void *p, size_t n)
+/* Four int64s (a shape, strides) as two words: a pair's second turned half round, so that
+ * two values under 2^32 each are one word without loss. */
+static inline size_t ggmlviz_ggml__name_four(uint64_t *w, const void *p)
 {
-	memcpy(w, p, n);
-	return n / 8;
+	uint64_t v[4];
+
+	memcpy(v, p, sizeof v);
+	w[0] = v[0] ^ ggmlviz_ggml__rotl(v[1], 32);
+	w[1] = v[2] ^ ggmlviz_ggml__rotl(v[3], 32);
+	return 2;
+}
+
+/* A tensor's name as words at w, up to the word that holds its end (a zero byte); how many. */
+static inline size_t ggmlviz_ggml__name_text(uint64_t *w, const char *name)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t k = 0;
+
+	for (size_t at = 0; at < GGML_MAX_NAME; at += 8) {
+		uint64_t v;
+
+		memcpy(&v, name + at, 8);
+		w[k++] = v;
+		if ((v - ones) & ~v & highs)
+			break;
+	}
+	return k;
 }
 
 /*
  * The words of what node t's description is made of, at w: its address,
  * op, type, flags, shape, strides, first op parameters (a unary op's kind,
- * a view's offset), view and name; and each source's address, type and
- * shape (a source that is a node of the run has its own words; a weight's
- * or an input's strides and name are its shape's and its address's), then
- * where they end. Padded with zeros to a multiple of 4; how many.
+ * a view's offset), view and name; which of its source slots are taken,
+ * and each source's address, type and shape (a source that is a node of
+ * the run has its own words; a weight's or an input's strides and name
+ * are its shape's and its address's). Padded with zeros to a multiple of
+ * 4; how many.
  */
 static size_t ggmlviz_ggml__name_words(const struct ggml_tensor *t, uint64_t *w)
 {
+	uint64_t taken = 0;
 	size_t k = 0;
-	int j;
 
 	w[k++] = (uint64_t)(uintptr_t)t;
-	w[k++] = (uint64_t)t->op | (uint64_t)t->type << 32;
-	w[k++] = (uint64_t)(uint32_t)t->flags;
-	k += ggmlviz_ggml__name_bytes(w + k, t->ne, sizeof t->ne);
-	k += ggmlviz_ggml__name_bytes(w + k, t->nb, sizeof t->nb);
-	k += ggmlviz_ggml__name_bytes(w + k, t->op_params, 16);
+	w[k++] = (uint64_t)t->op | (uint64_t)t->type << 24 | (uint64_t)(uint32_t)t->flags << 40;
+	k += ggmlviz_ggml__name_four(w + k, t->ne);
+	k += ggmlviz_ggml__name_four(w + k, t->nb);
+	memcpy(w + k, t->op_params, 16);
+	k += 2;
 	w[k++] = (uint64_t)(uintptr_t)t->view_src;
 	w[k++] = (uint64_t)t->view_offs;
-	k += ggmlviz_ggml__name_bytes(w + k, t->name, 16);
-	for (j = 0; j < GGML_MAX_SRC && t->src[j]; j++) {
+	k += ggmlviz_ggml__name_text(w + k, t->name);
+	for (int j = 0; j < GGML_MAX_SRC; j++) {
 		const struct ggml_tensor *s = t->src[j];
 
-		w[k++] = (uint64_t)(uintptr_t)s;
-		w[k++] = (uint64_t)s->type;
-		k += ggmlviz_ggml__name_bytes(w + k, s->ne, sizeof s->ne);
+		if (!s)
+			continue;
+		taken |= 1ull << j;
+		w[k++] = (uint64_t)(uintptr_t)s ^ (uint64_t)s->type << 56;
+		k += ggmlviz_ggml__name_four(w + k, s->ne);
 	}
-	w[k++] = (uint64_t)j;
+	w[k++] = taken; /* the slots: a source after an empty one (softmax's sinks) counts too */
 	while (k & 3u)
 		w[k++] = 0;
 	return k;

@@ -136,20 +136,42 @@ int ggmlviz_nodes_ask(const void *node, const void *backend, ggmlviz_node_descri
  * The last few runs' descriptions are kept, on each thread.
  *
  * A GGML without the edit never calls it. For such a GGML, a describe
- * function may name the run itself: called while the run's first node is
- * described (i 0), this names that run, if it has no id of GGML's, and
- * nothing else: the id the thread had set for its next run, and the
- * split's backend, are as they were. A name given to one of the thread's
- * last 8 runs is kept at its second run, and a later run of that name
- * with the same nodes is described at its first node only; a name never
- * given again keeps nothing. The GGML adapter names a run by a hash of
- * what its descriptions are made of, so that a graph computed again
- * unchanged is described once (<ggmlviz/ggml-name.h>).
+ * function may name the run itself: while ggmlviz_nodes_naming() says so
+ * (describing the first node of a run that can take a name), this names
+ * that run and nothing else; the id the thread had set for its next run,
+ * and the split's backend, are as they were. A run named as one of the
+ * thread's last 8 named runs was is kept, and a later run of that name
+ * with the same nodes takes its descriptions: its describe function is
+ * called for its first node only. A name never given again keeps
+ * nothing. The GGML adapter names a run by a hash of what its
+ * descriptions are made of, so that a graph computed again unchanged is
+ * described once (<ggmlviz/ggml-name.h>).
  * No lock, no system call; memory only when a new id's run is kept.
  *
  * @param id the split graph's id; 0 says none (nothing kept or reused).
  */
 void ggmlviz_nodes_graph_id(uint64_t id);
+
+/**
+ * @brief Whether the run whose first node is being described can take a
+ * name from its describe function (ggmlviz_nodes_graph_id()).
+ *
+ * For a describe function (ggmlviz_node_describe_fn), while it describes
+ * a run's first node: a run GGML gave no id can be named, if each of its
+ * nodes was stored, descriptions are given once (not
+ * GGML_VIZ_DESCRIBE_ONCE=0), and its nodes are neither described as they
+ * tick (NVTX level 2) nor timed one by one (sync mode). After it gives the
+ * name, this says whether a run of that name and nodes was kept: the
+ * run then takes that run's descriptions, and the describe function may
+ * return without describing the node (it is not asked for the others).
+ *
+ * No lock, no system call, no allocation.
+ *
+ * @return 0 when no name is taken now (outside a describe function, or a
+ *         run that cannot be named); 1 while a name can be given; 2 after
+ *         it was given, when a run of that name and nodes was kept.
+ */
+int ggmlviz_nodes_naming(void);
 
 /**
  * @brief The calling thread's next run is a split of this id computed by

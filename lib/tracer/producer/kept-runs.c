@@ -14,8 +14,8 @@
 #include "tracer/base/base.h"
 #include "tracer/producer/run.h"
 
-/* The kept descriptions of a run of the same graph, nodes and describer; NULL if none. */
-static struct kept *kept_for(struct run *r)
+/* The kept descriptions of a run of the same graph, nodes and describer; NULL if none (run.h). */
+struct kept *ggmlviz__kept_find(struct run *r)
 {
 	for (uint32_t k = 0; r->graph_id && !r->lost && k < KEPT_RUNS; k++) {
 		struct kept *kp = &r->kept[k];
@@ -109,7 +109,7 @@ struct kept *ggmlviz__keep(struct run *r, uint32_t expected)
 /* A kept run of r's graph, nodes and describer, taken for r (run.h). */
 struct kept *ggmlviz__kept_reused(struct run *r)
 {
-	struct kept *kp = kept_for(r);
+	struct kept *kp = ggmlviz__kept_find(r);
 
 	if (!kp)
 		return NULL;

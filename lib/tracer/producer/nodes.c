@@ -51,6 +51,9 @@
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id __attribute__((tls_model("initial-exec"))); /* for the next run */
 static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
+/* Describing a run's first node that may take a name (describe_first()): the run, else NULL. */
+static _Thread_local struct run *tls_naming;
+static _Thread_local uint64_t tls_named; /* the name given there */
 /* the last node asked: ggmlviz_nodes_asked_before(); read and written at every ask */
 static _Thread_local int tls_asked_before __attribute__((tls_model("initial-exec")));
 static void run_free(struct ggmlviz__perthread_item *it)
@@ -172,6 +175,7 @@ static void run_reset(struct run *r)
 	r->run_id = 0;
 	r->gpu_hooked = 0;
 	r->graph_id = r->named_id = 0;
+	r->named_kept = 0;
 	r->again = NULL;
 	r->fast = NULL;
 	r->ask_always = 0;
@@ -223,21 +227,31 @@ static void gpu_run_end(void)
 /* ---- recording a run ---- */
 
 /*
- * The run's first node described: its describer may name the run's graph
- * there (ggmlviz_nodes_graph_id(3): a GGML that gives no id of its own,
- * named by the adapter from what its descriptions are made of). The name
- * is the run's; what the thread had set for its next run is kept.
+ * Whether the run can take a name from its describer: GGML gave it no id,
+ * every node was stored, descriptions are given once (GGML_VIZ_DESCRIBE_ONCE)
+ * and its nodes are not described as they tick (NVTX level 2, whose ranges
+ * need them then) nor timed one by one (sync mode).
+ */
+static int can_be_named(const struct run *r)
+{
+	return !r->graph_id && !r->lost && !r->ignore_ticks && !(r->nvtx & GGMLVIZ__NVTX_OPS) &&
+	       (ggmlviz__mask_relaxed() & GGMLVIZ__ONCE);
+}
+
+/*
+ * The run's first node described: where the run can take a name, its
+ * describer may give one (ggmlviz_nodes_naming(3) says 1 while it may;
+ * ggmlviz_nodes_graph_id(3) gives it), a GGML that gives no id of its own
+ * named by the adapter from what its descriptions are made of.
  */
 static __attribute__((noinline)) void describe_first(struct run *r, struct ggmlviz_node_desc *d)
 {
-	uint64_t next = tls_graph_id;
-	const void *backend = tls_split_backend;
-
-	tls_graph_id = 0;
+	tls_naming = can_be_named(r) ? r : NULL;
+	tls_named = 0;
+	r->named_kept = 0;
 	r->describe(r->user, r->nodes, r->n, 0, d);
-	r->named_id = tls_graph_id;
-	tls_graph_id = next;
-	tls_split_backend = backend;
+	r->named_id = tls_naming ? tls_named : 0;
+	tls_naming = NULL;
 }
 
 /* Describes node i; returns the ticks it gives (0 or 1). Inlined: each node of each run. */
@@ -273,27 +287,45 @@ static uint32_t describe_all(struct run *r)
 	return expected;
 }
 
+/* Whether id named one of the thread's last IDS_SEEN named runs. */
+static int id_seen(const struct run *r, uint64_t id)
+{
+	int seen = 0;
+
+	for (uint32_t k = 0; k < IDS_SEEN; k++)
+		seen |= r->ids_seen[k] == id;
+	return seen;
+}
+
+/* The kept run that r, named id, would take (named_again()); NULL if none. Nothing noted. */
+static struct kept *kept_for_name(struct run *r, uint64_t id)
+{
+	struct kept *kp;
+
+	if (!id || !id_seen(r, id))
+		return NULL;
+	r->graph_id = id;
+	kp = ggmlviz__kept_find(r);
+	r->graph_id = 0;
+	return kp;
+}
+
 /*
  * A run GGML gave no id, named by its describer at its first node
- * (described now if it was not yet), takes the name as its graph's id if
- * one of the thread's last IDS_SEEN runs was given it too: a graph
+ * (described now if it was not yet), takes the name as its graph's id
+ * where one of the thread's last IDS_SEEN named runs had it too: a graph
  * whose nodes change at every run (a name never given again) is then
  * never kept, where keeping it would copy its descriptions for nothing.
  */
 static void named_again(struct run *r)
 {
-	int seen = 0;
-
 	if (!r->described)
 		describe_next(r);
-	if (!r->named_id || r->lost)
+	if (!r->named_id)
 		return;
-	for (uint32_t k = 0; k < IDS_SEEN; k++)
-		seen |= r->ids_seen[k] == r->named_id;
-	if (seen)
+	if (id_seen(r, r->named_id))
 		r->graph_id = r->named_id;
-	else
-		r->ids_seen[r->ids_at++ % IDS_SEEN] = r->named_id;
+	r->ids_seen[r->ids_at++ % IDS_SEEN] = r->named_id;
 }
 
 /* The run's descriptions, kept from an earlier run of its graph or made now; the ticks they give. */
@@ -310,6 +342,8 @@ static uint32_t descriptions(struct run *r)
 		r->set = kp;
 		return kp->expected;
 	}
+	if (r->named_kept) /* its describer was told the name is kept, and left node 0 out */
+		r->described = r->described_ticks = 0;
 	expected = describe_all(r);
 	r->d = r->desc;
 	r->set = r->graph_id && !r->lost ? ggmlviz__keep(r, expected) : NULL;
@@ -846,8 +880,22 @@ void ggmlviz__nodes_copy_settle(void)
 
 void ggmlviz_nodes_graph_id(uint64_t id)
 {
+	struct run *r = tls_naming;
+
+	if (r) { /* the name of the run whose first node is being described (describe_first()) */
+		tls_named = id;
+		r->named_kept = kept_for_name(r, id) != NULL;
+		return;
+	}
 	tls_graph_id = id;
 	tls_split_backend = NULL;
+}
+
+int ggmlviz_nodes_naming(void)
+{
+	const struct run *r = tls_naming;
+
+	return !r ? 0 : r->named_kept ? 2 : 1;
 }
 
 void ggmlviz_nodes_split(uint64_t id, const void *backend)

@@ -16,7 +16,7 @@
 #define RUN_MIN 64u
 #define KEPT_RUNS 4u /* runs whose descriptions are kept: a step's splits (CPU, GPU, ...) */
 #define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
-#define IDS_SEEN 8u   /* the last ids describers named runs by: an id is kept at its second run */
+#define IDS_SEEN 8u   /* the ids the thread's last runs were named by: one seen there is kept */
 
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
@@ -89,7 +89,8 @@ struct run {
 	int gpu_hooked;                  /* the GPU's run hook saw its begin: it sees its end */
 	uint64_t graph_id;               /* GGML's id of its split graph (ggmlviz_nodes_graph_id()), else 0 */
 	uint64_t named_id;               /* the id its describer named it by at its first node, else 0 */
-	uint64_t ids_seen[IDS_SEEN];     /* the last ids describers named this thread's runs by */
+	int named_kept;                  /* the describer was told its name is kept (naming 2) */
+	uint64_t ids_seen[IDS_SEEN];     /* the ids the thread's last IDS_SEEN named runs were named by */
 	uint32_t ids_at;                 /* where the next one goes */
 	struct kept kept[KEPT_RUNS];
 	struct kept *again;              /* the kept run of the open run's graph id, if any */
@@ -110,6 +111,8 @@ struct run {
 	int staged;                      /* rolling mode: its records held until its unit ends (stage.c) */
 };
 
+/* The kept run of r's graph id, nodes and describer, if any; nothing noted. */
+struct kept *ggmlviz__kept_find(struct run *r);
 /*
  * The kept run of r's graph, nodes and describer, now used by r (its
  * clock, session and last run's ticks and asks noted); NULL if none.
