@@ -240,21 +240,22 @@ START_TEST(every_field_a_description_reads_is_in_the_name)
 	ggml_set_name(t, "kq_soft_max_ext_a_long_name-3");
 	ck_assert_ptr_null(t->src[1]);
 	ck_assert_ptr_eq(t->src[2], sinks);
-	nodes[0] = a;
-	nodes[1] = t;
-	base = ggmlviz_ggml__run_name(nodes, 2);
+	nodes[0] = t; /* a run of t alone: a is a source only, as a weight is */
+	nodes[1] = a;
+	base = ggmlviz_ggml__run_name(nodes, 1);
 	ck_assert_uint_ne(base >> 63, 0);
-	ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 2), base);
+	ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 1), base);
+	ck_assert_uint_ne(ggmlviz_ggml__run_name(nodes, 2), base); /* another run */
 	keep_t = *t;
 	keep_a = *a;
 #define CHANGED(what, change)                                                              \
 	do {                                                                               \
 		change;                                                                    \
-		ck_assert_msg(ggmlviz_ggml__run_name(nodes, 2) != base, "%s: the same name", \
+		ck_assert_msg(ggmlviz_ggml__run_name(nodes, 1) != base, "%s: the same name", \
 			      what);                                                       \
 		*t = keep_t;                                                               \
 		*a = keep_a;                                                               \
-		ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 2), base);                 \
+		ck_assert_uint_eq(ggmlviz_ggml__run_name(nodes, 1), base);                 \
 	} while (0)
 	CHANGED("op parameter", t->op_params[1] ^= 1);
 	CHANGED("type", t->type = GGML_TYPE_F16);
@@ -262,8 +263,10 @@ START_TEST(every_field_a_description_reads_is_in_the_name)
 	CHANGED("strides", t->nb[2] *= 2);
 	CHANGED("flags", t->flags |= GGML_TENSOR_FLAG_OUTPUT);
 	CHANGED("view", t->view_src = a);
+	CHANGED("view offset", t->view_offs = 64);
 	CHANGED("the name's end", t->name[27] = '4');
 	CHANGED("a source after an empty slot", t->src[2] = other);
+	CHANGED("a source moved to another slot", (t->src[1] = t->src[2], t->src[2] = NULL));
 	CHANGED("a source's shape", a->ne[1] = 2);
 	CHANGED("a source's type", a->type = GGML_TYPE_F16);
 	CHANGED("the op", t->op = GGML_OP_SOFT_MAX_BACK);

@@ -13,7 +13,10 @@
  *     once its name was given and kept, 0 elsewhere;
  *   - a name is seen among the thread's last 8 named runs (a ring of the
  *     runs, not of new names);
- *   - GGML_VIZ_DESCRIBE_ONCE=0: no name asked for, every run described.
+ *   - GGML_VIZ_DESCRIBE_ONCE=0, sync mode: no name asked for, every run
+ *     described;
+ *   - a describer that names a run where no name is asked for leaves the
+ *     thread's next run as it was.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -44,6 +47,7 @@ static int described;     /* nodes described since the test began */
 static uint64_t name_now; /* what the describer names the run's first node with (0: nothing) */
 static int naming_said[2]; /* ggmlviz_nodes_naming() at the last node 0: before and after naming */
 static int naming_later;   /* the most it said at a later node */
+static int name_anyway;    /* the describer gives name_now even where no name is asked for */
 
 /* As the GGML adapter does: a name where one can be taken, nothing more where it was kept. */
 static void naming_describe(void *u, const void *const *nodes, size_t n, size_t i,
@@ -52,6 +56,8 @@ static void naming_describe(void *u, const void *const *nodes, size_t n, size_t 
 	described++;
 	if (i == 0) {
 		naming_said[0] = naming_said[1] = ggmlviz_nodes_naming();
+		if (name_now && !naming_said[0] && name_anyway)
+			ggmlviz_nodes_graph_id(name_now); /* a describer that does not ask */
 		if (name_now && naming_said[0]) {
 			ggmlviz_nodes_graph_id(name_now);
 			naming_said[1] = ggmlviz_nodes_naming();
@@ -105,7 +111,7 @@ static void count_op(const struct ggmlviz_timing *t, void *arg)
 	}
 }
 
-static void start_every(const char *tag, char *path, size_t size, int describe_every)
+static void start_with(const char *tag, char *path, size_t size, int describe_every, int op_timing)
 {
 	struct ggmlviz_config cfg;
 
@@ -113,13 +119,14 @@ static void start_every(const char *tag, char *path, size_t size, int describe_e
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
 	cfg.describe_every = (uint32_t)describe_every;
+	cfg.op_timing = op_timing;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	described = naming_later = 0;
+	described = naming_later = name_anyway = 0;
 }
 
 static void start(const char *tag, char *path, size_t size)
 {
-	start_every(tag, path, size, 0);
+	start_with(tag, path, size, 0, GGMLVIZ_OP_TIMING_AUTO);
 }
 
 static void stop_and_read(const char *path, struct sets *s)
@@ -239,7 +246,7 @@ START_TEST(describing_every_run_asks_no_name)
 	char path[256];
 	struct sets s;
 
-	start_every("names-every", path, sizeof path, 1);
+	start_with("names-every", path, sizeof path, 1, GGMLVIZ_OP_TIMING_AUTO);
 	for (int k = 0; k < 3; k++)
 		cpu_run(0, 42);
 	ck_assert_int_eq(described, 3 * NODES);
@@ -247,6 +254,38 @@ START_TEST(describing_every_run_asks_no_name)
 	stop_and_read(path, &s);
 	ck_assert_uint_eq(s.ops, 3 * NODES);
 	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+/* Sync mode (each node timed by the adapter): no name asked for. */
+START_TEST(sync_mode_asks_no_name)
+{
+	char path[256];
+
+	start_with("names-sync", path, sizeof path, 0, GGMLVIZ_OP_TIMING_SYNC);
+	cpu_run(0, 42);
+	cpu_run(0, 42);
+	ck_assert_int_eq(naming_said[0], 0);
+	ck_assert_int_eq(described, 2 * NODES);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path);
+}
+END_TEST
+
+/* A describer that names a run where none is asked for leaves the thread's next run as it was. */
+START_TEST(a_name_not_asked_for_changes_nothing)
+{
+	char path[256];
+	struct sets s;
+
+	start("names-unasked", path, sizeof path);
+	name_anyway = 1;
+	cpu_run(7, 99); /* GGML's id: no name asked for, 99 given all the same */
+	ck_assert_int_eq(naming_said[0], 0);
+	cpu_run(0, 0); /* 99 left for it would be its GGML id: kept, a DEFINE of 99 */
+	stop_and_read(path, &s);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.graph_id[0], 7);
 }
 END_TEST
 
@@ -260,6 +299,8 @@ static Suite *make_suite(void)
 	tcase_add_test(c, ggml_s_id_wins_and_a_name_is_its_run_s_only);
 	tcase_add_test(c, a_name_is_seen_among_the_last_named_runs);
 	tcase_add_test(c, describing_every_run_asks_no_name);
+	tcase_add_test(c, sync_mode_asks_no_name);
+	tcase_add_test(c, a_name_not_asked_for_changes_nothing);
 	suite_add_tcase(suite, c);
 	return suite;
 }

@@ -40,8 +40,10 @@ extern "C" {
 #endif
 
 /** @cond GGMLVIZ_INTERNAL */
-/* The words a node gives at most: its own 19, 3 for each source; a multiple of 4. */
-#define GGMLVIZ_GGML__NAME_WORDS ((19u + 3u * GGML_MAX_SRC + 3u) & ~3u)
+/* The words a node gives at most: its own 10, its name's, which slots, 3 for each source;
+ * a multiple of 4 (GGML_MAX_NAME is a build's: 64 by default, 128 in some programs). */
+#define GGMLVIZ_GGML__NAME_WORDS \
+	((10u + (GGML_MAX_NAME + 7u) / 8u + 1u + 3u * GGML_MAX_SRC + 3u) & ~3u)
 
 static inline uint64_t ggmlviz_ggml__rotl(uint64_t v, unsigned r)
 {
@@ -73,9 +75,9 @@ static inline size_t ggmlviz_ggml__name_text(uint64_t *w, const char *name)
 	size_t k = 0;
 
 	for (size_t at = 0; at < GGML_MAX_NAME; at += 8) {
-		uint64_t v;
+		uint64_t v = 0;
 
-		memcpy(&v, name + at, 8);
+		memcpy(&v, name + at, GGML_MAX_NAME - at < 8 ? GGML_MAX_NAME - at : 8);
 		w[k++] = v;
 		if ((v - ones) & ~v & highs)
 			break;
@@ -88,9 +90,11 @@ static inline size_t ggmlviz_ggml__name_text(uint64_t *w, const char *name)
  * op, type, flags, shape, strides, first op parameters (a unary op's kind,
  * a view's offset), view and name; which of its source slots are taken,
  * and each source's address, type and shape (a source that is a node of
- * the run has its own words; a weight's or an input's strides and name
- * are its shape's and its address's). Padded with zeros to a multiple of
- * 4; how many.
+ * the run has its own words; a weight's or an input's op, flags, view,
+ * strides and name are taken to be its address's, and a node's buffer
+ * too: a tensor freed and another made at its address and shape would
+ * keep the old description). Padded with zeros to a multiple of 4; how
+ * many.
  */
 static size_t ggmlviz_ggml__name_words(const struct ggml_tensor *t, uint64_t *w)
 {

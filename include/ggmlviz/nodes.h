@@ -161,15 +161,17 @@ void ggmlviz_nodes_graph_id(uint64_t id);
  * nodes was stored, descriptions are given once (not
  * GGML_VIZ_DESCRIBE_ONCE=0), and its nodes are neither described as they
  * tick (NVTX level 2) nor timed one by one (sync mode). After it gives the
- * name, this says whether a run of that name and nodes was kept: the
- * run then takes that run's descriptions, and the describe function may
- * return without describing the node (it is not asked for the others).
+ * name, this says whether a run of that name, with the same describe
+ * function, user and nodes in the same order, was kept: the run then
+ * takes that run's descriptions, and the describe function may return
+ * without describing the node (it is not asked for the others).
  *
  * No lock, no system call, no allocation.
  *
- * @return 0 when no name is taken now (outside a describe function, or a
- *         run that cannot be named); 1 while a name can be given; 2 after
- *         it was given, when a run of that name and nodes was kept.
+ * @return 0 when no name is taken now (outside a describe function, at a
+ *         node other than a run's first, or for a run that cannot be
+ *         named); 1 while a name can be given; 2 after it was given, when
+ *         a run of that name, describe function, user and nodes was kept.
  */
 int ggmlviz_nodes_naming(void);
 

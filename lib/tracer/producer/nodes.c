@@ -242,16 +242,23 @@ static int can_be_named(const struct run *r)
  * The run's first node described: where the run can take a name, its
  * describer may give one (ggmlviz_nodes_naming(3) says 1 while it may;
  * ggmlviz_nodes_graph_id(3) gives it), a GGML that gives no id of its own
- * named by the adapter from what its descriptions are made of.
+ * named by the adapter from what its descriptions are made of. The id
+ * and split backend the thread set for its next run are kept.
  */
 static __attribute__((noinline)) void describe_first(struct run *r, struct ggmlviz_node_desc *d)
 {
+	uint64_t next = tls_graph_id;
+	const void *backend = tls_split_backend;
+
 	tls_naming = can_be_named(r) ? r : NULL;
 	tls_named = 0;
 	r->named_kept = 0;
 	r->describe(r->user, r->nodes, r->n, 0, d);
 	r->named_id = tls_naming ? tls_named : 0;
 	tls_naming = NULL;
+	/* what the thread set for its next run stays, whatever a describer not asked for a name did */
+	tls_graph_id = next;
+	tls_split_backend = backend;
 }
 
 /* Describes node i; returns the ticks it gives (0 or 1). Inlined: each node of each run. */
