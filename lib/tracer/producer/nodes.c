@@ -53,7 +53,6 @@ static _Thread_local uint64_t tls_graph_id __attribute__((tls_model("initial-exe
 static _Thread_local const void *tls_split_backend; /* the backend of the split asked about */
 /* Describing a run's first node that may take a name (describe_first()): the run, else NULL. */
 static _Thread_local struct run *tls_naming;
-static _Thread_local uint64_t tls_named; /* the name given there */
 /* the last node asked: ggmlviz_nodes_asked_before(); read and written at every ask */
 static _Thread_local int tls_asked_before __attribute__((tls_model("initial-exec")));
 static void run_free(struct ggmlviz__perthread_item *it)
@@ -251,10 +250,9 @@ static __attribute__((noinline)) void describe_first(struct run *r, struct ggmlv
 	const void *backend = tls_split_backend;
 
 	tls_naming = can_be_named(r) ? r : NULL;
-	tls_named = 0;
+	r->named_id = 0; /* ggmlviz_nodes_graph_id() gives it, while tls_naming is r */
 	r->named_kept = 0;
 	r->describe(r->user, r->nodes, r->n, 0, d);
-	r->named_id = tls_naming ? tls_named : 0;
 	tls_naming = NULL;
 	/* what the thread set for its next run stays, whatever a describer not asked for a name did */
 	tls_graph_id = next;
@@ -890,7 +888,7 @@ void ggmlviz_nodes_graph_id(uint64_t id)
 	struct run *r = tls_naming;
 
 	if (r) { /* the name of the run whose first node is being described (describe_first()) */
-		tls_named = id;
+		r->named_id = id;
 		r->named_kept = kept_for_name(r, id) != NULL;
 		return;
 	}
