@@ -31,6 +31,14 @@
 # run, from the last traced round's trace). SUMMARY=FILE also writes the
 # figures as JSON (bench/op-cost.sh reads it).
 #
+# Every mode runs with an environment of the same size and its program at
+# a path of the same length: GGML, built with OpenMP, copies the
+# environment onto the heap at its first use, and one variable more moved
+# an untraced run by 3.5 to 5% at 1 thread. Each round adds the same 0 to
+# LAYOUTS - 1 empty variables to every mode (LAYOUTS, 8; 1: none), so that
+# the rounds see several heap layouts, every mode the same ones
+# (bench/same-env.sh says why).
+#
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
 #
 # TOOLS: the folder of the tools built by scripts/build-llama-tools.sh
@@ -144,22 +152,41 @@ else
 		: >"$base.cpu"
 	}
 fi
+# mode_vars MODE: every assignment a mode's runs add to the environment (plain: none)
+mode_vars() {
+	[ "$1" = plain ] && return 0
+	out="$tmp/round.ggmlviz"
+	[ "$1" = traced ] && out="$tmp/traced.ggmlviz"
+	[ "$1" = before ] && out="$tmp/before.ggmlviz"
+	echo "GGML_VIZ_OUTPUT=$out GGML_VIZ_VERBOSE=1 $(mode_env "$1")"
+}
+# every mode's environment of one size, its program's path of one length (bench/same-env.sh)
+. "$top/bench/same-env.sh"
+layouts=${LAYOUTS:-8}
+case "$layouts" in [1-9] | 10) ;; *) echo "llama-bench.sh: LAYOUTS=$layouts: 1 to 10" >&2; exit 2 ;; esac
+max_count=0
+sizes=""
+for mode in $modes; do
+	# shellcheck disable=SC2046 # the mode's assignments are words
+	size=$(same_env_size $(mode_vars "$mode"))
+	eval "size_$mode=\$size"
+	sizes="$sizes \"$size\""
+	[ "${size% *}" -gt "$max_count" ] && max_count=${size% *}
+done
+target=$(eval "same_env_target $max_count $sizes")
+ln -s "$(cd "$tools" && pwd)" "$tmp/t"
+[ -n "${BEFORE:-}" ] && ln -s "$(cd "$BEFORE" && pwd)" "$tmp/b"
+echo "llama-bench.sh: every mode's environment $((max_count + 1)) variables more and $((target + 20)) bytes; each round $((layouts - 1)) empty ones more at most, every mode alike (LAYOUTS=$layouts)"
 i=0
 while [ $i -lt "$rounds" ]; do
+	extra=$(same_env_layouts "$layouts")
 	for mode in $modes; do
-		out="$tmp/round.ggmlviz"
-		[ "$mode" = traced ] && out="$tmp/traced.ggmlviz"
-		[ "$mode" = before ] && out="$tmp/before.ggmlviz"
-		if [ "$mode" = plain ]; then
-			# shellcheck disable=SC2086 # llama-bench's arguments are words
-			measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT "$tools/llama-bench" $args -o json
-		else
-			bin=$tools
-			[ "$mode" = before ] && bin=$BEFORE
-			# shellcheck disable=SC2046,SC2086 # the mode's assignments and the arguments are words
-			measured "$tmp/$mode.$i" env GGML_VIZ_OUTPUT="$out" GGML_VIZ_VERBOSE=1 \
-				$(mode_env "$mode") "$bin/llama-bench" $args -o json
-		fi
+		bin=$tmp/t
+		[ "$mode" = before ] && bin=$tmp/b
+		eval "size=\$size_$mode"
+		# shellcheck disable=SC2046,SC2086 # the assignments and the arguments are words
+		measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT $(mode_vars "$mode") \
+			$(same_env_pad $size "$max_count" "$target" "$extra") "$bin/llama-bench" $args -o json
 	done
 	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
 	i=$((i + 1))

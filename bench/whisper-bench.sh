@@ -17,7 +17,9 @@
 # (default: third_party/whisper-tools/build/bin). The model is
 # examples/make_tiny_whisper's (tiny.en's shape, q8_0) unless MODEL names
 # one; the audio a few seconds that espeak-ng says unless AUDIO names a
-# file; ROUNDS (7) rounds, THREADS (2) threads.
+# file; ROUNDS (7) rounds, THREADS (2) threads. Both modes run with
+# environments of one size, each round's heap layout the same for both
+# (LAYOUTS, 8: bench/same-env.sh says why).
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -49,18 +51,27 @@ rounds=${ROUNDS:-7}
 threads=${THREADS:-2}
 echo "whisper-bench.sh: whisper-bench -t $threads and whisper-cli -t $threads on $(basename "$model"), $rounds rounds of each mode (untraced, traced), rotating"
 
+# both modes' environments of one size, each round's layout the same for both (bench/same-env.sh)
+. "$top/bench/same-env.sh"
+layouts=${LAYOUTS:-8}
+case "$layouts" in [1-9] | 10) ;; *) echo "whisper-bench.sh: LAYOUTS=$layouts: 1 to 10" >&2; exit 2 ;; esac
 modes="plain traced"
 i=0
 while [ $i -lt "$rounds" ]; do
+	extra=$(same_env_layouts "$layouts")
 	for mode in $modes; do
 		for tool in bench cli; do
 			set -- "$tools/whisper-$tool" -m "$model" -t "$threads"
 			[ "$tool" = cli ] && set -- "$@" -f "$audio"
-			if [ "$mode" = plain ]; then
-				env -u GGML_VIZ_OUTPUT "$@" >/dev/null 2>"$tmp/$mode.$tool.$i.err" || true
-			else
-				GGML_VIZ_OUTPUT="$tmp/$tool.ggmlviz" "$@" >/dev/null 2>"$tmp/$mode.$tool.$i.err" || true
-			fi
+			traced_vars="GGML_VIZ_OUTPUT=$tmp/$tool.ggmlviz"
+			traced_size=$(same_env_size "$traced_vars")
+			target=$(same_env_target 1 "0 0" "$traced_size")
+			vars=""
+			size="0 0"
+			[ "$mode" = traced ] && vars=$traced_vars && size=$traced_size
+			# shellcheck disable=SC2046,SC2086 # the assignments are words
+			env -u GGML_VIZ_OUTPUT $vars $(same_env_pad $size 1 "$target" "$extra") "$@" \
+				>/dev/null 2>"$tmp/$mode.$tool.$i.err" || true
 		done
 	done
 	modes="${modes#* } ${modes%% *}"
