@@ -34,9 +34,10 @@
 # Every mode runs with an environment of the same size and its program at
 # a path of the same length: GGML, built with OpenMP, copies the
 # environment onto the heap at its first use, and one variable more moved
-# an untraced run by 3.5 to 5% at 1 thread. Each round adds the same 0 to
-# LAYOUTS - 1 empty variables to every mode (LAYOUTS, 8; 1: none), so that
-# the rounds see several heap layouts, every mode the same ones
+# an untraced run by 3.5 to 5% at 1 thread. Round i adds i % LAYOUTS
+# pairs of empty variables to every mode alike (LAYOUTS 8, up to 10; 1:
+# none), each pair moving the heap by 16 bytes, so that the rounds see
+# LAYOUTS heap layouts in turn, every mode the same ones
 # (bench/same-env.sh says why).
 #
 #     bench/llama-bench.sh [TOOLS] [-- LLAMA-BENCH ARGS...]
@@ -174,19 +175,30 @@ for mode in $modes; do
 	[ "${size% *}" -gt "$max_count" ] && max_count=${size% *}
 done
 target=$(eval "same_env_target $max_count $sizes")
-ln -s "$(cd "$tools" && pwd)" "$tmp/t"
-[ -n "${BEFORE:-}" ] && ln -s "$(cd "$BEFORE" && pwd)" "$tmp/b"
-echo "llama-bench.sh: every mode's environment $((max_count + 1)) variables more and $((target + 20)) bytes; each round $((layouts - 1)) empty ones more at most, every mode alike (LAYOUTS=$layouts)"
+# every variable a mode sets, taken out of the user's environment for every mode first, so
+# that plain does not keep one a traced mode sets again in its place
+unset_args="-u GGML_VIZ_OUTPUT"
+for name in $(for mode in $modes; do mode_vars "$mode"; done | tr ' ' '\n' | sed -n 's/=.*//p' |
+	sort -u); do
+	unset_args="$unset_args -u $name"
+done
+# the tools at paths of one length: argv[0] and AT_EXECFN lie in the process's memory too
+ln -s "$(CDPATH='' cd -P -- "$tools" && pwd -P)" "$tmp/t"
+case " $modes " in *" before "*) ln -s "$(CDPATH='' cd -P -- "$BEFORE" && pwd -P)" "$tmp/b" ;; esac
+echo "llama-bench.sh: every mode's environment $((max_count + 1)) variables more and $((target + 20)) bytes; round i adds i % $layouts pairs of empty ones, every mode alike (LAYOUTS=$layouts)"
+[ -n "${KMP_BLOCKTIME:-}" ] &&
+	echo "llama-bench.sh: KMP_BLOCKTIME is set: GGML leaves the environment where it is, and the layouts do not vary"
 i=0
 while [ $i -lt "$rounds" ]; do
-	extra=$(same_env_layouts "$layouts")
 	for mode in $modes; do
 		bin=$tmp/t
 		[ "$mode" = before ] && bin=$tmp/b
 		eval "size=\$size_$mode"
+		# shellcheck disable=SC2086 # "COUNT BYTES" are words
+		pads=$(same_env_pad $size "$max_count" "$target" $((i % layouts))) || exit 2
 		# shellcheck disable=SC2046,SC2086 # the assignments and the arguments are words
-		measured "$tmp/$mode.$i" env -u GGML_VIZ_OUTPUT $(mode_vars "$mode") \
-			$(same_env_pad $size "$max_count" "$target" "$extra") "$bin/llama-bench" $args -o json
+		measured "$tmp/$mode.$i" env $unset_args $(mode_vars "$mode") $pads \
+			"$bin/llama-bench" $args -o json
 	done
 	modes="${modes#* } ${modes%% *}" # the next round starts with the next mode
 	i=$((i + 1))

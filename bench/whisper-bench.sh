@@ -18,8 +18,8 @@
 # examples/make_tiny_whisper's (tiny.en's shape, q8_0) unless MODEL names
 # one; the audio a few seconds that espeak-ng says unless AUDIO names a
 # file; ROUNDS (7) rounds, THREADS (2) threads. Both modes run with
-# environments of one size, each round's heap layout the same for both
-# (LAYOUTS, 8: bench/same-env.sh says why).
+# environments of one size, round i's heap layout the same for both, one
+# of LAYOUTS (8) in turn (bench/same-env.sh says why).
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -58,7 +58,6 @@ case "$layouts" in [1-9] | 10) ;; *) echo "whisper-bench.sh: LAYOUTS=$layouts: 1
 modes="plain traced"
 i=0
 while [ $i -lt "$rounds" ]; do
-	extra=$(same_env_layouts "$layouts")
 	for mode in $modes; do
 		for tool in bench cli; do
 			set -- "$tools/whisper-$tool" -m "$model" -t "$threads"
@@ -69,9 +68,10 @@ while [ $i -lt "$rounds" ]; do
 			vars=""
 			size="0 0"
 			[ "$mode" = traced ] && vars=$traced_vars && size=$traced_size
-			# shellcheck disable=SC2046,SC2086 # the assignments are words
-			env -u GGML_VIZ_OUTPUT $vars $(same_env_pad $size 1 "$target" "$extra") "$@" \
-				>/dev/null 2>"$tmp/$mode.$tool.$i.err" || true
+			# shellcheck disable=SC2086 # "COUNT BYTES" are words
+			pads=$(same_env_pad $size 1 "$target" $((i % layouts))) || exit 2
+			# shellcheck disable=SC2086 # the assignments are words
+			env -u GGML_VIZ_OUTPUT $vars $pads "$@" >/dev/null 2>"$tmp/$mode.$tool.$i.err" || true
 		done
 	done
 	modes="${modes#* } ${modes%% *}"

@@ -4,8 +4,8 @@
 # with a longer path, one long one) padded by same_env_pad are given to a
 # process started with an empty environment, which prints its own: every
 # mode's has as many variables, and as many bytes, as the others', with
-# and without a round's LAYOUT variables, and those add as many to every
-# mode. Prints TAP.
+# and without a round's pairs of LAYOUT variables, which add as many to
+# every mode; and it refuses a count past its bounds. Prints TAP.
 top_srcdir=${top_srcdir:-.}
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/bench/same-env.sh"
@@ -36,8 +36,8 @@ for m in 0 1 2 3; do
 done
 target=$(eval "same_env_target $max_count $sizes")
 
-echo "1..4"
-for extra in 0 3; do
+echo "1..5"
+for extra in 0 3 9; do
 	seen=""
 	for m in 0 1 2 3; do
 		eval "vars=\$modes_$m"
@@ -45,29 +45,30 @@ for extra in 0 3; do
 		pads=$(same_env_pad $(same_env_size $vars) "$max_count" "$target" "$extra")
 		seen="$seen|$(what_env "$vars" "$pads")"
 	done
-	want="$((max_count + 1 + extra)) $((target + 20 + 20 * extra))"
+	want="$((max_count + 1 + 2 * extra)) $((target + 20 + 40 * extra))"
 	all_same=0
 	[ "$seen" = "|$want|$want|$want|$want" ] || all_same=1
-	ok $all_same "four modes padded with $extra LAYOUT variables: every environment $want"
+	ok $all_same "four modes padded with $extra pairs of LAYOUT variables: every environment $want"
 	[ $all_same -eq 0 ] || echo "# seen: $seen; want $want each"
 done
 
 # the unpadded environments do differ, or the check above proves nothing
 seen=""
+differ=1
 for m in 0 1 2 3; do
 	eval "vars=\$modes_$m"
-	seen="$seen|$(what_env "$vars" "")"
+	got=$(what_env "$vars" "")
+	[ -n "$seen" ] && [ "$got" != "${seen##*|}" ] && differ=0
+	seen="$seen|$got"
 done
-[ "$seen" != "|0 0|0 0|0 0|0 0" ] && [ "${seen#|0 0|}" != "$seen" ]
-ok $? "the same modes unpadded: environments of other sizes ($seen)"
+ok $differ "the same modes unpadded: environments of other sizes ($seen)"
 
-# a round's count of LAYOUT variables: 0 to LAYOUTS - 1, and 0 at LAYOUTS=1
-bad=0
-i=0
-while [ $i -lt 50 ]; do
-	l=$(same_env_layouts 4)
-	[ "$l" -ge 0 ] && [ "$l" -le 3 ] || bad=1
-	[ "$(same_env_layouts 1)" = 0 ] || bad=1
-	i=$((i + 1))
-done
-ok $bad "same_env_layouts 4 gives 0 to 3 and same_env_layouts 1 gives 0, 50 rounds"
+# past its bounds it says so and gives nothing, rather than a wrong size
+same_env_pad 0 0 11 220 0 >/dev/null 2>&1
+r1=$?
+same_env_pad 1 300 2 100 0 >/dev/null 2>&1
+r2=$?
+same_env_pad 0 0 2 40 10 >/dev/null 2>&1
+r3=$?
+[ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ $r3 -ne 0 ]
+ok $? "same_env_pad fails for 11 pads, bytes past TARGET, or 10 pairs ($r1 $r2 $r3)"
