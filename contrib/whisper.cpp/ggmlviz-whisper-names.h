@@ -24,7 +24,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
 // The stack of a weight's name ("enc" for "encoder.", "dec" for "decoder."), its rest in *rest.
 static const char * ggmlviz_whisper_stack(const char * w, const char ** rest) {
@@ -98,24 +97,48 @@ static bool ggmlviz_whisper_reads(const struct ggml_tensor * t, const struct ggm
     return false;
 }
 
+// A thread's array of a graph's nodes, from the tracer's own pages (never the program's heap,
+// whose blocks then lie where they would untraced: lib/util/pages.h), given back as it ends.
+struct ggmlviz_whisper_nodes {
+    const void ** at  = nullptr;
+    size_t        cap = 0;
+
+    ~ggmlviz_whisper_nodes() { ggmlviz__pages_free(at); }
+
+    // room for n nodes; false where memory is short
+    bool hold(size_t n) {
+        if (n > cap) {
+            ggmlviz__pages_free(at);
+            at  = (const void **) ggmlviz__pages_array(n, sizeof *at);
+            cap = at ? n : 0;
+        }
+        return n <= cap;
+    }
+};
+
 // Each node of g that GGML named, named after the weight that places it.
 static void ggmlviz_whisper_name_nodes(struct ggml_cgraph * g) {
-    static thread_local std::vector<const void *> nodes;
+    static thread_local ggmlviz_whisper_nodes held;
     const int n = ggml_graph_n_nodes(g);
+    const size_t count = n > 0 ? (size_t) n : 0;
 
-    nodes.resize(n > 0 ? (size_t) n : 0);
-    for (int i = 0; i < n; i++) {
-        nodes[(size_t) i] = ggml_graph_node(g, i);
-    }
-    if (nodes.empty() || !ggmlviz_ggml__lay_run(nodes.data(), nodes.size())) {
+    if (count == 0 || !held.hold(count)) {
         return;
     }
-    for (size_t i = 0; i < nodes.size(); i++) {
+    for (size_t i = 0; i < count; i++) {
+        held.at[i] = ggml_graph_node(g, (int) i);
+    }
+    const void * const * nodes = held.at;
+    if (!ggmlviz_ggml__lay_run(nodes, count)) {
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
         struct ggml_tensor * t = (struct ggml_tensor *) nodes[i];
         struct ggmlviz_ggml__said s;
         char name[GGML_MAX_NAME];
 
-        if (!ggmlviz_ggml__unnamed(t) || ggmlviz_ggml__is_view(t) || !ggmlviz_ggml__lay_of(nodes.data(), nodes.size(), i, &s) ||
+        if (!ggmlviz_ggml__unnamed(t) || ggmlviz_ggml__is_view(t) ||
+            !ggmlviz_ggml__lay_of(nodes, count, i, &s) ||
             !ggmlviz_whisper_node_name(t, s, s.by && ggmlviz_whisper_reads(t, s.by), name, sizeof name)) {
             continue;
         }

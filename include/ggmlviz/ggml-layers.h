@@ -69,11 +69,11 @@ static void ggmlviz_ggml__lay_free(void *p)
 
 	if (!l)
 		return;
-	free(l->said);
-	free(l->level);
-	free((void *)l->slot_node);
-	free(l->slot_index);
-	free(l);
+	ggmlviz__pages_free(l->said);
+	ggmlviz__pages_free(l->level);
+	ggmlviz__pages_free((void *)l->slot_node);
+	ggmlviz__pages_free(l->slot_index);
+	ggmlviz__pages_free(l);
 }
 
 static void ggmlviz_ggml__lay_key_make(void)
@@ -89,9 +89,9 @@ static struct ggmlviz_ggml__layers *ggmlviz_ggml__lay_for(size_t n)
 
 	if (!l) {
 		(void)pthread_once(&ggmlviz_ggml__lay_once, ggmlviz_ggml__lay_key_make);
-		l = (struct ggmlviz_ggml__layers *)calloc(1, sizeof *l);
+		l = (struct ggmlviz_ggml__layers *)ggmlviz__pages_array(1, sizeof *l);
 		if (!l || pthread_setspecific(ggmlviz_ggml__lay_key, l) != 0) {
-			free(l);
+			ggmlviz__pages_free(l);
 			return NULL;
 		}
 		ggmlviz_ggml__lay = l;
@@ -100,14 +100,14 @@ static struct ggmlviz_ggml__layers *ggmlviz_ggml__lay_for(size_t n)
 		return l;
 	while (slots < 2 * n)
 		slots *= 2;
-	free(l->said);
-	free(l->level);
-	free((void *)l->slot_node);
-	free(l->slot_index);
-	l->said = (struct ggmlviz_ggml__said *)malloc(n * sizeof *l->said);
-	l->level = (uint8_t *)malloc(n);
-	l->slot_node = (const void **)malloc(slots * sizeof *l->slot_node);
-	l->slot_index = (uint32_t *)malloc(slots * sizeof *l->slot_index);
+	ggmlviz__pages_free(l->said);
+	ggmlviz__pages_free(l->level);
+	ggmlviz__pages_free((void *)l->slot_node);
+	ggmlviz__pages_free(l->slot_index);
+	l->said = (struct ggmlviz_ggml__said *)ggmlviz__pages_array(n, sizeof *l->said);
+	l->level = (uint8_t *)ggmlviz__pages_array(n, 1);
+	l->slot_node = (const void **)ggmlviz__pages_array(slots, sizeof *l->slot_node);
+	l->slot_index = (uint32_t *)ggmlviz__pages_array(slots, sizeof *l->slot_index);
 	l->cap = l->said && l->level && l->slot_node && l->slot_index ? n : 0;
 	l->slots = l->cap ? slots : 0;
 	l->nodes = NULL;

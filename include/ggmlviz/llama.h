@@ -208,6 +208,7 @@ void ggmlviz_llama_model_free(struct llama_model *model);
 #define GGMLVIZ_GGML_IMPLEMENTATION
 #endif
 #include <ggmlviz/ggml.h>
+#include <fcntl.h>  /* open(): the CPUs allowed */
 #include <unistd.h> /* sysconf(): the CPUs online */
 
 #ifdef __cplusplus
@@ -324,19 +325,30 @@ static uint32_t ggmlviz_llama__cpu_list(const char *s)
 	return n;
 }
 
-/* The CPUs this process may run on (its affinity), from /proc; 0 where not known. */
+/*
+ * The CPUs this process may run on (its affinity), from /proc; 0 where not
+ * known. Read with open() and read(), not stdio, whose FILE and buffer would
+ * come from the program's heap and move what it allocates after them.
+ */
 static uint32_t ggmlviz_llama__cpus_allowed(void)
 {
-	char line[4096];
-	uint32_t n = 0;
-	FILE *f = fopen("/proc/self/status", "r");
+	char text[8192];
+	const char *at;
+	ssize_t got = 0, r = 1;
+#ifdef O_CLOEXEC
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+#else
+	int fd = open("/proc/self/status", O_RDONLY);
+#endif
 
-	while (f && !n && fgets(line, sizeof line, f))
-		if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
-			n = ggmlviz_llama__cpu_list(line + 18 + strspn(line + 18, " \t"));
-	if (f)
-		fclose(f);
-	return n;
+	while (fd >= 0 && r > 0 && got < (ssize_t)sizeof text - 1)
+		if ((r = read(fd, text + got, sizeof text - 1 - (size_t)got)) > 0)
+			got += r;
+	if (fd >= 0)
+		close(fd);
+	text[got] = '\0';
+	at = strstr(text, "\nCpus_allowed_list:");
+	return at ? ggmlviz_llama__cpu_list(at + 19 + strspn(at + 19, " \t")) : 0;
 }
 
 /*

@@ -1008,6 +1008,14 @@ void ggmlviz_rpc_end(const struct ggmlviz_rpc_command *c);
  * exist too (take their address, or #define GGMLVIZ_NO_INLINE_CHECK).
  */
 extern unsigned int ggmlviz__mask;
+/*
+ * The tracer's memory, for the adapters' tables too: from pages of its own,
+ * never the program's heap, so that what the program allocates lies where
+ * it would untraced (lib/util/pages.h). A zeroed block of n elements of
+ * size bytes, or NULL; and the block given back.
+ */
+void *ggmlviz__pages_array(size_t n, size_t size);
+void ggmlviz__pages_free(void *block);
 #define GGMLVIZ__ACTIVE 1u
 #define GGMLVIZ__OPS 2u
 #define GGMLVIZ__MEMORY 4u

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "tracer/gpu/cupti.h"
+#include "util/pages.h"
 
 #define MAX_BUFFERS 1024
 
@@ -45,7 +46,7 @@ int ggmlviz__cupti_pool_make(uint64_t bytes)
 		int s = atomic_load(&state[i]);
 
 		if (i < n && !atomic_load(&pool[i])) {
-			uint8_t *b = aligned_alloc(8, GGMLVIZ__CUPTI_BUFFER_BYTES);
+			uint8_t *b = ggmlviz__pages_alloc(GGMLVIZ__CUPTI_BUFFER_BYTES);
 			if (!b)
 				return -1;
 			atomic_store(&pool[i], b);
@@ -76,7 +77,7 @@ void CUPTIAPI ggmlviz__cupti_on_request(uint8_t **buffer, size_t *size, size_t *
 	uint8_t *b = take();
 
 	if (!b && !ggmlviz__cupti_null_buffer_ok() &&
-	    (b = aligned_alloc(8, GGMLVIZ__CUPTI_BUFFER_BYTES)))
+	    (b = ggmlviz__pages_alloc(GGMLVIZ__CUPTI_BUFFER_BYTES)))
 		atomic_fetch_add(&beyond, 1);
 	if (b)
 		atomic_fetch_add(&held, 1);
@@ -94,7 +95,7 @@ void ggmlviz__cupti_pool_give_back(uint8_t *buffer)
 		atomic_store(&state[i], atomic_load(&state[i]) == HELD_RETIRING ? RETIRED : FREE);
 		return;
 	}
-	free(buffer); /* allocated beyond the pool */
+	ggmlviz__pages_free(buffer); /* allocated beyond the pool */
 }
 
 void ggmlviz__cupti_pool_reclaim(void)
@@ -117,7 +118,7 @@ void ggmlviz__cupti_pool_free(void)
 		if (b && s != HELD && s != HELD_RETIRING) {
 			atomic_store(&pool[i], NULL);
 			atomic_store(&state[i], RETIRED);
-			free(b);
+			ggmlviz__pages_free(b);
 		}
 	}
 }

@@ -27,6 +27,7 @@
 #include "tracer/gpu/gpu.h"
 #include "tracer/producer/producer.h"
 #include "util/leaving.h"
+#include "util/pages.h"
 
 #define MAP_SLOTS 65536u      /* launches remembered: a power of two */
 #define WAITING_MAX 262144u   /* kernels queued, at most */
@@ -70,8 +71,8 @@ void ggmlviz__gpu_sink_reset(void)
 {
 	ggmlviz__inner_lock(&lock);
 	for (uint32_t i = 0; i < NAMES; i++)
-		free(sink.names[i]);
-	free(sink.waiting);
+		ggmlviz__pages_free(sink.names[i]);
+	ggmlviz__pages_free(sink.waiting);
 	memset(&sink, 0, sizeof sink);
 	sink.rate = 1.0;
 	ggmlviz__inner_unlock(&lock);
@@ -293,7 +294,7 @@ static const char *kept_name(const char *name)
 		char **slot = &sink.names[(h + i) & (NAMES - 1)];
 
 		if (!*slot)
-			return (*slot = strdup(name));
+			return (*slot = ggmlviz__pages_copy(name));
 		if (!strcmp(*slot, name))
 			return *slot;
 	}
@@ -310,7 +311,9 @@ static int queue(const struct ggmlviz__gpu_launch *k)
 		return -1;
 	if (sink.n_waiting == sink.cap_waiting) {
 		uint32_t cap = sink.cap_waiting ? sink.cap_waiting * 2 : 1024;
-		void *p = cap <= WAITING_MAX ? realloc(sink.waiting, cap * sizeof *sink.waiting) : NULL;
+		void *p = cap <= WAITING_MAX
+				  ? ggmlviz__pages_resize(sink.waiting, cap * sizeof *sink.waiting)
+				  : NULL;
 		if (!p)
 			return -1;
 		sink.waiting = p;
@@ -362,7 +365,7 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 	uint32_t kept = 0, n_due = 0;
 
 	ggmlviz__inner_lock(&lock);
-	due = sink.n_waiting ? malloc(sink.n_waiting * sizeof *due) : NULL;
+	due = sink.n_waiting ? ggmlviz__pages_alloc(sink.n_waiting * sizeof *due) : NULL;
 	for (uint32_t i = 0; i < sink.n_waiting; i++) {
 		struct waiting *w = &sink.waiting[i];
 		uint64_t run = 0;
@@ -387,7 +390,7 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 		if (sink.waiting[i].passes != UINT32_MAX)
 			sink.waiting[kept++] = sink.waiting[i];
 	sink.n_waiting = kept;
-	free(due);
+	ggmlviz__pages_free(due);
 	ggmlviz__inner_unlock(&lock);
 }
 

@@ -13,6 +13,7 @@
 
 #include "tracer/base/base.h"
 #include "tracer/producer/run.h"
+#include "util/pages.h"
 
 /* The kept descriptions of a run of the same graph, nodes and describer; NULL if none (run.h). */
 struct kept *ggmlviz__kept_find(struct run *r)
@@ -52,13 +53,13 @@ static void keep_nvtx_names(const struct run *r, struct kept *kp)
 	void *p;
 
 	if (!(r->nvtx & GGMLVIZ__NVTX_OPS)) {
-		free(kp->nvtx_names);
+		ggmlviz__pages_free(kp->nvtx_names);
 		kp->nvtx_names = NULL;
 		return;
 	}
-	p = realloc(kp->nvtx_names, kp->cap * sizeof *kp->nvtx_names);
+	p = ggmlviz__pages_resize(kp->nvtx_names, kp->cap * sizeof *kp->nvtx_names);
 	if (!p) {
-		free(kp->nvtx_names); /* its ops' ranges then carry their text */
+		ggmlviz__pages_free(kp->nvtx_names); /* its ops' ranges then carry their text */
 		kp->nvtx_names = NULL;
 		return;
 	}
@@ -74,13 +75,13 @@ struct kept *ggmlviz__keep(struct run *r, uint32_t expected)
 
 	kp->graph_id = 0;
 	if (kp->cap < r->n) {
-		if (!(p = realloc(kp->nodes, r->n * sizeof *kp->nodes)))
+		if (!(p = ggmlviz__pages_resize(kp->nodes, r->n * sizeof *kp->nodes)))
 			return NULL;
 		kp->nodes = p;
-		if (!(p = realloc(kp->desc, r->n * sizeof *kp->desc)))
+		if (!(p = ggmlviz__pages_resize(kp->desc, r->n * sizeof *kp->desc)))
 			return NULL;
 		kp->desc = p;
-		if (!(p = realloc(kp->ticking, r->n * sizeof *kp->ticking)))
+		if (!(p = ggmlviz__pages_resize(kp->ticking, r->n * sizeof *kp->ticking)))
 			return NULL;
 		kp->ticking = p;
 		kp->cap = r->n;

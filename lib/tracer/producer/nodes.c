@@ -47,6 +47,7 @@
 #include "tracer/producer/producer.h"
 
 #include "tracer/producer/run.h"
+#include "util/pages.h"
 
 static _Thread_local struct run *tls_run __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_graph_id __attribute__((tls_model("initial-exec"))); /* for the next run */
@@ -59,21 +60,21 @@ static void run_free(struct ggmlviz__perthread_item *it)
 {
 	struct run *r = (struct run *)(void *)it;
 
-	free(r->nodes);
-	free(r->ticks);
-	free(r->gpu);
-	free(r->cpu);
-	free(r->op_begin);
-	free(r->op_end);
-	free(r->dense_place);
-	free(r->desc);
+	ggmlviz__pages_free(r->nodes);
+	ggmlviz__pages_free(r->ticks);
+	ggmlviz__pages_free(r->gpu);
+	ggmlviz__pages_free(r->cpu);
+	ggmlviz__pages_free(r->op_begin);
+	ggmlviz__pages_free(r->op_end);
+	ggmlviz__pages_free(r->dense_place);
+	ggmlviz__pages_free(r->desc);
 	for (uint32_t k = 0; k < KEPT_RUNS; k++) {
-		free(r->kept[k].nodes);
-		free(r->kept[k].desc);
-		free(r->kept[k].ticking);
-		free(r->kept[k].nvtx_names);
+		ggmlviz__pages_free(r->kept[k].nodes);
+		ggmlviz__pages_free(r->kept[k].desc);
+		ggmlviz__pages_free(r->kept[k].ticking);
+		ggmlviz__pages_free(r->kept[k].nvtx_names);
 	}
-	free(r);
+	ggmlviz__pages_free(r);
 }
 
 static struct ggmlviz__perthread runs = { run_free, 0, 0, NULL };
@@ -91,7 +92,7 @@ static struct run *run_get(void)
 
 	if (r)
 		return r;
-	r = calloc(1, sizeof *r);
+	r = ggmlviz__pages_array(1, sizeof *r);
 	if (!r)
 		return NULL;
 	ggmlviz__perthread_keep(&runs, &r->item); /* freed when the thread ends */
@@ -125,28 +126,28 @@ static int run_reserve(struct run *r, uint32_t want)
 			return -ENOMEM;
 		cap *= 2;
 	}
-	if (!(p = realloc(r->nodes, cap * sizeof *r->nodes)))
+	if (!(p = ggmlviz__pages_resize(r->nodes, cap * sizeof *r->nodes)))
 		return -ENOMEM;
 	r->nodes = p;
-	if (!(p = realloc(r->ticks, cap * sizeof *r->ticks)))
+	if (!(p = ggmlviz__pages_resize(r->ticks, cap * sizeof *r->ticks)))
 		return -ENOMEM;
 	r->ticks = p;
-	if (!(p = realloc(r->gpu, 2 * cap * sizeof *r->gpu)))
+	if (!(p = ggmlviz__pages_resize(r->gpu, 2 * cap * sizeof *r->gpu)))
 		return -ENOMEM;
 	r->gpu = times_zeroed(p, r->cap, cap);
-	if (!(p = realloc(r->cpu, 2 * cap * sizeof *r->cpu)))
+	if (!(p = ggmlviz__pages_resize(r->cpu, 2 * cap * sizeof *r->cpu)))
 		return -ENOMEM;
 	r->cpu = times_zeroed(p, r->cap, cap);
-	if (!(p = realloc(r->op_begin, cap * sizeof *r->op_begin)))
+	if (!(p = ggmlviz__pages_resize(r->op_begin, cap * sizeof *r->op_begin)))
 		return -ENOMEM;
 	r->op_begin = p;
-	if (!(p = realloc(r->op_end, cap * sizeof *r->op_end)))
+	if (!(p = ggmlviz__pages_resize(r->op_end, cap * sizeof *r->op_end)))
 		return -ENOMEM;
 	r->op_end = p;
-	if (!(p = realloc(r->dense_place, cap * sizeof *r->dense_place)))
+	if (!(p = ggmlviz__pages_resize(r->dense_place, cap * sizeof *r->dense_place)))
 		return -ENOMEM;
 	r->dense_place = p;
-	if (!(p = realloc(r->desc, cap * sizeof *r->desc)))
+	if (!(p = ggmlviz__pages_resize(r->desc, cap * sizeof *r->desc)))
 		return -ENOMEM;
 	r->desc = p;
 	r->cap = cap;

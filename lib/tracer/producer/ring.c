@@ -19,6 +19,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/compat.h"
 #include "tracer/producer/ring.h"
+#include "util/pages.h"
 
 /* Bytes between two bells: a quarter of the ring, 1 MiB at most (the writer
  * then drains while the bytes are still in the CPU's caches: measured with
@@ -133,14 +134,14 @@ void ggmlviz__ring_unmap(uint8_t *buf, uint64_t size)
 
 struct ggmlviz__ring *ggmlviz__ring_new(uint64_t size, uint32_t tid)
 {
-	struct ggmlviz__ring *r = aligned_alloc(GGMLVIZ__CACHE_LINE, sizeof *r);
+	struct ggmlviz__ring *r = ggmlviz__pages_alloc(sizeof *r);
 
 	if (!r)
 		return NULL;
 	memset(r, 0, sizeof *r);
 	r->buf = ggmlviz__ring_map(size, 1);
 	if (!r->buf) {
-		free(r);
+		ggmlviz__pages_free(r);
 		return NULL;
 	}
 	r->size = size;
@@ -227,7 +228,7 @@ void ggmlviz__ring_free(struct ggmlviz__ring *r)
 	if (!r)
 		return;
 	unmap_buffer(r);
-	free(r);
+	ggmlviz__pages_free(r);
 }
 
 /* The part of a record written past the end goes to the start. */

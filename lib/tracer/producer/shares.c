@@ -63,6 +63,7 @@
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 #include "util/leaving.h"
+#include "util/pages.h"
 
 #define POOLS 16u
 #define POOL_THREADS 1024u
@@ -121,14 +122,14 @@ static struct ggmlviz__perthread slots = { slot_release, 0, 0, NULL };
 
 static void slot_free(struct share_slot *s)
 {
-	free(s->begin);
-	free(s->end);
-	free(s->op);
-	free(s->at);
-	free(s->set_at);
-	free(s->set_node);
-	free(s->copy.body);
-	free(s);
+	ggmlviz__pages_free(s->begin);
+	ggmlviz__pages_free(s->end);
+	ggmlviz__pages_free(s->op);
+	ggmlviz__pages_free(s->at);
+	ggmlviz__pages_free(s->set_at);
+	ggmlviz__pages_free(s->set_node);
+	ggmlviz__pages_free(s->copy.body);
+	ggmlviz__pages_free(s);
 }
 
 static struct share_slot *slot_new(void)
@@ -139,15 +140,15 @@ static struct share_slot *slot_new(void)
 		free_slots = s->next_free;
 		return s;
 	}
-	s = calloc(1, sizeof *s);
+	s = ggmlviz__pages_array(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->begin = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->begin);
-	s->end = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->end);
-	s->op = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->op);
-	s->at = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->at);
-	s->set_at = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->set_at);
-	s->set_node = calloc(GGMLVIZ__SHARE_NODES, sizeof *s->set_node);
+	s->begin = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->begin);
+	s->end = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->end);
+	s->op = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->op);
+	s->at = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->at);
+	s->set_at = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->set_at);
+	s->set_node = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->set_node);
 	if (!s->begin || !s->end || !s->op || !s->at || !s->set_at || !s->set_node) {
 		slot_free(s);
 		return NULL;
@@ -217,7 +218,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		s->prev_done = 0;
 		s->set = 0; /* its shares are defined again, on this thread's ring */
 		if (ith == 0 && !s->copy.body) /* a graph of one thread copies its times (copy_of()) */
-			s->copy.body = malloc((size_t)GGMLVIZ__SHARE_NODES * GGMLVIZ_OP_TIMES_ENTRY);
+			s->copy.body = ggmlviz__pages_alloc((size_t)GGMLVIZ__SHARE_NODES * GGMLVIZ_OP_TIMES_ENTRY);
 		atomic_store_explicit(&b->slot[ith], s, memory_order_release);
 	}
 	ggmlviz__inner_unlock(&lock);

@@ -28,6 +28,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
 #include "tracer/producer/producer.h"
+#include "util/pages.h"
 
 #define STAGE_MIN 256u
 #define SUMS_MAX 128u /* op types and backends in one unit; more are summed into the last */
@@ -64,8 +65,8 @@ static void stage_free(struct ggmlviz__perthread_item *it)
 {
 	struct stage *st = (struct stage *)(void *)it;
 
-	free(st->h);
-	free(st);
+	ggmlviz__pages_free(st->h);
+	ggmlviz__pages_free(st);
 }
 
 static struct ggmlviz__perthread stages = { stage_free, 0, 0, NULL };
@@ -83,7 +84,7 @@ static struct stage *stage_get(void)
 	struct stage *st = tls_stage;
 
 	if (!st) {
-		if (!(st = calloc(1, sizeof *st)))
+		if (!(st = ggmlviz__pages_array(1, sizeof *st)))
 			return NULL;
 		ggmlviz__perthread_keep(&stages, &st->item); /* freed when the thread ends */
 		tls_stage = st;
@@ -102,7 +103,7 @@ static struct held *stage_add(struct stage *st, uint8_t kind)
 	if (kind == HELD_OP && st->ops >= GGMLVIZ__STAGE_MAX)
 		return NULL;
 	if (st->n == st->cap) {
-		if (!(h = realloc(st->h, cap * sizeof *h)))
+		if (!(h = ggmlviz__pages_resize(st->h, cap * sizeof *h)))
 			return NULL;
 		st->h = h, st->cap = cap;
 	}

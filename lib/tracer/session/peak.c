@@ -42,6 +42,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
 #include "tracer/session/session.h"
+#include "util/pages.h"
 
 #define READ_PASSES 8
 #define FMA_PASSES 24
@@ -239,8 +240,8 @@ static int run(struct worker *w, int threads, struct gate *gate)
 int ggmlviz__peak_measure(int threads, struct ggmlviz__peak *out)
 {
 	size_t bytes = array_bytes(), per = 0;
-	struct worker *w = calloc((size_t)threads, sizeof *w);
-	float *data = malloc(bytes);
+	struct worker *w = ggmlviz__pages_array((size_t)threads, sizeof *w);
+	float *data = ggmlviz__pages_alloc(bytes);
 	struct gate gate = { 0, 0, 0, threads };
 	const char *how;
 	int (*fma)(uint64_t, float *) = pick_fma(&how);
@@ -270,7 +271,7 @@ int ggmlviz__peak_measure(int threads, struct ggmlviz__peak *out)
 			 "best of %d; %.2f s", threads, bytes >> 20, READ_PASSES, how, FMA_PASSES,
 			 (double)(ggmlviz__monotonic_ns() - t0) / 1e9);
 	}
-	free(data);
-	free(w);
+	ggmlviz__pages_free(data);
+	ggmlviz__pages_free(w);
 	return rc;
 }

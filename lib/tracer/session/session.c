@@ -26,6 +26,7 @@
 #include "tracer/session/settings.h"
 #include "tracer/writer/writer.h"
 #include "util/leaving.h"
+#include "util/pages.h"
 
 /* Held while a session starts, stops or is counted; at exit, never waited for by its holder. */
 static struct ggmlviz__leave_lock session_lock = GGMLVIZ__LEAVE_LOCK_INIT;
@@ -160,7 +161,7 @@ static char *expand_path(const char *fmt)
 
 	for (const char *s = fmt; *s; s++)
 		cap += (s[0] == '%' && s[1] == 'p') ? (size_t)pid_len : 0;
-	out = malloc(cap);
+	out = ggmlviz__pages_alloc(cap);
 	if (!out)
 		return NULL;
 	for (const char *s = fmt; *s; s++) {
@@ -358,7 +359,7 @@ static int start_locked(const struct ggmlviz__settings *s)
 	if (!path)
 		return -ENOMEM;
 	rc = open_session(s, path);
-	free(path);
+	ggmlviz__pages_free(path);
 	if (rc == 0)
 		ggmlviz__settings_say(s, &sink);
 	return rc;

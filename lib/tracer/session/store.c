@@ -19,6 +19,7 @@
 
 #include "tracer/session/settings.h"
 #include "util/leaving.h"
+#include "util/pages.h"
 
 /* Guards everything below. Taken after the session's lock where both are held. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -53,11 +54,11 @@ static int keep_row(const struct ggmlviz__setting *row, const struct ggmlviz__se
 		return 0;
 	}
 	memcpy(&text, (const char *)from + row->offset, sizeof text);
-	if (text && !(copy = strdup(text)))
+	if (text && !(copy = ggmlviz__pages_copy(text)))
 		return -ENOMEM;
 	text = copy;
 	memcpy((char *)&settings + row->offset, &text, sizeof text);
-	free(owned[i]);
+	ggmlviz__pages_free(owned[i]);
 	owned[i] = copy;
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include "format/pack.h"
 #include "format/record.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 #define SUMS_MAX 256u /* windows open at once: op types x backends x phases x threads */
 
@@ -42,14 +43,14 @@ int ggmlviz__compact_setup(struct ggmlviz__compact *c, const struct ggmlviz__wri
 	c->window_ns = (uint64_t)o->op_window_s * 1000000000u;
 	if (!c->window_ns)
 		return 0;
-	c->sums = calloc(2 * SUMS_MAX, sizeof *c->sums);
+	c->sums = ggmlviz__pages_array(2 * SUMS_MAX, sizeof *c->sums);
 	c->saved = c->sums + SUMS_MAX;
 	return c->sums ? 0 : -ENOMEM;
 }
 
 void ggmlviz__compact_free(struct ggmlviz__compact *c)
 {
-	free(c->sums);
+	ggmlviz__pages_free(c->sums);
 	c->sums = c->saved = NULL;
 	c->n_sums = c->n_saved = 0;
 }

@@ -17,6 +17,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/producer/producer.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 /*
  * A pass writes its rings in batches of about this many bytes, each settled
@@ -37,7 +38,7 @@ static int grow(void **p, size_t *cap, size_t want, size_t elem)
 
 	if (want <= *cap)
 		return 0;
-	q = realloc(*p, want * elem);
+	q = ggmlviz__pages_resize(*p, want * elem);
 	if (!q)
 		return -ENOMEM;
 	*p = q;

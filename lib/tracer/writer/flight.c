@@ -24,6 +24,7 @@
 #include "format/codec.h"
 #include "format/record.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 #define CHUNK_BYTES ((size_t)1 << 20)
 /* Requests followed at most; past it the oldest is let go of (a server that never ends its requests). */
@@ -49,7 +50,7 @@ struct ggmlviz__flight_request {
 static char *joined(const char *s, size_t len, const char *suffix)
 {
 	size_t size = len + strlen(suffix) + 1;
-	char *p = malloc(size);
+	char *p = ggmlviz__pages_alloc(size);
 
 	if (p)
 		snprintf(p, size, "%.*s%s", (int)len, s, suffix);
@@ -70,7 +71,7 @@ static int names(struct ggmlviz__flight *f, const char *path)
 		f->ask = joined(abs, len, ".snapshot-ask");
 		f->reply = joined(abs, len, ".snapshot-reply");
 	}
-	free(abs);
+	ggmlviz__pages_free(abs);
 	return f->base && f->ask && f->reply ? 0 : -ENOMEM;
 }
 
@@ -98,7 +99,7 @@ int ggmlviz__flight_setup(struct ggmlviz__writer *w, const struct ggmlviz__write
 
 static void request_free(struct ggmlviz__flight_request *q)
 {
-	free(q->recs);
+	free(q->recs); /* the C library's: see request_keep() */
 	memset(q, 0, sizeof *q);
 }
 
@@ -106,7 +107,7 @@ void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c)
 {
 	while (c) {
 		struct ggmlviz__flight_chunk *next = c->next;
-		free(c);
+		ggmlviz__pages_free(c);
 		c = next;
 	}
 }
@@ -125,7 +126,7 @@ void ggmlviz__flight_give_back(struct ggmlviz__flight *f, unsigned n)
 	for (; n && f->spent; n--) {
 		struct ggmlviz__flight_chunk *next = f->spent->next;
 
-		free(f->spent);
+		ggmlviz__pages_free(f->spent);
 		f->spent = next;
 	}
 }
@@ -147,11 +148,11 @@ void ggmlviz__flight_free(struct ggmlviz__flight *f)
 	f->first = f->last = f->spent = NULL;
 	for (size_t i = 0; i < f->n_req; i++)
 		request_free(&f->req[i]);
-	free(f->req);
+	ggmlviz__pages_free(f->req);
 	f->req = NULL;
-	free(f->base);
-	free(f->ask);
-	free(f->reply);
+	ggmlviz__pages_free(f->base);
+	ggmlviz__pages_free(f->ask);
+	ggmlviz__pages_free(f->reply);
 	f->base = f->ask = f->reply = NULL;
 	f->n_req = f->req_cap = 0;
 	f->bytes = f->records = 0;
@@ -167,7 +168,7 @@ static void drop_first(struct ggmlviz__flight *f)
 		f->last = NULL;
 	f->bytes -= c->len;
 	f->records -= c->records;
-	free(c);
+	ggmlviz__pages_free(c);
 }
 
 /* Room for size more bytes at the end: a new chunk where the last is full; NULL without memory. */
@@ -180,7 +181,7 @@ static struct ggmlviz__flight_chunk *room(struct ggmlviz__flight *f, uint32_t si
 		return c;
 	while (f->first && f->bytes + cap > f->max_bytes)
 		drop_first(f); /* the memory bound: the oldest go first */
-	c = malloc(sizeof *c + cap);
+	c = ggmlviz__pages_alloc(sizeof *c + cap);
 	if (!c)
 		return NULL;
 	*c = (struct ggmlviz__flight_chunk){ NULL, 0, 0, 0, cap };
@@ -222,7 +223,7 @@ static struct ggmlviz__flight_request *request_new(struct ggmlviz__flight *f)
 	if (f->n_req >= REQUESTS_MAX)
 		return oldest(f);
 	if (f->n_req == f->req_cap) {
-		if (!(p = realloc(f->req, cap * sizeof *f->req)))
+		if (!(p = ggmlviz__pages_resize(f->req, cap * sizeof *f->req)))
 			return NULL;
 		f->req = p;
 		f->req_cap = cap;
@@ -231,7 +232,13 @@ static struct ggmlviz__flight_request *request_new(struct ggmlviz__flight *f)
 	return &f->req[f->n_req++];
 }
 
-/* A copy of the record kept with its request; 0 or -ENOMEM. */
+/*
+ * A copy of the record kept with its request; 0 or -ENOMEM. From the C
+ * library's heap, not pages of the tracer's own: a request's few records
+ * come and go with it, hundreds a second on a server, and each munmap()
+ * would interrupt every CPU the program's threads run on; this is the
+ * writer thread, whose heap is not the program's threads'.
+ */
 static int request_keep(struct ggmlviz__flight_request *q, const uint8_t *rec, uint32_t size)
 {
 	uint8_t *p = realloc(q->recs, (size_t)q->len + size);

@@ -18,6 +18,7 @@
 
 #include "format/record.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 int ggmlviz__kept_takes(const uint8_t *rec)
 {
@@ -81,7 +82,7 @@ static int room(struct ggmlviz__kept *k)
 		return 0;
 	}
 	cap = k->cap ? 2 * k->cap : 64;
-	recs = realloc(k->recs, cap * sizeof *recs);
+	recs = ggmlviz__pages_resize(k->recs, cap * sizeof *recs);
 	if (!recs)
 		return -1;
 	k->recs = recs;
@@ -113,6 +114,8 @@ void ggmlviz__kept_add(struct ggmlviz__kept *k, const uint8_t *rec, uint32_t siz
 	uint32_t kind = get_u32(rec + REC_PAYLOAD + META_KIND);
 	uint64_t key = get_u64(rec + REC_PAYLOAD + META_KEY);
 	struct ggmlviz__kept_rec *kr = slot_of(k, kind, key);
+	/* the C library's heap: a record kept comes and goes as often as its kind is
+	 * said again, on the writer thread, whose heap is not the program's threads' */
 	uint8_t *copy = kr ? malloc(size) : NULL;
 
 	if (!copy) {
@@ -163,7 +166,7 @@ void ggmlviz__kept_free(struct ggmlviz__kept *k)
 {
 	for (size_t i = 0; i < k->n; i++)
 		free(k->recs[i].rec);
-	free(k->recs);
+	ggmlviz__pages_free(k->recs);
 	ggmlviz__map_release(&k->index);
 	memset(k, 0, sizeof *k);
 }

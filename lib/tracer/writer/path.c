@@ -37,6 +37,7 @@
 
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 #ifndef PROC_SUPER_MAGIC
 #define PROC_SUPER_MAGIC 0x9fa0
@@ -151,7 +152,7 @@ static int create_beside(const char *path, char **name)
 	size_t cap = strlen(path) + 64;
 	int fd = -1;
 
-	*name = malloc(cap);
+	*name = ggmlviz__pages_alloc(cap);
 	if (!*name)
 		return -ENOMEM;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
@@ -163,7 +164,7 @@ static int create_beside(const char *path, char **name)
 	}
 	if (fd < 0) {
 		int rc = -errno;
-		free(*name);
+		ggmlviz__pages_free(*name);
 		*name = NULL;
 		return rc;
 	}
@@ -186,7 +187,7 @@ static int open_new(const char *path)
 		close(fd);
 		fd = rc;
 	}
-	free(tmp);
+	ggmlviz__pages_free(tmp);
 	return fd;
 }
 
@@ -260,9 +261,9 @@ char *ggmlviz__output_absolute(const char *path)
 	size_t size;
 
 	if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
-		return strdup(path);
+		return ggmlviz__pages_copy(path);
 	size = strlen(cwd) + strlen(path) + 2;
-	abs = malloc(size);
+	abs = ggmlviz__pages_alloc(size);
 	if (abs)
 		snprintf(abs, size, "%s/%s", cwd, path);
 	return abs;

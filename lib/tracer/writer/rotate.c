@@ -33,6 +33,7 @@
 #include "format/record.h"
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 /* A segment ends when less than this is left for a batch's records (a batch is never smaller). */
 #define ROOM_MIN ((uint64_t)16 << 10)
@@ -84,7 +85,7 @@ static int write_start(struct ggmlviz__writer *w, uint64_t *metas)
 	uint64_t cap = GGMLVIZ_HEADER_SIZE + GGMLVIZ_LABELED_RECORD_SIZE + strlen(w->path) +
 		       GGMLVIZ__START_MAX + GGMLVIZ_LABELED_RECORD_SIZE + sizeof w->gpu_note +
 		       w->kept.bytes;
-	uint8_t *buf = malloc(cap), *seg;
+	uint8_t *buf = ggmlviz__pages_alloc(cap), *seg;
 	uint32_t len = (uint32_t)strnlen(w->path, GGMLVIZ_LABEL_MAX);
 	uint64_t n, now = w->segment > 1 ? ggmlviz__now_ns() : w->gpu_ts; /* the first: the session's start */
 	struct iovec iov;
@@ -111,7 +112,7 @@ static int write_start(struct ggmlviz__writer *w, uint64_t *metas)
 	w->start_bytes = n;
 	iov = (struct iovec){ buf, n };
 	rc = ggmlviz__output_append(w, &iov, 1);
-	free(buf);
+	ggmlviz__pages_free(buf);
 	return rc;
 }
 
@@ -267,7 +268,7 @@ static int begin_next(struct ggmlviz__writer *w, struct file *old, uint64_t *met
 		swap_file(w, *old);
 		w->segment--;
 	}
-	free(tmp);
+	ggmlviz__pages_free(tmp);
 	return rc;
 }
 

@@ -28,6 +28,7 @@
 #include "format/record.h"
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 /*
  * A batch's records are about BATCH_BYTES (drain.c: a megabyte) and at
@@ -52,7 +53,7 @@ int ggmlviz__route_setup(struct ggmlviz__writer *w, const struct ggmlviz__writer
 
 	if (!o->flight.seconds && !o->pack && !o->op_window_s)
 		return 0;
-	w->flight.scratch = malloc(bytes);
+	w->flight.scratch = ggmlviz__pages_alloc(bytes);
 	if (!w->flight.scratch)
 		return -ENOMEM;
 	w->flight.scratch_cap = bytes;
@@ -66,7 +67,7 @@ void ggmlviz__route_free(struct ggmlviz__writer *w)
 {
 	ggmlviz__flight_free(&w->flight);
 	ggmlviz__compact_free(&w->compact);
-	free(w->flight.scratch);
+	ggmlviz__pages_free(w->flight.scratch);
 	w->flight.scratch = NULL;
 }
 

@@ -36,6 +36,7 @@
 #include "tracer/base/clock.h"
 #include "tracer/base/compat.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 /*
  * A snapshot being written: what its thread needs, all its own (it never
@@ -111,7 +112,7 @@ static uint8_t *start_of(struct ggmlviz__writer *w, const struct ggmlviz__meta *
 	size_t cap = GGMLVIZ_HEADER_SIZE + GGMLVIZ_LABELED_RECORD_SIZE + strlen(name) +
 		     GGMLVIZ__START_MAX + GGMLVIZ_LABELED_RECORD_SIZE + sizeof w->gpu_note +
 		     w->kept.bytes + ggmlviz__flight_requests_copy(f, NULL, &req_records);
-	uint8_t *buf = malloc(cap);
+	uint8_t *buf = ggmlviz__pages_alloc(cap);
 	size_t at;
 
 	if (!buf)
@@ -164,7 +165,7 @@ static int make_snapshot(const struct ggmlviz__snapshot_job *j)
 		rc = -errno;
 	if (rc < 0)
 		unlink(part);
-	free(part);
+	ggmlviz__pages_free(part);
 	return rc;
 }
 
@@ -214,7 +215,7 @@ static void *job_main(void *arg)
 static struct ggmlviz__snapshot_job *job_new(struct ggmlviz__writer *w)
 {
 	struct ggmlviz__flight *f = &w->flight;
-	struct ggmlviz__snapshot_job *j = calloc(1, sizeof *j);
+	struct ggmlviz__snapshot_job *j = ggmlviz__pages_array(1, sizeof *j);
 	uint64_t records, held, last_ns = f->newest_ns;
 	uint64_t dropped = w->retired.dropped + atomic_load(&ggmlviz__state.lost);
 
@@ -224,7 +225,7 @@ static struct ggmlviz__snapshot_job *job_new(struct ggmlviz__writer *w)
 	j->meta = snapshot_meta(f, j->number);
 	if (snapshot_name(f, j->number, j->path, sizeof j->path) < 0 ||
 	    !(j->start = start_of(w, &j->meta, base_name(j->path), &j->start_len, &records))) {
-		free(j);
+		ggmlviz__pages_free(j);
 		return NULL;
 	}
 	j->chunks = ggmlviz__flight_detach(f, &held);
@@ -240,8 +241,8 @@ static struct ggmlviz__snapshot_job *job_new(struct ggmlviz__writer *w)
 static void job_free(struct ggmlviz__snapshot_job *j)
 {
 	ggmlviz__flight_chunks_free(j->chunks);
-	free(j->start);
-	free(j);
+	ggmlviz__pages_free(j->start);
+	ggmlviz__pages_free(j);
 }
 
 /* META SNAPSHOT in the trace: the snapshot's name, or why it was not made. */
@@ -289,7 +290,7 @@ static void reply(const struct ggmlviz__flight *f, const char *token, const char
 	if (write_all(fd, (const uint8_t *)line, strnlen(line, sizeof line)) < 0 || close(fd) < 0 ||
 	    rename(part, path) < 0)
 		unlink(part);
-	free(part);
+	ggmlviz__pages_free(part);
 }
 
 /* The job ended (waited for): noted in the trace, the oldest past KEEP removed, its ask answered. */

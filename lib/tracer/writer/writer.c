@@ -15,6 +15,7 @@
 
 #include "tracer/base/clock.h"
 #include "tracer/writer/internal.h"
+#include "util/pages.h"
 
 void (*ggmlviz__writer_turn_hook)(struct ggmlviz__writer *w);
 
@@ -98,7 +99,7 @@ static int start_thread(struct ggmlviz__writer *w)
 
 int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__writer **out)
 {
-	struct ggmlviz__writer *w = calloc(1, sizeof *w);
+	struct ggmlviz__writer *w = ggmlviz__pages_array(1, sizeof *w);
 	int rc;
 
 	if (!w)
@@ -110,7 +111,7 @@ int ggmlviz__writer_open(const struct ggmlviz__writer_opts *o, struct ggmlviz__w
 	w->fd = ggmlviz__output_open(o->path, &o->sink);
 	if (w->fd < 0) {
 		rc = w->fd;
-		free(w);
+		ggmlviz__pages_free(w);
 		return rc;
 	}
 	rc = ggmlviz__output_start(w);
@@ -139,13 +140,13 @@ void ggmlviz__writer_free(struct ggmlviz__writer *w)
 {
 	if (!w)
 		return;
-	free(w->pass);
-	free(w->iov);
-	free(w->meta);
-	free(w->path);
+	ggmlviz__pages_free(w->pass);
+	ggmlviz__pages_free(w->iov);
+	ggmlviz__pages_free(w->meta);
+	ggmlviz__pages_free(w->path);
 	ggmlviz__kept_free(&w->kept);
 	ggmlviz__route_free(w);
-	free(w);
+	ggmlviz__pages_free(w);
 }
 
 /* Bytes written so far: to the trace, and to a snapshot its last pass waits for. */
