@@ -12,11 +12,13 @@
  * thread's heap, the one block of a start that is not the library's. Then
  * it computes a real GGML graph with the adapter's callback on its
  * scheduler five times (every op timed where traced: the runs, their
- * descriptions and kept names, each thread's ring), records steps, ops,
- * counters and memory from two threads, allocates blocks of six sizes,
- * and prints where each lies: its distance from the first block, or its
- * offset in its page where it was mapped apart (a large one), which is
- * all that does not move with ASLR. The two modes must print the same.
+ * descriptions and kept names, each thread's ring) and records steps,
+ * ops, counters and memory; a second thread takes a first block of its
+ * own and records the same. Each thread then allocates blocks of six
+ * sizes and prints where each lies: its distance from the thread's first
+ * block, or its offset in its page where it was mapped apart (a large
+ * one), which is all that does not move with ASLR. The two modes must
+ * print the same.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -63,6 +65,22 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
+static const size_t sizes[] = { 24, 200, 1000, 5000, 40000, 300000 };
+
+/* Where blocks of each size lie, as the thread that calls it allocates them after first. */
+static void say_blocks(const char *who, const char *first)
+{
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		char *p = malloc(sizes[i]);
+
+		if (sizes[i] < 128 * 1024)
+			printf("%s, %zu bytes: %+td from its first block\n", who, sizes[i], p - first);
+		else
+			printf("%s, %zu bytes: at %#lx in its page\n", who, sizes[i],
+			       (unsigned long)((uintptr_t)p & 4095));
+	}
+}
+
 /* What a program records by hand, on the calling thread. */
 static void *record(void *arg)
 {
@@ -89,8 +107,12 @@ static ggml_backend_t cpu_backend(const char *libdir)
 {
 	char path[4096], best[4096] = "";
 	int best_score = 0;
-	DIR *d = opendir(libdir);
+	DIR *d;
 	struct dirent *e;
+
+	if (ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) /* linked in: loads nothing */
+		return ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, NULL);
+	d = opendir(libdir);
 
 	while (d && (e = readdir(d)))
 		if (strncmp(e->d_name, "libggml-cpu", 11) == 0 && strstr(e->d_name, ".so")) {
@@ -112,6 +134,21 @@ static ggml_backend_t cpu_backend(const char *libdir)
 	if (!best[0] || !ggml_backend_load(best))
 		return NULL;
 	return ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, NULL);
+}
+
+/*
+ * A second thread of the program: its first block, its records, then its
+ * blocks (from a heap of its own: glibc's arena for the thread, where the
+ * library's per-thread memory would have gone too).
+ */
+static void *second(void *arg)
+{
+	char *first = malloc(64);
+
+	(void)arg;
+	record(first);
+	say_blocks("a second thread", first);
+	return NULL;
 }
 
 /* A graph of GGML's own ops, x [64, 8] and w [64, 48] filled: mul_mat, cont of a transpose, silu, softmax. */
@@ -164,7 +201,6 @@ static int compute(void)
 
 int main(int argc, char **argv)
 {
-	static const size_t sizes[] = { 24, 200, 1000, 5000, 40000, 300000 };
 	int traced = argc == 3 && strcmp(argv[1], "traced") == 0;
 	char *first;
 	pthread_t writer_like = 0, other;
@@ -189,16 +225,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	record(first);
-	if (pthread_create(&other, NULL, record, first) != 0 || pthread_join(other, NULL) != 0)
+	if (pthread_create(&other, NULL, second, NULL) != 0 || pthread_join(other, NULL) != 0)
 		return 2;
-	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-		char *p = malloc(sizes[i]);
-
-		if (sizes[i] < 128 * 1024)
-			printf("%zu bytes: %+td from the first block\n", sizes[i], p - first);
-		else
-			printf("%zu bytes: at %#lx in its page\n", sizes[i], (unsigned long)((uintptr_t)p & 4095));
-	}
+	say_blocks("the first thread", first);
 	if (traced)
 		(void)ggmlviz_stop();
 	pthread_mutex_lock(&lock);

@@ -1,10 +1,10 @@
 #!/bin/sh
 # The library takes no memory from the traced program's heap
 # (lib/util/pages.h): tests/heap-layout, traced and untraced, computes a
-# real GGML graph with the adapter on its scheduler, records from two
-# threads, then allocates six blocks; each lies at the same place in both
-# runs (its distance from the program's first block, or its offset in its
-# page). Under AddressSanitizer the library's blocks come from the heap,
+# real GGML graph with the adapter on its scheduler and records from two
+# threads, each of which then allocates six blocks; each lies at the same
+# place in both runs (its distance from its thread's first block, or its
+# offset in its page). Under AddressSanitizer the library's blocks come from the heap,
 # which the sanitizer guards: skipped. Prints TAP.
 top_builddir=${top_builddir:-.}
 . "${top_srcdir:-.}/tests/tap.sh"

@@ -1,13 +1,18 @@
 /*
  * Memory for the tracer from pages of its own (pages.h says why): a block
- * is one private anonymous mapping, its first 64 bytes the mapping's
- * length, the block after them. Under AddressSanitizer, the C library's
- * heap, which the sanitizer guards.
+ * is one private anonymous mapping. Its head (the mapping's length, and
+ * where the block begins in it) lies in the 64 bytes before the block;
+ * the block begins 64 to 1024 bytes into its first page, the next block
+ * 64 bytes further than the one before (wrapping), so that arrays read at
+ * the same index op after op do not all fall in one cache set, nor alias
+ * at the same offset in their pages. Under AddressSanitizer, the C
+ * library's heap, which the sanitizer guards.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +20,6 @@
 #include <unistd.h>
 
 #include "util/pages.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define GGMLVIZ__PAGES_FROM_HEAP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GGMLVIZ__PAGES_FROM_HEAP 1
-#endif
-#endif
 
 /* ThreadSanitizer follows mmap() and munmap(), not mremap(): a block moves by a copy there */
 #if defined(MREMAP_MAYMOVE) && !defined(__SANITIZE_THREAD__)
@@ -34,9 +31,10 @@
 #endif
 #endif
 
-#define HEAD 64u /* the mapping's length, and the block's alignment */
+#define HEAD 64u     /* the head's room, and the block's alignment */
+#define COLOURS 16u  /* places a block may begin at in its first page, 64 bytes apart */
 
-#ifdef GGMLVIZ__PAGES_FROM_HEAP
+#if GGMLVIZ__PAGES_FROM_HEAP
 
 void *ggmlviz__pages_alloc(size_t size)
 {
@@ -50,6 +48,8 @@ void *ggmlviz__pages_alloc(size_t size)
 
 void *ggmlviz__pages_resize(void *block, size_t size)
 {
+	if (size > SIZE_MAX - HEAD)
+		return NULL; /* what the mapped blocks refuse: not the sanitizer's to stop on */
 	return realloc(block, size ? size : 1);
 }
 
@@ -61,18 +61,21 @@ void ggmlviz__pages_free(void *block)
 #else
 
 struct head {
-	size_t mapped; /* the mapping's bytes, its head's included */
+	size_t mapped; /* the mapping's bytes */
+	size_t offset; /* where the block begins in it */
 };
 
-/* The bytes mapped for a block of size: whole pages; 0 past what a size_t holds. */
-static size_t mapped_for(size_t size)
+_Static_assert(sizeof(struct head) <= HEAD, "a block's head fits before it");
+
+/* The bytes mapped for a block of size offset bytes in: whole pages; 0 past a size_t. */
+static size_t mapped_for(size_t size, size_t offset)
 {
 	long got = sysconf(_SC_PAGESIZE);
 	size_t page = got > 0 ? (size_t)got : 4096;
 
-	if (size > SIZE_MAX - HEAD - page)
+	if (size > SIZE_MAX - offset - page)
 		return 0;
-	return (size + HEAD + page - 1) & ~(page - 1);
+	return (size + offset + page - 1) & ~(page - 1);
 }
 
 static struct head *head_of(void *block)
@@ -80,18 +83,29 @@ static struct head *head_of(void *block)
 	return (struct head *)((uint8_t *)block - HEAD);
 }
 
+/* Where the next block begins in its first page: 64, 128, ... 1024, then 64 again. */
+static size_t next_offset(void)
+{
+	static _Atomic unsigned int colour;
+
+	return HEAD * (1 + atomic_fetch_add_explicit(&colour, 1, memory_order_relaxed) % COLOURS);
+}
+
 void *ggmlviz__pages_alloc(size_t size)
 {
-	size_t len = mapped_for(size);
+	size_t offset = next_offset(), len = mapped_for(size, offset);
 	uint8_t *p;
+	struct head *h;
 
 	if (!len)
 		return NULL;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	((struct head *)p)->mapped = len;
-	return p + HEAD;
+	h = head_of(p + offset);
+	h->mapped = len;
+	h->offset = offset;
+	return p + offset;
 }
 
 #ifndef GGMLVIZ__PAGES_REMAP
@@ -102,11 +116,11 @@ void *ggmlviz__pages_alloc(size_t size)
 static void *moved(void *block, size_t size)
 {
 	struct head *h = head_of(block);
-	size_t keep = h->mapped - HEAD < size ? h->mapped - HEAD : size;
+	size_t had = h->mapped - h->offset;
 	void *p = ggmlviz__pages_alloc(size);
 
 	if (p) {
-		memcpy(p, block, keep);
+		memcpy(p, block, had < size ? had : size);
 		ggmlviz__pages_free(block);
 	}
 	return p;
@@ -115,24 +129,26 @@ static void *moved(void *block, size_t size)
 
 void *ggmlviz__pages_resize(void *block, size_t size)
 {
-	size_t len = mapped_for(size);
 	struct head *h;
+	size_t len;
 
 	if (!block)
 		return ggmlviz__pages_alloc(size);
 	h = head_of(block);
+	len = mapped_for(size, h->offset);
 	if (!len)
 		return NULL;
 	if (len <= h->mapped)
 		return block; /* it fits: a smaller block keeps its pages until freed */
 #ifdef GGMLVIZ__PAGES_REMAP
 	{
-		void *p = mremap(h, h->mapped, len, MREMAP_MAYMOVE);
+		size_t offset = h->offset;
+		uint8_t *p = mremap((uint8_t *)block - offset, h->mapped, len, MREMAP_MAYMOVE);
 
 		if (p == MAP_FAILED)
 			return NULL;
-		((struct head *)p)->mapped = len;
-		return (uint8_t *)p + HEAD;
+		head_of(p + offset)->mapped = len;
+		return p + offset;
 	}
 #else
 	return moved(block, size);
@@ -144,7 +160,7 @@ void ggmlviz__pages_free(void *block)
 	if (block) {
 		struct head *h = head_of(block);
 
-		(void)munmap(h, h->mapped);
+		(void)munmap((uint8_t *)block - h->offset, h->mapped);
 	}
 }
 

@@ -71,7 +71,7 @@ void ggmlviz__gpu_sink_reset(void)
 {
 	ggmlviz__inner_lock(&lock);
 	for (uint32_t i = 0; i < NAMES; i++)
-		ggmlviz__pages_free(sink.names[i]);
+		free(sink.names[i]);
 	ggmlviz__pages_free(sink.waiting);
 	memset(&sink, 0, sizeof sink);
 	sink.rate = 1.0;
@@ -294,7 +294,7 @@ static const char *kept_name(const char *name)
 		char **slot = &sink.names[(h + i) & (NAMES - 1)];
 
 		if (!*slot)
-			return (*slot = ggmlviz__pages_copy(name));
+			return (*slot = strdup(name)); /* the C library's: a page a name would be 16 MiB */
 		if (!strcmp(*slot, name))
 			return *slot;
 	}
@@ -365,7 +365,8 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 	uint32_t kept = 0, n_due = 0;
 
 	ggmlviz__inner_lock(&lock);
-	due = sink.n_waiting ? ggmlviz__pages_alloc(sink.n_waiting * sizeof *due) : NULL;
+	/* the C library's: a pass's scratch, taken and given back at every pass */
+	due = sink.n_waiting ? malloc(sink.n_waiting * sizeof *due) : NULL;
 	for (uint32_t i = 0; i < sink.n_waiting; i++) {
 		struct waiting *w = &sink.waiting[i];
 		uint64_t run = 0;
@@ -390,7 +391,7 @@ void ggmlviz__gpu_settle(enum ggmlviz__gpu_settle how)
 		if (sink.waiting[i].passes != UINT32_MAX)
 			sink.waiting[kept++] = sink.waiting[i];
 	sink.n_waiting = kept;
-	ggmlviz__pages_free(due);
+	free(due);
 	ggmlviz__inner_unlock(&lock);
 }
 

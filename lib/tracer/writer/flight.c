@@ -107,7 +107,7 @@ void ggmlviz__flight_chunks_free(struct ggmlviz__flight_chunk *c)
 {
 	while (c) {
 		struct ggmlviz__flight_chunk *next = c->next;
-		ggmlviz__pages_free(c);
+		free(c); /* the C library's, as room() took it */
 		c = next;
 	}
 }
@@ -126,7 +126,7 @@ void ggmlviz__flight_give_back(struct ggmlviz__flight *f, unsigned n)
 	for (; n && f->spent; n--) {
 		struct ggmlviz__flight_chunk *next = f->spent->next;
 
-		ggmlviz__pages_free(f->spent);
+		free(f->spent);
 		f->spent = next;
 	}
 }
@@ -168,7 +168,7 @@ static void drop_first(struct ggmlviz__flight *f)
 		f->last = NULL;
 	f->bytes -= c->len;
 	f->records -= c->records;
-	ggmlviz__pages_free(c);
+	free(c);
 }
 
 /* Room for size more bytes at the end: a new chunk where the last is full; NULL without memory. */
@@ -181,7 +181,10 @@ static struct ggmlviz__flight_chunk *room(struct ggmlviz__flight *f, uint32_t si
 		return c;
 	while (f->first && f->bytes + cap > f->max_bytes)
 		drop_first(f); /* the memory bound: the oldest go first */
-	c = ggmlviz__pages_alloc(sizeof *c + cap);
+	/* the C library's heap, on the writer thread (not the program's threads' heap): a
+	 * chunk a megabyte comes and goes, and glibc keeps the memory of one given back
+	 * warm for the next, where a mapping's munmap() would interrupt every CPU */
+	c = malloc(sizeof *c + cap);
 	if (!c)
 		return NULL;
 	*c = (struct ggmlviz__flight_chunk){ NULL, 0, 0, 0, cap };

@@ -261,7 +261,7 @@ int ggmlviz__output_open(const char *path, const struct ggmlviz__log_sink *sink)
 
 /*
  * A new file made next to path, open for appending: the fd, or -errno;
- * *name its name, which the caller frees with free().
+ * *name its name, which the caller frees with ggmlviz__pages_free().
  */
 int ggmlviz__output_beside(const char *path, char **name);
 
@@ -281,7 +281,7 @@ int ggmlviz__output_thread(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /*
  * path made absolute (the program may change its directory), NULL without
- * memory; the caller frees it with free().
+ * memory; the caller frees it with ggmlviz__pages_free().
  */
 char *ggmlviz__output_absolute(const char *path);
 

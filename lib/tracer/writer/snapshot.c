@@ -99,7 +99,7 @@ static struct ggmlviz__meta snapshot_meta(const struct ggmlviz__flight *f, uint3
 }
 
 /*
- * The snapshot's start, into memory the caller frees with free(): the
+ * The snapshot's start, into memory the caller frees with ggmlviz__pages_free(): the
  * header, META SNAPSHOT, the trace's start, META GPU, the names, the open
  * requests' first records; *len its bytes, *records its records. NULL
  * without memory.
