@@ -22,8 +22,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <pthread.h>
-
 #include <cstdio>
 #include <cstring>
 
@@ -99,58 +97,11 @@ static bool ggmlviz_whisper_reads(const struct ggml_tensor * t, const struct ggm
     return false;
 }
 
-// A thread's array of a graph's nodes, from the tracer's own pages (never the program's heap,
-// whose blocks then lie where they would untraced: lib/util/pages.h), given back as the thread
-// ends by a key's destructor: a thread_local with a destructor of its own would have the C++
-// runtime take a block of the program's heap on the computing thread.
-struct ggmlviz_whisper_nodes {
-    const void ** at;
-    size_t        cap;
-};
-
-static pthread_key_t             ggmlviz_whisper_nodes_key;
-static pthread_once_t            ggmlviz_whisper_nodes_once = PTHREAD_ONCE_INIT;
-static thread_local ggmlviz_whisper_nodes * ggmlviz_whisper_held;
-
-static void ggmlviz_whisper_nodes_free(void * p) {
-    ggmlviz_whisper_nodes * h = (ggmlviz_whisper_nodes *) p;
-
-    if (h) {
-        ggmlviz__pages_free(h->at);
-        ggmlviz__pages_free(h);
-    }
-}
-
-static void ggmlviz_whisper_nodes_key_make(void) {
-    (void) pthread_key_create(&ggmlviz_whisper_nodes_key, ggmlviz_whisper_nodes_free);
-}
-
-// The calling thread's room for n nodes; nullptr where memory is short.
-static const void ** ggmlviz_whisper_nodes_for(size_t n) {
-    ggmlviz_whisper_nodes * h = ggmlviz_whisper_held;
-
-    if (!h) {
-        (void) pthread_once(&ggmlviz_whisper_nodes_once, ggmlviz_whisper_nodes_key_make);
-        h = (ggmlviz_whisper_nodes *) ggmlviz__pages_array(1, sizeof *h);
-        if (!h || pthread_setspecific(ggmlviz_whisper_nodes_key, h) != 0) {
-            ggmlviz__pages_free(h);
-            return nullptr;
-        }
-        ggmlviz_whisper_held = h;
-    }
-    if (n > h->cap) {
-        ggmlviz__pages_free(h->at);
-        h->at  = (const void **) ggmlviz__pages_array(n, sizeof *h->at);
-        h->cap = h->at ? n : 0;
-    }
-    return n <= h->cap ? h->at : nullptr;
-}
-
 // Each node of g that GGML named, named after the weight that places it.
 static void ggmlviz_whisper_name_nodes(struct ggml_cgraph * g) {
     const int n = ggml_graph_n_nodes(g);
     const size_t count = n > 0 ? (size_t) n : 0;
-    const void ** at = count ? ggmlviz_whisper_nodes_for(count) : nullptr;
+    const void ** at = count ? ggmlviz_ggml__lay_room(count) : nullptr; // the tracer's pages
 
     if (!at) {
         return;

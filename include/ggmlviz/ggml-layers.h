@@ -57,6 +57,8 @@ struct ggmlviz_ggml__layers {
 	uint8_t *level;           /* how far from the node its layer was said */
 	const void **slot_node;   /* the run's nodes, hashed by address */
 	uint32_t *slot_index;
+	const void **room;        /* a graph's nodes copied by an adapter (ggmlviz_ggml__lay_room()) */
+	size_t room_cap;
 };
 
 static __thread struct ggmlviz_ggml__layers *ggmlviz_ggml__lay;
@@ -73,6 +75,7 @@ static void ggmlviz_ggml__lay_free(void *p)
 	ggmlviz__pages_free(l->level);
 	ggmlviz__pages_free((void *)l->slot_node);
 	ggmlviz__pages_free(l->slot_index);
+	ggmlviz__pages_free(l->room);
 	ggmlviz__pages_free(l);
 }
 
@@ -253,6 +256,24 @@ static void ggmlviz_ggml__lay_forget(void)
 {
 	if (ggmlviz_ggml__lay)
 		ggmlviz_ggml__lay->nodes = NULL;
+}
+
+/*
+ * The calling thread's room for n node pointers, in the table's memory (the
+ * tracer's own pages, given back as the thread ends): for an adapter whose
+ * graph gives its nodes one by one (whisper.cpp's) to copy them into before
+ * ggmlviz_ggml__lay_run(); NULL where memory is short.
+ */
+static inline const void **ggmlviz_ggml__lay_room(size_t n)
+{
+	struct ggmlviz_ggml__layers *l = ggmlviz_ggml__lay_for(0);
+
+	if (l && n > l->room_cap) {
+		ggmlviz__pages_free(l->room);
+		l->room = (const void **)ggmlviz__pages_array(n, sizeof *l->room);
+		l->room_cap = l->room ? n : 0;
+	}
+	return l && n <= l->room_cap ? l->room : NULL;
 }
 
 /* Node i's layer and stack from the run's table, made at its first unnamed node since the
