@@ -42,9 +42,17 @@
  * which two cores' counters may disagree. The file's bytes an op say
  * whether the runs packed (8 an op and 8 a worker's share).
  *
- *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT [THREADS [WORK]]]]]]
+ * With AFTER 1, thread 0 calls its graph_done once every worker's has
+ * returned: what it pays where each worker has a core of its own and
+ * ends its graph_done alongside (each folds its slice of the graph's
+ * spans there, lib/tracer/producer/fold.h), shown on a machine of fewer
+ * cores than threads, whose yielding workers would otherwise not have
+ * run yet. Its part is then thread 0's call alone.
+ *
+ *     bench_opcost [NODES [GRAPHS [ROUNDS [EVICT [THREADS [WORK [AFTER]]]]]]]
  *         (141 nodes: the quick start's model's token; 400 graphs; 9
- *         rounds; 0 MiB: nothing evicted; 2 threads, at most 64; 0 ns)
+ *         rounds; 0 MiB: nothing evicted; 2 threads, at most 64; 0 ns;
+ *         0: every thread's graph_done at once)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -108,6 +116,7 @@ static uint32_t op_of(const void *node)
 static int nth = 2;        /* the graph's threads */
 static uint64_t work_ns;   /* a share's own time */
 static int oversubscribed; /* more threads than cores: waiters yield */
+static int done_after;     /* thread 0's graph_done after every worker's (AFTER) */
 
 /* The CPUs this process may run on (its affinity), at least 1. */
 static int usable_cpus(void)
@@ -246,11 +255,14 @@ static void graph(int traced, double t[PARTS + 1])
 		t[TICK] += (double)(bench_now_ns() - s1);
 		barrier();
 	}
+	if (done_after)
+		barrier(); /* every worker's graph_done returned, as on cores of their own */
 	a = bench_now_ns();
 	if (traced)
 		ggmlviz_cpu_graph_done(&pool, 0, nth, node_ptrs, n_nodes, op_of);
 	t[DONE] += (double)(bench_now_ns() - a);
-	barrier();
+	if (!done_after)
+		barrier();
 	a = bench_now_ns();
 	if (traced)
 		ggmlviz_nodes_flush();
@@ -329,6 +341,7 @@ int main(int argc, char **argv)
 	n_nodes = argc > 1 ? atoi(argv[1]) : 141;
 	nth = argc > 5 ? atoi(argv[5]) : 2;
 	work = argc > 6 ? atoi(argv[6]) : 0;
+	done_after = argc > 7 && atoi(argv[7]) != 0;
 	if (n_nodes < 1 || n_nodes > MAX_NODES || graphs < 1 || rounds < 1 || rounds > 64 ||
 	    evict_mib < 0 || evict_mib > 4096 || nth < 1 || nth > MAX_THREADS || work < 0 ||
 	    work > 1000000) {

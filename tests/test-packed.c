@@ -48,6 +48,7 @@
 #include "held-writer.h"
 #include "trace-util.h"
 #include "tracer/base/clock.h"
+#include "tracer/producer/fold.h"
 #include "tracer/producer/producer.h"
 
 #define NODES 5
@@ -832,7 +833,7 @@ static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 {
 	static const uint32_t places[NODES] = { 0, 1, 2, 3, 4 };
 	uint64_t b0[NODES], e0[NODES], b1[NODES], e1[NODES], base;
-	const uint64_t *begin[2] = { b0, b1 }, *end[2] = { e0, e1 };
+	static struct ggmlviz__spans sp; /* the workers' stamps, none folded */
 
 	run_of(11, graph_nodes, NODES, 1, 0); /* asked, not computed: the shares are given below */
 	base = ggmlviz__stamp();
@@ -845,7 +846,15 @@ static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 		e1[i] = at + step * 9 / 10 + ahead;
 	}
 	tu_spin_ns(20000); /* every stamp made is in the past */
-	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, begin, end, 2, base);
+	sp.begin[0] = b0;
+	sp.end[0] = e0;
+	sp.begin[1] = b1;
+	sp.end[1] = e1;
+	sp.k = 2;
+	sp.stamps = 1;
+	sp.slices = 0; /* none folded */
+	sp.floor = base;
+	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, &sp);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }
 

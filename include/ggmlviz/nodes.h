@@ -371,7 +371,7 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
  * done unless a session traces ops.
  *
  * A thread's first call for a pool takes a lock and maybe memory (its
- * slot, 576 KiB); after it, no lock, no system call, no allocation, no
+ * slot, 960 KiB of address space, its pages taken as they are used); after it, no lock, no system call, no allocation, no
  * division: a time read and a store.
  *
  * @param pool the graph's thread pool (GGML's struct ggml_threadpool), by
@@ -439,10 +439,15 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * node and op type only when the thread's nodes differ from its last
  * graph's (a DEFINE); as OP_SHARE records where the times do not pack (a
  * share or wait past 4.29 s) or the session writes every description
- * (GGML_VIZ_DESCRIBE_ONCE=0). On
- * thread 0 it also reads every worker's shares, which the barrier made
- * visible, and gives each node of the calling thread's run its first
- * begin and last end; a begin that two cores' counters put before the
+ * (GGML_VIZ_DESCRIBE_ONCE=0). From three threads on, each worker but
+ * thread 0 first folds a slice of the graph's nodes over every worker's
+ * shares (each node's first begin and last end) into its own slot, and
+ * marks it with thread 0's begin of the graph's first node. On
+ * thread 0 it gives each node of the calling thread's run its first
+ * begin and last end: from the workers' slices marked for this graph,
+ * and from every worker's shares, which the barrier made visible, where
+ * a slice is not (two threads; a worker still folding, or held up past
+ * the next graph's start); a begin that two cores' counters put before the
  * end of the node before it (the barrier ordered them) is moved to that
  * end. The node's op is recorded with those times when the run ends. A
  * node that no run of the calling thread asked about is counted

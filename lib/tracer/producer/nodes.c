@@ -42,6 +42,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
+#include "tracer/producer/fold.h"
 #include "tracer/producer/nvtx.h"
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
@@ -762,37 +763,6 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
 }
 
 /*
- * Node i's time over the k workers' shares after floor: from its first
- * begin (its last, for the graph's first node: until then the workers were
- * being woken, the run's start) to its last end; 0 when a worker has no
- * share of it.
- */
-struct span {
-	uint64_t first;    /* the node's first begin over the workers, as read */
-	uint64_t from, to; /* its op's */
-};
-
-static inline int span_of(const uint64_t *const *begin, const uint64_t *const *end, uint32_t k,
-			  uint32_t i, uint64_t floor, int graph_first, struct span *s)
-{
-	uint64_t first = UINT64_MAX, latest = 0, last = 0;
-
-	for (uint32_t t = 0; t < k; t++) {
-		uint64_t b = begin[t][i], e = end[t][i];
-
-		if (!(b > floor) || e < b)
-			return 0;
-		first = b < first ? b : first;
-		latest = b > latest ? b : latest;
-		last = e > last ? e : last;
-	}
-	s->first = first;
-	s->from = graph_first ? latest : first;
-	s->to = last;
-	return 1;
-}
-
-/*
  * Node s after the one before it, prev: GGML's barrier between two nodes
  * has every share of the first end before any of the next begins, but
  * two cores' counters may disagree by tens of ns (up to 120 seen on the
@@ -804,7 +774,7 @@ static inline int span_of(const uint64_t *const *begin, const uint64_t *const *e
  * the first begin of the node before it was computed out of order, and
  * is left as measured.
  */
-static inline void after_the_one_before(const struct span *prev, struct span *s)
+static inline void after_the_one_before(const struct ggmlviz__span *prev, struct ggmlviz__span *s)
 {
 	if (s->first >= prev->first && s->from < prev->to) {
 		s->from = prev->to;
@@ -817,8 +787,7 @@ static inline void after_the_one_before(const struct span *prev, struct span *s)
  * places and counts would otherwise have its size and flags read again at each node.
  */
 void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
-				    const uint64_t *const *begin, const uint64_t *const *end,
-				    uint32_t k, uint64_t floor)
+				    const struct ggmlviz__spans *sp)
 {
 	struct run *r = tls_run;
 	const int open = r && r->open;
@@ -827,14 +796,28 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 	uint64_t *op_begin = open ? r->op_begin : NULL, *op_end = open ? r->op_end : NULL;
 	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
 	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
-	struct span prev = { 0, 0, 0 }, s;
+	const uint64_t *const *begin = sp->begin, *const *end = sp->end;
+	const uint64_t floor = sp->floor;
+	const uint32_t k = sp->k, slices = sp->slices, chunk = sp->chunk;
+	uint32_t t = 0, slice_end = slices ? chunk : UINT32_MAX; /* place i is in slice t */
+	const uint64_t *first = slices ? sp->first[0] : NULL;
+	struct ggmlviz__span prev = { 0, 0, 0 }, s;
 
 	if (open && r->ignore_ticks)
 		return;
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t i = places[j];
+		int got;
 
-		if (!span_of(begin, end, k, i, floor, !started, &s))
+		while (GGMLVIZ__UNLIKELY(i >= slice_end)) { /* the next slice: places ascend */
+			t++;
+			slice_end = t + 1 < slices ? slice_end + chunk : UINT32_MAX;
+			first = t < slices ? sp->first[t] : NULL;
+		}
+		got = first ? ggmlviz__span_folded(first, sp->latest[t], sp->last[t], floor, i,
+						   !started, &s)
+			    : ggmlviz__span_stamps(begin, end, k, floor, i, !started, &s);
+		if (!got)
 			continue;
 		started++;
 		after_the_one_before(&prev, &s);

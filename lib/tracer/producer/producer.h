@@ -292,18 +292,18 @@ struct ggmlviz__kernel_rec {
  * The CPU backend's measured times of a graph's nodes (shares.c's
  * hand-over), on the thread that computes the graph: the n places of
  * its own shares, in order (a node it began no share of is no node of
- * this graph, and is not looked at), of k workers' shares, worker t's of
- * node i from begin[t][i] to end[t][i] (raw stamps; those at or before
- * floor are an earlier graph's; worker 0's are the calling thread's
- * own). Each node that every worker computed a share of
- * gets its shares' first begin and last end, the graph's first such
- * node its last worker's begin (their start is the run's), and a begin
- * read before the end of the node before it (two cores' counters) that
- * end. A node of no open run is counted (ggmlviz__state.shares_unasked).
+ * this graph, and is not looked at), their spans over the graph's
+ * workers read from sp (fold.h: the workers' folded slices where they
+ * are this graph's, else their stamps). Each node that every worker
+ * computed a share of gets its shares' first begin and last end, the
+ * graph's first such node its last worker's begin (their start is the
+ * run's), and a begin read before the end of the node before it (two
+ * cores' counters) that end. A node of no open run is counted
+ * (ggmlviz__state.shares_unasked).
  */
+struct ggmlviz__spans;
 void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
-				    const uint64_t *const *begin, const uint64_t *const *end,
-				    uint32_t k, uint64_t floor);
+				    const struct ggmlviz__spans *sp);
 struct ggmlviz__packed_copy;
 /*
  * The same at one thread, from the n times c holds (packed.h): the

@@ -60,6 +60,7 @@
 #include "tracer/base/base.h"
 #include "tracer/base/clock.h"
 #include "tracer/producer/emit.h"
+#include "tracer/producer/fold.h"
 #include "tracer/producer/packed.h"
 #include "tracer/producer/producer.h"
 #include "util/leaving.h"
@@ -67,15 +68,25 @@
 
 #define POOLS 16u
 #define POOL_THREADS 1024u
-#define HANDED_OVER 256u /* the most workers whose shares time an op (hand_over()) */
+/*
+ * The fewest workers whose spans are folded by the workers (fold.h). At two
+ * thread 0 reads the one worker's stamps as they would be folded, fetched
+ * while it writes its own shares: no fewer lines, and sooner.
+ */
+#define FOLDED_FROM 3u
 
 struct share_slot {
 	struct ggmlviz__perthread_item item; /* first: listed while its thread runs */
+	/* what the pool's other threads read, set when the slot is taken */
 	const void *pool;
 	uint32_t ith;
 	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
+	/* its slice of its last graph's spans, for thread 0 (fold.h): by place */
+	uint64_t *fold_first, *fold_latest, *fold_last;
+	struct board *board;     /* its pool's */
+	/* the thread's own, written at every graph: on lines of their own */
+	_Alignas(GGMLVIZ__CACHE_LINE) uint64_t prev_done; /* this thread's last graph_done */
 	uint32_t *op;            /* the op type of each node with a share, at the graph's end */
-	uint64_t prev_done;      /* this thread's last graph_done */
 	uint32_t *at;            /* the places of the graph's nodes with a share (at its end) */
 	/* its set of shares (SHARE_TIMES): the nodes of its last DEFINE, and where it stands */
 	uint64_t set;            /* its id; 0: none */
@@ -84,6 +95,7 @@ struct share_slot {
 	uint64_t *set_node;      /* and their nodes' addresses */
 	struct ggmlviz__written set_written;
 	struct ggmlviz__packed_copy copy; /* worker 0 of one: its SHARE_TIMES' times (packed.h) */
+	uint32_t fold_n, fold_nth, chunk; /* the graph's places and workers the chunk is for */
 	struct share_slot *next_free;
 };
 
@@ -92,7 +104,10 @@ _Static_assert(GGMLVIZ__SHARE_NODES <= GGMLVIZ__COPY_RECORDS * GGMLVIZ__TIMES_PE
 
 struct board {
 	_Atomic(const void *) pool;
+	int reused; /* taken again for another pool while the first's threads may run: no folds */
 	_Atomic(struct share_slot *) slot[POOL_THREADS];
+	/* worker t's mark of its last folded slice (fold_own()): eight workers a line */
+	_Alignas(GGMLVIZ__CACHE_LINE) _Atomic uint64_t mark[POOL_THREADS];
 };
 
 static struct board boards[POOLS];
@@ -129,6 +144,9 @@ static void slot_free(struct share_slot *s)
 	ggmlviz__pages_free(s->set_at);
 	ggmlviz__pages_free(s->set_node);
 	ggmlviz__pages_free(s->copy.body);
+	ggmlviz__pages_free(s->fold_first);
+	ggmlviz__pages_free(s->fold_latest);
+	ggmlviz__pages_free(s->fold_last);
 	ggmlviz__pages_free(s);
 }
 
@@ -149,7 +167,11 @@ static struct share_slot *slot_new(void)
 	s->at = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->at);
 	s->set_at = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->set_at);
 	s->set_node = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->set_node);
-	if (!s->begin || !s->end || !s->op || !s->at || !s->set_at || !s->set_node) {
+	s->fold_first = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->fold_first);
+	s->fold_latest = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->fold_latest);
+	s->fold_last = ggmlviz__pages_array(GGMLVIZ__SHARE_NODES, sizeof *s->fold_last);
+	if (!s->begin || !s->end || !s->op || !s->at || !s->set_at || !s->set_node ||
+	    !s->fold_first || !s->fold_latest || !s->fold_last) {
 		slot_free(s);
 		return NULL;
 	}
@@ -173,8 +195,10 @@ static struct board *board_of(const void *pool)
 	if (b)
 		return b;
 	b = board_now(NULL); /* an empty one */
-	if (!b)
+	if (!b) {
 		b = &boards[(uintptr_t)pool / 64 % POOLS]; /* more pools than boards: one is reused */
+		b->reused = 1;
+	}
 	atomic_store_explicit(&b->pool, pool, memory_order_release);
 	return b;
 }
@@ -215,6 +239,8 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		b = board_of(pool);
 		s->pool = pool;
 		s->ith = (uint32_t)ith;
+		s->board = b;
+		s->fold_n = s->fold_nth = 0;
 		s->prev_done = 0;
 		s->set = 0; /* its shares are defined again, on this thread's ring */
 		if (ith == 0 && !s->copy.body) /* a graph of one thread copies its times (copy_of()) */
@@ -238,7 +264,7 @@ static inline int shares_wanted(void)
 static inline void share_begin_at(struct ggmlviz__tls_node *t, int node, uint64_t stamp)
 {
 	if (GGMLVIZ__LIKELY((unsigned)node < GGMLVIZ__SHARE_NODES))
-		t->begin[node] = stamp;
+		ggmlviz__stamp_store(&t->begin[node], stamp);
 	else
 		atomic_fetch_add_explicit(&beyond, 1, memory_order_relaxed);
 }
@@ -303,10 +329,14 @@ void ggmlviz_cpu_share_end(const void *pool, int ith, int node)
 	struct ggmlviz__tls_node *t = &ggmlviz__tls_node;
 
 	if (GGMLVIZ__LIKELY(t->end && t->pool == pool && (unsigned)node < GGMLVIZ__SHARE_NODES &&
-			    shares_wanted()))
-		t->end[node] = t->share_end = t->last_end = ggmlviz__stamp();
-	else
+			    shares_wanted())) {
+		uint64_t stamp = ggmlviz__stamp();
+
+		ggmlviz__stamp_store(&t->end[node], stamp);
+		t->share_end = t->last_end = stamp;
+	} else {
 		t->last_end = 0; /* an end not kept (a stop mid-share): the next begin reads the time */
+	}
 	(void)ith;
 }
 
@@ -479,15 +509,6 @@ static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint
 	return (int)k;
 }
 
-/* Every cache line of the n stamps at `at` asked for (a prefetch never faults). */
-static inline void lines_ahead(const uint64_t *at, uint32_t n)
-{
-	uintptr_t line = (uintptr_t)at & ~(uintptr_t)(GGMLVIZ__CACHE_LINE - 1);
-
-	for (; n && line <= (uintptr_t)&at[n - 1]; line += GGMLVIZ__CACHE_LINE)
-		__builtin_prefetch((const void *)line);
-}
-
 /* Worker t's slot on board b, if it is still s0's pool's worker t; else NULL. */
 static inline struct share_slot *worker_slot(const struct board *b, const struct share_slot *s0,
 					     uint32_t t)
@@ -498,27 +519,131 @@ static inline struct share_slot *worker_slot(const struct board *b, const struct
 }
 
 /*
- * Thread 0, as the graph ends: the other workers' stamps of its n nodes
- * fetched into its cache while it writes its own shares. They are lines
- * the workers wrote in their own caches, each a transfer from another
- * core when hand_over() reads it; fetched together, those transfers
- * overlap one another and the thread's own work instead of following one
- * after another. Only the workers hand_over() reads, each at every
- * place up to n: its reads, at thread 0's shares' places, are among them.
+ * The pool's workers' stamps, as worker s->ith reads them (its own from its
+ * slot, the others' from the board): 0 where a worker's slot is not there
+ * (it computed nothing of this graph: no op then has every share) or the
+ * pool has more workers than are followed.
  */
-static void others_ahead(const struct board *b, const struct share_slot *s0, uint32_t nth,
-			 uint32_t n)
+static int stamps_of(const struct share_slot *s, uint32_t nth, struct ggmlviz__spans *sp)
 {
-	if (!b || nth > HANDED_OVER)
-		return;
-	for (uint32_t t = 1; t < nth; t++) {
-		const struct share_slot *s = worker_slot(b, s0, t);
+	if (!s->board || nth > GGMLVIZ__FOLD_WORKERS)
+		return 0;
+	for (uint32_t t = 0; t < nth; t++) {
+		const struct share_slot *w = t == s->ith ? s : worker_slot(s->board, s, t);
 
-		if (s) {
-			lines_ahead(s->begin, n);
-			lines_ahead(s->end, n);
-		}
+		if (!w)
+			return 0;
+		sp->begin[t] = w->begin;
+		sp->end[t] = w->end;
 	}
+	sp->k = nth;
+	sp->stamps = 1;
+	return 1;
+}
+
+/*
+ * The graph's slices: one for each worker but thread 0, whose own work
+ * after the graph is the run's. Their size is worked out again only when
+ * the graph's size or workers change: no division at every graph.
+ */
+static uint32_t chunk_of(struct share_slot *s, uint32_t nth, uint32_t n)
+{
+	if (s->fold_n != n || s->fold_nth != nth) {
+		s->chunk = ggmlviz__fold_chunk(n, nth - 1);
+		s->fold_n = n;
+		s->fold_nth = nth;
+	}
+	return s->chunk;
+}
+
+/*
+ * Worker ith (not 0): its slice of the graph's spans folded (fold.h), then
+ * marked on the board with thread 0's begin of the graph's first node,
+ * which no other graph has; the release orders the fold's stores before
+ * it. Only where that begin is this graph's (before the worker's own last
+ * end, `ended`: a later graph's comes after the barrier that followed it)
+ * and was still there when the fold was done: else thread 0 may have
+ * begun the next graph while this thread was held up, and the fold read
+ * some of its stamps.
+ */
+static void fold_own(struct share_slot *s, uint32_t nth, uint32_t n, uint64_t floor,
+		     uint64_t ended)
+{
+	struct ggmlviz__spans sp;
+	uint32_t chunk = chunk_of(s, nth, n), from = (s->ith - 1) * chunk, first = 0;
+	uint64_t id;
+
+	if (!s->board || s->board->reused || !stamps_of(s, nth, &sp))
+		return;
+	while (first < n && !has_share(s, floor, first))
+		first++;
+	id = first < n ? ggmlviz__stamp_load(&sp.begin[0][first]) : 0;
+	if (!id || id >= ended)
+		return;
+	if (from < n)
+		ggmlviz__fold_slice(s->fold_first, s->fold_latest, s->fold_last, sp.begin, sp.end, nth,
+				    from, n - from > chunk ? from + chunk : n);
+	if (ggmlviz__stamp_load(&sp.begin[0][first]) == id)
+		atomic_store_explicit(&s->board->mark[s->ith], id, memory_order_release);
+}
+
+/* Every cache line of the n stamps at `at` asked for (a prefetch never faults). */
+static inline void lines_ahead(const uint64_t *at, uint32_t n)
+{
+	uintptr_t line = (uintptr_t)at & ~(uintptr_t)(GGMLVIZ__CACHE_LINE - 1);
+
+	for (; n && line <= (uintptr_t)&at[n - 1]; line += GGMLVIZ__CACHE_LINE)
+		__builtin_prefetch((const void *)line);
+}
+
+/*
+ * Thread 0 of two, as the graph ends: the worker's stamps of its n nodes
+ * fetched into its cache while it writes its own shares, lines the
+ * worker wrote in its own cache, each a transfer from another core:
+ * fetched together, they overlap one another and the thread's own work.
+ */
+static void stamps_ahead(const struct share_slot *s0, uint32_t n)
+{
+	const struct share_slot *w = s0->board ? worker_slot(s0->board, s0, 1) : NULL;
+
+	if (w) {
+		lines_ahead(w->begin, n);
+		lines_ahead(w->end, n);
+	}
+}
+
+/*
+ * Thread 0: each worker's folded slice whose mark is this graph's (its
+ * own begin of the graph's first node, place p0), its lines asked for at
+ * once; the acquire orders the fold's stores before these loads. Returns
+ * whether every slice was taken; those not taken are read from the
+ * stamps.
+ */
+static int folds_taken(struct share_slot *s0, uint32_t nth, uint32_t n, uint32_t p0,
+		       struct ggmlviz__spans *sp)
+{
+	const struct board *b = s0->board;
+	const uint64_t id = s0->begin[p0];
+	uint32_t from = 0;
+	int all = 1;
+
+	sp->chunk = chunk_of(s0, nth, n);
+	sp->slices = nth - 1;
+	for (uint32_t t = 1; t < nth; t++, from += sp->chunk) {
+		uint64_t mark = atomic_load_explicit(&b->mark[t], memory_order_acquire);
+		const struct share_slot *w = !b->reused && mark == id ? worker_slot(b, s0, t) : NULL;
+		uint32_t len = from < n ? (n - from < sp->chunk ? n - from : sp->chunk) : 0;
+
+		sp->first[t - 1] = w ? w->fold_first : NULL;
+		sp->latest[t - 1] = w ? w->fold_latest : NULL;
+		sp->last[t - 1] = w ? w->fold_last : NULL;
+		if (w) {
+			lines_ahead(w->fold_first + from, len);
+			lines_ahead(w->fold_last + from, len);
+		}
+		all &= w != NULL;
+	}
+	return all;
 }
 
 /*
@@ -526,36 +651,30 @@ static void others_ahead(const struct board *b, const struct share_slot *s0, uin
  * workers, to the node engine; only the nodes of its own `own` shares
  * (emit_shares() left their places in s0->at): a node every worker
  * computed a share of is one of them, and a view, of no share, is not
- * looked at again.
+ * looked at again. The workers' stamps are read only where a slice was
+ * not folded for this graph, or where none is folded (one or two workers).
  */
-static void hand_over(const struct board *b, const struct share_slot *s0, uint64_t floor,
-		      uint32_t nth, const void *const *nodes, uint32_t own)
+static void hand_over(struct share_slot *s0, uint32_t nth, uint32_t n, uint64_t floor,
+		      const void *const *nodes, uint32_t own)
 {
-	const uint64_t *begin[HANDED_OVER], *end[HANDED_OVER];
-	uint32_t k = 0;
+	struct ggmlviz__spans sp;
 
-	if (!b || nth > HANDED_OVER)
-		return; /* more workers than followed here: the ticks' estimate stays */
-	for (uint32_t t = 0; t < nth; t++) {
-		/* its own, whichever thread the board names: another may have been thread 0 since */
-		const struct share_slot *s = t ? worker_slot(b, s0, t) : s0;
-
-		if (s) {
-			begin[k] = s->begin;
-			end[k++] = s->end;
-		}
-	}
-	if (k != nth)
+	if (!own || nth > GGMLVIZ__FOLD_WORKERS)
+		return; /* more workers than followed: the ticks' estimate stays */
+	sp.floor = floor;
+	sp.stamps = 0;
+	sp.slices = sp.chunk = 0;
+	if ((nth < FOLDED_FROM || !folds_taken(s0, nth, n, s0->at[0], &sp)) &&
+	    !stamps_of(s0, nth, &sp))
 		return; /* a worker computed nothing of this graph: no measure of every share */
-	ggmlviz__nodes_measured_shares(nodes, s0->at, own, begin, end, k, floor);
+	ggmlviz__nodes_measured_shares(nodes, s0->at, own, &sp);
 }
 
 int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const *nodes,
 			   int n_nodes, ggmlviz_node_op_fn op_of)
 {
 	struct share_slot *s = tls_slot;
-	const struct board *b;
-	uint64_t done, floor;
+	uint64_t done, floor, ended = ggmlviz__tls_node.last_end; /* its last share's end */
 	uint32_t n;
 	int count;
 
@@ -572,8 +691,10 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
 	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
-	b = ith == 0 ? board_now(s->pool) : NULL;
-	others_ahead(b, s, (uint32_t)nth, n);
+	if (nth >= (int)FOLDED_FROM && ith > 0 && nth <= (int)GGMLVIZ__FOLD_WORKERS)
+		fold_own(s, (uint32_t)nth, n, floor, ended); /* first: thread 0 reads it soon */
+	else if (nth == 2 && ith == 0)
+		stamps_ahead(s, n);
 	/* an earlier graph's copy, held by the thread's run, before this graph's end writes over
 	 * it and its places: as whichever worker (a slot taken again for another pool) */
 	ggmlviz__nodes_copy_settle();
@@ -582,7 +703,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 		/* one worker: its shares' times are the ops', and the run takes their copy (n: 0
 		 * where none was made, emit_shares()) */
 		if (!ggmlviz__nodes_measured_copy(&s->copy, s->set_at, s->set_node, s->set))
-			hand_over(b, s, floor, (uint32_t)nth, nodes, (uint32_t)count);
+			hand_over(s, (uint32_t)nth, n, floor, nodes, (uint32_t)count);
 		if (GGMLVIZ__UNLIKELY(!atomic_load_explicit(&said.measured, memory_order_relaxed)))
 			atomic_store_explicit(&said.measured, 1, memory_order_relaxed);
 	}

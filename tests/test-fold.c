@@ -1,0 +1,293 @@
+/*
+ * Each node's span over its workers, folded a slice per worker
+ * (lib/tracer/producer/fold.h): every worker but thread 0 folds its
+ * slice of the graph's places in its graph_done, and thread 0 takes a
+ * worker's slice where the worker's mark lies in this graph.
+ *   - the fold itself: first begin, last end, a share whose end came
+ *     before its begin leaving its place without a span; slices of
+ *     whole cache lines that cover the graph;
+ *   - a pool of 3 threads computes 40 nodes (the two workers' slices of
+ *     24 and 16), its workers' graph_done before thread 0's: every op
+ *     spans its shares, from the workers' folds;
+ *   - the same, the workers' graph_done after thread 0's (a worker
+ *     still folding, as GGML's threadpool build allows): their slices of
+ *     the graph before are marked, not taken, and every op still spans
+ *     its shares, read from the stamps.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <ggmlviz/nodes.h>
+#include <ggmlviz/reader.h>
+#include <ggmlviz/tracer.h>
+
+#include "check-compat.h"
+#include "gpu-sim.h"
+#include "trace-util.h"
+#include "tracer/producer/fold.h"
+
+#define THREADS 3
+#define NODES 40
+#define MAX_SEEN 1024
+
+static struct gs_node graph[NODES];
+static const void *nodes[NODES];
+static char cpu_backend;
+
+static void make_graph(void)
+{
+	for (int i = 0; i < NODES; i++) {
+		graph[i] = (struct gs_node){ (uint32_t)(1 + i % 7), "MUL_MAT", "node", 0 };
+		nodes[i] = &graph[i];
+	}
+}
+
+static uint32_t op_of(const void *node)
+{
+	return ((const struct gs_node *)node)->op;
+}
+
+/* How long thread t works on node i: every thread a different time. */
+static uint64_t work_ns(int t, int i)
+{
+	return 2000u + (uint64_t)t * 3000u + (uint64_t)(i % 5) * 500u;
+}
+
+struct pool {
+	pthread_barrier_t barrier;
+	const int *workers_first; /* each graph's: the workers' graph_done before thread 0's */
+	int graphs;
+};
+
+struct worker {
+	struct pool *pool;
+	int ith;
+};
+
+/* ggml_graph_compute_thread, for one thread, its graph_done in the order asked. */
+static void compute(struct worker *w, int g)
+{
+	struct pool *p = w->pool;
+	int first = w->ith == 0 ? !p->workers_first[g] : p->workers_first[g];
+
+	for (int i = 0; i < NODES; i++) {
+		ggmlviz_cpu_share_begin(p, w->ith, i);
+		tu_spin_ns(work_ns(w->ith, i));
+		ggmlviz_cpu_share_end(p, w->ith, i);
+		if (w->ith == 0)
+			ggmlviz_nodes_tick();
+		pthread_barrier_wait(&p->barrier);
+	}
+	if (first)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, NODES, op_of),
+				 NODES);
+	pthread_barrier_wait(&p->barrier); /* the graph_done of one side, then the other's */
+	if (!first)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, NODES, op_of),
+				 NODES);
+}
+
+/* A worker through every graph, as a threadpool's: its slot and its marks kept. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int g = 0; g < w->pool->graphs; g++) {
+		pthread_barrier_wait(&w->pool->barrier); /* thread 0 asked the graph's nodes */
+		compute(w, g);
+	}
+	return NULL;
+}
+
+/* The graphs, each asked on this thread (thread 0) and computed by the pool. */
+static void run_graphs(struct pool *p)
+{
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+
+	for (int t = 0; t < THREADS; t++)
+		w[t] = (struct worker){ p, t };
+	for (int t = 1; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
+	for (int g = 0; g < p->graphs; g++) {
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL),
+					 0);
+		pthread_barrier_wait(&p->barrier);
+		compute(&w[0], g);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	}
+	for (int t = 1; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+}
+
+struct seen {
+	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
+	size_t ops, shares;
+};
+
+static void note(const struct ggmlviz_timing *t, void *arg)
+{
+	struct seen *s = arg;
+
+	if (t->kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
+		s->op[s->ops++] = *t;
+	else if (t->kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
+		s->share[s->shares++] = *t;
+}
+
+/* Thread t's share of node i in op: the latest to end by the op's end (within the conversion). */
+static const struct ggmlviz_timing *share_in(const struct seen *s, uint32_t t, uint32_t i,
+					     const struct ggmlviz_timing *op)
+{
+	const struct ggmlviz_timing *best = NULL;
+
+	for (size_t k = 0; k < s->shares; k++) {
+		const struct ggmlviz_timing *sh = &s->share[k];
+
+		if (sh->ticks == t && sh->n_nodes == i && sh->end_ns <= op->end_ns + 1000 &&
+		    (!best || sh->end_ns > best->end_ns))
+			best = sh;
+	}
+	return best;
+}
+
+static uint64_t apart(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * The last run's ops (the trace's last NODES): each measured, from its
+ * shares' first begin (the run's first: the last begin) to their last
+ * end, within the clock's conversion.
+ */
+static void assert_ops_span_their_shares(const struct seen *s)
+{
+	ck_assert_uint_ge(s->ops, NODES);
+	for (uint32_t i = 0; i < NODES; i++) {
+		const struct ggmlviz_timing *op = &s->op[s->ops - NODES + i];
+		uint64_t first = UINT64_MAX, latest = 0, last = 0;
+
+		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
+		for (uint32_t t = 0; t < THREADS; t++) {
+			const struct ggmlviz_timing *sh = share_in(s, t, i, op);
+
+			ck_assert_msg(sh != NULL, "node %u: thread %u's share", i, t);
+			first = sh->begin_ns < first ? sh->begin_ns : first;
+			latest = sh->begin_ns > latest ? sh->begin_ns : latest;
+			last = sh->end_ns > last ? sh->end_ns : last;
+		}
+		ck_assert_msg(apart(op->begin_ns, i ? first : latest) <= 1000,
+			      "node %u begins at %llu, its shares at %llu", i,
+			      (unsigned long long)op->begin_ns, (unsigned long long)(i ? first : latest));
+		ck_assert_msg(apart(op->end_ns, last) <= 1000, "node %u ends at %llu, its shares at %llu",
+			      i, (unsigned long long)op->end_ns, (unsigned long long)last);
+	}
+}
+
+/* Graphs computed by one pool, the workers' graph_done first in those of workers_first[] that say so. */
+static struct seen *graphs(const char *tag, const int *workers_first, int n)
+{
+	struct pool p = { .workers_first = workers_first, .graphs = n };
+	struct ggmlviz_config cfg;
+	char path[256];
+	struct seen *s = calloc(1, sizeof *s);
+
+	ck_assert_ptr_nonnull(s);
+	make_graph();
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	tu_path(path, sizeof path, tag);
+	tu_config(&cfg, path);
+	cfg.gpu_kernels = 0;
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	run_graphs(&p);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	pthread_barrier_destroy(&p.barrier);
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	return s;
+}
+
+START_TEST(a_slice_folds_first_begins_and_last_ends)
+{
+	uint64_t b0[16] = { 0 }, e0[16] = { 0 }, b1[16] = { 0 }, e1[16] = { 0 };
+	const uint64_t *begin[2] = { b0, b1 }, *end[2] = { e0, e1 };
+	uint64_t first[16], latest[16], last[16];
+
+	for (int i = 0; i < 16; i++) {
+		b0[i] = 1000u + 100u * (uint64_t)i;
+		e0[i] = b0[i] + 40u;
+		b1[i] = b0[i] + (i % 2 ? 5u : 0u) - (i % 3 ? 0u : 3u);
+		e1[i] = b1[i] + 60u - (uint64_t)(i % 4) * 10u;
+	}
+	e1[9] = b1[9] - 1; /* an end before its begin: no span */
+	ggmlviz__fold_slice(first, latest, last, begin, end, 2, 8, 16);
+	for (int i = 8; i < 16; i++) {
+		uint64_t f = b0[i] < b1[i] ? b0[i] : b1[i], l = e0[i] > e1[i] ? e0[i] : e1[i];
+
+		ck_assert_uint_eq(first[i], i == 9 ? 0 : f);
+		ck_assert_uint_eq(latest[i], b0[i] > b1[i] ? b0[i] : b1[i]);
+		if (i != 9)
+			ck_assert_uint_eq(last[i], l);
+	}
+}
+END_TEST
+
+START_TEST(slices_are_whole_lines_and_cover_the_graph)
+{
+	static const uint32_t n[] = { 1, 7, 8, 40, 141, 1000, 16384 };
+
+	for (size_t a = 0; a < sizeof n / sizeof *n; a++)
+		for (uint32_t slices = 1; slices <= 64; slices++) {
+			uint32_t chunk = ggmlviz__fold_chunk(n[a], slices);
+
+			ck_assert_uint_eq(chunk % 8, 0);
+			ck_assert_uint_ge((uint64_t)chunk * slices, n[a]);
+			ck_assert_uint_lt(chunk - 8, (n[a] + slices - 1) / slices);
+		}
+}
+END_TEST
+
+START_TEST(ops_span_their_shares_from_the_workers_folds)
+{
+	static const int order[] = { 1, 1, 1 };
+	struct seen *s = graphs("fold-first", order, 3);
+
+	assert_ops_span_their_shares(s);
+	free(s);
+}
+END_TEST
+
+START_TEST(a_fold_of_the_graph_before_is_not_taken)
+{
+	static const int order[] = { 1, 1, 0 };
+	struct seen *s = graphs("fold-late", order, 3);
+
+	assert_ops_span_their_shares(s);
+	free(s);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("fold");
+	TCase *c = tcase_create("fold");
+
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, a_slice_folds_first_begins_and_last_ends);
+	tcase_add_test(c, slices_are_whole_lines_and_cover_the_graph);
+	tcase_add_test(c, ops_span_their_shares_from_the_workers_folds);
+	tcase_add_test(c, a_fold_of_the_graph_before_is_not_taken);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(make_suite());
+}
