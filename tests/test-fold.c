@@ -7,12 +7,16 @@
  *     before its begin leaving its place without a span; slices of
  *     whole cache lines that cover the graph;
  *   - a pool of 3 threads computes 40 nodes (the two workers' slices of
- *     24 and 16), its workers' graph_done before thread 0's: every op
- *     spans its shares, from the workers' folds;
+ *     24 and 16), or 5 (16, 16, 8 and an empty one), its workers'
+ *     graph_done before thread 0's: every op spans its shares, and every
+ *     worker's slice was taken;
  *   - the same, the workers' graph_done after thread 0's (a worker
  *     still folding, as GGML's threadpool build allows): their slices of
- *     the graph before are marked, not taken, and every op still spans
- *     its shares, read from the stamps.
+ *     the graph before are marked, none is taken, and every op still
+ *     spans its shares, read from the stamps;
+ *   - worker 1's graph_done held until thread 0 began the next graph:
+ *     its fold is not taken there, nor in the next graph, where thread
+ *     0's graph_done comes first.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -30,8 +34,9 @@
 #include "gpu-sim.h"
 #include "trace-util.h"
 #include "tracer/producer/fold.h"
+#include "tracer/producer/producer.h"
 
-#define THREADS 3
+#define MAX_THREADS 5
 #define NODES 40
 #define MAX_SEEN 1024
 
@@ -58,9 +63,14 @@ static uint64_t work_ns(int t, int i)
 	return 2000u + (uint64_t)t * 3000u + (uint64_t)(i % 5) * 500u;
 }
 
+/* A graph's order of graph_done: thread 0's first, the workers' first, or worker 1's late. */
+enum { THREAD_0_FIRST, WORKERS_FIRST, WORKER_1_LATE };
+
 struct pool {
 	pthread_barrier_t barrier;
-	const int *workers_first; /* each graph's: the workers' graph_done before thread 0's */
+	int threads;
+	_Atomic int began; /* the last graph whose first share thread 0 began */
+	const int *workers_first; /* each graph's order, as above */
 	int graphs;
 };
 
@@ -69,26 +79,48 @@ struct worker {
 	int ith;
 };
 
-/* ggml_graph_compute_thread, for one thread, its graph_done in the order asked. */
+/* Worker 1's graph_done of the graph before, held until thread 0 began graph g. */
+static void late_graph_done(struct worker *w, int g)
+{
+	struct pool *p = w->pool;
+
+	if (w->ith != 1 || g == 0 || p->workers_first[g - 1] != WORKER_1_LATE)
+		return;
+	while (atomic_load(&p->began) < g)
+		tu_spin_ns(1000);
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(p, 1, p->threads, nodes, NODES, op_of), NODES);
+}
+
+/*
+ * ggml_graph_compute_thread, for one thread, its graph_done in the order
+ * asked; with WORKER_1_LATE, worker 1's after thread 0 began the next graph
+ * (GGML's threadpool build has no barrier after graph_done).
+ */
 static void compute(struct worker *w, int g)
 {
 	struct pool *p = w->pool;
-	int first = w->ith == 0 ? !p->workers_first[g] : p->workers_first[g];
+	const int order = p->workers_first[g];
+	int first = w->ith == 0 ? order == THREAD_0_FIRST : order != THREAD_0_FIRST;
 
+	late_graph_done(w, g);
 	for (int i = 0; i < NODES; i++) {
 		ggmlviz_cpu_share_begin(p, w->ith, i);
+		if (w->ith == 0 && i == 0)
+			atomic_store(&p->began, g);
 		tu_spin_ns(work_ns(w->ith, i));
 		ggmlviz_cpu_share_end(p, w->ith, i);
 		if (w->ith == 0)
 			ggmlviz_nodes_tick();
 		pthread_barrier_wait(&p->barrier);
 	}
-	if (first)
-		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, NODES, op_of),
+	if (order == WORKER_1_LATE && w->ith == 1)
+		first = -1; /* at the next graph's start */
+	if (first == 1)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, NODES, op_of),
 				 NODES);
 	pthread_barrier_wait(&p->barrier); /* the graph_done of one side, then the other's */
-	if (!first)
-		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, THREADS, nodes, NODES, op_of),
+	if (first == 0)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, NODES, op_of),
 				 NODES);
 }
 
@@ -107,12 +139,12 @@ static void *worker_main(void *arg)
 /* The graphs, each asked on this thread (thread 0) and computed by the pool. */
 static void run_graphs(struct pool *p)
 {
-	pthread_t th[THREADS];
-	struct worker w[THREADS];
+	pthread_t th[MAX_THREADS];
+	struct worker w[MAX_THREADS];
 
-	for (int t = 0; t < THREADS; t++)
+	for (int t = 0; t < p->threads; t++)
 		w[t] = (struct worker){ p, t };
-	for (int t = 1; t < THREADS; t++)
+	for (int t = 1; t < p->threads; t++)
 		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
 	for (int g = 0; g < p->graphs; g++) {
 		for (int i = 0; i < NODES; i++)
@@ -122,13 +154,14 @@ static void run_graphs(struct pool *p)
 		compute(&w[0], g);
 		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 	}
-	for (int t = 1; t < THREADS; t++)
+	for (int t = 1; t < p->threads; t++)
 		pthread_join(th[t], NULL);
 }
 
 struct seen {
 	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
 	size_t ops, shares;
+	uint64_t folds_taken; /* the workers' slices thread 0 took */
 };
 
 static void note(const struct ggmlviz_timing *t, void *arg)
@@ -167,7 +200,7 @@ static uint64_t apart(uint64_t a, uint64_t b)
  * shares' first begin (the run's first: the last begin) to their last
  * end, within the clock's conversion.
  */
-static void assert_ops_span_their_shares(const struct seen *s)
+static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
 {
 	ck_assert_uint_ge(s->ops, NODES);
 	for (uint32_t i = 0; i < NODES; i++) {
@@ -175,7 +208,7 @@ static void assert_ops_span_their_shares(const struct seen *s)
 		uint64_t first = UINT64_MAX, latest = 0, last = 0;
 
 		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
-		for (uint32_t t = 0; t < THREADS; t++) {
+		for (uint32_t t = 0; t < threads; t++) {
 			const struct ggmlviz_timing *sh = share_in(s, t, i, op);
 
 			ck_assert_msg(sh != NULL, "node %u: thread %u's share", i, t);
@@ -192,21 +225,23 @@ static void assert_ops_span_their_shares(const struct seen *s)
 }
 
 /* Graphs computed by one pool, the workers' graph_done first in those of workers_first[] that say so. */
-static struct seen *graphs(const char *tag, const int *workers_first, int n)
+static struct seen *graphs(const char *tag, int threads, const int *workers_first, int n)
 {
-	struct pool p = { .workers_first = workers_first, .graphs = n };
+	struct pool p = { .threads = threads, .workers_first = workers_first, .graphs = n };
 	struct ggmlviz_config cfg;
 	char path[256];
 	struct seen *s = calloc(1, sizeof *s);
 
 	ck_assert_ptr_nonnull(s);
 	make_graph();
-	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, THREADS), 0);
+	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, (unsigned)threads), 0);
 	tu_path(path, sizeof path, tag);
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	s->folds_taken = ggmlviz__shares_folds_taken();
 	run_graphs(&p);
+	s->folds_taken = ggmlviz__shares_folds_taken() - s->folds_taken;
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	pthread_barrier_destroy(&p.barrier);
 	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
@@ -253,22 +288,46 @@ START_TEST(slices_are_whole_lines_and_cover_the_graph)
 }
 END_TEST
 
+/* _i: 3 threads (slices of 24 and 16 places), or 5 (16, 16, 8, and one empty). */
 START_TEST(ops_span_their_shares_from_the_workers_folds)
 {
-	static const int order[] = { 1, 1, 1 };
-	struct seen *s = graphs("fold-first", order, 3);
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST, WORKERS_FIRST };
+	const int threads = _i ? 5 : 3;
+	struct seen *s = graphs("fold-first", threads, order, 3);
 
-	assert_ops_span_their_shares(s);
+	assert_ops_span_their_shares(s, (uint32_t)threads);
+	ck_assert_uint_eq(s->folds_taken, 3u * (uint64_t)(threads - 1)); /* every slice folded */
 	free(s);
 }
 END_TEST
 
 START_TEST(a_fold_of_the_graph_before_is_not_taken)
 {
-	static const int order[] = { 1, 1, 0 };
-	struct seen *s = graphs("fold-late", order, 3);
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST, THREAD_0_FIRST };
+	const int threads = _i ? 5 : 3;
+	struct seen *s = graphs("fold-late", threads, order, 3);
 
-	assert_ops_span_their_shares(s);
+	assert_ops_span_their_shares(s, (uint32_t)threads);
+	ck_assert_uint_eq(s->folds_taken, 2u * (uint64_t)(threads - 1)); /* none of the third */
+	free(s);
+}
+END_TEST
+
+/*
+ * Worker 1 held in its graph_done of the second graph until thread 0 began
+ * the third, then thread 0's graph_done of the third before the workers':
+ * worker 1's fold of the second may hold the third's stamps (thread 0's
+ * begin of its first node among them), and it is not taken; nor is the
+ * second's slice, which it had not folded yet.
+ */
+START_TEST(a_fold_held_past_the_next_graphs_start_is_not_taken)
+{
+	static const int order[] = { WORKERS_FIRST, WORKER_1_LATE, THREAD_0_FIRST };
+	const int threads = _i ? 5 : 3;
+	struct seen *s = graphs("fold-held", threads, order, 3);
+
+	assert_ops_span_their_shares(s, (uint32_t)threads);
+	ck_assert_uint_eq(s->folds_taken, (uint64_t)(threads - 1) + (uint64_t)(threads - 2));
 	free(s);
 }
 END_TEST
@@ -281,8 +340,9 @@ static Suite *make_suite(void)
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, a_slice_folds_first_begins_and_last_ends);
 	tcase_add_test(c, slices_are_whole_lines_and_cover_the_graph);
-	tcase_add_test(c, ops_span_their_shares_from_the_workers_folds);
-	tcase_add_test(c, a_fold_of_the_graph_before_is_not_taken);
+	tcase_add_loop_test(c, ops_span_their_shares_from_the_workers_folds, 0, 2);
+	tcase_add_loop_test(c, a_fold_of_the_graph_before_is_not_taken, 0, 2);
+	tcase_add_loop_test(c, a_fold_held_past_the_next_graphs_start_is_not_taken, 0, 2);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -851,7 +851,6 @@ static void two_workers_run(uint64_t step, uint64_t ahead, int swapped)
 	sp.begin[1] = b1;
 	sp.end[1] = e1;
 	sp.k = 2;
-	sp.stamps = 1;
 	sp.slices = 0; /* none folded */
 	sp.floor = base;
 	ggmlviz__nodes_measured_shares(graph_nodes, places, NODES, &sp);

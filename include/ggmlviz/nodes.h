@@ -371,7 +371,9 @@ int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t end
  * done unless a session traces ops.
  *
  * A thread's first call for a pool takes a lock and maybe memory (its
- * slot, 960 KiB of address space, its pages taken as they are used); after it, no lock, no system call, no allocation, no
+ * slot, 960 KiB of address space, of which its 256 KiB of stamps are
+ * cleared then and the rest is taken as it is used); after it, no lock,
+ * no system call, no allocation, no
  * division: a time read and a store.
  *
  * @param pool the graph's thread pool (GGML's struct ggml_threadpool), by
@@ -442,7 +444,7 @@ typedef uint32_t (*ggmlviz_node_op_fn)(const void *node);
  * (GGML_VIZ_DESCRIBE_ONCE=0). From three threads on, each worker but
  * thread 0 first folds a slice of the graph's nodes over every worker's
  * shares (each node's first begin and last end) into its own slot, and
- * marks it with thread 0's begin of the graph's first node. On
+ * marks it with thread 0's begin of the graph's first node and its own. On
  * thread 0 it gives each node of the calling thread's run its first
  * begin and last end: from the workers' slices marked for this graph,
  * and from every worker's shares, which the barrier made visible, where

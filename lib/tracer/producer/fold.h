@@ -9,17 +9,19 @@
  * thread 0 reads the other's stamps, as many lines), the workers other than thread 0,
  * each in its graph_done (shares.c), fold one slice of the graph's places
  * over every worker's stamps into their own slots, and mark it; thread 0
- * reads each folded slice whose mark is this graph's: the graph's spans,
- * the same lines at every thread count, and the marks, eight workers a
- * line. A slice not marked (a worker still folding, as GGML's threadpool
- * build allows, where no barrier follows graph_done) it reads from the
- * stamps, as before.
+ * reads each folded slice whose marks are this graph's: the graph's spans,
+ * the same lines at every thread count, the marks, four workers a line,
+ * and one line of each worker's stamps (its begin of the graph's first
+ * node, which the mark must equal). A slice not marked for this graph (a
+ * worker still folding, as GGML's threadpool build allows, where no
+ * barrier follows graph_done) it reads from the stamps, as before.
  *
  * The stamps are read here while a worker of the pool may already store
  * the next graph's (a slow thread's fold): they are read and stored as
  * relaxed atomics, which are the plain loads and stores of the
  * processors GGML runs on; a fold that read a later graph's stamps is
- * never taken (its mark is an earlier graph's).
+ * never taken (its mark holds the worker's own begin of an earlier
+ * graph's first node).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -52,15 +54,14 @@ struct ggmlviz__span {
  * places from s * chunk, folded into first[s], last[s] and latest[s]
  * (NULL where it was not folded for this graph: read from the stamps
  * then); the k workers' stamps, worker t's of node i at begin[t][i] and
- * end[t][i] (worker 0's the calling thread's), where stamps says they
- * were filled. Stamps at or before floor are an earlier graph's.
+ * end[t][i] (worker 0's the calling thread's), filled where a slice was
+ * not taken. Stamps at or before floor are an earlier graph's.
  */
 struct ggmlviz__spans {
 	const uint64_t *first[GGMLVIZ__FOLD_WORKERS], *last[GGMLVIZ__FOLD_WORKERS];
 	const uint64_t *latest[GGMLVIZ__FOLD_WORKERS];
 	const uint64_t *begin[GGMLVIZ__FOLD_WORKERS], *end[GGMLVIZ__FOLD_WORKERS];
 	uint32_t k, slices, chunk;
-	int stamps;
 	uint64_t floor;
 };
 

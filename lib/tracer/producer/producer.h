@@ -331,6 +331,8 @@ void ggmlviz__nodes_copy_settle(void);
 void ggmlviz__nodes_held_ticks(int graph_end);
 /* Shares no op got since the process started: no run asked, or past what a slot holds. */
 uint64_t ggmlviz__shares_unattributed(void);
+/* The workers' folded slices the calling thread took as thread 0 (fold.h), for tests. */
+uint64_t ggmlviz__shares_folds_taken(void);
 /* A session starts: what META SHARES will count from (the session's lock held). */
 void ggmlviz__shares_open(void);
 /* A session stops, still active: its META SHARES, where shares were measured or lost. */

@@ -14,11 +14,14 @@
  * end each thread writes its shares as OP_SHARE records on its own ring:
  * the share's compute, and its wait at the barrier after it (until its
  * next share began, or the graph ended). Thread 0, the one that computes
- * the graph for the scheduler, also reads every worker's slot (after the
- * last barrier, which orders their stores before its loads, and before it
- * starts the next graph, the only thing after which they store again) and
- * gives the node engine each node's first begin and last end: the op's
- * time, method MEASURED (nodes.c). The graph's first node begins when its
+ * the graph for the scheduler, also gives the node engine each node's
+ * first begin and last end: the op's time, method MEASURED (nodes.c).
+ * From three threads on the other workers fold those first, a slice of
+ * the graph each, and thread 0 reads their slices (fold.h); at two, or
+ * where a slice was not folded for this graph, it reads every worker's
+ * slot itself (after the last barrier, which orders their stores before
+ * its loads, and before it starts the next graph, the only thing after
+ * which they store again). The graph's first node begins when its
  * last worker began it instead: until then the workers were being woken
  * (or made), which is the run's start, as the estimate of ticks.h has it.
  *
@@ -102,12 +105,21 @@ struct share_slot {
 _Static_assert(GGMLVIZ__SHARE_NODES <= GGMLVIZ__COPY_RECORDS * GGMLVIZ__TIMES_PER_RECORD,
 	       "a copy of a graph's shares has a stamp for each of its records");
 
+/*
+ * A worker's folded slice, marked (fold_own()): thread 0's begin of the
+ * graph's first node, as the fold read it, and the worker's own begin of
+ * it, which no fold of another graph has.
+ */
+struct fold_mark {
+	_Atomic uint64_t id, key;
+};
+
 struct board {
 	_Atomic(const void *) pool;
-	int reused; /* taken again for another pool while the first's threads may run: no folds */
+	_Atomic int reused; /* taken again for another pool while the first's threads may run: no folds */
 	_Atomic(struct share_slot *) slot[POOL_THREADS];
-	/* worker t's mark of its last folded slice (fold_own()): eight workers a line */
-	_Alignas(GGMLVIZ__CACHE_LINE) _Atomic uint64_t mark[POOL_THREADS];
+	/* worker t's marks of its last folded slice (fold_own()): four workers a line */
+	_Alignas(GGMLVIZ__CACHE_LINE) struct fold_mark mark[POOL_THREADS];
 };
 
 static struct board boards[POOLS];
@@ -121,6 +133,7 @@ static struct {
 } said;
 
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t tls_folds_taken; /* workers' slices taken, as thread 0 (for tests) */
 
 /* A thread ends: its slot goes to a later thread (never freed: see above). */
 static void slot_release(struct ggmlviz__perthread_item *it)
@@ -197,7 +210,7 @@ static struct board *board_of(const void *pool)
 	b = board_now(NULL); /* an empty one */
 	if (!b) {
 		b = &boards[(uintptr_t)pool / 64 % POOLS]; /* more pools than boards: one is reused */
-		b->reused = 1;
+		atomic_store_explicit(&b->reused, 1, memory_order_relaxed);
 	}
 	atomic_store_explicit(&b->pool, pool, memory_order_release);
 	return b;
@@ -217,6 +230,18 @@ static void node_line_of(const struct share_slot *s)
 	t->last_end = 0;
 }
 
+/*
+ * A slot's stamps cleared as it is taken: relaxed stores, since a worker of
+ * the slot's last pool, held up in its fold, may still read them.
+ */
+static void stamps_cleared(struct share_slot *s)
+{
+	for (uint32_t i = 0; i < GGMLVIZ__SHARE_NODES; i++) {
+		ggmlviz__stamp_store(&s->begin[i], 0);
+		ggmlviz__stamp_store(&s->end[i], 0);
+	}
+}
+
 /* The slow path: the calling thread's slot, as worker ith of pool; NULL: not followed. */
 static struct share_slot *slot_for(const void *pool, int ith)
 {
@@ -234,8 +259,7 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		ggmlviz__perthread_keep(&slots, &s->item); /* handed on when the thread ends */
 	if (s) {
 		/* what it held was another thread's, or another pool's graphs': nothing of this one */
-		memset(s->begin, 0, GGMLVIZ__SHARE_NODES * sizeof *s->begin);
-		memset(s->end, 0, GGMLVIZ__SHARE_NODES * sizeof *s->end);
+		stamps_cleared(s);
 		b = board_of(pool);
 		s->pool = pool;
 		s->ith = (uint32_t)ith;
@@ -537,7 +561,6 @@ static int stamps_of(const struct share_slot *s, uint32_t nth, struct ggmlviz__s
 		sp->end[t] = w->end;
 	}
 	sp->k = nth;
-	sp->stamps = 1;
 	return 1;
 }
 
@@ -558,22 +581,26 @@ static uint32_t chunk_of(struct share_slot *s, uint32_t nth, uint32_t n)
 
 /*
  * Worker ith (not 0): its slice of the graph's spans folded (fold.h), then
- * marked on the board with thread 0's begin of the graph's first node,
- * which no other graph has; the release orders the fold's stores before
- * it. Only where that begin is this graph's (before the worker's own last
- * end, `ended`: a later graph's comes after the barrier that followed it)
- * and was still there when the fold was done: else thread 0 may have
- * begun the next graph while this thread was held up, and the fold read
- * some of its stamps.
+ * marked on the board: with thread 0's begin of the graph's first node as
+ * the fold read it (thread 0 takes the slice only where that is its own:
+ * the board may name another thread 0 since), and with the worker's own
+ * begin of it, which no fold of another graph has, even one held up past
+ * the next graph's start, where thread 0's begin it read may already be
+ * that graph's. Release stores: thread 0's acquire loads of both then see
+ * the fold's stores. A fold whose thread 0 begin is not before the
+ * worker's own last end (`ended`) is not worth doing: that begin is a
+ * later graph's, thread 0 is past this one.
  */
 static void fold_own(struct share_slot *s, uint32_t nth, uint32_t n, uint64_t floor,
 		     uint64_t ended)
 {
 	struct ggmlviz__spans sp;
 	uint32_t chunk = chunk_of(s, nth, n), from = (s->ith - 1) * chunk, first = 0;
+	struct fold_mark *m;
 	uint64_t id;
 
-	if (!s->board || s->board->reused || !stamps_of(s, nth, &sp))
+	if (!s->board || atomic_load_explicit(&s->board->reused, memory_order_relaxed) ||
+	    !stamps_of(s, nth, &sp))
 		return;
 	while (first < n && !has_share(s, floor, first))
 		first++;
@@ -583,8 +610,9 @@ static void fold_own(struct share_slot *s, uint32_t nth, uint32_t n, uint64_t fl
 	if (from < n)
 		ggmlviz__fold_slice(s->fold_first, s->fold_latest, s->fold_last, sp.begin, sp.end, nth,
 				    from, n - from > chunk ? from + chunk : n);
-	if (ggmlviz__stamp_load(&sp.begin[0][first]) == id)
-		atomic_store_explicit(&s->board->mark[s->ith], id, memory_order_release);
+	m = &s->board->mark[s->ith];
+	atomic_store_explicit(&m->key, s->begin[first], memory_order_release);
+	atomic_store_explicit(&m->id, id, memory_order_release);
 }
 
 /* Every cache line of the n stamps at `at` asked for (a prefetch never faults). */
@@ -613,11 +641,28 @@ static void stamps_ahead(const struct share_slot *s0, uint32_t n)
 }
 
 /*
- * Thread 0: each worker's folded slice whose mark is this graph's (its
- * own begin of the graph's first node, place p0), its lines asked for at
- * once; the acquire orders the fold's stores before these loads. Returns
- * whether every slice was taken; those not taken are read from the
- * stamps.
+ * Worker t's folded slice, if its marks are this graph's: thread 0's own
+ * begin of its first node (id, at place p0) and the worker's own begin of
+ * it; the acquire loads order the fold's stores before the slice's loads.
+ * The worker's stamps are still (the graph's last barrier is behind it,
+ * the next graph not begun); the marks, a worker still folding may store.
+ */
+static const struct share_slot *folded_slice(const struct board *b,
+					     const struct share_slot *s0, uint32_t t,
+					     uint64_t id, uint32_t p0)
+{
+	const struct fold_mark *m = &b->mark[t];
+	const struct share_slot *w;
+
+	if (atomic_load_explicit(&m->id, memory_order_acquire) != id || !(w = worker_slot(b, s0, t)))
+		return NULL;
+	return atomic_load_explicit(&m->key, memory_order_acquire) == w->begin[p0] ? w : NULL;
+}
+
+/*
+ * Thread 0: each worker's folded slice whose marks are this graph's, its
+ * lines asked for at once. Returns whether every slice was taken; those
+ * not taken are read from the stamps.
  */
 static int folds_taken(struct share_slot *s0, uint32_t nth, uint32_t n, uint32_t p0,
 		       struct ggmlviz__spans *sp)
@@ -627,11 +672,12 @@ static int folds_taken(struct share_slot *s0, uint32_t nth, uint32_t n, uint32_t
 	uint32_t from = 0;
 	int all = 1;
 
+	if (atomic_load_explicit(&b->reused, memory_order_relaxed))
+		return 0;
 	sp->chunk = chunk_of(s0, nth, n);
 	sp->slices = nth - 1;
 	for (uint32_t t = 1; t < nth; t++, from += sp->chunk) {
-		uint64_t mark = atomic_load_explicit(&b->mark[t], memory_order_acquire);
-		const struct share_slot *w = !b->reused && mark == id ? worker_slot(b, s0, t) : NULL;
+		const struct share_slot *w = folded_slice(b, s0, t, id, p0);
 		uint32_t len = from < n ? (n - from < sp->chunk ? n - from : sp->chunk) : 0;
 
 		sp->first[t - 1] = w ? w->fold_first : NULL;
@@ -642,6 +688,7 @@ static int folds_taken(struct share_slot *s0, uint32_t nth, uint32_t n, uint32_t
 			lines_ahead(w->fold_last + from, len);
 		}
 		all &= w != NULL;
+		tls_folds_taken += w != NULL;
 	}
 	return all;
 }
@@ -662,7 +709,6 @@ static void hand_over(struct share_slot *s0, uint32_t nth, uint32_t n, uint64_t 
 	if (!own || nth > GGMLVIZ__FOLD_WORKERS)
 		return; /* more workers than followed: the ticks' estimate stays */
 	sp.floor = floor;
-	sp.stamps = 0;
 	sp.slices = sp.chunk = 0;
 	if ((nth < FOLDED_FROM || !folds_taken(s0, nth, n, s0->at[0], &sp)) &&
 	    !stamps_of(s0, nth, &sp))
@@ -723,6 +769,11 @@ void ggmlviz__shares_unload(void)
 	}
 	memset(boards, 0, sizeof boards);
 	ggmlviz__inner_unlock(&lock);
+}
+
+uint64_t ggmlviz__shares_folds_taken(void)
+{
+	return tls_folds_taken;
 }
 
 uint64_t ggmlviz__shares_unattributed(void)
