@@ -16,7 +16,9 @@
  *     spans its shares, read from the stamps;
  *   - worker 1's graph_done held until thread 0 began the next graph:
  *     its fold is not taken there, nor in the next graph, where thread
- *     0's graph_done comes first.
+ *     0's graph_done comes first;
+ *   - 24 pools in turn, more than the boards their slots are found
+ *     through: every pool's workers' slices are taken.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -224,28 +226,40 @@ static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
 	}
 }
 
-/* Graphs computed by one pool, the workers' graph_done first in those of workers_first[] that say so. */
-static struct seen *graphs(const char *tag, int threads, const int *workers_first, int n)
+/*
+ * Graphs computed by pool p (its address GGML's threadpool's), the workers'
+ * graph_done first in those of workers_first[] that say so; its workers end with it.
+ */
+static struct seen *graphs_of(struct pool *pp, const char *tag, int threads,
+			      const int *workers_first, int n)
 {
-	struct pool p = { .threads = threads, .workers_first = workers_first, .graphs = n };
 	struct ggmlviz_config cfg;
 	char path[256];
 	struct seen *s = calloc(1, sizeof *s);
 
 	ck_assert_ptr_nonnull(s);
+	*pp = (struct pool){ .threads = threads, .workers_first = workers_first, .graphs = n };
 	make_graph();
-	ck_assert_int_eq(pthread_barrier_init(&p.barrier, NULL, (unsigned)threads), 0);
+	ck_assert_int_eq(pthread_barrier_init(&pp->barrier, NULL, (unsigned)threads), 0);
 	tu_path(path, sizeof path, tag);
 	tu_config(&cfg, path);
 	cfg.gpu_kernels = 0;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	s->folds_taken = ggmlviz__shares_folds_taken();
-	run_graphs(&p);
+	run_graphs(pp);
 	s->folds_taken = ggmlviz__shares_folds_taken() - s->folds_taken;
 	ck_assert_int_eq(ggmlviz_stop(), 0);
-	pthread_barrier_destroy(&p.barrier);
+	pthread_barrier_destroy(&pp->barrier);
 	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
 	return s;
+}
+
+/* Graphs computed by one pool (graphs_of()). */
+static struct seen *graphs(const char *tag, int threads, const int *workers_first, int n)
+{
+	struct pool p;
+
+	return graphs_of(&p, tag, threads, workers_first, n);
 }
 
 START_TEST(a_slice_folds_first_begins_and_last_ends)
@@ -332,6 +346,29 @@ START_TEST(a_fold_held_past_the_next_graphs_start_is_not_taken)
 }
 END_TEST
 
+/*
+ * Pool after pool, each of 3 threads that end with it, at addresses of
+ * their own (llama-bench makes one at each test): more than the boards
+ * the slots are found through. Each pool's board is emptied as its last
+ * slot leaves, so that the later pools' workers still fold their slices
+ * (a board taken again while its pool's threads may run folds none).
+ */
+START_TEST(folds_go_on_past_as_many_pools_as_boards)
+{
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
+	static struct pool pools[24];
+
+	for (size_t k = 0; k < sizeof pools / sizeof *pools; k++) {
+		struct seen *s = graphs_of(&pools[k], "fold-pools", 3, order, 2);
+
+		assert_ops_span_their_shares(s, 3);
+		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
+			      (unsigned long long)s->folds_taken);
+		free(s);
+	}
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("fold");
@@ -343,6 +380,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(c, ops_span_their_shares_from_the_workers_folds, 0, 2);
 	tcase_add_loop_test(c, a_fold_of_the_graph_before_is_not_taken, 0, 2);
 	tcase_add_loop_test(c, a_fold_held_past_the_next_graphs_start_is_not_taken, 0, 2);
+	tcase_add_test(c, folds_go_on_past_as_many_pools_as_boards);
 	suite_add_tcase(s, c);
 	return s;
 }

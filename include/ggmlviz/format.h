@@ -334,7 +334,7 @@ enum ggmlviz_meta_kind {
 	GGMLVIZ_META_GPU = 8,          /**< value = 1 if the session records GPU kernels (KERNEL records), 0 if not, label = how, or why not */
 	GGMLVIZ_META_PEAK = 9,         /**< key = threads, value = bytes/s read from memory, value2 = f32 FMA FLOP/s, label = how measured: the machine's peak (peak_threads) */
 	GGMLVIZ_META_SAMPLE = 10,      /**< key = op_sample, value = op_slow_us, value2 = 1 if the other steps' ops are summed (OP_SUMMARY), label = in words: which steps keep their ops one by one */
-	GGMLVIZ_META_SHARES = 11,      /**< value = nodes measured inside GGML's CPU backend (OP_SHARE) that no op got in the session, value2 = how many of them were past the nodes, threads or pools followed, label = in words; written at a clean stop where the CPU backend measured shares or some went unattributed */
+	GGMLVIZ_META_SHARES = 11,      /**< value = nodes measured inside GGML's CPU backend (OP_SHARE) that no op got in the session, value2 = how many of them were past the nodes or threads followed, label = in words; written at a clean stop where the CPU backend measured shares or some went unattributed */
 	GGMLVIZ_META_CLOCK = 12,       /**< key = enum ggmlviz_clock: what stamped the records before the writer made them nanoseconds; value = its ticks per second; value2 = zero; label = in words; written at the start, after PROCESS (and PEAK, SAMPLE) */
 	/**
 	 * GPU kernels recorded in sampled windows (ggmlviz_config::gpu_sample_k):

@@ -294,7 +294,7 @@ struct cli_shares_said {
 	bool read;             /* the file could be read again (not a pipe) */
 	uint64_t sessions;     /* records: 0 where the trace says nothing (an older writer's) */
 	uint64_t unattributed; /* their sum */
-	uint64_t beyond;       /* ... of which past the nodes, threads or pools followed */
+	uint64_t beyond;       /* ... of which past the nodes or threads followed */
 };
 
 /* Reads path's META SHARES records, if it is a file (a second reader, to the end). */

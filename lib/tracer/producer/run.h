@@ -18,6 +18,10 @@
 #define AHEAD 16u    /* nodes fetched into the cache before they are needed (see ahead()) */
 #define IDS_SEEN 8u   /* the ids the thread's last runs were named by: one seen there is kept */
 
+struct run;
+/* The calling thread's run (nodes.c), or NULL before its first ask. */
+extern _Thread_local struct run *ggmlviz__tls_run __attribute__((tls_model("initial-exec")));
+
 /* A run's descriptions, kept for the next run of the same split graph. */
 struct kept {
 	uint64_t graph_id;               /* GGML's id of the split graph; 0: empty */

@@ -26,9 +26,13 @@
  * (or made), which is the run's start, as the estimate of ticks.h has it.
  *
  * The slots of a pool (GGML's threadpool, by address) are found through a
- * small table; a slot is never freed while the process runs, only handed
+ * small table of boards; a slot is never freed while the process runs, only handed
  * to a later thread when its own ends, so that a stale pointer in the
- * table never reads freed memory. The stamps of one graph are told from
+ * table never reads freed memory. A board is the pool's while a slot
+ * names it: when the last one leaves (its thread ended, or took it for
+ * another pool), the board is empty again, for any pool, so that a
+ * program that makes pool after pool (llama-bench at each test, a server
+ * at each context) keeps its folds. The stamps of one graph are told from
  * older ones by thread 0's previous graph_done: every share of a graph
  * begins after it, every share of the graphs before began before it. A
  * slot is cleared when a thread takes it, or takes it for another pool.
@@ -117,6 +121,7 @@ struct fold_mark {
 struct board {
 	_Atomic(const void *) pool;
 	_Atomic int reused; /* taken again for another pool while the first's threads may run: no folds */
+	uint32_t named;     /* slots whose board it is (the lock held): at 0, empty again */
 	_Atomic(struct share_slot *) slot[POOL_THREADS];
 	/* worker t's marks of its last folded slice (fold_own()): four workers a line */
 	_Alignas(GGMLVIZ__CACHE_LINE) struct fold_mark mark[POOL_THREADS];
@@ -135,12 +140,34 @@ static struct {
 static _Thread_local struct share_slot *tls_slot __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t tls_folds_taken; /* workers' slices taken, as thread 0 (for tests) */
 
+/*
+ * Slot s no longer names its board (the lock held). The last slot to leave
+ * empties it: no thread of its pool, nor of a pool that took it again,
+ * reads it any more, since each reads only its own slot's board.
+ */
+static void board_left(struct share_slot *s)
+{
+	struct board *b = s->board;
+
+	s->board = NULL;
+	if (!b || --b->named)
+		return;
+	for (uint32_t t = 0; t < POOL_THREADS; t++) {
+		atomic_store_explicit(&b->slot[t], NULL, memory_order_relaxed);
+		atomic_store_explicit(&b->mark[t].id, 0, memory_order_relaxed);
+		atomic_store_explicit(&b->mark[t].key, 0, memory_order_relaxed);
+	}
+	atomic_store_explicit(&b->reused, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->pool, NULL, memory_order_release);
+}
+
 /* A thread ends: its slot goes to a later thread (never freed: see above). */
 static void slot_release(struct ggmlviz__perthread_item *it)
 {
 	struct share_slot *s = (struct share_slot *)(void *)it;
 
 	ggmlviz__inner_lock(&lock);
+	board_left(s);
 	s->next_free = free_slots;
 	free_slots = s;
 	ggmlviz__inner_unlock(&lock);
@@ -260,7 +287,9 @@ static struct share_slot *slot_for(const void *pool, int ith)
 	if (s) {
 		/* what it held was another thread's, or another pool's graphs': nothing of this one */
 		stamps_cleared(s);
+		board_left(s); /* first: emptied, it may be this pool's again */
 		b = board_of(pool);
+		b->named++;
 		s->pool = pool;
 		s->ith = (uint32_t)ith;
 		s->board = b;
@@ -802,9 +831,8 @@ void ggmlviz__shares_say(void)
 	else
 		snprintf(label, sizeof label, "%llu node shares measured inside GGML's CPU backend "
 			 "went to no op: %llu in no run asked about on their graph's thread, "
-			 "%llu past the %u nodes of a graph, the %u threads of a pool or "
-			 "the %u pools followed", (unsigned long long)(unasked + past),
-			 (unsigned long long)unasked, (unsigned long long)past, GGMLVIZ__SHARE_NODES,
-			 POOL_THREADS, POOLS);
+			 "%llu past the %u nodes of a graph or the %u threads of a pool followed",
+			 (unsigned long long)(unasked + past), (unsigned long long)unasked,
+			 (unsigned long long)past, GGMLVIZ__SHARE_NODES, POOL_THREADS);
 	ggmlviz__emit_meta_shares(unasked + past, past, label);
 }

@@ -1,0 +1,123 @@
+/*
+ * The CPU backend's measured times of a graph's nodes, handed to the run
+ * of the thread that computes the graph (producer.h): the spans of its
+ * shares over the graph's workers (shares.c's hand-over), or at one
+ * thread the copy of its own shares' packed times. The run records them
+ * at its end (run-records.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "tracer/base/base.h"
+#include "tracer/producer/fold.h"
+#include "tracer/producer/packed.h"
+#include "tracer/producer/producer.h"
+#include "tracer/producer/run.h"
+
+/*
+ * Node s after the one before it, prev: GGML's barrier between two nodes
+ * has every share of the first end before any of the next begins, but
+ * two cores' counters may disagree by tens of ns (up to 120 seen on the
+ * project's 2-core machine), so a begin read on one core can come out
+ * before an end read on another. Such an op begins where the one before
+ * it ended (and ends there at the earliest): the ops keep the order the
+ * barrier gave them, and a run's times still pack
+ * (ggmlviz__times_pack()). A node whose first begin, as read, is before
+ * the first begin of the node before it was computed out of order, and
+ * is left as measured.
+ */
+static inline void after_the_one_before(const struct ggmlviz__span *prev, struct ggmlviz__span *s)
+{
+	if (s->first >= prev->first && s->from < prev->to) {
+		s->from = prev->to;
+		s->to = s->to < prev->to ? prev->to : s->to;
+	}
+}
+
+/*
+ * The run's fields in locals through the loop: its stores of uint32_t
+ * places and counts would otherwise have its size and flags read again at each node.
+ */
+void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *places, uint32_t n,
+				    const struct ggmlviz__spans *sp)
+{
+	struct run *r = ggmlviz__tls_run;
+	const int open = r && r->open;
+	const void **at = open ? r->nodes : NULL;
+	uint32_t *place = open ? r->dense_place : NULL;
+	uint64_t *op_begin = open ? r->op_begin : NULL, *op_end = open ? r->op_end : NULL;
+	uint32_t started = 0, size = open ? r->n : 0, hint = open ? r->cpu_hint : 0;
+	uint32_t kept = open ? r->dense_n : 0, room = open ? r->cap : 0;
+	const uint64_t *const *begin = sp->begin, *const *end = sp->end;
+	const uint64_t floor = sp->floor;
+	const uint32_t k = sp->k, slices = sp->slices, chunk = sp->chunk;
+	uint32_t t = 0, slice_end = slices ? chunk : UINT32_MAX; /* place i is in slice t */
+	const uint64_t *first = slices ? sp->first[0] : NULL;
+	struct ggmlviz__span prev = { 0, 0, 0 }, s;
+
+	if (open && r->ignore_ticks)
+		return;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = places[j];
+		int got;
+
+		while (GGMLVIZ__UNLIKELY(i >= slice_end)) { /* the next slice: places ascend */
+			t++;
+			slice_end = t + 1 < slices ? slice_end + chunk : UINT32_MAX;
+			first = t < slices ? sp->first[t] : NULL;
+		}
+		got = first ? ggmlviz__span_folded(first, sp->latest[t], sp->last[t], floor, i,
+						   !started, &s)
+			    : ggmlviz__span_stamps(begin, end, k, floor, i, !started, &s);
+		if (!got)
+			continue;
+		started++;
+		after_the_one_before(&prev, &s);
+		prev = s;
+		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
+			if (GGMLVIZ__UNLIKELY(kept >= room))
+				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */
+			place[kept] = i; /* kept in order (run.h) */
+			op_begin[kept] = s.from;
+			op_end[kept++] = s.to;
+			hint = i + 1;
+		} else if (!open) {
+			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to); /* counted: no run */
+		} else {
+			kept = ggmlviz__run_spilled(r, kept); /* by place, after those: the later time takes it */
+			r->cpu_hint = hint; /* the search starts there */
+			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to);
+			hint = r->cpu_hint;
+		}
+	}
+	if (open) {
+		r->dense_n = kept;
+		r->cpu_hint = hint;
+	}
+}
+
+int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
+				 const uint64_t *node, uint64_t set)
+{
+	struct run *r = ggmlviz__tls_run;
+
+	if (!r || !r->open || r->ignore_ticks || r->copy || r->cpu_timed || r->dense_n ||
+	    !c->n || c->n > r->cap)
+		return 0; /* the hand-over's: a run holding measured times takes later ones by place */
+	r->copy = c;
+	r->copy_at = places;
+	r->copy_node = node;
+	r->copy_set = set;
+	return 1;
+}
+
+void ggmlviz__nodes_copy_settle(void)
+{
+	struct run *r = ggmlviz__tls_run;
+
+	if (r && r->copy)
+		ggmlviz__run_copy_settle(r);
+}
