@@ -22,7 +22,7 @@
 #include "tracer/producer/producer.h"
 #include "tracer/producer/run.h"
 
-/* ---- measured times given to the run (shares.c's, through nodes.c) ---- */
+/* ---- measured times given to the run (shares.c's, through measured.c) ---- */
 
 void ggmlviz__run_measured_search(struct run *r, const void *node, uint64_t begin, uint64_t end)
 {

@@ -15,7 +15,7 @@
  * the share's compute, and its wait at the barrier after it (until its
  * next share began, or the graph ended). Thread 0, the one that computes
  * the graph for the scheduler, also gives the node engine each node's
- * first begin and last end: the op's time, method MEASURED (nodes.c).
+ * first begin and last end: the op's time, method MEASURED (measured.c).
  * From three threads on the other workers fold those first, a slice of
  * the graph each, and thread 0 reads their slices (fold.h); at two, or
  * where a slice was not folded for this graph, it reads every worker's
@@ -45,7 +45,7 @@
  *
  * At one thread a node's time is its one share's, and the run's OP_TIMES
  * hold the same bytes as the thread's SHARE_TIMES REPEAT: those are
- * copied as they are written, and the run takes the copy (nodes.c)
+ * copied as they are written, and the run takes the copy (measured.c)
  * instead of the hand-over's stamps, which it would only pack again.
  *
  * What no op got is counted, never attributed by guess, and said at the
