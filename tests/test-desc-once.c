@@ -70,9 +70,7 @@ static void start(const char *tag, char *path, size_t size, int every)
 {
 	struct ggmlviz_config cfg;
 
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, size, tag);
 	cfg.describe_every = (uint32_t)every;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 }

@@ -18,7 +18,11 @@
  *     its fold is not taken there, nor in the next graph, where thread
  *     0's graph_done comes first;
  *   - 24 pools in turn, more than the boards their slots are found
- *     through: every pool's workers' slices are taken.
+ *     through: every pool's workers' slices are taken; so too where each
+ *     pool's workers outlive thread 0's move to the next pool (the board
+ *     emptied by a worker, not by thread 0), and where another pool
+ *     computes on its own threads all the while (boards emptied and
+ *     taken again beside a board in use: its slices still taken).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +31,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <ggmlviz/nodes.h>
 #include <ggmlviz/reader.h>
@@ -35,12 +40,13 @@
 #include "check-compat.h"
 #include "gpu-sim.h"
 #include "trace-util.h"
+#include "tracer/base/compat.h"
 #include "tracer/producer/fold.h"
 #include "tracer/producer/producer.h"
 
 #define MAX_THREADS 5
 #define NODES 40
-#define MAX_SEEN 1024
+#define MAX_SEEN 4096
 
 static struct gs_node graph[NODES];
 static const void *nodes[NODES];
@@ -68,17 +74,25 @@ static uint64_t work_ns(int t, int i)
 /* A graph's order of graph_done: thread 0's first, the workers' first, or worker 1's late. */
 enum { THREAD_0_FIRST, WORKERS_FIRST, WORKER_1_LATE };
 
+struct pool;
+
+struct worker {
+	struct pool *pool;
+	int ith;
+};
+
 struct pool {
 	pthread_barrier_t barrier;
 	int threads;
 	_Atomic int began; /* the last graph whose first share thread 0 began */
 	const int *workers_first; /* each graph's order, as above */
 	int graphs;
-};
-
-struct worker {
-	struct pool *pool;
-	int ith;
+	pthread_t th[MAX_THREADS];
+	struct worker w[MAX_THREADS];
+	_Atomic uint32_t tid[MAX_THREADS]; /* each thread's, as the trace has it */
+	_Atomic int leave;   /* the workers may end: until then they wait, their graphs done */
+	int linger;          /* the workers not ended with the graphs: by another's run_graphs() */
+	struct pool *before; /* whose workers end after this pool's first graph (NULL: none) */
 };
 
 /* Worker 1's graph_done of the graph before, held until thread 0 began graph g. */
@@ -126,54 +140,116 @@ static void compute(struct worker *w, int g)
 				 NODES);
 }
 
-/* A worker through every graph, as a threadpool's: its slot and its marks kept. */
+/*
+ * A worker through every graph, as a threadpool's: its slot and its marks
+ * kept; then it waits until it may end (its slot given back then).
+ */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
+	atomic_store(&w->pool->tid[w->ith], ggmlviz__os_gettid());
 	for (int g = 0; g < w->pool->graphs; g++) {
 		pthread_barrier_wait(&w->pool->barrier); /* thread 0 asked the graph's nodes */
 		compute(w, g);
 	}
+	while (!atomic_load(&w->pool->leave))
+		usleep(100);
 	return NULL;
 }
 
-/* The graphs, each asked on this thread (thread 0) and computed by the pool. */
+static void pool_init(struct pool *p, int threads, const int *workers_first, int n)
+{
+	*p = (struct pool){ .threads = threads, .workers_first = workers_first, .graphs = n };
+	ck_assert_int_eq(pthread_barrier_init(&p->barrier, NULL, (unsigned)threads), 0);
+	atomic_store(&p->tid[0], ggmlviz__os_gettid()); /* thread 0 is the caller of run_graphs() */
+	for (int t = 0; t < threads; t++)
+		p->w[t] = (struct worker){ p, t };
+}
+
+/* The pool's workers told they may end, and joined: their slots leave its board. */
+static void workers_end(struct pool *p)
+{
+	atomic_store(&p->leave, 1);
+	for (int t = 1; t < p->threads; t++)
+		pthread_join(p->th[t], NULL);
+	pthread_barrier_destroy(&p->barrier); /* no worker is in it any more */
+}
+
+/* Graph g, its nodes asked on this thread (thread 0) and computed by the pool. */
+static void graph_run(struct pool *p, int g)
+{
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+	pthread_barrier_wait(&p->barrier);
+	compute(&p->w[0], g);
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+}
+
+/*
+ * The pool's graphs, its workers made first; after the first graph (thread
+ * 0's slot has left the pool before's board), the pool before's workers end.
+ */
 static void run_graphs(struct pool *p)
 {
-	pthread_t th[MAX_THREADS];
-	struct worker w[MAX_THREADS];
-
-	for (int t = 0; t < p->threads; t++)
-		w[t] = (struct worker){ p, t };
 	for (int t = 1; t < p->threads; t++)
-		ck_assert_int_eq(pthread_create(&th[t], NULL, worker_main, &w[t]), 0);
+		ck_assert_int_eq(pthread_create(&p->th[t], NULL, worker_main, &p->w[t]), 0);
 	for (int g = 0; g < p->graphs; g++) {
-		for (int i = 0; i < NODES; i++)
-			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL),
-					 0);
-		pthread_barrier_wait(&p->barrier);
-		compute(&w[0], g);
-		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+		graph_run(p, g);
+		if (g == 0 && p->before)
+			workers_end(p->before);
 	}
-	for (int t = 1; t < p->threads; t++)
-		pthread_join(th[t], NULL);
+	if (!p->linger)
+		workers_end(p);
 }
 
 struct seen {
 	struct ggmlviz_timing op[MAX_SEEN], share[MAX_SEEN];
 	size_t ops, shares;
 	uint64_t folds_taken; /* the workers' slices thread 0 took */
+	const _Atomic uint32_t *only; /* the threads whose timings are kept (NULL: every one) */
+	int n_only;
 };
+
+static int kept(const struct seen *s, uint32_t tid)
+{
+	for (int t = 0; t < s->n_only; t++)
+		if (atomic_load(&s->only[t]) == tid)
+			return 1;
+	return !s->only;
+}
 
 static void note(const struct ggmlviz_timing *t, void *arg)
 {
 	struct seen *s = arg;
 
+	if (!kept(s, t->thread_id))
+		return;
 	if (t->kind == GGMLVIZ_TIMING_OP && s->ops < MAX_SEEN)
 		s->op[s->ops++] = *t;
 	else if (t->kind == GGMLVIZ_TIMING_SHARE && s->shares < MAX_SEEN)
 		s->share[s->shares++] = *t;
+}
+
+/* The timings of the trace at path, of pool p's threads only (NULL: every thread's). */
+static struct seen *read_back(const char *path, const struct pool *p)
+{
+	struct seen *s = calloc(1, sizeof *s);
+
+	ck_assert_ptr_nonnull(s);
+	s->only = p ? p->tid : NULL;
+	s->n_only = p ? p->threads : 0;
+	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	ck_assert_uint_lt(s->shares, MAX_SEEN); /* none left out */
+	return s;
+}
+
+static void session_start(char *path, size_t size, const char *tag)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config_cpu(&cfg, path, size, tag);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 }
 
 /* Thread t's share of node i in op: the latest to end by the op's end (within the conversion). */
@@ -227,39 +303,33 @@ static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
 }
 
 /*
- * Graphs computed by pool p (its address GGML's threadpool's), the workers'
- * graph_done first in those of workers_first[] that say so; its workers end with it.
+ * Graphs computed by pool pp (pool_init(); its address GGML's
+ * threadpool's), in a session of their own, read back.
  */
-static struct seen *graphs_of(struct pool *pp, const char *tag, int threads,
-			      const int *workers_first, int n)
+static struct seen *graphs_in(struct pool *pp, const char *tag)
 {
-	struct ggmlviz_config cfg;
 	char path[256];
-	struct seen *s = calloc(1, sizeof *s);
+	uint64_t taken;
+	struct seen *s;
 
-	ck_assert_ptr_nonnull(s);
-	*pp = (struct pool){ .threads = threads, .workers_first = workers_first, .graphs = n };
 	make_graph();
-	ck_assert_int_eq(pthread_barrier_init(&pp->barrier, NULL, (unsigned)threads), 0);
-	tu_path(path, sizeof path, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	s->folds_taken = ggmlviz__shares_folds_taken();
+	session_start(path, sizeof path, tag);
+	taken = ggmlviz__shares_folds_taken();
 	run_graphs(pp);
-	s->folds_taken = ggmlviz__shares_folds_taken() - s->folds_taken;
+	taken = ggmlviz__shares_folds_taken() - taken;
 	ck_assert_int_eq(ggmlviz_stop(), 0);
-	pthread_barrier_destroy(&pp->barrier);
-	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
+	s = read_back(path, NULL);
+	s->folds_taken = taken;
 	return s;
 }
 
-/* Graphs computed by one pool (graphs_of()). */
+/* Graphs computed by one pool, the workers' graph_done first in those of workers_first[] that say so. */
 static struct seen *graphs(const char *tag, int threads, const int *workers_first, int n)
 {
 	struct pool p;
 
-	return graphs_of(&p, tag, threads, workers_first, n);
+	pool_init(&p, threads, workers_first, n);
+	return graphs_in(&p, tag);
 }
 
 START_TEST(a_slice_folds_first_begins_and_last_ends)
@@ -359,13 +429,119 @@ START_TEST(folds_go_on_past_as_many_pools_as_boards)
 	static struct pool pools[24];
 
 	for (size_t k = 0; k < sizeof pools / sizeof *pools; k++) {
-		struct seen *s = graphs_of(&pools[k], "fold-pools", 3, order, 2);
+		struct seen *s;
 
+		pool_init(&pools[k], 3, order, 2);
+		s = graphs_in(&pools[k], "fold-pools");
 		assert_ops_span_their_shares(s, 3);
 		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
 			      (unsigned long long)s->folds_taken);
 		free(s);
 	}
+}
+END_TEST
+
+/*
+ * The same, each pool's workers alive until thread 0 has computed the next
+ * pool's first graph (as GGML's workers may outlive the graph's thread's
+ * move to another pool): the last slot to leave a board is a worker's, in
+ * its thread's end, and the board is empty again all the same.
+ */
+START_TEST(a_board_its_workers_leave_last_is_empty_again)
+{
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
+	static struct pool pools[24];
+	const size_t n = sizeof pools / sizeof *pools;
+
+	for (size_t k = 0; k < n; k++) {
+		struct seen *s;
+
+		pool_init(&pools[k], 3, order, 2);
+		pools[k].linger = k + 1 < n;
+		pools[k].before = k ? &pools[k - 1] : NULL;
+		s = graphs_in(&pools[k], "fold-linger");
+		assert_ops_span_their_shares(s, 3);
+		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
+			      (unsigned long long)s->folds_taken);
+		free(s);
+	}
+}
+END_TEST
+
+#define BESIDE_GRAPHS 12
+#define BESIDE_POOLS 24
+
+/* A pool that computes beside the others, on a thread 0 of its own. */
+struct beside {
+	struct pool p;
+	const _Atomic int *pools_done; /* of the others: its graph g waits for 2g */
+	uint64_t folds_taken;
+};
+
+static void *beside_main(void *arg)
+{
+	struct beside *b = arg;
+	uint64_t taken = ggmlviz__shares_folds_taken();
+
+	atomic_store(&b->p.tid[0], ggmlviz__os_gettid());
+	for (int t = 1; t < b->p.threads; t++)
+		ck_assert_int_eq(pthread_create(&b->p.th[t], NULL, worker_main, &b->p.w[t]), 0);
+	for (int g = 0; g < b->p.graphs; g++) {
+		while (atomic_load(b->pools_done) < 2 * g)
+			usleep(100);
+		graph_run(&b->p, g);
+	}
+	workers_end(&b->p);
+	b->folds_taken = ggmlviz__shares_folds_taken() - taken;
+	return NULL;
+}
+
+/*
+ * One pool of 3 threads computes its graphs while, on other threads, 24
+ * pools are made in turn, each emptying a board as it ends and the next
+ * taking one: the pool beside keeps its board and every slice of its
+ * graphs, and every pool in turn its own (ThreadSanitizer: no race).
+ */
+START_TEST(boards_taken_again_beside_a_pool_computing)
+{
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
+	static int beside_order[BESIDE_GRAPHS];
+	static struct pool pools[BESIDE_POOLS];
+	static struct beside b;
+	static _Atomic int done;
+	uint64_t taken[BESIDE_POOLS];
+	pthread_t th;
+	char path[256];
+	struct seen *s;
+
+	for (int g = 0; g < BESIDE_GRAPHS; g++)
+		beside_order[g] = WORKERS_FIRST;
+	make_graph();
+	atomic_store(&done, 0);
+	pool_init(&b.p, 3, beside_order, BESIDE_GRAPHS);
+	b.pools_done = &done;
+	session_start(path, sizeof path, "fold-beside");
+	ck_assert_int_eq(pthread_create(&th, NULL, beside_main, &b), 0);
+	for (int k = 0; k < BESIDE_POOLS; k++) {
+		taken[k] = ggmlviz__shares_folds_taken();
+		pool_init(&pools[k], 3, order, 2);
+		run_graphs(&pools[k]);
+		taken[k] = ggmlviz__shares_folds_taken() - taken[k];
+		atomic_fetch_add(&done, 1);
+	}
+	pthread_join(th, NULL);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	for (int k = 0; k < BESIDE_POOLS; k++)
+		ck_assert_msg(taken[k] == 4, "pool %d: %llu slices taken, not 4", k,
+			      (unsigned long long)taken[k]);
+	ck_assert_uint_eq(b.folds_taken, 2u * BESIDE_GRAPHS);
+	s = read_back(path, &b.p); /* the pool beside's last graph */
+	ck_assert_uint_eq(s->ops, (size_t)BESIDE_GRAPHS * NODES);
+	assert_ops_span_their_shares(s, 3);
+	free(s);
+	s = read_back(path, &pools[BESIDE_POOLS - 1]); /* the last pool's, and thread 0's every op */
+	assert_ops_span_their_shares(s, 3);
+	free(s);
 }
 END_TEST
 
@@ -381,6 +557,8 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(c, a_fold_of_the_graph_before_is_not_taken, 0, 2);
 	tcase_add_loop_test(c, a_fold_held_past_the_next_graphs_start_is_not_taken, 0, 2);
 	tcase_add_test(c, folds_go_on_past_as_many_pools_as_boards);
+	tcase_add_test(c, a_board_its_workers_leave_last_is_empty_again);
+	tcase_add_test(c, boards_taken_again_beside_a_pool_computing);
 	suite_add_tcase(s, c);
 	return s;
 }

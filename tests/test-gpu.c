@@ -343,9 +343,7 @@ START_TEST(gpu_backend_own_times)
 	uint64_t d[4] = { 0 };
 	int rc;
 
-	tu_path(path, sizeof path, "gpu-own");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "gpu-own");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ck_assert_int_eq(ggmlviz_nodes_gpu_time(&run[0], 10, 5), -ENOENT); /* no run yet */
 	for (size_t i = 0; i < 4; i++)

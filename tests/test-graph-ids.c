@@ -115,9 +115,7 @@ static void start_timing(const char *tag, char *path, size_t size, int op_timing
 {
 	struct ggmlviz_config cfg;
 
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, size, tag);
 	cfg.op_timing = op_timing;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	described = 0;

@@ -406,9 +406,7 @@ static void start_alone(char *path, size_t size, const char *tag)
 {
 	struct ggmlviz_config cfg;
 
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, size, tag);
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 }
 
@@ -616,9 +614,7 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 	char path[256];
 	struct seen *s;
 
-	tu_path(path, sizeof path, "packed-lost");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "packed-lost");
 	cfg.buffer_events = cfg.buffer_events_max = 64; /* 4 KiB, never grown */
 	w = start_held(&cfg);
 	for (int g = 0; g < GRAPHS; g++) {
@@ -662,9 +658,7 @@ START_TEST(a_tick_takes_its_shares_end)
 	char path[256];
 	struct seen *s;
 
-	tu_path(path, sizeof path, "packed-tick");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "packed-tick");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	cpu_graph(1); /* measured */
 	ggmlviz_nodes_graph_id(11);

@@ -115,9 +115,7 @@ static void start_with(const char *tag, char *path, size_t size, int describe_ev
 {
 	struct ggmlviz_config cfg;
 
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, size, tag);
 	cfg.describe_every = (uint32_t)describe_every;
 	cfg.op_timing = op_timing;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);

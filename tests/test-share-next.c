@@ -83,9 +83,7 @@ static struct seen *two_graphs(void)
 	char path[256];
 
 	ck_assert_ptr_nonnull(s);
-	tu_path(path, sizeof path, "share-next");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "share-next");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	one_thread_run();
 	tu_sleep_ns(APART_NS);
@@ -168,9 +166,7 @@ START_TEST(a_share_after_an_end_not_kept_reads_the_time)
 	size_t k;
 
 	ck_assert_ptr_nonnull(s);
-	tu_path(path, sizeof path, "share-next-stop");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "share-next-stop");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_cpu_share_next(&pool, 0, 0);
 	tu_spin_ns(WORK_NS);

@@ -220,9 +220,7 @@ static void start(const char *tag, char *path, size_t size, uint32_t op_sample)
 {
 	struct ggmlviz_config cfg;
 
-	tu_path(path, size, tag);
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, size, tag);
 	cfg.op_sample = op_sample;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 }
@@ -815,9 +813,7 @@ static struct seen *one_thread_graph(uint32_t flush_ms, int n, uint64_t work, ui
 
 	for (int i = 0; i < n; i++)
 		graph_nodes[i] = &node;
-	tu_path(path, sizeof path, "shares-long");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "shares-long");
 	cfg.flush_interval_ms = flush_ms;
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	for (int i = 0; i < n; i++) {

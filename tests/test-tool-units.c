@@ -348,9 +348,7 @@ START_TEST(shares_said_read_back)
 	struct cli_shares_said said;
 	char path[256];
 
-	tu_path(path, sizeof path, "shares-said");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "shares-said");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	for (int i = 0; i < 3; i++) {
 		ggmlviz_cpu_share_begin(&pool, 0, i);
@@ -391,9 +389,7 @@ START_TEST(fused_name_of_long_parts_whole)
 	char path[256], buf[CLI_OP_NAME_MAX], want[CLI_OP_NAME_MAX];
 	static char tensor;
 
-	tu_path(path, sizeof path, "long-names");
-	tu_config(&cfg, path);
-	cfg.gpu_kernels = 0;
+	tu_config_cpu(&cfg, path, sizeof path, "long-names");
 	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
 	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, 71, first);
 	ggmlviz_meta_once(GGMLVIZ_META_OP_NAME, 52, second);

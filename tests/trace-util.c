@@ -31,6 +31,13 @@ void tu_config(struct ggmlviz_config *cfg, const char *path)
 	cfg->flush_interval_ms = 5;
 }
 
+void tu_config_cpu(struct ggmlviz_config *cfg, char *path, size_t size, const char *tag)
+{
+	tu_path(path, size, tag);
+	tu_config(cfg, path);
+	cfg->gpu_kernels = 0;
+}
+
 void tu_wait_written_past(uint64_t written)
 {
 	struct ggmlviz_stats st;

@@ -19,6 +19,9 @@ void tu_path(char *buf, size_t size, const char *tag);
 /* Defaults, output = path, a short flush interval so tests run fast. */
 void tu_config(struct ggmlviz_config *cfg, const char *path);
 
+/* tu_path() for tag, then tu_config() for it, GPU kernels not followed: a CPU test's session. */
+void tu_config_cpu(struct ggmlviz_config *cfg, char *path, size_t size, const char *tag);
+
 /*
  * Until the writer has written an event (emit one first): the emitting
  * threads and the writer are past their start. A thread being born may
