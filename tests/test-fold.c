@@ -416,6 +416,32 @@ START_TEST(a_fold_held_past_the_next_graphs_start_is_not_taken)
 }
 END_TEST
 
+#define POOLS_IN_TURN 24
+
+/*
+ * POOLS_IN_TURN pools of 3 threads in turn, 2 graphs each, every pool's
+ * slices taken; with linger, each pool's workers end only after the next
+ * pool's first graph.
+ */
+static void pools_in_turn(const char *tag, int linger)
+{
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
+	static struct pool pools[POOLS_IN_TURN];
+
+	for (size_t k = 0; k < POOLS_IN_TURN; k++) {
+		struct seen *s;
+
+		pool_init(&pools[k], 3, order, 2);
+		pools[k].linger = linger && k + 1 < POOLS_IN_TURN;
+		pools[k].before = linger && k ? &pools[k - 1] : NULL;
+		s = graphs_in(&pools[k], tag);
+		assert_ops_span_their_shares(s, 3);
+		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
+			      (unsigned long long)s->folds_taken);
+		free(s);
+	}
+}
+
 /*
  * Pool after pool, each of 3 threads that end with it, at addresses of
  * their own (llama-bench makes one at each test): more than the boards
@@ -425,19 +451,7 @@ END_TEST
  */
 START_TEST(folds_go_on_past_as_many_pools_as_boards)
 {
-	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
-	static struct pool pools[24];
-
-	for (size_t k = 0; k < sizeof pools / sizeof *pools; k++) {
-		struct seen *s;
-
-		pool_init(&pools[k], 3, order, 2);
-		s = graphs_in(&pools[k], "fold-pools");
-		assert_ops_span_their_shares(s, 3);
-		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
-			      (unsigned long long)s->folds_taken);
-		free(s);
-	}
+	pools_in_turn("fold-pools", 0);
 }
 END_TEST
 
@@ -449,22 +463,7 @@ END_TEST
  */
 START_TEST(a_board_its_workers_leave_last_is_empty_again)
 {
-	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST };
-	static struct pool pools[24];
-	const size_t n = sizeof pools / sizeof *pools;
-
-	for (size_t k = 0; k < n; k++) {
-		struct seen *s;
-
-		pool_init(&pools[k], 3, order, 2);
-		pools[k].linger = k + 1 < n;
-		pools[k].before = k ? &pools[k - 1] : NULL;
-		s = graphs_in(&pools[k], "fold-linger");
-		assert_ops_span_their_shares(s, 3);
-		ck_assert_msg(s->folds_taken == 4, "pool %zu: %llu slices taken, not 4", k,
-			      (unsigned long long)s->folds_taken);
-		free(s);
-	}
+	pools_in_turn("fold-linger", 1);
 }
 END_TEST
 
