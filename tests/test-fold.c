@@ -17,6 +17,8 @@
  *   - worker 1's graph_done held until thread 0 began the next graph:
  *     its fold is not taken there, nor in the next graph, where thread
  *     0's graph_done comes first;
+ *   - a graph of another size at each step, at 2, 3 and 5 threads: every
+ *     op of every graph spans its shares, every slice taken;
  *   - 24 pools in turn, more than the boards their slots are found
  *     through: every pool's workers' slices are taken; so too where each
  *     pool's workers outlive thread 0's move to the next pool (the board
@@ -86,6 +88,7 @@ struct pool {
 	int threads;
 	_Atomic int began; /* the last graph whose first share thread 0 began */
 	const int *workers_first; /* each graph's order, as above */
+	const int *sizes;         /* each graph's nodes (NULL: NODES each) */
 	int graphs;
 	pthread_t th[MAX_THREADS];
 	struct worker w[MAX_THREADS];
@@ -94,6 +97,11 @@ struct pool {
 	int linger;          /* the workers not ended with the graphs: by another's run_graphs() */
 	struct pool *before; /* whose workers end after this pool's first graph (NULL: none) */
 };
+
+static int nodes_of(const struct pool *p, int g)
+{
+	return p->sizes ? p->sizes[g] : NODES;
+}
 
 /* Worker 1's graph_done of the graph before, held until thread 0 began graph g. */
 static void late_graph_done(struct worker *w, int g)
@@ -104,7 +112,8 @@ static void late_graph_done(struct worker *w, int g)
 		return;
 	while (atomic_load(&p->began) < g)
 		tu_spin_ns(1000);
-	ck_assert_int_eq(ggmlviz_cpu_graph_done(p, 1, p->threads, nodes, NODES, op_of), NODES);
+	ck_assert_int_eq(ggmlviz_cpu_graph_done(p, 1, p->threads, nodes, nodes_of(p, g - 1), op_of),
+			 nodes_of(p, g - 1));
 }
 
 /*
@@ -115,11 +124,11 @@ static void late_graph_done(struct worker *w, int g)
 static void compute(struct worker *w, int g)
 {
 	struct pool *p = w->pool;
-	const int order = p->workers_first[g];
+	const int order = p->workers_first[g], n = nodes_of(p, g);
 	int first = w->ith == 0 ? order == THREAD_0_FIRST : order != THREAD_0_FIRST;
 
 	late_graph_done(w, g);
-	for (int i = 0; i < NODES; i++) {
+	for (int i = 0; i < n; i++) {
 		ggmlviz_cpu_share_begin(p, w->ith, i);
 		if (w->ith == 0 && i == 0)
 			atomic_store(&p->began, g);
@@ -132,12 +141,10 @@ static void compute(struct worker *w, int g)
 	if (order == WORKER_1_LATE && w->ith == 1)
 		first = -1; /* at the next graph's start */
 	if (first == 1)
-		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, NODES, op_of),
-				 NODES);
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, n, op_of), n);
 	pthread_barrier_wait(&p->barrier); /* the graph_done of one side, then the other's */
 	if (first == 0)
-		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, NODES, op_of),
-				 NODES);
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(p, w->ith, p->threads, nodes, n, op_of), n);
 }
 
 /*
@@ -179,7 +186,7 @@ static void workers_end(struct pool *p)
 /* Graph g, its nodes asked on this thread (thread 0) and computed by the pool. */
 static void graph_run(struct pool *p, int g)
 {
-	for (int i = 0; i < NODES; i++)
+	for (int i = 0; i < nodes_of(p, g); i++)
 		ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
 	pthread_barrier_wait(&p->barrier);
 	compute(&p->w[0], g);
@@ -274,15 +281,16 @@ static uint64_t apart(uint64_t a, uint64_t b)
 }
 
 /*
- * The last run's ops (the trace's last NODES): each measured, from its
+ * The n ops of a run, from the trace's op from: each measured, from its
  * shares' first begin (the run's first: the last begin) to their last
  * end, within the clock's conversion.
  */
-static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
+static void assert_run_spans_its_shares(const struct seen *s, uint32_t threads, size_t from,
+					uint32_t n)
 {
-	ck_assert_uint_ge(s->ops, NODES);
-	for (uint32_t i = 0; i < NODES; i++) {
-		const struct ggmlviz_timing *op = &s->op[s->ops - NODES + i];
+	ck_assert_uint_ge(s->ops, from + n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ggmlviz_timing *op = &s->op[from + i];
 		uint64_t first = UINT64_MAX, latest = 0, last = 0;
 
 		ck_assert_int_eq(op->method, GGMLVIZ_OP_METHOD_MEASURED);
@@ -300,6 +308,13 @@ static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
 		ck_assert_msg(apart(op->end_ns, last) <= 1000, "node %u ends at %llu, its shares at %llu",
 			      i, (unsigned long long)op->end_ns, (unsigned long long)last);
 	}
+}
+
+/* The last run's ops (the trace's last NODES), as above. */
+static void assert_ops_span_their_shares(const struct seen *s, uint32_t threads)
+{
+	ck_assert_uint_ge(s->ops, NODES);
+	assert_run_spans_its_shares(s, threads, s->ops - NODES, NODES);
 }
 
 /*
@@ -412,6 +427,36 @@ START_TEST(a_fold_held_past_the_next_graphs_start_is_not_taken)
 
 	assert_ops_span_their_shares(s, (uint32_t)threads);
 	ck_assert_uint_eq(s->folds_taken, (uint64_t)(threads - 1) + (uint64_t)(threads - 2));
+	free(s);
+}
+END_TEST
+
+/*
+ * _i: 2, 3 or 5 threads, each graph of another size (a chunk of its own at
+ * every one; a slice of 8 places, or none): every op of every graph spans
+ * its shares, and from 3 threads every worker's slice of every graph was
+ * taken.
+ */
+START_TEST(a_graph_of_another_size_at_each_step)
+{
+	static const int order[] = { WORKERS_FIRST, WORKERS_FIRST, WORKERS_FIRST,
+				     WORKERS_FIRST, WORKERS_FIRST, WORKERS_FIRST };
+	static const int sizes[] = { 8, 40, 17, 33, 40, 25 };
+	static const int threads_of[] = { 2, 3, 5 };
+	const int threads = threads_of[_i], graphs_n = (int)(sizeof sizes / sizeof *sizes);
+	struct pool p;
+	struct seen *s;
+	size_t from = 0;
+
+	pool_init(&p, threads, order, graphs_n);
+	p.sizes = sizes;
+	s = graphs_in(&p, "fold-sizes");
+	for (int g = 0; g < graphs_n; g++) {
+		assert_run_spans_its_shares(s, (uint32_t)threads, from, (uint32_t)sizes[g]);
+		from += (size_t)sizes[g];
+	}
+	ck_assert_uint_eq(s->ops, from);
+	ck_assert_uint_eq(s->folds_taken, threads < 3 ? 0 : (uint64_t)graphs_n * (uint64_t)(threads - 1));
 	free(s);
 }
 END_TEST
@@ -555,6 +600,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(c, ops_span_their_shares_from_the_workers_folds, 0, 2);
 	tcase_add_loop_test(c, a_fold_of_the_graph_before_is_not_taken, 0, 2);
 	tcase_add_loop_test(c, a_fold_held_past_the_next_graphs_start_is_not_taken, 0, 2);
+	tcase_add_loop_test(c, a_graph_of_another_size_at_each_step, 0, 3);
 	tcase_add_test(c, folds_go_on_past_as_many_pools_as_boards);
 	tcase_add_test(c, a_board_its_workers_leave_last_is_empty_again);
 	tcase_add_test(c, boards_taken_again_beside_a_pool_computing);
