@@ -25,6 +25,11 @@
  *     emptied by a worker, not by thread 0), and where another pool
  *     computes on its own threads all the while (boards emptied and
  *     taken again beside a board in use: its slices still taken).
+ *   - a worker that ends inside a graph, its slot taken by another thread
+ *     there or not: that graph timed by the ticks, the graphs around it
+ *     measured (ThreadSanitizer: thread 0's reads of that slot, its
+ *     pool, place and stamps, raced the new thread's stores when they
+ *     were plain loads).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -512,6 +517,143 @@ START_TEST(a_board_its_workers_leave_last_is_empty_again)
 }
 END_TEST
 
+#define QUIT_AT 5
+
+/*
+ * A pool of 3 whose worker 2 ends inside its second graph, after its share
+ * of node QUIT_AT - 1 (GGML's workers end with their pool only: a program
+ * of its own may do it). With take, another thread then takes a slot for
+ * a pool of its own at once: the one the ended worker gave back, which the
+ * board still names for thread 0 and worker 1.
+ */
+struct quit {
+	pthread_barrier_t three, two; /* the pool's barrier, before and after worker 2 ends */
+	int take;
+	pthread_t worker[3], taker;
+};
+
+static char quit_pool, taker_pool;
+
+/* Node i's share of thread ith, then the barrier of those still computing. */
+static void quit_share(int ith, int i, pthread_barrier_t *b)
+{
+	ggmlviz_cpu_share_begin(&quit_pool, ith, i);
+	tu_spin_ns(work_ns(ith, i));
+	ggmlviz_cpu_share_end(&quit_pool, ith, i);
+	if (ith == 0)
+		ggmlviz_nodes_tick();
+	pthread_barrier_wait(b);
+}
+
+static void *taker_main(void *arg)
+{
+	(void)arg;
+	ggmlviz_cpu_share_begin(&taker_pool, 0, 0);
+	ggmlviz_cpu_share_end(&taker_pool, 0, 0);
+	return NULL;
+}
+
+/* Thread 0 where worker 2 ended: another thread takes a slot, if asked. */
+static void quit_seen(struct quit *q)
+{
+	pthread_join(q->worker[2], NULL); /* its slot given back */
+	if (q->take) /* as the graph goes on: joined after it */
+		ck_assert_int_eq(pthread_create(&q->taker, NULL, taker_main, NULL), 0);
+}
+
+/*
+ * Graph g on thread ith, the workers' graph_done before thread 0's; 0 where
+ * the thread ends inside it (worker 2 of graph 1).
+ */
+static int quit_graph(struct quit *q, int ith, int g)
+{
+	pthread_barrier_t *b = &q->three;
+
+	pthread_barrier_wait(b); /* thread 0 asked the graph's nodes */
+	for (int i = 0; i < NODES; i++) {
+		if (g == 1 && i == QUIT_AT) {
+			if (ith == 2)
+				return 0;
+			if (ith == 0)
+				quit_seen(q);
+			b = &q->two;
+		}
+		quit_share(ith, i, b);
+	}
+	if (ith)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(&quit_pool, ith, 3, nodes, NODES, op_of), NODES);
+	pthread_barrier_wait(b);
+	if (!ith)
+		ck_assert_int_eq(ggmlviz_cpu_graph_done(&quit_pool, 0, 3, nodes, NODES, op_of), NODES);
+	return 1;
+}
+
+struct quitter {
+	struct quit *q;
+	int ith, from, to; /* its graphs */
+};
+
+static void *quitter_main(void *arg)
+{
+	struct quitter *w = arg;
+
+	for (int g = w->from; g < w->to && quit_graph(w->q, w->ith, g); g++)
+		continue;
+	return NULL;
+}
+
+/*
+ * _i: worker 2 ends inside graph 1 of 3 (0), and a thread takes its slot
+ * there (1), a new thread worker 2 from graph 2. Nothing crashes, and no
+ * race (ThreadSanitizer): graphs 0 and 2 span their 3 shares, and each
+ * of graph 1's ops is timed by the ticks, as a run with a node some
+ * worker did not measure is (the ended worker's shares of it are not
+ * written: its graph_done never came).
+ */
+START_TEST(a_worker_that_ends_inside_a_graph)
+{
+	static struct quit q;
+	struct quitter w[4] = { { &q, 0, 0, 3 }, { &q, 1, 0, 3 }, { &q, 2, 0, 2 }, { &q, 2, 2, 3 } };
+	char path[256];
+	struct seen *s;
+
+	make_graph();
+	q.take = _i;
+	ck_assert_int_eq(pthread_barrier_init(&q.three, NULL, 3), 0);
+	ck_assert_int_eq(pthread_barrier_init(&q.two, NULL, 2), 0);
+	session_start(path, sizeof path, "fold-quit");
+	ck_assert_int_eq(pthread_create(&q.worker[1], NULL, quitter_main, &w[1]), 0);
+	ck_assert_int_eq(pthread_create(&q.worker[2], NULL, quitter_main, &w[2]), 0);
+	for (int g = 0; g < 3; g++) {
+		if (g == 2) /* worker 2 again, a new thread */
+			ck_assert_int_eq(pthread_create(&q.worker[2], NULL, quitter_main, &w[3]), 0);
+		for (int i = 0; i < NODES; i++)
+			ck_assert_int_eq(ggmlviz_nodes_ask(nodes[i], &cpu_backend, gs_describe, NULL), 0);
+		ck_assert_int_eq(quit_graph(&q, 0, g), 1);
+		ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+		if (g == 1 && q.take)
+			pthread_join(q.taker, NULL);
+	}
+	pthread_join(q.worker[1], NULL);
+	pthread_join(q.worker[2], NULL);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	pthread_barrier_destroy(&q.three);
+	pthread_barrier_destroy(&q.two);
+	s = read_back(path, NULL);
+	ck_assert_uint_eq(s->ops, 3u * NODES);
+	assert_run_spans_its_shares(s, 3, 0, NODES);
+	assert_run_spans_its_shares(s, 3, 2u * NODES, NODES);
+	for (uint32_t i = 0; i < NODES; i++) {
+		const struct ggmlviz_timing *op = &s->op[NODES + i];
+
+		ck_assert_msg(op->method == GGMLVIZ_OP_METHOD_TICK, "node %u: method %d", i,
+			      op->method);
+		ck_assert_uint_gt(op->duration_ns, 0);
+	}
+	free(s);
+}
+END_TEST
+
 #define BESIDE_GRAPHS 12
 #define BESIDE_POOLS 24
 
@@ -604,6 +746,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, folds_go_on_past_as_many_pools_as_boards);
 	tcase_add_test(c, a_board_its_workers_leave_last_is_empty_again);
 	tcase_add_test(c, boards_taken_again_beside_a_pool_computing);
+	tcase_add_loop_test(c, a_worker_that_ends_inside_a_graph, 0, 2);
 	suite_add_tcase(s, c);
 	return s;
 }

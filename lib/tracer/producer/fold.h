@@ -99,7 +99,9 @@ static inline int ggmlviz__span_folded(const uint64_t *first, const uint64_t *la
 /*
  * The same from the k workers' stamps. The calling thread is the graph's
  * thread 0, past its last barrier and before the next graph: the stamps
- * are still, and read as plain loads.
+ * are still, but for those of a worker that ended inside the graph, whose
+ * slot another thread may be taking (shares.c): relaxed loads, as the
+ * folds'.
  */
 static inline int ggmlviz__span_stamps(const uint64_t *const *begin, const uint64_t *const *end,
 				       uint32_t k, uint64_t floor, uint32_t i, int graph_first,
@@ -108,7 +110,7 @@ static inline int ggmlviz__span_stamps(const uint64_t *const *begin, const uint6
 	uint64_t first = UINT64_MAX, latest = 0, last = 0;
 
 	for (uint32_t w = 0; w < k; w++) {
-		uint64_t b = begin[w][i], e = end[w][i];
+		uint64_t b = ggmlviz__stamp_load(&begin[w][i]), e = ggmlviz__stamp_load(&end[w][i]);
 
 		if (!(b > floor) || e < b)
 			return 0;

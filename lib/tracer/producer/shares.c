@@ -84,9 +84,14 @@
 
 struct share_slot {
 	struct ggmlviz__perthread_item item; /* first: listed while its thread runs */
-	/* what the pool's other threads read, set when the slot is taken */
-	const void *pool;
-	uint32_t ith;
+	/*
+	 * what the pool's other threads read, set when the slot is taken: a
+	 * slot given back as its thread ended inside a graph may be taken by
+	 * another while the pool's thread 0 reads it (relaxed atomics, plain
+	 * loads and stores on the processors GGML runs on)
+	 */
+	_Atomic(const void *) pool;
+	_Atomic uint32_t ith;
 	uint64_t *begin, *end;   /* raw stamps, by the node's place in its graph */
 	/* its slice of its last graph's spans, for thread 0 (fold.h): by place */
 	uint64_t *fold_first, *fold_latest, *fold_last;
@@ -290,8 +295,8 @@ static struct share_slot *slot_for(const void *pool, int ith)
 		board_left(s); /* first: emptied, it may be this pool's again */
 		b = board_of(pool);
 		b->named++;
-		s->pool = pool;
-		s->ith = (uint32_t)ith;
+		atomic_store_explicit(&s->pool, pool, memory_order_relaxed);
+		atomic_store_explicit(&s->ith, (uint32_t)ith, memory_order_relaxed);
 		s->board = b;
 		s->fold_n = s->fold_nth = 0;
 		s->prev_done = 0;
@@ -568,7 +573,10 @@ static inline struct share_slot *worker_slot(const struct board *b, const struct
 {
 	struct share_slot *s = atomic_load_explicit(&b->slot[t], memory_order_acquire);
 
-	return s && s->pool == s0->pool && s->ith == t ? s : NULL;
+	return s && atomic_load_explicit(&s->pool, memory_order_relaxed) == s0->pool &&
+			atomic_load_explicit(&s->ith, memory_order_relaxed) == t
+		? s
+		: NULL;
 }
 
 /*
@@ -685,7 +693,9 @@ static const struct share_slot *folded_slice(const struct board *b,
 
 	if (atomic_load_explicit(&m->id, memory_order_acquire) != id || !(w = worker_slot(b, s0, t)))
 		return NULL;
-	return atomic_load_explicit(&m->key, memory_order_acquire) == w->begin[p0] ? w : NULL;
+	return atomic_load_explicit(&m->key, memory_order_acquire) == ggmlviz__stamp_load(&w->begin[p0])
+		? w
+		: NULL;
 }
 
 /*
