@@ -252,7 +252,8 @@ static struct seen *read_back(const char *path, const struct pool *p)
 	s->only = p ? p->tid : NULL;
 	s->n_only = p ? p->threads : 0;
 	ck_assert_int_eq(tu_each_timing(path, note, s), 0);
-	ck_assert_uint_lt(s->shares, MAX_SEEN); /* none left out */
+	ck_assert_uint_lt(s->ops, MAX_SEEN); /* none left out */
+	ck_assert_uint_lt(s->shares, MAX_SEEN);
 	return s;
 }
 
@@ -458,6 +459,8 @@ START_TEST(a_graph_of_another_size_at_each_step)
 	s = graphs_in(&p, "fold-sizes");
 	for (int g = 0; g < graphs_n; g++) {
 		assert_run_spans_its_shares(s, (uint32_t)threads, from, (uint32_t)sizes[g]);
+		if (g) /* its own graph's times, not the graph before's */
+			ck_assert_uint_ge(s->op[from].begin_ns, s->op[from - 1].end_ns);
 		from += (size_t)sizes[g];
 	}
 	ck_assert_uint_eq(s->ops, from);

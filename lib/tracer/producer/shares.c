@@ -20,8 +20,10 @@
  * the graph each, and thread 0 reads their slices (fold.h); at two, or
  * where a slice was not folded for this graph, it reads every worker's
  * slot itself (after the last barrier, which orders their stores before
- * its loads, and before it starts the next graph, the only thing after
- * which they store again). The graph's first node begins when its
+ * its loads, and before it starts the next graph, after which they store
+ * again; or a thread takes the slot of a worker that ended inside the
+ * graph, and clears it: every stamp is read and stored as a relaxed
+ * atomic, fold.h). The graph's first node begins when its
  * last worker began it instead: until then the workers were being woken
  * (or made), which is the run's start, as the estimate of ticks.h has it.
  *
@@ -264,7 +266,8 @@ static void node_line_of(const struct share_slot *s)
 
 /*
  * A slot's stamps cleared as it is taken: relaxed stores, since a worker of
- * the slot's last pool, held up in its fold, may still read them.
+ * the slot's last pool, held up in its fold, may still read them, and so
+ * may its thread 0, where the slot's thread ended inside a graph.
  */
 static void stamps_cleared(struct share_slot *s)
 {
@@ -513,11 +516,13 @@ static void set_define(struct share_slot *s, const void *const *nodes, uint32_t 
 static uint32_t emit_each(const struct share_slot *s, uint64_t done, uint32_t nth,
 			  const void *const *nodes, uint32_t k, ggmlviz_node_op_fn op_of)
 {
+	const uint32_t ith = atomic_load_explicit(&s->ith, memory_order_relaxed);
+
 	for (uint32_t j = 0; j < k; j++) {
 		uint32_t i = s->at[j];
 
 		emit_share(s->begin[i], s->end[i], j + 1 < k ? s->begin[s->at[j + 1]] : done,
-			   nodes[i], op_of ? op_of(nodes[i]) : 0, i, s->ith, nth);
+			   nodes[i], op_of ? op_of(nodes[i]) : 0, i, ith, nth);
 	}
 	return k;
 }
@@ -682,7 +687,8 @@ static void stamps_ahead(const struct share_slot *s0, uint32_t n)
  * begin of its first node (id, at place p0) and the worker's own begin of
  * it; the acquire loads order the fold's stores before the slice's loads.
  * The worker's stamps are still (the graph's last barrier is behind it,
- * the next graph not begun); the marks, a worker still folding may store.
+ * the next graph not begun), unless its thread ended and another took its
+ * slot (a relaxed load); the marks, a worker still folding may store.
  */
 static const struct share_slot *folded_slice(const struct board *b,
 					     const struct share_slot *s0, uint32_t t,
