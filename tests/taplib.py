@@ -3,6 +3,7 @@ results, a failure's detail as comments, the plan at the end.
 
 SPDX-License-Identifier: MIT
 """
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +68,35 @@ def made_until(make, shows, name, again=2):
         print('# %s: not what it was made to show, made again' % name)
         made = make('%s-again-%d' % (name, n))
     return made
+
+
+def memory_kib(pid):
+    """Process pid's resident memory in KiB, from /proc: (VmRSS, RssAnon), (0, 0) if it is
+    gone. RssAnon leaves out the pages of files it maps: a reader that maps windows of a
+    trace moves its VmRSS by a window's size as it replaces one, where its own memory is
+    what would grow with a leak."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            text = f.read()
+    except OSError:
+        return 0, 0
+    got = [re.search(r'%s:\s+(\d+)' % k, text) for k in ('VmRSS', 'RssAnon')]
+    return tuple(int(m.group(1)) if m else 0 for m in got)
+
+
+def memory_flat(samples):
+    """Whether memory_kib() samples taken through a run show no trend: the median of
+    RssAnon over the last third of the run no more than over the first, give or take
+    4 MiB, and VmRSS under 64 MiB throughout. Where the reader's windows are counted
+    (VmRSS), which window a sample caught moved a third's median by 30 MiB."""
+    samples = [s for s in samples if s[0]]
+    third = len(samples) // 3
+    anon = [a for _, a in samples]
+
+    def median(v):
+        return sorted(v)[len(v) // 2]
+    return bool(third) and max(r for r, _ in samples) < 64 * 1024 and \
+        median(anon[-third:]) <= median(anon[:third]) + 4 * 1024
 
 
 def finish():
