@@ -74,19 +74,9 @@ TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, 'tests'))
 import llamaserver  # noqa: E402
 import promlib  # noqa: E402
+from taplib import rss_kib  # noqa: E402
 
 SAMPLE_S = 10
-
-
-def rss_kib(pid, field='RssAnon'):
-    """The process's resident anonymous memory (RssAnon): its own, not the trace's pages it maps
-    (a follower maps windows of the file as it reads, which the page cache owns); or another
-    field of its status (VmRSS: both)."""
-    try:
-        with open('/proc/%d/status' % pid) as f:
-            return int(re.search(field + r':\s+(\d+)', f.read()).group(1))
-    except (OSError, AttributeError):
-        return 0
 
 
 def client(port, tokens, stop, answered, failed, i):

@@ -70,18 +70,20 @@ def made_until(make, shows, name, again=2):
     return made
 
 
-def memory_kib(pid):
-    """Process pid's resident memory in KiB, from /proc: (VmRSS, RssAnon), (0, 0) if it is
-    gone. RssAnon leaves out the pages of files it maps: a reader that maps windows of a
-    trace moves its VmRSS by a window's size as it replaces one, where its own memory is
-    what would grow with a leak."""
+def rss_kib(pid, field='RssAnon'):
+    """The process's resident anonymous memory in KiB (RssAnon): its own, not the pages of
+    the files it maps (a follower maps windows of the trace as it reads, which the page cache
+    owns); or another field of its status (VmRSS: both); 0 if it is gone."""
     try:
         with open('/proc/%d/status' % pid) as f:
-            text = f.read()
-    except OSError:
-        return 0, 0
-    got = [re.search(r'%s:\s+(\d+)' % k, text) for k in ('VmRSS', 'RssAnon')]
-    return tuple(int(m.group(1)) if m else 0 for m in got)
+            return int(re.search(field + r':\s+(\d+)', f.read()).group(1))
+    except (OSError, AttributeError):
+        return 0
+
+
+def memory_kib(pid):
+    """(VmRSS, RssAnon) of process pid, for memory_flat()."""
+    return rss_kib(pid, 'VmRSS'), rss_kib(pid)
 
 
 def memory_flat(samples):

@@ -179,6 +179,13 @@ static void pool_init(struct pool *p, int threads, const int *workers_first, int
 		p->w[t] = (struct worker){ p, t };
 }
 
+/* The pool's workers, each on a thread of its own. */
+static void workers_start(struct pool *p)
+{
+	for (int t = 1; t < p->threads; t++)
+		ck_assert_int_eq(pthread_create(&p->th[t], NULL, worker_main, &p->w[t]), 0);
+}
+
 /* The pool's workers told they may end, and joined: their slots leave its board. */
 static void workers_end(struct pool *p)
 {
@@ -204,8 +211,7 @@ static void graph_run(struct pool *p, int g)
  */
 static void run_graphs(struct pool *p)
 {
-	for (int t = 1; t < p->threads; t++)
-		ck_assert_int_eq(pthread_create(&p->th[t], NULL, worker_main, &p->w[t]), 0);
+	workers_start(p);
 	for (int g = 0; g < p->graphs; g++) {
 		graph_run(p, g);
 		if (g == 0 && p->before)
@@ -673,8 +679,7 @@ static void *beside_main(void *arg)
 	uint64_t taken = ggmlviz__shares_folds_taken();
 
 	atomic_store(&b->p.tid[0], ggmlviz__os_gettid());
-	for (int t = 1; t < b->p.threads; t++)
-		ck_assert_int_eq(pthread_create(&b->p.th[t], NULL, worker_main, &b->p.w[t]), 0);
+	workers_start(&b->p);
 	for (int g = 0; g < b->p.graphs; g++) {
 		while (atomic_load(b->pools_done) < 2 * g)
 			usleep(100);
