@@ -82,28 +82,19 @@ fi
 # shellcheck disable=SC2086 # a define and two -I words, or none
 cc -O2 -std=gnu11 -I"$top/include" $llama_inc -c "$top/bench/op-self.c" -o "$tmp/op-self.o"
 wraps=$(nm "$tmp/op-self.o" | sed -n 's/.* T __wrap_\(.*\)/-Wl,--wrap=\1/p' | tr '\n' ' ')
-link=$(ninja -C "$tb" -t commands bin/llama-bench | tail -n 1 | sed 's/^: && //; s/ && :$//')
-case "$link" in *"-o bin/llama-bench "*) ;; *)
-	echo "op-self.sh: llama-bench's link command not understood: $link" >&2
-	exit 1 ;;
-esac
 # the two builds at paths of one length, so that their argv[0] and environment,
 # on each run's stack, are of one size (what moved a call between two copies of
 # one build was where their pages lay: fresh() below)
 mkdir "$tmp/a" "$tmp/b"
-self=$(printf '%s' "$link" | sed "s|-o bin/llama-bench |-o $tmp/a/llama-bench $tmp/op-self.o $wraps |")
+. "$top/bench/relink.sh"
+self=$(relink_command "$tb" "$tmp/a/llama-bench" "$tmp/op-self.o $wraps")
 (cd "$tb" && eval "$self")
 modes="untraced traced"
 if [ -n "${BEFORE_LIB:-}${BEFORE_ADAPTERS:-}" ]; then # the same tools linked with earlier libraries
-	before=$(printf '%s' "$self" | sed "s|-o $tmp/a/llama-bench |-o $tmp/b/llama-bench |")
-	if [ -n "${BEFORE_LIB:-}" ]; then
-		lib=$(printf '%s' "$link" | tr ' ' '\n' | grep '/libggmlviz\.a$' | head -n 1)
-		[ -n "$lib" ] || { echo "op-self.sh: no libggmlviz.a in llama-bench's link command" >&2; exit 1; }
-		before=$(printf '%s' "$before" | sed "s|$lib|$BEFORE_LIB|")
-	fi
+	before=$(relink_command "$tb" "$tmp/b/llama-bench" "$tmp/op-self.o $wraps" "${BEFORE_LIB:-}")
 	if [ -n "${BEFORE_ADAPTERS:-}" ]; then # each word that names the tools' archive (an absolute path)
 		adapters=$(cd "$(dirname "$BEFORE_ADAPTERS")" && pwd)/$(basename "$BEFORE_ADAPTERS")
-		printf '%s' "$link" | tr ' ' '\n' | grep -qx 'libggmlviz-llama-tools\.a' ||
+		printf '%s' "$self" | tr ' ' '\n' | grep -qx 'libggmlviz-llama-tools\.a' ||
 			{ echo "op-self.sh: no libggmlviz-llama-tools.a in llama-bench's link command" >&2; exit 1; }
 		before=$(printf '%s\n' "$before" | A="$adapters" awk '{
 			for (i = 1; i <= NF; i++) if ($i == "libggmlviz-llama-tools.a") $i = ENVIRON["A"]
