@@ -64,7 +64,8 @@ modes=${MODES:-ab aa}
 if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
 	before=$(relink_command "$tb" "$tmp/b/llama-bench" "$wrap" "$BEFORE_LIB")
 	(cd "$tb" && eval "$before")
-	modes="ab before${MODES:+ }${MODES:-}"
+	# shellcheck disable=SC2086 # the modes, a word each
+	modes="ab before $(printf '%s\n' $modes | grep -vx 'ab\|before' | tr '\n' ' ')"
 fi
 "$top/build/examples/make_tiny_llama" "$tmp/model.gguf" --layers 8 --embd 512 --heads 8 \
 	--kv-heads 4 --ff 1408 --vocab 2048 --type q8_0 >/dev/null

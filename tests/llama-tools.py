@@ -16,7 +16,8 @@ scripts/build-llama-tools.sh, on a q8_0 model that make_tiny_llama writes.
   (GGML_VIZ_DESCRIBE_ONCE=0); and the estimate from thread 0's ticks against
   the measure on the same runs (bench/ticks-truth.sh), for the ops that make
   95% of the op time: within 20% of each, or 5% of all the op time;
-  bench/llama-bench.sh runs on them, and says what it measured;
+  bench/llama-bench.sh and bench/op-pair.sh run on them, and say what they
+  measured;
 - bad input: a trace that cannot be written (the tool runs as the original,
   and says once why it does not trace); a server killed with SIGKILL (its
   trace is cut, and what was written reads).
@@ -256,6 +257,22 @@ ok(rc == 0 and all(len(re.findall(r'^  %s: untraced .* the 0\.97 target (met|mis
    'bench/llama-bench.sh: pp and tg traced and before against untraced, each said met or '
    'missed, traced against before round by round, and a generated token\'s time outside its '
    'ops', (rc, out[-1500:], err[-400:]))
+
+# bench/op-pair.sh runs end to end (its figures are not checked here): llama-bench linked
+# again with its wrapper, the tools' own library beside it as "before", every traced decode's
+# ops measured (the script stops where one is not), and each mode's row with its runs' median
+# and interval, the control's, after less before, and the ops a token (the quick start's 141)
+lib = os.path.join(os.path.dirname(os.path.dirname(TOOLS)), 'ggmlviz', 'lib', 'libggmlviz.a')
+rc, out, err = run('sh', os.path.join(src, 'bench', 'op-pair.sh'), os.path.dirname(TOOLS),
+                   env=dict(PLAIN, THREADS='1', RUNS='6', REPS='1', TOKENS='8', BEFORE_LIB=lib))
+rows = {m: re.search(r'^1 +%s +(\d+) +[0-9.]+ +[-+][0-9.]+ \([-+][0-9.]+ to [-+][0-9.]+\)' % m,
+                     out, re.M) for m in ('ab', 'before', 'aa')}
+ok(rc == 0 and all(r and int(r.group(1)) >= 6 * 4 for r in rows.values()) and
+   re.search(r'^1 +after-bef +[-+][0-9.]+ \(', out, re.M) and
+   re.search(r'^    141\.0 ops a token$', out, re.M),
+   'bench/op-pair.sh: traced against untraced decodes in pairs, the control, and the tools\' '
+   'own library beside them as before, each run\'s median and their interval',
+   (rc, out[-1500:], err[-600:]))
 
 # ---- bad input: a trace that cannot be written ----
 rc, out, err = run(BENCH, *BENCH_ARGS, env=env_with(GGML_VIZ_OUTPUT='/nonexistent/dir/x.ggmlviz'))
