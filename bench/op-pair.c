@@ -1,29 +1,36 @@
 /*
- * op-pair: what timing every op adds to a traced llama.cpp decode, token
- * against token, with no counter read inside the decode (bench/op-pair.sh
- * links it into llama-bench).
+ * op-pair: what tracing adds to a llama.cpp decode, token against token,
+ * with no counter read inside the decode (bench/op-pair.sh links it into
+ * llama-bench).
  *
- * llama-bench is linked again with -Wl,--wrap=ggmlviz_tools_decode: each
- * decode of one token (a generated token's) is timed whole, and the
- * decodes go in pairs, one traced as the session began (every op timed,
- * every worker's share measured: the tools' default) and one untraced
- * (the session's mask cleared for that decode alone, as with no session:
- * every call of GGML's edits and of the adapters returns at once, and the
- * step is not recorded). Which of a pair goes first is drawn at random.
- * A pair's difference is what timing the ops added to that token, where
- * the machine's noise over two tokens of a ms is far less than over two
- * runs (bench/llama-bench.sh's rounds) or two processes. bench/op-self.c
- * times each call, fenced: its figures hold a time read's whole latency,
- * which, left alone, overlaps the work around it (doc/cost.md).
+ * llama-bench is linked again with -Wl,--wrap for the tools' decode, for
+ * llama_init_from_model() and for ggml_backend_sched_set_eval_callback():
+ * each decode of one token (a generated token's) is timed whole, and the
+ * decodes go in pairs on the same context, one traced as the session
+ * began (by default every op timed, every worker's share measured; with
+ * GGML_VIZ_OP_TIMING=0, steps alone) and one untraced as
+ * llama-bench runs with no GGML_VIZ_OUTPUT: the session's mask cleared
+ * (every call of GGML's edits returns at once) and the tracer's two
+ * callbacks taken off the context for that decode (the scheduler's eval
+ * callback and the CPU backend's abort callback, which the tools install
+ * only when tracing). Which of a pair goes first is drawn at random. A
+ * pair's difference is what tracing added to that token: two tokens of a
+ * ms side by side on one context, where the machine's noise moves two
+ * rounds or two processes far more, and two contexts' layouts differ by
+ * more than what is measured (a control of two untraced contexts read 80
+ * ns an op apart). bench/op-self.c times each call, fenced: its figures
+ * hold a time read's whole latency, which a decode overlaps with the work
+ * around it (doc/cost.md).
  *
- * OP_PAIR=aa leaves both decodes of a pair as they are: the method's own
- * noise and bias, the figures' control.
+ * OP_PAIR=aa leaves both decodes of a pair traced: the method's own noise
+ * and bias, the figures' control.
  *
  * At the exit, to the file OP_PAIR_OUT (stderr if unset): "pairs N on N"
- * (the pairs, and the decodes timed with ops on) and one line a pair,
- * "ON_NS OFF_NS" (each decode's time, from the counter at its rate
- * measured against CLOCK_MONOTONIC over the run). x86-64 only; one
- * decoding thread (llama-bench's).
+ * (the pairs, and the generated tokens' decodes traced: with -p 0, each
+ * op of the trace is one of theirs) and one line a pair, "ON_NS
+ * OFF_NS" (each decode's time, from the counter at its rate measured
+ * against CLOCK_MONOTONIC over the run). x86-64 only; one decoding
+ * thread and one context at a time (llama-bench's).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -37,19 +44,32 @@
 
 #include <ggmlviz/tracer.h>
 
+#include <ggml-backend.h>
 #include <llama.h>
 
 #define PAIRS 65536
 
 struct pair {
-	uint64_t on, off; /* counter cycles of the decode with op timing on, and off */
+	uint64_t on, off; /* counter cycles of the traced decode, and of the untraced */
 };
 
 static struct pair pairs[PAIRS];
-static unsigned n_pairs, half;          /* pairs complete; a pair's first decode done (1) */
-static int first_off, control;          /* the pair's first decode has ops off; OP_PAIR=aa */
+static unsigned n_pairs, half;  /* pairs complete; a pair's first decode done (1) */
+static unsigned alone;          /* a generated token's decodes traced outside a pair */
+static int first_off, control;  /* the pair's first decode untraced; OP_PAIR=aa */
 static uint64_t lcg = 0x9e3779b97f4a7c15ull;
 static uint64_t tsc0, ns0;
+
+/* The last context made, with its callbacks; its scheduler's eval callback as last set. */
+static struct {
+	struct llama_context *ctx;
+	ggml_abort_callback abort_cb;
+	void *abort_data;
+	ggml_backend_sched_t sched;
+	ggml_backend_sched_eval_callback eval_cb;
+	void *eval_data;
+	int off; /* a decode untraced now: the eval callback set by llama.cpp is held back */
+} made;
 
 static uint64_t now_ns(void)
 {
@@ -75,27 +95,48 @@ static int coin(void)
 	return (int)(lcg >> 63);
 }
 
-/* The decode timed, untraced when `off` (where the session times ops). */
-static uint64_t timed_decode(int32_t (*real)(const char *, struct llama_context *,
-					     struct llama_batch),
-			     const char *site, struct llama_context *ctx, struct llama_batch batch,
-			     int off, int32_t *rc)
+struct llama_context *__real_llama_init_from_model(struct llama_model *model,
+						   struct llama_context_params params);
+struct llama_context *__wrap_llama_init_from_model(struct llama_model *model,
+						   struct llama_context_params params);
+struct llama_context *__wrap_llama_init_from_model(struct llama_model *model,
+						   struct llama_context_params params)
 {
-	unsigned m = __atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST);
-	unsigned off_mask = 0;
-	int cleared = off && !control && (m & GGMLVIZ__OPS); /* a session timing ops: not a stop's */
-	uint64_t t0;
-
-	if (cleared)
-		__atomic_store_n(&ggmlviz__mask, off_mask, __ATOMIC_SEQ_CST);
-	t0 = __rdtsc();
-	*rc = real(site, ctx, batch);
-	t0 = __rdtsc() - t0;
-	if (cleared) /* back as it was, unless the session stopped or ended meanwhile */
-		__atomic_compare_exchange_n(&ggmlviz__mask, &off_mask, m, 0,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	return t0;
+	made.ctx = __real_llama_init_from_model(model, params);
+	made.abort_cb = params.abort_callback;
+	made.abort_data = params.abort_callback_data;
+	made.sched = NULL;
+	return made.ctx;
 }
+
+void __real_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
+						 ggml_backend_sched_eval_callback cb, void *data);
+void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
+						 ggml_backend_sched_eval_callback cb, void *data);
+void __wrap_ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched,
+						 ggml_backend_sched_eval_callback cb, void *data)
+{
+	made.sched = sched;
+	made.eval_cb = cb;
+	made.eval_data = data;
+	__real_ggml_backend_sched_set_eval_callback(sched, made.off ? NULL : cb,
+						    made.off ? NULL : data);
+}
+
+/* ctx untraced (1) or as it was made (0): the mask, and the tracer's callbacks. */
+static void untraced(struct llama_context *ctx, unsigned mask, int off)
+{
+	made.off = off;
+	__atomic_store_n(&ggmlviz__mask, off ? 0u : mask, __ATOMIC_SEQ_CST);
+	llama_set_abort_callback(ctx, off ? NULL : made.abort_cb, off ? NULL : made.abort_data);
+	if (made.sched)
+		__real_ggml_backend_sched_set_eval_callback(made.sched, off ? NULL : made.eval_cb,
+							    off ? NULL : made.eval_data);
+}
+
+/* The decode timed, untraced when `off`: its cycles. */
+static uint64_t timed_decode(const char *site, struct llama_context *ctx,
+			     struct llama_batch batch, int off, int32_t *rc);
 
 int32_t __real_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 				    struct llama_batch batch);
@@ -108,17 +149,36 @@ int32_t __wrap_ggmlviz_tools_decode(const char *site, struct llama_context *ctx,
 	int off;
 	uint64_t t;
 
-	if (batch.n_tokens != 1 || n_pairs == PAIRS)
+	/* no session, another context than the last made, or a pool of pairs full */
+	if (batch.n_tokens != 1 || n_pairs == PAIRS || ctx != made.ctx || !made.sched ||
+	    !(__atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST) & GGMLVIZ__ACTIVE)) {
+		alone += batch.n_tokens == 1; /* its ops are in the trace: counted with the traced */
 		return __real_ggmlviz_tools_decode(site, ctx, batch);
+	}
 	if (!half)
 		first_off = coin();
 	off = half ? !first_off : first_off;
-	t = timed_decode(__real_ggmlviz_tools_decode, site, ctx, batch, off, &rc);
+	t = timed_decode(site, ctx, batch, off && !control, &rc);
 	*(off ? &pairs[n_pairs].off : &pairs[n_pairs].on) = t;
-	if (half)
-		n_pairs++;
+	n_pairs += half;
 	half = !half;
 	return rc;
+}
+
+static uint64_t timed_decode(const char *site, struct llama_context *ctx,
+			     struct llama_batch batch, int off, int32_t *rc)
+{
+	unsigned mask = __atomic_load_n(&ggmlviz__mask, __ATOMIC_SEQ_CST);
+	uint64_t t;
+
+	if (off)
+		untraced(ctx, mask, 1);
+	t = __rdtsc();
+	*rc = __real_ggmlviz_tools_decode(site, ctx, batch);
+	t = __rdtsc() - t;
+	if (off) /* llama-bench starts and stops its session outside its decodes */
+		untraced(ctx, mask, 0);
+	return t;
 }
 
 __attribute__((destructor)) static void report(void)
@@ -129,7 +189,8 @@ __attribute__((destructor)) static void report(void)
 
 	if (!f)
 		return;
-	fprintf(f, "pairs %u on %u\n", n_pairs, control ? 0 : n_pairs + (half && !first_off));
+	fprintf(f, "pairs %u on %u\n", n_pairs,
+		control ? 0 : n_pairs + (half && !first_off) + alone);
 	for (unsigned i = 0; i < n_pairs; i++)
 		fprintf(f, "%.0f %.0f\n", (double)pairs[i].on * ns_a_cycle,
 			(double)pairs[i].off * ns_a_cycle);

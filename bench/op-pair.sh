@@ -1,17 +1,17 @@
 #!/bin/sh
-# What tracing every op adds to a llama.cpp decode, in ns an op, with no
-# counter read inside the decode: llama-bench linked again with
-# bench/op-pair.c, which times each generated token's decode whole, in
-# pairs of one decode traced (every op timed, every worker's share
-# measured: the tools' default) and one untraced (the session's mask
-# cleared for that decode alone: every call of GGML's edits and of the
-# adapters returns at once, its step not recorded), which goes first drawn
-# at random; and, at each thread count, the median of the pairs'
-# differences an op with its 95% interval (bench/median_interval.py). Two
-# tokens of a ms side by side share what the machine does far more than
-# two rounds or two processes do. The same runs with OP_PAIR=aa (both
-# decodes of a pair traced) are the method's control: its interval
-# should hold 0.
+# What tracing adds to a llama.cpp decode, in ns an op, with no counter
+# read inside the decode: llama-bench linked again with bench/op-pair.c,
+# which times each generated token's decode whole, in pairs on one
+# context: one decode traced and one untraced as llama-bench runs with no
+# GGML_VIZ_OUTPUT (the session's mask cleared and the tracer's callbacks
+# taken off the context for that decode), which goes first drawn at
+# random; and, at each thread count, the median of the pairs' differences
+# an op with its 95% interval (bench/median_interval.py). Two tokens of a
+# ms side by side share what the machine does far more than two rounds
+# or two processes do. Modes: ab, traced as the tools trace (every op
+# timed, every worker's share measured); steps, a session of steps alone
+# (GGML_VIZ_OP_TIMING=0), its cost over the same ops; aa, both decodes of
+# a pair traced: the method's control, whose interval should hold 0.
 #
 #   THREADS  MODE  PAIRS  DECODE (US, OFF)  RUNS: ON LESS OFF (NS AN OP)  PAIRS POOLED
 #
@@ -28,7 +28,7 @@
 #
 # TOOLS_BUILD: the tools' build folder (default third_party/llama-tools/build).
 # THREADS (default "1 2"), TOKENS (128: llama-bench -n), REPS (20: -r), RUNS
-# (3: processes of each mode) and MODES ("ab aa") as the environment
+# (3: processes of each mode) and MODES ("ab steps aa") as the environment
 # says. Each run's pairs give its median; the first figure is the median
 # of the runs' (a process's layout moves a run's by tens of ns an op, more
 # than its pairs' interval: take RUNS=21 or more), the second that of
@@ -38,7 +38,7 @@
 # run's median less the before run's beside it, their median and its 95%
 # interval. ANY_TIMING=1 takes a build whose ops are not all measured (a
 # trial). x86-64 only (the time-stamp counter). About 40 s on the
-# project's machine with the defaults; RUNS=21 REPS=8, 2 minutes.
+# project's machine with the defaults; RUNS=21 REPS=8, 3 minutes.
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -57,10 +57,10 @@ cc -O2 -std=gnu11 -I"$top/include" -I"$src/include" -I"$src/ggml/include" \
 	-c "$top/bench/op-pair.c" -o "$tmp/op-pair.o"
 mkdir "$tmp/a" "$tmp/b"
 . "$top/bench/relink.sh"
-wrap="$tmp/op-pair.o -Wl,--wrap=ggmlviz_tools_decode"
+wrap="$tmp/op-pair.o -Wl,--wrap=ggmlviz_tools_decode,--wrap=llama_init_from_model,--wrap=ggml_backend_sched_set_eval_callback"
 pair=$(relink_command "$tb" "$tmp/a/llama-bench" "$wrap")
 (cd "$tb" && eval "$pair")
-modes=${MODES:-ab aa}
+modes=${MODES:-ab steps aa}
 if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
 	before=$(relink_command "$tb" "$tmp/b/llama-bench" "$wrap" "$BEFORE_LIB")
 	(cd "$tb" && eval "$before")
@@ -79,7 +79,11 @@ for t in $THREADS; do
 			out="$tmp/$t.$mode.$run"
 			bin="$tmp/a/llama-bench"
 			[ "$mode" = before ] && bin="$tmp/b/llama-bench"
-			env GGML_VIZ_OUTPUT="$out.ggmlviz" OP_PAIR="${mode#before}" OP_PAIR_OUT="$out.pairs" \
+			timing= # a session of steps alone: GGML_VIZ_OP_TIMING=0
+			[ "$mode" = steps ] && timing=GGML_VIZ_OP_TIMING=0
+			# shellcheck disable=SC2086 # the setting, or nothing
+			env GGML_VIZ_OUTPUT="$out.ggmlviz" $timing \
+				OP_PAIR="${mode#before}" OP_PAIR_OUT="$out.pairs" \
 				"$bin" -m "$tmp/model.gguf" -p 0 -n "$TOKENS" -r "$REPS" \
 				-t "$t" >/dev/null 2>"$out.err" ||
 				{ echo "op-pair.sh: llama-bench failed:" >&2; cat "$out.err" >&2; exit 1; }
@@ -107,9 +111,14 @@ def pairs_of(path):
     return int(lines[0].split()[3]), [tuple(float(x) for x in l.split()) for l in lines[1:] if l]
 
 
-def stats_of(base, t):
-    """The ops of a run's trace, each measured from every worker's share (the tools' default)."""
+def stats_of(base, t, mode):
+    """The ops of a run's trace, each measured from every worker's share (the tools' default;
+    none in a session of steps alone)."""
     st = json.load(open(base + '.stats'))
+    if mode == 'steps':
+        if st['ops']:
+            sys.exit('op-pair.sh: %s: %d ops in a session of steps alone' % (base, st['ops']))
+        return 0
     if not os.environ.get('ANY_TIMING') and (st['measured_ops'] != st['ops'] or
                                               st['shares'] < st['ops'] * int(t)):
         sys.exit("op-pair.sh: %s: %d of %d ops measured, %d shares: not the tools' default"
@@ -128,7 +137,7 @@ for t in threads:
             n_on, p = pairs_of(base + '.pairs')
             each.append(p)
             on += n_on
-            ops += stats_of(base, t)
+            ops += stats_of(base, t, mode)
         if per_token is None:
             if not on or not ops:
                 sys.exit('op-pair.sh: no op timed at %s threads' % t)

@@ -538,6 +538,14 @@ START_TEST(a_repeat_is_asked_at_once)
 }
 END_TEST
 
+/* A split's first ask passed over (op timing off), then the asks at once of its others. */
+static int steps_rest(uint64_t id, const void *user, const void *const *nodes, int n)
+{
+	ggmlviz_nodes_split(id, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], user), 0);
+	return ggmlviz_nodes_ask_rest(user, nodes, 1, n);
+}
+
 /* The first ask of a repeat, in full: through the callback, as split_run_rest() asks it. */
 static void first_ask(uint64_t id, void *user)
 {
@@ -595,6 +603,49 @@ START_TEST(asks_at_once_only_where_each_would_be_taken)
 	split_run_rest(92, in_order, &user_a, &full);
 	ck_assert_int_eq(split_run_rest(92, in_order, &user_a, &full), 0); /* sync mode */
 	ck_assert_int_eq(full, NODES);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	unlink(path2);
+}
+END_TEST
+
+/*
+ * A session of steps alone (op timing off): a split asked in full once is
+ * taken at once from then on, by its id, user, size and first and last
+ * nodes; one whose asks have work to do (ggmlviz_nodes_ask_always()) is
+ * asked in full every time; a new session asks it in full again.
+ */
+START_TEST(a_session_of_steps_takes_a_split_seen_at_once)
+{
+	const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+	const void *other[NODES] = { &graph[0], &graph[1], &graph[2], &graph[2] };
+	char path[256], path2[256];
+
+	start_timing("ids-steps", path, sizeof path, GGMLVIZ_OP_TIMING_OFF);
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), 1); /* the first time: in full */
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), NODES); /* seen: at once */
+	ck_assert_int_eq(steps_rest(93, &user_b, nodes, NODES), 1);  /* another user */
+	ck_assert_int_eq(steps_rest(93, &user_a, other, NODES), 1);  /* another last node */
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, 3), 1);      /* another size */
+	ck_assert_int_eq(steps_rest(94, &user_a, nodes, NODES), 1);  /* another id */
+	ck_assert_int_eq(steps_rest(0, &user_a, nodes, NODES), 1);   /* no id */
+	ck_assert_int_eq(steps_rest(0, &user_a, nodes, NODES), 1);
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), NODES); /* still seen */
+	/* asks with work to do, said at the split's first ask */
+	ggmlviz_nodes_split(95, &cpu_backend);
+	ggmlviz_nodes_ask_always();
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	/* or at a later ask of the pass that kept it: not kept */
+	ck_assert_int_eq(steps_rest(95, &user_a, nodes, NODES), 1);
+	ggmlviz_nodes_ask_always();
+	ck_assert_int_eq(steps_rest(95, &user_a, nodes, NODES), 1);
+	ck_assert_int_eq(steps_rest(95, &user_a, nodes, NODES), NODES); /* a pass with none */
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), 1); /* not tracing */
+	unlink(path);
+
+	start_timing("ids-steps-again", path2, sizeof path2, GGMLVIZ_OP_TIMING_OFF);
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), 1); /* a new session */
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), NODES);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	unlink(path2);
 }
@@ -680,6 +731,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, a_repeat_is_asked_at_once);
 	tcase_add_test(c, asks_at_once_only_where_each_would_be_taken);
 	tcase_add_test(c, asks_at_once_stamp_the_last_ask);
+	tcase_add_test(c, a_session_of_steps_takes_a_split_seen_at_once);
 	tcase_add_test(c, a_gpu_run_s_times_are_its_own);
 	suite_add_tcase(suite, c);
 	return suite;

@@ -290,8 +290,16 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user);
  * every case where ggmlviz_nodes_ask_again() returns 0 for the node at
  * @p from. An adapter whose callback must see every ask (one that
  * passes asks on to an application's callback, or does work of its own at
- * each) calls ggmlviz_nodes_ask_always() at the split's first ask. No
- * lock, no system call, no allocation.
+ * each) calls ggmlviz_nodes_ask_always() at the split's first ask.
+ *
+ * In a session of steps alone (op timing off) no run keeps a split's
+ * nodes: each thread keeps instead the last 8 splits it saw asked in full
+ * in the session (by the split's id from ggmlviz_nodes_split(), @p user,
+ * @p n and the first and last nodes' addresses), and returns @p n for a
+ * split kept, which the scheduler then computes at once. A split of no
+ * id, or one for which ggmlviz_nodes_ask_always() was called since its
+ * ggmlviz_nodes_split(), is asked in full each time. No lock, no system
+ * call, no allocation.
  *
  * @param user the @p user the adapter gives ggmlviz_nodes_ask().
  * @param nodes the split's nodes, in the order asked (addresses, never
@@ -317,8 +325,11 @@ int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from,
  * The rest of this run and the next run of the same split are then asked
  * node by node, ggmlviz_nodes_ask_again() returning 0 and
  * ggmlviz_nodes_ask_rest() recording nothing, and the next run says it
- * again if it still needs to. Does nothing when
- * the thread has no open run. No lock, no system call, no allocation.
+ * again if it still needs to. With no open run on the thread (a session
+ * of steps alone), the split being asked since the last
+ * ggmlviz_nodes_split() is asked in full this time and not kept to be
+ * taken at once (ggmlviz_nodes_ask_rest()). No lock, no system call, no
+ * allocation.
  */
 void ggmlviz_nodes_ask_always(void);
 

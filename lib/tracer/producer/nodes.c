@@ -642,6 +642,11 @@ int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from,
 
 	if (!nodes || from < 1 || n < from)
 		return -EINVAL;
+	if ((ggmlviz__mask_relaxed() & (GGMLVIZ__ACTIVE | GGMLVIZ__OPS)) == GGMLVIZ__ACTIVE) {
+		r = run_get(); /* steps alone: the splits seen are kept with the thread's runs */
+		return ggmlviz__steps_ask_rest(r ? &r->steps : NULL, tls_graph_id, user, nodes,
+					       from, n);
+	}
 	kp = takes_alone(r, user);
 	if (!kp || r->n != (uint32_t)from || r->nodes[from - 1] != nodes[from - 1])
 		return from; /* no repeat, or not these nodes' run as asked so far */
@@ -659,6 +664,8 @@ void ggmlviz_nodes_ask_always(void)
 
 	if (r && r->open)
 		r->ask_always = 1;
+	else
+		ggmlviz__steps_ask_always(r ? &r->steps : NULL); /* a session of steps alone */
 }
 
 /* A tick's stamp: the end of the share the thread just ended, else the clock now. */
@@ -784,6 +791,7 @@ void ggmlviz_nodes_split(uint64_t id, const void *backend)
 {
 	tls_graph_id = id;
 	tls_split_backend = backend;
+	ggmlviz__steps_split();
 }
 
 const void *ggmlviz_nodes_split_backend(void)

@@ -319,6 +319,32 @@ struct ggmlviz__packed_copy;
  */
 int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
 				 const uint64_t *node, uint64_t set);
+/*
+ * A session of steps alone (steps-asks.c): the splits a thread saw asked
+ * in full, whose repeats ggmlviz_nodes_ask_rest() takes at once, kept in
+ * the thread's run state (run.h; its static TLS stays small: the library
+ * may be loaded twice into a process, each copy's TLS in its static block).
+ */
+#define GGMLVIZ__SPLITS_SEEN 8u /* llama.cpp's: a decode's split or two a backend */
+struct ggmlviz__split_seen {
+	uint64_t session, id;
+	const void *user, *first, *last;
+	uint32_t n;
+};
+struct ggmlviz__steps_seen {
+	struct ggmlviz__split_seen seen[GGMLVIZ__SPLITS_SEEN];
+	uint32_t next; /* where the next split seen goes */
+};
+/* A new split is being asked (ggmlviz_nodes_split()); */
+void ggmlviz__steps_split(void);
+/* its asks each have work to do (ggmlviz_nodes_ask_always(), no run open): not kept in t; */
+void ggmlviz__steps_ask_always(struct ggmlviz__steps_seen *t);
+/*
+ * the asks from `from` of split id's n nodes: n if t holds it, seen asked
+ * in full, else from (t NULL: no memory for it, from).
+ */
+int ggmlviz__steps_ask_rest(struct ggmlviz__steps_seen *t, uint64_t id, const void *user,
+			    const void *const *nodes, int from, int n);
 /* The calling thread's run's copy of an earlier graph's times, given by place (none: nothing). */
 void ggmlviz__nodes_copy_settle(void);
 /*
