@@ -61,6 +61,10 @@ wrap="$tmp/op-pair.o -Wl,--wrap=ggmlviz_tools_decode,--wrap=llama_init_from_mode
 pair=$(relink_command "$tb" "$tmp/a/llama-bench" "$wrap")
 (cd "$tb" && eval "$pair")
 modes=${MODES:-ab steps aa}
+case " $modes " in *" ab "*) ;; *)
+	echo "op-pair.sh: MODES ($modes) must hold ab: its traced decodes give the ops a token" >&2
+	exit 2 ;;
+esac
 if [ -n "${BEFORE_LIB:-}" ]; then # the same tools linked with an earlier libggmlviz.a
 	before=$(relink_command "$tb" "$tmp/b/llama-bench" "$wrap" "$BEFORE_LIB")
 	(cd "$tb" && eval "$before")
@@ -97,6 +101,7 @@ python3 - "$tmp" "$THREADS" "$RUNS" "$modes" <<'EOF'
 import json, os, statistics, sys
 from median_interval import interval
 tmp, threads, runs, modes = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4].split()
+modes = ['ab'] + [m for m in modes if m != 'ab']  # ab's traced decodes give the ops a token
 
 
 def said(d):
