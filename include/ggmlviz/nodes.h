@@ -298,8 +298,10 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user);
  * @p n and the first and last nodes' addresses), and returns @p n for a
  * split kept, which the scheduler then computes at once. A split of no
  * id, or one for which ggmlviz_nodes_ask_always() was called since its
- * ggmlviz_nodes_split(), is asked in full each time. No lock, no system
- * call, no allocation.
+ * ggmlviz_nodes_split(), is asked in full each time. A thread's first
+ * call in such a session makes its node state (pages of the library's
+ * own, once a thread, as a thread's first ask does). No lock, no system
+ * call; no allocation after that first call.
  *
  * @param user the @p user the adapter gives ggmlviz_nodes_ask().
  * @param nodes the split's nodes, in the order asked (addresses, never
