@@ -23,7 +23,11 @@
  * around it (doc/cost.md).
  *
  * OP_PAIR=aa leaves both decodes of a pair traced: the method's own noise
- * and bias, the figures' control.
+ * and bias, the figures' control. OP_PAIR=stopped leaves the tracer's
+ * callbacks on the context for the other decode of a pair, the mask
+ * cleared: what a program pays, while no session runs, for the callbacks
+ * a traced context keeps (a server between two traced windows, a context
+ * made while tracing and used after the stop).
  *
  * At the exit, to the file OP_PAIR_OUT (stderr if unset): "pairs N on N"
  * (the pairs, and the generated tokens' decodes traced: with -p 0, each
@@ -57,6 +61,7 @@ static struct pair pairs[PAIRS];
 static unsigned n_pairs, half;  /* pairs complete; a pair's first decode done (1) */
 static unsigned alone;          /* a generated token's decodes traced outside a pair */
 static int first_off, control;  /* the pair's first decode untraced; OP_PAIR=aa */
+static int stopped;             /* OP_PAIR=stopped: the other decode untraced, callbacks kept */
 static uint64_t lcg = 0x9e3779b97f4a7c15ull;
 static uint64_t tsc0, ns0;
 
@@ -84,6 +89,7 @@ __attribute__((constructor)) static void begin(void)
 	const char *m = getenv("OP_PAIR");
 
 	control = m && !strcmp(m, "aa");
+	stopped = m && !strcmp(m, "stopped");
 	tsc0 = __rdtsc();
 	ns0 = now_ns();
 }
@@ -173,11 +179,15 @@ static uint64_t timed_decode(const char *site, struct llama_context *ctx,
 
 	if (off)
 		untraced(ctx, mask, 1);
+	else if (stopped) /* as after a stop: nothing traced, the callbacks kept */
+		__atomic_store_n(&ggmlviz__mask, 0u, __ATOMIC_SEQ_CST);
 	t = __rdtsc();
 	*rc = __real_ggmlviz_tools_decode(site, ctx, batch);
 	t = __rdtsc() - t;
 	if (off) /* llama-bench starts and stops its session outside its decodes */
 		untraced(ctx, mask, 0);
+	else if (stopped)
+		__atomic_store_n(&ggmlviz__mask, mask, __ATOMIC_SEQ_CST);
 	return t;
 }
 
@@ -190,7 +200,7 @@ __attribute__((destructor)) static void report(void)
 	if (!f)
 		return;
 	fprintf(f, "pairs %u on %u\n", n_pairs,
-		control ? 0 : n_pairs + (half && !first_off) + alone);
+		control || stopped ? 0 : n_pairs + (half && !first_off) + alone);
 	for (unsigned i = 0; i < n_pairs; i++)
 		fprintf(f, "%.0f %.0f\n", (double)pairs[i].on * ns_a_cycle,
 			(double)pairs[i].off * ns_a_cycle);

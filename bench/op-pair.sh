@@ -11,7 +11,10 @@
 # or two processes do. Modes: ab, traced as the tools trace (every op
 # timed, every worker's share measured); steps, a session of steps alone
 # (GGML_VIZ_OP_TIMING=0), its cost over the same ops; aa, both decodes of
-# a pair traced: the method's control, whose interval should hold 0.
+# a pair traced: the method's control, whose interval should hold 0;
+# stopped (not in the default MODES), the tracer's callbacks left on the
+# context with no session running, its ops as ab's: what a context made
+# while tracing costs after the stop.
 #
 #   THREADS  MODE  PAIRS  DECODE (US, OFF)  RUNS: ON LESS OFF (NS AN OP)  PAIRS POOLED
 #
@@ -120,6 +123,8 @@ def stats_of(base, t, mode):
     """The ops of a run's trace, each measured from every worker's share (the tools' default;
     none in a session of steps alone)."""
     st = json.load(open(base + '.stats'))
+    if mode == 'stopped':
+        return 0  # its other decodes trace nothing (a warm-up outside the pairs may)
     if mode == 'steps':
         if st['ops']:
             sys.exit('op-pair.sh: %s: %d ops in a session of steps alone' % (base, st['ops']))

@@ -261,18 +261,21 @@ ok(rc == 0 and all(len(re.findall(r'^  %s: untraced .* the 0\.97 target (met|mis
 # bench/op-pair.sh runs end to end (its figures are not checked here): llama-bench linked
 # again with its wrapper, the tools' own library beside it as "before", every traced decode's
 # ops measured (the script stops where one is not) and none in a session of steps alone, and
-# each mode's row with its runs' median and interval (steps alone's, the control's), after less
-# before, and the ops a token (the quick start's 141)
+# each mode's row with its runs' median and interval (steps alone's, the control's, the
+# callbacks left on with no session's), after less before, and the ops a token (the quick
+# start's 141)
 lib = os.path.join(os.path.dirname(os.path.dirname(TOOLS)), 'ggmlviz', 'lib', 'libggmlviz.a')
 rc, out, err = run('sh', os.path.join(src, 'bench', 'op-pair.sh'), os.path.dirname(TOOLS),
-                   env=dict(PLAIN, THREADS='1', RUNS='6', REPS='1', TOKENS='8', BEFORE_LIB=lib))
+                   env=dict(PLAIN, THREADS='1', RUNS='6', REPS='1', TOKENS='8', BEFORE_LIB=lib,
+                            MODES='ab steps aa stopped'))
 rows = {m: re.search(r'^1 +%s +(\d+) +[0-9.]+ +[-+][0-9.]+ \([-+][0-9.]+ to [-+][0-9.]+\)' % m,
-                     out, re.M) for m in ('ab', 'before', 'steps', 'aa')}
+                     out, re.M) for m in ('ab', 'before', 'steps', 'aa', 'stopped')}
 ok(rc == 0 and all(r and int(r.group(1)) >= 6 * 4 for r in rows.values()) and
    re.search(r'^1 +after-bef +[-+][0-9.]+ \(', out, re.M) and
    re.search(r'^    141\.0 ops a token$', out, re.M),
-   'bench/op-pair.sh: traced against untraced decodes in pairs, steps alone, the control, and '
-   'the tools\' own library beside them as before, each run\'s median and their interval',
+   'bench/op-pair.sh: traced against untraced decodes in pairs, steps alone, the control, no '
+   'session with the callbacks on, and the tools\' own library beside them as before, each '
+   'run\'s median and their interval',
    (rc, out[-1500:], err[-600:]))
 
 # ---- bad input: a trace that cannot be written ----

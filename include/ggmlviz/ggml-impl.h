@@ -571,8 +571,9 @@ static bool ggmlviz_ggml__ask(struct ggml_tensor *t, void *user_data,
 	f->traced = false;
 	f->app_wants = chain && chain(t, true, GGMLVIZ_GGML__LOAD(&slot->chain_user_data));
 	if (!GGMLVIZ__ON(GGMLVIZ__OPS)) {
-		/* steps alone: a split asked in full once is taken at once after
-		 * (ggmlviz_nodes_ask_rest(3)), unless each of its asks has work here */
+		/* steps alone, or no session (the callbacks kept after a stop): a split
+		 * asked in full once is taken at once after (ggmlviz_nodes_ask_rest(3)),
+		 * unless each of its asks has work here */
 		if ((GGMLVIZ__ON(GGMLVIZ__MEMORY) && ggmlviz_ggml__buffers_seen(t, false)) || chain)
 			ggmlviz_nodes_ask_always();
 		return f->app_wants;

@@ -292,16 +292,18 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user);
  * passes asks on to an application's callback, or does work of its own at
  * each) calls ggmlviz_nodes_ask_always() at the split's first ask.
  *
- * In a session of steps alone (op timing off) no run keeps a split's
- * nodes: each thread keeps instead the last 8 splits it saw asked in full
- * in the session (by the split's id from ggmlviz_nodes_split(), @p user,
+ * In a session of steps alone (op timing off), and with no session
+ * running (before the first start, after a stop: a context traced before
+ * keeps the tracer's callbacks), no run keeps a split's nodes: each
+ * thread keeps instead the last 8 splits it saw asked in full since the
+ * last start (by the split's id from ggmlviz_nodes_split(), @p user,
  * @p n and the first and last nodes' addresses), and returns @p n for a
  * split kept, which the scheduler then computes at once. A split of no
  * id, or one for which ggmlviz_nodes_ask_always() was called since its
  * ggmlviz_nodes_split(), is asked in full each time. A thread's first
- * call in such a session makes its node state (pages of the library's
- * own, once a thread, as a thread's first ask does). No lock, no system
- * call; no allocation after that first call.
+ * such call makes its node state (pages of the library's own, once a
+ * thread, as a thread's first ask does). No lock, no system call; no
+ * allocation after that first call.
  *
  * @param user the @p user the adapter gives ggmlviz_nodes_ask().
  * @param nodes the split's nodes, in the order asked (addresses, never

@@ -642,8 +642,10 @@ int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from,
 
 	if (!nodes || from < 1 || n < from)
 		return -EINVAL;
-	if ((ggmlviz__mask_relaxed() & (GGMLVIZ__ACTIVE | GGMLVIZ__OPS)) == GGMLVIZ__ACTIVE) {
-		r = run_get(); /* steps alone: the splits seen are kept with the thread's runs */
+	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__OPS)) {
+		/* steps alone, or no session (a context traced before keeps the callbacks):
+		 * no run keeps the nodes; the splits seen are kept with the thread's runs */
+		r = run_get();
 		return ggmlviz__steps_ask_rest(r ? &r->steps : NULL, tls_graph_id, user, nodes,
 					       from, n);
 	}

@@ -320,7 +320,7 @@ struct ggmlviz__packed_copy;
 int ggmlviz__nodes_measured_copy(const struct ggmlviz__packed_copy *c, const uint32_t *places,
 				 const uint64_t *node, uint64_t set);
 /*
- * A session of steps alone (steps-asks.c): the splits a thread saw asked
+ * A session of steps alone, or none (steps-asks.c): the splits a thread saw asked
  * in full, whose repeats ggmlviz_nodes_ask_rest() takes at once, kept in
  * the thread's run state (run.h; its static TLS stays small: the library
  * may be loaded twice into a process, each copy's TLS in its static block).

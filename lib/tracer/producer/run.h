@@ -96,7 +96,7 @@ struct run {
 	int named_kept;                  /* the describer was told its name is kept (naming 2) */
 	uint64_t ids_seen[IDS_SEEN];     /* the ids the thread's last IDS_SEEN named runs were named by */
 	uint32_t ids_at;                 /* where the next one goes */
-	struct ggmlviz__steps_seen steps; /* a session of steps alone: its splits seen (steps-asks.c) */
+	struct ggmlviz__steps_seen steps; /* steps alone or no session: splits seen (steps-asks.c) */
 	struct kept kept[KEPT_RUNS];
 	struct kept *again;              /* the kept run of the open run's graph id, if any */
 	const struct kept *fast;         /* the kept run whose nodes ggmlviz_nodes_ask_again() takes */

@@ -1,14 +1,17 @@
 /*
- * A session of steps alone (op timing off): a split asked in full once is
- * taken at once after (ggmlviz_nodes_ask_rest()).
+ * A session of steps alone (op timing off), or none running (a context
+ * traced before keeps the tracer's callbacks after the stop): a split
+ * asked in full once is taken at once after (ggmlviz_nodes_ask_rest()).
  *
  * With op timing off no run keeps a split's nodes, so nothing took the
  * asks of a split computed again: GGML's scheduler asked the eval
  * callback about each of its nodes, token after token, and the GGML
  * adapter looked at each node's buffers where memory is tracked. That
  * cost a llama.cpp decode more than timing every op did (doc/cost.md).
- * Here each thread keeps the last splits it saw asked in full in the
- * session (with its runs' state, run.h), by the split's id
+ * With no session running, a context traced before (a server between
+ * two traced windows) still paid for every ask, 21 ns an op at 1 thread.
+ * Here each thread keeps the last splits it saw asked in full since the
+ * last start (with its runs' state, run.h), by the split's id
  * (ggmlviz_nodes_split()), the callback's user, its size and its first
  * and last nodes, and a split seen again is taken
  * whole at its first ask, as a run's kept nodes are where ops are timed:
