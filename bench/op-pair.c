@@ -27,7 +27,9 @@
  * callbacks on the context for the other decode of a pair, the mask
  * cleared: what a program pays, while no session runs, for the callbacks
  * a traced context keeps (a server between two traced windows, a context
- * made while tracing and used after the stop).
+ * made while tracing and used after the stop). With OP_PAIR_DROP=abort
+ * or =eval, that decode has that one of the two callbacks taken off too:
+ * which of them the cost is.
  *
  * At the exit, to the file OP_PAIR_OUT (stderr if unset): "pairs N on N"
  * (the pairs, and the generated tokens' decodes traced: with -p 0, each
@@ -62,6 +64,7 @@ static unsigned n_pairs, half;  /* pairs complete; a pair's first decode done (1
 static unsigned alone;          /* a generated token's decodes traced outside a pair */
 static int first_off, control;  /* the pair's first decode untraced; OP_PAIR=aa */
 static int stopped;             /* OP_PAIR=stopped: the other decode untraced, callbacks kept */
+static int drop_abort, drop_eval; /* OP_PAIR_DROP=abort or eval: that one taken off too */
 static uint64_t lcg = 0x9e3779b97f4a7c15ull;
 static uint64_t tsc0, ns0;
 
@@ -90,6 +93,9 @@ __attribute__((constructor)) static void begin(void)
 
 	control = m && !strcmp(m, "aa");
 	stopped = m && !strcmp(m, "stopped");
+	m = getenv("OP_PAIR_DROP");
+	drop_abort = m && !strcmp(m, "abort");
+	drop_eval = m && !strcmp(m, "eval");
 	tsc0 = __rdtsc();
 	ns0 = now_ns();
 }
@@ -179,15 +185,25 @@ static uint64_t timed_decode(const char *site, struct llama_context *ctx,
 
 	if (off)
 		untraced(ctx, mask, 1);
-	else if (stopped) /* as after a stop: nothing traced, the callbacks kept */
+	else if (stopped) { /* as after a stop: nothing traced, the callbacks kept */
 		__atomic_store_n(&ggmlviz__mask, 0u, __ATOMIC_SEQ_CST);
+		if (drop_abort)
+			llama_set_abort_callback(ctx, NULL, NULL);
+		if (drop_eval && made.sched)
+			__real_ggml_backend_sched_set_eval_callback(made.sched, NULL, NULL);
+	}
 	t = __rdtsc();
 	*rc = __real_ggmlviz_tools_decode(site, ctx, batch);
 	t = __rdtsc() - t;
 	if (off) /* llama-bench starts and stops its session outside its decodes */
 		untraced(ctx, mask, 0);
-	else if (stopped)
+	else if (stopped) {
 		__atomic_store_n(&ggmlviz__mask, mask, __ATOMIC_SEQ_CST);
+		if (drop_abort)
+			llama_set_abort_callback(ctx, made.abort_cb, made.abort_data);
+		if (drop_eval && made.sched)
+			__real_ggml_backend_sched_set_eval_callback(made.sched, made.eval_cb, made.eval_data);
+	}
 	return t;
 }
 

@@ -14,7 +14,8 @@
 # a pair traced: the method's control, whose interval should hold 0;
 # stopped (not in the default MODES), the tracer's callbacks left on the
 # context with no session running, its ops as ab's: what a context made
-# while tracing costs after the stop.
+# while tracing costs after the stop (OP_PAIR_DROP=abort or eval: that
+# callback taken off its traced half too, which of the two it is).
 #
 #   THREADS  MODE  PAIRS  DECODE (US, OFF)  RUNS: ON LESS OFF (NS AN OP)  PAIRS POOLED
 #
