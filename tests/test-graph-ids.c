@@ -640,7 +640,8 @@ START_TEST(a_session_of_steps_takes_a_split_seen_at_once)
 	ck_assert_int_eq(steps_rest(95, &user_a, nodes, NODES), 1);
 	ck_assert_int_eq(steps_rest(95, &user_a, nodes, NODES), NODES); /* a pass with none */
 	ck_assert_int_eq(ggmlviz_stop(), 0);
-	/* not tracing: nothing to do at the asks of a split seen, taken at once as before */
+	/* not tracing: asked in full once (the mask is another), then nothing to do at its asks */
+	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), 1);
 	ck_assert_int_eq(steps_rest(93, &user_a, nodes, NODES), NODES);
 	unlink(path);
 
@@ -654,9 +655,11 @@ END_TEST
 
 /*
  * After a session that timed every op, the callbacks still on the context
- * (a server between two traced windows): a split seen asked in full is
- * taken at once, but one whose asks have work to do (a chained callback)
- * is asked in full every time; a new session asks again.
+ * (a program that traces in windows): a split seen asked in full through
+ * the adapter is taken at once; one whose asks have work to do (a chained
+ * callback) is asked in full every time, as is one asked through another
+ * callback (no ggmlviz_nodes_ask_again() for its node before), and one
+ * asked as a run a stop left open; a new session asks again.
  */
 START_TEST(after_the_stop_a_split_seen_is_taken_at_once)
 {
@@ -665,24 +668,52 @@ START_TEST(after_the_stop_a_split_seen_is_taken_at_once)
 	int full;
 
 	start("ids-stopped", path, sizeof path);
-	split_run_rest(96, in_order, &user_a, &full);
-	split_run_rest(96, in_order, &user_a, &full); /* kept by the run, not by the steps' table */
+	ck_assert_int_eq(split_run_rest(96, in_order, &user_a, &full), 0);
+	ck_assert_int_eq(split_run_rest(96, in_order, &user_a, &full), NODES - 1); /* the run's */
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	unlink(path);
 	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), 1); /* the first time: in full */
 	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), NODES);
 	ck_assert_int_eq(steps_rest(96, &user_b, nodes, NODES), 1); /* another user */
-	ggmlviz_nodes_split(97, &cpu_backend); /* a chained callback sees every ask */
-	for (int pass = 0; pass < 3; pass++) {
+	/* another callback than the adapter's: no ask of the node before went to the library */
+	ggmlviz_nodes_split(96, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 3, NODES), 3); /* after one it wanted */
+	for (int pass = 0; pass < 3; pass++) { /* a chained callback sees every ask */
 		ggmlviz_nodes_split(97, &cpu_backend);
+		ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], &user_a), 0);
 		ggmlviz_nodes_ask_always();
 		ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
 	}
-	start("ids-stopped-again", path2, sizeof path2);
-	/* every op timed: the run's kept nodes alone take asks, and none is kept yet */
-	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), 1);
+	start_timing("ids-stopped-steps", path2, sizeof path2, GGMLVIZ_OP_TIMING_OFF);
+	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), 1); /* a new session: in full */
+	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), NODES);
 	ck_assert_int_eq(ggmlviz_stop(), 0);
 	unlink(path2);
+}
+END_TEST
+
+/*
+ * A stop between a split's first ask and the run's end leaves the run
+ * open: a chained callback's asks after it still go to every node.
+ */
+START_TEST(a_run_a_stop_left_open_asks_a_chain_every_time)
+{
+	const void *nodes[NODES] = { &graph[0], &graph[1], &graph[2], &graph[3] };
+	char path[256];
+
+	start("ids-stopped-open", path, sizeof path);
+	ggmlviz_nodes_split(98, &cpu_backend);
+	ck_assert_int_eq(ggmlviz_nodes_ask(nodes[0], &cpu_backend, counting_describe, &user_a), 0);
+	ck_assert_int_eq(ggmlviz_stop(), 0); /* no flush: the run stays open */
+	unlink(path);
+	for (int pass = 0; pass < 3; pass++) {
+		ggmlviz_nodes_split(98, &cpu_backend);
+		ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], &user_a), 0);
+		ggmlviz_nodes_ask_always();
+		ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	}
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }
 END_TEST
 
@@ -768,6 +799,7 @@ static Suite *make_suite(void)
 	tcase_add_test(c, asks_at_once_stamp_the_last_ask);
 	tcase_add_test(c, a_session_of_steps_takes_a_split_seen_at_once);
 	tcase_add_test(c, after_the_stop_a_split_seen_is_taken_at_once);
+	tcase_add_test(c, a_run_a_stop_left_open_asks_a_chain_every_time);
 	tcase_add_test(c, a_gpu_run_s_times_are_its_own);
 	suite_add_tcase(suite, c);
 	return suite;

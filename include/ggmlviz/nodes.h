@@ -233,7 +233,9 @@ int ggmlviz_nodes_asked_before(void);
  * with none of ggmlviz_nodes_ask()'s work, where that can be done.
  *
  * An adapter calls it first for each ask, and calls ggmlviz_nodes_ask()
- * only when it returns 0. It returns 1 when the calling thread's open run
+ * only when it returns 0. Each call also keeps @p node as the split's
+ * last node asked through the adapter, which ggmlviz_nodes_ask_rest()
+ * reads where no op is timed. It returns 1 when the calling thread's open run
  * is the split graph (ggmlviz_nodes_split(), or the graph of
  * ggmlviz_nodes_graph_id()) whose last run in this
  * session had the same describer and @p user, @p node is the node at the
@@ -295,15 +297,20 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user);
  * In a session of steps alone (op timing off), and with no session
  * running (before the first start, after a stop: a context traced before
  * keeps the tracer's callbacks), no run keeps a split's nodes: each
- * thread keeps instead the last 8 splits it saw asked in full since the
- * last start (by the split's id from ggmlviz_nodes_split(), @p user,
- * @p n and the first and last nodes' addresses), and returns @p n for a
- * split kept, which the scheduler then computes at once. A split of no
- * id, or one for which ggmlviz_nodes_ask_always() was called since its
- * ggmlviz_nodes_split(), is asked in full each time. A thread's first
- * such call makes its node state (pages of the library's own, once a
- * thread, as a thread's first ask does). No lock, no system call; no
- * allocation after that first call.
+ * thread keeps instead the last 8 splits it saw asked in full (by the
+ * session, whether it tracks memory, the split's id from
+ * ggmlviz_nodes_split(), @p user, @p n and the first and last nodes'
+ * addresses), and returns @p n for a split kept, which the scheduler then
+ * computes at once. Only where the node before, @p nodes[@p from - 1],
+ * was the last given to ggmlviz_nodes_ask_again() since the split's
+ * ggmlviz_nodes_split(), as the GGML adapter's callback gives each: a
+ * scheduler whose eval callback is another's has every node asked. A
+ * split of no id, or one for which ggmlviz_nodes_ask_always() was called
+ * since its ggmlviz_nodes_split(), is asked in full each time. A thread's
+ * first such call in a session makes its node state (pages of the
+ * library's own, once a thread, as a thread's first ask does); with no
+ * session none is made, and a thread without it is asked in full. No
+ * lock, no system call; no allocation after that first call.
  *
  * @param user the @p user the adapter gives ggmlviz_nodes_ask().
  * @param nodes the split's nodes, in the order asked (addresses, never
@@ -329,10 +336,10 @@ int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from,
  * The rest of this run and the next run of the same split are then asked
  * node by node, ggmlviz_nodes_ask_again() returning 0 and
  * ggmlviz_nodes_ask_rest() recording nothing, and the next run says it
- * again if it still needs to. With no open run on the thread (a session
- * of steps alone), the split being asked since the last
- * ggmlviz_nodes_split() is asked in full this time and not kept to be
- * taken at once (ggmlviz_nodes_ask_rest()). No lock, no system call, no
+ * again if it still needs to. With no op timed (a session of steps
+ * alone, or none running) or no open run on the thread, the split being
+ * asked since the last ggmlviz_nodes_split() is asked in full this time
+ * and not kept to be taken at once (ggmlviz_nodes_ask_rest()). No lock, no system call, no
  * allocation.
  */
 void ggmlviz_nodes_ask_always(void);

@@ -55,6 +55,9 @@ static _Thread_local const void *tls_split_backend; /* the backend of the split 
 static _Thread_local struct run *tls_naming;
 /* the last node asked: ggmlviz_nodes_asked_before(); read and written at every ask */
 static _Thread_local int tls_asked_before __attribute__((tls_model("initial-exec")));
+/* the node of the split's last ask through the adapter (ggmlviz_nodes_ask_again()): NULL since
+ * ggmlviz_nodes_split() if none, as where another callback than the adapter's is asked */
+static _Thread_local const void *tls_asked_node __attribute__((tls_model("initial-exec")));
 static void run_free(struct ggmlviz__perthread_item *it)
 {
 	struct run *r = (struct run *)(void *)it;
@@ -612,6 +615,7 @@ int ggmlviz_nodes_ask_again(const void *node, const void *user)
 	const struct kept *kp = takes_alone(r, user);
 	uint32_t i;
 
+	tls_asked_node = node;
 	if (!kp || (i = r->n) >= kp->n || kp->nodes[i] != node)
 		return 0;
 	if (GGMLVIZ__UNLIKELY(!r->asks_unstamped))
@@ -639,13 +643,19 @@ int ggmlviz_nodes_ask_rest(const void *user, const void *const *nodes, int from,
 	struct run *r = ggmlviz__tls_run;
 	const struct kept *kp;
 	uint32_t i, end;
+	unsigned mask;
 
 	if (!nodes || from < 1 || n < from)
 		return -EINVAL;
-	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__OPS)) {
-		/* steps alone, or no session (a context traced before keeps the callbacks):
-		 * no run keeps the nodes; the splits seen are kept with the thread's runs */
-		r = run_get();
+	mask = ggmlviz__mask_relaxed();
+	if (!(mask & GGMLVIZ__OPS)) {
+		/* steps alone, or no session (a context traced before keeps the callbacks): no
+		 * run keeps the nodes; the splits seen are kept with the thread's runs (made in a
+		 * session only: none for a thread that never traced, or a fork's child), and only
+		 * where the adapter was asked the node before: another callback sees every ask */
+		if (tls_asked_node != nodes[from - 1])
+			return from;
+		r = mask & GGMLVIZ__ACTIVE ? run_get() : ggmlviz__tls_run;
 		return ggmlviz__steps_ask_rest(r ? &r->steps : NULL, tls_graph_id, user, nodes,
 					       from, n);
 	}
@@ -664,7 +674,8 @@ void ggmlviz_nodes_ask_always(void)
 {
 	struct run *r = ggmlviz__tls_run;
 
-	if (r && r->open)
+	/* a run a stop left open (no flush since) times nothing: the splits' table's then */
+	if (r && r->open && (ggmlviz__mask_relaxed() & GGMLVIZ__OPS))
 		r->ask_always = 1;
 	else
 		ggmlviz__steps_ask_always(r ? &r->steps : NULL); /* a session of steps alone */
@@ -793,6 +804,7 @@ void ggmlviz_nodes_split(uint64_t id, const void *backend)
 {
 	tls_graph_id = id;
 	tls_split_backend = backend;
+	tls_asked_node = NULL;
 	ggmlviz__steps_split();
 }
 

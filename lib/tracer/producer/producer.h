@@ -330,6 +330,7 @@ struct ggmlviz__split_seen {
 	uint64_t session, id;
 	const void *user, *first, *last;
 	uint32_t n;
+	unsigned mask; /* the mask's ACTIVE and MEMORY bits: asked in full again when they change */
 };
 struct ggmlviz__steps_seen {
 	struct ggmlviz__split_seen seen[GGMLVIZ__SPLITS_SEEN];

@@ -10,10 +10,11 @@
  * cost a llama.cpp decode more than timing every op did (doc/cost.md).
  * With no session running, a context traced before (a server between
  * two traced windows) still paid for every ask, 21 ns an op at 1 thread.
- * Here each thread keeps the last splits it saw asked in full since the
- * last start (with its runs' state, run.h), by the split's id
- * (ggmlviz_nodes_split()), the callback's user, its size and its first
- * and last nodes, and a split seen again is taken
+ * Here each thread keeps the last splits it saw asked in full (with its
+ * runs' state, run.h), by the session and its mask's ACTIVE and MEMORY
+ * bits, the split's id (ggmlviz_nodes_split()), the callback's user, its
+ * size and its first and last nodes, and a split seen again, whose first
+ * ask went through the adapter (nodes.c), is taken
  * whole at its first ask, as a run's kept nodes are where ops are timed:
  * a split computed again has the nodes, and so the buffers, it had. A
  * split whose asks each have work to do (ggmlviz_nodes_ask_always(): a
@@ -36,7 +37,7 @@ static _Thread_local int tls_always;
 static int same_split(const struct ggmlviz__split_seen *a, const struct ggmlviz__split_seen *b)
 {
 	return a->id == b->id && a->session == b->session && a->user == b->user &&
-	       a->first == b->first && a->last == b->last && a->n == b->n;
+	       a->first == b->first && a->last == b->last && a->n == b->n && a->mask == b->mask;
 }
 
 void ggmlviz__steps_split(void)
@@ -58,7 +59,10 @@ int ggmlviz__steps_ask_rest(struct ggmlviz__steps_seen *t, uint64_t id, const vo
 {
 	struct ggmlviz__split_seen s = {
 		atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed),
-		id, user, nodes[0], nodes[n - 1], (uint32_t)n
+		id, user, nodes[0], nodes[n - 1], (uint32_t)n,
+		/* a start bumps the session before it sets the mask: a split asked in between
+		 * (its buffers not looked at) is not the session's */
+		ggmlviz__mask_relaxed() & (GGMLVIZ__ACTIVE | GGMLVIZ__MEMORY)
 	};
 
 	if (!t || !id || tls_always)
