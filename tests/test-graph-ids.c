@@ -654,6 +654,20 @@ START_TEST(a_session_of_steps_takes_a_split_seen_at_once)
 END_TEST
 
 /*
+ * Three passes over split id whose first ask goes to a chained callback
+ * (ggmlviz_nodes_ask_always(), as the adapter says it): each asked in full.
+ */
+static void chained_passes(uint64_t id, const void *const *nodes)
+{
+	for (int pass = 0; pass < 3; pass++) {
+		ggmlviz_nodes_split(id, &cpu_backend);
+		ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], &user_a), 0);
+		ggmlviz_nodes_ask_always();
+		ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
+	}
+}
+
+/*
  * After a session that timed every op, the callbacks still on the context
  * (a program that traces in windows): a split seen asked in full through
  * the adapter is taken at once; one whose asks have work to do (a chained
@@ -679,12 +693,7 @@ START_TEST(after_the_stop_a_split_seen_is_taken_at_once)
 	ggmlviz_nodes_split(96, &cpu_backend);
 	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
 	ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 3, NODES), 3); /* after one it wanted */
-	for (int pass = 0; pass < 3; pass++) { /* a chained callback sees every ask */
-		ggmlviz_nodes_split(97, &cpu_backend);
-		ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], &user_a), 0);
-		ggmlviz_nodes_ask_always();
-		ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
-	}
+	chained_passes(97, nodes); /* a chained callback sees every ask */
 	start_timing("ids-stopped-steps", path2, sizeof path2, GGMLVIZ_OP_TIMING_OFF);
 	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), 1); /* a new session: in full */
 	ck_assert_int_eq(steps_rest(96, &user_a, nodes, NODES), NODES);
@@ -707,12 +716,7 @@ START_TEST(a_run_a_stop_left_open_asks_a_chain_every_time)
 	ck_assert_int_eq(ggmlviz_nodes_ask(nodes[0], &cpu_backend, counting_describe, &user_a), 0);
 	ck_assert_int_eq(ggmlviz_stop(), 0); /* no flush: the run stays open */
 	unlink(path);
-	for (int pass = 0; pass < 3; pass++) {
-		ggmlviz_nodes_split(98, &cpu_backend);
-		ck_assert_int_eq(ggmlviz_nodes_ask_again(nodes[0], &user_a), 0);
-		ggmlviz_nodes_ask_always();
-		ck_assert_int_eq(ggmlviz_nodes_ask_rest(&user_a, nodes, 1, NODES), 1);
-	}
+	chained_passes(98, nodes);
 	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
 }
 END_TEST
