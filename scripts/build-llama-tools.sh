@@ -9,7 +9,7 @@
 # as the original does.
 #
 #     scripts/build-llama-tools.sh [--source DIR] [--cuda [--arch ARCH]] [--vulkan] [--rpc]
-#                                  [--tools LIST] [OUT]
+#                                  [--portable] [--tools LIST] [OUT]
 #     GGML_VIZ_OUTPUT=bench.ggmlviz OUT/build/bin/llama-bench -m model.gguf
 #
 # Nothing of llama.cpp is edited to trace the decodes: CMake gets
@@ -51,9 +51,12 @@
 #   --vulkan      GGML's Vulkan backend (glslc, libvulkan-dev:
 #                 scripts/install-deps.sh); on Mesa's software device, run
 #                 with GGML_VK_VISIBLE_DEVICES=0
+#   --portable    the CPU build without -march=native: AVX2's instructions,
+#                 none of AVX-512's, which valgrind 3.19 (Debian 12's) does
+#                 not know (bench/op-insns.py counts under callgrind)
 #   --tools LIST  the CMake targets to build (default: llama-bench,llama-cli,
 #                 llama-completion,llama-server)
-#   OUT           default third_party/llama-tools (-cuda, -vulkan; for
+#   OUT           default third_party/llama-tools (-cuda, -vulkan, -portable; for
 #                 --source, -src-NAME after the checkout's folder, unless
 #                 it is the fetched release's source)
 #
@@ -98,6 +101,7 @@ else
 	suffix=
 fi
 [ "$backend" = cpu ] || suffix="$suffix-$backend"
+[ -z "$portable" ] || suffix="$suffix-portable"
 [ -n "$out" ] || out="$top/third_party/llama-tools$suffix"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

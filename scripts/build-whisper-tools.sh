@@ -11,7 +11,7 @@
 # the original does.
 #
 #     scripts/build-whisper-tools.sh [--source DIR] [--cuda [--arch ARCH]] [--vulkan]
-#                                    [--tools LIST] [OUT]
+#                                    [--portable] [--tools LIST] [OUT]
 #     GGML_VIZ_OUTPUT=cli.ggmlviz OUT/build/bin/whisper-cli -m model.bin -f speech.wav
 #
 # whisper.cpp has no eval callback to give: contrib/whisper.cpp/ggmlviz.cmake
@@ -40,9 +40,12 @@
 #                 --arch ARCH: CMAKE_CUDA_ARCHITECTURES (default native)
 #   --vulkan      GGML's Vulkan backend (glslc, libvulkan-dev:
 #                 scripts/install-deps.sh)
+#   --portable    the CPU build without -march=native: AVX2's instructions,
+#                 none of AVX-512's, which valgrind 3.19 (Debian 12's) does
+#                 not know (bench/op-insns.py counts under callgrind)
 #   --tools LIST  the CMake targets to build (default: whisper-cli,
 #                 whisper-bench,whisper-server)
-#   OUT           default third_party/whisper-tools (-cuda, -vulkan; for
+#   OUT           default third_party/whisper-tools (-cuda, -vulkan, -portable; for
 #                 --source, -src-NAME after the checkout's folder)
 #
 # libggmlviz is built from this checkout and installed into OUT/ggmlviz
@@ -90,6 +93,7 @@ else
 	suffix=
 fi
 [ "$backend" = cpu ] || suffix="$suffix-$backend"
+[ -z "$portable" ] || suffix="$suffix-portable"
 [ -n "$out" ] || out="$top/third_party/whisper-tools$suffix"
 out=$(realpath -m "$out") # not made yet: the source is never written to, not even a folder
 case "$out/" in "$(realpath "$source_dir")"/*) die "OUT ($out) is inside the source ($source_dir), which is never written to" ;; esac

@@ -23,7 +23,7 @@ say() {
 tools_parse_options() {
 	example=$1
 	shift
-	source_dir='' backend=cpu arch=native out='' rpc=''
+	source_dir='' backend=cpu arch=native out='' rpc='' portable=''
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h | --help) awk 'NR > 1 && /^# SPDX/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -31,6 +31,7 @@ tools_parse_options() {
 		--cuda) backend=cuda ;;
 		--vulkan) backend=vulkan ;;
 		--rpc) [ "$project" = llama.cpp ] || die "--rpc: $project has no RPC server"; rpc=1 ;;
+		--portable) portable=1 ;;
 		--arch) [ $# -ge 2 ] || die "--arch wants a value (90, native, ...)"; arch=$2; shift ;;
 		--tools) [ $# -ge 2 ] || die "--tools wants a list ($example)"; tools=$2; shift ;;
 		-*) die "unknown option '$1' (--help)" ;;
@@ -84,6 +85,11 @@ tools_cmake_options() {
 		command -v glslc >/dev/null 2>&1 || die "--vulkan: no glslc (apt-get install glslc libvulkan-dev)"
 		backend_flags="-DGGML_NATIVE=ON -DGGML_VULKAN=ON" ;;
 	esac
+	if [ -n "$portable" ]; then
+		[ "$backend" = cpu ] || die "--portable is for the CPU build only"
+		# AVX2's instructions, none of AVX-512's, which valgrind 3.19 (Debian 12's) stops at
+		backend_flags="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+	fi
 	amx=$("$top/scripts/amx-check.sh")
 	generator=
 	if command -v ninja >/dev/null 2>&1; then generator="-G Ninja"; fi

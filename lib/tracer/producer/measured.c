@@ -38,6 +38,81 @@ static inline void after_the_one_before(const struct ggmlviz__span *prev, struct
 }
 
 /*
+ * A node's span [from, to), at place i, where two workers' hand-over does
+ * not keep it in order: no room left (the times kept so far moved by
+ * place first), or a node not at its own place in the open run r (looked
+ * for, from place hint). Returns the times kept; r->cpu_hint is where the
+ * run's next search starts.
+ */
+static __attribute__((noinline)) uint32_t measured_aside(struct run *r, uint32_t kept,
+							 uint32_t hint, const void *node,
+							 uint32_t i, int at_place, uint64_t from,
+							 uint64_t to)
+{
+	kept = ggmlviz__run_spilled(r, kept);
+	r->cpu_hint = hint;
+	if (at_place) {
+		r->dense_place[kept] = i;
+		r->op_begin[kept] = from;
+		r->op_end[kept++] = to;
+		r->cpu_hint = i + 1;
+	} else {
+		ggmlviz__run_measured_search(r, node, from, to);
+	}
+	return kept;
+}
+
+/*
+ * The hand-over of two workers (no slices: GGML at two threads) into the
+ * open run r, what the loop below does for any count in a loop of its
+ * own: the two workers' loads unrolled, and a node not kept in order
+ * handled out of line, so that the loop's values stay in registers. The
+ * general loop took 86 instructions a node here (callgrind), on the
+ * graph's thread, whose graph end the token waits for.
+ */
+static void measured_two(struct run *r, const void *const *nodes, const uint32_t *places,
+			 uint32_t n, const struct ggmlviz__spans *sp)
+{
+	const uint64_t *b0 = sp->begin[0], *e0 = sp->end[0], *b1 = sp->begin[1], *e1 = sp->end[1];
+	const uint64_t floor = sp->floor;
+	const void **at = r->nodes;
+	uint32_t *place = r->dense_place;
+	uint64_t *op_begin = r->op_begin, *op_end = r->op_end;
+	const uint32_t size = r->n, room = r->cap;
+	uint32_t kept = r->dense_n, hint = r->cpu_hint;
+	struct ggmlviz__span prev = { 0, 0, 0 }, s;
+	int started = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		const uint32_t i = places[j];
+		const uint64_t x0 = ggmlviz__stamp_load(&b0[i]), y0 = ggmlviz__stamp_load(&e0[i]);
+		const uint64_t x1 = ggmlviz__stamp_load(&b1[i]), y1 = ggmlviz__stamp_load(&e1[i]);
+		int at_place;
+
+		if (!(x0 > floor) || y0 < x0 || !(x1 > floor) || y1 < x1)
+			continue; /* a share not of this graph, or not whole: no span */
+		s.first = x0 < x1 ? x0 : x1;
+		s.from = started ? s.first : (x0 > x1 ? x0 : x1);
+		s.to = y0 > y1 ? y0 : y1;
+		started = 1;
+		after_the_one_before(&prev, &s);
+		prev = s;
+		at_place = i < size && at[i] == nodes[i];
+		if (GGMLVIZ__LIKELY(at_place && kept < room)) {
+			place[kept] = i;
+			op_begin[kept] = s.from;
+			op_end[kept++] = s.to;
+			hint = i + 1;
+		} else {
+			kept = measured_aside(r, kept, hint, nodes[i], i, at_place, s.from, s.to);
+			hint = r->cpu_hint;
+		}
+	}
+	r->dense_n = kept;
+	r->cpu_hint = hint;
+}
+
+/*
  * The run's fields in locals through the loop: its stores of uint32_t
  * places and counts would otherwise have its size and flags read again at each node.
  */
@@ -60,6 +135,10 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 
 	if (open && r->ignore_ticks)
 		return;
+	if (open && k == 2 && !slices) {
+		measured_two(r, nodes, places, n, sp);
+		return;
+	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t i = places[j];
 		int got;
