@@ -38,11 +38,12 @@ static inline void after_the_one_before(const struct ggmlviz__span *prev, struct
 }
 
 /*
- * A node's span [from, to), at place i, where two workers' hand-over does
- * not keep it in order: no room left (the times kept so far moved by
- * place first), or a node not at its own place in the open run r (looked
- * for, from place hint). Returns the times kept; r->cpu_hint is where the
- * run's next search starts.
+ * A node's span [from, to), at place i, where the hand-over does not keep
+ * it in order in the open run r: no room left (a run computed again and
+ * again: the times kept so far moved by place first), or a node not at
+ * its own place (those moved by place too, so that its later time takes
+ * the place; then looked for, from place hint). Returns the times kept;
+ * r->cpu_hint is where the run's next search starts.
  */
 static __attribute__((noinline)) uint32_t measured_aside(struct run *r, uint32_t kept,
 							 uint32_t hint, const void *node,
@@ -141,7 +142,7 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t i = places[j];
-		int got;
+		int got, at_place;
 
 		while (GGMLVIZ__UNLIKELY(i >= slice_end)) { /* the next slice: places ascend */
 			t++;
@@ -156,9 +157,8 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		started++;
 		after_the_one_before(&prev, &s);
 		prev = s;
-		if (i < size && at[i] == nodes[i]) { /* at its own place: the run is its split's nodes */
-			if (GGMLVIZ__UNLIKELY(kept >= room))
-				kept = ggmlviz__run_spilled(r, kept); /* a run computed again and again */
+		at_place = i < size && at[i] == nodes[i]; /* at its own place: the run is its split's nodes */
+		if (at_place && kept < room) {
 			place[kept] = i; /* kept in order (run.h) */
 			op_begin[kept] = s.from;
 			op_end[kept++] = s.to;
@@ -166,9 +166,7 @@ void ggmlviz__nodes_measured_shares(const void *const *nodes, const uint32_t *pl
 		} else if (!open) {
 			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to); /* counted: no run */
 		} else {
-			kept = ggmlviz__run_spilled(r, kept); /* by place, after those: the later time takes it */
-			r->cpu_hint = hint; /* the search starts there */
-			ggmlviz__run_measured_search(r, nodes[i], s.from, s.to);
+			kept = measured_aside(r, kept, hint, nodes[i], i, at_place, s.from, s.to);
 			hint = r->cpu_hint;
 		}
 	}
