@@ -17,6 +17,9 @@
 #include "tracer/producer/producer.h"
 #include "tracer/producer/run.h"
 
+/* r->dense_ordered while the hand-over runs: its times not known in order (run.h) */
+#define UNKNOWN UINT32_MAX
+
 /*
  * Node s after the one before it, prev: GGML's barrier between two nodes
  * has every share of the first end before any of the next begins, but
@@ -69,7 +72,13 @@ static __attribute__((noinline)) uint32_t measured_aside(struct run *r, uint32_t
  * own: the two workers' loads unrolled, and a node not kept in order
  * handled out of line, so that the loop's values stay in registers. The
  * general loop took 86 instructions a node here (callgrind), on the
- * graph's thread, whose graph end the token waits for.
+ * graph's thread, whose graph end the token waits for. The order of the
+ * times it keeps is known as it keeps them (r->dense_ordered), where the
+ * run's end read them all again for it (13 instructions an op): each
+ * begins at or after the end of the one before, and ends at or after its
+ * begin (the latest end of its shares is past the latest begin), unless
+ * a node first began before the one before it did, which
+ * after_the_one_before() leaves as measured.
  */
 static void measured_two(struct run *r, const void *const *nodes, const uint32_t *places,
 			 uint32_t n, const struct ggmlviz__spans *sp)
@@ -82,7 +91,11 @@ static void measured_two(struct run *r, const void *const *nodes, const uint32_t
 	const uint32_t size = r->n, room = r->cap;
 	uint32_t kept = r->dense_n, hint = r->cpu_hint;
 	struct ggmlviz__span prev = { 0, 0, 0 }, s;
-	int started = 0;
+	const uint32_t before = kept; /* kept by an earlier graph of the run */
+	int started = 0, ordered;
+
+	if (r->dense_ordered != kept)
+		r->dense_ordered = UNKNOWN; /* those kept before not known in order */
 
 	for (uint32_t j = 0; j < n; j++) {
 		const uint32_t i = places[j];
@@ -96,6 +109,8 @@ static void measured_two(struct run *r, const void *const *nodes, const uint32_t
 		s.from = started ? s.first : (x0 > x1 ? x0 : x1);
 		s.to = y0 > y1 ? y0 : y1;
 		started = 1;
+		if (GGMLVIZ__UNLIKELY(s.first < prev.first))
+			r->dense_ordered = UNKNOWN; /* left as measured by after_the_one_before() */
 		after_the_one_before(&prev, &s);
 		prev = s;
 		at_place = i < size && at[i] == nodes[i];
@@ -107,9 +122,14 @@ static void measured_two(struct run *r, const void *const *nodes, const uint32_t
 		} else {
 			kept = measured_aside(r, kept, hint, nodes[i], i, at_place, s.from, s.to);
 			hint = r->cpu_hint;
+			r->dense_ordered = UNKNOWN; /* moved by place, or kept after a spill */
 		}
 	}
+	ordered = r->dense_ordered == before;
+	if (ordered && before && kept > before) /* and after the earlier graph's last */
+		ordered = op_begin[before] >= op_end[before - 1];
 	r->dense_n = kept;
+	r->dense_ordered = ordered ? kept : 0;
 	r->cpu_hint = hint;
 }
 

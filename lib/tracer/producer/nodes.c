@@ -171,7 +171,7 @@ static void run_reset(struct run *r)
 	r->n = r->n_ticks = r->lost = 0;
 	r->gpu_timed = r->gpu_hint = 0;
 	r->cpu_timed = r->cpu_hint = 0;
-	r->dense_n = 0;
+	r->dense_n = r->dense_ordered = 0;
 	r->copy = NULL;
 	r->open = 0;
 	r->run_id = 0;
@@ -738,18 +738,18 @@ void ggmlviz_nodes_tick(void)
 	tick_now();
 }
 
-void ggmlviz__nodes_held_ticks(int graph_end)
+/* The held ticks (producer.h): the first held of the ends past floor, from place h->from on. */
+static void held_past(uint64_t floor, int graph_end)
 {
 	struct ggmlviz__tls_node *h = &ggmlviz__tls_node;
 	const uint64_t *end = h->end;
 	uint32_t held = h->held, i = h->from, got, room;
 	struct run *r = ggmlviz__tls_run;
-	uint64_t floor, *ticks;
+	uint64_t *ticks;
 
 	h->held = h->from = 0;
 	if (!held || !end || !r || !r->open || r->ignore_ticks)
 		return;
-	floor = *h->floor;
 	got = r->n_ticks;
 	ticks = r->ticks;
 	room = r->n;
@@ -766,6 +766,32 @@ void ggmlviz__nodes_held_ticks(int graph_end)
 	r->n_ticks = got;
 	if (!graph_end)
 		h->from = i;
+}
+
+void ggmlviz__nodes_held_ticks(int graph_end)
+{
+	const uint64_t *floor = ggmlviz__tls_node.floor;
+
+	held_past(floor ? *floor : 0, graph_end);
+}
+
+void ggmlviz__nodes_held_ticks_at(const uint64_t *end, const uint32_t *at, uint32_t k,
+				  uint64_t floor)
+{
+	struct ggmlviz__tls_node *h = &ggmlviz__tls_node;
+	struct run *r = ggmlviz__tls_run;
+	uint32_t got;
+
+	if (!k || h->held != k || h->from || end != h->end || !r || !r->open ||
+	    r->ignore_ticks || r->n_ticks > r->n || k > r->n - r->n_ticks) {
+		held_past(floor, 1); /* not one a share, or past the run's room: as they come */
+		return;
+	}
+	h->held = 0;
+	got = r->n_ticks;
+	for (uint32_t j = 0; j < k; j++)
+		r->ticks[got + j] = end[at[j]];
+	r->n_ticks = got + k;
 }
 
 int ggmlviz_nodes_gpu_time(const void *node, uint64_t began_ns_ago, uint64_t ended_ns_ago)

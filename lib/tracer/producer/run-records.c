@@ -353,7 +353,8 @@ static int measured_set(struct run *r, uint32_t expected, int *packs)
 /*
  * The same for a run that repeats its kept set and whose every measured
  * time was kept in order (run.h): every op measured, at the kept set's
- * places, in op_begin and op_end already; *packs where they pack.
+ * places, in op_begin and op_end already; *packs where they pack (their
+ * order checked here unless the hand-over found it as it kept them).
  */
 static int dense_measured(const struct run *r, uint32_t expected, int *packs)
 {
@@ -363,7 +364,9 @@ static int dense_measured(const struct run *r, uint32_t expected, int *packs)
 	if (r->cpu_timed || r->dense_n != expected ||
 	    memcmp(r->dense_place, r->set->ticking, expected * sizeof *r->dense_place))
 		return 0;
-	*packs = ggmlviz__times_pack(&t, 0);
+	*packs = r->dense_ordered == expected
+			 ? ggmlviz__times_fit(r->op_begin[0], r->op_end[expected - 1])
+			 : ggmlviz__times_pack(&t, 0);
 	return 1;
 }
 

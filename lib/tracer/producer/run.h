@@ -66,6 +66,12 @@ struct run {
 	uint32_t *dense_place;
 	uint32_t dense_n;
 	/*
+	 * Of them, how many from the first the two workers' hand-over found in
+	 * ggmlviz__times_pack()'s order as it kept them (0: not known), so that
+	 * the run's end does not read them all again to check it.
+	 */
+	uint32_t dense_ordered;
+	/*
 	 * At one thread, the times of its graph's shares, as their SHARE_TIMES
 	 * bodies (packed.h), of share set copy_set at places copy_at of nodes
 	 * copy_node (shares.c's, which only the thread's next graph's end
@@ -157,7 +163,7 @@ static inline void ggmlviz__run_measured_spill(struct run *r)
 {
 	for (uint32_t k = 0; k < r->dense_n; k++)
 		ggmlviz__run_measured_at(r, r->dense_place[k], r->op_begin[k], r->op_end[k]);
-	r->dense_n = 0;
+	r->dense_n = r->dense_ordered = 0;
 }
 
 /* The kept measured times of r, kept of them, moved to cpu by place (above); 0. */

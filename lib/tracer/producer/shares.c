@@ -549,16 +549,15 @@ static struct ggmlviz__packed_copy *copy_of(struct share_slot *s, uint32_t nth)
 }
 
 /*
- * The calling thread's shares of the graph, as SHARE_TIMES records on its
- * ring: the times only when its set of shares is that of the graph before
- * (llama.cpp's, at every token), with their nodes and op types when it is
- * new. Returns how many shares.
+ * The calling thread's shares of the graph, those f found (shares_of()),
+ * as SHARE_TIMES records on its ring: the times only when its set of
+ * shares is that of the graph before (llama.cpp's, at every token), with
+ * their nodes and op types when it is new. Returns how many shares.
  */
-static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint32_t nth,
-		       const void *const *nodes, uint32_t n, ggmlviz_node_op_fn op_of)
+static int emit_shares(struct share_slot *s, const struct found *f, uint64_t done, uint32_t nth,
+		       const void *const *nodes, ggmlviz_node_op_fn op_of)
 {
-	struct found f = shares_of(s, floor, n, nodes);
-	uint32_t k = f.k;
+	uint32_t k = f->k;
 	uint64_t session = atomic_load_explicit(&ggmlviz__state.session, memory_order_relaxed);
 	struct ggmlviz__written now = ggmlviz__written_now(session), after;
 	struct ggmlviz__shares_pack sp = { 0, GGMLVIZ_DESC_SET_REPEAT, s->ith, nth,
@@ -566,9 +565,9 @@ static int emit_shares(struct share_slot *s, uint64_t floor, uint64_t done, uint
 					   done, NULL };
 
 	s->copy.n = 0;
-	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !found_packs(s, &f, done))
+	if (!(ggmlviz__mask_relaxed() & GGMLVIZ__ONCE) || !found_packs(s, f, done))
 		return (int)emit_each(s, done, nth, nodes, k, op_of); /* for older readers, or too long */
-	if (!same_set(s, &f, &now)) {
+	if (!same_set(s, f, &now)) {
 		set_define(s, nodes, k, op_of);
 		sp.mode = GGMLVIZ_DESC_SET_DEFINE;
 	} else {
@@ -777,6 +776,7 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 {
 	struct share_slot *s = tls_slot;
 	uint64_t done, floor, ended = ggmlviz__tls_node.last_end; /* its last share's end */
+	struct found f;
 	uint32_t n;
 	int count;
 
@@ -785,13 +785,14 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 		return 0;
 	if (!nodes || n_nodes < 0 || nth < 1)
 		return shares_wanted() ? -EINVAL : 0;
-	ggmlviz__nodes_held_ticks(1); /* in every mode, as ticks are: floor is still the last end */
 	done = ggmlviz__stamp();
 	floor = s->prev_done;
 	s->prev_done = done; /* not tracing too: a share stored before a stop is an earlier graph's */
 	if (!shares_wanted() || ggmlviz__rolling() ||
-	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO)
+	    ggmlviz_ops_timing() != GGMLVIZ_OP_TIMING_AUTO) {
+		ggmlviz__nodes_held_ticks_at(NULL, NULL, 0, floor); /* in every mode, as ticks are */
 		return 0; /* rolling mode sums the ticks; sync mode times each node alone */
+	}
 	n = (uint32_t)n_nodes < GGMLVIZ__SHARE_NODES ? (uint32_t)n_nodes : GGMLVIZ__SHARE_NODES;
 	if (nth >= (int)FOLDED_FROM && ith > 0 && nth <= (int)GGMLVIZ__FOLD_WORKERS)
 		fold_own(s, (uint32_t)nth, n, floor, ended); /* first: thread 0 reads it soon */
@@ -800,7 +801,9 @@ int ggmlviz_cpu_graph_done(const void *pool, int ith, int nth, const void *const
 	/* an earlier graph's copy, held by the thread's run, before this graph's end writes over
 	 * it and its places: as whichever worker (a slot taken again for another pool) */
 	ggmlviz__nodes_copy_settle();
-	count = emit_shares(s, floor, done, (uint32_t)nth, nodes, n, op_of);
+	f = shares_of(s, floor, n, nodes);
+	ggmlviz__nodes_held_ticks_at(s->end, s->at, f.k, floor);
+	count = emit_shares(s, &f, done, (uint32_t)nth, nodes, op_of);
 	if (ith == 0) {
 		/* one worker: its shares' times are the ops', and the run takes their copy (n: 0
 		 * where none was made, emit_shares()) */
