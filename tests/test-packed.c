@@ -688,6 +688,45 @@ START_TEST(a_tick_takes_its_shares_end)
 }
 END_TEST
 
+/*
+ * The same graph, but no tick after thread 0's share of node 2 (an abort
+ * callback that did not run there): the graph's end holds a tick fewer
+ * than it found shares, and gives the run the ticks it was given, not one
+ * a share. The run is then a tick short of its nodes: counted as a
+ * mismatch, its ops not timed, where ticks made up from its shares would
+ * have timed them.
+ */
+START_TEST(ticks_fewer_than_the_shares_are_not_made_up)
+{
+	struct ggmlviz_config cfg;
+	struct ggmlviz_stats st;
+	char path[256];
+	struct seen *s;
+
+	tu_config_cpu(&cfg, path, sizeof path, "packed-tick-short");
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	cpu_graph(1); /* measured */
+	ggmlviz_nodes_graph_id(11);
+	for (int i = 0; i < NODES; i++)
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
+	for (int i = 0; i < NODES; i++) {
+		ggmlviz_cpu_share_begin(&pool, 0, i);
+		tu_spin_ns(10000);
+		ggmlviz_cpu_share_end(&pool, 0, i);
+		if (i != 2)
+			ggmlviz_nodes_tick();
+	}
+	ggmlviz_cpu_graph_done(&pool, 0, 2, graph_nodes, NODES, op_of); /* thread 1 shared nothing */
+	ck_assert_int_eq(ggmlviz_nodes_flush(), 0);
+	ggmlviz_get_stats(&st);
+	ck_assert_uint_eq(st.timing_mismatches, 1);
+	ck_assert_int_eq(ggmlviz_stop(), 0);
+	s = read_trace(path);
+	ck_assert_uint_eq(s->ops, NODES); /* the measured graph's only */
+	free(s);
+}
+END_TEST
+
 START_TEST(every_description_asked_packs_nothing)
 {
 	char path[256];
@@ -905,6 +944,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tw, one_thread_copy_outlives_a_graph_of_another_pool);
 	tcase_add_test(tw, one_thread_shares_lost_give_the_run_its_times_by_place);
 	tcase_add_test(tw, a_tick_takes_its_shares_end);
+	tcase_add_test(tw, ticks_fewer_than_the_shares_are_not_made_up);
 	tcase_add_test(tw, every_description_asked_packs_nothing);
 	tcase_add_test(tw, anonymized_like_the_op_records);
 	tcase_add_test(tw, what_does_not_pack);

@@ -41,9 +41,10 @@
  *
  * Thread 0's tick right after its share takes that share's end and is
  * held (producer.h): graph_done gives the graph's held ticks to the run
- * before anything else, in every mode, and moves the thread's floor even
- * when nothing is traced, so that a share stored before a stop is never
- * taken for a later graph's.
+ * in every mode (from the shares it found, where it holds as many, else
+ * by the floor before this graph's end), and moves the thread's floor
+ * even when nothing is traced, so that a share stored before a stop is
+ * never taken for a later graph's.
  *
  * At one thread a node's time is its one share's, and the run's OP_TIMES
  * hold the same bytes as the thread's SHARE_TIMES REPEAT: those are
