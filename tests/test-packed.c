@@ -645,6 +645,25 @@ START_TEST(one_thread_shares_lost_give_the_run_its_times_by_place)
 END_TEST
 
 /*
+ * A session (tag, its file in path) whose graph ran measured once, then a
+ * run of the same graph asked again, its asks 10 us apart: the run that
+ * the tick tests below compute with one thread's shares of two.
+ */
+static void ticked_run_asked(const char *tag, char *path, size_t size)
+{
+	struct ggmlviz_config cfg;
+
+	tu_config_cpu(&cfg, path, size, tag);
+	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
+	cpu_graph(1); /* measured */
+	ggmlviz_nodes_graph_id(11);
+	for (int i = 0; i < NODES; i++) {
+		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
+		tu_spin_ns(10000);
+	}
+}
+
+/*
  * A graph whose shares are not every thread's (it says two, only thread 0
  * shares) is timed by its ticks: each tick took the end of the share
  * thread 0 had just ended, the time read there (no read of its own), so
@@ -654,18 +673,10 @@ END_TEST
  */
 START_TEST(a_tick_takes_its_shares_end)
 {
-	struct ggmlviz_config cfg;
 	char path[256];
 	struct seen *s;
 
-	tu_config_cpu(&cfg, path, sizeof path, "packed-tick");
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	cpu_graph(1); /* measured */
-	ggmlviz_nodes_graph_id(11);
-	for (int i = 0; i < NODES; i++) {
-		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
-		tu_spin_ns(10000);
-	}
+	ticked_run_asked("packed-tick", path, sizeof path);
 	for (int i = 0; i < NODES; i++) {
 		ggmlviz_cpu_share_begin(&pool, 0, i);
 		tu_spin_ns(20000u * (uint64_t)(i + 1));
@@ -698,17 +709,11 @@ END_TEST
  */
 START_TEST(ticks_fewer_than_the_shares_are_not_made_up)
 {
-	struct ggmlviz_config cfg;
 	struct ggmlviz_stats st;
 	char path[256];
 	struct seen *s;
 
-	tu_config_cpu(&cfg, path, sizeof path, "packed-tick-short");
-	ck_assert_int_eq(ggmlviz_start(&cfg), 0);
-	cpu_graph(1); /* measured */
-	ggmlviz_nodes_graph_id(11);
-	for (int i = 0; i < NODES; i++)
-		ck_assert_int_eq(ggmlviz_nodes_ask(&graph[i], &cpu_backend, describe_view, NULL), 0);
+	ticked_run_asked("packed-tick-short", path, sizeof path);
 	for (int i = 0; i < NODES; i++) {
 		ggmlviz_cpu_share_begin(&pool, 0, i);
 		tu_spin_ns(10000);
